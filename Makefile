@@ -1,0 +1,46 @@
+# Two commands on a fresh machine: `make serve` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: serve test lint bench golden chromium clean
+
+$(VENV)/.serve: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test: pyproject.toml $(VENV)/.serve
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+serve: $(VENV)/.serve
+	$(PY) -m selfattn serve --port $(PORT)
+
+# Browser tests need Debian's chromium (downloading a browser is not possible here);
+# CJK fonts make Chinese screenshots legible. Installed when missing and we are root.
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; \
+	  else \
+	    echo "browser tests need $(CHROMIUM): run 'sudo apt-get install chromium fonts-noto-cjk'" >&2; exit 1; \
+	  fi; \
+	fi
+
+lint: $(VENV)/.test
+	$(VENV)/bin/ruff check selfattn tests
+	$(VENV)/bin/ruff format --check selfattn tests
+
+test: $(VENV)/.test chromium lint
+	$(PY) -m pytest
+
+# Refresh the builder's golden folder after an intended change to the output.
+golden: $(VENV)/.test
+	$(PY) -m tests.site.golden
+
+clean:
+	rm -rf $(VENV) build .pytest_cache

@@ -1,0 +1,96 @@
+"""The `selfattn` command: a thin dispatcher that imports each command's module lazily."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _claims(args: argparse.Namespace) -> int:
+    from .claims_table import print_claims
+
+    return print_claims(args.head)
+
+
+def _fit(args: argparse.Namespace) -> int:
+    try:
+        from .fit import fit, write_head
+    except ImportError:  # pragma: no cover - depends on the environment
+        print("selfattn fit needs scipy: pip install 'selfattn[fit]'", file=sys.stderr)
+        return 2
+    try:
+        import scipy  # noqa: F401
+    except ImportError:
+        print("selfattn fit needs scipy: pip install 'selfattn[fit]'", file=sys.stderr)
+        return 2
+    try:
+        head = fit(seconds=args.seconds, seed=args.seed)
+    except RuntimeError as err:
+        print(f"selfattn fit: {err}", file=sys.stderr)
+        return 1
+    write_head(head, args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    from .site.build import build
+
+    build(Path(args.out))
+    print(f"built the article into {args.out}")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .site.serve import serve
+
+    return serve(host=args.host, port=args.port, open_browser=args.open)
+
+
+def _check(argv: list[str]) -> int:
+    from .check.cli import main as check_main
+
+    return check_main(argv)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="selfattn", description="Self-attention, explained and checked."
+    )
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    claims = commands.add_parser("claims", help="check every number the article states")
+    claims.add_argument("--head", help="a head.json to check instead of the packaged one")
+    claims.set_defaults(run=_claims)
+
+    fit = commands.add_parser("fit", help="fit a two-decimal head that makes every claim hold")
+    fit.add_argument("--out", default=str(Path(__file__).parent / "head.json"))
+    fit.add_argument("--seconds", type=float, default=75.0, help="seconds of random starts")
+    fit.add_argument("--seed", type=int, default=1)
+    fit.set_defaults(run=_fit)
+
+    build = commands.add_parser("build", help="build the article as a static folder")
+    build.add_argument("out", help="the folder to write")
+    build.set_defaults(run=_build)
+
+    serve = commands.add_parser("serve", help="build the article and serve it")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--open", action="store_true", help="open it in a browser")
+    serve.set_defaults(run=_serve)
+
+    commands.add_parser("check", help="probe an attention function for silent bugs", add_help=False)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["check"]:
+        return _check(argv[1:])
+    args = parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

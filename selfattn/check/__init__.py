@@ -1,0 +1,92 @@
+"""`selfattn check`: probe an attention kernel or model for the bugs that never raise.
+
+from selfattn.check import check
+report = check(my_attention)          # a function of (q, k, v[, causal | mask])
+assert report.ok, report              # str(report) is the readable report
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .diagnose import check_kernel
+from .findings import BY_ID, SPECS, Spec
+from .model import check_model
+from .probe import Runner, TargetError, Timeout, connect, read_signature, summarize
+from .report import Check, Finding, Report
+
+__all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
+
+TIMEOUT = 10.0  # seconds one call may take
+BUDGET = 45.0  # seconds the whole check may take: with start-up, under a minute
+
+
+def check(
+    fn: Callable[..., Any],
+    *,
+    kind: str | None = None,
+    timeout: float = TIMEOUT,
+    budget: float = BUDGET,
+    name: str | None = None,
+    import_line: str | None = None,
+) -> Report:
+    """Probe `fn` and return a Report; never raises because of what `fn` does.
+
+    kind: "kernel" (q, k, v[, causal | mask]) or "model" (token ids -> vectors); by default
+    read from the signature, else tried in that order. `timeout` bounds each call and
+    `budget` the whole check; a call that does not return in time gives verdict "error".
+    `name` and `import_line` only change how the report names the target.
+    """
+    started = time.monotonic()
+    qual = getattr(fn, "__qualname__", None) or type(fn).__name__
+    name = name or qual
+    call_name = name.rpartition(":")[2] or qual
+    module = getattr(fn, "__module__", None) or type(fn).__module__
+    imp = import_line or f"from {module} import {call_name.split('.')[0]}"
+    rep = Report(name)
+    runner = Runner(fn, timeout, budget)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        # The target's warnings (overflow in exp, deprecations) must not turn into errors
+        # in a caller that runs with -W error; NaN and inf are judged from the output.
+        warnings.simplefilter("ignore")
+        try:
+            if not callable(fn):
+                raise TargetError(f"{name} is not callable ({type(fn).__name__})")
+            sig = read_signature(fn)
+            rep.called_as = f"{call_name}{sig.text}" if sig.text else None
+            _dispatch(fn, runner, sig, kind or sig.kind, rep, imp, call_name)
+        except TargetError as exc:
+            rep.error = str(exc)
+        except Exception as exc:  # a bug in the checker must still give a clean verdict
+            if os.environ.get("SELFATTN_CHECK_DEBUG"):
+                raise
+            rep.error = f"internal error in selfattn check: {summarize(exc)}"
+    runner.close()
+    rep.calls = runner.calls
+    rep.seconds = time.monotonic() - started
+    return rep
+
+
+def _dispatch(
+    fn: Any, runner: Runner, sig: Any, kind: str | None, rep: Report, imp: str, name: str
+) -> None:
+    if kind == "model":
+        check_model(fn, runner, rep, imp, name)
+        return
+    try:
+        kern = connect(fn, runner, sig, name)
+    except TargetError as exc:
+        if kind == "kernel" or isinstance(exc, Timeout):
+            raise
+        try:  # the signature did not tell: maybe token ids -> vectors
+            check_model(fn, runner, rep, imp, name)
+        except TargetError as exc2:
+            raise TargetError(f"{exc}; as a model: {exc2}") from None
+        return
+    check_kernel(kern, rep, imp)

@@ -1,0 +1,184 @@
+"""`selfattn check FILE.py:NAME [--json]`: load the target in a child process and report.
+
+The child imports FILE.py and runs `check`; it writes the report as JSON to a file, so what
+the target prints cannot mix with it. If the child hangs or dies, the parent kills it and
+reports exit status 2. Nothing here prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import inspect
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import BUDGET, TIMEOUT, check
+from .probe import TargetError, summarize
+from .report import Report
+
+SLACK = 10.0  # seconds for the child to start, import and write its report
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding selfattn/
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="selfattn check",
+        description="Probe an attention kernel (q, k, v[, causal | mask]) or a model "
+        "(token ids -> vectors) for the bugs that never raise.",
+        epilog="exit status: 0 no error found, 1 an error found, 2 the target could not be "
+        "loaded or called",
+    )
+    p.add_argument("target", help="FILE.py:NAME, a function (or callable object) in FILE.py")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--kind", choices=("kernel", "model"), help="skip guessing from the signature")
+    p.add_argument(
+        "--timeout", type=float, default=TIMEOUT, help=f"seconds per call (default {TIMEOUT:g})"
+    )
+    p.add_argument("--budget", type=float, default=BUDGET, help=argparse.SUPPRESS)
+    p.add_argument("--worker", help=argparse.SUPPRESS)  # internal: where the child writes
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run `selfattn check` with `argv` (without the program name); return the exit status."""
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed by argparse
+        return exc.code if isinstance(exc.code, int) else 2
+    if args.worker:
+        work(args)  # does not return
+    report = run_child(args)
+    print(report.to_json() if args.json else report.to_text())
+    return report.exit_status
+
+
+def run_child(args: argparse.Namespace) -> Report:
+    """Check the target in a child process, killed if it overruns the budget."""
+    fd, result = tempfile.mkstemp(prefix="selfattn-check-", suffix=".json")
+    os.close(fd)
+    cmd = [sys.executable, "-m", "selfattn.check.cli", args.target, "--worker", result]
+    cmd += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
+    cmd += ["--kind", args.kind] if args.kind else []
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    limit = args.budget + SLACK
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(
+            cmd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=limit,
+            check=False,
+        )
+        with open(result, encoding="utf-8") as f:
+            text = f.read()
+        if not text:
+            last = (proc.stderr.strip().splitlines() or [""])[-1][:200]
+            return Report(
+                args.target,
+                error=f"the checking process stopped with status {proc.returncode} before "
+                "reporting (did the target exit or crash the interpreter?)"
+                + (f": {last}" if last else ""),
+            )
+        return Report.from_dict(json.loads(text))
+    except subprocess.TimeoutExpired:
+        return Report(
+            args.target,
+            error=f"no answer within {limit:.0f} s: importing the file or calling the target hangs",
+            seconds=time.monotonic() - started,
+        )
+    except (OSError, ValueError, KeyError) as exc:
+        return Report(args.target, error=f"could not run the check: {summarize(exc)}")
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(result)
+
+
+def work(args: argparse.Namespace) -> None:
+    """The child: import the target, check it, write the JSON report, and exit at once."""
+    with contextlib.redirect_stdout(sys.stderr):  # the target's prints go nowhere visible
+        try:
+            fn, _, imp = load(args.target)
+            report = check(
+                fn,
+                kind=args.kind,
+                timeout=args.timeout,
+                budget=args.budget,
+                name=args.target,
+                import_line=imp,
+            )
+        except TargetError as exc:
+            report = Report(args.target, error=str(exc))
+        except BaseException as exc:
+            report = Report(args.target, error=f"internal error: {summarize(exc)}")
+    with open(args.worker, "w", encoding="utf-8") as f:
+        f.write(report.to_json())
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # a call that timed out may still hold a thread: do not wait for it
+
+
+def load(target: str) -> tuple[Callable[..., Any], str, str]:
+    """Import FILE.py and return (the object NAME, NAME, an import line for reproductions)."""
+    path_text, sep, name = target.rpartition(":")
+    if not sep or not path_text or not name:
+        raise TargetError(f"expected FILE.py:NAME, got {target!r}")
+    path = Path(path_text).expanduser().resolve()
+    if not path.is_file():
+        raise TargetError(f"no such file: {path_text}")
+    stem = path.stem if path.stem.isidentifier() else "target"
+    modname = stem if stem not in sys.modules else f"_selfattn_target_{stem}"
+    sys.path.insert(0, str(path.parent))  # so the file can import its neighbours
+    spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"cannot import {path.name} as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:
+        why = f"{summarize(exc)}{_where(exc, path)}"
+        raise TargetError(f"{path.name} does not import: {why}") from None
+    obj: Any = module
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            defined = sorted(
+                k for k, v in vars(module).items() if callable(v) and not k.startswith("_")
+            )
+            raise TargetError(
+                f"{path.name} has no {name!r}; it defines: {', '.join(defined[:12]) or 'nothing'}"
+            )
+        obj = getattr(obj, part)
+    if inspect.isclass(obj):
+        raise TargetError(f"{name} is a class: point at a function or an instance")
+    if not callable(obj):
+        raise TargetError(f"{name} is not callable ({type(obj).__name__})")
+    return obj, name, f"from {stem} import {name.split('.')[0]}  # run next to {path.name}"
+
+
+def _where(exc: BaseException, path: Path) -> str:
+    """` (line N)` for the deepest frame of the traceback inside the target file."""
+    if isinstance(exc, SyntaxError):
+        return ""  # its message already names the line
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == path:
+            line = frame.lineno
+    return f" (line {line})" if line else ""
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

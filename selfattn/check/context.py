@@ -1,0 +1,84 @@
+"""What every kernel check shares: the probe inputs, the outputs per probe, and matching."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .findings import BY_ID
+from .probe import CallFailed, Kernel
+from .reference import Precision, Variant, agree
+from .report import Report
+
+Array = np.ndarray
+# Odd n, n != d both ways, and d up to 128; two seeds each.
+SHAPES = ((6, 6), (7, 5), (5, 16), (16, 8), (33, 128))
+SEEDS = (0, 1)
+
+
+@dataclass(frozen=True)
+class Probe:
+    q: Array
+    k: Array
+    v: Array
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.q.shape  # type: ignore[return-value]
+
+
+def make_probes() -> list[Probe]:
+    out = []
+    for n, d in SHAPES:
+        for seed in SEEDS:
+            q, k, v = np.random.default_rng([seed, n, d]).standard_normal((3, n, d))
+            out.append(Probe(q, k, v))
+    return out
+
+
+Outs = list["Array | str"]  # per probe: the output, or why the call failed
+
+
+@dataclass
+class Ctx:
+    kern: Kernel
+    rep: Report
+    imp: str  # the import line for reproductions
+    probes: list[Probe]
+
+
+def gather(kern: Kernel, probes: list[Probe], causal: bool) -> Outs:
+    outs: Outs = []
+    for p in probes:
+        try:
+            outs.append(kern.call(p.q, p.k, p.v, causal))
+        except CallFailed as exc:
+            outs.append(str(exc))
+    return outs
+
+
+def matches(variant: Variant, probes: list[Probe], outs: Outs, lp: Precision) -> bool:
+    """Whether the outputs agree with `variant` on every input where both are defined."""
+    seen = 0
+    for p, o in zip(probes, outs, strict=True):
+        if isinstance(o, str):
+            continue
+        a = agree(o, variant, p.q, p.k, p.v, lp)
+        if a is None:
+            continue
+        if not a.ok:
+            return False
+        seen += 1
+    return seen > 0
+
+
+def shapes(probes: list[Probe], outs: Outs | None = None) -> str:
+    """ "10 inputs: n x d = ...": the inputs a check used (those the kernel answered)."""
+    used = [p for i, p in enumerate(probes) if outs is None or not isinstance(outs[i], str)]
+    seen = dict.fromkeys(f"{p.shape[0]}x{p.shape[1]}" for p in used)
+    return f"{len(used)} inputs: n x d = {', '.join(seen)}; seeds {', '.join(map(str, SEEDS))}"
+
+
+def title(id_: str) -> str:
+    return BY_ID[id_].title

@@ -1,0 +1,200 @@
+"""The catalogue of findings: stable ids, severities, explanations and fixes, as data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What one finding id means; the ids are part of the interface and never change."""
+
+    id: str
+    severity: Severity
+    title: str  # one line: what is wrong
+    why: str  # why it matters
+    fix: str  # how to fix it
+
+
+_CAUSAL_WHY = (
+    "During training every position sees the tokens it is asked to predict, so the loss "
+    "drops fast and generation falls apart, with no error anywhere."
+)
+
+SPECS: tuple[Spec, ...] = (
+    Spec(
+        "causal-mask-multiplied",
+        "error",
+        "the causal mask multiplies the scores by 0, so future scores become 0, not -inf",
+        "A score of 0 still gets weight exp(0) = 1 after softmax. " + _CAUSAL_WHY,
+        "Replace `scores * mask` by `scores.masked_fill(~keep, float('-inf'))` "
+        "(numpy: `np.where(keep, scores, -np.inf)`).",
+    ),
+    Spec(
+        "causal-mask-finite-fill",
+        "error",
+        "the causal mask fills the future with a finite value that does not block it",
+        "exp(fill) is not 0, so every position still attends to later ones. " + _CAUSAL_WHY,
+        "Fill with float('-inf') or the dtype's most negative value "
+        "(torch.finfo(dtype).min); a typo such as -1e-12 for -1e12 is the usual cause.",
+    ),
+    Spec(
+        "causal-mask-after-softmax",
+        "error",
+        "the causal mask is applied to the weights after softmax",
+        "Later keys still enter the softmax denominator, so the output moves when the future "
+        "changes, and the kept weights no longer sum to one.",
+        "Mask the scores before softmax (fill the future with -inf), not the weights after it.",
+    ),
+    Spec(
+        "causal-mask-wrong-triangle",
+        "error",
+        "the causal mask blocks the past and keeps the future (wrong triangle)",
+        "Each position attends to the tokens after it instead of before it. " + _CAUSAL_WHY,
+        "Block the strict upper triangle: `np.triu(np.ones((n, n), bool), k=1)` marks what to "
+        "hide; `np.tril(...)` marks what to keep.",
+    ),
+    Spec(
+        "causal-mask-off-by-one",
+        "error",
+        "the causal mask is off by one on the diagonal",
+        "Either each position also sees the next token (a leak), or it cannot see itself, "
+        "which empties the first row (NaN, or uniform over the future with a finite fill).",
+        "Keep j <= i: hide `np.triu(ones, k=1)` (torch.triu(..., diagonal=1)); check the "
+        "k/diagonal argument.",
+    ),
+    Spec(
+        "causal-flag-ignored",
+        "error",
+        "the causal flag or mask has no effect on the output",
+        "A model trained with it sees the whole sequence, future included. " + _CAUSAL_WHY,
+        "Apply the mask inside the kernel when the flag is set (or pass the mask through to "
+        "the function that computes the scores).",
+    ),
+    Spec(
+        "causal-leak",
+        "error",
+        "with the causal mask on, an output depends on later positions",
+        _CAUSAL_WHY,
+        "Make sure every score with j > i is -inf before softmax; the reproduction shows a "
+        "row that moves when only later keys and values change.",
+    ),
+    Spec(
+        "scale-missing",
+        "error",
+        "the scores are not scaled: softmax(q k^T) instead of softmax(q k^T / sqrt(d))",
+        "Score spread grows like sqrt(d), so at real widths softmax saturates to one-hot "
+        "weights and gradients vanish; training is slow or unstable.",
+        "Divide the scores by math.sqrt(d) where d = q.shape[-1].",
+    ),
+    Spec(
+        "scale-by-d",
+        "error",
+        "the scores are divided by d instead of sqrt(d)",
+        "Scores shrink like 1/sqrt(d), so at real widths the weights are nearly uniform and "
+        "attention averages everything.",
+        "Divide by math.sqrt(d), not d.",
+    ),
+    Spec(
+        "scale-inverted",
+        "error",
+        "the scores are multiplied by sqrt(d) instead of divided by it",
+        "Scores grow like d, softmax saturates to one-hot weights and gradients vanish.",
+        "Use `scores / math.sqrt(d)` (or `scores * d ** -0.5`).",
+    ),
+    Spec(
+        "scale-after-softmax",
+        "error",
+        "the scale is applied after softmax: the weights are divided by sqrt(d)",
+        "The weights sum to 1/sqrt(d), not one, and the scores were never tempered, so the "
+        "output is both shrunk and too peaked.",
+        "Scale the scores before softmax: softmax(q k^T / sqrt(d)).",
+    ),
+    Spec(
+        "scale-wrong",
+        "error",
+        "the scores are scaled by the wrong factor",
+        "The temperature of softmax is off, so weights are too peaked or too flat, and it "
+        "changes with the wrong dimension (or not at all) as shapes change.",
+        "Scale by 1/sqrt(d) with d = q.shape[-1], the key/query width, computed from the input.",
+    ),
+    Spec(
+        "softmax-wrong-axis",
+        "error",
+        "softmax normalises over the wrong axis (the queries or the heads, not the keys)",
+        "Each query's weights no longer sum to one, and every output depends on every other "
+        "query, so outputs mix across positions (and across the future).",
+        "Use softmax(scores, axis=-1) / dim=-1: normalise each row, over the keys.",
+    ),
+    Spec(
+        "key-transpose",
+        "error",
+        "the scores use the wrong transpose (q @ k, k @ q^T, or q^T @ k instead of q @ k^T)",
+        "The weights pair the wrong things (or features instead of positions); the code only "
+        "runs at all when n == d or by accident of broadcasting.",
+        "Compute q @ k.swapaxes(-2, -1) (torch: k.transpose(-2, -1) or k.mT); "
+        "`k.T` reverses every axis on batched tensors.",
+    ),
+    Spec(
+        "weights-not-normalized",
+        "error",
+        "the attention weights do not sum to one over the keys",
+        "Outputs are no longer averages of the values: their size drifts with sequence length "
+        "and score scale.",
+        "Divide exp(scores - max) by its sum over the last axis (or call a real softmax).",
+    ),
+    Spec(
+        "nonfinite-output",
+        "error",
+        "the output has NaN or inf on ordinary inputs",
+        "Every downstream value and gradient becomes NaN.",
+        "Look for divisions by a zero sum, log of 0, or rows with nothing to attend to.",
+    ),
+    Spec(
+        "nonfinite-extreme",
+        "error",
+        "the output has NaN or inf on extreme but valid inputs",
+        "Large activations happen in real models (and in fp16 at modest sizes); a softmax that "
+        "overflows turns one large score into NaN for the whole row.",
+        "Subtract the row maximum before exp (a stable softmax), or use the library softmax.",
+    ),
+    Spec(
+        "fails-on-valid-input",
+        "error",
+        "raises or returns the wrong shape on some valid input shapes",
+        "It works on the shapes it was written for and breaks on others (odd n, n != d, wide "
+        "heads).",
+        "Derive every size from the inputs (n = q.shape[-2], d = q.shape[-1]).",
+    ),
+    Spec(
+        "wrong-output",
+        "error",
+        "the output differs from reference attention and matches none of the known bugs",
+        "The kernel computes something other than softmax(q k^T / sqrt(d)) v.",
+        "Compare step by step with the float64 reference in the reproduction.",
+    ),
+    Spec(
+        "order-blind",
+        "error",
+        "the model ignores word order: permuting the tokens only permutes the outputs",
+        "Self-attention is permutation-equivariant; without positional information 'dog bites "
+        "man' and 'man bites dog' get the same vectors.",
+        "Add positional information: learned or sinusoidal position embeddings added per "
+        "position, or rotary embeddings on q and k.",
+    ),
+    Spec(
+        "long-key-takeover",
+        "warning",
+        "one key with a large norm takes over the weights of many queries",
+        "Dot-product scores grow with key length, so one outlier token can capture attention "
+        "(attention sinks, loss spikes). Not a bug in the kernel, but nothing in it bounds "
+        "the scores.",
+        "Normalise before attention: LayerNorm/RMSNorm on the inputs, or QK-norm "
+        "(normalise q and k, then use a fixed or learned temperature).",
+    ),
+)
+
+BY_ID: dict[str, Spec] = {s.id: s for s in SPECS}

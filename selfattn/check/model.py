@@ -1,0 +1,125 @@
+"""Probing a model (token ids -> one vector per token): does word order reach the output?"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .findings import BY_ID
+from .probe import CallFailed, Runner, TargetError, prefers_torch, summarize, torch_available
+from .report import Report
+
+Array = np.ndarray
+ENCODINGS = ("numpy", "torch", "list")  # how token ids are handed over
+
+
+def encode(encoding: str, ids: Array) -> Any:
+    if encoding == "torch":
+        import torch
+
+        return torch.from_numpy(np.asarray(ids, dtype=np.int64))
+    if encoding == "list":
+        return [int(i) for i in ids]
+    return np.asarray(ids, dtype=np.int64)
+
+
+def rows(out: Any, n: int) -> Array:
+    """The output as float64 (n, D): one vector per token, or CallFailed."""
+    if isinstance(out, tuple | list) and out and hasattr(out[0], "shape"):
+        out = out[0]
+    if hasattr(out, "detach") and hasattr(out, "cpu"):
+        try:
+            import torch
+
+            out = out.detach().cpu().to(torch.float64).numpy()
+        except Exception as exc:
+            raise CallFailed(f"returned a tensor that cannot be read: {summarize(exc)}") from exc
+    if not isinstance(out, np.ndarray):
+        raise CallFailed(f"returned {type(out).__name__}, not an array")
+    if out.ndim == 3 and out.shape[0] == 1:  # a batch of one
+        out = out[0]
+    if out.ndim != 2 or out.shape[0] != n:
+        raise CallFailed(f"returned shape {out.shape}, expected ({n}, D): one vector per token")
+    if not (np.issubdtype(out.dtype, np.floating) or np.issubdtype(out.dtype, np.integer)):
+        raise CallFailed(f"returned an array of dtype {out.dtype}, not floats")
+    return np.asarray(out, dtype=np.float64)
+
+
+class Model:
+    """A target called as model(ids) with ids a 1-D integer array."""
+
+    def __init__(self, runner: Runner, encoding: str, vocab: int, name: str) -> None:
+        self.runner, self.encoding, self.vocab, self.name = runner, encoding, vocab, name
+
+    def __call__(self, ids: Array) -> Array:
+        return rows(self.runner(encode(self.encoding, ids)), len(ids))
+
+
+def connect(fn: Callable[..., Any], runner: Runner, name: str) -> Model:
+    """Find how the model takes ids (numpy, torch, list) and how many token ids it knows."""
+    order = [e for e in ENCODINGS if e != "torch" or torch_available()]
+    if prefers_torch(fn):
+        order.sort(key=lambda e: e != "torch")
+    failures = []
+    for vocab in (8, 2):  # ids beyond the model's vocabulary would raise
+        ids = np.random.default_rng(0).permutation(8) % vocab
+        for enc in order:
+            try:
+                rows(runner(encode(enc, ids)), len(ids))
+            except CallFailed as exc:
+                failures.append(f"with {enc} ids {ids.tolist()}: {exc}")
+                continue
+            return Model(runner, enc, vocab, name)
+    raise TargetError(f"{name}(ids) could not be called " + "; ".join(failures[:2]))
+
+
+def check_model(fn: Callable[..., Any], runner: Runner, rep: Report, imp: str, name: str) -> None:
+    """Finite output, then whether permuting the tokens only permutes the output rows."""
+    model = connect(fn, runner, name)
+    rep.kind = "model"
+    rep.backend = f"token ids as {model.encoding}"
+    rng = np.random.default_rng(1)
+    ids = rng.permutation(8) % model.vocab
+    out = model(ids)
+    lib = "import torch" if model.encoding == "torch" else "import numpy as np"
+    arr = "torch.tensor" if model.encoding == "torch" else "np.array"
+    if not np.isfinite(out).all():
+        rep.check("finite output", "fail")
+        how = [lib, imp, f"print({name}({arr}({ids.tolist()})))  # has NaN or inf"]
+        rep.add(
+            "nonfinite-output",
+            f"{BY_ID['nonfinite-output'].title} (ids {ids.tolist()})",
+            "\n".join(how),
+        )
+        return
+    rep.check("finite output", "pass", f"ids {ids.tolist()}")
+    noise = float(np.max(np.abs(model(ids) - out)))  # a model with dropout on is not repeatable
+    tol = 1e-5 * max(1.0, float(np.max(np.abs(out)))) + 4 * noise
+    name_ = "word order reaches the output"
+    perms = [np.roll(np.arange(8), 1), np.arange(8)[::-1].copy(), rng.permutation(8)]
+    for perm in perms:
+        if (ids[perm] == ids).all():
+            continue
+        moved = float(np.max(np.abs(model(ids[perm]) - out[perm])))
+        if moved > tol:
+            rep.check(name_, "pass", f"reordering the tokens changes the vectors by {moved:.3g}")
+            return
+    perm = perms[0]
+    rep.check(name_, "fail", "permuting the tokens only permutes the output rows")
+    lines = [
+        lib,
+        imp,
+        f"ids = {arr}({ids.tolist()})",
+        f"perm = {arr}({perm.tolist()})",
+        f"a = {name}(ids)[perm]",
+        f"b = {name}(ids[perm])",
+        "print(abs(a - b).max())  # 0: shuffling the words only shuffles the vectors",
+        f"# got: {float(np.max(np.abs(model(ids[perm]) - out[perm]))):.3g}",
+    ]
+    rep.add(
+        "order-blind",
+        f"{BY_ID['order-blind'].title} (tried {len(perms)} permutations of 8 tokens)",
+        "\n".join(lines),
+    )

@@ -1,0 +1,253 @@
+"""Reference attention in float64 and low precision, the known-bad variants, and tolerances."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+# Tolerance practice of the PyTorch and FlashAttention tests: the error allowed is a multiple
+# of what the same formula makes in low precision (float32 here), with a small floor.
+FUDGE = 4.0
+ATOL = 1e-5  # floor, relative to the size of the reference output
+
+Array = np.ndarray
+
+
+@dataclass(frozen=True)
+class Precision:
+    """The precision a kernel computes in: a numpy dtype, and how much coarser the real one is
+    (numpy has no bfloat16: it is float16 with 8x the error, the ratio of their epsilons)."""
+
+    dtype: type = np.float32
+    factor: float = 1.0
+
+    @property
+    def eps(self) -> float:
+        return float(np.finfo(self.dtype).eps) * self.factor
+
+
+FLOAT32 = Precision()
+FLOAT16 = Precision(np.float16)
+BFLOAT16 = Precision(np.float16, 8.0)
+
+ScoreFn = Callable[[Array, Array, float], "Array | None"]
+
+
+def softmax(x: Array, axis: int = -1) -> Array:
+    """Stable softmax; a row that is -inf everywhere comes out NaN (nothing to attend to)."""
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _mm(a: Array, b: Array) -> Array | None:
+    return a @ b if a.shape[-1] == b.shape[-2] else None
+
+
+# How the scores are formed. `p` is the parameter of the parametric ones (scale, temperature).
+SCORES: dict[str, ScoreFn] = {
+    "sdpa": lambda q, k, p: (q @ k.T) / np.sqrt(q.dtype.type(q.shape[-1])),
+    "raw": lambda q, k, p: q @ k.T,
+    "by-d": lambda q, k, p: (q @ k.T) / q.dtype.type(q.shape[-1]),
+    "times-sqrt-d": lambda q, k, p: (q @ k.T) * np.sqrt(q.dtype.type(q.shape[-1])),
+    "by-sqrt-n": lambda q, k, p: (q @ k.T) / np.sqrt(q.dtype.type(k.shape[0])),
+    "alpha": lambda q, k, p: (q @ k.T) * q.dtype.type(p),
+    "no-transpose": lambda q, k, p: (
+        r / np.sqrt(q.dtype.type(q.shape[-1])) if (r := _mm(q, k)) is not None else None
+    ),
+    "transposed": lambda q, k, p: (k @ q.T) / np.sqrt(q.dtype.type(q.shape[-1])),
+    # QK-norm: cosine (L2/RMS-normalised) or correlation (LayerNorm-ed) times a temperature,
+    # fixed or growing like sqrt(d).
+    "cosine": lambda q, k, p: _unit(q) @ _unit(k).T * q.dtype.type(p),
+    "centered": lambda q, k, p: _unit(_center(q)) @ _unit(_center(k)).T * q.dtype.type(p),
+    "cosine-d": lambda q, k, p: _unit(q) @ _unit(k).T * q.dtype.type(p * np.sqrt(q.shape[-1])),
+    "centered-d": lambda q, k, p: (
+        _unit(_center(q)) @ _unit(_center(k)).T * q.dtype.type(p * np.sqrt(q.shape[-1]))
+    ),
+}
+
+
+def _unit(x: Array) -> Array:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def _center(x: Array) -> Array:
+    return x - x.mean(axis=-1, keepdims=True)
+
+
+# Which keys position i may see, as a boolean "keep" matrix, for each mask shape.
+KEEP: dict[str, Callable[[int], Array]] = {
+    "causal": lambda n: np.tril(np.ones((n, n), dtype=bool)),
+    "wrong-triangle": lambda n: np.triu(np.ones((n, n), dtype=bool)),
+    "wrong-triangle-strict": lambda n: np.triu(np.ones((n, n), dtype=bool), k=1),
+    "sees-next": lambda n: np.tril(np.ones((n, n), dtype=bool), k=1),
+    "no-diagonal": lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of computing attention: the correct one (id None) or a known bug."""
+
+    id: str | None  # finding id this variant stands for; None when it is correct
+    detail: str  # one line saying what it computes
+    scores: str = "sdpa"
+    norm: str = "softmax"  # softmax | axis0 | after-scale | exp | exp-max | all
+    keep: str | None = None  # key of KEEP, or None for no mask
+    how: str = "inf"  # how the mask is applied: inf | fill | after | ignore
+    fill: float = 0.0
+    p: float = 1.0  # parameter of the score function
+    features: bool = False  # v @ softmax(q^T k / sqrt d): attention over features
+
+    def run(self, q: Array, k: Array, v: Array, dtype: type = np.float64) -> Array | None:
+        """The output on (n, d) inputs, computed in `dtype`, as float64; None if undefined."""
+        q, k, v = (np.asarray(x, dtype=dtype) for x in (q, k, v))
+        with np.errstate(all="ignore"):
+            if self.features:
+                w = softmax((q.T @ k) / np.sqrt(dtype(q.shape[-1])))
+                return np.asarray(v @ w, dtype=np.float64)
+            s = SCORES[self.scores](q, k, self.p)
+            if s is None or s.shape != (q.shape[0], k.shape[0]):
+                return None
+            keep = KEEP[self.keep](s.shape[0]) if self.keep else None
+            if keep is not None and self.how == "inf":
+                s = np.where(keep, s, dtype(-np.inf))
+            elif keep is not None and self.how == "fill":
+                s = np.where(keep, s, dtype(self.fill))
+            w = _normalise(s, self.norm, q.shape[-1])
+            if keep is not None and self.how == "after":
+                w = w * keep
+            return np.asarray(w @ v, dtype=np.float64)
+
+
+def _normalise(s: Array, norm: str, d: int) -> Array:
+    if norm == "softmax":
+        return softmax(s, axis=-1)
+    if norm == "axis0":
+        return softmax(s, axis=0)
+    if norm == "after-scale":  # softmax of unscaled scores, then divided by sqrt(d)
+        return softmax(s, axis=-1) / np.sqrt(s.dtype.type(d))
+    if norm == "exp":
+        return np.exp(s)
+    if norm == "exp-max":
+        return np.exp(s - s.max(axis=-1, keepdims=True))
+    if norm == "all":
+        e = np.exp(s - s.max())
+        return e / e.sum()
+    raise ValueError(norm)
+
+
+CORRECT = Variant(None, "softmax(q k^T / sqrt(d)) v")
+CAUSAL = Variant(None, "causal softmax(q k^T / sqrt(d)) v", keep="causal")
+
+# Bugs visible without a mask, most specific first; matched against the kernel's output.
+NONCAUSAL_BUGS: tuple[Variant, ...] = (
+    Variant("scale-missing", "softmax(q k^T) v: no scaling", scores="raw"),
+    Variant("scale-by-d", "softmax(q k^T / d) v", scores="by-d"),
+    Variant("scale-inverted", "softmax(q k^T * sqrt(d)) v", scores="times-sqrt-d"),
+    Variant("scale-after-softmax", "softmax(q k^T) / sqrt(d) v", scores="raw", norm="after-scale"),
+    Variant(
+        "scale-wrong", "softmax(q k^T / sqrt(n)) v: scaled by the sequence length", "by-sqrt-n"
+    ),
+    Variant("softmax-wrong-axis", "softmax(q k^T / sqrt(d), axis=-2) v", norm="axis0"),
+    Variant("softmax-wrong-axis", "softmax(q k^T, axis=-2) v, also unscaled", "raw", "axis0"),
+    Variant("key-transpose", "softmax(q @ k / sqrt(d)) v: k not transposed", "no-transpose"),
+    Variant("key-transpose", "softmax(k @ q^T / sqrt(d)) v: scores transposed", "transposed"),
+    Variant(
+        "key-transpose", "v @ softmax(q^T @ k / sqrt(d)): attention over features", features=True
+    ),
+    Variant("weights-not-normalized", "exp(q k^T / sqrt(d)) v: no denominator", norm="exp"),
+    Variant("weights-not-normalized", "exp(s - max(s)) v: max subtracted, no sum", norm="exp-max"),
+    Variant("weights-not-normalized", "softmax over the whole score matrix", norm="all"),
+)
+
+
+def causal_bugs(base: Variant, fill: float | None = None) -> tuple[Variant, ...]:
+    """The causal-mask bugs, built on `base` (the non-causal behaviour the kernel showed).
+
+    Rows a variant leaves empty come out NaN and are not compared, so each -inf variant
+    also stands for the same mask filled with a large finite value.
+    `fill` is a measured finite fill value, tried before the plain "multiplied by 0".
+    """
+
+    def on(id_: str, detail: str, keep: str, how: str = "inf", value: float = 0.0) -> Variant:
+        return Variant(id_, detail, base.scores, base.norm, keep, how, value, base.p, base.features)
+
+    found = (
+        (
+            on(
+                "causal-mask-finite-fill",
+                f"future scores filled with {fill:.3g}",
+                "causal",
+                "fill",
+                fill,
+            ),
+        )
+        if fill is not None and fill != 0.0
+        else ()
+    )
+    return (
+        on("causal-mask-after-softmax", "softmax(s) * keep: mask after softmax", "causal", "after"),
+        on("causal-mask-wrong-triangle", "keeps j >= i: the past is masked", "wrong-triangle"),
+        on(
+            "causal-mask-wrong-triangle", "keeps j > i: the past is masked", "wrong-triangle-strict"
+        ),
+        on("causal-mask-off-by-one", "keeps j <= i + 1: position i sees i + 1", "sees-next"),
+        on("causal-mask-off-by-one", "keeps j < i: position i cannot see itself", "no-diagonal"),
+        *found,
+        on("causal-mask-multiplied", "scores * keep: future scores set to 0", "causal", "fill"),
+    )
+
+
+def masked(base: Variant, keep: str | None = "causal") -> Variant:
+    """`base` under a correct -inf mask: the causal reference for a kernel whose base is legit."""
+    return Variant(
+        base.id, base.detail, base.scores, base.norm, keep, "inf", 0.0, base.p, base.features
+    )
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How one output compares with one variant on one input."""
+
+    ok: bool
+    err: float
+    tol: float
+
+
+def agree(
+    out: Array, variant: Variant, q: Array, k: Array, v: Array, lp: Precision
+) -> Agreement | None:
+    """Compare `out` with `variant` within a multiple of the variant's own low-precision error.
+
+    Rows the variant leaves undefined (NaN: nothing to attend to) are not compared.
+    None when the variant is undefined for these shapes.
+    """
+    ref = variant.run(q, k, v)
+    if ref is None or ref.shape != out.shape:
+        return None
+    rows = np.isfinite(ref).all(axis=-1)
+    if not rows.any():
+        return None
+    low = variant.run(q, k, v, lp.dtype)
+    r, o = ref[rows], out[rows]
+    lp_err = float(np.nanmax(np.abs(low[rows] - r))) * lp.factor if low is not None else 0.0
+    lp_err = lp_err if np.isfinite(lp_err) else 0.0
+    tol = max(FUDGE * lp_err, ATOL * max(1.0, float(np.max(np.abs(r)))))
+    if not np.isfinite(o).all():
+        return Agreement(False, float("inf"), tol)
+    err = float(np.max(np.abs(o - r)))
+    return Agreement(err <= tol, err, tol)
+
+
+def tolerance(q: Array, k: Array, v: Array, lp: Precision, variant: Variant = CORRECT) -> float:
+    """The tolerance used to call two outputs of the kernel the same."""
+    ref = variant.run(q, k, v)
+    low = variant.run(q, k, v, lp.dtype)
+    if ref is None or low is None:
+        return ATOL
+    with np.errstate(all="ignore"):
+        lp_err = float(np.nanmax(np.abs(low - ref))) * lp.factor if np.isfinite(ref).any() else 0
+        scale = float(np.nanmax(np.abs(ref))) if np.isfinite(ref).any() else 1.0
+    return max(FUDGE * (lp_err if np.isfinite(lp_err) else 0.0), ATOL * max(1.0, scale))

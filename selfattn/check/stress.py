@@ -1,0 +1,212 @@
+"""Checks beyond the reference: batched torch tensors, extreme inputs, one very long key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import repro
+from .context import Ctx, Outs, title
+from .probe import CallFailed
+from .reference import Variant, masked, tolerance
+
+Array = np.ndarray
+
+
+BATCH = (2, 3, 5, 4)  # (batch, heads, n, d)
+
+
+def batched(ctx: Ctx, base: Variant) -> None:
+    """A torch kernel must treat each (n, d) slice of a (..., n, d) tensor on its own."""
+    kern, rep = ctx.kern, ctx.rep
+    name = f"batched {BATCH} tensors: each (n, d) slice on its own"
+    q, k, v = np.random.default_rng(9).standard_normal((3, *BATCH))
+    modes = [True] if kern.always_causal else [False, True] if kern.has_causal else [False]
+    for causal in modes:
+        want = masked(base) if causal else base
+        try:
+            out = kern.call(q, k, v, causal)
+        except CallFailed as exc:
+            rep.check(name, "fail", str(exc))
+            shape_error = any(w in str(exc).lower() for w in ("size", "shape", "dimension"))
+            id_ = "key-transpose" if shape_error else "fails-on-valid-input"
+            hint = " (k.T reverses every axis of a batched tensor)" if shape_error else ""
+            lines = [*repro.head(kern, ctx.imp), *repro.random_inputs(kern, 9, *BATCH)]
+            lines += [f"out = {kern.call_text(causal)}", f"# {exc}"]
+            rep.add(
+                id_,
+                f"{title(id_)}: works on (n, d) tensors, fails on {BATCH}{hint}: {exc}",
+                "\n".join(lines),
+            )
+            return
+        for b in np.ndindex(*BATCH[:2]):
+            try:
+                alone = kern.call(q[b], k[b], v[b], causal)
+            except CallFailed:
+                continue
+            diff = repro.moved(out[b], alone)
+            if diff > tolerance(q[b], k[b], v[b], kern.lp):
+                axis = _batch_axis(out, q, k, v, want)
+                rep.check(name, "fail", f"slice {b} differs from the same input as (n, d)")
+                lines = [*repro.head(kern, ctx.imp), *repro.random_inputs(kern, 9, *BATCH)]
+                call = kern.call_text(causal)
+                mask = kern.mask_text(BATCH[2], causal)
+                lines += [mask] if mask else []
+                at = f"[{b[0]}, {b[1]}]"
+                lines += [
+                    f"a = {call}{at}",
+                    f"b = {call.replace('q, k, v', f'q{at}, k{at}, v{at}')}",
+                    f"print((a - b).abs().max())  # one slice, batched or alone: should be 0; "
+                    f"got {diff:.3g}",
+                ]
+                if axis is not None:
+                    msg = f"on {BATCH} tensors softmax runs over dim {axis}, not the keys"
+                    rep.add(
+                        "softmax-wrong-axis",
+                        f"{title('softmax-wrong-axis')}: {msg}",
+                        "\n".join(lines),
+                    )
+                else:
+                    msg = f"on {BATCH} tensors the (n, d) slices are mixed"
+                    rep.add("wrong-output", f"{title('wrong-output')}: {msg}", "\n".join(lines))
+                return
+    rep.check(name, "pass")
+
+
+def _batch_axis(out: Array, q: Array, k: Array, v: Array, want: Variant) -> int | None:
+    """Which axis a batched softmax ran over, if out matches one of dims 0 or 1."""
+    s = q @ k.swapaxes(-1, -2) / np.sqrt(q.shape[-1])
+    if want.keep is not None:
+        s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
+    for axis in (0, 1, 2):
+        e = np.exp(s - s.max(axis=axis, keepdims=True))
+        ref = (e / e.sum(axis=axis, keepdims=True)) @ v
+        if np.allclose(out, ref, rtol=1e-4, atol=1e-6):
+            return axis
+    return None
+
+
+# -- extreme inputs and long keys ------------------------------------------------------------
+
+Maker = Callable[[int, int], tuple[Array, Array, Array]]
+
+
+def _big(n: int, d: int) -> tuple[Array, Array, Array]:
+    rng = np.random.default_rng([n, d, 40])
+    q, k = np.round(40 * rng.standard_normal((2, n, d)))
+    return q, k, rng.integers(-2, 3, (n, d)).astype(float)
+
+
+def _negative(n: int, d: int) -> tuple[Array, Array, Array]:
+    rng = np.random.default_rng([n, d, 41])
+    base = np.round(40 + 4 * rng.random(d))
+    k = base + rng.integers(-1, 2, (n, d))
+    return -k[::-1].copy(), k, rng.integers(-2, 3, (n, d)).astype(float)
+
+
+def _zeros(n: int, d: int) -> tuple[Array, Array, Array]:
+    v = np.random.default_rng([n, d, 42]).integers(-2, 3, (n, d)).astype(float)
+    return np.zeros((n, d)), np.zeros((n, d)), v
+
+
+def _single(n: int, d: int) -> tuple[Array, Array, Array]:
+    return _big(1, d)[0] / 40, _big(1, d)[1] / 40, np.ones((1, d))
+
+
+EXTREMES: tuple[tuple[str, Maker], ...] = (
+    ("entries of size 40 (scores in the thousands)", _big),
+    ("every score very negative", _negative),
+    ("all-zero queries and keys", _zeros),
+    ("a single token (n = 1)", _single),
+)
+
+
+def extremes(ctx: Ctx, plain: Outs) -> None:
+    """Finite output on extreme but valid inputs, with and without the mask."""
+    kern, rep = ctx.kern, ctx.rep
+    name = "finite on extreme inputs (huge or all-negative scores, zeros, n = 1)"
+    if "nonfinite-output" in rep.ids:
+        rep.check(name, "skip", "already NaN on ordinary inputs")
+        return
+    modes = [True] if kern.always_causal else [False, True] if kern.has_causal else [False]
+    if kern.mask_kind == "ignored":
+        modes = [False]
+    # Shapes the kernel already failed on were reported above: test extremes on the others.
+    worked = [p.shape for p, o in zip(ctx.probes, plain, strict=True) if not isinstance(o, str)]
+    shapes = [s for s in ((7, 5), (16, 8)) if s in worked] or worked[:1]
+    broken = len(worked) < len(ctx.probes)
+    for label, make in EXTREMES:
+        for causal in modes:
+            for n, d in shapes:
+                q, k, v = make(n, d)
+                try:
+                    out = kern.call(q, k, v, causal)
+                except CallFailed as exc:
+                    if broken:
+                        continue
+                    rep.check(name, "fail", f"{label}: {exc}")
+                    how = repro.head(kern, ctx.imp) + repro.literals(kern, q=q, k=k, v=v)
+                    mask = kern.mask_text(q.shape[0], causal)
+                    how += [*([mask] if mask else []), f"out = {kern.call_text(causal)}"]
+                    rep.add(
+                        "fails-on-valid-input",
+                        f"fails on {label}: {exc}",
+                        "\n".join([*how, f"# {exc}"]),
+                    )
+                    return
+                if not np.isfinite(out).all():
+                    mode = " with the causal mask" if causal and not kern.always_causal else ""
+                    rep.check(name, "fail", f"NaN or inf with {label}{mode}")
+                    rep.add(
+                        "nonfinite-extreme",
+                        f"{title('nonfinite-extreme')}: {label}{mode}",
+                        repro.nonfinite(kern, make, causal, ctx.imp),
+                    )
+                    return
+    rep.check(name, "pass", f"n x d = {', '.join(f'{n}x{d}' for n, d in shapes)}")
+
+
+LONG = 100.0  # how many times longer than the others the outlier key is
+
+
+def long_key(ctx: Ctx) -> None:
+    """Warn when one key much longer than the others takes over many queries' weights."""
+    kern, rep = ctx.kern, ctx.rep
+    name = f"one key {LONG:g}x longer than the rest does not take over"
+    if rep.errors:
+        rep.check(name, "skip", "errors above come first")
+        return
+    n, d, j, causal = 32, 8, 5, kern.always_causal
+    q, k, _ = np.random.default_rng(0).standard_normal((3, n, d))
+    k[j] *= LONG
+    v = np.zeros((n, d))
+    v[j, 0] = 1.0
+    rows = slice(j, None) if causal else slice(None)
+    try:
+        w = kern.call(q, k, v, causal)[rows, 0]
+    except CallFailed as exc:
+        rep.check(name, "skip", str(exc))
+        return
+    taken = float(np.mean(w > 0.5))
+    said = f"key {j} gets most of the weight of {taken:.0%} of the queries"
+    if not np.isfinite(w).all() or taken < 0.25:
+        rep.check(name, "pass", said)
+        return
+    rep.check(name, "warn", said)
+    lines = [
+        *repro.head(kern, ctx.imp),
+        *repro.random_inputs(kern, 0, n, d),
+        f"k[{j}] *= {LONG:g}",
+        f"v = {'torch.zeros_like(v)' if kern.backend.name == 'torch' else 'np.zeros_like(v)'}",
+        f"v[{j}, 0] = 1",
+        f"out = {kern.call_text(causal)}",
+        f"print((out[{rows.start or 0}:, 0] > 0.5).mean())  # share of queries that give key {j} "
+        f"most of their weight: {taken:.2f}",
+    ]
+    rep.add(
+        "long-key-takeover",
+        f"{title('long-key-takeover')}: with key {j} made {LONG:g}x longer, {taken:.0%} of "
+        "the queries give it most of their weight",
+        "\n".join(lines),
+    )

@@ -1,0 +1,356 @@
+"""Every number the article states, as data: id, figure, how to compute it, how it prints.
+
+A claim holds when its computed value prints exactly as the article prints it and
+its condition (an ordering such as "the largest of row it") has a positive margin.
+The fit reads the same list: each printed text stands for an interval of true
+values, and each condition for a margin to keep above zero.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .head import MaskMode, attention, softmax
+from .numbers import FirstStep, Fixed, Percent, Scientific
+from .params import Head
+
+Value = Callable[[Head], np.ndarray]  # a number per head (a batch gives one per head)
+Margin = Callable[[Head], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One stated number (or, with `printed` None, one stated fact)."""
+
+    id: str
+    figure: str
+    what: str
+    printed: str | None = None
+    value: Value | None = None
+    fmt: Fixed | Scientific | Percent | FirstStep = Fixed(2)
+    condition: Margin | None = None  # positive when the stated ordering holds
+
+    def computed(self, head: Head) -> str:
+        if self.value is None:
+            return "—"
+        return self.fmt(float(self.value(head)))
+
+    def margins(self, head: Head) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(distance inside the printed interval, condition margin); > 0 where each holds."""
+        inside = None
+        if self.value is not None and self.printed is not None:
+            lo, hi = self.fmt.interval(self.printed)
+            v = np.asarray(self.value(head), dtype=float)
+            inside = np.where(np.isfinite(v), np.minimum(v - lo, hi - v), -1.0)
+        return inside, None if self.condition is None else self.condition(head)
+
+    def holds(self, head: Head) -> bool:
+        """The value prints exactly as the article prints it, and the ordering holds."""
+        printed_ok = self.printed is None or self.computed(head) == self.printed
+        return printed_ok and (self.condition is None or float(self.condition(head)) > 0)
+
+
+# -- quantities the claims read -------------------------------------------------
+#
+# Each works on one head or, unchanged, on a batch of heads stacked along leading
+# axes (the fit scores thousands of candidates at once), so indices count from the end.
+
+
+def R(h: Head, query: str, key: str) -> np.ndarray:
+    return h.run()["R"][..., h.index(query), h.index(key)]
+
+
+def S(h: Head, query: str, key: str) -> np.ndarray:
+    return h.run()["S"][..., h.index(query), h.index(key)]
+
+
+def W(h: Head, query: str, key: str, mask: MaskMode = "none") -> np.ndarray:
+    return h.run(mask)["W"][..., h.index(query), h.index(key)]
+
+
+def row(h: Head, name: str, query: str, mask: MaskMode = "none") -> np.ndarray:
+    return h.run(mask)[name][..., h.index(query), :]
+
+
+def _flat(matrix: np.ndarray) -> np.ndarray:
+    return matrix.reshape(*matrix.shape[:-2], -1)
+
+
+def top_of(values: np.ndarray, j: int) -> np.ndarray:
+    """How far entry j stands above every other entry (> 0: it is the largest)."""
+    return values[..., j] - np.delete(values, j, axis=-1).max(axis=-1)
+
+
+def long_key_threshold(h: Head) -> np.ndarray:
+    """The stretch f at which `and`'s key ties cat's key in row `it` (∞ if it never does)."""
+    cat, and_ = R(h, "it", "cat"), R(h, "it", "and")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(and_ > 0, cat / np.where(and_ > 0, and_, 1.0), np.inf)
+
+
+def width_mix(h: Head, width: float, divisor: str = "none") -> np.ndarray:
+    """The width experiment: raw row `ate` stands for the scores at width 1 and grows as √width.
+
+    `divisor` is what the scores are divided by: "none", "sqrt" (√width) or "d" (width).
+    """
+    spread = math.sqrt(width)
+    divide = {"none": 1.0, "sqrt": spread, "d": width}[divisor]
+    return softmax(row(h, "R", "ate") * spread / divide)
+
+
+def output_with_raw_score(h: Head, query: str, key: str, raw: float) -> np.ndarray:
+    """Output of `query` (no mask) after overwriting one raw score."""
+    scores = row(h, "R", query).copy()
+    scores[..., h.index(key)] = raw
+    w = softmax(scores / math.sqrt(h.X.shape[-1]))
+    return np.einsum("...j,...jd->...d", w, h.run()["V"])
+
+
+def convex_gap(h: Head) -> np.ndarray:
+    v_cat = h.run()["V"][..., h.index("cat"), :]
+    out = output_with_raw_score(h, "it", "cat", 8.0)
+    return np.linalg.norm(out - v_cat, axis=-1) / np.linalg.norm(v_cat, axis=-1)
+
+
+def turn_degrees(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(before, axis=-1) * np.linalg.norm(after, axis=-1)
+    return np.degrees(np.arccos(np.clip(np.sum(before * after, axis=-1) / norms, -1, 1)))
+
+
+def swing(h: Head) -> tuple[np.ndarray, np.ndarray]:
+    """Degrees the query and the value of `it` turn when its input moves up by one."""
+    x = h.X[..., h.index("it"), :]
+    up = x + np.array([0.0, 1.0])
+
+    def turn(M: np.ndarray) -> np.ndarray:
+        return turn_degrees(
+            np.einsum("...i,...ij->...j", x, M), np.einsum("...i,...ij->...j", up, M)
+        )
+
+    return turn(h.W_Q), turn(h.W_V)
+
+
+def mixed_key_score(h: Head, query: str, key: str, t: float = 1.0) -> np.ndarray:
+    """S[query, key] with W_K(t) = (1 − t)·W_K + t·W_Q (F04's slider)."""
+    W_K = (1 - t) * h.W_K + t * h.W_Q
+    S_ = attention(h.X, h.W_Q, W_K, h.W_V)["S"]
+    return S_[..., h.index(query), h.index(key)]
+
+
+def _weights_row_it_minus30(h: Head) -> np.ndarray:
+    scores = row(h, "S", "it").copy()
+    scores[..., h.index("cat")] = -30.0
+    return softmax(scores)[..., h.index("cat")]
+
+
+def _spread_margin(h: Head) -> np.ndarray:
+    spreads = np.ptp(h.run()["W"], axis=-1)
+    return top_of(-spreads, h.index("the"))
+
+
+def _forward_margin(h: Head) -> np.ndarray:
+    out = h.run()["out"][..., h.index("it"), :]
+    along = np.einsum("...jd,...d->...j", h.run()["V"], out)
+    return along.min(axis=-1) / np.linalg.norm(out, axis=-1)
+
+
+def _swing_margin(h: Head) -> np.ndarray:
+    q_turn, v_turn = swing(h)
+    return np.minimum(q_turn - 3 * v_turn, 10 - v_turn) / 10
+
+
+def _long_key_margin(h: Head) -> np.ndarray:
+    """Smooth stand-in for 4.3 ≤ f < 4.4 that still points the way when `and` scores ≤ 0."""
+    cat, and_ = R(h, "it", "cat"), R(h, "it", "and")
+    return 4.35**2 * np.minimum(cat / 4.3 - and_, and_ - cat / 4.4)
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        "qk.it.cat.raw",
+        "F03",
+        "R[it, cat], the largest of row it",
+        "1.72",
+        lambda h: R(h, "it", "cat"),
+        condition=lambda h: top_of(row(h, "R", "it"), h.index("cat")),
+    ),
+    Claim("qk.it.it.raw", "F03", "R[it, it]", "1.14", lambda h: R(h, "it", "it")),
+    Claim("asym.cat.ate", "F04", "S[cat, ate]", "0.51", lambda h: S(h, "cat", "ate")),
+    Claim("asym.ate.cat", "F04", "S[ate, cat]", "−0.32", lambda h: S(h, "ate", "cat")),
+    Claim(
+        "mix.full.cat.ate",
+        "F04",
+        "W_K → W_Q: S[cat, ate] = S[ate, cat]",
+        "1.16",
+        lambda h: mixed_key_score(h, "cat", "ate"),
+    ),
+    Claim(
+        "bars.cat.cat.raw",
+        "F06",
+        "R[cat, cat], the largest entry of R",
+        "3.02",
+        lambda h: R(h, "cat", "cat"),
+        condition=lambda h: top_of(_flat(h.run()["R"]), h.index("cat") * (len(h.tokens) + 1)),
+    ),
+    Claim(
+        "bars.ate.cat.raw",
+        "F06",
+        "R[ate, cat], the smallest entry of R",
+        "−0.45",
+        lambda h: R(h, "ate", "cat"),
+        condition=lambda h: top_of(
+            -_flat(h.run()["R"]), h.index("ate") * len(h.tokens) + h.index("cat")
+        ),
+    ),
+    Claim(
+        "longkey.and.factor",
+        "F07",
+        "stretch of and's key where it first beats cat",
+        "4.4",
+        long_key_threshold,
+        FirstStep(0.1),
+        condition=_long_key_margin,
+    ),
+    Claim(
+        "matrix.it.cat",
+        "F09",
+        "S[it, cat], the largest of row it",
+        "1.22",
+        lambda h: S(h, "it", "cat"),
+    ),
+    Claim(
+        "matrix.the.flattest",
+        "F09",
+        "row the has the smallest weight spread",
+        condition=_spread_margin,
+    ),
+    Claim(
+        "softmax.it.cat",
+        "F11",
+        "W[it, cat], the largest weight of row it",
+        "0.30",
+        lambda h: W(h, "it", "cat"),
+        condition=lambda h: top_of(row(h, "W", "it"), h.index("cat")),
+    ),
+    Claim(
+        "softmax.it.the",
+        "F11",
+        "W[it, the], the smallest weight of row it",
+        "0.11",
+        lambda h: W(h, "it", "the"),
+        condition=lambda h: top_of(-row(h, "W", "it"), h.index("the")),
+    ),
+    Claim(
+        "softmax.floor.minus30",
+        "F13",
+        "cat's weight in row it when its score is −30",
+        "1.2 × 10⁻¹⁴",
+        _weights_row_it_minus30,
+        Scientific(2),
+    ),
+    Claim(
+        "sqrtd.d1",
+        "F15",
+        "largest weight of the width mix at d = 1",
+        "0.572",
+        lambda h: width_mix(h, 1).max(axis=-1),
+        Fixed(3),
+    ),
+    Claim(
+        "sqrtd.d16",
+        "F15",
+        "largest weight of the width mix at d = 16",
+        "0.991",
+        lambda h: width_mix(h, 16).max(axis=-1),
+        Fixed(3),
+    ),
+    Claim(
+        "sqrtd.d64",
+        "F15",
+        "largest weight of the width mix at d = 64",
+        "1.000",
+        lambda h: width_mix(h, 64).max(axis=-1),
+        Fixed(3),
+    ),
+    Claim(
+        "causal.pos0.the",
+        "F18",
+        "causal weight of row the on the",
+        "1.00",
+        lambda h: W(h, "the", "the", "causal"),
+    ),
+    Claim(
+        "causal.it.cat",
+        "F18",
+        "causal weight of row it on cat",
+        "0.34",
+        lambda h: W(h, "it", "cat", "causal"),
+    ),
+    Claim(
+        "mulmask.it.ran",
+        "F19",
+        "× 0 mask: weight row it leaves on ran",
+        "0.092",
+        lambda h: W(h, "it", "ran", "multiply"),
+        Fixed(3),
+    ),
+    Claim(
+        "output.it.x",
+        "F20",
+        "output of it, x",
+        "0.82",
+        lambda h: h.run()["out"][..., h.index("it"), 0],
+    ),
+    Claim(
+        "output.it.y",
+        "F20",
+        "output of it, y",
+        "0.81",
+        lambda h: h.run()["out"][..., h.index("it"), 1],
+    ),
+    Claim(
+        "convex.cat8.x",
+        "F21",
+        "output of it with R[it, cat] = 8, x",
+        "1.21",
+        lambda h: output_with_raw_score(h, "it", "cat", 8.0)[..., 0],
+    ),
+    Claim(
+        "convex.cat8.y",
+        "F21",
+        "output of it with R[it, cat] = 8, y",
+        "0.93",
+        lambda h: output_with_raw_score(h, "it", "cat", 8.0)[..., 1],
+    ),
+    Claim(
+        "convex.cat8.gap",
+        "F21",
+        "distance of that output from v_cat, relative",
+        "1%",
+        convex_gap,
+        Percent(),
+    ),
+    Claim(
+        "values.forward",
+        "F20",
+        "every value points forward along it's output",
+        condition=_forward_margin,
+    ),
+    Claim(
+        "swing.q.v",
+        "F02",
+        "input up by 1: q turns ≥ 3× the value, value < 10°",
+        condition=_swing_margin,
+    ),
+)
+
+BY_ID = {c.id: c for c in CLAIMS}
+
+
+def failing(head: Head) -> list[Claim]:
+    """The claims that do not hold for this head."""
+    return [c for c in CLAIMS if not c.holds(head)]

@@ -1,0 +1,3 @@
+"""Hostile: NAME is not a function."""
+
+attention = 42

@@ -1,0 +1,333 @@
+"""`selfattn check` against its corpus: each bug named, no false alarm, hostile targets contained.
+
+Every corpus file goes through both the Python API and the CLI (`python -m selfattn.check.cli`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from selfattn.check import BUDGET, SPECS, TIMEOUT, check
+from selfattn.check import cli as check_cli
+from selfattn.check.reference import CAUSAL, CORRECT, FLOAT16, FLOAT32, agree, causal_bugs
+from selfattn.head import attention as toy_attention
+
+CORPUS = Path(__file__).parent / "corpus"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "README.md"  # its `selfattn check` section
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+# file -> (NAME, error ids it must be named with, exit status). Warnings are checked apart.
+CASES: dict[str, tuple[str, set[str], int]] = {
+    # correct kernels, in different styles: no error may be reported
+    "correct_numpy_basic.py": ("attention", set(), 0),
+    "correct_float32_fill.py": ("attention", set(), 0),
+    "correct_online_softmax.py": ("flash_attention", set(), 0),
+    "correct_quarter_scale.py": ("attention", set(), 0),
+    "correct_additive_mask.py": ("sdpa", set(), 0),
+    "correct_block_mask.py": ("attend", set(), 0),
+    "correct_loops.py": ("causal_attention", set(), 0),
+    "correct_qknorm.py": ("qk_norm_attention", set(), 0),
+    # buggy kernels: each named with the right id
+    "buggy_mask_multiply.py": ("attention", {"causal-mask-multiplied"}, 1),
+    "buggy_mask_arg_multiply.py": ("attention", {"causal-mask-multiplied"}, 1),
+    "buggy_fill_tiny.py": ("attention", {"causal-mask-finite-fill"}, 1),
+    "buggy_fill_finite.py": ("attention", {"causal-mask-finite-fill"}, 1),
+    "buggy_mask_after_softmax.py": ("attention", {"causal-mask-after-softmax"}, 1),
+    "buggy_wrong_triangle.py": ("attention", {"causal-mask-wrong-triangle"}, 1),
+    "buggy_sees_next.py": ("attention", {"causal-mask-off-by-one"}, 1),
+    "buggy_no_diagonal.py": ("attention", {"causal-mask-off-by-one"}, 1),
+    "buggy_flag_ignored.py": ("attention", {"causal-flag-ignored"}, 1),
+    "buggy_mask_ignored.py": ("attention", {"causal-flag-ignored"}, 1),
+    "buggy_scale_missing.py": ("attention", {"scale-missing"}, 1),
+    "buggy_scale_by_d.py": ("attention", {"scale-by-d"}, 1),
+    "buggy_scale_inverted.py": ("attention", {"scale-inverted"}, 1),
+    "buggy_scale_after_softmax.py": ("attention", {"scale-after-softmax"}, 1),
+    "buggy_scale_hardcoded.py": ("attention", {"scale-wrong"}, 1),
+    "buggy_softmax_axis.py": ("attention", {"softmax-wrong-axis"}, 1),
+    "buggy_key_not_transposed.py": ("attention", {"key-transpose"}, 1),
+    "buggy_scores_transposed.py": ("attention", {"key-transpose"}, 1),
+    # exp without a denominator also overflows: both are true and both are said
+    "buggy_not_normalized.py": ("attention", {"weights-not-normalized", "nonfinite-extreme"}, 1),
+    "buggy_sigmoid.py": ("attention", {"weights-not-normalized"}, 1),
+    "buggy_overflow.py": ("attention", {"nonfinite-extreme"}, 1),
+    "buggy_qknorm_no_eps.py": ("attention", {"nonfinite-extreme"}, 1),
+    # models: token ids -> one vector per token
+    "model_sinusoidal.py": ("model", set(), 0),
+    "model_causal_no_positions.py": ("model", set(), 0),
+    "model_no_positions.py": ("model", {"order-blind"}, 1),
+    "model_pe_broadcast.py": ("encode", {"order-blind"}, 1),
+    # hostile targets: exit 2 or a finding, never a traceback
+    "hostile_raises.py": ("attention", set(), 2),
+    "hostile_wrong_shape.py": ("attention", set(), 2),
+    "hostile_returns_none.py": ("attention", set(), 2),
+    "hostile_nan.py": ("attention", {"nonfinite-output"}, 1),
+    "hostile_sleeps.py": ("attention", set(), 2),
+    "hostile_sys_exit.py": ("attention", set(), 2),
+    "hostile_exits.py": ("attention", set(), 2),
+    "hostile_import_error.py": ("attention", set(), 2),
+    "hostile_not_callable.py": ("attention", set(), 2),
+    "hostile_odd_n.py": ("attention", {"fails-on-valid-input"}, 1),
+    "hostile_prints.py": ("attention", set(), 0),
+    # torch (skipped when torch is not installed)
+    "torch_correct_sdpa.py": ("attention", set(), 0),
+    "torch_correct_manual.py": ("attention", set(), 0),
+    "torch_buggy_dot_T.py": ("attention", {"key-transpose"}, 1),
+    "torch_buggy_heads_axis.py": ("attention", {"softmax-wrong-axis"}, 1),
+    "torch_buggy_fill.py": ("attention", {"causal-mask-finite-fill"}, 1),
+    "torch_model_no_positions.py": ("model", {"order-blind"}, 1),
+}
+# Files the API cannot even be handed (they do not import) or that would end pytest itself.
+CLI_ONLY = {
+    "hostile_import_error.py",
+    "hostile_exits.py",
+}
+FAST = 2.0  # per-call timeout in these tests, so the sleeper costs 2 s, not 10
+
+
+def _skip_torch(file: str) -> None:
+    if file.startswith("torch_") and not HAS_TORCH:
+        pytest.skip("torch is not installed")
+
+
+def _load(file: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"corpus_{Path(file).stem}", CORPUS / file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, CASES[file][0])
+
+
+def _cli(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    return subprocess.run(
+        [sys.executable, "-m", "selfattn.check.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+def _errors(findings: list[dict[str, Any]]) -> set[str]:
+    return {f["id"] for f in findings if f["severity"] == "error"}
+
+
+# -- a run with the default timeout, started first and awaited last ------------------------
+
+
+@pytest.fixture(scope="module")
+def default_sleeper() -> Any:
+    """`selfattn check` on a target that sleeps for an hour, with the default limits."""
+    started = time.monotonic()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "selfattn.check.cli", f"{CORPUS / 'hostile_sleeps.py'}:attention"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    yield proc, started
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
+
+
+def test_default_sleeper_started(default_sleeper: Any) -> None:
+    proc, _ = default_sleeper
+    assert proc.poll() is None  # still waiting on the sleeping call while the rest runs
+
+
+# -- the corpus, through the API and the CLI ------------------------------------------------
+
+
+@pytest.mark.parametrize("file", sorted(set(CASES) - CLI_ONLY))
+def test_api(file: str) -> None:
+    _skip_torch(file)
+    _, expected, status = CASES[file]
+    report = check(_load(file), timeout=FAST)
+    found = {f.id for f in report.errors}
+    assert (report.exit_status, found) == (status, expected), str(report)
+    assert set(report.ids) - found <= {"long-key-takeover"}  # the only warning
+    if status == 2:
+        assert report.error and "Traceback" not in report.error
+    for f in report.findings:  # each finding comes with a reproduction
+        assert f.repro and CASES[file][0] in f.repro, f.id
+
+
+@pytest.mark.parametrize("file", sorted(CASES))
+def test_cli_json(file: str) -> None:
+    _skip_torch(file)
+    name, expected, status = CASES[file]
+    started = time.monotonic()
+    proc = _cli(f"{CORPUS / file}:{name}", "--json", "--timeout", str(FAST))
+    assert time.monotonic() - started < 60
+    assert "Traceback" not in proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)  # stdout is the JSON alone, even if the target prints
+    assert proc.returncode == status == report["exit_status"], proc.stdout
+    assert report["verdict"] == {0: "ok", 1: "buggy", 2: "error"}[status]
+    assert _errors(report["findings"]) == expected
+    for f in report["findings"]:
+        assert set(f) >= {"id", "severity", "message", "why", "fix", "repro"}
+        assert f["severity"] in ("error", "warning") and "\n" not in f["message"]
+
+
+def test_correct_kernels_warn_only_about_long_keys() -> None:
+    """The plain kernels get the long-key warning; QK-norm bounds the scores and does not."""
+    assert check(_load("correct_numpy_basic.py")).ids == ["long-key-takeover"]
+    assert check(_load("correct_qknorm.py")).ids == []
+
+
+def test_file_that_is_not_python(tmp_path: Path) -> None:
+    """Kept out of the corpus so that ruff can parse the corpus."""
+    broken = tmp_path / "broken.py"
+    broken.write_text("def attention(q, k, v)\n    return v\n")
+    proc = _cli(f"{broken}:attention", "--json")
+    assert proc.returncode == 2 and "Traceback" not in proc.stdout + proc.stderr
+    assert "SyntaxError" in json.loads(proc.stdout)["error"]
+
+
+def test_text_report_says_what_why_and_how() -> None:
+    proc = _cli(f"{CORPUS / 'buggy_fill_tiny.py'}:attention")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    text = proc.stdout
+    for part in ("checked:", "ERROR [causal-mask-finite-fill]", "why it matters:", "fix:"):
+        assert part in text
+    assert "reproduce:" in text and "from buggy_fill_tiny import attention" in text
+    assert "verdict: buggy" in text
+
+
+def test_reproduction_runs_and_shows_the_leak(tmp_path: Path) -> None:
+    """The snippet in the report is real code: run next to the file, it prints the leak."""
+    finding = next(f for f in check(_load("buggy_mask_multiply.py")).errors)
+    script = tmp_path / "repro.py"
+    script.write_text(
+        finding.repro.replace("from corpus_buggy_mask_multiply", "from buggy_mask_multiply")
+    )
+    env = {**os.environ, "PYTHONPATH": str(CORPUS)}
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert np.abs(np.array(re.findall(r"-?\d+\.\d+", proc.stdout), dtype=float)).max() > 0.1
+
+
+def test_finite_fill_names_its_value() -> None:
+    report = check(_load("buggy_fill_tiny.py"))
+    assert "-1e-12" in report.errors[0].message
+
+
+def test_mask_convention_is_said() -> None:
+    notes = {
+        "correct_quarter_scale.py": "boolean keep",
+        "correct_block_mask.py": "boolean block",
+        "correct_additive_mask.py": "additive",
+    }
+    for file, kind in notes.items():
+        assert any(kind in n for n in check(_load(file)).notes), file
+
+
+def test_api_takes_lambdas_and_never_raises() -> None:
+    assert check(lambda q, k, v: v).ids == ["wrong-output"]
+    assert check(lambda q, k, v: 1 / 0).verdict == "error"
+    assert check(42).verdict == "error"  # type: ignore[arg-type]
+    assert check(lambda: None).verdict == "error"
+    report = check(lambda q, k, v: q, kind="model")
+    assert report.verdict == "error" and "ids" in (report.error or "")
+
+
+def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    """`selfattn check` as the lead wires it: cli.main(argv) returns the exit status."""
+    assert check_cli.main([f"{CORPUS / 'buggy_scale_by_d.py'}:attention", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["findings"][0]["id"] == "scale-by-d"
+    assert check_cli.main([f"{CORPUS / 'nope.py'}:attention"]) == 2
+    assert "no such file" in capsys.readouterr().out
+    assert check_cli.main([f"{CORPUS / 'correct_loops.py'}"]) == 2  # no :NAME
+    assert check_cli.main([f"{CORPUS / 'correct_loops.py'}:missing"]) == 2
+    assert "causal_attention" in capsys.readouterr().out  # says what the file does define
+    assert check_cli.main(["--help"]) == 0
+    assert check_cli.main([]) == 2
+
+
+def test_limits_stay_under_a_minute() -> None:
+    assert BUDGET + check_cli.SLACK < 60 and TIMEOUT <= BUDGET
+
+
+# -- the reference and the catalogue --------------------------------------------------------
+
+
+def test_reference_agrees_with_the_toy_head() -> None:
+    """The float64 reference and the article's head compute the same thing, masks included."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((7, 5))
+    eye = np.eye(5)
+    for mask, variant in (("none", CORRECT), ("causal", CAUSAL)):
+        assert np.allclose(toy_attention(x, eye, eye, eye, mask)["out"], variant.run(x, x, x))
+    multiplied = next(v for v in causal_bugs(CORRECT) if v.id == "causal-mask-multiplied")
+    assert np.allclose(toy_attention(x, eye, eye, eye, "multiply")["out"], multiplied.run(x, x, x))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    d=st.integers(1, 130),
+    seed=st.integers(0, 2**32 - 1),
+    causal=st.booleans(),
+    size=st.sampled_from([0.1, 1.0, 5.0]),
+)
+def test_tolerance_passes_low_precision_kernels(
+    n: int, d: int, seed: int, causal: bool, size: float
+) -> None:
+    """No false alarm at any shape or scale: a tiled float32 kernel and a float16 one stay
+    within the tolerance measured from a naive low-precision reference."""
+    q, k, v = np.random.default_rng(seed).standard_normal((3, n, d)) * [[[size]], [[size]], [[1]]]
+    want = CAUSAL if causal else CORRECT
+    tiled = np.asarray(FLASH(q, k, v, causal=causal), dtype=np.float64)
+    assert (a := agree(tiled, want, q, k, v, FLOAT32)) is not None and a.ok, (a.err, a.tol)
+    half = np.asarray(_half(q, k, v, causal=causal), dtype=np.float64)
+    assert (a := agree(half, want, q, k, v, FLOAT16)) is not None and a.ok, (a.err, a.tol)
+
+
+FLASH = _load("correct_online_softmax.py")
+
+
+def _half(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:
+    q, k, v = (x.astype(np.float16) for x in (q, k, v))
+    s = (q @ k.T) / np.float16(np.sqrt(q.shape[-1]))
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape, dtype=bool)), s, np.float16(-np.inf))
+    e = np.exp(s - s.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)) @ v
+
+
+def test_catalogue_ids_are_stable_and_documented() -> None:
+    ids = [s.id for s in SPECS]
+    assert len(ids) == len(set(ids))
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i) for i in ids)
+    documented = re.findall(r"^\| `([a-z0-9-]+)` \|", DOCS.read_text(), flags=re.M)
+    assert documented == ids  # the docs table lists every id, in catalogue order
+
+
+# -- last: the default-timeout run has finished, in under a minute --------------------------
+
+
+def test_default_sleeper_gives_exit_2_within_a_minute(default_sleeper: Any) -> None:
+    proc, started = default_sleeper
+    out, err = proc.communicate(timeout=70)
+    assert proc.returncode == 2 and time.monotonic() - started < 60
+    assert "did not return within" in out and "Traceback" not in out + err
