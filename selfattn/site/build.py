@@ -1,0 +1,153 @@
+"""`selfattn build OUT`: the article's Markdown, figures and numbers → a static folder.
+
+Each language page is Markdown with three directives: `{{claim ID}}` (a number from the
+model), `{{figure F07}}` (an interactive figure) and `{{params}}` (the head's matrices),
+plus `$…$` maths rendered to MathML here, at build time. URLs are relative, so the
+folder works from any static host or from a subfolder.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from latex2mathml.converter import convert as latex_to_mathml
+from markdown_it import MarkdownIt
+
+from ..numbers import fixed
+from ..params import Head, load_head
+from .prose_numbers import prose_numbers
+
+SITE = Path(str(resources.files("selfattn.site")))
+CONTENT, STATIC, TEMPLATES = SITE / "content", SITE / "static", SITE / "templates"
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str  # the html lang attribute
+    source: str  # content/<source>.md
+    folder: str  # where its index.html goes, relative to the site root
+
+
+LANGUAGES = (Language("zh-CN", "zh", ""), Language("en", "en", "en"))
+
+CLAIM = re.compile(r"\{\{claim ([a-z0-9.]+)\}\}")
+FIGURE = re.compile(r"<p>\{\{figure (F\d\d)\}\}</p>")
+PARAMS = re.compile(r"<p>\{\{params\}\}</p>")
+MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
+HEADING_ID = re.compile(r"<h([1-6])>(.*?)\s*\{#([a-z0-9-]+)\}</h\1>")
+
+
+class BuildError(ValueError):
+    """The content refers to something that does not exist."""
+
+
+def figure_modules() -> dict[str, str]:
+    """F07 → 'js/figures/F07-long-key.js' for every figure that has a module."""
+    return {
+        path.name[:3]: path.relative_to(STATIC).as_posix()
+        for path in sorted((STATIC / "js" / "figures").glob("F[0-9][0-9]-*.js"))
+    }
+
+
+def _math(source: str, stash: list[str]) -> str:
+    """Swap maths for placeholders, so Markdown never sees the MathML it would mangle."""
+
+    def one(match: re.Match) -> str:
+        display = match.group(1) is not None
+        mathml = latex_to_mathml(match.group(1) or match.group(2))
+        if display:
+            mathml = mathml.replace('display="inline"', 'display="block"')
+        stash.append(mathml)
+        return f"MATH{len(stash) - 1}MATH"
+
+    return MATH.sub(one, source)
+
+
+def render_article(source: str, numbers: dict[str, str], lang: str, env: Environment) -> str:
+    """Markdown with directives → the article's HTML body."""
+    stash: list[str] = []
+    text = _math(source, stash)
+
+    def claim(match: re.Match) -> str:
+        claim_id = match.group(1)
+        if claim_id not in numbers:
+            raise BuildError(f"{lang}: unknown claim {claim_id!r}")
+        return f'<span data-claim="{claim_id}">{html.escape(numbers[claim_id])}</span>'
+
+    text = CLAIM.sub(claim, text)
+    body = MarkdownIt("commonmark", {"html": True, "typographer": False}).render(text)
+    body = HEADING_ID.sub(r'<h\1 id="\3">\2</h\1>', body)
+    modules = figure_modules()
+    captions = json.loads((CONTENT / "figures.json").read_text("utf-8"))
+    seen: list[str] = []
+
+    def figure(match: re.Match) -> str:
+        fid = match.group(1)
+        if fid not in captions:
+            raise BuildError(f"{lang}: no caption for figure {fid}")
+        seen.append(fid)
+        return env.get_template("figure.html").render(
+            id=fid, module=modules.get(fid), caption=captions[fid][lang]
+        )
+
+    body = FIGURE.sub(figure, body)
+    if len(seen) != len(set(seen)):
+        raise BuildError(f"{lang}: a figure appears twice")
+    body = PARAMS.sub(lambda _: "PARAMS", body)
+    return re.sub(r"MATH(\d+)MATH", lambda m: stash[int(m.group(1))], body)
+
+
+def page_data(head: Head, numbers: dict[str, str]) -> dict:
+    """What the scripts read: the head's parameters and the printed numbers."""
+    return {"head": head.to_json(), "numbers": numbers}
+
+
+def build(out: Path, head: Head | None = None) -> list[Path]:
+    """Write the whole site into `out` (replacing what was there); return the pages."""
+    head = head or load_head()
+    numbers = prose_numbers(head)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    env.filters["fixed"] = fixed
+    out = Path(out)
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(STATIC, out / "static")
+    data = json.dumps(page_data(head, numbers), ensure_ascii=False, separators=(",", ":"))
+    pages = []
+    for language in LANGUAGES:
+        source = (CONTENT / f"{language.source}.md").read_text("utf-8")
+        title, _, rest = source.partition("\n")
+        body = render_article(rest, numbers, language.source, env)
+        body = body.replace(
+            "PARAMS",
+            env.get_template("params.html").render(head=head.to_json(), lang=language.source),
+        )
+        folder = out / language.folder
+        folder.mkdir(parents=True, exist_ok=True)
+        root = "../" if language.folder else "./"
+        other = next(lang for lang in LANGUAGES if lang != language)
+        page = env.get_template("page.html").render(
+            lang=language.code,
+            short=language.source,
+            title=title.lstrip("# ").strip(),
+            body=body,
+            root=root,
+            data=data.replace("</", "<\\/"),
+            other_href=root + (other.folder + "/" if other.folder else ""),
+            other_name=other.source,
+        )
+        (folder / "index.html").write_text(page, "utf-8")
+        pages.append(folder / "index.html")
+    return pages

@@ -1,0 +1,53 @@
+"""Every number the prose may quote, by id: the claims, and the counts and costs around them."""
+
+from __future__ import annotations
+
+import math
+
+from .. import cost
+from ..claims import CLAIMS, output_with_raw_score
+from ..numbers import fixed, grouped, size, vector
+from ..params import Head
+
+N_TOKENS = 6
+LONG_CONTEXT = 131_072
+GPT2_CONTEXT = 1_024
+
+
+def _computed(head: Head) -> dict[str, str]:
+    gpt2 = cost.GPT2_SMALL
+    d_toy = head.X.shape[-1]
+    return {
+        "output.it": vector(head.run()["out"][head.index("it")]),
+        "convex.cat8": vector(output_with_raw_score(head, "it", "cat", 8.0)),
+        "convex.cat8.raw": fixed(8.0),
+        "softmax.floor.score": fixed(-30, 0),
+        "counts.dot": grouped(cost.dot_products(N_TOKENS)),
+        "counts.discarded": grouped(cost.causal_discarded(N_TOKENS)),
+        "counts.kept": grouped(cost.dot_products(N_TOKENS) - cost.causal_discarded(N_TOKENS)),
+        "tokens.n1000": grouped(1000),
+        "counts.n1000": grouped(cost.dot_products(1000)),
+        "divisor.toy": fixed(math.sqrt(d_toy), 3),
+        "divisor.gpt2": fixed(math.sqrt(gpt2.d_head), 0),
+        "spread.d64": fixed(math.sqrt(64)),
+        "cost.crossover": grouped(cost.projections_dominate_until(gpt2)),
+        "cost.n1024": grouped(GPT2_CONTEXT),
+        "cost.n1024.head": size(cost.score_bytes(GPT2_CONTEXT)),
+        "cost.n1024.all": size(cost.all_heads_score_bytes(GPT2_CONTEXT), 0),
+        "cost.n131072": grouped(LONG_CONTEXT),
+        "cost.n131072.head": size(cost.score_bytes(LONG_CONTEXT)),
+        "cost.n131072.tokens": size(cost.token_bytes(LONG_CONTEXT)),
+        "cost.n131072.ratio": grouped(
+            round(cost.score_bytes(LONG_CONTEXT) / cost.token_bytes(LONG_CONTEXT))
+        ),
+        "gpt2.layers": grouped(gpt2.layers),
+        "gpt2.heads": grouped(gpt2.heads),
+        "gpt2.d_model": grouped(gpt2.d_model),
+        "gpt2.d_head": grouped(gpt2.d_head),
+    }
+
+
+def prose_numbers(head: Head) -> dict[str, str]:
+    """id → the text the page prints for it, every one computed from the head."""
+    printed = {c.id: c.computed(head) for c in CLAIMS if c.value is not None}
+    return printed | _computed(head)

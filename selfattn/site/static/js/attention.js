@@ -1,0 +1,109 @@
+// The toy head's maths in the browser: the mirror of selfattn/head.py (row vectors, q = x W_Q).
+
+/** @typedef {number[]} Vec  @typedef {number[][]} Mat */
+
+/** x (1×d) times W (d×d). @param {Vec} x @param {Mat} W @returns {Vec} */
+export function times(x, W) {
+  return W[0].map((_, j) => x.reduce((sum, xi, i) => sum + xi * W[i][j], 0));
+}
+
+/** Queries, keys or values of every token: X W. @param {Mat} X @param {Mat} W */
+export function project(X, W) {
+  return X.map((x) => times(x, W));
+}
+
+/** a · b */
+export function dot(a, b) {
+  return a.reduce((sum, ai, i) => sum + ai * b[i], 0);
+}
+
+/** |a| */
+export function norm(a) {
+  return Math.sqrt(dot(a, a));
+}
+
+/** R = Q Kᵀ. @param {Mat} Q @param {Mat} K */
+export function rawScores(Q, K) {
+  return Q.map((q) => K.map((k) => dot(q, k)));
+}
+
+/** S = Q Kᵀ / √d. */
+export function scaledScores(Q, K) {
+  const root = Math.sqrt(Q[0].length);
+  return rawScores(Q, K).map((row) => row.map((r) => r / root));
+}
+
+/** True above the diagonal: the keys a query must not see. @param {number} n */
+export function causalMask(n) {
+  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j > i));
+}
+
+/**
+ * "causal" sets the future to −∞; "multiply" is the bug that sets it to 0; "none" leaves it.
+ * @param {Mat} S @param {"none"|"causal"|"multiply"} mode
+ */
+export function applyMask(S, mode) {
+  if (mode === "none") return S;
+  if (mode !== "causal" && mode !== "multiply") throw new Error(`unknown mask mode ${mode}`);
+  const fill = mode === "causal" ? -Infinity : 0;
+  return S.map((row, i) => row.map((s, j) => (j > i ? fill : s)));
+}
+
+/**
+ * Stable softmax of one row: subtracting the max cancels in the ratio, so it is exact.
+ * A row with nothing finite to attend to gives zeros, not NaN.
+ * @param {Vec} row
+ */
+export function softmaxRow(row) {
+  let top = Math.max(...row);
+  if (!Number.isFinite(top)) top = 0;
+  const e = row.map((s) => Math.exp(s - top));
+  const total = e.reduce((a, b) => a + b, 0);
+  return total > 0 ? e.map((x) => x / total) : e.map(() => 0);
+}
+
+/** Row-wise softmax. @param {Mat} S */
+export function softmax(S) {
+  return S.map(softmaxRow);
+}
+
+/** out[i] = Σ_j W[i][j] v_j. @param {Mat} W @param {Mat} V */
+export function weightedSum(W, V) {
+  return W.map((w) => V[0].map((_, b) => w.reduce((sum, wj, j) => sum + wj * V[j][b], 0)));
+}
+
+/**
+ * The whole head, every intermediate named as in the article.
+ * @param {Mat} X @param {Mat} WQ @param {Mat} WK @param {Mat} WV
+ * @param {"none"|"causal"|"multiply"} [mask="none"]
+ */
+export function attention(X, WQ, WK, WV, mask = "none") {
+  const Q = project(X, WQ), K = project(X, WK), V = project(X, WV);
+  const R = rawScores(Q, K);
+  const root = Math.sqrt(X[0].length);
+  const S = applyMask(R.map((row) => row.map((r) => r / root)), mask);
+  const W = softmax(S);
+  return { Q, K, V, R, S, W, out: weightedSum(W, V) };
+}
+
+/**
+ * The width experiment: base scores (raw row `ate`) grow as √width; divide by
+ * nothing, √width or width.
+ * @param {Vec} base @param {number} width @param {"none"|"sqrt"|"d"} [divisor="none"]
+ */
+export function widthMix(base, width, divisor = "none") {
+  const spread = Math.sqrt(width);
+  const divide = { none: 1, sqrt: spread, d: width }[divisor];
+  return softmaxRow(base.map((b) => (b * spread) / divide));
+}
+
+/** Degrees between two vectors. */
+export function angleBetween(a, b) {
+  const c = dot(a, b) / (norm(a) * norm(b));
+  return (Math.acos(Math.min(1, Math.max(-1, c))) * 180) / Math.PI;
+}
+
+/** W_K(t) = (1 − t)·W_K + t·W_Q: F04's slider. */
+export function mixMatrices(WK, WQ, t) {
+  return WK.map((row, i) => row.map((k, j) => (1 - t) * k + t * WQ[i][j]));
+}

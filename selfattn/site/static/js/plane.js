@@ -1,0 +1,164 @@
+// An SVG plane for 2-D vectors: axes and grid, labelled arrows, a perpendicular drop,
+// and drag handles that follow a pointer or the arrow keys.
+
+const NS = "http://www.w3.org/2000/svg";
+
+/**
+ * Create an SVG element with attributes, optionally appended to a parent.
+ * @param {string} tag @param {Record<string, string|number>} [attrs] @param {Element} [parent]
+ */
+export function svg(tag, attrs = {}, parent) {
+  const el = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (parent) parent.append(el);
+  return el;
+}
+
+/**
+ * A plane showing x in [x0, x1] and y in [y0, y1], `unit` pixels per unit.
+ * @param {{x: [number, number], y: [number, number], unit?: number, label: string, grid?: number}} o
+ */
+export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0.5 }) {
+  const width = (x1 - x0) * unit, height = (y1 - y0) * unit;
+  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "plane", role: "img", "aria-label": label });
+  const sx = (x) => (x - x0) * unit;
+  const sy = (y) => (y1 - y) * unit;
+  const layers = Object.fromEntries(
+    ["grid", "under", "shapes", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]),
+  );
+  for (let gx = Math.ceil(x0 / grid) * grid; gx <= x1 + 1e-9; gx += grid) {
+    const axis = Math.abs(gx) < 1e-9;
+    svg("line", { x1: sx(gx), x2: sx(gx), y1: 0, y2: height, class: axis ? "axis" : "gridline" }, layers.grid);
+  }
+  for (let gy = Math.ceil(y0 / grid) * grid; gy <= y1 + 1e-9; gy += grid) {
+    const axis = Math.abs(gy) < 1e-9;
+    svg("line", { x1: 0, x2: width, y1: sy(gy), y2: sy(gy), class: axis ? "axis" : "gridline" }, layers.grid);
+  }
+  for (let t = Math.ceil(x0); t <= Math.floor(x1); t += 1) {
+    if (t !== 0) svg("text", { x: sx(t), y: sy(0) + 14, class: "tick" }, layers.grid).textContent = String(t).replace("-", "\u2212");
+  }
+  for (let t = Math.ceil(y0); t <= Math.floor(y1); t += 1) {
+    if (t !== 0) svg("text", { x: sx(0) - 6, y: sy(t) + 4, class: "tick end" }, layers.grid).textContent = String(t).replace("-", "\u2212");
+  }
+
+  /** Screen point of a pointer event → plane coordinates. */
+  function toPlane(event) {
+    const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(root.getScreenCTM().inverse());
+    return [p.x / unit + x0, y1 - p.y / unit];
+  }
+
+  /** Keep a point on the visible plane. */
+  function clampToPlane([x, y], margin = 0.05) {
+    return [Math.min(x1 - margin, Math.max(x0 + margin, x)), Math.min(y1 - margin, Math.max(y0 + margin, y))];
+  }
+
+  return { root, layers, sx, sy, unit, toPlane, clampToPlane, bounds: { x0, x1, y0, y1 } };
+}
+
+/**
+ * A labelled arrow from `from` to `to`; `set` moves it, `set(null)` hides it.
+ * @param {ReturnType<typeof makePlane>} plane @param {{cls: string, label?: string}} o
+ */
+export function arrow(plane, { cls, label = "" }) {
+  const g = svg("g", { class: `arrow ${cls}` }, plane.layers.shapes);
+  const shaft = svg("line", {}, g);
+  const head = svg("polygon", {}, g);
+  const text = svg("text", { class: `label ${cls}` }, plane.layers.labels);
+  text.textContent = label;
+  return {
+    /** @param {number[]|null} to @param {number[]} [from] @param {string} [newLabel] */
+    set(to, from = [0, 0], newLabel) {
+      const hidden = to === null || !Number.isFinite(to[0]) || !Number.isFinite(to[1]);
+      g.style.display = text.style.display = hidden ? "none" : "";
+      if (hidden) return;
+      if (newLabel !== undefined) text.textContent = newLabel;
+      const ax = plane.sx(from[0]), ay = plane.sy(from[1]);
+      const bx = plane.sx(to[0]), by = plane.sy(to[1]);
+      const len = Math.hypot(bx - ax, by - ay);
+      const ux = len ? (bx - ax) / len : 1, uy = len ? (by - ay) / len : 0;
+      const size = Math.min(11, len * 0.5);
+      shaft.setAttribute("x1", ax);
+      shaft.setAttribute("y1", ay);
+      shaft.setAttribute("x2", bx - ux * size * 0.8);
+      shaft.setAttribute("y2", by - uy * size * 0.8);
+      const px = -uy * size * 0.45, py = ux * size * 0.45;
+      head.setAttribute("points", `${bx},${by} ${bx - ux * size + px},${by - uy * size + py} ${bx - ux * size - px},${by - uy * size - py}`);
+      // the label sits just past the tip, pushed outward along the arrow
+      text.setAttribute("x", bx + ux * 12);
+      text.setAttribute("y", by + uy * 12 + 4);
+      text.setAttribute("text-anchor", ux > 0.35 ? "start" : ux < -0.35 ? "end" : "middle");
+    },
+  };
+}
+
+/**
+ * The foot of the perpendicular from the tip of `q` onto the line through `k`,
+ * drawn as a dashed drop and a thick shadow along k.
+ * @returns {{set(q: number[], k: number[]): number}} set returns the signed shadow length
+ */
+export function shadow(plane, { cls = "shadow" } = {}) {
+  const drop = svg("line", { class: "drop" }, plane.layers.under);
+  const along = svg("line", { class: cls }, plane.layers.under);
+  return {
+    set(q, k) {
+      const kk = k[0] * k[0] + k[1] * k[1];
+      const t = kk ? (q[0] * k[0] + q[1] * k[1]) / kk : 0;
+      const foot = [t * k[0], t * k[1]];
+      for (const [el, a, b] of [[drop, q, foot], [along, [0, 0], foot]]) {
+        el.setAttribute("x1", plane.sx(a[0]));
+        el.setAttribute("y1", plane.sy(a[1]));
+        el.setAttribute("x2", plane.sx(b[0]));
+        el.setAttribute("y2", plane.sy(b[1]));
+      }
+      return t * Math.sqrt(kk);
+    },
+  };
+}
+
+/**
+ * A 2-D drag handle: a pointer drags it (captured, so a finger does not scroll the
+ * page); arrow keys move it by `step`, Shift by ten steps. It only reports where the
+ * reader wants it: `onMove` writes state, and `place` is called by draw.
+ * @param {ReturnType<typeof makePlane>} plane
+ * @param {{label: string, step?: number, onMove: (p: number[]) => void, get: () => number[]}} o
+ */
+export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
+  const g = svg("g", { class: `handle ${cls}`, tabindex: 0, role: "slider", "aria-label": label }, plane.layers.handles);
+  svg("circle", { r: 22, class: "hit" }, g);
+  svg("circle", { r: 8, class: "knob" }, g);
+  g.addEventListener("pointerdown", (event) => {
+    event.preventDefault();
+    g.setPointerCapture(event.pointerId);
+    g.classList.add("dragging");
+    g.focus({ preventScroll: true });
+  });
+  g.addEventListener("pointermove", (event) => {
+    if (g.hasPointerCapture(event.pointerId)) onMove(plane.clampToPlane(plane.toPlane(event)));
+  });
+  const release = (event) => {
+    if (g.hasPointerCapture(event.pointerId)) g.releasePointerCapture(event.pointerId);
+    g.classList.remove("dragging");
+  };
+  g.addEventListener("pointerup", release);
+  g.addEventListener("pointercancel", release);
+  g.addEventListener("keydown", (event) => {
+    const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault();
+    const k = (event.shiftKey ? 10 : 1) * step;
+    const [x, y] = get();
+    // snap to the step grid so keyboard positions are exact and repeatable
+    const snap = (v) => Math.round(v / step) * step;
+    onMove(plane.clampToPlane([snap(x + move[0] * k), snap(y + move[1] * k)]));
+  });
+  return {
+    /** @param {number[]} p @param {string} valuetext */
+    place(p, valuetext) {
+      g.setAttribute("transform", `translate(${plane.sx(p[0])} ${plane.sy(p[1])})`);
+      g.setAttribute("aria-valuenow", p[0].toFixed(2));
+      g.setAttribute("aria-valuetext", valuetext);
+    },
+    el: g,
+  };
+}
