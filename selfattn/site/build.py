@@ -123,7 +123,12 @@ def build(out: Path, head: Head | None = None) -> list[Path]:
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
-    shutil.copytree(STATIC, out / "static")
+    shutil.copytree(STATIC, out / "static", ignore=shutil.ignore_patterns("css"))
+    # one stylesheet, one request: the base and each group of figures' own rules
+    sheets = [STATIC / "style.css", *sorted((STATIC / "css").glob("*.css"))]
+    (out / "static" / "style.css").write_text(
+        "\n".join(p.read_text("utf-8") for p in sheets), "utf-8"
+    )
     data = json.dumps(page_data(head, numbers), ensure_ascii=False, separators=(",", ":"))
     pages = []
     for language in LANGUAGES:

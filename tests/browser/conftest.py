@@ -1,0 +1,90 @@
+"""Browser tests: the built site served on loopback, and headless Debian Chromium."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from selfattn.site.serve import make_server
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The article, built and served on a free loopback port for the whole session."""
+    server = make_server("127.0.0.1", 0, Path(tmp_path_factory.mktemp("site")))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"browser tests need {CHROMIUM}; `make test` installs it when run as root")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+class Watched:
+    """A page plus what it printed and fetched, so tests can assert a clean run."""
+
+    def __init__(self, page: Page, origin: str) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.foreign: list[str] = []
+        page.on("console", lambda m: m.type in ("error", "warning") and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on(
+            "request",
+            lambda r: not r.url.startswith((origin, "data:")) and self.foreign.append(r.url),
+        )
+
+
+def open_page(browser: Browser, url: str, width: int = 1280, **options) -> Watched:
+    context = browser.new_context(viewport={"width": width, "height": 900}, **options)
+    page = context.new_page()
+    origin = "/".join(url.split("/")[:3])
+    watched = Watched(page, origin)
+    page.goto(url)
+    page.wait_for_function("document.querySelectorAll('figure[data-module]').length > 0")
+    page.wait_for_function(
+        "[...document.querySelectorAll('figure[data-module]')].every(f => f.figure)"
+    )
+    return watched
+
+
+@pytest.fixture(params=["", "en/"], ids=["zh", "en"])
+def article(request, browser: Browser, site_url: str) -> Iterator[Watched]:
+    """Each language page, opened fresh; fails the test if the page logged an error."""
+    watched = open_page(browser, site_url + request.param)
+    yield watched
+    assert watched.errors == [], watched.errors
+    assert watched.foreign == [], watched.foreign
+    watched.page.context.close()
+
+
+@pytest.fixture
+def en(browser: Browser, site_url: str) -> Iterator[Watched]:
+    """The English page only, for figure tests that need one language."""
+    watched = open_page(browser, site_url + "en/")
+    yield watched
+    assert watched.errors == [], watched.errors
+    watched.page.context.close()

@@ -1,0 +1,124 @@
+"""attention.js and numbers.js against fixtures the Python model writes, run in Chromium."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from selfattn import cost
+from selfattn.claims import width_mix
+from selfattn.head import MASK_MODES, attention, softmax
+from selfattn.numbers import fixed, grouped, scientific, size, vector
+from selfattn.params import load_head
+
+from .conftest import open_page
+
+
+def fixtures() -> list[dict]:
+    """Random heads of many shapes, every mask mode, with the Python results."""
+    rng = np.random.default_rng(7)
+    cases = []
+    for k in range(24):
+        n, d = int(rng.integers(1, 10)), int(rng.integers(1, 9))
+        X = rng.normal(size=(n, d))
+        W_Q, W_K, W_V = (rng.normal(size=(d, d)) for _ in range(3))
+        mask = MASK_MODES[k % 3]
+        result = attention(X, W_Q, W_K, W_V, mask)
+        cases.append(
+            {
+                "args": [X.tolist(), W_Q.tolist(), W_K.tolist(), W_V.tolist(), mask],
+                "expect": {
+                    name: np.where(np.isinf(a), -1e300, a).tolist() for name, a in result.items()
+                },
+            }
+        )
+    return cases
+
+
+@pytest.fixture(scope="module")
+def page(browser, site_url):
+    watched = open_page(browser, site_url + "en/")
+    yield watched.page
+    assert watched.errors == []
+    watched.page.context.close()
+
+
+def run_js(page, module: str, body: str, arg):
+    """Import a static module on the page and evaluate `body` with it as `m`."""
+    return page.evaluate(
+        "async (arg) => { const m = await import("
+        f"new URL('../static/js/{module}', location.href)); {body} }}",
+        arg,
+    )
+
+
+def test_attention_matches_python_on_every_shape_and_mask(page):
+    cases = fixtures()
+    got = run_js(
+        page,
+        "attention.js",
+        """return arg.map(c => {
+             const r = m.attention(...c.args);
+             r.S = r.S.map(row => row.map(s => s === -Infinity ? -1e300 : s));
+             return r; });""",
+        cases,
+    )
+    for case, result in zip(cases, got, strict=True):
+        for name, expected in case["expect"].items():
+            np.testing.assert_allclose(result[name], expected, rtol=1e-12, atol=1e-13, err_msg=name)
+
+
+def test_softmax_rows_at_extremes_match_python(page):
+    rows = [[1e308, -1e308, 0.0], [-30.0, 1.0, 2.0], [0.0], [-1e308, -1e308]]
+    got = run_js(page, "attention.js", "return arg.map(r => m.softmaxRow(r));", rows)
+    for row, weights in zip(rows, got, strict=True):
+        np.testing.assert_allclose(weights, softmax(np.array(row)), rtol=1e-14)
+    everything_masked = run_js(
+        page, "attention.js", "return m.softmaxRow([-Infinity, -Infinity]);", 0
+    )
+    assert everything_masked == [0, 0]
+
+
+@pytest.mark.parametrize("divisor", ["none", "sqrt", "d"])
+def test_width_experiment_matches_python(page, divisor):
+    head = load_head()
+    base = head.run()["R"][head.index("ate")].tolist()
+    widths = [1, 2, 4, 16, 64, 256]
+    got = run_js(
+        page,
+        "attention.js",
+        f"return arg.w.map(w => m.widthMix(arg.base, w, '{divisor}'));",
+        {"base": base, "w": widths},
+    )
+    expected = [width_mix(head, w, divisor).tolist() for w in widths]
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_number_formats_match_python(page):
+    values = [0.0, -0.004, 1.2345, -0.316, 171.4, 1e-14, -2.5e7, 3.0e-7]
+    got = run_js(
+        page,
+        "numbers.js",
+        "return arg.map(x => [m.fixed(x, 2), m.fixed(x, 3), m.scientific(x), m.vector([x, -x])]);",
+        values,
+    )
+    for x, (f2, f3, sci, vec) in zip(values, got, strict=True):
+        assert (f2, f3, sci, vec) == (fixed(x, 2), fixed(x, 3), scientific(x), vector([x, -x]))
+    sizes = [cost.score_bytes(1024), cost.score_bytes(131072), cost.token_bytes(131072), 512]
+    got = run_js(page, "numbers.js", "return arg.map(b => m.size(b));", sizes)
+    assert got == [size(b) for b in sizes]
+    assert run_js(page, "numbers.js", "return m.grouped(arg);", 131072) == grouped(131072)
+
+
+def test_angle_and_matrix_mixing(page):
+    head = load_head()
+    got = run_js(
+        page,
+        "attention.js",
+        "return [m.angleBetween([1, 0], [0, 2]), m.mixMatrices(arg.WK, arg.WQ, 0.25)];",
+        {"WK": head.W_K.tolist(), "WQ": head.W_Q.tolist()},
+    )
+    assert math.isclose(got[0], 90.0)
+    np.testing.assert_allclose(got[1], 0.75 * head.W_K + 0.25 * head.W_Q, rtol=1e-14)
