@@ -56,14 +56,26 @@ export function html(tag, attrs = {}, ...children) {
 }
 
 /**
- * A labelled range input that writes through `onInput`.
+ * A labelled range input that writes through `onInput`. `show(v, text)` moves it and,
+ * given `text`, prints that beside the label and as the value a screen reader hears.
  * @param {{label: string, min: number, max: number, step: number, onInput: (v: number) => void, name: string}} o
  */
 export function slider({ label, min, max, step, onInput, name }) {
   const input = html("input", { type: "range", min, max, step, name });
-  const wrap = html("label", { class: "control slider" }, html("span", { text: label }), input);
+  const value = html("span", { class: "value" });
+  const wrap = html("label", { class: "control slider" }, html("span", {}, label + " ", value), input);
   input.addEventListener("input", () => onInput(Number(input.value)));
-  return { el: wrap, input, show(v) { input.value = String(v); } };
+  return {
+    el: wrap,
+    input,
+    show(v, text) {
+      if (input.value !== String(v)) input.value = String(v);
+      if (text !== undefined) {
+        value.textContent = text;
+        input.setAttribute("aria-valuetext", text);
+      }
+    },
+  };
 }
 
 /** A read-out: a labelled number whose element carries data-readout. */

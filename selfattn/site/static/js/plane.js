@@ -21,6 +21,7 @@ export function svg(tag, attrs = {}, parent) {
 export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0.5 }) {
   const width = (x1 - x0) * unit, height = (y1 - y0) * unit;
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "plane", role: "img", "aria-label": label });
+  root.dataset.frame = JSON.stringify({ x0, y1, unit }); // lets tests aim at plane points
   const sx = (x) => (x - x0) * unit;
   const sy = (y) => (y1 - y) * unit;
   const layers = Object.fromEntries(
@@ -34,10 +35,10 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
     const axis = Math.abs(gy) < 1e-9;
     svg("line", { x1: 0, x2: width, y1: sy(gy), y2: sy(gy), class: axis ? "axis" : "gridline" }, layers.grid);
   }
-  for (let t = Math.ceil(x0); t <= Math.floor(x1); t += 1) {
+  for (let t = Math.floor(x0) + 1; t < x1; t += 1) {
     if (t !== 0) svg("text", { x: sx(t), y: sy(0) + 14, class: "tick" }, layers.grid).textContent = String(t).replace("-", "\u2212");
   }
-  for (let t = Math.ceil(y0); t <= Math.floor(y1); t += 1) {
+  for (let t = Math.floor(y0) + 1; t < y1; t += 1) {
     if (t !== 0) svg("text", { x: sx(0) - 6, y: sy(t) + 4, class: "tick end" }, layers.grid).textContent = String(t).replace("-", "\u2212");
   }
 
@@ -161,4 +162,31 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
     },
     el: g,
   };
+}
+
+/**
+ * Push apart arrow labels that would overlap, keeping each near its tip. Call it at
+ * the end of draw, once every label is in place.
+ * @param {ReturnType<typeof makePlane>} plane
+ */
+export function untangle(plane) {
+  const labels = [...plane.layers.labels.querySelectorAll("text")].filter((t) => t.style.display !== "none");
+  for (const label of labels) label.removeAttribute("dy");
+  const boxes = labels.map((label) => ({ label, box: label.getBBox(), dy: 0 }));
+  boxes.sort((a, b) => a.box.y - b.box.y);
+  for (let pass = 0; pass < 4; pass += 1) {
+    for (let i = 0; i < boxes.length; i += 1) {
+      for (let j = i + 1; j < boxes.length; j += 1) {
+        const a = boxes[i], b = boxes[j];
+        const ay = a.box.y + a.dy, by = b.box.y + b.dy;
+        const overlapX = a.box.x < b.box.x + b.box.width && b.box.x < a.box.x + a.box.width;
+        const overlapY = ay < by + b.box.height && by < ay + a.box.height;
+        if (overlapX && overlapY) {
+          const push = (Math.min(ay + a.box.height, by + b.box.height) - Math.max(ay, by)) / 2 + 1;
+          if (ay <= by) { a.dy -= push; b.dy += push; } else { a.dy += push; b.dy -= push; }
+        }
+      }
+    }
+  }
+  for (const { label, dy } of boxes) if (dy) label.setAttribute("dy", dy.toFixed(1));
 }

@@ -7,6 +7,7 @@ import { vector } from "../numbers.js";
 
 const NAMES = ["q", "k", "v"];
 const CLASSES = ["query", "key", "value"];
+const INSTALLED = ["W_Q", "W_Q, W_K", "W_Q, W_K, W_V"];
 
 export default function (el, head) {
   const it = head.X[head.tokens.indexOf("it")];
@@ -28,7 +29,7 @@ export default function (el, head) {
     state: { installed: 0 },
     clamp: (s) => ({ installed: Math.round(clampNumber(s.installed, 0, 3, 0)) }),
     draw({ installed }) {
-      control.show(installed);
+      control.show(installed, installed ? INSTALLED[installed - 1] : t({ zh: "无", en: "none" }));
       input.set(it);
       readouts[0].show(vector(it));
       matrices.forEach((W, i) => {

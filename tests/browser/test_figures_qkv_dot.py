@@ -1,0 +1,164 @@
+"""F01–F07 driven through their real controls, read-outs checked against the Python model."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from selfattn.claims import mixed_key_score, turn_degrees
+from selfattn.numbers import fixed, vector
+from selfattn.params import load_head
+
+from .drive import drag, next_frame, press, readouts, set_state, state
+
+HEAD = load_head()
+TOKENS = HEAD.tokens
+R = HEAD.run()["R"]
+
+
+def x_of(token: str) -> np.ndarray:
+    return HEAD.X[HEAD.index(token)]
+
+
+def test_f01_slider_installs_the_matrices_one_by_one(en):
+    page = en.page
+    slider = "#F01 input[type=range]"
+    assert readouts(page, "F01")["q"] == "—"
+    press(page, slider, "ArrowRight")
+    got = readouts(page, "F01")
+    assert got["q"] == vector(x_of("it") @ HEAD.W_Q) and got["k"] == "—"
+    press(page, slider, "ArrowRight", 2)
+    got = readouts(page, "F01")
+    assert got["x"] == vector(x_of("it"))
+    assert got["k"] == vector(x_of("it") @ HEAD.W_K)
+    assert got["v"] == vector(x_of("it") @ HEAD.W_V)
+    press(page, slider, "Home")
+    assert state(page, "F01") == {"installed": 0}
+
+
+def test_f02_drag_moves_every_projection(en):
+    page = en.page
+    drag(page, "F02", ".handle", [-1.2, 0.7])
+    x = np.array(state(page, "F02")["x"])
+    assert np.allclose(x, [-1.2, 0.7], atol=0.03)  # the pointer lands where it was aimed
+    got = readouts(page, "F02")
+    for name, W in (("q", HEAD.W_Q), ("k", HEAD.W_K), ("v", HEAD.W_V)):
+        assert got[name] == vector(x @ W)
+
+
+def test_f02_pushing_up_swings_the_query_not_the_value(en):
+    page = en.page
+    press(page, "#F02 .handle", "ArrowUp", 20)  # 20 × 0.05 = one unit straight up
+    x = np.array(state(page, "F02")["x"])
+    assert np.allclose(x, x_of("it") + np.array([0, 1]), atol=1e-9)
+    got = readouts(page, "F02")
+    q_turn = turn_degrees(x_of("it") @ HEAD.W_Q, x @ HEAD.W_Q)
+    v_turn = turn_degrees(x_of("it") @ HEAD.W_V, x @ HEAD.W_V)
+    assert got["q.turn"] == f"{fixed(q_turn, 1)}°" and got["v.turn"] == f"{fixed(v_turn, 1)}°"
+    assert q_turn >= 3 * v_turn and v_turn < 10
+
+
+def test_f03_steps_through_all_six_queries(en):
+    page = en.page
+    for step in range(len(TOKENS)):
+        token = state(page, "F03")["token"]
+        got = readouts(page, "F03")
+        assert got["token"] == TOKENS[token]
+        for j, key in enumerate(TOKENS):
+            assert got[f"score.{key}"] == fixed(R[token, j])
+        assert got["winner"] == TOKENS[int(np.argmax(R[token]))]
+        page.click("#F03 button[aria-label='Next token']")
+        next_frame(page)
+        assert state(page, "F03")["token"] == (token + 1) % len(TOKENS), step
+
+
+def test_f03_it_prefers_cat(en):
+    got = readouts(en.page, "F03")
+    assert (got["score.cat"], got["score.it"], got["winner"]) == ("1.72", "1.14", "cat")
+
+
+@pytest.mark.parametrize("mix", [0.0, 0.37, 1.0])
+def test_f04_mixing_merges_both_directions(en, mix):
+    page = en.page
+    set_state(page, "F04", {"mix": mix})
+    got = readouts(page, "F04")
+    assert got["cat.ate"] == fixed(mixed_key_score(HEAD, "cat", "ate", mix))
+    assert got["ate.cat"] == fixed(mixed_key_score(HEAD, "ate", "cat", mix))
+
+
+def test_f04_keyboard_reaches_both_ends(en):
+    page = en.page
+    press(page, "#F04 input[type=range]", "End")
+    assert readouts(page, "F04") == {"cat.ate": "1.16", "ate.cat": "1.16"}
+    press(page, "#F04 input[type=range]", "Home")
+    assert readouts(page, "F04") == {"cat.ate": "0.51", "ate.cat": "−0.32"}
+
+
+def test_f05_score_is_shadow_times_length_and_flips_sign_at_a_right_angle(en):
+    page = en.page
+    key = x_of("cat") @ HEAD.W_K
+    for q in ([1.0, 0.5], [-1.5, 1.0], [0.6, -1.2]):
+        drag(page, "F05", ".handle", q)
+        qv = np.array(state(page, "F05")["q"])
+        got = readouts(page, "F05")
+        assert got["score"] == fixed(qv @ key)
+        assert got["shadow"] == fixed(qv @ key / np.linalg.norm(key))
+        assert got["length"] == fixed(np.linalg.norm(key))
+    perpendicular = [key[1] / np.linalg.norm(key), -key[0] / np.linalg.norm(key)]
+    set_state(page, "F05", {"q": perpendicular})
+    got = readouts(page, "F05")
+    assert got["score"] == "0.00" and got["angle"] == "90°"
+
+
+def test_f06_rows_of_bars(en):
+    page = en.page
+    set_state(page, "F06", {"token": "cat"})
+    got = readouts(page, "F06")
+    assert got["score.cat"] == "3.02" == fixed(R.max())
+    set_state(page, "F06", {"token": "ate"})
+    assert readouts(page, "F06")["score.cat"] == "−0.45" == fixed(R.min())
+    page.click("#F06 button[aria-label='Previous token']")
+    next_frame(page)
+    assert state(page, "F06")["token"] == HEAD.index("cat")
+
+
+def test_f07_and_overtakes_cat_at_four_point_four(en):
+    page = en.page
+    slider = "#F07 input[type=range]"
+    press(page, slider, "ArrowRight", 33)  # 1.0 + 33 × 0.1 = 4.3
+    assert state(page, "F07")["stretch"] == pytest.approx(4.3)
+    assert readouts(page, "F07")["winner"] == "cat"
+    press(page, slider, "ArrowRight")
+    got = readouts(page, "F07")
+    assert got["winner"] == "and"
+    assert got["and"] == fixed(4.4 * R[HEAD.index("it"), HEAD.index("and")])
+
+
+@pytest.mark.parametrize(
+    ("figure_id", "garbage", "expect"),
+    [
+        ("F01", {"installed": "x"}, {"installed": 0}),
+        ("F01", {"installed": 99}, {"installed": 3}),
+        ("F02", {"x": [math.nan, 1e9]}, None),
+        ("F03", {"token": "dog"}, None),
+        ("F04", {"mix": -5}, {"mix": 0}),
+        ("F05", {"q": "nonsense"}, None),
+        ("F06", {"token": 17}, None),
+        ("F07", {"stretch": 1e9}, {"stretch": 5}),
+    ],
+)
+def test_garbage_state_is_clamped_never_shown(en, figure_id, garbage, expect):
+    page = en.page
+    before = state(page, figure_id)
+    set_state(page, figure_id, garbage)
+    after = state(page, figure_id)
+    if expect is not None:
+        assert after == expect
+    elif figure_id == "F02":
+        assert after["x"][1] == 2 and math.isfinite(after["x"][0])
+    else:
+        assert after == before
+    for text in readouts(page, figure_id).values():
+        assert not any(bad in text for bad in ("NaN", "Infinity", "undefined")), text

@@ -1,0 +1,60 @@
+"""Both language pages: every claim equals the Python value, nothing broken, nothing foreign."""
+
+from __future__ import annotations
+
+import re
+
+from selfattn.params import load_head
+from selfattn.site.prose_numbers import prose_numbers
+
+FIGURES = [f"F{i:02d}" for i in range(1, 26)]
+
+
+def test_every_claim_on_the_page_equals_the_python_value(article):
+    expected = prose_numbers(load_head())
+    claims = article.page.evaluate(
+        "[...document.querySelectorAll('[data-claim]')].map(e => [e.dataset.claim, e.textContent])"
+    )
+    assert len(claims) > 40
+    for claim_id, text in claims:
+        assert text == expected[claim_id], claim_id
+
+
+def test_the_spec_numbers_appear_as_printed(article):
+    text = article.page.inner_text("article")
+    for printed in ("1.72", "−0.32", "1.2 × 10⁻¹⁴", "0.572", "[0.82, 0.81]", "171", "32.0 GiB"):
+        assert printed in text
+
+
+def test_all_25_figures_once_each_in_order(article):
+    ids = article.page.evaluate("[...document.querySelectorAll('figure')].map(f => f.id)")
+    assert ids == FIGURES
+    for fid in FIGURES:
+        assert article.page.get_attribute(f"#{fid}", "data-figure") == fid
+
+
+def test_maths_is_mathml_and_the_code_shows_four_steps(article):
+    page = article.page
+    assert page.locator("math").count() > 5
+    code = page.inner_text("pre code")
+    assert "softmax" in code and re.search(r"-inf|−inf|-math\.inf|float\(", code)
+
+
+def test_parameters_are_shown_with_two_decimals(article):
+    head = load_head().to_json()
+    cells = article.page.evaluate(
+        "[...document.querySelectorAll('.params td')].map(e => e.textContent)"
+    )
+    expected = [f"{v:.2f}".replace("-", "−") for t in head["tokens"] for v in head["embeddings"][t]]
+    for name in ("W_Q", "W_K", "W_V"):
+        expected += [f"{v:.2f}".replace("-", "−") for row in head[name] for v in row]
+    assert cells == expected
+
+
+def test_language_switch_goes_to_the_other_page(article):
+    page = article.page
+    lang = page.get_attribute("html", "lang")
+    page.click("header nav a")
+    page.wait_for_load_state()
+    other = page.get_attribute("html", "lang")
+    assert {lang, other} == {"zh-CN", "en"}

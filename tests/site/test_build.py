@@ -1,0 +1,74 @@
+"""The builder: a golden comparison, relative URLs, and clear errors on bad content."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+import pytest
+
+from selfattn.site import build as builder
+
+from .golden import GOLDEN, PAGES, build_pages
+
+
+def test_pages_match_the_golden_copy(tmp_path):
+    pages = build_pages(tmp_path / "site")
+    for page in PAGES:
+        expected = (GOLDEN / page).read_text("utf-8")
+        if pages[page] != expected:
+            diff = "\n".join(
+                list(
+                    difflib.unified_diff(
+                        expected.splitlines(), pages[page].splitlines(), lineterm=""
+                    )
+                )[:40]
+            )
+            pytest.fail(
+                f"{page} differs from tests/site/golden (run `make golden` if intended):\n{diff}"
+            )
+
+
+def test_urls_are_relative_and_local(tmp_path):
+    pages = build_pages(tmp_path / "site")
+    for text in pages.values():
+        for url in re.findall(r'(?:href|src)="([^"]+)"', text):
+            assert not url.startswith(("/", "http:", "https:", "//")), url
+    assert (tmp_path / "site" / "static" / "favicon.svg").exists()
+    assert (tmp_path / "site" / "static" / "js" / "main.js").exists()
+
+
+def test_no_inline_script_runs(tmp_path):
+    """Only module files and a JSON data block: a strict CSP needs no exceptions."""
+    for text in build_pages(tmp_path / "site").values():
+        for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", text, flags=re.S):
+            assert 'src="' in attrs or 'type="application/json"' in attrs
+            assert "</" not in body
+
+
+def test_an_unknown_claim_is_a_build_error(monkeypatch, tmp_path):
+    content = tmp_path / "content"
+    content.mkdir()
+    for name in ("zh.md", "en.md"):
+        (content / name).write_text("# t\n\nA {{claim no.such.claim}} here.\n", "utf-8")
+    (content / "figures.json").write_text("{}", "utf-8")
+    monkeypatch.setattr(builder, "CONTENT", content)
+    with pytest.raises(builder.BuildError, match=r"no\.such\.claim"):
+        builder.build(tmp_path / "out")
+
+
+def test_a_figure_without_a_caption_is_a_build_error(monkeypatch, tmp_path):
+    content = tmp_path / "content"
+    content.mkdir()
+    for name in ("zh.md", "en.md"):
+        (content / name).write_text("# t\n\n{{figure F99}}\n", "utf-8")
+    (content / "figures.json").write_text("{}", "utf-8")
+    monkeypatch.setattr(builder, "CONTENT", content)
+    with pytest.raises(builder.BuildError, match="F99"):
+        builder.build(tmp_path / "out")
+
+
+def test_maths_becomes_mathml_outside_markdown():
+    env = builder.Environment()
+    html = builder.render_article("Inline $a_{i} * b_{j}$ and\n\n$$\\frac{1}{2}$$\n", {}, "en", env)
+    assert "<math" in html and 'display="block"' in html and "<em>" not in html
