@@ -35,9 +35,13 @@ def _fit(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .site.build import build
+    from .site.build import BuildError, build
 
-    build(Path(args.out))
+    try:
+        build(Path(args.out))
+    except (OSError, BuildError, ValueError) as err:
+        print(f"selfattn build: cannot build into {args.out}: {err}", file=sys.stderr)
+        return 1
     print(f"built the article into {args.out}")
     return 0
 

@@ -1,0 +1,245 @@
+"""The server: no escape from the site, only GET and HEAD, right headers, slow clients."""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from selfattn.site.serve import make_server
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("served") / "site"
+    srv = make_server("127.0.0.1", 0, folder)
+    secret = folder.parent / "secret.txt"
+    secret.write_text("outside the site")
+    (folder / "static" / "data.json").write_text('{"ok": true}')
+    (folder / "static" / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    os.symlink(secret, folder / "static" / "escape.txt")
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def request(server, method: str, path: str, headers: dict | None = None):
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=10)
+    conn.putrequest(method, path, skip_accept_encoding=True)
+    for name, value in (headers or {}).items():
+        conn.putheader(name, value)
+    conn.endheaders()
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    return response, body
+
+
+def test_the_article_and_its_headers(server):
+    response, body = request(server, "GET", "/")
+    assert response.status == 200
+    assert response.getheader("Content-Type") == "text/html; charset=utf-8"
+    csp = response.getheader("Content-Security-Policy")
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe" not in csp
+    assert response.getheader("X-Content-Type-Options") == "nosniff"
+    assert response.getheader("Referrer-Policy") == "no-referrer"
+    assert b"<figure" in body
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("/static/js/main.js", "text/javascript; charset=utf-8"),
+        ("/static/style.css", "text/css; charset=utf-8"),
+        ("/static/favicon.svg", "image/svg+xml"),
+        ("/static/data.json", "application/json"),
+        ("/static/pixel.png", "image/png"),
+        ("/en/", "text/html; charset=utf-8"),
+    ],
+)
+def test_content_types(server, path, kind):
+    response, _ = request(server, "GET", path)
+    assert (response.status, response.getheader("Content-Type")) == (200, kind)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../secret.txt",
+        "/static/../../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/%2E%2E%2Fsecret.txt",
+        "/static/%2e%2e%2f%2e%2e%2fsecret.txt",
+        "/%252e%252e/secret.txt",
+        "/..%5csecret.txt",
+        "/static\\..\\..\\secret.txt",
+        "//etc/passwd",
+        "/etc/passwd",
+        "/static/escape.txt",
+        "/%00index.html",
+        "http://evil.example/../secret.txt",
+    ],
+)
+def test_no_path_leaves_the_site(server, path):
+    response, body = request(server, "GET", path)
+    assert response.status in (400, 404)
+    assert b"outside the site" not in body and b"root:" not in body
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "BREW"])
+def test_only_get_and_head(server, method):
+    response, _ = request(server, method, "/")
+    assert response.status == 405
+    assert response.getheader("Allow") == "GET, HEAD"
+
+
+def test_head_has_headers_and_no_body(server):
+    response, body = request(server, "HEAD", "/")
+    assert response.status == 200 and body == b""
+    assert int(response.getheader("Content-Length")) > 1000
+
+
+def test_a_folder_without_its_slash_redirects(server):
+    response, _ = request(server, "GET", "/en")
+    assert response.status == 301 and response.getheader("Location") == "/en/"
+
+
+def test_gzip_when_asked(server):
+    plain, raw = request(server, "GET", "/static/js/main.js")
+    zipped, packed = request(server, "GET", "/static/js/main.js", {"Accept-Encoding": "gzip, br"})
+    assert plain.getheader("Content-Encoding") is None
+    assert zipped.getheader("Content-Encoding") == "gzip"
+    assert gzip.decompress(packed) == raw
+    assert zipped.getheader("Vary") == "Accept-Encoding"
+
+
+def test_etag_gives_304(server):
+    first, _ = request(server, "GET", "/static/style.css")
+    tag = first.getheader("ETag")
+    again, body = request(server, "GET", "/static/style.css", {"If-None-Match": tag})
+    assert again.status == 304 and body == b""
+    other, _ = request(server, "GET", "/static/style.css", {"If-None-Match": '"stale"'})
+    assert other.status == 200
+
+
+def test_fifty_clients_that_never_finish_block_nobody(server):
+    stalled = []
+    for _ in range(50):
+        s = socket.create_connection(("127.0.0.1", server.server_port))
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
+        stalled.append(s)
+    try:
+        start = time.monotonic()
+        response, _ = request(server, "GET", "/en/")
+        assert response.status == 200
+        assert time.monotonic() - start < 2.0
+    finally:
+        for s in stalled:
+            s.close()
+
+
+def test_a_loopback_load_of_thousands_of_requests(server, capsys):
+    """Bounded: 4,000 requests from 16 threads; prints requests per second."""
+    paths = ["/", "/en/", "/static/js/main.js", "/static/style.css", "/static/favicon.svg"]
+
+    def one(i: int) -> int:
+        response, _ = request(server, "GET", paths[i % len(paths)], {"Accept-Encoding": "gzip"})
+        return response.status
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(16) as pool:
+        statuses = list(pool.map(one, range(4000)))
+    elapsed = time.monotonic() - start
+    failures = sum(s != 200 for s in statuses)
+    with capsys.disabled():
+        print(
+            f"\nload: 4000 requests in {elapsed:.2f} s, "
+            f"{4000 / elapsed:.0f} req/s, {failures} failed"
+        )
+    assert failures == 0
+
+
+def run(*args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "selfattn", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_a_port_in_use_is_one_clear_line():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("serve", "--port", str(port))
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0 and "already in use" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_an_impossible_port_is_one_clear_line(port):
+    result = run("serve", "--port", port)
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+
+
+def test_build_into_a_path_that_cannot_be_written(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = run("build", str(blocker / "site"))
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
+
+
+def test_serve_answers_quickly_after_start(tmp_path):
+    """The first response arrives well within two seconds of starting the process."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    start = time.monotonic()
+    command = [sys.executable, "-m", "selfattn", "serve", "--port", str(port)]
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
+        try:
+            while time.monotonic() - start < 10:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+                try:
+                    conn.request("GET", "/")
+                    assert conn.getresponse().status == 200
+                    break
+                except OSError:
+                    time.sleep(0.05)
+                finally:
+                    conn.close()
+            first = time.monotonic() - start
+        finally:
+            proc.terminate()
+    print(f"first response after {first:.2f} s")
+    assert first < 10
+
+
+def test_exposed_host_warns(tmp_path):
+    command = [sys.executable, "-m", "selfattn", "serve", "--host", "0.0.0.0", "--port", "0"]
+    with subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        try:
+            line = proc.stderr.readline()
+        finally:
+            proc.terminate()
+    assert "warning" in line and "other machines" in line
+
+
+def test_paths_resolve_inside_even_through_symlinked_folders(server):
+    root = Path(server.RequestHandlerClass.site.root)
+    assert server.RequestHandlerClass.site.locate("/static/escape.txt") is None
+    assert server.RequestHandlerClass.site.locate("/") == root / "index.html"
