@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,11 +65,19 @@ def open_page(browser: Browser, url: str, width: int = 1280, **options) -> Watch
     origin = "/".join(url.split("/")[:3])
     watched = Watched(page, origin)
     page.goto(url)
-    page.wait_for_function("document.querySelectorAll('figure[data-module]').length > 0")
-    page.wait_for_function(
-        "[...document.querySelectorAll('figure[data-module]')].every(f => f.figure)"
-    )
+    wait_for_figures(page)
     return watched
+
+
+def wait_for_figures(page: Page, seconds: float = 10) -> None:
+    """Until every figure module has started. Polled with evaluate, not wait_for_function,
+    whose string predicates the page's Content-Security-Policy rightly refuses to eval."""
+    deadline = time.monotonic() + seconds
+    started = "[...document.querySelectorAll('figure[data-module]')].every(f => f.figure)"
+    while not page.evaluate(started):
+        if time.monotonic() > deadline:
+            pytest.fail("figures did not start within 10 s")
+        page.wait_for_timeout(20)
 
 
 @pytest.fixture(params=["", "en/"], ids=["zh", "en"])
