@@ -14,22 +14,28 @@ def _claims(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
-    try:
-        from .fit import fit, write_head
-    except ImportError:  # pragma: no cover - depends on the environment
-        print("selfattn fit needs scipy: pip install 'selfattn[fit]'", file=sys.stderr)
-        return 2
+    from .fit import fit, write_head
+
     try:
         import scipy  # noqa: F401
     except ImportError:
         print("selfattn fit needs scipy: pip install 'selfattn[fit]'", file=sys.stderr)
         return 2
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        print(
+            f"selfattn fit: {out.parent} is not a folder to write head.json into", file=sys.stderr
+        )
+        return 2
+    if not args.seconds > 0:
+        print("selfattn fit: --seconds must be positive", file=sys.stderr)
+        return 2
     try:
         head = fit(seconds=args.seconds, seed=args.seed)
-    except RuntimeError as err:
+        write_head(head, out)
+    except (RuntimeError, OSError) as err:
         print(f"selfattn fit: {err}", file=sys.stderr)
         return 1
-    write_head(head, args.out)
     print(f"wrote {args.out}")
     return 0
 

@@ -137,3 +137,18 @@ def test_cli_refuses_a_missing_head():
 def test_schema_errors_name_the_problem():
     with pytest.raises(ValueError, match="schema"):
         head_from_json({"tokens": ["a"]})
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["fit", "--out", "/nonexistent/folder/head.json"], ["fit", "--seconds", "-1"]],
+)
+def test_fit_refuses_bad_invocations_at_once(args):
+    result = run_cli(*args)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0
+
+
+def test_unknown_command_is_refused():
+    result = run_cli("frobnicate")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
