@@ -128,7 +128,7 @@ def test_f07_and_overtakes_cat_at_four_point_four(en):
     page = en.page
     slider = "#F07 input[type=range]"
     press(page, slider, "ArrowRight", 33)  # 1.0 + 33 × 0.1 = 4.3
-    assert state(page, "F07")["stretch"] == pytest.approx(4.3)
+    assert state(page, "F07")["f"] == pytest.approx(4.3)
     assert readouts(page, "F07")["winner"] == "cat"
     press(page, slider, "ArrowRight")
     got = readouts(page, "F07")
@@ -146,7 +146,7 @@ def test_f07_and_overtakes_cat_at_four_point_four(en):
         ("F04", {"mix": -5}, {"mix": 0}),
         ("F05", {"q": "nonsense"}, None),
         ("F06", {"token": 17}, None),
-        ("F07", {"stretch": 1e9}, {"stretch": 5}),
+        ("F07", {"f": 1e9}, {"f": 5}),
     ],
 )
 def test_garbage_state_is_clamped_never_shown(en, figure_id, garbage, expect):

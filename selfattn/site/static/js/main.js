@@ -1,4 +1,8 @@
-// Start every figure on the page with the head's parameters from the embedded data.
+// Start every figure with the head's parameters, give it its tools, and restore any
+// state the address asks for (#F07:f=4.4).
+
+import { addTools } from "./tools.js";
+import { statesFromHash } from "./share.js";
 
 const data = JSON.parse(document.getElementById("selfattn-data").textContent);
 const head = {
@@ -8,12 +12,26 @@ const head = {
   WK: data.head.W_K,
   WV: data.head.W_V,
 };
+const wanted = statesFromHash(location.hash);
 
 for (const el of document.querySelectorAll("figure[data-module]")) {
   import(new URL(`../${el.dataset.module}`, import.meta.url).href)
-    .then((module) => module.default(el, head))
+    .then((module) => {
+      module.default(el, head);
+      addTools(el);
+      if (wanted[el.id]) {
+        el.figure.set(wanted[el.id]);
+        requestAnimationFrame(() => el.scrollIntoView({ block: "center" }));
+      }
+    })
     .catch((error) => {
       el.classList.add("broken");
       console.error(`figure ${el.id} failed to start`, error);
     });
 }
+
+window.addEventListener("hashchange", () => {
+  for (const [id, state] of Object.entries(statesFromHash(location.hash))) {
+    document.getElementById(id)?.figure?.set(state);
+  }
+});

@@ -17,7 +17,7 @@ export default function (el, head) {
   });
   const control = slider({
     label: t({ zh: "and 的键拉长到", en: "and's key stretched" }), min: 1, max: MAX, step: 0.1, name: "stretch",
-    onInput: (stretch) => fig.set({ stretch }),
+    onInput: (f) => fig.set({ f }),
   });
   const out = {
     and: readout("and", "q_it · k_and"),
@@ -30,12 +30,12 @@ export default function (el, head) {
   );
 
   const fig = figure(el, {
-    state: { stretch: 1 },
+    state: { f: 1 },
     // the slider's own grid: tenths, so 4.4 means exactly the step the prose names
-    clamp: (s) => ({ stretch: Math.round(clampNumber(s.stretch, 1, MAX, 1) * 10) / 10 }),
-    draw({ stretch }) {
-      control.show(stretch, `${fixed(stretch, 1)}×`);
-      const scores = row.map((r, j) => (j === and ? r * stretch : r));
+    clamp: (s) => ({ f: Math.round(clampNumber(s.f, 1, MAX, 1) * 10) / 10 }),
+    draw({ f }) {
+      control.show(f, `${fixed(f, 1)}×`);
+      const scores = row.map((r, j) => (j === and ? r * f : r));
       const best = argmax(scores);
       bars.set(scores, { win: best, threshold: row[cat] });
       out.and.show(fixed(scores[and]));

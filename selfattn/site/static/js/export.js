@@ -1,0 +1,71 @@
+// A figure's picture as SVG or PNG, and its numbers as JSON, downloaded from the page.
+
+const STYLED = [
+  "fill", "fill-opacity", "stroke", "stroke-width", "stroke-dasharray", "stroke-linecap", "opacity",
+  "font-family", "font-size", "font-weight", "text-anchor", "paint-order", "stroke-linejoin",
+  "display", "visibility",
+];
+
+/**
+ * A standalone copy of an SVG: every element carries its computed style, so the file
+ * looks the same outside the page (no stylesheet travels with it).
+ * @param {SVGSVGElement} svg
+ * @returns {string}
+ */
+export function standaloneSvg(svg) {
+  const copy = svg.cloneNode(true);
+  const originals = [svg, ...svg.querySelectorAll("*")];
+  const copies = [copy, ...copy.querySelectorAll("*")];
+  originals.forEach((el, i) => {
+    const style = getComputedStyle(el);
+    copies[i].setAttribute("style", STYLED.map((p) => `${p}:${style.getPropertyValue(p)}`).join(";"));
+  });
+  const box = svg.viewBox.baseVal;
+  copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
+  copy.setAttribute("width", String(box.width));
+  copy.setAttribute("height", String(box.height));
+  copy.style.background = getComputedStyle(svg).backgroundColor;
+  copy.querySelectorAll(".hit").forEach((el) => el.remove());
+  return new XMLSerializer().serializeToString(copy);
+}
+
+/** Render SVG text to a PNG blob at `scale` times its size. */
+export function pngFromSvg(text, width, height, scale = 2) {
+  return new Promise((resolve, reject) => {
+    const url = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
+    const image = new Image();
+    image.onload = () => {
+      const canvas = document.createElement("canvas");
+      canvas.width = Math.round(width * scale);
+      canvas.height = Math.round(height * scale);
+      const context = canvas.getContext("2d");
+      context.scale(scale, scale);
+      context.drawImage(image, 0, 0, width, height);
+      URL.revokeObjectURL(url);
+      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("no PNG"))), "image/png");
+    };
+    image.onerror = () => {
+      URL.revokeObjectURL(url);
+      reject(new Error("the SVG did not render"));
+    };
+    image.src = url;
+  });
+}
+
+/** The figure's numbers: its state and every read-out, by name. */
+export function figureNumbers(el) {
+  const readouts = Object.fromEntries(
+    [...el.querySelectorAll("[data-readout]")].map((r) => [r.dataset.readout, r.textContent]),
+  );
+  return { figure: el.id, state: el.figure.state, readouts };
+}
+
+/** Offer a blob as a file download. */
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = Object.assign(document.createElement("a"), { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
