@@ -1,0 +1,26 @@
+"""The weight guard: everything one language page loads stays within 120 KiB gzipped."""
+
+from __future__ import annotations
+
+import gzip
+
+from selfattn.site.build import build
+
+BUDGET = 120 * 1024
+
+
+def page_weight(site, page: str) -> tuple[int, int]:
+    """(raw, gzip) bytes of a page plus every static file it can load (all of them)."""
+    files = [site / page, *(p for p in (site / "static").rglob("*") if p.is_file())]
+    raw = sum(p.stat().st_size for p in files)
+    packed = sum(len(gzip.compress(p.read_bytes(), 6)) for p in files)
+    return raw, packed
+
+
+def test_each_language_page_fits_the_budget(tmp_path):
+    site = tmp_path / "site"
+    build(site)
+    for page in ("index.html", "en/index.html"):
+        raw, packed = page_weight(site, page)
+        print(f"{page}: {raw / 1024:.1f} KiB raw, {packed / 1024:.1f} KiB gzip")
+        assert packed <= BUDGET, f"{page} weighs {packed / 1024:.1f} KiB gzipped (budget 120)"
