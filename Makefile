@@ -32,8 +32,8 @@ chromium:
 	fi
 
 lint: $(VENV)/.test
-	$(VENV)/bin/ruff check selfattn tests
-	$(VENV)/bin/ruff format --check selfattn tests
+	$(VENV)/bin/ruff check selfattn tests bench
+	$(VENV)/bin/ruff format --check selfattn tests bench
 
 test: $(VENV)/.test chromium lint
 	$(PY) -m pytest
@@ -44,3 +44,7 @@ golden: $(VENV)/.test
 
 clean:
 	rm -rf $(VENV) build .pytest_cache
+
+# Weight, long tasks, input-to-frame per figure, build and first-response times.
+bench: $(VENV)/.test chromium
+	$(PY) -m bench.bench

@@ -63,7 +63,8 @@ class Site:
 
     CHECK_EVERY = 0.5  # seconds: a burst of requests looks at the sources once
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, watch: bool = True) -> None:
+        self.watch = watch
         self.root = folder.resolve()
         self.lock = threading.Lock()
         self.built_at = -1.0
@@ -72,6 +73,8 @@ class Site:
 
     def fresh(self) -> None:
         with self.lock:
+            if self.built_at >= 0 and not self.watch:
+                return
             if time.monotonic() - self.checked_at < self.CHECK_EVERY:
                 return
             self.checked_at = time.monotonic()
@@ -211,9 +214,9 @@ class ArticleServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)  # a reader hanging up is not news
 
 
-def make_server(host: str, port: int, folder: Path) -> ArticleServer:
-    """A server for the article built into `folder` (built now, rebuilt on change)."""
-    site = Site(folder)
+def make_server(host: str, port: int, folder: Path, watch: bool = True) -> ArticleServer:
+    """A server for the article built into `folder` (built now; rebuilt on change if `watch`)."""
+    site = Site(folder, watch)
     site.fresh()
     handler = type("Handler", (ArticleHandler,), {"site": site})
     return ArticleServer((host, port), handler)

@@ -1,0 +1,222 @@
+"""`make bench`: what the article weighs and how fast it answers, as a table of figures.
+
+Builds the site, serves it, opens each language page in headless Chromium, drives every
+figure's controls continuously, and prints bytes per resource (raw and gzip), long
+tasks, per-figure input-to-frame times (median and p95) with their ratio to a blank
+page's, time to build and time to first response. A benchmark, not a test: it prints.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from selfattn.site.build import build
+from selfattn.site.serve import make_server
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+# For every input the reader makes: the time from the event to just after the frame
+# that shows it is painted, and the work done inside that frame. A bubbling listener
+# runs after the figure's own handler, so its animation frame callback comes after
+# the figure's batched redraw; a message posted from there arrives after the paint.
+PROBE = """
+window.__frames = []; window.__long = [];
+new PerformanceObserver(list => list.getEntries().forEach(e => window.__long.push(e.duration)))
+  .observe({ type: 'longtask', buffered: true });
+for (const type of ['input', 'keydown', 'pointermove', 'click']) {
+  document.addEventListener(type, event => {
+    const id = event.target.closest?.('figure')?.id ?? 'blank';
+    const start = event.timeStamp;
+    requestAnimationFrame(frame => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        const now = performance.now();
+        window.__frames.push([id, now - start, now - frame]);
+      };
+      channel.port2.postMessage(0);
+    });
+  });
+}
+"""
+
+BLANK = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>blank</title></head>
+<body><input type="range" min="0" max="100" value="50" aria-label="blank"></body></html>"""
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def drive(page, figure_id: str | None) -> None:
+    """Work every control of a figure (or the blank page's slider) continuously."""
+    scope = f"#{figure_id} " if figure_id else ""
+    sliders = page.locator(f"{scope}input[type=range]")
+    for i in range(sliders.count()):
+        sliders.nth(i).focus()
+        for key in ["ArrowRight"] * 20 + ["ArrowLeft"] * 20:
+            page.keyboard.press(key)
+    handles = page.locator(f"{scope}.handle")
+    for i in range(handles.count()):
+        handles.nth(i).scroll_into_view_if_needed()
+        box = handles.nth(i).bounding_box()
+        if not box:
+            continue
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        for step in range(40):
+            page.mouse.move(x + 3 * (step % 10), y - 3 * (step % 7))
+        page.mouse.up()
+    clickable = page.locator(
+        f"{scope}.stage button, {scope}.stage input[type=radio], {scope}.stage input[type=checkbox]"
+    )
+    for i in range(clickable.count()):
+        control = clickable.nth(i)
+        if control.is_visible() and control.is_enabled():
+            for _ in range(3):
+                control.click()
+
+
+def weigh(site: Path, page: str) -> list[tuple[str, int, int]]:
+    """(resource, raw bytes, gzip bytes) for a page and every static file it loads."""
+    files = [site / page, *sorted(p for p in (site / "static").rglob("*") if p.is_file())]
+    return [
+        (p.relative_to(site).as_posix(), p.stat().st_size, len(gzip.compress(p.read_bytes(), 6)))
+        for p in files
+    ]
+
+
+def first_response_seconds() -> float:
+    """Seconds from starting `selfattn serve` to its first complete response."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    start = time.monotonic()
+    command = [sys.executable, "-m", "selfattn", "serve", "--port", str(port)]
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
+        try:
+            while True:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+                try:
+                    conn.request("GET", "/")
+                    conn.getresponse().read()
+                    return time.monotonic() - start
+                except OSError:
+                    time.sleep(0.01)
+                finally:
+                    conn.close()
+        finally:
+            proc.terminate()
+
+
+def measure(base: str) -> tuple[dict, dict]:
+    """Load and drive each page; (frame timings by (page, figure), long tasks by phase)."""
+    timings: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    long_tasks: dict[str, list[float]] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        for label, path in (("zh", ""), ("en", "en/"), ("blank", "blank.html")):
+            # a fresh cache each time: every page pays its own first load
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context.add_init_script(PROBE)
+            page = context.new_page()
+            page.goto(base + path, wait_until="load")
+            page.wait_for_timeout(800)
+            loaded = page.evaluate("window.__long.slice()")
+            long_tasks[f"{label}, loading"] = loaded
+            figures = page.evaluate(
+                "[...document.querySelectorAll('figure[data-module]')].map(f => f.id)"
+            )
+            for figure_id in figures or [None]:
+                drive(page, figure_id)
+            page.wait_for_timeout(200)
+            for figure_id, latency, work in page.evaluate("window.__frames"):
+                timings.setdefault((label, figure_id), []).append((latency, work))
+            long_tasks[f"{label}, driving"] = page.evaluate("window.__long.slice()")[len(loaded) :]
+            context.close()
+        browser.close()
+    return timings, long_tasks
+
+
+def report(rows, long_tasks, timings, build_seconds: float, first: float) -> None:
+    print("\n## bytes per resource (zh page; the en page differs only in its HTML)\n")
+    print(f"{'resource':<44} {'raw':>9} {'gzip':>9}")
+    for name, raw, packed in rows["zh"]:
+        print(f"{name:<44} {raw:>9,} {packed:>9,}")
+    for label in ("zh", "en"):
+        raw = sum(r[1] for r in rows[label])
+        packed = sum(r[2] for r in rows[label])
+        total = f"TOTAL {label} ({packed / 1024:.1f} KiB gzip, budget 120)"
+        print(f"{total:<44} {raw:>9,} {packed:>9,}")
+
+    print("\n## long tasks (> 50 ms)\n")
+    for phase, durations in long_tasks.items():
+        listed = ", ".join(f"{d:.0f} ms" for d in durations)
+        print(f"{phase:<18} {len(durations)}  {listed}")
+
+    blank = timings.get(("blank", "blank"), [(1.0, 1.0)])
+    blank_latency = statistics.median(b[0] for b in blank)
+    blank_work = statistics.median(b[1] for b in blank)
+    print("\n## input to painted frame, ms (a 60 Hz frame is 16.7 ms)")
+    print(
+        f"blank page: latency median {blank_latency:.1f}, work in frame median {blank_work:.1f}\n"
+    )
+    header = ("page", "figure", "events", "latency", "p95", "work", "p95", "work/blank")
+    print("{:<5} {:<7} {:>6} {:>8} {:>6} {:>6} {:>6} {:>10}".format(*header))
+    for (label, figure_id), values in sorted(timings.items()):
+        if label == "blank" or figure_id == "blank":
+            continue
+        latency = [v[0] for v in values]
+        work = [v[1] for v in values]
+        print(
+            f"{label:<5} {figure_id:<7} {len(values):>6} {statistics.median(latency):>8.1f} "
+            f"{percentile(latency, 95):>6.1f} {statistics.median(work):>6.1f} "
+            f"{percentile(work, 95):>6.1f} {statistics.median(work) / blank_work:>10.2f}"
+        )
+
+    print("\n## build and serve\n")
+    print(f"build (in process)        {build_seconds:.2f} s   (budget 2 s)")
+    print(f"serve, first response     {first:.2f} s   (budget 2 s)")
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        start = time.monotonic()
+        build(site)
+        build_seconds = time.monotonic() - start
+        rows = {"zh": weigh(site, "index.html"), "en": weigh(site, "en/index.html")}
+        server = make_server("127.0.0.1", 0, site, watch=False)
+        (site / "blank.html").write_text(BLANK)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            timings, long_tasks = measure(f"http://127.0.0.1:{server.server_port}/")
+        finally:
+            server.shutdown()
+            server.server_close()
+    report(rows, long_tasks, timings, build_seconds, first_response_seconds())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
