@@ -104,9 +104,26 @@ def render_article(source: str, numbers: dict[str, str], lang: str, env: Environ
     return re.sub(r"MATH(\d+)MATH", lambda m: stash[int(m.group(1))], body)
 
 
-def page_data(head: Head, numbers: dict[str, str]) -> dict:
-    """What the scripts read: the head's parameters and the printed numbers."""
-    return {"head": head.to_json(), "numbers": numbers}
+def predictions(lang: str, numbers: dict[str, str]) -> dict:
+    """The predict-then-see questions in one language, their numbers filled in."""
+    data = json.loads((CONTENT / "predictions.json").read_text("utf-8"))
+
+    def fill(text: str) -> str:
+        return CLAIM.sub(lambda m: numbers[m.group(1)], text)
+
+    return {
+        fid: {
+            "answer": spec["answer"],
+            "question": fill(spec[lang]["question"]),
+            "options": [fill(o) for o in spec[lang]["options"]],
+        }
+        for fid, spec in data.items()
+    }
+
+
+def page_data(head: Head, numbers: dict[str, str], lang: str) -> dict:
+    """What the scripts read: the head's parameters, the printed numbers, the questions."""
+    return {"head": head.to_json(), "numbers": numbers, "predictions": predictions(lang, numbers)}
 
 
 def build(out: Path, head: Head | None = None) -> list[Path]:
@@ -129,7 +146,6 @@ def build(out: Path, head: Head | None = None) -> list[Path]:
     (out / "static" / "style.css").write_text(
         "\n".join(p.read_text("utf-8") for p in sheets), "utf-8"
     )
-    data = json.dumps(page_data(head, numbers), ensure_ascii=False, separators=(",", ":"))
     pages = []
     for language in LANGUAGES:
         source = (CONTENT / f"{language.source}.md").read_text("utf-8")
@@ -138,6 +154,9 @@ def build(out: Path, head: Head | None = None) -> list[Path]:
         body = body.replace(
             "PARAMS",
             env.get_template("params.html").render(head=head.to_json(), lang=language.source),
+        )
+        data = json.dumps(
+            page_data(head, numbers, language.source), ensure_ascii=False, separators=(",", ":")
         )
         folder = out / language.folder
         folder.mkdir(parents=True, exist_ok=True)

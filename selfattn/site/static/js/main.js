@@ -3,6 +3,7 @@
 
 import { addTools } from "./tools.js";
 import { statesFromHash } from "./share.js";
+import { addPrediction } from "./predict.js";
 
 const data = JSON.parse(document.getElementById("selfattn-data").textContent);
 const head = {
@@ -19,6 +20,7 @@ for (const el of document.querySelectorAll("figure[data-module]")) {
     .then((module) => {
       module.default(el, head);
       addTools(el);
+      if (data.predictions[el.id] && !wanted[el.id]) addPrediction(el, data.predictions[el.id]);
       if (wanted[el.id]) {
         el.figure.set(wanted[el.id]);
         requestAnimationFrame(() => el.scrollIntoView({ block: "center" }));
