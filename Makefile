@@ -13,8 +13,11 @@ $(VENV)/.serve: pyproject.toml
 	$(PY) -m pip install -q -e .
 	touch $@
 
+# axe-core checks accessibility in the browser tests; npm puts it inside .venv.
+
 $(VENV)/.test: pyproject.toml $(VENV)/.serve
 	$(PY) -m pip install -q -e '.[test]'
+	npm install --silent --no-audit --no-fund --prefix $(VENV)/node axe-core@4.10.3
 	touch $@
 
 serve: $(VENV)/.serve

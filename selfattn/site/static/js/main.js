@@ -4,6 +4,7 @@
 import { addTools } from "./tools.js";
 import { statesFromHash } from "./share.js";
 import { addPrediction } from "./predict.js";
+import { describe } from "./a11y.js";
 
 const data = JSON.parse(document.getElementById("selfattn-data").textContent);
 const head = {
@@ -20,6 +21,7 @@ for (const el of document.querySelectorAll("figure[data-module]")) {
     .then((module) => {
       module.default(el, head);
       addTools(el);
+      describe(el);
       if (data.predictions[el.id] && !wanted[el.id]) addPrediction(el, data.predictions[el.id]);
       if (wanted[el.id]) {
         el.figure.set(wanted[el.id]);

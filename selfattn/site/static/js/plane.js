@@ -125,6 +125,7 @@ export function shadow(plane, { cls = "shadow" } = {}) {
  */
 export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
   const g = svg("g", { class: `handle ${cls}`, tabindex: 0, role: "slider", "aria-label": label }, plane.layers.handles);
+  plane.root.setAttribute("role", "group"); // a picture with a control inside is no longer just an image
   svg("circle", { r: 22, class: "hit" }, g);
   svg("circle", { r: 8, class: "knob" }, g);
   g.addEventListener("pointerdown", (event) => {
