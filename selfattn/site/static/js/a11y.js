@@ -5,7 +5,7 @@
 export function describe(el) {
   const caption = el.querySelector("figcaption");
   caption.id = `${el.id}-caption`;
-  for (const picture of el.querySelectorAll(".stage svg[role=img]")) {
+  for (const picture of el.querySelectorAll(".stage svg")) {
     picture.setAttribute("aria-describedby", caption.id);
   }
   const readouts = [...el.querySelectorAll("[data-readout]")];

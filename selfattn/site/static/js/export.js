@@ -7,8 +7,9 @@ const STYLED = [
 ];
 
 /**
- * A standalone copy of an SVG: every element carries its computed style, so the file
- * looks the same outside the page (no stylesheet travels with it).
+ * A standalone copy of an SVG: every element carries its computed style as presentation
+ * attributes (not style attributes, which the page's CSP refuses), so the file looks the
+ * same outside the page, where no stylesheet travels with it.
  * @param {SVGSVGElement} svg
  * @returns {string}
  */
@@ -18,14 +19,20 @@ export function standaloneSvg(svg) {
   const copies = [copy, ...copy.querySelectorAll("*")];
   originals.forEach((el, i) => {
     const style = getComputedStyle(el);
-    copies[i].setAttribute("style", STYLED.map((p) => `${p}:${style.getPropertyValue(p)}`).join(";"));
+    for (const property of STYLED) copies[i].setAttribute(property, style.getPropertyValue(property));
+    if (el.classList.contains("hit")) copies[i].remove(); // invisible touch targets
+    else copies[i].removeAttribute("class");
   });
   const box = svg.viewBox.baseVal;
   copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   copy.setAttribute("width", String(box.width));
   copy.setAttribute("height", String(box.height));
-  copy.style.background = getComputedStyle(svg).backgroundColor;
-  copy.querySelectorAll(".hit").forEach((el) => el.remove());
+  const paper = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+  for (const [k, v] of Object.entries({ x: box.x, y: box.y, width: box.width, height: box.height })) {
+    paper.setAttribute(k, String(v));
+  }
+  paper.setAttribute("fill", getComputedStyle(svg).backgroundColor);
+  copy.prepend(paper);
   return new XMLSerializer().serializeToString(copy);
 }
 

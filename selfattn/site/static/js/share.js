@@ -14,7 +14,7 @@ function parseValue(text) {
 /** Format one value for a URL. */
 function formatValue(value) {
   if (Array.isArray(value)) return value.map(formatValue).join(",");
-  if (typeof value === "number") return String(Math.round(value * 1e6) / 1e6);
+  if (typeof value === "number") return String(value); // JS prints the shortest exact form
   return encodeURIComponent(String(value));
 }
 

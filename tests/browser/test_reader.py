@@ -1,0 +1,228 @@
+"""Reader experience: axe, keyboard, URL state, export, print, dark mode, predict-then-see."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from .conftest import open_page
+from .drive import next_frame, readouts, state
+
+AXE = (
+    Path(__file__).resolve().parents[2]
+    / ".venv"
+    / "node"
+    / "node_modules"
+    / "axe-core"
+    / "axe.min.js"
+)
+FIGURES = [f"F{i:02d}" for i in range(1, 26)]
+
+
+def axe_violations(page) -> list[dict]:
+    if not AXE.exists():
+        pytest.fail(f"axe-core missing at {AXE}: `make test` installs it with npm")
+    page.evaluate(AXE.read_text("utf-8"))
+    result = page.evaluate("async () => await axe.run(document, { resultTypes: ['violations'] })")
+    return [
+        {"id": v["id"], "nodes": [n["target"] for n in v["nodes"]][:5]}
+        for v in result["violations"]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "width", "scheme"),
+    [("", 1280, "light"), ("en/", 1280, "light"), ("", 390, "dark"), ("en/", 390, "dark")],
+)
+def test_axe_finds_no_violation(browser, site_url, path, width, scheme):
+    # axe is injected by evaluate, which the page's CSP would rightly refuse as a script tag
+    watched = open_page(browser, site_url + path, width, color_scheme=scheme, bypass_csp=True)
+    page = watched.page
+    assert page.get_attribute("html", "data-theme") == scheme
+    assert axe_violations(page) == []
+    watched.page.context.close()
+
+
+def test_every_figure_is_usable_by_keyboard_alone(en):
+    """Tab reaches every control of every figure, each shows a focus ring, and keys act."""
+    page = en.page
+    seen: dict[str, int] = {}
+    page.focus("header a")
+    for _ in range(600):
+        page.keyboard.press("Tab")
+        info = page.evaluate(
+            """() => { const a = document.activeElement; const f = a.closest('figure');
+                return { figure: f ? f.id : null, tag: a.tagName,
+                         tool: a.classList.contains('tool'),
+                         outline: getComputedStyle(a).outlineStyle,
+                         ring: getComputedStyle(a.querySelector?.('.knob') ?? a).stroke }; }"""
+        )
+        if info["figure"] and not info["tool"]:
+            seen[info["figure"]] = seen.get(info["figure"], 0) + 1
+            assert info["outline"] != "none" or info["ring"] != "none", info
+        if info["tag"] == "BODY":
+            break
+    assert sorted(seen) == FIGURES, (
+        f"figures without a keyboard control: {set(FIGURES) - set(seen)}"
+    )
+
+
+@pytest.mark.parametrize("figure_id", FIGURES)
+def test_url_state_round_trip(browser, site_url, figure_id):
+    first = open_page(browser, site_url + "en/")
+    page = first.page
+    original = state(page, figure_id)
+    page.click(f"#{figure_id} .figure-tools button:has-text('Link')")
+    next_frame(page)
+    link = page.evaluate("location.href")
+    assert f"#{figure_id}:" in link
+    page.context.close()
+    second = open_page(browser, link)
+    assert state(second.page, figure_id) == original
+    assert second.errors == []
+    second.page.context.close()
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        "#F07:f=4.4",
+        "#F07:f=abc",
+        "#F07:f=%ZZ",
+        "#F02:x=1e999,NaN",
+        "#F03:token=dog;extra=1",
+        "#F99:x=1",
+        "#F12:=;;==",
+        "#F23:n=-5",
+        "#F05:q=1,2,3",
+    ],
+)
+def test_malformed_url_state_is_clamped_or_ignored(browser, site_url, fragment):
+    watched = open_page(browser, site_url + "en/" + fragment)
+    page = watched.page
+    assert watched.errors == []
+    for figure_id in FIGURES:
+        for text in readouts(page, figure_id).values():
+            assert not any(bad in text for bad in ("NaN", "Infinity", "undefined")), (
+                figure_id,
+                text,
+            )
+    if fragment == "#F07:f=4.4":
+        assert state(page, "F07") == {"f": 4.4} and readouts(page, "F07")["winner"] == "and"
+    if fragment == "#F07:f=abc":
+        assert state(page, "F07") == {"f": 1}
+    page.context.close()
+
+
+@pytest.mark.parametrize("figure_id", FIGURES)
+def test_exports_parse(browser, site_url, figure_id):
+    watched = open_page(browser, site_url + "en/")
+    page = watched.page
+    tools = f"#{figure_id} .figure-tools"
+    with page.expect_download() as svg_download:
+        page.click(f"{tools} button:has-text('SVG')")
+    svg_text = Path(svg_download.value.path()).read_text("utf-8")
+    assert svg_text.startswith("<svg") and 'xmlns="http://www.w3.org/2000/svg"' in svg_text
+    with page.expect_download() as png_download:
+        page.click(f"{tools} button:has-text('PNG')")
+    png = Path(png_download.value.path()).read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000
+    with page.expect_download() as json_download:
+        page.click(f"{tools} button:has-text('JSON')")
+    numbers = json.loads(Path(json_download.value.path()).read_text("utf-8"))
+    assert numbers["figure"] == figure_id
+    assert numbers["state"] == state(page, figure_id)
+    assert numbers["readouts"] == readouts(page, figure_id)
+    assert watched.errors == []
+    page.context.close()
+
+
+def test_svg_export_is_valid_xml(browser, site_url):
+    import xml.etree.ElementTree as ET
+
+    watched = open_page(browser, site_url)
+    with watched.page.expect_download() as download:
+        watched.page.click("#F03 .figure-tools button:has-text('SVG')")
+    root = ET.parse(download.value.path()).getroot()
+    assert root.tag.endswith("svg") and math.isfinite(float(root.get("width")))
+    watched.page.context.close()
+
+
+def test_print_shows_every_figure_without_controls(article):
+    page = article.page
+    page.emulate_media(media="print")
+    hidden = page.evaluate(
+        """() => [...document.querySelectorAll(
+                'figure input, figure button, .figure-tools, header')]
+            .every(e => e.getClientRects().length === 0)"""
+    )
+    assert hidden
+    visible = page.evaluate(
+        """[...document.querySelectorAll('figure .stage svg')]
+            .filter(s => s.getBoundingClientRect().height > 0).length"""
+    )
+    assert visible >= 25
+    pdf = page.pdf(format="A4")
+    assert pdf[:5] == b"%PDF-" and len(pdf) > 50_000
+
+
+def test_dark_mode_switch_is_remembered(browser, site_url):
+    watched = open_page(browser, site_url + "en/", color_scheme="light")
+    page = watched.page
+    assert page.get_attribute("html", "data-theme") == "light"
+    page.click("#theme")
+    assert page.get_attribute("html", "data-theme") == "dark"
+    assert page.get_attribute("#theme", "aria-pressed") == "true"
+    page.reload()
+    assert page.get_attribute("html", "data-theme") == "dark"
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(21, 24, 31)"
+    page.context.close()
+
+
+def test_reduced_motion_turns_transitions_off(browser, site_url):
+    watched = open_page(browser, site_url + "en/", reduced_motion="reduce")
+    duration = watched.page.evaluate(
+        "getComputedStyle(document.querySelector('button')).transitionDuration"
+    )
+    assert duration in ("0s", "")
+    watched.page.context.close()
+
+
+@pytest.mark.parametrize("figure_id", ["F03", "F15", "F19"])
+def test_predict_then_see(en, figure_id):
+    page = en.page
+    figure = page.locator(f"#{figure_id}")
+    assert "veiled" in figure.get_attribute("class")
+    guesses = figure.locator(".guess")
+    guesses.nth(0).click()
+    assert "veiled" not in (figure.get_attribute("class") or "")
+    feedback = figure.locator(".predict-feedback").inner_text()
+    assert feedback.startswith(("Right", "Not quite"))
+    assert figure.locator(".guess.right").count() == 1
+
+
+def test_a_prediction_can_be_skipped(en):
+    page = en.page
+    page.click("#F15 .skip")
+    assert "veiled" not in (page.get_attribute("#F15", "class") or "")
+
+
+def test_each_figure_announces_one_key_readout(article):
+    live = article.page.evaluate(
+        """() => [...document.querySelectorAll('figure[data-module]')].map(f =>
+            f.querySelectorAll('[data-readout][aria-live=polite]').length)"""
+    )
+    assert live == [1] * 25
+
+
+def test_handles_announce_their_coordinates(en):
+    page = en.page
+    page.focus("#F02 .handle")
+    page.keyboard.press("ArrowRight")
+    next_frame(page)
+    text = page.get_attribute("#F02 .handle", "aria-valuetext")
+    assert text.startswith("x 1.00") and "y 0.35" in text
