@@ -95,12 +95,14 @@ export function arrow(plane, { cls, label = "" }) {
 /**
  * The foot of the perpendicular from the tip of `q` onto the line through `k`,
  * drawn as a dashed drop and a thick shadow along k.
- * @returns {{set(q: number[], k: number[]): number}} set returns the signed shadow length
+ * @returns {{set(q: number[], k: number[]): number, along: SVGLineElement}} set returns the
+ *   signed shadow length
  */
 export function shadow(plane, { cls = "shadow" } = {}) {
   const drop = svg("line", { class: "drop" }, plane.layers.under);
   const along = svg("line", { class: cls }, plane.layers.under);
   return {
+    along,
     set(q, k) {
       const kk = k[0] * k[0] + k[1] * k[1];
       const t = kk ? (q[0] * k[0] + q[1] * k[1]) / kk : 0;
@@ -167,23 +169,30 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
 
 /**
  * Push apart arrow labels that would overlap, keeping each near its tip. Call it at
- * the end of draw, once every label is in place.
+ * the end of draw, once every label is in place. Boxes are estimated from the text
+ * (13 px labels), not measured: getBBox would force a layout of the page on every drag.
  * @param {ReturnType<typeof makePlane>} plane
  */
 export function untangle(plane) {
-  const labels = [...plane.layers.labels.querySelectorAll("text")].filter((t) => t.style.display !== "none");
-  for (const label of labels) label.removeAttribute("dy");
-  const boxes = labels.map((label) => ({ label, box: label.getBBox(), dy: 0 }));
-  boxes.sort((a, b) => a.box.y - b.box.y);
+  const boxes = [];
+  for (const label of plane.layers.labels.querySelectorAll("text")) {
+    label.removeAttribute("dy");
+    if (label.style.display === "none" || !label.textContent) continue;
+    const width = label.textContent.length * 7.5, height = 15;
+    const anchor = label.getAttribute("text-anchor");
+    const x = Number(label.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
+    boxes.push({ label, x, y: Number(label.getAttribute("y")) - 11, width, height, dy: 0 });
+  }
+  boxes.sort((a, b) => a.y - b.y);
   for (let pass = 0; pass < 4; pass += 1) {
     for (let i = 0; i < boxes.length; i += 1) {
       for (let j = i + 1; j < boxes.length; j += 1) {
         const a = boxes[i], b = boxes[j];
-        const ay = a.box.y + a.dy, by = b.box.y + b.dy;
-        const overlapX = a.box.x < b.box.x + b.box.width && b.box.x < a.box.x + a.box.width;
-        const overlapY = ay < by + b.box.height && by < ay + a.box.height;
+        const ay = a.y + a.dy, by = b.y + b.dy;
+        const overlapX = a.x < b.x + b.width && b.x < a.x + a.width;
+        const overlapY = ay < by + b.height && by < ay + a.height;
         if (overlapX && overlapY) {
-          const push = (Math.min(ay + a.box.height, by + b.box.height) - Math.max(ay, by)) / 2 + 1;
+          const push = (Math.min(ay + a.height, by + b.height) - Math.max(ay, by)) / 2 + 1;
           if (ay <= by) { a.dy -= push; b.dy += push; } else { a.dy += push; b.dy -= push; }
         }
       }

@@ -34,6 +34,7 @@ export default function (el, head) {
       query.set(q, [0, 0], `q · ${tokens[token]}`);
       K.forEach((k, j) => {
         shadows[j].set(q, k);
+        shadows[j].along.classList.toggle("faint", j !== best); // the winner's shadow stands out
         keys[j].set(k);
         scores[j].show(fixed(row[j]));
         scores[j].el.classList.toggle("win", j === best);
