@@ -37,7 +37,7 @@ class Language:
 
 LANGUAGES = (Language("zh-CN", "zh", ""), Language("en", "en", "en"))
 
-CLAIM = re.compile(r"\{\{claim ([a-z0-9.]+)\}\}")
+CLAIM = re.compile(r"\{\{claim ([a-z0-9._]+)\}\}")
 FIGURE = re.compile(r"<p>\{\{figure (F\d\d)\}\}</p>")
 PARAMS = re.compile(r"<p>\{\{params\}\}</p>")
 MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
@@ -101,6 +101,12 @@ def render_article(source: str, numbers: dict[str, str], lang: str, env: Environ
     if len(seen) != len(set(seen)):
         raise BuildError(f"{lang}: a figure appears twice")
     body = PARAMS.sub(lambda _: "PARAMS", body)
+    if "{{" in body:
+        left = re.search(r"\{\{[^}]*\}\}?", body)
+        raise BuildError(
+            f"{lang}: a directive was not understood: {left.group(0) if left else '{{'}"
+        )
+    body = body.replace("<pre>", '<pre tabindex="0">')  # a scrolling block must take focus
     return re.sub(r"MATH(\d+)MATH", lambda m: stash[int(m.group(1))], body)
 
 

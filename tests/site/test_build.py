@@ -72,3 +72,20 @@ def test_maths_becomes_mathml_outside_markdown():
     env = builder.Environment()
     html = builder.render_article("Inline $a_{i} * b_{j}$ and\n\n$$\\frac{1}{2}$$\n", {}, "en", env)
     assert "<math" in html and 'display="block"' in html and "<em>" not in html
+
+
+def test_a_directive_left_unfilled_is_a_build_error(monkeypatch, tmp_path):
+    content = tmp_path / "content"
+    content.mkdir()
+    for name in ("zh.md", "en.md"):
+        (content / name).write_text("# t\n\nA {{clam typo}} here.\n", "utf-8")
+    (content / "figures.json").write_text("{}", "utf-8")
+    monkeypatch.setattr(builder, "CONTENT", content)
+    with pytest.raises(builder.BuildError, match="not understood"):
+        builder.build(tmp_path / "out")
+
+
+def test_no_directive_survives_in_the_real_pages(tmp_path):
+    for text in build_pages(tmp_path / "site").values():
+        prose = re.sub(r"<script.*?</script>", "", text, flags=re.S)  # JSON has its own }}
+        assert "{{" not in prose and "}}" not in prose

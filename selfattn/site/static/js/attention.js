@@ -107,3 +107,8 @@ export function angleBetween(a, b) {
 export function mixMatrices(WK, WQ, t) {
   return WK.map((row, i) => row.map((k, j) => (1 - t) * k + t * WQ[i][j]));
 }
+
+/** Index of the largest entry (the first, on a tie). @param {number[]} values */
+export function argmax(values) {
+  return values.reduce((best, v, i) => (v > values[best] ? i : best), 0);
+}

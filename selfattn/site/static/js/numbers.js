@@ -1,6 +1,37 @@
-// How numbers print on the page: the mirror of selfattn/numbers.py.
+// How numbers print on the page: the mirror of selfattn/numbers.py, ties included.
+// Python rounds a value lying exactly halfway to even (f"{2.25:.1f}" is "2.2"); toFixed
+// and toExponential round it up. Byte counts are binary fractions, so for them ties are
+// real (1,536 tokens take exactly 2.25 MiB); the helpers below settle them as Python does.
 
 const MINUS = "\u2212";
+const TAIL = 25; // exact digits past the kept ones: enough to tell a tie from a near miss
+
+/** The kept part of an exact expansion whose next digits are 5 then zeros, else null. */
+function halfway(digits) {
+  const tail = digits.slice(-TAIL);
+  return tail === "5" + "0".repeat(TAIL - 1) ? digits.slice(0, -TAIL) : null;
+}
+
+/** Kept digits rounded to even: `head` as it is, or one unit of its last place further out. */
+function toEven(head, unit) {
+  const last = Number(head.replace(".", "").slice(-1));
+  return Number(head) + (last % 2 === 0 ? 0 : unit);
+}
+
+/** x.toFixed(decimals), but an exact tie goes to the even neighbour. */
+function toFixedEven(x, decimals) {
+  if (Math.abs(x) >= 1e21) return x.toFixed(decimals);
+  const head = halfway(Math.abs(x).toFixed(decimals + TAIL));
+  return head === null ? x.toFixed(decimals) : (Math.sign(x) * toEven(head, 10 ** -decimals)).toFixed(decimals);
+}
+
+/** x.toExponential(fraction), but an exact tie goes to the even neighbour. */
+function toExponentialEven(x, fraction) {
+  const [mantissa, exponent] = Math.abs(x).toExponential(fraction + TAIL).split("e");
+  const head = halfway(mantissa);
+  if (head === null) return x.toExponential(fraction);
+  return (Math.sign(x) * toEven(head, 10 ** -fraction) * 10 ** Number(exponent)).toExponential(fraction);
+}
 const SUPERSCRIPT = { "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹", "-": "⁻" };
 
 /**
@@ -11,7 +42,7 @@ const SUPERSCRIPT = { "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "
  */
 export function fixed(x, decimals = 2) {
   if (!Number.isFinite(x)) return Number.isNaN(x) ? "—" : x > 0 ? "∞" : MINUS + "∞";
-  let text = x.toFixed(decimals);
+  let text = toFixedEven(x, decimals);
   if (Number(text) === 0) text = text.replace("-", "");
   return text.replace("-", MINUS);
 }
@@ -23,7 +54,7 @@ export function fixed(x, decimals = 2) {
  */
 export function scientific(x, digits = 2) {
   if (x === 0 || !Number.isFinite(x)) return fixed(x, digits - 1);
-  const [mantissa, exponent] = x.toExponential(digits - 1).split("e");
+  const [mantissa, exponent] = toExponentialEven(x, digits - 1).split("e");
   const power = String(Number(exponent)).split("").map((c) => SUPERSCRIPT[c]).join("");
   return `${mantissa.replace("-", MINUS)} × 10${power}`;
 }

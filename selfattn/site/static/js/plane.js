@@ -130,6 +130,9 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
   plane.root.setAttribute("role", "group"); // a picture with a control inside is no longer just an image
   svg("circle", { r: 22, class: "hit" }, g);
   svg("circle", { r: 8, class: "knob" }, g);
+  // touch-action on an SVG shape is ignored by Chromium, so a finger that starts on the
+  // handle would scroll the page: cancelling the touch start keeps it for the drag
+  g.addEventListener("touchstart", (event) => event.preventDefault(), { passive: false });
   g.addEventListener("pointerdown", (event) => {
     event.preventDefault();
     g.setPointerCapture(event.pointerId);

@@ -2,9 +2,8 @@
 
 import { figure, readout, html, t } from "../figure.js";
 import { makePlane, arrow, shadow, untangle } from "../plane.js";
-import { project, dot } from "../attention.js";
+import { project, dot, argmax } from "../attention.js";
 import { fixed } from "../numbers.js";
-import { argmax } from "../bars.js";
 import { tokenStepper, tokenIndex } from "../tokens.js";
 
 export default function (el, head) {

@@ -1,8 +1,8 @@
 // F06: walk the query along the sentence; its six raw scores stand as one row of bars.
 
 import { figure, readout, html, t } from "../figure.js";
-import { makeBars, argmax } from "../bars.js";
-import { project, rawScores } from "../attention.js";
+import { makeRowChart } from "../rowchart.js";
+import { project, rawScores, argmax } from "../attention.js";
 import { fixed } from "../numbers.js";
 import { tokenStepper, tokenIndex } from "../tokens.js";
 
@@ -10,7 +10,7 @@ export default function (el, head) {
   const { tokens } = head;
   const R = rawScores(project(head.X, head.WQ), project(head.X, head.WK));
   const low = Math.min(...R.flat()), high = Math.max(...R.flat());
-  const bars = makeBars({ labels: tokens, min: Math.min(-0.5, low - 0.3), max: high + 0.4, label: t({ zh: "一行原始分数", en: "One row of raw scores" }) });
+  const bars = makeRowChart({ labels: tokens, min: Math.min(-0.5, low - 0.3), max: high + 0.4, label: t({ zh: "一行原始分数", en: "One row of raw scores" }) });
   const stepper = tokenStepper({ tokens, label: t({ zh: "查询的 token", en: "Query token" }), onPick: (token) => fig.set({ token }) });
   const scores = tokens.map((name) => readout(`score.${name}`, name));
   el.querySelector(".stage").append(

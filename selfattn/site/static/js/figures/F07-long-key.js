@@ -1,8 +1,8 @@
 // F07: stretch and's key; it wins on length alone, without ever turning.
 
 import { figure, readout, slider, html, t, clampNumber } from "../figure.js";
-import { makeBars, argmax } from "../bars.js";
-import { project, rawScores } from "../attention.js";
+import { makeRowChart } from "../rowchart.js";
+import { project, rawScores, argmax } from "../attention.js";
 import { fixed } from "../numbers.js";
 
 const MAX = 5;
@@ -11,7 +11,7 @@ export default function (el, head) {
   const { tokens } = head;
   const it = tokens.indexOf("it"), and = tokens.indexOf("and"), cat = tokens.indexOf("cat");
   const row = rawScores(project(head.X, head.WQ), project(head.X, head.WK))[it];
-  const bars = makeBars({
+  const bars = makeRowChart({
     labels: tokens, min: -0.5, max: Math.max(...row, row[and] * MAX) + 0.3,
     label: t({ zh: "it 那一行的原始分数", en: "Raw scores of row it" }),
   });
@@ -37,7 +37,7 @@ export default function (el, head) {
       control.show(f, `${fixed(f, 1)}×`);
       const scores = row.map((r, j) => (j === and ? r * f : r));
       const best = argmax(scores);
-      bars.set(scores, { win: best, threshold: row[cat] });
+      bars.set(scores, { win: best, reference: row[cat], referenceLabel: "cat" });
       out.and.show(fixed(scores[and]));
       out.cat.show(fixed(scores[cat]));
       out.winner.show(tokens[best]);

@@ -1,0 +1,705 @@
+"""F17–F25 driven through their real controls, read-outs checked against the Python model.
+
+The causal mask (F17–F19), the weighted sum (F20–F22), the cost (F23, with cost.js
+against cost.py), the whole map (F24) and the four silent bugs (F25).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+from playwright.sync_api import Page
+
+from selfattn import cost
+from selfattn.claims import BY_ID, convex_gap, output_with_raw_score
+from selfattn.head import apply_mask, causal_mask, softmax
+from selfattn.numbers import Percent, fixed, grouped, scientific, size, vector
+from selfattn.params import load_head
+from selfattn.site.prose_numbers import prose_numbers
+
+from .conftest import open_page
+from .drive import next_frame, readouts, set_state, state
+
+FIGURES = [f"F{k}" for k in range(17, 26)]
+HEAD = load_head()
+TOKENS = list(HEAD.tokens)
+N = len(TOKENS)
+IT, CAT, RAN, AND = (HEAD.index(t) for t in ("it", "cat", "ran", "and"))
+PROSE = prose_numbers(HEAD)
+CAUSAL, OPEN, MULTIPLY = (HEAD.run(m) for m in ("causal", "none", "multiply"))
+BAD_TEXT = re.compile(r"NaN|undefined|Infinity|null|\[object")
+
+
+def claim(claim_id: str) -> str:
+    return BY_ID[claim_id].computed(HEAD)
+
+
+def exact_weight(w: float, decimals: int) -> str:
+    """How the mask figures print a weight: an exact zero as 0."""
+    return "0" if w == 0 else fixed(w, decimals)
+
+
+def cell_weight(w: float) -> str:
+    """How a map cell prints a weight: 0, <0.01 or two decimals."""
+    if w == 0:
+        return "0"
+    return "<0.01" if w < 0.005 else fixed(w)
+
+
+def number(text: str) -> float:
+    """A printed number back to a float (U+2212 minus, × 10ⁿ)."""
+    text = text.replace("−", "-").strip()
+    if "×" in text:
+        mantissa, power = text.split(" × 10")
+        digits = power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-"))
+        return float(mantissa) * 10 ** int(digits)
+    return float(text)
+
+
+@pytest.fixture(scope="module")
+def page(browser, site_url):
+    watched = open_page(browser, site_url + "en/")
+    yield watched.page
+    assert watched.errors == [], watched.errors
+    assert watched.foreign == [], watched.foreign
+    watched.page.context.close()
+
+
+def press(page: Page, selector: str, key: str, times: int = 1) -> None:
+    control = page.locator(selector)
+    for _ in range(times):
+        control.press(key)
+        next_frame(page)
+
+
+def click(page: Page, selector: str) -> None:
+    page.locator(selector).click()
+    next_frame(page)
+
+
+# -- every figure, both pages ---------------------------------------------------------------
+
+
+def test_every_figure_starts_with_a_module_and_clean_readouts(article):
+    page = article.page
+    for fid in FIGURES:
+        assert page.get_attribute(f"#{fid}", "data-module"), f"{fid} has no module"
+        assert isinstance(state(page, fid), dict)
+        values = readouts(page, fid)
+        assert values, f"{fid} shows no read-outs"
+        for name, text in values.items():
+            assert text.strip(), f"{fid} {name} is empty"
+            assert not BAD_TEXT.search(text), f"{fid} {name} shows {text!r}"
+        announced = page.eval_on_selector_all(
+            f"#{fid} [data-readout][aria-live=polite]", "els => els.map(e => e.dataset.readout)"
+        )
+        assert announced == [KEY_READOUT[fid]], fid
+
+
+KEY_READOUT = {
+    "F17": "discarded",
+    "F18": "top",
+    "F19": "w.ran",
+    "F20": "sum",
+    "F21": "output",
+    "F22": "output",
+    "F23": "head",
+    "F24": "it.cat",
+    "F25": "failing",
+}
+
+
+GARBAGE = """[
+  {}, null, 7, "text", [], {rows: NaN, position: Infinity, multiply: "yes", terms: -Infinity},
+  {raw: "8", n: {}, causal: "false", order: [0, 0, 1, 2, 3, 4]},
+  {raw: NaN, n: NaN, order: "shuffle", rows: "3", terms: [2]},
+  {position: -1e308, raw: 1e308, n: -5, order: [5, 4, 3, 2, 1], noPositions: 0},
+  {multiply: 1, noSqrt: "true", longKey: {}, causal: undefined, terms: 2.6},
+  {raw: -Infinity, n: Infinity, order: [0, 1, 2, 3, 4, 5.5], position: "4"}
+]"""
+
+
+@pytest.mark.parametrize("fid", FIGURES)
+def test_garbage_state_is_clamped_or_ignored(page, fid):
+    page.evaluate(
+        f"""id => {{ const f = document.getElementById(id).figure;
+             for (const g of {GARBAGE}) f.set(g); }}""",
+        fid,
+    )
+    next_frame(page)
+    s = state(page, fid)
+    for key, value in s.items():
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            assert math.isfinite(value), f"{fid}.{key} = {value}"
+        assert value is not None, f"{fid}.{key} is None"
+    for name, text in readouts(page, fid).items():
+        assert text.strip() and not BAD_TEXT.search(text), f"{fid} {name} shows {text!r}"
+
+
+def test_garbage_clamps_to_the_nearest_valid_state(page):
+    cases = {
+        "F17": ({"rows": 99}, {"rows": 6}),
+        "F18": ({"position": -3}, {"position": 0}),
+        "F19": ({"multiply": "yes"}, {"multiply": False}),
+        "F20": ({"terms": 2.6}, {"terms": 3}),
+        "F21": ({"raw": 100}, {"raw": 8}),
+        "F23": ({"n": 10**9}, {"n": 131072}),
+        "F24": ({"causal": False}, {"causal": False}),
+    }
+    for fid, (partial, expected) in cases.items():
+        set_state(page, fid, partial)
+        assert state(page, fid) == expected, fid
+    set_state(page, "F22", {"order": [5, 4, 3, 2, 1, 0]})
+    set_state(page, "F22", {"order": [0, 0, 1, 2, 3, 4]})
+    assert state(page, "F22") == {"order": [5, 4, 3, 2, 1, 0]}
+    set_state(page, "F25", {"multiply": "yes", "noPositions": 0, "noSqrt": None, "longKey": {}})
+    assert state(page, "F25") == {
+        "multiply": False,
+        "noPositions": True,
+        "noSqrt": False,
+        "longKey": False,
+    }
+
+
+# -- F17: the future removed row by row -------------------------------------------------------
+
+
+def test_F17_masks_row_by_row_and_counts_36_15_21(page):
+    set_state(page, "F17", {"rows": 0})
+    S = OPEN["S"]
+    cells = readouts(page, "F17")
+    for i, q in enumerate(TOKENS):
+        for j, k in enumerate(TOKENS):
+            assert cells[f"S.{q}.{k}"] == fixed(S[i, j]), (q, k)
+    future = causal_mask(N)
+    for done in range(1, N + 1):
+        press(page, "#F17 button[name=next]", "Enter")
+        r = readouts(page, "F17")
+        gone = int(future[:done].sum())
+        assert r["rows"] == f"{done} / {N}"
+        assert r["computed"] == grouped(cost.dot_products(N))
+        assert r["discarded"] == grouped(gone)
+        assert r["kept"] == grouped(cost.dot_products(N) - gone)
+        dashed = page.locator("#F17 .square.masked").count()
+        assert dashed == gone
+    r = readouts(page, "F17")
+    assert (r["computed"], r["discarded"], r["kept"]) == (
+        PROSE["counts.dot"],
+        PROSE["counts.discarded"],
+        PROSE["counts.kept"],
+    )
+    press(page, "#F17 button[name=next]", "Enter")  # nothing left to mask
+    assert state(page, "F17") == {"rows": N}
+    click(page, "#F17 button[name=back]")
+    assert readouts(page, "F17")["discarded"] == grouped(cost.causal_discarded(N))  # ran had none
+
+
+# -- F18: the asking position -----------------------------------------------------------------
+
+
+def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
+    slider = "#F18 input[name=position]"
+    press(page, slider, "Home")
+    r = readouts(page, "F18")
+    assert r["w.the"] == claim("causal.pos0.the") == "1.00"
+    for position in range(N):
+        if position:
+            press(page, slider, "ArrowRight")
+        r = readouts(page, "F18")
+        assert state(page, "F18") == {"position": position}
+        assert r["query"] == TOKENS[position]
+        assert r["candidates"] == str(position + 1)
+        assert r["sum"] == "1.00"
+        for j, token in enumerate(TOKENS):
+            w = CAUSAL["W"][position, j]
+            expected = "0" if j > position else fixed(w)
+            assert r[f"w.{token}"] == expected == r[f"bar.{token}"], (position, token)
+        top = int(np.argmax(CAUSAL["W"][position]))
+        assert r["top"] == f"{TOKENS[top]} {fixed(CAUSAL['W'][position, top])}"
+        if position == IT:
+            assert r["w.cat"] == claim("causal.it.cat") == "0.34"
+            assert r["top"] == "cat 0.34"
+
+
+# -- F19: + (−∞) ↔ × 0 ------------------------------------------------------------------------
+
+
+def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
+    set_state(page, "F19", {"multiply": False})
+    r = readouts(page, "F19")
+    assert (r["score.ran"], r["w.ran"], r["masked.all"]) == ("−∞", "0", "0")
+    assert r["w.cat"] == claim("causal.it.cat")
+    assert r["check"] == "✓ passes"
+    click(page, "#F19 label.switch")
+    assert state(page, "F19") == {"multiply": True}
+    r = readouts(page, "F19")
+    leaked = float(MULTIPLY["W"][np.triu_indices(N, 1)].sum())
+    assert r["w.ran"] == claim("mulmask.it.ran") == "0.092"
+    assert r["score.ran"] == fixed(MULTIPLY["S"][IT, RAN]) == "0.00"
+    assert r["masked.all"] == fixed(leaked, 3)
+    assert r["sum"] == fixed(MULTIPLY["W"][IT].sum(), 3) == "1.000"  # the row check is blind
+    assert r["w.cat"] == fixed(MULTIPLY["W"][IT, CAT])
+    assert r["check"] == "✗ fails"
+    for j, token in enumerate(TOKENS):
+        assert r[f"bar.{token}"] == exact_weight(MULTIPLY["W"][IT, j], 3)
+    press(page, "#F19 input[name=multiply]", "Space")
+    assert state(page, "F19") == {"multiply": False}
+    assert readouts(page, "F19")["w.ran"] == "0"
+
+
+# -- F20: the terms tip to tail ---------------------------------------------------------------
+
+
+def test_F20_terms_add_tip_to_tail_to_its_output(page):
+    set_state(page, "F20", {"terms": 0})
+    w, V = OPEN["W"][IT], OPEN["V"]
+    out = OPEN["out"][IT]
+    forward = out / np.linalg.norm(out)
+    total = np.zeros(2)
+    for k in range(N):
+        press(page, "#F20 button[name=next]", "Enter")
+        total = total + w[k] * V[k]
+        r = readouts(page, "F20")
+        assert r["terms"] == f"{k + 1} / {N}"
+        assert r["sum"] == vector(total)
+        assert r["term"] == f"{fixed(w[k])} · v({TOKENS[k]})"
+        assert r["along"] == fixed(float(w[k] * V[k] @ forward))
+        assert number(r["along"]) >= 0, "a step turned back"
+    assert readouts(page, "F20")["sum"] == PROSE["output.it"] == "[0.82, 0.81]"
+    assert page.locator("#F20 circle.output-point").is_visible()
+    click(page, "#F20 button[name=back]")
+    assert readouts(page, "F20")["sum"] == vector(total - w[-1] * V[-1])
+
+
+# -- F21: cat's raw score dragged to 8.00 -----------------------------------------------------
+
+
+def f21_expect(raw: float) -> dict[str, str]:
+    out = output_with_raw_score(HEAD, "it", "cat", raw)
+    v_cat = OPEN["V"][CAT]
+    scores = OPEN["R"][IT].copy()
+    scores[CAT] = raw
+    return {
+        "raw": fixed(raw),
+        "output": vector(out),
+        "w.cat": fixed(float(softmax(scores / math.sqrt(2))[CAT]), 3),
+        "gap": Percent()(float(np.linalg.norm(out - v_cat) / np.linalg.norm(v_cat))),
+        "inside": "yes",
+    }
+
+
+def pick(r: dict[str, str], keys) -> dict[str, str]:
+    return {k: r[k] for k in keys}
+
+
+def test_F21_dragging_cats_bar_to_the_top_gives_the_convex_claim(page):
+    set_state(page, "F21", {"raw": float(OPEN["R"][IT, CAT])})
+    page.locator("#F21 .handle").evaluate("e => e.scrollIntoView({block: 'center'})")
+    knob = page.locator("#F21 .handle .knob").bounding_box()
+    x, y = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x, y - 150, steps=8)
+    page.mouse.move(x, y - 300, steps=4)  # past the top: the track clamps at 8.00
+    page.mouse.up()
+    next_frame(page)
+    r = readouts(page, "F21")
+    expected = f21_expect(8.0)
+    assert pick(r, expected) == expected
+    assert r["output"] == PROSE["convex.cat8"] == "[1.21, 0.93]"
+    assert r["gap"] == claim("convex.cat8.gap") == Percent()(float(convex_gap(HEAD))) == "1%"
+    assert r["raw.cat"] == PROSE["convex.cat8.raw"]
+
+
+def test_F21_keyboard_moves_the_score_along_its_track(page):
+    knob = "#F21 .handle"
+    press(page, knob, "Home")
+    assert state(page, "F21") == {"raw": -1}
+    for raw in (-0.9, -0.8):
+        press(page, knob, "ArrowUp")
+        expected = f21_expect(raw)
+        assert pick(readouts(page, "F21"), expected) == expected
+    press(page, knob, "PageUp")
+    assert math.isclose(state(page, "F21")["raw"], 0.2)
+    press(page, knob, "End")
+    assert pick(readouts(page, "F21"), f21_expect(8.0)) == f21_expect(8.0)
+    press(page, knob, "ArrowDown")
+    assert pick(readouts(page, "F21"), f21_expect(7.9)) == f21_expect(7.9)
+    assert page.get_attribute(knob, "aria-valuetext") == "7.90"
+
+
+def test_F21_a_finger_drags_the_score_too(browser, site_url):
+    watched = open_page(browser, site_url + "en/", width=390, has_touch=True)
+    page = watched.page
+    try:
+        page.locator("#F21 .handle").evaluate("e => e.scrollIntoView({block: 'center'})")
+        knob = page.locator("#F21 .handle .knob").bounding_box()
+        x, y = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
+        cdp = page.context.new_cdp_session(page)
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}
+        )
+        for k in range(1, 9):
+            cdp.send(
+                "Input.dispatchTouchEvent",
+                {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 40 * k}]},
+            )
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        next_frame(page)
+        raw = state(page, "F21")["raw"]
+        assert raw == 8, "the finger's drag did not reach the top of the track"
+        expected = f21_expect(raw)
+        assert pick(readouts(page, "F21"), expected) == expected
+        assert watched.errors == []
+    finally:
+        page.context.close()
+
+
+# -- F22: the reading order shuffled ----------------------------------------------------------
+
+
+def test_F22_shuffling_reorders_the_bars_and_leaves_the_output(page):
+    click(page, "#F22 button[name=reset]")
+    out = OPEN["out"][IT]
+    seen = [list(range(N))]
+    for _ in range(6):
+        click(page, "#F22 button[name=shuffle]")
+        order = state(page, "F22")["order"]
+        assert sorted(order) == list(range(N))
+        assert order != seen[-1], "shuffle left the order as it was"
+        seen.append(order)
+        r = readouts(page, "F22")
+        assert r["order"] == " ".join(TOKENS[j] for j in order)
+        assert r["output"] == PROSE["output.it"]
+        assert number(r["moved"]) < 1e-12
+        exact = page.evaluate(
+            "JSON.parse(document.querySelector('#F22 [data-readout=output]').dataset.exact)"
+        )
+        np.testing.assert_allclose(exact, out, rtol=0, atol=1e-12)
+        # the bars stand in reading order, left to right
+        page.wait_for_timeout(600)  # the slide
+        xs = page.evaluate(
+            """() => Object.fromEntries([...document.querySelectorAll('#F22 .weight-row .slot')]
+                 .map(g => [g.querySelector('.bar-label').textContent,
+                            g.getBoundingClientRect().x]))"""
+        )
+        assert sorted(xs, key=xs.get) == [TOKENS[j] for j in order]
+    click(page, "#F22 button[name=reset]")
+    assert state(page, "F22") == {"order": list(range(N))}
+    assert readouts(page, "F22")["moved"] == "0"
+
+
+def test_F22_sums_in_the_shuffled_order(page):
+    """The figure really adds in the order it shows: its running sums follow that order."""
+    order = [5, 2, 0, 4, 1, 3]
+    set_state(page, "F22", {"order": order})
+    tips = page.evaluate(
+        """() => [...document.querySelectorAll('#F22 .arrow.step line')]
+             .map(l => [Number(l.getAttribute('x1')), Number(l.getAttribute('y1'))])"""
+    )
+    w, V = OPEN["W"][IT], OPEN["V"]
+    partial = np.cumsum([w[j] * V[j] for j in order], axis=0)
+    # each step starts where the previous ones ended (160 px per unit, origin at 0.3, 1.9)
+    starts = [np.zeros(2), *partial[:-1]]
+    for (px, py), at in zip(tips, starts, strict=True):
+        assert math.isclose(px, (at[0] + 0.3) * 160, abs_tol=1e-6)
+        assert math.isclose(py, (1.9 - at[1]) * 160, abs_tol=1e-6)
+
+
+# -- F23: the cost ----------------------------------------------------------------------------
+
+
+def test_cost_js_matches_cost_py(page):
+    lengths = [1, 2, 3, 7, 16, 100, 768, 1000, 1024, 1536, 4096, 50_000, 131_072, 2**20]
+    models = [cost.GPT2_SMALL, cost.Model(d_model=512, layers=6, heads=8, bytes_per_number=4)]
+    got = page.evaluate(
+        """async ([lengths, models]) => {
+             const m = await import(new URL('../static/js/cost.js', location.href));
+             return models.map(([dModel, layers, heads, bytesPerNumber]) => {
+               const model = {dModel, layers, heads, bytesPerNumber};
+               return {
+                 dHead: m.dHead(model), until: m.projectionsDominateUntil(model),
+                 rows: lengths.map(n => [m.scoreBytes(n, model), m.allHeadsScoreBytes(n, model),
+                   m.tokenBytes(n, model), m.headMacs(n, m.dHead(model)),
+                   m.projectionMacs(n, model), m.layerScoreMacs(n, model),
+                   m.dotProducts(n), m.causalDiscarded(n)]),
+               };
+             });
+           }""",
+        [lengths, [[m.d_model, m.layers, m.heads, m.bytes_per_number] for m in models]],
+    )
+    for model, result in zip(models, got, strict=True):
+        assert result["dHead"] == model.d_head
+        assert result["until"] == cost.projections_dominate_until(model)
+        for n, row in zip(lengths, result["rows"], strict=True):
+            assert row == [
+                cost.score_bytes(n, model),
+                cost.all_heads_score_bytes(n, model),
+                cost.token_bytes(n, model),
+                cost.head_macs(n, model.d_head),
+                cost.projection_macs(n, model),
+                cost.layer_score_macs(n, model),
+                cost.dot_products(n),
+                cost.causal_discarded(n),
+            ], (n, model)
+    defaults = page.evaluate(
+        """async () => { const m = await import(new URL('../static/js/cost.js', location.href));
+             return [m.GPT2_SMALL, m.scoreBytes(1024)]; }"""
+    )
+    gpt2 = cost.GPT2_SMALL
+    assert defaults[0] == {
+        "dModel": gpt2.d_model,
+        "layers": gpt2.layers,
+        "heads": gpt2.heads,
+        "bytesPerNumber": gpt2.bytes_per_number,
+    }
+    assert defaults[1] == cost.score_bytes(1024)
+
+
+def test_numbers_js_rounds_halfway_values_to_even_as_python_does(page):
+    values = [2.25, 0.125, 0.15, 2.675, -2.25, 0.5, 1.5, 2.5, 10.5, 9.95, 1 / 3, 1e-7, 0.0]
+    got = page.evaluate(
+        """async (values) => {
+             const m = await import(new URL('../static/js/numbers.js', location.href));
+             return values.map(x => [m.fixed(x, 1), m.fixed(x, 2), m.fixed(x, 0),
+                                     m.scientific(x * 1e9, 2)]);
+           }""",
+        values,
+    )
+    for x, row in zip(values, got, strict=True):
+        assert row == [fixed(x, 1), fixed(x, 2), fixed(x, 0), scientific(x * 1e9, 2)], x
+    sizes = [2_359_296, 2**21, 3 * 2**19, 1536 * 1024 * 5, 1023, 1024, 73_728, 5 * 2**39]
+    got = page.evaluate(
+        """async (sizes) => {
+             const m = await import(new URL('../static/js/numbers.js', location.href));
+             return sizes.map(b => [m.size(b), m.size(b, 0)]);
+           }""",
+        sizes,
+    )
+    assert got == [[size(b), size(b, 0)] for b in sizes]
+
+
+def f23_expect(n: int) -> dict[str, str]:
+    everything = cost.all_heads_score_bytes(n)
+    unit = float(everything)
+    while unit >= 1024:
+        unit /= 1024
+    ratio = cost.score_bytes(n) / cost.token_bytes(n)
+    macs = cost.head_macs(n, cost.GPT2_SMALL.d_head)
+    return {
+        "n": grouped(n),
+        "head": size(cost.score_bytes(n)),
+        "all": size(everything, 0 if unit >= 100 else 1),
+        "tokens": size(cost.token_bytes(n)),
+        "ratio": (grouped(round(ratio)) if ratio >= 10 else fixed(ratio, 2)) + "×",
+        "macs": grouped(macs) if macs < 1e9 else scientific(macs),
+    }
+
+
+def test_F23_slider_reaches_1024_and_131072_with_the_prose_numbers(page):
+    slider = "#F23 input[name=n]"
+    press(page, slider, "Home")
+    assert state(page, "F23") == {"n": 16}
+    assert readouts(page, "F23") == f23_expect(16)
+    press(page, slider, "ArrowRight", times=24)  # quarter octaves: 2⁴ → 2¹⁰
+    r = readouts(page, "F23")
+    assert r == f23_expect(1024)
+    assert r["head"] == PROSE["cost.n1024.head"] == "2.0 MiB"
+    assert r["all"] == PROSE["cost.n1024.all"] == "288 MiB"
+    assert r["macs"] == grouped(2 * 1024**2 * 64)
+    press(page, slider, "ArrowRight")
+    assert state(page, "F23") == {"n": round(2**10.25)}
+    assert readouts(page, "F23") == f23_expect(round(2**10.25))
+    press(page, slider, "End")
+    r = readouts(page, "F23")
+    assert r == f23_expect(131_072)
+    assert r["head"] == PROSE["cost.n131072.head"] == "32.0 GiB"
+    assert r["tokens"] == PROSE["cost.n131072.tokens"] == "192.0 MiB"
+    assert r["ratio"] == PROSE["cost.n131072.ratio"] + "×" == "171×"
+    assert page.get_attribute(slider, "aria-valuetext") == "131,072"
+
+
+# 96, 1,536, 3,125 and 8,064 land exactly halfway (0.125×, 2.25 MiB, 1.25 × 10⁹, 10.5×)
+@pytest.mark.parametrize("n", [17, 96, 100, 768, 1000, 1536, 3125, 5000, 8064, 65_536, 100_000])
+def test_F23_readouts_match_cost_py_at_any_length(page, n):
+    set_state(page, "F23", {"n": n})
+    assert readouts(page, "F23") == f23_expect(n)
+
+
+# -- F24: the whole map -----------------------------------------------------------------------
+
+
+def test_F24_switching_the_mask_fills_the_triangle(page):
+    set_state(page, "F24", {"causal": True})
+    for causal in (True, False):
+        W = (CAUSAL if causal else OPEN)["W"]
+        r = readouts(page, "F24")
+        for i, q in enumerate(TOKENS):
+            for j, k in enumerate(TOKENS):
+                assert r[f"W.{q}.{k}"] == cell_weight(W[i, j]), (causal, q, k)
+        assert r["masked"] == str(int(causal_mask(N).sum()) if causal else 0)
+        assert page.locator("#F24 .square.masked").count() == (15 if causal else 0)
+        assert r["rows"] == "1.00"
+        if causal:
+            assert r["it.cat"] == claim("causal.it.cat") == "0.34"
+            assert r["it.ran"] == "0"
+            click(page, "#F24 label.switch")
+        else:
+            assert r["it.cat"] == claim("softmax.it.cat") == "0.30"
+            assert r["it.ran"] == fixed(OPEN["W"][IT, RAN])
+    press(page, "#F24 input[name=causal]", "Space")
+    assert state(page, "F24") == {"causal": True}
+
+
+# -- F25: four silent bugs --------------------------------------------------------------------
+
+
+def rotate(M: np.ndarray) -> np.ndarray:
+    """RoPE for d = 2: row p turned by p radians."""
+    p = np.arange(len(M))[:, None]
+    return np.hstack(
+        [M[:, :1] * np.cos(p) - M[:, 1:] * np.sin(p), M[:, :1] * np.sin(p) + M[:, 1:] * np.cos(p)]
+    )
+
+
+def buggy_head(bugs: dict[str, bool], order=None, masked: bool = True):
+    """The toy head with F25's bugs, written again in numpy."""
+    order = np.arange(N) if order is None else np.asarray(order)
+    X = HEAD.X[order]
+    Q, K, V = X @ HEAD.W_Q, X @ HEAD.W_K, X @ HEAD.W_V
+    if bugs["longKey"]:
+        K[order == AND] *= 10
+    if not bugs["noPositions"]:
+        Q, K = rotate(Q), rotate(K)
+    S = Q @ K.T / (1.0 if bugs["noSqrt"] else math.sqrt(2))
+    mode = ("multiply" if bugs["multiply"] else "causal") if masked else "none"
+    W = softmax(apply_mask(S, mode))
+    return K, W, W @ V
+
+
+def f25_expect(bugs: dict[str, bool]) -> dict[str, str]:
+    K, W, _ = buggy_head(bugs)
+    future = causal_mask(N)
+    leaked = float(W[future].sum())
+    reverse = np.arange(N)[::-1]
+    _, _, plain = buggy_head(bugs, masked=False)
+    _, _, shuffled = buggy_head(bugs, order=reverse, masked=False)
+    change = float(np.abs(shuffled - plain[reverse]).max())
+    lengths = np.linalg.norm(K, axis=1)
+    ratio = float(lengths.max() / np.median(lengths))
+    verdict = {True: "✓ passes", False: "✗ fails"}
+    expect = {
+        "check.rows": verdict[True],
+        "check.mask": verdict[leaked == 0],
+        "check.mask.value": "0" if leaked == 0 else fixed(leaked, 3),
+        "check.positions": verdict[change > 1e-9],
+        "check.positions.value": fixed(change),
+        "check.sqrt": verdict[not bugs["noSqrt"]],
+        "check.keys": verdict[ratio < 4],
+        "check.keys.value": fixed(ratio),
+        "it.cat": fixed(W[IT, CAT]),
+        "it.ran": cell_weight(W[IT, RAN]),
+    }
+    for i, q in enumerate(TOKENS):
+        for j, k in enumerate(TOKENS):
+            expect[f"W.{q}.{k}"] = cell_weight(W[i, j])
+    failing = sum(v == verdict[False] for k, v in expect.items() if k.count(".") == 1)
+    expect["failing"] = f"{failing} / 5"
+    return expect
+
+
+def check_f25(page: Page, bugs: dict[str, bool]) -> None:
+    assert state(page, "F25") == bugs
+    r = readouts(page, "F25")
+    expected = f25_expect(bugs)
+    assert pick(r, expected) == expected
+    spread = number(r["check.sqrt.value"])
+    assert abs(spread - (math.sqrt(64) if bugs["noSqrt"] else 1.0)) < 0.1 * spread
+    assert number(r["check.rows.value"]) < 1e-12
+
+
+BUGS = ("multiply", "noPositions", "noSqrt", "longKey")
+
+
+def test_F25_starts_as_the_toy_head_with_no_positions(page):
+    set_state(page, "F25", {"multiply": False, "noPositions": True, "noSqrt": False})
+    set_state(page, "F25", {"longKey": False})
+    start = {"multiply": False, "noPositions": True, "noSqrt": False, "longKey": False}
+    check_f25(page, start)
+    _, W, _ = buggy_head(start)
+    np.testing.assert_allclose(W, CAUSAL["W"], atol=1e-15)  # the toy head as it is
+    r = readouts(page, "F25")
+    assert r["check.positions"] == "✗ fails"  # the toy has no positions: the check says so
+    assert r["it.cat"] == claim("causal.it.cat")
+
+
+@pytest.mark.parametrize("bug", BUGS)
+def test_F25_each_switch_changes_the_map_and_its_assertion(page, bug):
+    start = {"multiply": False, "noPositions": True, "noSqrt": False, "longKey": False}
+    set_state(page, "F25", start)
+    before = readouts(page, "F25")
+    click(page, f"#F25 label.switch:has(input[name={bug}])")
+    flipped = {**start, bug: not start[bug]}
+    check_f25(page, flipped)
+    after = readouts(page, "F25")
+    changed = [k for k in before if k.startswith("W.") and before[k] != after[k]]
+    assert changed, f"{bug} left the map as it was"
+    name = {
+        "multiply": "mask",
+        "noPositions": "positions",
+        "noSqrt": "sqrt",
+        "longKey": "keys",
+    }[bug]
+    assert before[f"check.{name}"] != after[f"check.{name}"], f"{bug}'s assertion did not notice"
+    if bug == "multiply":
+        leaked = float(MULTIPLY["W"][np.triu_indices(N, 1)].sum())
+        assert after["check.mask.value"] == fixed(leaked, 3)
+        assert after["it.ran"] == cell_weight(MULTIPLY["W"][IT, RAN])
+    press(page, f"#F25 input[name={bug}]", "Space")
+    check_f25(page, start)
+
+
+def test_F25_all_bugs_at_once(page):
+    everything = dict.fromkeys(BUGS, True)
+    set_state(page, "F25", everything)
+    check_f25(page, everything)
+    fixed_all = {**dict.fromkeys(BUGS, False)}
+    set_state(page, "F25", fixed_all)
+    check_f25(page, fixed_all)
+    assert readouts(page, "F25")["failing"] == "0 / 5"
+
+
+# -- reach and fit ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["", "en/"], ids=["zh", "en"])
+def test_controls_are_labelled_big_enough_and_nothing_overflows_at_390(browser, site_url, lang):
+    watched = open_page(browser, site_url + lang, width=390)
+    page = watched.page
+    try:
+        for fid in FIGURES:
+            fig = page.locator(f"#{fid}")
+            fig.scroll_into_view_if_needed()
+            widths = fig.evaluate("e => [e.scrollWidth, e.clientWidth]")
+            assert widths[0] <= widths[1], f"{fid} overflows: {widths}"
+            controls = fig.locator(".stage input, .stage button, .stage [role=slider]")
+            assert controls.count() > 0, f"{fid} has no controls"
+            for k in range(controls.count()):
+                control = controls.nth(k)
+                name = control.evaluate(
+                    """e => e.getAttribute('aria-label') || e.labels?.[0]?.textContent
+                         || e.textContent"""
+                )
+                assert name and name.strip(), f"{fid} control {k} has no name"
+                target = control.evaluate(
+                    """e => { const box = (e.closest('label') || e.closest('.handle') || e)
+                                .getBoundingClientRect(); return [box.width, box.height]; }"""
+                )
+                assert min(target) >= 44, f"{fid} control {k} ({name.strip()}) is {target}"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert watched.errors == []
+    finally:
+        page.context.close()
