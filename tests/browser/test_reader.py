@@ -226,3 +226,30 @@ def test_handles_announce_their_coordinates(en):
     next_frame(page)
     text = page.get_attribute("#F02 .handle", "aria-valuetext")
     assert text.startswith("x 1.00") and "y 0.35" in text
+
+
+@pytest.mark.parametrize("path", ["", "en/"])
+def test_every_figure_reflows_down_to_360_px(browser, site_url, path):
+    """Nothing sideways at 360 px, every control still a fingertip, labels still legible."""
+    watched = open_page(browser, site_url + path, width=360)
+    page = watched.page
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    for figure_id in FIGURES:
+        stage = page.locator(f"#{figure_id} .stage")
+        assert stage.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), figure_id
+        for target in page.locator(
+            f"#{figure_id} .stage button, #{figure_id} .stage input[type=range], "
+            f"#{figure_id} .handle .hit, #{figure_id} .figure-tools button"
+        ).all():
+            box = target.bounding_box()
+            assert box is not None and box["width"] >= 44 and box["height"] >= 44, (figure_id, box)
+        # SVG text is scaled with its picture: the smallest label must stay readable
+        smallest = page.evaluate(
+            """id => Math.min(...[...document.querySelectorAll(`#${id} svg text`)]
+                .filter(t => t.textContent.trim() && t.getClientRects().length)
+                .map(t => t.getBoundingClientRect().height))""",
+            figure_id,
+        )
+        assert smallest >= 7, (figure_id, smallest)
+    assert watched.errors == []
+    page.context.close()

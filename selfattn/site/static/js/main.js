@@ -1,5 +1,7 @@
-// Start every figure with the head's parameters, give it its tools, and restore any
-// state the address asks for (#F07:f=4.4).
+// Start the figures: those near the screen at once, the rest one at a time when the
+// browser is idle, so loading never blocks and a figure far down the page costs
+// nothing until then. Each gets its tools and description, and any state the address
+// asks for (#F07:f=4.4).
 
 import { addTools } from "./tools.js";
 import { statesFromHash } from "./share.js";
@@ -15,27 +17,55 @@ const head = {
   WV: data.head.W_V,
 };
 const wanted = statesFromHash(location.hash);
+const started = new Map();
 
-for (const el of document.querySelectorAll("figure[data-module]")) {
-  import(new URL(`../${el.dataset.module}`, import.meta.url).href)
-    .then((module) => {
-      module.default(el, head);
-      addTools(el);
-      describe(el);
-      if (data.predictions[el.id] && !wanted[el.id]) addPrediction(el, data.predictions[el.id]);
-      if (wanted[el.id]) {
-        el.figure.set(wanted[el.id]);
-        requestAnimationFrame(() => el.scrollIntoView({ block: "center" }));
-      }
-    })
-    .catch((error) => {
-      el.classList.add("broken");
-      console.error(`figure ${el.id} failed to start`, error);
-    });
+/** Import and mount one figure, once. */
+function start(el) {
+  if (!started.has(el)) {
+    started.set(
+      el,
+      import(new URL(`../${el.dataset.module}`, import.meta.url).href)
+        .then((module) => {
+          module.default(el, head);
+          addTools(el);
+          describe(el);
+          if (data.predictions[el.id] && !wanted[el.id]) addPrediction(el, data.predictions[el.id]);
+          if (wanted[el.id]) {
+            el.figure.set(wanted[el.id]);
+            requestAnimationFrame(() => el.scrollIntoView({ block: "center" }));
+          }
+        })
+        .catch((error) => {
+          el.classList.add("broken");
+          console.error(`figure ${el.id} failed to start`, error);
+        }),
+    );
+  }
+  return started.get(el);
 }
 
-window.addEventListener("hashchange", () => {
+const figures = [...document.querySelectorAll("figure[data-module]")];
+const near = new IntersectionObserver(
+  (entries) => entries.filter((e) => e.isIntersecting).forEach((e) => start(e.target)),
+  { rootMargin: "100% 0px" },
+);
+for (const el of figures) {
+  if (wanted[el.id]) start(el);
+  near.observe(el);
+}
+
+// the rest, one figure per idle moment
+const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 30));
+function startNextWhenIdle() {
+  const next = figures.find((el) => !started.has(el));
+  if (next) start(next).then(() => idle(startNextWhenIdle));
+  else near.disconnect();
+}
+addEventListener("load", () => idle(startNextWhenIdle));
+
+addEventListener("hashchange", () => {
   for (const [id, state] of Object.entries(statesFromHash(location.hash))) {
-    document.getElementById(id)?.figure?.set(state);
+    const el = document.getElementById(id);
+    if (el?.dataset.module) start(el).then(() => el.figure?.set(state));
   }
 });

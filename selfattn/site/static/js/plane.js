@@ -128,7 +128,7 @@ export function shadow(plane, { cls = "shadow" } = {}) {
 export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
   const g = svg("g", { class: `handle ${cls}`, tabindex: 0, role: "slider", "aria-label": label }, plane.layers.handles);
   plane.root.setAttribute("role", "group"); // a picture with a control inside is no longer just an image
-  svg("circle", { r: 22, class: "hit" }, g);
+  svg("circle", { r: 26, class: "hit" }, g); // 44 px or more even when a phone scales the plane down
   svg("circle", { r: 8, class: "knob" }, g);
   // touch-action on an SVG shape is ignored by Chromium, so a finger that starts on the
   // handle would scroll the page: cancelling the touch start keeps it for the drag
