@@ -62,6 +62,9 @@ BLANK = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bla
 <body><input type="range" min="0" max="100" value="50" aria-label="blank"></body></html>"""
 
 
+NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))"
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
@@ -75,6 +78,9 @@ def drive(page, figure_id: str | None) -> None:
         sliders.nth(i).focus()
         for key in ["ArrowRight"] * 20 + ["ArrowLeft"] * 20:
             page.keyboard.press(key)
+            # a held key repeats about 30 times a second; pressing faster than frames are
+            # painted would measure a queue of keys, not the figure
+            page.evaluate(NEXT_FRAME)
     handles = page.locator(f"{scope}.handle")
     for i in range(handles.count()):
         handles.nth(i).scroll_into_view_if_needed()
@@ -129,10 +135,28 @@ def first_response_seconds() -> float:
             proc.terminate()
 
 
-def measure(base: str) -> tuple[dict, dict]:
-    """Load and drive each page; (frame timings by (page, figure), long tasks by phase)."""
+# A figure's own cost, apart from the browser's: its draw plus the style and layout it
+# causes, median of 30 (a forced layout after each, so nothing is deferred).
+DRAW_COST = """() => Object.fromEntries([...document.querySelectorAll('figure[data-module]')]
+  .filter(f => f.figure).map(f => {
+    const times = [];
+    for (let i = 0; i < 30; i++) {
+      const t0 = performance.now();
+      f.figure.redraw();
+      document.body.getBoundingClientRect();
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    return [f.id, times[15]];
+  }))"""
+
+
+def measure(base: str) -> tuple[dict, dict, dict]:
+    """Load and drive each page: frame timings by (page, figure), long tasks by phase,
+    and each figure's draw cost by (page, figure)."""
     timings: dict[tuple[str, str], list[tuple[float, float]]] = {}
     long_tasks: dict[str, list[float]] = {}
+    draw_cost: dict[tuple[str, str], float] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         for label, path in (("zh", ""), ("en", "en/"), ("blank", "blank.html")):
@@ -141,12 +165,14 @@ def measure(base: str) -> tuple[dict, dict]:
             context.add_init_script(PROBE)
             page = context.new_page()
             page.goto(base + path, wait_until="load")
-            page.wait_for_timeout(800)
+            page.wait_for_timeout(2500)  # the figures far down start when the page is idle
             loaded = page.evaluate("window.__long.slice()")
             long_tasks[f"{label}, loading"] = loaded
             figures = page.evaluate(
                 "[...document.querySelectorAll('figure[data-module]')].map(f => f.id)"
             )
+            for figure_id, ms in page.evaluate(DRAW_COST).items():
+                draw_cost[(label, figure_id)] = ms
             for figure_id in figures or [None]:
                 drive(page, figure_id)
             page.wait_for_timeout(200)
@@ -155,10 +181,10 @@ def measure(base: str) -> tuple[dict, dict]:
             long_tasks[f"{label}, driving"] = page.evaluate("window.__long.slice()")[len(loaded) :]
             context.close()
         browser.close()
-    return timings, long_tasks
+    return timings, long_tasks, draw_cost
 
 
-def report(rows, long_tasks, timings, build_seconds: float, first: float) -> None:
+def report(rows, long_tasks, timings, draw_cost, build_seconds: float, first: float) -> None:
     print("\n## bytes per resource (zh page; the en page differs only in its HTML)\n")
     print(f"{'resource':<44} {'raw':>9} {'gzip':>9}")
     for name, raw, packed in rows["zh"]:
@@ -191,7 +217,8 @@ def report(rows, long_tasks, timings, build_seconds: float, first: float) -> Non
         print(
             f"{label:<5} {figure_id:<7} {len(values):>6} {statistics.median(latency):>8.1f} "
             f"{percentile(latency, 95):>6.1f} {statistics.median(work):>6.1f} "
-            f"{percentile(work, 95):>6.1f} {statistics.median(work) / blank_work:>10.2f}"
+            f"{percentile(work, 95):>6.1f} {statistics.median(work) / blank_work:>10.2f} "
+            f"{draw_cost.get((label, figure_id), float('nan')):>6.2f}"
         )
 
     print("\n## build and serve\n")
@@ -210,11 +237,11 @@ def main() -> int:
         (site / "blank.html").write_text(BLANK)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
-            timings, long_tasks = measure(f"http://127.0.0.1:{server.server_port}/")
+            timings, long_tasks, draw_cost = measure(f"http://127.0.0.1:{server.server_port}/")
         finally:
             server.shutdown()
             server.server_close()
-    report(rows, long_tasks, timings, build_seconds, first_response_seconds())
+    report(rows, long_tasks, timings, draw_cost, build_seconds, first_response_seconds())
     return 0
 
 
