@@ -230,5 +230,9 @@ def fit(seconds: float = 75.0, seed: int = 1, workers: int | None = None, log=pr
 
 
 def write_head(head: Head, path: str | Path) -> None:
-    """Write head.json in the schema of SPEC §2."""
-    Path(path).write_text(json.dumps(head.to_json(), indent=2) + "\n", "utf-8")
+    """Write head.json in the schema of SPEC §2, one line per part so a diff reads well."""
+    data = head.to_json()
+    embeddings = ", ".join(f'"{t}": {json.dumps(v)}' for t, v in data["embeddings"].items())
+    lines = [f'  "tokens": {json.dumps(data["tokens"])}', f'  "embeddings": {{{embeddings}}}']
+    lines += [f'  "{name}": {json.dumps(data[name])}' for name in ("W_Q", "W_K", "W_V")]
+    Path(path).write_text("{\n" + ",\n".join(lines) + "\n}\n", "utf-8")

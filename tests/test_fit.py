@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -39,3 +41,14 @@ def test_look_score_prefers_spread_arrows():
     crowded[:] = crowded[1]  # every token on cat's arrow
     bunched = Head(head.tokens, crowded, head.W_Q, head.W_K, head.W_V)
     assert fit.look_score(bunched) > fit.look_score(head)
+
+
+def test_write_head_round_trips_in_the_committed_layout(tmp_path):
+    from selfattn.params import load_head as load
+
+    head = load_head()
+    path = tmp_path / "head.json"
+    fit.write_head(head, path)
+    assert load(path).to_json() == head.to_json()
+    committed = (Path(fit.__file__).parent / "head.json").read_text("utf-8")
+    assert path.read_text("utf-8") == committed

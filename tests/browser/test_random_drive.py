@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from .drive import next_frame, readouts
+from .drive import next_frame, readouts, state
 
+TOKENS = ["the", "cat", "ate", "and", "it", "ran"]
 FIGURES = [f"F{i:02d}" for i in range(1, 26)]
 KEYS = [
     "ArrowLeft",
@@ -26,9 +27,31 @@ KEYS = [
 BAD = ("NaN", "Infinity", "undefined", "null")
 
 
+def number(text: str) -> float:
+    """A read-out as a number; "<0.01" counts as half its bound."""
+    text = text.replace("\u2212", "-").strip()
+    return float(text[1:]) / 2 if text.startswith("<") else float(text)
+
+
 def check(page, figure_id: str, step: int) -> None:
-    for name, text in readouts(page, figure_id).items():
+    """Every read-out printable, and the invariants of attention wherever a figure shows them."""
+    shown = readouts(page, figure_id)
+    for name, text in shown.items():
         assert text.strip() and not any(bad in text for bad in BAD), (figure_id, step, name, text)
+    where = (figure_id, step, shown)
+    if "sum" in shown and not shown["sum"].startswith("["):  # a row of weights sums to one
+        assert abs(number(shown["sum"]) - 1) < 1e-9, where
+    if "inside" in shown:  # a convex mix cannot leave the values' polygon
+        assert shown["inside"] in ("yes", "是"), where
+    if figure_id == "F19" and not state(page, "F19")["multiply"]:
+        assert number(shown["masked.all"]) == 0, where  # −∞ leaves exactly nothing
+    if figure_id == "F24":
+        causal = state(page, "F24")["causal"]
+        for i, query in enumerate(TOKENS):
+            row = [number(shown[f"W.{query}.{key}"]) for key in TOKENS]
+            assert all(w >= 0 for w in row) and abs(sum(row) - 1) < 0.04, where
+            if causal:
+                assert all(w == 0 for w in row[i + 1 :]), where  # masked weights exactly zero
 
 
 @pytest.mark.parametrize("figure_id", FIGURES)
