@@ -9,10 +9,7 @@ page's, time to build and time to first response. A benchmark, not a test: it pr
 from __future__ import annotations
 
 import gzip
-import http.client
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -23,16 +20,7 @@ from playwright.sync_api import sync_playwright
 
 from selfattn.site.build import build
 from selfattn.site.serve import make_server
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.harness import CHROMIUM, FLAGS, first_response_seconds
 
 # For every input the reader makes: the time from the event to just after the frame
 # that shows it is painted, and the work done inside that frame. A bubbling listener
@@ -110,29 +98,6 @@ def weigh(site: Path, page: str) -> list[tuple[str, int, int]]:
         (p.relative_to(site).as_posix(), p.stat().st_size, len(gzip.compress(p.read_bytes(), 6)))
         for p in files
     ]
-
-
-def first_response_seconds() -> float:
-    """Seconds from starting `selfattn serve` to its first complete response."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    start = time.monotonic()
-    command = [sys.executable, "-m", "selfattn", "serve", "--port", str(port)]
-    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
-        try:
-            while True:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-                try:
-                    conn.request("GET", "/")
-                    conn.getresponse().read()
-                    return time.monotonic() - start
-                except OSError:
-                    time.sleep(0.01)
-                finally:
-                    conn.close()
-        finally:
-            proc.terminate()
 
 
 # A figure's own cost, apart from the browser's: its draw plus the style and layout it

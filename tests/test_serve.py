@@ -17,6 +17,8 @@ import pytest
 
 from selfattn.site.serve import make_server
 
+from .harness import first_response_seconds
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
@@ -201,28 +203,9 @@ def test_build_into_a_path_that_cannot_be_written(tmp_path):
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
 
 
-def test_serve_answers_quickly_after_start(tmp_path):
+def test_serve_answers_quickly_after_start():
     """The first response arrives well within two seconds of starting the process."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    start = time.monotonic()
-    command = [sys.executable, "-m", "selfattn", "serve", "--port", str(port)]
-    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
-        try:
-            while time.monotonic() - start < 10:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-                try:
-                    conn.request("GET", "/")
-                    assert conn.getresponse().status == 200
-                    break
-                except OSError:
-                    time.sleep(0.05)
-                finally:
-                    conn.close()
-            first = time.monotonic() - start
-        finally:
-            proc.terminate()
+    first = first_response_seconds(limit=10)
     print(f"first response after {first:.2f} s")
     assert first < 10
 

@@ -12,15 +12,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from selfattn.site.serve import make_server
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from ..harness import CHROMIUM, FLAGS
 
 
 @pytest.fixture(scope="session")
