@@ -46,25 +46,22 @@ def test_no_inline_script_runs(tmp_path):
             assert "</" not in body
 
 
-def test_an_unknown_claim_is_a_build_error(monkeypatch, tmp_path):
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ("A {{claim no.such.claim}} here.", r"no\.such\.claim"),
+        ("{{figure F99}}", "F99"),  # a figure with no caption
+        ("A {{clam typo}} here.", "not understood"),
+    ],
+)
+def test_content_that_refers_to_nothing_is_a_build_error(monkeypatch, tmp_path, body, error):
     content = tmp_path / "content"
     content.mkdir()
     for name in ("zh.md", "en.md"):
-        (content / name).write_text("# t\n\nA {{claim no.such.claim}} here.\n", "utf-8")
+        (content / name).write_text(f"# t\n\n{body}\n", "utf-8")
     (content / "figures.json").write_text("{}", "utf-8")
     monkeypatch.setattr(builder, "CONTENT", content)
-    with pytest.raises(builder.BuildError, match=r"no\.such\.claim"):
-        builder.build(tmp_path / "out")
-
-
-def test_a_figure_without_a_caption_is_a_build_error(monkeypatch, tmp_path):
-    content = tmp_path / "content"
-    content.mkdir()
-    for name in ("zh.md", "en.md"):
-        (content / name).write_text("# t\n\n{{figure F99}}\n", "utf-8")
-    (content / "figures.json").write_text("{}", "utf-8")
-    monkeypatch.setattr(builder, "CONTENT", content)
-    with pytest.raises(builder.BuildError, match="F99"):
+    with pytest.raises(builder.BuildError, match=error):
         builder.build(tmp_path / "out")
 
 
@@ -72,17 +69,6 @@ def test_maths_becomes_mathml_outside_markdown():
     env = builder.Environment()
     html = builder.render_article("Inline $a_{i} * b_{j}$ and\n\n$$\\frac{1}{2}$$\n", {}, "en", env)
     assert "<math" in html and 'display="block"' in html and "<em>" not in html
-
-
-def test_a_directive_left_unfilled_is_a_build_error(monkeypatch, tmp_path):
-    content = tmp_path / "content"
-    content.mkdir()
-    for name in ("zh.md", "en.md"):
-        (content / name).write_text("# t\n\nA {{clam typo}} here.\n", "utf-8")
-    (content / "figures.json").write_text("{}", "utf-8")
-    monkeypatch.setattr(builder, "CONTENT", content)
-    with pytest.raises(builder.BuildError, match="not understood"):
-        builder.build(tmp_path / "out")
 
 
 def test_no_directive_survives_in_the_real_pages(tmp_path):
