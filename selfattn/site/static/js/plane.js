@@ -119,6 +119,35 @@ export function shadow(plane, { cls = "shadow" } = {}) {
 }
 
 /**
+ * Drag with a pointer on `target`: captured, so the drag follows the pointer anywhere,
+ * and with the touch start cancelled, because Chromium ignores touch-action on SVG
+ * shapes and a finger would scroll the page instead. `knob` is the handle that shows
+ * the drag and takes focus; `jump` moves it to where the press lands (a press on a
+ * whole bar, say), not only where the pointer goes next.
+ * @param {Element} target @param {Element} knob
+ * @param {(event: PointerEvent) => void} onPoint @param {{jump?: boolean}} [o]
+ */
+export function dragWith(target, knob, onPoint, { jump = false } = {}) {
+  target.addEventListener("touchstart", (event) => event.preventDefault(), { passive: false });
+  target.addEventListener("pointerdown", (event) => {
+    event.preventDefault();
+    target.setPointerCapture(event.pointerId);
+    knob.classList.add("dragging");
+    knob.focus({ preventScroll: true });
+    if (jump) onPoint(event);
+  });
+  target.addEventListener("pointermove", (event) => {
+    if (target.hasPointerCapture(event.pointerId)) onPoint(event);
+  });
+  const release = (event) => {
+    if (target.hasPointerCapture(event.pointerId)) target.releasePointerCapture(event.pointerId);
+    knob.classList.remove("dragging");
+  };
+  target.addEventListener("pointerup", release);
+  target.addEventListener("pointercancel", release);
+}
+
+/**
  * A 2-D drag handle: a pointer drags it (captured, so a finger does not scroll the
  * page); arrow keys move it by `step`, Shift by ten steps. It only reports where the
  * reader wants it: `onMove` writes state, and `place` is called by draw.
@@ -130,24 +159,7 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
   plane.root.setAttribute("role", "group"); // a picture with a control inside is no longer just an image
   svg("circle", { r: 26, class: "hit" }, g); // 44 px or more even when a phone scales the plane down
   svg("circle", { r: 8, class: "knob" }, g);
-  // touch-action on an SVG shape is ignored by Chromium, so a finger that starts on the
-  // handle would scroll the page: cancelling the touch start keeps it for the drag
-  g.addEventListener("touchstart", (event) => event.preventDefault(), { passive: false });
-  g.addEventListener("pointerdown", (event) => {
-    event.preventDefault();
-    g.setPointerCapture(event.pointerId);
-    g.classList.add("dragging");
-    g.focus({ preventScroll: true });
-  });
-  g.addEventListener("pointermove", (event) => {
-    if (g.hasPointerCapture(event.pointerId)) onMove(plane.clampToPlane(plane.toPlane(event)));
-  });
-  const release = (event) => {
-    if (g.hasPointerCapture(event.pointerId)) g.releasePointerCapture(event.pointerId);
-    g.classList.remove("dragging");
-  };
-  g.addEventListener("pointerup", release);
-  g.addEventListener("pointercancel", release);
+  dragWith(g, g, (event) => onMove(plane.clampToPlane(plane.toPlane(event))));
   g.addEventListener("keydown", (event) => {
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
     const move = moves[event.key];

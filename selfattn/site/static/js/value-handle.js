@@ -3,7 +3,7 @@
 // jump, Home/End go to the ends. Like plane.js's handle it only reports: `onMove`
 // writes state, draw calls `place`.
 
-import { svg } from "./plane.js";
+import { svg, dragWith } from "./plane.js";
 
 /**
  * @param {SVGSVGElement} root the chart the handle lives in
@@ -28,25 +28,7 @@ export function valueHandle(root, { label, min, max, step, page = 10 * step, toP
     return keep(fromPoint([p.x, p.y]));
   };
   for (const target of hit ? [g, hit] : [g]) {
-    // Chromium ignores touch-action on SVG shapes: cancelling the touch start is what
-    // keeps a finger on the handle from scrolling the page
-    target.addEventListener("touchstart", (event) => event.preventDefault(), { passive: false });
-    target.addEventListener("pointerdown", (event) => {
-      event.preventDefault();
-      target.setPointerCapture(event.pointerId);
-      g.classList.add("dragging");
-      g.focus({ preventScroll: true });
-      if (target !== g) onMove(pointed(event));
-    });
-    target.addEventListener("pointermove", (event) => {
-      if (target.hasPointerCapture(event.pointerId)) onMove(pointed(event));
-    });
-    const release = (event) => {
-      if (target.hasPointerCapture(event.pointerId)) target.releasePointerCapture(event.pointerId);
-      g.classList.remove("dragging");
-    };
-    target.addEventListener("pointerup", release);
-    target.addEventListener("pointercancel", release);
+    dragWith(target, g, (event) => onMove(pointed(event)), { jump: target !== g });
   }
   g.addEventListener("keydown", (event) => {
     const by = { ArrowUp: step, ArrowRight: step, ArrowDown: -step, ArrowLeft: -step, PageUp: page, PageDown: -page }[event.key];
