@@ -29,3 +29,12 @@ export function tokenIndex(tokens, value, fallback) {
   const n = Number(value);
   return Number.isInteger(n) && n >= 0 && n < tokens.length ? n : fallback;
 }
+
+/**
+ * The state of a figure that shows one token at a time, and its clamp, starting at
+ * `start`: spread it into figure(el, {...tokenState(tokens, "it"), draw}).
+ */
+export function tokenState(tokens, start) {
+  const first = tokens.indexOf(start);
+  return { state: { token: first }, clamp: (s) => ({ token: tokenIndex(tokens, s.token, first) }) };
+}

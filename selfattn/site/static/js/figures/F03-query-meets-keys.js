@@ -4,7 +4,7 @@ import { figure, readout, html, t } from "../figure.js";
 import { makePlane, arrow, shadow, untangle } from "../plane.js";
 import { project, dot, argmax } from "../attention.js";
 import { fixed } from "../numbers.js";
-import { tokenStepper, tokenIndex } from "../tokens.js";
+import { tokenStepper, tokenState } from "../tokens.js";
 
 export default function (el, head) {
   const { tokens } = head;
@@ -20,11 +20,9 @@ export default function (el, head) {
     plane.root,
     html("div", { class: "panel" }, stepper.el, html("div", { class: "readouts" }, ...scores.map((r) => r.el), winner.el)),
   );
-  const start = tokens.indexOf("it");
 
   const fig = figure(el, {
-    state: { token: start },
-    clamp: (s) => ({ token: tokenIndex(tokens, s.token, start) }),
+    ...tokenState(tokens, "it"),
     draw({ token }) {
       stepper.show(token);
       const q = Q[token];

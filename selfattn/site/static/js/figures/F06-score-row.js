@@ -4,7 +4,7 @@ import { figure, readout, html, t } from "../figure.js";
 import { makeRowChart } from "../rowchart.js";
 import { project, rawScores, argmax } from "../attention.js";
 import { fixed } from "../numbers.js";
-import { tokenStepper, tokenIndex } from "../tokens.js";
+import { tokenStepper, tokenState } from "../tokens.js";
 
 export default function (el, head) {
   const { tokens } = head;
@@ -17,11 +17,9 @@ export default function (el, head) {
     bars.root,
     html("div", { class: "panel" }, stepper.el, html("div", { class: "readouts" }, ...scores.map((r) => r.el))),
   );
-  const start = tokens.indexOf("it");
 
   const fig = figure(el, {
-    state: { token: start },
-    clamp: (s) => ({ token: tokenIndex(tokens, s.token, start) }),
+    ...tokenState(tokens, "it"),
     draw({ token }) {
       stepper.show(token);
       const row = R[token];
