@@ -159,8 +159,36 @@ def _forward_margin(h: Head) -> np.ndarray:
 
 
 def _swing_margin(h: Head) -> np.ndarray:
+    """The query turns at least 40° (a swing anyone sees) while the value turns under 10°."""
     q_turn, v_turn = swing(h)
-    return np.minimum(q_turn - 3 * v_turn, 10 - v_turn) / 10
+    return np.minimum.reduce([q_turn - 40, q_turn - 3 * v_turn, 10 - v_turn]) / 10
+
+
+def shadows(h: Head) -> np.ndarray:
+    """Each query's shadow on each key, q·k/|k|: (..., queries, keys). F03 draws them."""
+    return h.run()["R"] / np.linalg.norm(h.run()["K"], axis=-1)[..., None, :]
+
+
+def _shadow_margin(h: Head, query: str) -> np.ndarray:
+    """Positive when one key both scores highest and receives the longest shadow in this row.
+
+    Taken over every candidate key, so the margin is continuous for the fit and does not
+    need to know the winner in advance.
+    """
+    scores, shade = row(h, "R", query), shadows(h)[..., h.index(query), :]
+    both = [np.minimum(top_of(scores, j), top_of(shade, j)) for j in range(scores.shape[-1])]
+    return np.maximum.reduce(both)
+
+
+def key_gap_degrees(h: Head) -> np.ndarray:
+    """The smallest angle between two of the six key directions."""
+    return angle_gaps(h.run()["K"]).min(axis=-1)
+
+
+def angle_gaps(vectors: np.ndarray) -> np.ndarray:
+    """Angular gaps (degrees) between neighbouring directions around the circle."""
+    angles = np.sort(np.degrees(np.arctan2(vectors[..., 1], vectors[..., 0])) % 360, axis=-1)
+    return np.diff(np.concatenate([angles, angles[..., :1] + 360], axis=-1), axis=-1)
 
 
 def _long_key_margin(h: Head) -> np.ndarray:
@@ -343,8 +371,20 @@ CLAIMS: tuple[Claim, ...] = (
     Claim(
         "swing.q.v",
         "F02",
-        "input up by 1: q turns ≥ 3× the value, value < 10°",
+        "input up by 1: q turns ≥ 40° (and ≥ 3× the value), value < 10°",
         condition=_swing_margin,
+    ),
+    Claim(
+        "shadow.it",
+        "F03",
+        "row it: the top-scoring key (cat) also gets the longest shadow q·k/|k|",
+        condition=lambda h: _shadow_margin(h, "it"),
+    ),
+    Claim(
+        "keys.apart",
+        "F03",
+        "the six key directions are at least 10° apart",
+        condition=lambda h: (key_gap_degrees(h) - 10) / 10,
     ),
 )
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .claims import CLAIMS, Claim
+from .claims import CLAIMS, Claim, angle_gaps
 from .params import Head
 
 TOKENS = ("the", "cat", "ate", "and", "it", "ran")
@@ -67,12 +67,6 @@ def claim_margins(heads: Head) -> np.ndarray:
     return np.where(np.isfinite(margins), margins, -10.0)
 
 
-def _angle_gaps(vectors: np.ndarray) -> np.ndarray:
-    """Angular gaps (degrees) between neighbouring directions around the circle."""
-    angles = np.sort(np.degrees(np.arctan2(vectors[..., 1], vectors[..., 0])) % 360, axis=-1)
-    return np.diff(np.concatenate([angles, angles[..., :1] + 360], axis=-1), axis=-1)
-
-
 def look_residuals(head: Head) -> np.ndarray:
     """Soft costs for a head that is hard to look at (zero when it is pleasant)."""
     lengths = np.linalg.norm(head.X, axis=-1)
@@ -80,7 +74,7 @@ def look_residuals(head: Head) -> np.ndarray:
     reach = np.abs(np.concatenate([head.run()["Q"], head.run()["K"]])).max(axis=-1)
     return np.concatenate(
         [
-            np.maximum(0, 24 - _angle_gaps(head.X)) / 24,  # six arrows, no two stacked
+            np.maximum(0, 24 - angle_gaps(head.X)) / 24,  # six arrows, no two stacked
             np.maximum(0, 0.8 - lengths) / 0.4,
             np.maximum(0, lengths - 2.0) / 0.4,
             np.maximum(0, np.abs(mats) - 1.5) / 0.5,

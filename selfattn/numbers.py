@@ -46,6 +46,26 @@ def vector(v, decimals: int = 2) -> str:
     return "[" + ", ".join(fixed(float(x), decimals) for x in v) + "]"
 
 
+def weight(w: float, decimals: int = 3) -> str:
+    """A weight: fixed decimals while they show it, scientific below (never a bare 0).
+
+    `weight(0.30412)` → '0.304'; `weight(1.2e-14)` → '1.2 × 10⁻¹⁴'.
+    """
+    return scientific(w) if 0 < w < 0.5 * 10.0**-decimals else fixed(w, decimals)
+
+
+def cell_weight(w: float) -> str:
+    """A weight in a map cell, five characters at most: '0' (exact), '<0.01' or '0.34'."""
+    if w == 0:
+        return "0"
+    return "<0.01" if w < 0.005 else fixed(w)
+
+
+def percent(x: float) -> str:
+    """A fraction as a whole percentage: `percent(0.0103)` → '1%'."""
+    return f"{fixed(100 * x, 0)}%"
+
+
 _UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB")
 
 
@@ -98,7 +118,7 @@ class Percent:
     """A fraction printed as a whole percentage: 0.0103 → '1%'."""
 
     def __call__(self, x: float) -> str:
-        return f"{fixed(100 * x, 0)}%"
+        return percent(x)
 
     def interval(self, printed: str) -> tuple[float, float]:
         centre = float(printed.rstrip("%").replace(MINUS, "-")) / 100

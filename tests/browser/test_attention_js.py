@@ -1,4 +1,4 @@
-"""attention.js and numbers.js against fixtures the Python model writes, run in Chromium."""
+"""attention.js and kit/format.js against fixtures the Python model writes, run in Chromium."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from selfattn import cost
 from selfattn.claims import width_mix
 from selfattn.head import MASK_MODES, attention, softmax
-from selfattn.numbers import fixed, grouped, scientific, size, vector
+from selfattn.numbers import cell_weight, fixed, grouped, percent, scientific, size, vector, weight
 from selfattn.params import load_head
 
 from .conftest import open_page
@@ -100,16 +100,28 @@ def test_number_formats_match_python(page):
     values = [0.0, -0.004, 1.2345, -0.316, 171.4, 1e-14, -2.5e7, 3.0e-7]
     got = run_js(
         page,
-        "numbers.js",
+        "kit/format.js",
         "return arg.map(x => [m.fixed(x, 2), m.fixed(x, 3), m.scientific(x), m.vector([x, -x])]);",
         values,
     )
     for x, (f2, f3, sci, vec) in zip(values, got, strict=True):
         assert (f2, f3, sci, vec) == (fixed(x, 2), fixed(x, 3), scientific(x), vector([x, -x]))
     sizes = [cost.score_bytes(1024), cost.score_bytes(131072), cost.token_bytes(131072), 512]
-    got = run_js(page, "numbers.js", "return arg.map(b => m.size(b));", sizes)
+    got = run_js(page, "kit/format.js", "return arg.map(b => m.size(b));", sizes)
     assert got == [size(b) for b in sizes]
-    assert run_js(page, "numbers.js", "return m.grouped(arg);", 131072) == grouped(131072)
+    assert run_js(page, "kit/format.js", "return m.grouped(arg);", 131072) == grouped(131072)
+
+
+def test_weight_formats_match_python(page):
+    weights = [0.0, 1.0, 0.30412, 0.0049999, 0.005, 0.00049, 1.2e-14, 0.0915, 0.0105, 0.995]
+    got = run_js(
+        page,
+        "kit/format.js",
+        "return arg.map(w => [m.weight(w), m.weight(w, 2), m.cellWeight(w), m.percent(w)]);",
+        weights,
+    )
+    for w, row in zip(weights, got, strict=True):
+        assert row == [weight(w), weight(w, 2), cell_weight(w), percent(w)], w
 
 
 def test_angle_and_matrix_mixing(page):

@@ -463,7 +463,7 @@ def test_numbers_js_rounds_halfway_values_to_even_as_python_does(page):
     values = [2.25, 0.125, 0.15, 2.675, -2.25, 0.5, 1.5, 2.5, 10.5, 9.95, 1 / 3, 1e-7, 0.0]
     got = page.evaluate(
         """async (values) => {
-             const m = await import(new URL('../static/js/numbers.js', location.href));
+             const m = await import(new URL('../static/js/kit/format.js', location.href));
              return values.map(x => [m.fixed(x, 1), m.fixed(x, 2), m.fixed(x, 0),
                                      m.scientific(x * 1e9, 2)]);
            }""",
@@ -474,7 +474,7 @@ def test_numbers_js_rounds_halfway_values_to_even_as_python_does(page):
     sizes = [2_359_296, 2**21, 3 * 2**19, 1536 * 1024 * 5, 1023, 1024, 73_728, 5 * 2**39]
     got = page.evaluate(
         """async (sizes) => {
-             const m = await import(new URL('../static/js/numbers.js', location.href));
+             const m = await import(new URL('../static/js/kit/format.js', location.href));
              return sizes.map(b => [m.size(b), m.size(b, 0)]);
            }""",
         sizes,

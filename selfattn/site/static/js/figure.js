@@ -1,16 +1,21 @@
 // The scaffold every figure shares: state, set(partial) and draw(), hung on the element.
-// Input writes state; state draws. Redraws are batched to one per animation frame.
+// Input writes state; state draws. Redraws are batched to one per animation frame, and a
+// change to one of the figure's `discrete` keys (a next row, a flip, a shuffle) eases the
+// picture from the old drawing to the new one.
+
+import { snapshot, ease, settle } from "./kit/motion.js";
 
 /**
  * Make `el` a figure. `clamp` turns any partial state (from a control, a test or a URL)
  * into a valid one; `draw` paints everything from state.
  * @template S
  * @param {HTMLElement} el
- * @param {{state: S, clamp?: (s: S) => S, draw: (s: S) => void}} spec
+ * @param {{state: S, clamp?: (s: S) => S, draw: (s: S) => void, discrete?: string[]}} spec
  * @returns {{state: S, set(partial: Partial<S>): void, redraw(): void}}
  */
-export function figure(el, { state, clamp = (s) => s, draw }) {
+export function figure(el, { state, clamp = (s) => s, draw, discrete = [] }) {
   let pending = false;
+  let drawn = state;
   const api = {
     state: clamp({ ...state }),
     set(partial) {
@@ -19,16 +24,23 @@ export function figure(el, { state, clamp = (s) => s, draw }) {
       pending = true;
       requestAnimationFrame(() => {
         pending = false;
+        const jump = discrete.some((key) => JSON.stringify(api.state[key]) !== JSON.stringify(drawn[key]));
+        const before = jump ? snapshot(el) : null;
+        if (!jump) settle(el);
         draw(api.state);
+        drawn = api.state;
+        if (before) ease(el, before);
         el.dispatchEvent(new Event("input", { bubbles: true }));
       });
     },
     redraw() {
+      settle(el);
       draw(api.state);
     },
   };
   el.figure = api;
   draw(api.state);
+  drawn = api.state;
   return api;
 }
 

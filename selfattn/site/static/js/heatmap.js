@@ -2,8 +2,8 @@
 // its fill and outline say positive, negative, masked or leaking, and its text says the
 // value, so no cell depends on colour alone.
 
-import { svg } from "./plane.js";
-import { fixed } from "./numbers.js";
+import { svg } from "./kit/plane.js";
+import { fixed } from "./kit/format.js";
 
 /**
  * One cell as draw wants it.

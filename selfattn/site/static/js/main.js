@@ -7,15 +7,10 @@ import { addTools } from "./tools.js";
 import { statesFromHash } from "./share.js";
 import { addPrediction } from "./predict.js";
 import { describe } from "./a11y.js";
+import { makeHead } from "./kit/head.js";
 
 const data = JSON.parse(document.getElementById("selfattn-data").textContent);
-const head = {
-  tokens: data.head.tokens,
-  X: data.head.tokens.map((t) => data.head.embeddings[t]),
-  WQ: data.head.W_Q,
-  WK: data.head.W_K,
-  WV: data.head.W_V,
-};
+const head = makeHead(data.head);
 const wanted = statesFromHash(location.hash);
 const started = new Map();
 

@@ -3,8 +3,8 @@
 // alone (dashes are left for the causal mask's discarded scores). Cells move with CSS
 // transitions, so a transpose is seen as a flip rather than a swap of numbers.
 
-import { svg } from "./plane.js";
-import { fixed } from "./numbers.js";
+import { svg } from "./kit/plane.js";
+import { fixed } from "./kit/format.js";
 import { html, t } from "./figure.js";
 import { attention } from "./attention.js";
 
@@ -123,7 +123,7 @@ export function matrixLegend({ positive, negative }) {
  * @param {{footer?: boolean}} [o] room under the grid to print one row's numbers
  */
 export function scoreMatrix(head, label, { footer = false } = {}) {
-  const { S } = attention(head.X, head.WQ, head.WK, head.WV);
+  const { S } = attention(head.X, head.W_Q, head.W_K, head.W_V);
   const matrix = makeMatrix({
     labels: head.tokens, label, footer,
     scale: Math.max(...S.flat().map(Math.abs)),

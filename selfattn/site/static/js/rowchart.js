@@ -3,8 +3,8 @@
 // exposes its scale (so a handle can ride a bar) and takes a formatter (so a weight of
 // 10⁻⁹ is not printed as 0).
 
-import { svg } from "./plane.js";
-import { fixed } from "./numbers.js";
+import { svg } from "./kit/plane.js";
+import { fixed } from "./kit/format.js";
 
 const WIDTH = 360, LEFT = 30, RIGHT = 8, TOP = 30, BOTTOM = 26;
 

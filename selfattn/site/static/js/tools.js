@@ -1,4 +1,4 @@
-// The strip under every figure: a link to its current state, and its picture and numbers to keep.
+// One quiet menu per figure (⋯): a link to its current state, and its picture and numbers to keep.
 
 import { html, t } from "./figure.js";
 import { hashForState } from "./share.js";
@@ -23,9 +23,9 @@ export function addTools(el) {
     return b;
   };
   const picture = () => el.querySelector(".stage svg");
-  const tools = html(
+  const menu = html(
     "div",
-    { class: "figure-tools", role: "group", "aria-label": t({ zh: `${el.id} 的工具`, en: `${el.id} tools` }) },
+    { class: "menu-items", role: "group", "aria-label": t({ zh: `${el.id} 的分享与导出`, en: `Share and export ${el.id}` }) },
     button(t({ zh: "链接", en: "Link" }), t({ zh: "把这个状态放进地址", en: "Put this state in the address" }), async () => {
       const url = new URL(location.href);
       url.hash = hashForState(el.id, el.figure.state);
@@ -51,5 +51,6 @@ export function addTools(el) {
     }),
     status,
   );
-  el.querySelector("figcaption").before(tools);
+  const summary = html("summary", { title: t({ zh: "分享与导出", en: "Share and export" }) }, html("span", { "aria-hidden": "true", text: "⋯" }), html("span", { class: "visually-hidden", text: t({ zh: `${el.id} 的分享与导出`, en: `Share and export ${el.id}` }) }));
+  el.querySelector("figcaption").before(html("details", { class: "figure-tools" }, summary, menu));
 }

@@ -2,7 +2,7 @@
 // to its new slot), show a ghost of another row behind it, mark masked keys dashed and
 // weight that leaks onto a masked key hatched.
 
-import { svg } from "./plane.js";
+import { svg } from "./kit/plane.js";
 
 let patterns = 0;
 

@@ -1,12 +1,12 @@
 // The weighted sum on the plane: the six value vectors with labels that keep out of each
 // other's way, the steps w_j·v_j laid tip to tail, and the polygon the output can never leave.
 
-import { arrow, svg } from "./plane.js";
+import { arrow, svg } from "./kit/plane.js";
 
 /**
  * Value arrows from the origin, labelled with their tokens. Labels that would overlap are
  * pushed below one another, the shorter vector's label giving way.
- * @param {ReturnType<import("./plane.js").makePlane>} plane
+ * @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  * @param {string[]} tokens @param {number[][]} V
  */
 export function valueArrows(plane, tokens, V, { cls = "value" } = {}) {
@@ -34,7 +34,7 @@ export function valueArrows(plane, tokens, V, { cls = "value" } = {}) {
 /**
  * Up to `count` arrows laid tip to tail; `set` takes the steps as [from, to] pairs and
  * marks one of them (the newest, say) as current.
- * @param {ReturnType<import("./plane.js").makePlane>} plane
+ * @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  */
 export function tipToTail(plane, count, { cls = "step" } = {}) {
   const arrows = Array.from({ length: count }, () => {
@@ -92,7 +92,7 @@ export function insideConvex(point, hull) {
 }
 
 /**
- * A filled polygon on the plane's bottom layer. @param {ReturnType<import("./plane.js").makePlane>} plane
+ * A filled polygon on the plane's bottom layer. @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  * @param {number[][]} corners
  */
 export function polygon(plane, corners, cls = "hull") {
@@ -103,7 +103,7 @@ export function polygon(plane, corners, cls = "hull") {
 }
 
 /**
- * A dot with a label: the output point. @param {ReturnType<import("./plane.js").makePlane>} plane
+ * A dot with a label: the output point. @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  */
 export function point(plane, { cls = "output-point", label = "", dx = 10, dy = 16 } = {}) {
   const dot = svg("circle", { r: 6, class: cls }, plane.layers.labels);

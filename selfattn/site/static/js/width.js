@@ -4,7 +4,7 @@
 import { slider, html, clampNumber, t } from "./figure.js";
 import { project, rawScores } from "./attention.js";
 import { makeRowChart } from "./rowchart.js";
-import { grouped, weight } from "./numbers.js";
+import { grouped, weight } from "./kit/format.js";
 
 export const LARGEST_LOG = 8; // widths 2⁰ … 2⁸
 const LABELLED = [0, 2, 4, 6, 8]; // 1, 4, 16, 64, 256: each four times the last
@@ -44,7 +44,7 @@ export function widthSlider(onInput) {
 
 /** Raw row `ate`: the scores at width 1, which grow as √width. */
 export function baseScores(head) {
-  const Q = project(head.X, head.WQ), K = project(head.X, head.WK);
+  const Q = project(head.X, head.W_Q), K = project(head.X, head.W_K);
   return rawScores(Q, K)[head.tokens.indexOf("ate")];
 }
 

@@ -1,9 +1,9 @@
 // F01: a slider installs W_Q, W_K, W_V one by one on it's input vector.
 
 import { figure, readout, slider, t, html, clampNumber } from "../figure.js";
-import { makePlane, arrow } from "../plane.js";
+import { makePlane, arrow } from "../kit/plane.js";
 import { times } from "../attention.js";
-import { vector } from "../numbers.js";
+import { vector } from "../kit/format.js";
 
 const NAMES = ["q", "k", "v"];
 const CLASSES = ["query", "key", "value"];
@@ -11,7 +11,7 @@ const INSTALLED = ["W_Q", "W_Q, W_K", "W_Q, W_K, W_V"];
 
 export default function (el, head) {
   const it = head.X[head.tokens.indexOf("it")];
-  const matrices = [head.WQ, head.WK, head.WV];
+  const matrices = [head.W_Q, head.W_K, head.W_V];
   const plane = makePlane({ x: [-2, 2], y: [-1.5, 2], label: t({ zh: "it 的输入和它的查询、键、值", en: "it's input and its query, key and value" }) });
   const input = arrow(plane, { cls: "input", label: "x" });
   const arrows = CLASSES.map((cls, i) => arrow(plane, { cls, label: NAMES[i] }));

@@ -1,9 +1,10 @@
 // F02: drag the grey input anywhere; q, k and v follow as fixed linear maps of it.
 
 import { figure, readout, html, t, clampPoint } from "../figure.js";
-import { makePlane, arrow, handle, untangle } from "../plane.js";
+import { makePlane, arrow, untangle } from "../kit/plane.js";
+import { handle } from "../kit/handles.js";
 import { times, angleBetween } from "../attention.js";
-import { vector, fixed } from "../numbers.js";
+import { vector, fixed } from "../kit/format.js";
 
 const BOX = [-2, 2];
 
@@ -29,13 +30,13 @@ export default function (el, head) {
     plane.root,
     html("div", { class: "panel" }, html("div", { class: "readouts" }, ...Object.values(out).map((r) => r.el))),
   );
-  const q0 = times(start, head.WQ), v0 = times(start, head.WV);
+  const q0 = times(start, head.W_Q), v0 = times(start, head.W_V);
 
   const fig = figure(el, {
     state: { x: start },
     clamp: (s) => ({ x: clampPoint(s.x, BOX, BOX, start) }),
     draw({ x }) {
-      const [qx, kx, vx] = [head.WQ, head.WK, head.WV].map((W) => times(x, W));
+      const [qx, kx, vx] = [head.W_Q, head.W_K, head.W_V].map((W) => times(x, W));
       ghosts[0].set(q0);
       ghosts[1].set(v0);
       input.set(x);

@@ -1,14 +1,14 @@
 // F03: step through the six tokens; one query, all six keys, the query's shadow on each.
 
 import { figure, readout, html, t } from "../figure.js";
-import { makePlane, arrow, shadow, untangle } from "../plane.js";
+import { makePlane, arrow, shadow, untangle } from "../kit/plane.js";
 import { project, dot, argmax } from "../attention.js";
-import { fixed } from "../numbers.js";
+import { fixed } from "../kit/format.js";
 import { tokenStepper, tokenState } from "../tokens.js";
 
 export default function (el, head) {
   const { tokens } = head;
-  const Q = project(head.X, head.WQ), K = project(head.X, head.WK);
+  const Q = project(head.X, head.W_Q), K = project(head.X, head.W_K);
   const plane = makePlane({ x: [-2.2, 1.2], y: [-1.8, 1.8], unit: 100, grid: 0.5, label: t({ zh: "一个查询和六个键", en: "One query and six keys" }) });
   const shadows = tokens.map(() => shadow(plane));
   const keys = tokens.map((name) => arrow(plane, { cls: "key", label: name }));

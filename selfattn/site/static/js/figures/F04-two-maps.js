@@ -1,9 +1,9 @@
 // F04: mix W_Q into W_K; the two directions of one pair of words merge into one number.
 
 import { figure, readout, slider, html, t, clampNumber } from "../figure.js";
-import { makePlane, arrow, untangle } from "../plane.js";
+import { makePlane, arrow, untangle } from "../kit/plane.js";
 import { times, dot, mixMatrices } from "../attention.js";
-import { fixed } from "../numbers.js";
+import { fixed } from "../kit/format.js";
 
 export default function (el, head) {
   const cat = head.X[head.tokens.indexOf("cat")], ate = head.X[head.tokens.indexOf("ate")];
@@ -33,8 +33,8 @@ export default function (el, head) {
     clamp: (s) => ({ mix: Math.round(clampNumber(s.mix, 0, 1, 0) * 100) / 100 }),
     draw({ mix }) {
       control.show(mix, `${Math.round(mix * 100)}%`);
-      const WK = mixMatrices(head.WK, head.WQ, mix);
-      const q = [times(cat, head.WQ), times(ate, head.WQ)];
+      const WK = mixMatrices(head.W_K, head.W_Q, mix);
+      const q = [times(cat, head.W_Q), times(ate, head.W_Q)];
       const k = [times(cat, WK), times(ate, WK)];
       arrows.qCat.set(q[0]);
       arrows.qAte.set(q[1]);

@@ -1,15 +1,16 @@
 // F05: drag the query against a fixed key; the score is the shadow's length times the key's.
 
 import { figure, readout, html, t, clampPoint } from "../figure.js";
-import { makePlane, arrow, shadow, handle, untangle, svg } from "../plane.js";
+import { makePlane, arrow, shadow, untangle, svg } from "../kit/plane.js";
+import { handle } from "../kit/handles.js";
 import { times, dot, norm, angleBetween } from "../attention.js";
-import { fixed } from "../numbers.js";
+import { fixed } from "../kit/format.js";
 
 const BOX = [-2, 2];
 
 export default function (el, head) {
-  const key = times(head.X[head.tokens.indexOf("cat")], head.WK);
-  const start = times(head.X[head.tokens.indexOf("it")], head.WQ);
+  const key = times(head.X[head.tokens.indexOf("cat")], head.W_K);
+  const start = times(head.X[head.tokens.indexOf("it")], head.W_Q);
   const plane = makePlane({ x: [-2.2, 2.2], y: [-2.2, 2.2], unit: 80, label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }) });
   const line = svg("line", { class: "key-line" }, plane.layers.under);
   const drop = shadow(plane);

@@ -1,46 +1,57 @@
-// F07: stretch and's key; it wins on length alone, without ever turning.
+// F07: stretch and's key; it wins row it on length alone, without ever turning.
 
-import { figure, readout, slider, html, t, clampNumber } from "../figure.js";
-import { makeRowChart } from "../rowchart.js";
-import { project, rawScores, argmax } from "../attention.js";
-import { fixed } from "../numbers.js";
+import { figure, t, clampNumber } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { slider } from "../kit/controls.js";
+import { makeBars } from "../kit/bars.js";
+import { makePlane, around, arrow, untangle } from "../kit/plane.js";
+import { argmax, dot } from "../attention.js";
+import { fixed } from "../kit/format.js";
 
-const MAX = 5;
+const MOST = 5;
 
 export default function (el, head) {
-  const { tokens } = head;
-  const it = tokens.indexOf("it"), and = tokens.indexOf("and"), cat = tokens.indexOf("cat");
-  const row = rawScores(project(head.X, head.WQ), project(head.X, head.WK))[it];
-  const bars = makeRowChart({
-    labels: tokens, min: -0.5, max: Math.max(...row, row[and] * MAX) + 0.3,
+  const it = head.index("it"), and = head.index("and"), cat = head.index("cat");
+  const { Q, K, R } = head.run();
+  const row = R[it];
+  const longest = K[and].map((x) => x * MOST);
+  const { picture, controls, readouts } = stage(el);
+  const plane = makePlane({
+    ...around([Q[it], K[cat], longest], { pad: 0.45 }), unit: 70,
+    label: t({ zh: "it 的查询，cat 的键，和被拉长的 and 的键", en: "it's query, cat's key, and and's key stretched" }),
+  });
+  picture.append(plane.root);
+  const query = arrow(plane, { cls: "query", label: "q_it" });
+  const catKey = arrow(plane, { cls: "key faint", label: "k_cat" });
+  const andKey = arrow(plane, { cls: "key", label: "k_and" });
+  const bars = makeBars(picture, {
+    labels: head.tokens, domain: [Math.min(0, ...row), Math.max(...row, row[and] * MOST) * 1.05], height: 190, reference: true,
     label: t({ zh: "it 那一行的原始分数", en: "Raw scores of row it" }),
   });
-  const control = slider({
-    label: t({ zh: "and 的键拉长到", en: "and's key stretched" }), min: 1, max: MAX, step: 0.1, name: "stretch",
+  const stretch = slider(controls, {
+    label: t({ zh: "and 的键拉长到", en: "and's key stretched" }), min: 1, max: MOST, step: 0.1, name: "stretch",
     onInput: (f) => fig.set({ f }),
   });
-  const out = {
-    and: readout("and", "q_it · k_and"),
-    cat: readout("cat", "q_it · k_cat"),
-    winner: readout("winner", t({ zh: "得分最高", en: "Winner" })),
-  };
-  el.querySelector(".stage").append(
-    bars.root,
-    html("div", { class: "panel" }, control.el, html("div", { class: "readouts" }, ...Object.values(out).map((r) => r.el))),
+  const out = readouts(
+    { winner: t({ zh: "得分最高", en: "highest score" }), and: "q·k_and", cat: "q·k_cat" },
+    { key: "winner" },
   );
 
   const fig = figure(el, {
     state: { f: 1 },
     // the slider's own grid: tenths, so 4.4 means exactly the step the prose names
-    clamp: (s) => ({ f: Math.round(clampNumber(s.f, 1, MAX, 1) * 10) / 10 }),
+    clamp: (s) => ({ f: Math.round(clampNumber(s.f, 1, MOST, 1) * 10) / 10 }),
     draw({ f }) {
-      control.show(f, `${fixed(f, 1)}×`);
-      const scores = row.map((r, j) => (j === and ? r * f : r));
+      const k = K[and].map((x) => x * f);
+      const scores = row.map((r, j) => (j === and ? dot(Q[it], k) : r));
       const best = argmax(scores);
-      bars.set(scores, { win: best, reference: row[cat], referenceLabel: "cat" });
-      out.and.show(fixed(scores[and]));
-      out.cat.show(fixed(scores[cat]));
-      out.winner.show(tokens[best]);
+      stretch.show(f, `${fixed(f, 1)}×`);
+      query.set(Q[it]);
+      catKey.set(K[cat]);
+      andKey.set(k);
+      untangle(plane);
+      bars.set(scores, { win: best, reference: { value: row[cat], label: "cat" } });
+      out.show({ winner: head.tokens[best], and: fixed(scores[and]), cat: fixed(scores[cat]) });
     },
   });
 }

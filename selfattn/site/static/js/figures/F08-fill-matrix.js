@@ -2,7 +2,7 @@
 
 import { figure, readout, html, t, clampNumber } from "../figure.js";
 import { scoreMatrix } from "../matrix.js";
-import { grouped } from "../numbers.js";
+import { grouped } from "../kit/format.js";
 
 export default function (el, head) {
   const n = head.tokens.length;

@@ -3,7 +3,7 @@
 import { argmax } from "../attention.js";
 import { figure, readout, html, t, clampNumber } from "../figure.js";
 import { scoreMatrix } from "../matrix.js";
-import { fixed } from "../numbers.js";
+import { fixed } from "../kit/format.js";
 
 export default function (el, head) {
   const n = head.tokens.length;

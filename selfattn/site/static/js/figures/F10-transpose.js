@@ -2,7 +2,7 @@
 
 import { figure, readout, html, t } from "../figure.js";
 import { scoreMatrix } from "../matrix.js";
-import { fixed } from "../numbers.js";
+import { fixed } from "../kit/format.js";
 
 export default function (el, head) {
   const cat = head.tokens.indexOf("cat"), ate = head.tokens.indexOf("ate");

@@ -4,11 +4,11 @@ import { figure, readout, html, t, clampNumber } from "../figure.js";
 import { attention, softmaxRow } from "../attention.js";
 import { makeRowChart } from "../rowchart.js";
 import { radios } from "../controls.js";
-import { fixed, weight } from "../numbers.js";
+import { fixed, weight } from "../kit/format.js";
 
 export default function (el, head) {
   const n = head.tokens.length;
-  const { S } = attention(head.X, head.WQ, head.WK, head.WV);
+  const { S } = attention(head.X, head.W_Q, head.W_K, head.W_V);
   // one scale for every row, so rows can be compared by eye
   const largest = Math.max(...S.flat().map(Math.exp));
   const exps = makeRowChart({

@@ -3,14 +3,14 @@
 import { figure, readout, html, t, clampNumber } from "../figure.js";
 import { attention, softmaxRow } from "../attention.js";
 import { makeRowChart } from "../rowchart.js";
-import { valueHandle } from "../value-handle.js";
-import { fixed, weight } from "../numbers.js";
+import { valueHandle } from "../kit/handles.js";
+import { fixed, weight } from "../kit/format.js";
 
 const LOWEST = -4, HIGHEST = 8;
 
 export default function (el, head) {
   const it = head.tokens.indexOf("it"), cat = head.tokens.indexOf("cat");
-  const row = attention(head.X, head.WQ, head.WK, head.WV).S[it];
+  const row = attention(head.X, head.W_Q, head.W_K, head.W_V).S[it];
   const scores = makeRowChart({
     labels: head.tokens, min: LOWEST, max: HIGHEST, ticks: [-4, 0, 4, 8], height: 250,
     title: t({ zh: "it 这一行的分数 s（上下拖 cat 的）", en: "scores s in row it (drag cat's ↕)" }),

@@ -3,9 +3,9 @@
 
 import { figure, readout, html, t, clampNumber } from "../figure.js";
 import { attention, softmaxRow } from "../attention.js";
-import { svg } from "../plane.js";
-import { valueHandle } from "../value-handle.js";
-import { fixed, scientific } from "../numbers.js";
+import { svg } from "../kit/plane.js";
+import { valueHandle } from "../kit/handles.js";
+import { fixed, scientific } from "../kit/format.js";
 
 const LOWEST = -30, HIGHEST = 3;
 const SMALLEST_LOG = -16; // the weight axis runs from 10⁻¹⁶ to 10⁰
@@ -18,7 +18,7 @@ function power(k) {
 
 export default function (el, head) {
   const it = head.tokens.indexOf("it"), cat = head.tokens.indexOf("cat");
-  const row = attention(head.X, head.WQ, head.WK, head.WV).S[it];
+  const row = attention(head.X, head.W_Q, head.W_K, head.W_V).S[it];
   const xScore = (s) => LEFT + ((s - LOWEST) / (HIGHEST - LOWEST)) * (RIGHT - LEFT);
   const xWeight = (w) => LEFT + ((Math.log10(w) - SMALLEST_LOG) / -SMALLEST_LOG) * (RIGHT - LEFT);
   const root = svg("svg", {

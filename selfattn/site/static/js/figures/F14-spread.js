@@ -1,9 +1,9 @@
 // F14: a width slider on a log axis; the spread of the scores grows as √d, far past 1.
 
 import { figure, readout, html, t } from "../figure.js";
-import { svg } from "../plane.js";
+import { svg } from "../kit/plane.js";
 import { widthSlider, clampWidth, LARGEST_LOG } from "../width.js";
-import { fixed, grouped } from "../numbers.js";
+import { fixed, grouped } from "../kit/format.js";
 
 const WIDTH = 360, HEIGHT = 230, LEFT = 34, RIGHT = 14, TOP = 26, BOTTOM = 40;
 const TALLEST = Math.sqrt(2 ** LARGEST_LOG); // √256 = 16

@@ -3,9 +3,9 @@
 
 import { figure, readout, html, t } from "../figure.js";
 import { widthMix } from "../attention.js";
-import { svg } from "../plane.js";
+import { svg } from "../kit/plane.js";
 import { widthSlider, clampWidth, baseScores, topWeight, mixChart } from "../width.js";
-import { fixed, grouped, weight } from "../numbers.js";
+import { fixed, grouped, weight } from "../kit/format.js";
 
 const GAUGE_W = 260, GAUGE_H = 100, PAD = 16;
 

@@ -5,7 +5,7 @@ import { figure, readout, html, t } from "../figure.js";
 import { widthMix } from "../attention.js";
 import { radios } from "../controls.js";
 import { widthSlider, clampWidth, baseScores, topWeight, mixChart } from "../width.js";
-import { fixed, grouped, weight } from "../numbers.js";
+import { fixed, grouped, weight } from "../kit/format.js";
 
 const DIVISORS = ["none", "sqrt", "d"];
 

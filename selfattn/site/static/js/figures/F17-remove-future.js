@@ -3,12 +3,12 @@
 
 import { figure, readout, t, html, clampNumber } from "../figure.js";
 import { attention } from "../attention.js";
-import { fixed, grouped } from "../numbers.js";
+import { fixed, grouped } from "../kit/format.js";
 import { makeHeatmap, legend } from "../heatmap.js";
 import { button } from "../switch.js";
 
 export default function (el, head) {
-  const { S } = attention(head.X, head.WQ, head.WK, head.WV);
+  const { S } = attention(head.X, head.W_Q, head.W_K, head.W_V);
   const n = head.tokens.length;
   const largest = Math.max(...S.flat().map(Math.abs));
   const map = makeHeatmap({

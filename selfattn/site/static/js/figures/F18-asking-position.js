@@ -3,7 +3,7 @@
 
 import { figure, readout, slider, t, html, clampNumber } from "../figure.js";
 import { attention } from "../attention.js";
-import { fixed, weight } from "../numbers.js";
+import { fixed, weight } from "../kit/format.js";
 import { makeWeightRow } from "../weight-row.js";
 
 /** A weight as the figure prints it: an exact zero says so, anything else to 2 decimals. */
@@ -11,8 +11,8 @@ const printWeight = (w) => (w === 0 ? "0" : weight(w, 2));
 
 export default function (el, head) {
   const { tokens } = head;
-  const masked = attention(head.X, head.WQ, head.WK, head.WV, "causal").W;
-  const open = attention(head.X, head.WQ, head.WK, head.WV, "none").W;
+  const masked = attention(head.X, head.W_Q, head.W_K, head.W_V, "causal").W;
+  const open = attention(head.X, head.W_Q, head.W_K, head.W_V, "none").W;
   const bars = makeWeightRow({
     tokens, name: "bar",
     label: t({ zh: "提问位置那一行的因果权重，轮廓是不加掩码时的权重", en: "The causal weights of the asking row; outlines show the row without the mask" }),

@@ -3,7 +3,7 @@
 
 import { figure, readout, t, html } from "../figure.js";
 import { attention } from "../attention.js";
-import { fixed, weight } from "../numbers.js";
+import { fixed, weight } from "../kit/format.js";
 import { makeWeightRow } from "../weight-row.js";
 import { toggle } from "../switch.js";
 import { assertion } from "../assertion.js";
@@ -15,8 +15,8 @@ export default function (el, head) {
   const { tokens } = head;
   const it = tokens.indexOf("it"), ran = tokens.indexOf("ran"), cat = tokens.indexOf("cat");
   const runs = {
-    causal: attention(head.X, head.WQ, head.WK, head.WV, "causal"),
-    multiply: attention(head.X, head.WQ, head.WK, head.WV, "multiply"),
+    causal: attention(head.X, head.W_Q, head.W_K, head.W_V, "causal"),
+    multiply: attention(head.X, head.W_Q, head.W_K, head.W_V, "multiply"),
   };
   const bars = makeWeightRow({
     tokens, name: "bar", max: 0.5,

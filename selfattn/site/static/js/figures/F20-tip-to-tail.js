@@ -2,16 +2,16 @@
 // each points forward along the output, so the path never turns back; it ends at it's new vector.
 
 import { figure, readout, t, html, clampNumber } from "../figure.js";
-import { makePlane, svg } from "../plane.js";
+import { makePlane, svg } from "../kit/plane.js";
 import { attention, dot, norm } from "../attention.js";
-import { fixed, vector } from "../numbers.js";
+import { fixed, vector } from "../kit/format.js";
 import { button } from "../switch.js";
 import { valueArrows, tipToTail, stepsInOrder, point } from "../weighted-sum.js";
 
 export default function (el, head) {
   const { tokens } = head;
   const it = tokens.indexOf("it");
-  const { W, V, out } = attention(head.X, head.WQ, head.WK, head.WV);
+  const { W, V, out } = attention(head.X, head.W_Q, head.W_K, head.W_V);
   const w = W[it], n = tokens.length;
   const steps = stepsInOrder(w, V, tokens.map((_, j) => j));
   const forward = out[it].map((x) => x / norm(out[it]));

@@ -3,10 +3,10 @@
 // never leaves the polygon they span.
 
 import { figure, readout, t, html, clampNumber } from "../figure.js";
-import { makePlane, svg } from "../plane.js";
+import { makePlane, svg } from "../kit/plane.js";
 import { attention, softmaxRow, weightedSum } from "../attention.js";
-import { fixed, vector } from "../numbers.js";
-import { valueHandle } from "../value-handle.js";
+import { fixed, vector } from "../kit/format.js";
+import { valueHandle } from "../kit/handles.js";
 import { valueArrows, convexHull, insideConvex, polygon, point } from "../weighted-sum.js";
 
 const LOW = -1, HIGH = 8;
@@ -17,7 +17,7 @@ const percent = (x) => `${fixed(100 * x, 0)}%`;
 export default function (el, head) {
   const { tokens } = head;
   const it = tokens.indexOf("it"), cat = tokens.indexOf("cat");
-  const { R, V } = attention(head.X, head.WQ, head.WK, head.WV);
+  const { R, V } = attention(head.X, head.W_Q, head.W_K, head.W_V);
   const root2 = Math.sqrt(head.X[0].length);
   const hull = convexHull(V);
 

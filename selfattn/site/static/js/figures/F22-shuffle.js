@@ -2,9 +2,9 @@
 // takes another route, but the sum, taken here in the shuffled order, lands where it did.
 
 import { figure, readout, t, html } from "../figure.js";
-import { makePlane } from "../plane.js";
+import { makePlane } from "../kit/plane.js";
 import { attention } from "../attention.js";
-import { fixed, scientific, vector } from "../numbers.js";
+import { fixed, scientific, vector } from "../kit/format.js";
 import { button } from "../switch.js";
 import { makeWeightRow } from "../weight-row.js";
 import { valueArrows, tipToTail, stepsInOrder, point } from "../weighted-sum.js";
@@ -33,7 +33,7 @@ export default function (el, head) {
   const { tokens } = head;
   const n = tokens.length, it = tokens.indexOf("it");
   const reading = tokens.map((_, j) => j);
-  const { W, V } = attention(head.X, head.WQ, head.WK, head.WV);
+  const { W, V } = attention(head.X, head.W_Q, head.W_K, head.W_V);
   const w = W[it];
   const original = stepsInOrder(w, V, reading)[n - 1][1];
 

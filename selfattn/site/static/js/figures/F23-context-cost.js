@@ -3,9 +3,9 @@
 // Every number comes from cost.js, the mirror of selfattn/cost.py (GPT-2 small).
 
 import { figure, readout, slider, t, html, clampNumber } from "../figure.js";
-import { svg } from "../plane.js";
-import { grouped } from "../numbers.js";
-import { fixed, scientific, size } from "../numbers.js";
+import { svg } from "../kit/plane.js";
+import { grouped } from "../kit/format.js";
+import { fixed, scientific, size } from "../kit/format.js";
 import { GPT2_SMALL, allHeadsScoreBytes, dHead, headMacs, scoreBytes, tokenBytes } from "../cost.js";
 
 const SHORTEST = 4, LONGEST = 17; // log₂ n: 16 … 131,072 tokens

@@ -4,7 +4,7 @@
 
 import { figure, readout, t, html } from "../figure.js";
 import { applyMask, project, softmax, weightedSum } from "../attention.js";
-import { fixed, scientific } from "../numbers.js";
+import { fixed, scientific } from "../kit/format.js";
 import { makeHeatmap, weightCells, legend, cellWeight } from "../heatmap.js";
 import { toggle } from "../switch.js";
 import { assertion } from "../assertion.js";
@@ -47,8 +47,8 @@ const rotate = ([a, b], angle) => [a * Math.cos(angle) - b * Math.sin(angle), a 
 function run(head, bugs, order, masked) {
   const and = head.tokens.indexOf("and");
   const X = order.map((j) => head.X[j]);
-  let Q = project(X, head.WQ), K = project(X, head.WK);
-  const V = project(X, head.WV);
+  let Q = project(X, head.W_Q), K = project(X, head.W_K);
+  const V = project(X, head.W_V);
   if (bugs.longKey) K = K.map((k, p) => (order[p] === and ? k.map((x) => x * STRETCH) : k));
   if (!bugs.noPositions) {
     Q = Q.map((q, p) => rotate(q, p));

@@ -1,4 +1,5 @@
 // How numbers print on the page: the mirror of selfattn/numbers.py, ties included.
+// Every function here has a Python twin of the same name, tested against it.
 // Python rounds a value lying exactly halfway to even (f"{2.25:.1f}" is "2.2"); toFixed
 // and toExponential round it up. Byte counts are binary fractions, so for them ties are
 // real (1,536 tokens take exactly 2.25 MiB); the helpers below settle them as Python does.
@@ -62,6 +63,21 @@ export function scientific(x, digits = 2) {
 /** A weight: fixed decimals while that shows it, scientific below (never a bare 0). */
 export function weight(x, decimals = 3) {
   return x > 0 && x < 0.5 * 10 ** -decimals ? scientific(x) : fixed(x, decimals);
+}
+
+/**
+ * A weight in a map cell, five characters at most: an exact zero says 0, a weight too
+ * small for two decimals says <0.01, never a bare 0.00.
+ * @param {number} w
+ */
+export function cellWeight(w) {
+  if (w === 0) return "0";
+  return w < 0.005 ? "<0.01" : fixed(w);
+}
+
+/** A fraction as a whole percentage, as the article prints it: 0.0105 → "1%". */
+export function percent(x) {
+  return `${fixed(100 * x, 0)}%`;
 }
 
 /** Thousands separators: 131072 → "131,072". */

@@ -1,6 +1,8 @@
 // An SVG plane for 2-D vectors: axes and grid, labelled arrows, a perpendicular drop,
 // and drag handles that follow a pointer or the arrow keys.
 
+import { setSvg } from "./notation.js";
+
 const NS = "http://www.w3.org/2000/svg";
 
 /**
@@ -57,6 +59,52 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
 }
 
 /**
+ * A plane range that shows every point (and the origin) with room around it for labels,
+ * rounded out to the grid: lay a plane out for the head it draws, not for numbers typed.
+ * @param {number[][]} points @param {{pad?: number, step?: number}} [o]
+ * @returns {{x: [number, number], y: [number, number]}}
+ */
+export function around(points, { pad = 0.4, step = 0.5 } = {}) {
+  const xs = [0, ...points.map((p) => p[0])], ys = [0, ...points.map((p) => p[1])];
+  const out = (v, sign) => (sign < 0 ? Math.floor((v - pad) / step) : Math.ceil((v + pad) / step)) * step;
+  return {
+    x: [out(Math.min(...xs), -1), out(Math.max(...xs), 1)],
+    y: [out(Math.min(...ys), -1), out(Math.max(...ys), 1)],
+  };
+}
+
+/**
+ * An arc between two directions at the origin, with the angle written beside it: an
+ * angle the prose talks about is drawn, not only printed.
+ * @param {ReturnType<typeof makePlane>} plane @param {{radius?: number}} [o] radius in pixels
+ */
+export function arc(plane, { radius = 34 } = {}) {
+  const path = svg("path", { class: "arc" }, plane.layers.under);
+  const text = svg("text", { class: "label arc-label" }, plane.layers.labels);
+  return {
+    /** @param {number[]} a @param {number[]} b @param {string} label */
+    set(a, b, label) {
+      const hidden = !a || !b || Math.hypot(...a) === 0 || Math.hypot(...b) === 0;
+      path.style.display = text.style.display = hidden ? "none" : "";
+      if (hidden) return;
+      const ox = plane.sx(0), oy = plane.sy(0);
+      const ta = Math.atan2(a[1], a[0]), tb = Math.atan2(b[1], b[0]);
+      let sweep = tb - ta;
+      while (sweep > Math.PI) sweep -= 2 * Math.PI;
+      while (sweep < -Math.PI) sweep += 2 * Math.PI;
+      const at = (t, r = radius) => [ox + r * Math.cos(t), oy - r * Math.sin(t)];
+      const [x0, y0] = at(ta), [x1, y1] = at(ta + sweep);
+      path.setAttribute("d", `M ${x0} ${y0} A ${radius} ${radius} 0 0 ${sweep > 0 ? 0 : 1} ${x1} ${y1}`);
+      const [lx, ly] = at(ta + sweep / 2, radius + 16);
+      text.setAttribute("x", String(lx));
+      text.setAttribute("y", String(ly + 4));
+      text.setAttribute("text-anchor", "middle");
+      text.textContent = label;
+    },
+  };
+}
+
+/**
  * A labelled arrow from `from` to `to`; `set` moves it, `set(null)` hides it.
  * @param {ReturnType<typeof makePlane>} plane @param {{cls: string, label?: string}} o
  */
@@ -65,14 +113,14 @@ export function arrow(plane, { cls, label = "" }) {
   const shaft = svg("line", {}, g);
   const head = svg("polygon", {}, g);
   const text = svg("text", { class: `label ${cls}` }, plane.layers.labels);
-  text.textContent = label;
+  setSvg(text, label);
   return {
     /** @param {number[]|null} to @param {number[]} [from] @param {string} [newLabel] */
     set(to, from = [0, 0], newLabel) {
       const hidden = to === null || !Number.isFinite(to[0]) || !Number.isFinite(to[1]);
       g.style.display = text.style.display = hidden ? "none" : "";
       if (hidden) return;
-      if (newLabel !== undefined) text.textContent = newLabel;
+      if (newLabel !== undefined) setSvg(text, newLabel);
       const ax = plane.sx(from[0]), ay = plane.sy(from[1]);
       const bx = plane.sx(to[0]), by = plane.sy(to[1]);
       const len = Math.hypot(bx - ax, by - ay);
@@ -115,70 +163,6 @@ export function shadow(plane, { cls = "shadow" } = {}) {
       }
       return t * Math.sqrt(kk);
     },
-  };
-}
-
-/**
- * Drag with a pointer on `target`: captured, so the drag follows the pointer anywhere,
- * and with the touch start cancelled, because Chromium ignores touch-action on SVG
- * shapes and a finger would scroll the page instead. `knob` is the handle that shows
- * the drag and takes focus; `jump` moves it to where the press lands (a press on a
- * whole bar, say), not only where the pointer goes next.
- * @param {Element} target @param {Element} knob
- * @param {(event: PointerEvent) => void} onPoint @param {{jump?: boolean}} [o]
- */
-export function dragWith(target, knob, onPoint, { jump = false } = {}) {
-  target.addEventListener("touchstart", (event) => event.preventDefault(), { passive: false });
-  target.addEventListener("pointerdown", (event) => {
-    event.preventDefault();
-    target.setPointerCapture(event.pointerId);
-    knob.classList.add("dragging");
-    knob.focus({ preventScroll: true });
-    if (jump) onPoint(event);
-  });
-  target.addEventListener("pointermove", (event) => {
-    if (target.hasPointerCapture(event.pointerId)) onPoint(event);
-  });
-  const release = (event) => {
-    if (target.hasPointerCapture(event.pointerId)) target.releasePointerCapture(event.pointerId);
-    knob.classList.remove("dragging");
-  };
-  target.addEventListener("pointerup", release);
-  target.addEventListener("pointercancel", release);
-}
-
-/**
- * A 2-D drag handle: a pointer drags it (captured, so a finger does not scroll the
- * page); arrow keys move it by `step`, Shift by ten steps. It only reports where the
- * reader wants it: `onMove` writes state, and `place` is called by draw.
- * @param {ReturnType<typeof makePlane>} plane
- * @param {{label: string, step?: number, onMove: (p: number[]) => void, get: () => number[]}} o
- */
-export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
-  const g = svg("g", { class: `handle ${cls}`, tabindex: 0, role: "slider", "aria-label": label }, plane.layers.handles);
-  plane.root.setAttribute("role", "group"); // a picture with a control inside is no longer just an image
-  svg("circle", { r: 26, class: "hit" }, g); // 44 px or more even when a phone scales the plane down
-  svg("circle", { r: 8, class: "knob" }, g);
-  dragWith(g, g, (event) => onMove(plane.clampToPlane(plane.toPlane(event))));
-  g.addEventListener("keydown", (event) => {
-    const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
-    const move = moves[event.key];
-    if (!move) return;
-    event.preventDefault();
-    const k = (event.shiftKey ? 10 : 1) * step;
-    const [x, y] = get();
-    // snap to the step grid so keyboard positions are exact and repeatable
-    const snap = (v) => Math.round(v / step) * step;
-    onMove(plane.clampToPlane([snap(x + move[0] * k), snap(y + move[1] * k)]));
-  });
-  return {
-    /** @param {number[]} p @param {string} valuetext */
-    place(p, valuetext) {
-      g.setAttribute("transform", `translate(${plane.sx(p[0])} ${plane.sy(p[1])})`);
-      g.setAttribute("aria-valuenow", p[0].toFixed(2));
-      g.setAttribute("aria-valuetext", valuetext);
-    },
-    el: g,
   };
 }
 

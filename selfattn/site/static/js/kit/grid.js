@@ -1,0 +1,126 @@
+// One matrix for every figure that shows one: scores (F08–F10, F17) and weights (F24,
+// F25) alike. A cell's square has area ∝ |value| against a reference square in the
+// legend; positive is filled, negative hollow (sign is shape, not hue); a masked cell is
+// what the mask leaves, a small dashed box with −∞ or 0, its former value greyed where the
+// figure is about what was thrown away; weight that leaks onto a masked key is wrong (red).
+
+import { html } from "../figure.js";
+import { svg } from "./plane.js";
+import { setSvg } from "./notation.js";
+import { fixed } from "./format.js";
+
+/**
+ * @typedef {{masked?: "−∞"|"0"|null, leak?: boolean, greyed?: boolean, text?: string}} CellMark
+ */
+
+/**
+ * @param {HTMLElement} parent
+ * @param {{rows: string[], columns: string[], label: string, scale: number, name?: string, cell?: number,
+ *   titles?: {rows: string, columns: string}, reference?: {value: number, text: string}}} o
+ *   `scale` is the |value| whose square fills a cell; `name` gives each cell's number
+ *   data-readout="NAME.row.column"; `reference` draws, under the grid, the square a value
+ *   of that size gets, so areas can be read against it.
+ */
+export function makeGrid(parent, { rows, columns, label, scale, name = "", cell = 48, titles, reference }) {
+  const left = 10 + 8 * Math.max(...rows.map((r) => r.length), 3), top = titles ? 40 : 24;
+  const bottom = top + rows.length * cell;
+  const width = left + columns.length * cell + 6, height = bottom + (reference ? 34 : 6);
+  const largest = cell - 20; // the side of a square worth `scale`, leaving the cell's foot for its number
+  const sideOf = (/** @type {number} */ v) => Math.sqrt(Math.min(Math.abs(v), scale) / scale) * largest;
+  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart grid", role: "img", "aria-label": label });
+  if (reference) {
+    const side = sideOf(reference.value);
+    svg("rect", { class: "reference-square", x: left + 4, y: bottom + 17 - side / 2, width: side, height: side }, root);
+    setSvg(svg("text", { class: "reference-text", x: left + side + 10, y: bottom + 21 }, root), reference.text);
+  }
+  const band = svg("rect", { class: "wash", x: 2, width: width - 4, height: cell, rx: 6 }, root);
+  const diagonal = svg("line", { class: "diagonal", x1: left, y1: top, x2: left + columns.length * cell, y2: top + rows.length * cell }, root);
+  const columnTitle = titles ? svg("text", { class: "grid-title", x: left + (columns.length * cell) / 2, y: 12 }, root) : null;
+  const rowTitle = titles ? svg("text", { class: "grid-title start", x: 4, y: 12 }, root) : null;
+  const rowLabels = rows.map((r, i) => {
+    const text = svg("text", { class: "grid-label row", x: left - 6, y: top + (i + 0.5) * cell + 4 }, root);
+    setSvg(text, r);
+    return text;
+  });
+  const columnLabels = columns.map((c, j) => {
+    const text = svg("text", { class: "grid-label", x: left + (j + 0.5) * cell, y: top - 8 }, root);
+    setSvg(text, c);
+    return text;
+  });
+  const cells = rows.map((r, i) => columns.map((c, j) => {
+    const g = svg("g", { class: "cell", "data-row": r, "data-column": c }, root);
+    svg("rect", { class: "slot", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 }, g);
+    const square = svg("rect", { class: "square" }, g);
+    const box = svg("rect", { class: "masked-box", x: -9, y: -15, width: 18, height: 14, rx: 2 }, g);
+    const fill = svg("text", { class: "masked-fill", y: -4.5 }, g);
+    const value = svg("text", { class: "cell-value", y: cell / 2 - 6, ...(name ? { "data-readout": `${name}.${r}.${c}` } : {}) }, g);
+    return { g, square, box, fill, value, i, j };
+  }));
+  parent.append(root);
+
+  /** Put a cell's centre at (row, column). */
+  const moveTo = (el, i, j) => {
+    el.setAttribute("transform", `translate(${left + (j + 0.5) * cell} ${top + (i + 0.5) * cell})`);
+  };
+
+  return {
+    root,
+    /**
+     * @param {number[][]} values
+     * @param {{row?: number, win?: number[]|null, mark?: (i: number, j: number) => CellMark|null,
+     *   numbers?: (i: number, j: number) => boolean, format?: (v: number) => string, transposed?: boolean,
+     *   shown?: (i: number, j: number) => boolean, diagonal?: boolean}} [o]
+     *   `row` washes one row in focus; `win` rings one cell; `mark` says what the mask did to a
+     *   cell; `numbers` which cells print their value; `shown` which cells are filled in yet.
+     */
+    set(values, { row = -1, win = null, mark = () => null, numbers = () => true, format = fixed, transposed = false, shown = () => true, diagonal: showDiagonal = false } = {}) {
+      for (const line of cells) {
+        for (const { g, square, box, fill, value, i, j } of line) {
+          const v = values[i][j], m = mark(i, j) ?? {}, off = (m.masked ?? null) !== null && !m.leak;
+          const side = shown(i, j) && !off ? Math.max(1.5, sideOf(v)) : 0;
+          square.setAttribute("x", String(-side / 2));
+          square.setAttribute("y", String(-side / 2 - 6));
+          square.setAttribute("width", String(side));
+          square.setAttribute("height", String(side));
+          const isWin = win !== null && win[0] === i && win[1] === j;
+          g.setAttribute("class", `cell ${v >= 0 ? "pos" : "neg"}${m.leak ? " leak" : ""}${off ? " masked" : ""}${isWin ? " win" : ""}${shown(i, j) ? "" : " empty"}`);
+          box.style.display = off ? "" : "none";
+          setSvg(fill, off ? /** @type {string} */ (m.masked) : "");
+          const text = !shown(i, j) || !numbers(i, j) ? "" : m.text ?? (off && !m.greyed ? "" : format(v));
+          setSvg(value, text);
+          value.classList.toggle("greyed", Boolean(off && m.greyed));
+          if (transposed) moveTo(g, j, i);
+          else moveTo(g, i, j);
+        }
+      }
+      band.style.display = row >= 0 ? "" : "none";
+      band.setAttribute("y", String(top + Math.max(0, row) * cell));
+      rowLabels.forEach((text, i) => text.classList.toggle("current", i === row));
+      diagonal.style.display = showDiagonal ? "" : "none";
+      if (columnTitle && rowTitle && titles) {
+        setSvg(columnTitle, `${transposed ? titles.rows : titles.columns} →`);
+        setSvg(rowTitle, `${transposed ? titles.columns : titles.rows} ↓`);
+      }
+      columnLabels.forEach((text, j) => setSvg(text, transposed ? rows[j] : columns[j]));
+      rowLabels.forEach((text, i) => setSvg(text, transposed ? columns[i] : rows[i]));
+    },
+  };
+}
+
+/**
+ * The key to a grid, in words beside a sample of each: what filled, hollow, masked or
+ * leaking mean in this figure (the reference square lives in the grid itself).
+ * @param {{kind: "pos"|"neg"|"masked"|"leak", text: string}[]} items
+ */
+export function gridLegend(items) {
+  const sample = (kind) => {
+    const icon = svg("svg", { viewBox: "0 0 18 18", width: 18, height: 18, "aria-hidden": "true", class: `swatch ${kind}` });
+    svg("rect", { x: 1.5, y: 1.5, width: 15, height: 15, rx: kind === "masked" ? 2 : 0 }, icon);
+    return icon;
+  };
+  return html(
+    "ul",
+    { class: "grid-legend" },
+    ...items.map(({ kind, text }) => html("li", {}, sample(kind), text)),
+  );
+}
