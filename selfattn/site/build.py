@@ -127,6 +127,20 @@ def predictions(lang: str, numbers: dict[str, str]) -> dict:
     }
 
 
+def matrix_math(name: str, rows: list[list[float]], labels: list[str] | None = None) -> str:
+    """A parameter typeset as the maths around it: `W_Q = [[a, b], [c, d]]` in MathML."""
+    body = r" \\ ".join(" & ".join(f"{v:.2f}" for v in row) for row in rows)
+    side = ""
+    if labels:
+        side = r"\begin{matrix}" + r" \\ ".join(rf"\text{{{t}}}" for t in labels) + r"\end{matrix}"
+    mathml = latex_to_mathml(rf"{name} = {side}\begin{{bmatrix}}{body}\end{{bmatrix}}")
+    # Brackets drawn by the stylesheet: a stretched [ needs a maths font, which many
+    # readers lack, and without one it stays one line tall beside a six-row table.
+    mathml = mathml.replace("<mo>&#x0005B;</mo><mtable>", '<mtable class="bracketed">')
+    mathml = mathml.replace("</mtable><mo>&#x0005D;</mo>", "</mtable>")
+    return mathml.replace('display="inline"', 'display="block"')
+
+
 def page_data(head: Head, numbers: dict[str, str], lang: str) -> dict:
     """What the scripts read: the head's parameters, the printed numbers, the questions."""
     return {"head": head.to_json(), "numbers": numbers, "predictions": predictions(lang, numbers)}
@@ -143,6 +157,7 @@ def build(out: Path, head: Head | None = None) -> list[Path]:
         keep_trailing_newline=True,
     )
     env.filters["fixed"] = fixed
+    env.globals["matrix_math"] = matrix_math
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
