@@ -183,8 +183,10 @@ def test_F17_masks_row_by_row_and_counts_36_15_21(page):
         assert r["computed"] == grouped(cost.dot_products(N))
         assert r["discarded"] == grouped(gone)
         assert r["kept"] == grouped(cost.dot_products(N) - gone)
-        dashed = page.locator("#F17 .square.masked").count()
+        dashed = page.locator("#F17 .cell.masked").count()
         assert dashed == gone
+        struck = page.locator("#F17 .cell.masked .cell-value.greyed").count()
+        assert struck == gone, "a discarded score is no longer readable"
     r = readouts(page, "F17")
     assert (r["computed"], r["discarded"], r["kept"]) == (
         PROSE["counts.dot"],
