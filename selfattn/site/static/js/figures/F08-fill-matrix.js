@@ -1,33 +1,55 @@
-// F08: a button fills the score matrix one query's row at a time, counting dot products.
+// F08: a button fills the score matrix one query's row at a time; each square grows in
+// (area ∝ |score|, filled positive, hollow negative) and the dot products are counted.
 
-import { figure, readout, html, t, clampNumber } from "../figure.js";
-import { scoreMatrix } from "../matrix.js";
+import { figure, t, clampNumber } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { button } from "../kit/controls.js";
+import { makeGrid, gridLegend } from "../kit/grid.js";
 import { grouped } from "../kit/format.js";
 
+/** The score matrix as F08–F10 draw it: every |score| against the largest one. */
+export function scoreGrid(parent, head, label) {
+  const { S } = head.run();
+  return makeGrid(parent, {
+    rows: head.tokens, columns: head.tokens, name: "S", label,
+    scale: Math.max(...S.flat().map(Math.abs)),
+    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
+    reference: { value: 1, text: t({ zh: "这个方块 = 1.00", en: "this square = 1.00" }) },
+  });
+}
+
+/** The key under F08–F10's grid: what filled and hollow mean. */
+export function scoreLegend() {
+  return gridLegend([
+    { kind: "pos", text: t({ zh: "正分：实心", en: "positive: filled" }) },
+    { kind: "neg", text: t({ zh: "负分：空心", en: "negative: hollow" }) },
+  ]);
+}
+
 export default function (el, head) {
-  const n = head.tokens.length;
-  const { S, matrix, legend } = scoreMatrix(head, t({ zh: "分数矩阵，按行填入", en: "the score matrix, filled row by row" }));
-  const fill = html("button", { type: "button", class: "fill" });
-  fill.addEventListener("click", () => fig.set({ rows: fig.state.rows < n ? fig.state.rows + 1 : 0 }));
-  const rows = readout("rows", t({ zh: "已填的行", en: "rows filled" }));
-  const dots = readout("dots", t({ zh: "点积次数", en: "dot products" }));
-  dots.el.querySelector("output").dataset.key = ""; // the one read-out a screen reader announces
-  el.querySelector(".stage").append(
-    matrix.root,
-    html("div", { class: "panel" }, html("div", { class: "controls" }, fill), legend, html("div", { class: "readouts" }, rows.el, dots.el)),
-  );
+  const { tokens } = head, n = tokens.length;
+  const { S } = head.run();
+  const { picture, controls, side, readouts } = stage(el);
+  const grid = scoreGrid(picture, head, t({ zh: "分数矩阵，按行填入", en: "The score matrix, filled row by row" }));
+  const fill = button(controls, {
+    label: "", name: "fill",
+    onPress: () => fig.set({ rows: fig.state.rows < n ? fig.state.rows + 1 : 0 }),
+  });
+  const out = readouts({ dots: t({ zh: "点积次数", en: "dot products" }), rows: t({ zh: "已填的行", en: "rows filled" }) }, { key: "dots" });
+  side.append(scoreLegend());
 
   const fig = figure(el, {
     state: { rows: 0 },
     clamp: (s) => ({ rows: Math.round(clampNumber(s.rows, 0, n, 0)) }),
-    draw({ rows: filled }) {
-      matrix.set(S, { filled: (i) => i < filled, row: filled - 1 });
-      fill.textContent = filled < n
-        ? t({ zh: `填第 ${filled + 1} 行：${head.tokens[filled]}`, en: `Fill row ${filled + 1}: ${head.tokens[filled]}` })
+    discrete: ["rows"],
+    draw({ rows }) {
+      // the row just filled prints its numbers; the rest are read by their squares
+      grid.set(S, { row: rows - 1, shown: (i) => i < rows, numbers: (i) => i === rows - 1 });
+      fill.el.textContent = rows < n
+        ? t({ zh: `填第 ${rows + 1} 行：${tokens[rows]}`, en: `Fill row ${rows + 1}: ${tokens[rows]}` })
         : t({ zh: "清空，重新填", en: "Empty it and start again" });
-      rows.show(`${filled} / ${n}`);
       // one dot product per (query, key) pair: a filled row costs one per key
-      dots.show(grouped(filled * n));
+      out.show({ dots: grouped(rows * n), rows: `${rows} / ${n}` });
     },
   });
 }

@@ -1,32 +1,42 @@
-// F10: flip the score matrix over its diagonal; S[cat, ate] and S[ate, cat] trade places.
+// F10: flip the score matrix over its diagonal; the squares travel to their mirror
+// places, and S[cat, ate] and S[ate, cat] trade places: the matrix is not symmetric.
 
-import { figure, readout, html, t } from "../figure.js";
-import { scoreMatrix } from "../matrix.js";
+import { figure, t } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { button } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { scoreGrid, scoreLegend } from "./F08-fill-matrix.js";
 
 export default function (el, head) {
-  const cat = head.tokens.indexOf("cat"), ate = head.tokens.indexOf("ate");
-  const { S, matrix, legend } = scoreMatrix(head, t({ zh: "分数矩阵和它的转置", en: "the score matrix and its transpose" }));
-  const flip = html("button", { type: "button", "aria-pressed": "false", text: t({ zh: "转置", en: "Transpose" }) });
-  flip.addEventListener("click", () => fig.set({ transposed: !fig.state.transposed }));
+  const cat = head.index("cat"), ate = head.index("ate");
+  const { S } = head.run();
+  const { picture, controls, side, readouts } = stage(el);
+  const grid = scoreGrid(picture, head, t({ zh: "分数矩阵和它的转置", en: "The score matrix and its transpose" }));
+  const flip = button(controls, {
+    label: t({ zh: "沿对角线转置", en: "Transpose along the diagonal" }), name: "transpose",
+    onPress: () => fig.set({ transposed: !fig.state.transposed }),
+  });
+  const pair = (i, j) => (i === cat && j === ate) || (i === ate && j === cat);
   // what sits at (row, column) on screen: after the flip, the entry from (column, row)
-  const shown = (row, column, transposed) => (transposed ? S[column][row] : S[row][column]);
-  const catAte = readout("cat.ate", t({ zh: "cat 行 ate 列", en: "row cat, col ate" }));
-  const ateCat = readout("ate.cat", t({ zh: "ate 行 cat 列", en: "row ate, col cat" }));
-  el.querySelector(".stage").append(
-    matrix.root,
-    html("div", { class: "panel" }, html("div", { class: "controls" }, flip), legend, html("div", { class: "readouts single" }, catAte.el, ateCat.el)),
-  );
+  const at = (row, column, transposed) => (transposed ? S[column][row] : S[row][column]);
+  const out = readouts({
+    "cat.ate": t({ zh: "(cat, ate) 格", en: "cell (cat, ate)" }),
+    "ate.cat": t({ zh: "(ate, cat) 格", en: "cell (ate, cat)" }),
+  }, { key: "cat.ate" });
+  side.append(scoreLegend());
 
   const fig = figure(el, {
     state: { transposed: false },
     clamp: (s) => ({ transposed: s.transposed === true }),
+    discrete: ["transposed"],
     draw({ transposed }) {
-      const pair = [[cat, ate], [ate, cat]];
-      matrix.set(S, { transposed, marked: pair, values: (i, j) => pair.some(([a, b]) => a === i && b === j) });
-      flip.setAttribute("aria-pressed", String(transposed));
-      catAte.show(fixed(shown(cat, ate, transposed)));
-      ateCat.show(fixed(shown(ate, cat, transposed)));
+      grid.set(S, { transposed, diagonal: true, numbers: pair });
+      // the two cells the prose compares keep a ring as they travel
+      for (const cell of grid.root.querySelectorAll(".cell")) {
+        cell.classList.toggle("pair", pair(head.index(cell.dataset.row), head.index(cell.dataset.column)));
+      }
+      flip.el.setAttribute("aria-pressed", String(transposed));
+      out.show({ "cat.ate": fixed(at(cat, ate, transposed)), "ate.cat": fixed(at(ate, cat, transposed)) });
     },
   });
 }
