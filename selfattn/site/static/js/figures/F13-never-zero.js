@@ -1,79 +1,69 @@
 // F13: push cat's score in row it down to −30; its weight, on a log axis and in
 // scientific notation, keeps shrinking and never reaches zero.
 
-import { figure, readout, html, t, clampNumber } from "../figure.js";
-import { attention, softmaxRow } from "../attention.js";
+import { figure, t, clampNumber } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { chart, linear, log, axis } from "../kit/chart.js";
 import { svg } from "../kit/plane.js";
+import { setSvg } from "../kit/notation.js";
 import { valueHandle } from "../kit/handles.js";
-import { fixed, scientific } from "../kit/format.js";
+import { softmaxRow } from "../attention.js";
+import { fixed, scientific, weight } from "../kit/format.js";
 
 const LOWEST = -30, HIGHEST = 3;
-const SMALLEST_LOG = -16; // the weight axis runs from 10⁻¹⁶ to 10⁰
-const WIDTH = 360, HEIGHT = 214, LEFT = 22, RIGHT = 338, SCORE_Y = 58, WEIGHT_Y = 158;
+const SMALLEST = 1e-16; // the weight axis runs from 10⁻¹⁶ to 1
+const SCORE_Y = 44, WEIGHT_Y = 128; // the two number lines
 
-/** 10⁻⁸ written as the page writes powers. */
-function power(k) {
-  return k === 0 ? "1" : scientific(10 ** k, 1).replace(/^1 × /, "");
-}
+/** 10⁻⁸ as the page writes powers; 1 as 1. */
+const power = (w) => (w === 1 ? "1" : scientific(w, 1).replace(/^1 × /, ""));
 
 export default function (el, head) {
-  const it = head.tokens.indexOf("it"), cat = head.tokens.indexOf("cat");
-  const row = attention(head.X, head.W_Q, head.W_K, head.W_V).S[it];
-  const xScore = (s) => LEFT + ((s - LOWEST) / (HIGHEST - LOWEST)) * (RIGHT - LEFT);
-  const xWeight = (w) => LEFT + ((Math.log10(w) - SMALLEST_LOG) / -SMALLEST_LOG) * (RIGHT - LEFT);
-  const root = svg("svg", {
-    viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "chart floor", role: "img",
-    "aria-label": t({ zh: "cat 的分数和它的权重（对数轴）", en: "cat's score and its weight on a log axis" }),
-  });
-  // first, so the titles and ticks are painted over it
-  const link = svg("line", { class: "link", y1: SCORE_Y, y2: WEIGHT_Y }, root);
-  svg("text", { class: "chart-title", x: 4, y: 16 }, root).textContent = t({ zh: "cat 的分数 s（灰点：另外五个）", en: "cat's score s (grey: the other five)" });
-  svg("text", { class: "chart-title", x: 4, y: 112 }, root).textContent = t({ zh: "cat 的权重 w（对数轴）", en: "cat's weight w (log axis)" });
-  for (const y of [SCORE_Y, WEIGHT_Y]) svg("line", { class: "baseline", x1: LEFT, x2: RIGHT, y1: y, y2: y }, root);
-  for (const s of [-30, -20, -10, 0]) {
-    svg("line", { class: "tick-mark", x1: xScore(s), x2: xScore(s), y1: SCORE_Y - 4, y2: SCORE_Y + 4 }, root);
-    svg("text", { class: "tick", x: xScore(s), y: SCORE_Y + 20 }, root).textContent = fixed(s, 0);
-  }
-  for (let k = SMALLEST_LOG; k <= 0; k += 4) {
-    const x = xWeight(10 ** k);
-    svg("line", { class: "tick-mark", x1: x, x2: x, y1: WEIGHT_Y - 4, y2: WEIGHT_Y + 4 }, root);
-    svg("text", { class: "tick", x, y: WEIGHT_Y + 22 }, root).textContent = power(k);
-  }
-  svg("text", { class: "zero-note", x: LEFT, y: HEIGHT - 6 }, root).textContent = t({ zh: "← 0 不在这条轴上：它在无穷远的左边", en: "← 0 is not on this axis: it lies infinitely far left" });
+  const it = head.index("it"), cat = head.index("cat");
+  const row = head.run().S[it];
   const others = row.map((_, j) => j).filter((j) => j !== cat);
-  for (const j of others) svg("circle", { class: "other", r: 3.5, cx: xScore(row[j]), cy: SCORE_Y }, root);
-  const otherWeights = others.map(() => svg("circle", { class: "other", r: 3.5, cy: WEIGHT_Y }, root));
-  const marker = svg("circle", { class: "weight-marker", r: 7, cy: WEIGHT_Y }, root);
-  const knob = valueHandle(root, {
+  const { picture, readouts } = stage(el);
+  const frame = chart(picture, {
+    height: 200, cls: "floor", margin: { left: 24, right: 22, top: SCORE_Y - 6, bottom: 200 - SCORE_Y - 6 },
+    label: t({ zh: "cat 的分数和它的权重（对数轴）", en: "cat's score and its weight on a log axis" }),
+  });
+  const { box, layers } = frame;
+  const x = linear([LOWEST, HIGHEST], [box.left, box.right]);
+  const xw = log([SMALLEST, 1], [box.left, box.right]);
+  // two number lines in one picture: the weight line is the score line's frame moved down
+  const lower = { ...frame, box: { ...box, top: WEIGHT_Y - 6, bottom: WEIGHT_Y + 6 } };
+  axis(frame, x, { side: "bottom", values: [-30, -20, -10, 0], format: (v) => fixed(v, 0) });
+  axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
+  const title = (y, text) => setSvg(svg("text", { class: "chart-title", x: 4, y }, layers.grid), text);
+  title(16, t({ zh: "cat 的分数 s（空心点：另外五个）", en: "cat's score s (hollow dots: the other five)" }));
+  title(WEIGHT_Y - 26, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }));
+  setSvg(svg("text", { class: "zero-note", x: box.left, y: frame.height - 10 }, layers.labels),
+    t({ zh: "← 0 不在这条轴上：它在无穷远的左边", en: "← 0 is not on this axis: it lies infinitely far left" }));
+  for (const y of [SCORE_Y, WEIGHT_Y]) svg("line", { class: "baseline", x1: box.left, x2: box.right, y1: y, y2: y }, layers.grid);
+  const link = svg("line", { class: "link", y1: SCORE_Y, y2: WEIGHT_Y }, layers.marks);
+  for (const j of others) svg("circle", { class: "other", r: 3.5, cx: x(row[j]), cy: SCORE_Y }, layers.marks);
+  const otherWeights = others.map(() => svg("circle", { class: "other", r: 3.5, cy: WEIGHT_Y }, layers.marks));
+  const marker = svg("circle", { class: "weight-marker", r: 6, cy: WEIGHT_Y }, layers.marks);
+  const knob = valueHandle(frame.root, {
     label: t({ zh: "cat 的分数", en: "cat's score" }), min: LOWEST, max: HIGHEST, step: 0.5, page: 5,
     orientation: "horizontal",
-    toPoint: (s) => [xScore(s), SCORE_Y],
-    fromPoint: ([x]) => LOWEST + ((x - LEFT) / (RIGHT - LEFT)) * (HIGHEST - LOWEST),
+    toPoint: (s) => [x(s), SCORE_Y],
+    fromPoint: ([px]) => x.invert(px),
     onMove: (score) => fig.set({ score }),
     get: () => fig.state.score,
   });
-  const score = readout("score", t({ zh: "cat 的分数", en: "cat's score" }));
-  const weightOfCat = readout("w.cat", t({ zh: "cat 的权重", en: "cat's weight" }));
-  const sum = readout("sum", "Σw");
-  weightOfCat.el.querySelector("output").dataset.key = ""; // the one read-out a screen reader announces
-  el.querySelector(".stage").append(
-    root,
-    html("div", { class: "panel" }, html("div", { class: "readouts single" }, score.el, weightOfCat.el, sum.el)),
-  );
+  const out = readouts({ "w.cat": "w_cat", score: "s_cat", sum: "Σw" }, { key: "w.cat" });
 
   const fig = figure(el, {
     state: { score: row[cat] },
     clamp: (s) => ({ score: clampNumber(s.score, LOWEST, HIGHEST, row[cat]) }),
     draw({ score: s }) {
       const w = softmaxRow(row.map((v, j) => (j === cat ? s : v)));
-      knob.place(s, `${fixed(s)}; w = ${scientific(w[cat])}`);
-      link.setAttribute("x1", xScore(s));
-      link.setAttribute("x2", xWeight(w[cat]));
-      marker.setAttribute("cx", xWeight(w[cat]));
-      otherWeights.forEach((dot, k) => dot.setAttribute("cx", xWeight(w[others[k]])));
-      score.show(fixed(s));
-      weightOfCat.show(scientific(w[cat]));
-      sum.show(fixed(w.reduce((a, b) => a + b, 0), 3));
+      knob.place(s, `${fixed(s)}; w = ${weight(w[cat])}`);
+      link.setAttribute("x1", String(x(s)));
+      link.setAttribute("x2", String(xw(w[cat])));
+      marker.setAttribute("cx", String(xw(w[cat])));
+      otherWeights.forEach((dot, k) => dot.setAttribute("cx", String(xw(w[others[k]]))));
+      out.show({ "w.cat": weight(w[cat]), score: fixed(s), sum: fixed(w.reduce((a, b) => a + b, 0), 3) });
     },
   });
 }
