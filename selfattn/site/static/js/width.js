@@ -1,9 +1,9 @@
 // The width experiment that F14–F16 share: a width slider on a log axis (1 … 256) and
 // the mix of row `ate` as the head widens, divided by nothing, √d or d.
 
-import { slider, html, clampNumber, t } from "./figure.js";
-import { project, rawScores } from "./attention.js";
-import { makeRowChart } from "./rowchart.js";
+import { html, t, clampNumber } from "./figure.js";
+import { slider } from "./kit/controls.js";
+import { makeBars } from "./kit/bars.js";
 import { grouped, weight } from "./kit/format.js";
 
 export const LARGEST_LOG = 8; // widths 2⁰ … 2⁸
@@ -15,25 +15,27 @@ export function clampWidth(width) {
 }
 
 /**
- * A range input over log₂(width), with the labelled widths underneath.
- * @param {(width: number) => void} onInput
+ * The width slider: a range input over log₂ d, with the widths it stops at marked under
+ * the track, every other one labelled, so the reader sees the axis is logarithmic.
+ * @param {HTMLElement} parent @param {(width: number) => void} onInput
  */
-export function widthSlider(onInput) {
-  const control = slider({
-    label: t({ zh: "宽度 d", en: "Width d" }), min: 0, max: LARGEST_LOG, step: 1, name: "width",
+export function widthSlider(parent, onInput) {
+  const wrap = html("div", { class: "width-control" });
+  parent.append(wrap);
+  const control = slider(wrap, {
+    label: t({ zh: "宽度 d（对数轴）", en: "Width d (log axis)" }), min: 0, max: LARGEST_LOG, step: 1, name: "width",
     onInput: (k) => onInput(2 ** k),
   });
-  const ticks = html(
+  wrap.append(html(
     "div",
-    { class: "log-ticks", "aria-hidden": "true" },
+    { class: "log-scale", "aria-hidden": "true" },
     ...Array.from({ length: LARGEST_LOG + 1 }, (_, k) => {
       const tick = html("span", { class: LABELLED.includes(k) ? "labelled" : "" }, LABELLED.includes(k) ? grouped(2 ** k) : "");
       tick.style.setProperty("--at", String(k / LARGEST_LOG));
       return tick;
     }),
-  );
+  ));
   return {
-    el: html("div", { class: "width-control" }, control.el, ticks),
     input: control.input,
     /** @param {number} width */
     show(width) {
@@ -42,10 +44,9 @@ export function widthSlider(onInput) {
   };
 }
 
-/** Raw row `ate`: the scores at width 1, which grow as √width. */
+/** Raw row `ate`: the scores at width 1, which grow as √width. @param {import("./kit/head.js").Head} head */
 export function baseScores(head) {
-  const Q = project(head.X, head.W_Q), K = project(head.X, head.W_K);
-  return rawScores(Q, K)[head.tokens.indexOf("ate")];
+  return head.run().R[head.index("ate")];
 }
 
 /**
@@ -59,11 +60,24 @@ export function topWeight(weights) {
   return { index, top: weights[index], gradient: weights[index] * rest };
 }
 
-/** Six weight bars for row `ate`'s mix, labelled by key. */
-export function mixChart(head, title) {
-  return makeRowChart({
-    labels: head.tokens, min: 0, max: 1, ticks: [0.5, 1], title, height: 210,
+/**
+ * A weight short enough to sit on a bar: three decimals, and below half a thousandth
+ * "<0.001" (never a bare 0; the exact value is for read-outs, which have the room).
+ * @param {number} w
+ */
+export function barWeight(w) {
+  return w >= 0.0005 ? weight(w, 3) : "<0.001";
+}
+
+/**
+ * Six weight bars for row `ate`'s mix, on the 0–1 scale, each number at its bar's end.
+ * @param {HTMLElement} parent @param {import("./kit/head.js").Head} head
+ * @param {{title: string}} o
+ */
+export function mixBars(parent, head, { title }) {
+  return makeBars(parent, {
+    labels: head.tokens, domain: [0, 1], ticks: [0.5, 1], title, height: 210, name: "w",
     label: t({ zh: "ate 这一行的权重", en: "the weights of row ate" }),
-    format: (w) => (w >= 0.0005 ? weight(w, 3) : "<0.001"),
+    format: barWeight,
   });
 }
