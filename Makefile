@@ -37,6 +37,7 @@ chromium:
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check selfattn tests bench
 	$(VENV)/bin/ruff format --check selfattn tests bench
+	$(VENV)/bin/pyright
 
 test: $(VENV)/.test chromium lint
 	$(PY) -m pytest
