@@ -40,12 +40,9 @@ def server(tmp_path_factory):
     srv.server_close()
 
 
-def request(server, method: str, path: str, headers: dict | None = None):
+def request(server, method: str, path: str):
     conn = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=10)
-    conn.putrequest(method, path, skip_accept_encoding=True)
-    for name, value in (headers or {}).items():
-        conn.putheader(name, value)
-    conn.endheaders()
+    conn.request(method, path)
     response = conn.getresponse()
     body = response.read()
     conn.close()
