@@ -37,6 +37,7 @@ chromium:
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check selfattn tests bench
 	$(VENV)/bin/ruff format --check selfattn tests bench
+	$(VENV)/bin/pyright
 
 test: $(VENV)/.test chromium lint
 	$(PY) -m pytest
@@ -45,8 +46,11 @@ test: $(VENV)/.test chromium lint
 golden: $(VENV)/.test
 	$(PY) -m tests.site.golden
 
+# Everything the tools write: the venv, pytest's, ruff's and hypothesis' caches, bytecode.
 clean:
-	rm -rf $(VENV) build .pytest_cache
+	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -name '*.egg-info' -type d -prune -exec rm -rf {} +
 
 # Weight, long tasks, input-to-frame per figure, build and first-response times.
 bench: $(VENV)/.test chromium

@@ -1,23 +1,26 @@
-"""The server: no escape from the site, only GET and HEAD, right headers, slow clients."""
+"""The server: no escape from the site, only GET and HEAD, right headers, slow clients,
+and no failed request while the site is rebuilt under load."""
 
 from __future__ import annotations
 
-import gzip
 import http.client
 import os
+import re
+import shutil
 import socket
 import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
-from selfattn.site.serve import make_server
+from selfattn.site.serve import Site, make_server
 
 from .harness import first_response_seconds
+from .site.golden import SAMPLE
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +32,7 @@ def server(tmp_path_factory):
     (folder / "static" / "data.json").write_text('{"ok": true}')
     (folder / "static" / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     os.symlink(secret, folder / "static" / "escape.txt")
+    os.symlink(folder.parent, folder / "static" / "elsewhere")
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield srv
@@ -36,12 +40,9 @@ def server(tmp_path_factory):
     srv.server_close()
 
 
-def request(server, method: str, path: str, headers: dict | None = None):
+def request(server, method: str, path: str):
     conn = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=10)
-    conn.putrequest(method, path, skip_accept_encoding=True)
-    for name, value in (headers or {}).items():
-        conn.putheader(name, value)
-    conn.endheaders()
+    conn.request(method, path)
     response = conn.getresponse()
     body = response.read()
     conn.close()
@@ -56,7 +57,15 @@ def test_the_article_and_its_headers(server):
     assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe" not in csp
     assert response.getheader("X-Content-Type-Options") == "nosniff"
     assert response.getheader("Referrer-Policy") == "no-referrer"
+    assert response.getheader("Cache-Control") == "no-store"
     assert b"<figure" in body
+
+
+@pytest.mark.parametrize(("method", "path"), [("GET", "/nothing-here"), ("DELETE", "/")])
+def test_refusals_carry_the_security_headers_too(server, method, path):
+    response, _ = request(server, method, path)
+    assert response.status in (404, 405)
+    assert "default-src 'self'" in response.getheader("Content-Security-Policy")
 
 
 @pytest.mark.parametrize(
@@ -89,6 +98,8 @@ def test_content_types(server, path, kind):
         "//etc/passwd",
         "/etc/passwd",
         "/static/escape.txt",
+        "/static/elsewhere/secret.txt",
+        "/static/",  # a folder without index.html is not listed
         "/%00index.html",
         "http://evil.example/../secret.txt",
     ],
@@ -117,24 +128,6 @@ def test_a_folder_without_its_slash_redirects(server):
     assert response.status == 301 and response.getheader("Location") == "/en/"
 
 
-def test_gzip_when_asked(server):
-    plain, raw = request(server, "GET", "/static/js/main.js")
-    zipped, packed = request(server, "GET", "/static/js/main.js", {"Accept-Encoding": "gzip, br"})
-    assert plain.getheader("Content-Encoding") is None
-    assert zipped.getheader("Content-Encoding") == "gzip"
-    assert gzip.decompress(packed) == raw
-    assert zipped.getheader("Vary") == "Accept-Encoding"
-
-
-def test_etag_gives_304(server):
-    first, _ = request(server, "GET", "/static/style.css")
-    tag = first.getheader("ETag")
-    again, body = request(server, "GET", "/static/style.css", {"If-None-Match": tag})
-    assert again.status == 304 and body == b""
-    other, _ = request(server, "GET", "/static/style.css", {"If-None-Match": '"stale"'})
-    assert other.status == 200
-
-
 def test_fifty_clients_that_never_finish_block_nobody(server):
     stalled = []
     for _ in range(50):
@@ -156,7 +149,7 @@ def test_a_loopback_load_of_thousands_of_requests(server, capsys):
     paths = ["/", "/en/", "/static/js/main.js", "/static/style.css", "/static/favicon.svg"]
 
     def one(i: int) -> int:
-        response, _ = request(server, "GET", paths[i % len(paths)], {"Accept-Encoding": "gzip"})
+        response, _ = request(server, "GET", paths[i % len(paths)])
         return response.status
 
     start = time.monotonic()
@@ -203,11 +196,10 @@ def test_build_into_a_path_that_cannot_be_written(tmp_path):
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
 
 
-def test_serve_answers_quickly_after_start():
-    """The first response arrives well within two seconds of starting the process."""
-    first = first_response_seconds(limit=10)
-    print(f"first response after {first:.2f} s")
-    assert first < 10
+def test_the_command_builds_and_answers_its_first_request():
+    """Fails with TimeoutError if `selfattn serve` never answers 200. Its two-second
+    budget is `make bench`'s to report: on a busy machine it is not a pass/fail line."""
+    first_response_seconds(limit=10)
 
 
 def test_exposed_host_warns(tmp_path):
@@ -222,7 +214,86 @@ def test_exposed_host_warns(tmp_path):
     assert "warning" in line and "other machines" in line
 
 
-def test_paths_resolve_inside_even_through_symlinked_folders(server):
-    root = Path(server.RequestHandlerClass.site.root)
-    assert server.RequestHandlerClass.site.locate("/static/escape.txt") is None
-    assert server.RequestHandlerClass.site.locate("/") == root / "index.html"
+def hammer(port: int, edit, edits: int = 20, clients: int = 8) -> tuple[Counter, set[bytes]]:
+    """Requests from `clients` threads while `edit(i)` changes a source `edits` times.
+
+    Returns how the requests ended (a status, "incomplete page" or an exception's name)
+    and the edit markers the pages showed.
+    """
+    paths = ["/en/", "/", "/static/js/main.js", "/static/style.css"]
+    outcomes: Counter = Counter()
+    markers: set[bytes] = set()
+    done = threading.Event()
+
+    def client(k: int) -> None:
+        for i in range(100_000):  # bounded; stops when the edits are over
+            if done.is_set():
+                return
+            path = paths[(i + k) % len(paths)]
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                conn.request("GET", path)
+                response = conn.getresponse()
+                body = response.read()
+            except (OSError, http.client.HTTPException) as err:
+                outcomes[type(err).__name__] += 1
+                continue
+            finally:
+                conn.close()
+            if response.status == 200 and path.endswith("/") and not body.endswith(b"</html>\n"):
+                outcomes["incomplete page"] += 1
+            else:
+                outcomes[response.status] += 1
+            markers.update(re.findall(rb"edit-\d+", body))
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    for thread in threads:
+        thread.start()
+    try:
+        for i in range(edits):
+            edit(i)
+            time.sleep(0.2)
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join(timeout=30)
+    return outcomes, markers
+
+
+def test_no_request_fails_while_the_site_is_rebuilt(tmp_path, monkeypatch, capsys):
+    """Eight clients hammer the server while the content changes twenty times:
+    every answer is a whole 200, and the pages did show the edits."""
+    content = tmp_path / "content"
+    shutil.copytree(SAMPLE, content)
+    original = (content / "en.md").read_text("utf-8")
+    monkeypatch.setattr(Site, "CHECK_EVERY", 0.0)  # rebuild on the first request after an edit
+    srv = make_server("127.0.0.1", 0, tmp_path / "site", content=content)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        outcomes, markers = hammer(
+            srv.server_port,
+            lambda i: (content / "en.md").write_text(f"{original}\nedit-{i}\n", "utf-8"),
+        )
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    with capsys.disabled():
+        print(f"\nrebuild hammer: {dict(outcomes)}, {len(markers)} edits seen")
+    assert set(outcomes) == {200}, outcomes
+    assert len(markers) >= 5, "the site was hardly rebuilt: the test proved nothing"
+
+
+def test_a_broken_edit_keeps_the_last_good_build(tmp_path, monkeypatch, capsys):
+    content = tmp_path / "content"
+    shutil.copytree(SAMPLE, content)
+    monkeypatch.setattr(Site, "CHECK_EVERY", 0.0)
+    srv = make_server("127.0.0.1", 0, tmp_path / "site", content=content)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        (content / "en.md").write_text("# t\n\nA {{claim no.such.claim}} here.\n", "utf-8")
+        response, body = request(srv, "GET", "/en/")
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert response.status == 200 and b'data-claim="qk.it.cat.raw"' in body
+    assert "no.such.claim" in capsys.readouterr().err

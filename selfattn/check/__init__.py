@@ -44,7 +44,7 @@ def check(
     `name` and `import_line` only change how the report names the target.
     """
     started = time.monotonic()
-    qual = getattr(fn, "__qualname__", None) or type(fn).__name__
+    qual: str = getattr(fn, "__qualname__", None) or type(fn).__name__
     name = name or qual
     call_name = name.rpartition(":")[2] or qual
     module = getattr(fn, "__module__", None) or type(fn).__module__

@@ -25,7 +25,7 @@ class Probe:
 
     @property
     def shape(self) -> tuple[int, int]:
-        return self.q.shape  # type: ignore[return-value]
+        return self.q.shape
 
 
 def make_probes() -> list[Probe]:

@@ -17,7 +17,7 @@ ENCODINGS = ("numpy", "torch", "list")  # how token ids are handed over
 
 def encode(encoding: str, ids: Array) -> Any:
     if encoding == "torch":
-        import torch
+        import torch  # pyright: ignore[reportMissingImports]
 
         return torch.from_numpy(np.asarray(ids, dtype=np.int64))
     if encoding == "list":
@@ -29,11 +29,12 @@ def rows(out: Any, n: int) -> Array:
     """The output as float64 (n, D): one vector per token, or CallFailed."""
     if isinstance(out, tuple | list) and out and hasattr(out[0], "shape"):
         out = out[0]
-    if hasattr(out, "detach") and hasattr(out, "cpu"):
+    detach = getattr(out, "detach", None)
+    if detach is not None and hasattr(out, "cpu"):
         try:
-            import torch
+            import torch  # pyright: ignore[reportMissingImports]
 
-            out = out.detach().cpu().to(torch.float64).numpy()
+            out = detach().cpu().to(torch.float64).numpy()
         except Exception as exc:
             raise CallFailed(f"returned a tensor that cannot be read: {summarize(exc)}") from exc
     if not isinstance(out, np.ndarray):

@@ -118,7 +118,7 @@ class Backend:
     def floats(self, x: np.ndarray) -> Any:
         x = np.ascontiguousarray(x, dtype=self.dtype)  # always a fresh copy: targets may mutate
         if self.name == "torch":
-            import torch
+            import torch  # pyright: ignore[reportMissingImports]
 
             return torch.from_numpy(x.copy())
         return x.copy()
@@ -126,7 +126,7 @@ class Backend:
     def bools(self, x: np.ndarray) -> Any:
         x = np.array(x, dtype=bool)
         if self.name == "torch":
-            import torch
+            import torch  # pyright: ignore[reportMissingImports]
 
             return torch.from_numpy(x)
         return x
@@ -181,11 +181,12 @@ def to_numpy(out: Any, shape: tuple[int, ...]) -> np.ndarray:
     """
     if isinstance(out, tuple | list) and out and hasattr(out[0], "shape"):
         out = out[0]
-    if hasattr(out, "detach") and hasattr(out, "cpu"):  # a torch tensor
+    detach = getattr(out, "detach", None)
+    if detach is not None and hasattr(out, "cpu"):  # a torch tensor
         try:
-            import torch
+            import torch  # pyright: ignore[reportMissingImports]
 
-            out = out.detach().cpu().to(torch.float64).numpy()
+            out = detach().cpu().to(torch.float64).numpy()
         except Exception as exc:
             raise CallFailed(f"returned a tensor that cannot be read: {summarize(exc)}") from exc
     if isinstance(out, list):  # nested lists from a pure-Python kernel
@@ -234,8 +235,9 @@ class Signature:
 def read_signature(fn: Callable[..., Any]) -> Signature:
     """Kernel, model or unknown, and the names of the causal flag and mask if any."""
     target = fn
-    if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
-        target = fn.forward  # an nn.Module: its forward says more than __call__
+    forward = getattr(fn, "forward", None)
+    if not inspect.isfunction(fn) and not inspect.ismethod(fn) and callable(forward):
+        target = forward  # an nn.Module: its forward says more than __call__
     try:
         sig = inspect.signature(target)
     except (TypeError, ValueError):

@@ -31,7 +31,7 @@ def literals(kern: Kernel, **named: Array) -> list[str]:
     return [f"{name} = {kern.backend.literal(x)}" for name, x in named.items()]
 
 
-def show(x: Array) -> list[str]:
+def show(x: Array | None) -> list[str]:
     """An array as comment lines, rounded to 4 places."""
     with np.printoptions(precision=4, suppress=True, linewidth=88):
         return [
@@ -85,7 +85,9 @@ def leak(kern: Kernel, import_line: str) -> str:
         for seed in range(3):
             q, k, v = tiny(n, d, seed)
             a = _call(kern, q, k, v, True)
-            for i in range(n - 1) if a is not None else ():
+            if a is None:
+                continue
+            for i in range(n - 1):
                 k2, v2 = k.copy(), v.copy()
                 k2[i + 1 :] = -k[i + 1 :] + 1  # a different future, still small integers
                 v2[i + 1 :] = v[i + 1 :] + 3

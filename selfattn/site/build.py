@@ -70,7 +70,9 @@ def _math(source: str, stash: list[str]) -> str:
     return MATH.sub(one, source)
 
 
-def render_article(source: str, numbers: dict[str, str], lang: str, env: Environment) -> str:
+def render_article(
+    source: str, numbers: dict[str, str], lang: str, env: Environment, content: Path = CONTENT
+) -> str:
     """Markdown with directives → the article's HTML body."""
     stash: list[str] = []
     text = _math(source, stash)
@@ -85,7 +87,7 @@ def render_article(source: str, numbers: dict[str, str], lang: str, env: Environ
     body = MarkdownIt("commonmark", {"html": True, "typographer": False}).render(text)
     body = HEADING_ID.sub(r'<h\1 id="\3">\2</h\1>', body)
     modules = figure_modules()
-    captions = json.loads((CONTENT / "figures.json").read_text("utf-8"))
+    captions = json.loads((content / "figures.json").read_text("utf-8"))
     seen: list[str] = []
 
     def figure(match: re.Match) -> str:
@@ -110,9 +112,9 @@ def render_article(source: str, numbers: dict[str, str], lang: str, env: Environ
     return re.sub(r"MATH(\d+)MATH", lambda m: stash[int(m.group(1))], body)
 
 
-def predictions(lang: str, numbers: dict[str, str]) -> dict:
+def predictions(lang: str, numbers: dict[str, str], content: Path = CONTENT) -> dict:
     """The predict-then-see questions in one language, their numbers filled in."""
-    data = json.loads((CONTENT / "predictions.json").read_text("utf-8"))
+    data = json.loads((content / "predictions.json").read_text("utf-8"))
 
     def fill(text: str) -> str:
         return CLAIM.sub(lambda m: numbers[m.group(1)], text)
@@ -141,13 +143,18 @@ def matrix_math(name: str, rows: list[list[float]], labels: list[str] | None = N
     return mathml.replace('display="inline"', 'display="block"')
 
 
-def page_data(head: Head, numbers: dict[str, str], lang: str) -> dict:
+def page_data(head: Head, numbers: dict[str, str], lang: str, content: Path = CONTENT) -> dict:
     """What the scripts read: the head's parameters, the printed numbers, the questions."""
-    return {"head": head.to_json(), "numbers": numbers, "predictions": predictions(lang, numbers)}
+    questions = predictions(lang, numbers, content)
+    return {"head": head.to_json(), "numbers": numbers, "predictions": questions}
 
 
-def build(out: Path, head: Head | None = None) -> list[Path]:
-    """Write the whole site into `out` (replacing what was there); return the pages."""
+def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[Path]:
+    """Write the site into `out` (replacing what was there); return the pages.
+
+    `content` holds each language's Markdown, figures.json and predictions.json;
+    the tests build a small sample site from their own.
+    """
     head = head or load_head()
     numbers = prose_numbers(head)
     env = Environment(
@@ -169,15 +176,17 @@ def build(out: Path, head: Head | None = None) -> list[Path]:
     )
     pages = []
     for language in LANGUAGES:
-        source = (CONTENT / f"{language.source}.md").read_text("utf-8")
+        source = (content / f"{language.source}.md").read_text("utf-8")
         title, _, rest = source.partition("\n")
-        body = render_article(rest, numbers, language.source, env)
+        body = render_article(rest, numbers, language.source, env, content)
         body = body.replace(
             "PARAMS",
             env.get_template("params.html").render(head=head.to_json(), lang=language.source),
         )
         data = json.dumps(
-            page_data(head, numbers, language.source), ensure_ascii=False, separators=(",", ":")
+            page_data(head, numbers, language.source, content),
+            ensure_ascii=False,
+            separators=(",", ":"),
         )
         folder = out / language.folder
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,31 +1,32 @@
 """`selfattn serve`: build the article into a temporary folder and serve it on loopback.
 
-A small hardened static server on the standard library's threaded HTTP server: only
-GET and HEAD, no path outside the site (encoded dots, backslashes and symlinks
-included), exact content types, a strict Content-Security-Policy, ETags with 304s,
-gzip when asked, and a timeout so a client that never finishes cannot hold a thread.
-It rebuilds the site when a source file changes.
+The standard library's file handler, with one complete build of the site as its
+`directory`, plus what a reader's server needs: GET and HEAD only, no path that
+resolves outside the site (symlinks included), no folder listings, a strict
+Content-Security-Policy and `no-store` on every response, and a timeout so a client
+that never finishes cannot hold a thread. When a source changes, the site is rebuilt
+into a fresh folder and swapped in whole; a build is deleted only once no request
+reads it, so no request ever sees half a site.
 """
 
 from __future__ import annotations
 
 import errno
-import gzip
-import hashlib
+import os
+import shutil
 import sys
 import tempfile
 import threading
 import time
 import webbrowser
-from email.utils import formatdate
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
-from .build import SITE, BuildError, build
+from .build import CONTENT, SITE, STATIC, TEMPLATES, BuildError, build
 
-SOURCES = (SITE / "content", SITE / "static", SITE / "templates", SITE.parent / "head.json")
 TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -35,8 +36,7 @@ TYPES = {
     ".png": "image/png",
     ".txt": "text/plain; charset=utf-8",
 }
-COMPRESSIBLE = {".html", ".js", ".css", ".svg", ".json", ".txt"}
-SECURITY_HEADERS = {
+HEADERS = {
     "Content-Security-Policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
         "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
@@ -45,181 +45,170 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cross-Origin-Opener-Policy": "same-origin",
+    # loopback bytes are free, and a rebuild must show on the next load: no cache, no 304s
+    "Cache-Control": "no-store",
 }
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-def _stamp() -> float:
-    """The newest modification time among the article's sources."""
+def _stamp(sources: tuple[Path, ...]) -> float:
+    """The newest modification time among the sources (folders too: a file was removed)."""
     newest = 0.0
-    for source in SOURCES:
-        paths = [source] if source.is_file() else source.rglob("*")
-        newest = max([newest, *(p.stat().st_mtime for p in paths if p.is_file())])
+    for source in sources:
+        for path in [source, *source.rglob("*")] if source.is_dir() else [source]:
+            with suppress(FileNotFoundError):  # an editor's temporary file, gone already
+                newest = max(newest, path.stat().st_mtime)
     return newest
 
 
 class Site:
-    """A built copy of the article that rebuilds itself when its sources change."""
+    """Complete builds of the article, each in a folder of its own.
+
+    `folder` is a symlink to the newest one, and the builds sit beside it.
+    """
 
     CHECK_EVERY = 0.5  # seconds: a burst of requests looks at the sources once
+    current: Path  # the newest complete build
 
-    def __init__(self, folder: Path, watch: bool = True) -> None:
+    def __init__(self, folder: Path, watch: bool = True, content: Path = CONTENT) -> None:
+        self.link = Path(folder).absolute()
+        self.content = content
+        self.sources = (content, STATIC, TEMPLATES, SITE.parent / "head.json")
         self.watch = watch
-        self.root = folder.resolve()
-        self.lock = threading.Lock()
-        self.built_at = -1.0
-        self.checked_at = 0.0
-        self.cache: dict[tuple[Path, bool], tuple[float, bytes, str]] = {}
+        self.lock = threading.Lock()  # guards `current` and `readers`
+        self.building = threading.Lock()  # one build at a time
+        self.readers: dict[Path, int] = {}  # every build on disk → requests reading it
+        self.checked_at = time.monotonic()
+        if self.link.is_dir() and not self.link.is_symlink():
+            shutil.rmtree(self.link)  # what was there is replaced, as `build` does
+        self.link.parent.mkdir(parents=True, exist_ok=True)
+        self._rebuild()
 
-    def fresh(self) -> None:
-        with self.lock:
-            if self.built_at >= 0 and not self.watch:
-                return
-            if time.monotonic() - self.checked_at < self.CHECK_EVERY:
-                return
-            self.checked_at = time.monotonic()
-            stamp = _stamp()
-            if stamp != self.built_at:
-                try:
-                    build(self.root)
-                except BuildError as err:  # keep serving the last good build
-                    print(f"selfattn serve: build failed: {err}", file=sys.stderr)
-                self.built_at = stamp
-                self.cache.clear()
-
-    def locate(self, url_path: str) -> Path | None:
-        """The file a URL path names, or None if it is not a file inside the site."""
-        path = unquote(urlsplit(url_path).path)
-        if "\\" in path or "\x00" in path or not path.startswith("/"):
-            return None
-        parts = [p for p in path.split("/") if p]
-        if any(p in (".", "..") for p in parts):
-            return None
-        candidate = self.root.joinpath(*parts)
-        if candidate.is_dir():
-            candidate = candidate / "index.html"
+    def _rebuild(self) -> None:
+        """Build into a fresh folder and swap it in once complete; keep the last good one."""
+        self.built_at = _stamp(self.sources)  # before: an edit during the build shows next time
+        fresh = Path(tempfile.mkdtemp(prefix=f"{self.link.name}-", dir=self.link.parent))
         try:
-            resolved = candidate.resolve(strict=True)  # follows symlinks: they must stay inside
-        except (OSError, RuntimeError):
-            return None
-        if not resolved.is_relative_to(self.root) or not resolved.is_file():
-            return None
-        return resolved
+            build(fresh, content=self.content)
+        except Exception as err:  # a half-saved source must not take the server down
+            shutil.rmtree(fresh, ignore_errors=True)
+            if not self.readers:
+                raise BuildError(f"{type(err).__name__}: {err}") from err
+            print(
+                f"selfattn serve: build failed, serving the last good one: {err}", file=sys.stderr
+            )
+            return
+        link = fresh.with_name(fresh.name + ".link")
+        link.symlink_to(fresh, target_is_directory=True)
+        os.replace(link, self.link)  # atomic: `folder` never names half a site
+        with self.lock:
+            self.current, self.readers[fresh] = fresh, 0
+            self._sweep()
 
-    def body(self, path: Path, compressed: bool) -> tuple[bytes, str]:
-        """The bytes to send and their ETag, cached per file version."""
-        mtime = path.stat().st_mtime
-        cached = self.cache.get((path, compressed))
-        if cached and cached[0] == mtime:
-            return cached[1], cached[2]
-        data = path.read_bytes()
-        tag = hashlib.sha256(data).hexdigest()[:20]
-        if compressed:
-            data = gzip.compress(data, 6, mtime=0)
-            tag += "-gz"
-        self.cache[(path, compressed)] = (mtime, data, f'"{tag}"')
-        return data, f'"{tag}"'
+    def _sweep(self) -> None:
+        """Delete the builds that are neither the newest nor read by a request."""
+        for old, reading in list(self.readers.items()):
+            if old != self.current and reading == 0:
+                shutil.rmtree(old, ignore_errors=True)
+                del self.readers[old]
+
+    def _refresh(self) -> None:
+        """Rebuild if a source changed; requests that come meanwhile get the last build."""
+        if not self.watch or not self.building.acquire(blocking=False):
+            return
+        try:
+            if time.monotonic() - self.checked_at >= self.CHECK_EVERY:
+                self.checked_at = time.monotonic()
+                if _stamp(self.sources) != self.built_at:
+                    self._rebuild()
+        finally:
+            self.building.release()
+
+    @contextmanager
+    def checkout(self) -> Iterator[Path]:
+        """The newest build (rebuilt first if a source changed), kept on disk until released."""
+        self._refresh()
+        with self.lock:
+            current = self.current
+            self.readers[current] += 1
+        try:
+            yield current
+        finally:
+            with self.lock:
+                self.readers[current] -= 1
+                self._sweep()
 
 
-class ArticleHandler(BaseHTTPRequestHandler):
-    """GET and HEAD of the built site; every other method gets 405."""
+class ArticleHandler(SimpleHTTPRequestHandler):
+    """GET and HEAD of one build of the site; every other method gets 405."""
 
-    site: Site
+    extensions_map = TYPES
     timeout = 10  # seconds a client may take to send its request
     server_version = "selfattn"
     sys_version = ""
 
-    def __getattr__(self, name: str):
-        if name.startswith("do_"):  # any method without a handler below
-            return self._not_allowed
-        raise AttributeError(name)
+    def __init__(self, request, client_address, server) -> None:
+        assert isinstance(server, ArticleServer)
+        with server.site.checkout() as folder:  # the whole exchange reads this one build
+            super().__init__(request, client_address, server, directory=str(folder))
 
-    def _not_allowed(self) -> None:
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        if self.command in ("GET", "HEAD"):
+            return True
         self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
         self.send_header("Allow", "GET, HEAD")
         self.send_header("Content-Length", "0")
-        self._security_headers()
         self.end_headers()
+        return False
 
-    def _security_headers(self) -> None:
-        for name, value in SECURITY_HEADERS.items():
+    def send_head(self):
+        path = self.translate_path(self.path)
+        root = os.path.realpath(self.directory)
+        if "\x00" in path or os.path.commonpath([root, os.path.realpath(path)]) != root:
+            self.send_error(HTTPStatus.NOT_FOUND)  # a symlink that leads out of the site
+            return None
+        return super().send_head()
+
+    def list_directory(self, path):
+        self.send_error(HTTPStatus.NOT_FOUND)
+        return None
+
+    def end_headers(self) -> None:
+        for name, value in HEADERS.items():
             self.send_header(name, value)
-
-    def do_HEAD(self) -> None:
-        self._serve(send_body=False)
-
-    def do_GET(self) -> None:
-        self._serve(send_body=True)
-
-    def _serve(self, send_body: bool) -> None:
-        self.site.fresh()
-        url = urlsplit(self.path).path
-        path = self.site.locate(self.path)
-        if path is None:
-            self._plain(HTTPStatus.NOT_FOUND, b"not found\n", send_body)
-            return
-        if path.name == "index.html" and not url.endswith(("/", ".html")):
-            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
-            self.send_header("Location", url + "/")
-            self.send_header("Content-Length", "0")
-            self._security_headers()
-            self.end_headers()
-            return
-        kind = TYPES.get(path.suffix, "application/octet-stream")
-        compressed = path.suffix in COMPRESSIBLE and "gzip" in self.headers.get(
-            "Accept-Encoding", ""
-        )
-        data, tag = self.site.body(path, compressed)
-        matches = self.headers.get("If-None-Match", "")
-        status = (
-            HTTPStatus.NOT_MODIFIED
-            if tag in [t.strip() for t in matches.split(",")]
-            else HTTPStatus.OK
-        )
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("ETag", tag)
-        self.send_header("Cache-Control", "no-cache")  # revalidate: a rebuild shows at once
-        self.send_header("Vary", "Accept-Encoding")
-        self.send_header("Last-Modified", formatdate(path.stat().st_mtime, usegmt=True))
-        if compressed:
-            self.send_header("Content-Encoding", "gzip")
-        self._security_headers()
-        if status == HTTPStatus.NOT_MODIFIED:
-            self.end_headers()
-            return
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        if send_body:
-            self.wfile.write(data)
-
-    def _plain(self, status: HTTPStatus, text: bytes, send_body: bool) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain; charset=utf-8")
-        self.send_header("Content-Length", str(len(text)))
-        self._security_headers()
-        self.end_headers()
-        if send_body:
-            self.wfile.write(text)
+        super().end_headers()
 
     def log_message(self, format: str, *args) -> None:
         pass  # a reader's server, not a log: errors that matter are printed where they happen
 
 
 class ArticleServer(ThreadingHTTPServer):
+    """A thread per connection over one `Site`."""
+
     daemon_threads = True  # a stuck client never keeps the process alive
+    site: Site
 
     def handle_error(self, request, client_address) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
             super().handle_error(request, client_address)  # a reader hanging up is not news
 
 
-def make_server(host: str, port: int, folder: Path, watch: bool = True) -> ArticleServer:
-    """A server for the article built into `folder` (built now; rebuilt on change if `watch`)."""
-    site = Site(folder, watch)
-    site.fresh()
-    handler = type("Handler", (ArticleHandler,), {"site": site})
-    return ArticleServer((host, port), handler)
+def make_server(
+    host: str, port: int, folder: Path, watch: bool = True, content: Path = CONTENT
+) -> ArticleServer:
+    """A server for the article built into `folder` (built now; rebuilt on change if `watch`).
+
+    The port is bound before the build, so a port in use fails at once.
+    """
+    server = ArticleServer((host, port), ArticleHandler)
+    try:
+        server.site = Site(folder, watch, content)
+    except BaseException:
+        server.server_close()
+        raise
+    return server
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False) -> int:
@@ -229,7 +218,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False)
         return 1
     with tempfile.TemporaryDirectory(prefix="selfattn-") as tmp:
         try:
-            server = make_server(host, port, Path(tmp))
+            server = make_server(host, port, Path(tmp) / "site")
+        except BuildError as err:
+            print(f"selfattn serve: cannot build the article: {err}", file=sys.stderr)
+            return 1
         except OSError as err:
             if err.errno == errno.EADDRINUSE:
                 reason = "is already in use; try another with --port"

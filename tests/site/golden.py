@@ -1,4 +1,9 @@
-"""Refresh the builder's golden pages after an intended change: `make golden`."""
+"""Refresh the builder's golden pages after an intended change: `make golden`.
+
+The golden copy is of a small sample site (tests/site/sample: one of each directive,
+one formula, and a head of its own), so that editing the article's prose or refitting
+its head leaves it alone; only a change in what the builder writes shows up.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +11,23 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from selfattn.params import load_head
 from selfattn.site.build import build
 
+SAMPLE = Path(__file__).parent / "sample"
 GOLDEN = Path(__file__).parent / "golden"
 PAGES = ("index.html", "en/index.html")
 
 
-def build_pages(folder: Path) -> dict[str, str]:
-    """Build the site into `folder` and return its two pages' text."""
-    build(folder)
+def build_sample(folder: Path) -> dict[str, str]:
+    """Build the sample site into `folder` and return its two pages' text."""
+    build(folder, head=load_head(SAMPLE / "head.json"), content=SAMPLE)
     return {page: (folder / page).read_text("utf-8") for page in PAGES}
 
 
 def refresh() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        pages = build_pages(Path(tmp) / "site")
+        pages = build_sample(Path(tmp) / "site")
     shutil.rmtree(GOLDEN, ignore_errors=True)
     for page, text in pages.items():
         path = GOLDEN / page

@@ -1,19 +1,28 @@
-"""The builder: a golden comparison, relative URLs, and clear errors on bad content."""
+"""The builder: a golden sample site, the real pages' invariants, clear errors on bad content."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 
 import pytest
 
 from selfattn.site import build as builder
 
-from .golden import GOLDEN, PAGES, build_pages
+from .golden import GOLDEN, PAGES, build_sample
 
 
-def test_pages_match_the_golden_copy(tmp_path):
-    pages = build_pages(tmp_path / "site")
+@pytest.fixture(scope="module")
+def real_pages(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """The real article, built once: its folder and its two pages' text."""
+    folder = tmp_path_factory.mktemp("real") / "site"
+    builder.build(folder)
+    return folder, {page: (folder / page).read_text("utf-8") for page in PAGES}
+
+
+def test_sample_pages_match_the_golden_copy(tmp_path):
+    pages = build_sample(tmp_path / "site")
     for page in PAGES:
         expected = (GOLDEN / page).read_text("utf-8")
         if pages[page] != expected:
@@ -29,18 +38,32 @@ def test_pages_match_the_golden_copy(tmp_path):
             )
 
 
-def test_urls_are_relative_and_local(tmp_path):
-    pages = build_pages(tmp_path / "site")
+def test_the_sample_has_one_of_each_directive_and_a_formula(tmp_path):
+    for text in build_sample(tmp_path / "site").values():
+        assert '<span data-claim="qk.it.cat.raw">' in text
+        assert '<figure id="F07" data-figure="F07" data-module=' in text
+        assert '<div class="params"' in text
+        assert "<math" in text
+
+
+def test_no_directive_survives_in_the_real_pages(real_pages):
+    for text in real_pages[1].values():
+        prose = re.sub(r"<script.*?</script>", "", text, flags=re.S)  # JSON has its own }}
+        assert "{{" not in prose and "}}" not in prose
+
+
+def test_urls_are_relative_and_local(real_pages):
+    folder, pages = real_pages
     for text in pages.values():
         for url in re.findall(r'(?:href|src)="([^"]+)"', text):
             assert not url.startswith(("/", "http:", "https:", "//")), url
-    assert (tmp_path / "site" / "static" / "favicon.svg").exists()
-    assert (tmp_path / "site" / "static" / "js" / "main.js").exists()
+    assert (folder / "static" / "favicon.svg").exists()
+    assert (folder / "static" / "js" / "main.js").exists()
 
 
-def test_no_inline_script_runs(tmp_path):
+def test_no_inline_script_runs(real_pages):
     """Only module files and a JSON data block: a strict CSP needs no exceptions."""
-    for text in build_pages(tmp_path / "site").values():
+    for text in real_pages[1].values():
         for attrs, body in re.findall(r"<script([^>]*)>(.*?)</script>", text, flags=re.S):
             assert 'src="' in attrs or 'type="application/json"' in attrs
             assert "</" not in body
@@ -54,24 +77,17 @@ def test_no_inline_script_runs(tmp_path):
         ("A {{clam typo}} here.", "not understood"),
     ],
 )
-def test_content_that_refers_to_nothing_is_a_build_error(monkeypatch, tmp_path, body, error):
+def test_content_that_refers_to_nothing_is_a_build_error(tmp_path, body, error):
     content = tmp_path / "content"
     content.mkdir()
     for name in ("zh.md", "en.md"):
         (content / name).write_text(f"# t\n\n{body}\n", "utf-8")
     (content / "figures.json").write_text("{}", "utf-8")
-    monkeypatch.setattr(builder, "CONTENT", content)
     with pytest.raises(builder.BuildError, match=error):
-        builder.build(tmp_path / "out")
+        builder.build(tmp_path / "out", content=content)
 
 
 def test_maths_becomes_mathml_outside_markdown():
     env = builder.Environment()
     html = builder.render_article("Inline $a_{i} * b_{j}$ and\n\n$$\\frac{1}{2}$$\n", {}, "en", env)
     assert "<math" in html and 'display="block"' in html and "<em>" not in html
-
-
-def test_no_directive_survives_in_the_real_pages(tmp_path):
-    for text in build_pages(tmp_path / "site").values():
-        prose = re.sub(r"<script.*?</script>", "", text, flags=re.S)  # JSON has its own }}
-        assert "{{" not in prose and "}}" not in prose
