@@ -206,23 +206,29 @@ def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
     slider = "#F18 input[name=position]"
     press(page, slider, "Home")
     r = readouts(page, "F18")
-    assert r["w.the"] == claim("causal.pos0.the") == "1.00"
+    assert r["bar.the"] == claim("causal.pos0.the") == "1.00"
     for position in range(N):
         if position:
             press(page, slider, "ArrowRight")
         r = readouts(page, "F18")
         assert state(page, "F18") == {"position": position}
-        assert r["query"] == TOKENS[position]
+        assert page.get_attribute(slider, "aria-valuetext") == f"{position} · {TOKENS[position]}"
         assert r["candidates"] == str(position + 1)
         assert r["sum"] == "1.00"
         for j, token in enumerate(TOKENS):
             w = CAUSAL["W"][position, j]
             expected = "0" if j > position else fixed(w)
-            assert r[f"w.{token}"] == expected == r[f"bar.{token}"], (position, token)
+            assert r[f"bar.{token}"] == expected, (position, token)
+        # the outline beside each bar is the weight without the mask, masked keys included
+        ghosts = page.eval_on_selector_all(
+            "#F18 .bars .slot .ghost", "els => els.map(e => e.style.display !== 'none')"
+        )
+        assert ghosts == [True] * N
+        assert page.locator("#F18 .bars .masked-box:visible").count() == N - 1 - position
         top = int(np.argmax(CAUSAL["W"][position]))
         assert r["top"] == f"{TOKENS[top]} {fixed(CAUSAL['W'][position, top])}"
         if position == IT:
-            assert r["w.cat"] == claim("causal.it.cat") == "0.34"
+            assert r["bar.cat"] == claim("causal.it.cat") == "0.34"
             assert r["top"] == "cat 0.34"
 
 
@@ -233,7 +239,10 @@ def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
     set_state(page, "F19", {"multiply": False})
     r = readouts(page, "F19")
     assert (r["score.ran"], r["w.ran"], r["masked.all"]) == ("−∞", "0", "0")
-    assert r["w.cat"] == claim("causal.it.cat")
+    assert r["bar.cat"] == fixed(CAUSAL["W"][IT, CAT], 3)
+    assert fixed(CAUSAL["W"][IT, CAT]) == claim("causal.it.cat")
+    assert r["bar.ran"] == "0"
+    assert page.locator("#F19 .bar.leak").count() == 0
     assert r["check"] == "✓ passes"
     click(page, "#F19 label.switch")
     assert state(page, "F19") == {"multiply": True}
@@ -243,7 +252,8 @@ def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
     assert r["score.ran"] == fixed(MULTIPLY["S"][IT, RAN]) == "0.00"
     assert r["masked.all"] == fixed(leaked, 3)
     assert r["sum"] == fixed(MULTIPLY["W"][IT].sum(), 3) == "1.000"  # the row check is blind
-    assert r["w.cat"] == fixed(MULTIPLY["W"][IT, CAT])
+    assert r["bar.cat"] == fixed(MULTIPLY["W"][IT, CAT], 3)
+    assert page.locator("#F19 .bar.leak").count() == N - 1 - IT  # ran's weight, drawn as a leak
     assert r["check"] == "✗ fails"
     for j, token in enumerate(TOKENS):
         assert r[f"bar.{token}"] == exact_weight(MULTIPLY["W"][IT, j], 3)

@@ -1,65 +1,57 @@
 // F18: move the asking position along the sentence. Softmax runs over the keys up to it
-// only, so the row still sums to one; the outlines behind show the row without the mask.
+// only, so the row still sums to one; a dashed outline beside each bar is its weight
+// without the mask, and the keys the mask removes are small dashed boxes with 0.
 
-import { figure, readout, slider, t, html, clampNumber } from "../figure.js";
-import { attention } from "../attention.js";
-import { fixed, weight } from "../kit/format.js";
-import { makeWeightRow } from "../weight-row.js";
+import { figure, t, clampNumber } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { slider } from "../kit/controls.js";
+import { makeBars } from "../kit/bars.js";
+import { argmax } from "../attention.js";
+import { fixed } from "../kit/format.js";
 
 /** A weight as the figure prints it: an exact zero says so, anything else to 2 decimals. */
-const printWeight = (w) => (w === 0 ? "0" : weight(w, 2));
+const printWeight = (w) => (w === 0 ? "0" : fixed(w));
 
 export default function (el, head) {
   const { tokens } = head;
-  const masked = attention(head.X, head.W_Q, head.W_K, head.W_V, "causal").W;
-  const open = attention(head.X, head.W_Q, head.W_K, head.W_V, "none").W;
-  const bars = makeWeightRow({
-    tokens, name: "bar",
-    label: t({ zh: "提问位置那一行的因果权重，轮廓是不加掩码时的权重", en: "The causal weights of the asking row; outlines show the row without the mask" }),
+  const last = tokens.length - 1;
+  const masked = head.run("causal").W, open = head.run().W;
+  const { picture, controls, readouts, note } = stage(el);
+  const bars = makeBars(picture, {
+    labels: tokens, domain: [0, 1], name: "bar", height: 210, format: printWeight,
+    label: t({ zh: "提问位置那一行的因果权重，旁边的虚线轮廓是不加掩码时的权重", en: "The causal weights of the asking row; the dashed outline beside each bar is its weight without the mask" }),
   });
-  const control = slider({
-    label: t({ zh: "提问的位置", en: "Asking position" }), min: 0, max: tokens.length - 1, step: 1, name: "position",
-    onInput: (position) => fig.set({ position }),
+  const position = slider(controls, {
+    label: t({ zh: "提问的位置", en: "Asking position" }), min: 0, max: last, step: 1, name: "position",
+    onInput: (p) => fig.set({ position: p }),
   });
-  const query = readout("query", t({ zh: "提问的词", en: "query" }));
-  const candidates = readout("candidates", t({ zh: "可看的词", en: "keys seen" }));
-  const total = readout("sum", t({ zh: "这一行的和", en: "row sum" }));
-  const top = readout("top", t({ zh: "最大的权重", en: "largest weight" }));
-  top.el.querySelector("output").dataset.key = ""; // the one read-out a screen reader hears change
-  const weights = tokens.map((token) => readout(`w.${token}`, `w(${token})`));
-  el.querySelector(".stage").append(
-    bars.root,
-    html("div", { class: "panel" },
-      control.el,
-      html("div", { class: "readouts wide" }, query.el, candidates.el, total.el, top.el),
-      html("div", { class: "readouts" }, ...weights.map((r) => r.el)),
-      html("p", { class: "figure-note" }, t({
-        zh: "实心：加了掩码的权重；轮廓：不加掩码时的权重；虚线格：被遮住的键。",
-        en: "Filled: weights with the mask; outlines: without it; dashed slots: masked keys.",
-      })),
-    ),
-  );
+  const out = readouts({
+    top: t({ zh: "最大的权重", en: "largest weight" }),
+    candidates: t({ zh: "可看的键", en: "keys it can see" }),
+    sum: t({ zh: "这一行的和", en: "row sum" }),
+  }, { key: "top" });
+  note(t({
+    zh: "实心柱：加了掩码的权重；旁边的虚线轮廓：不加掩码时的权重；带 0 的虚线小框：被遮住的键。",
+    en: "Filled bars: weights with the mask; dashed outline beside each: the weight without it; small dashed box with 0: a masked key.",
+  }));
 
   const fig = figure(el, {
     state: { position: 4 },
-    clamp: (s) => ({ position: Math.round(clampNumber(s.position, 0, tokens.length - 1, 4)) }),
-    draw({ position }) {
-      const row = masked[position];
-      control.show(position, `${position} · ${tokens[position]}`);
-      const by = (values) => Object.fromEntries(tokens.map((token, j) => [token, values[j]]));
-      const winner = row.indexOf(Math.max(...row));
-      bars.set({
-        weights: by(row),
-        text: by(row.map(printWeight)),
-        masked: by(tokens.map((_, j) => j > position)),
-        ghost: by(open[position]),
-        win: tokens[winner],
+    clamp: (s) => ({ position: Math.round(clampNumber(s.position, 0, last, 4)) }),
+    discrete: ["position"],
+    draw({ position: p }) {
+      const row = masked[p], best = argmax(row);
+      position.show(p, `${p} · ${tokens[p]}`);
+      bars.set(row, {
+        win: best,
+        masked: tokens.map((_, j) => (j > p ? "0" : null)),
+        ghost: open[p],
       });
-      query.show(tokens[position]);
-      candidates.show(String(position + 1));
-      total.show(fixed(row.reduce((a, b) => a + b, 0)));
-      top.show(`${tokens[winner]} ${fixed(row[winner])}`);
-      weights.forEach((r, j) => r.show(printWeight(row[j])));
+      out.show({
+        top: `${tokens[best]} ${fixed(row[best])}`,
+        candidates: String(p + 1),
+        sum: fixed(row.reduce((a, b) => a + b, 0)),
+      });
     },
   });
 }

@@ -1,70 +1,61 @@
 // F19: mask by adding −∞ or, the bug, by multiplying by 0. A zeroed score is not a
-// missing one: exp(0) = 1, so ran keeps a share of it's row that it should never have.
+// missing one: exp(0) = 1, so ran keeps a share of it's row that it should never have,
+// drawn in red where the mask should have left an empty dashed box.
 
-import { figure, readout, t, html } from "../figure.js";
-import { attention } from "../attention.js";
+import { figure, t } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { toggle } from "../kit/controls.js";
+import { makeBars } from "../kit/bars.js";
 import { fixed, weight } from "../kit/format.js";
-import { makeWeightRow } from "../weight-row.js";
-import { toggle } from "../switch.js";
 import { assertion } from "../assertion.js";
 
 /** Exactly zero prints as 0, so "0" and "0.000" never look alike. */
-const exact = (w, decimals) => (w === 0 ? "0" : weight(w, decimals));
+const exact = (w) => (w === 0 ? "0" : weight(w, 3));
 
 export default function (el, head) {
   const { tokens } = head;
-  const it = tokens.indexOf("it"), ran = tokens.indexOf("ran"), cat = tokens.indexOf("cat");
-  const runs = {
-    causal: attention(head.X, head.W_Q, head.W_K, head.W_V, "causal"),
-    multiply: attention(head.X, head.W_Q, head.W_K, head.W_V, "multiply"),
-  };
-  const bars = makeWeightRow({
-    tokens, name: "bar", max: 0.5,
-    label: t({ zh: "it 这一行的权重；虚线格是被遮住的键", en: "The weights of it's row; the dashed slot is the masked key" }),
+  const it = head.index("it"), ran = head.index("ran");
+  const runs = { causal: head.run("causal"), multiply: head.run("multiply") };
+  const top = Math.max(...runs.causal.W[it], ...runs.multiply.W[it]);
+  const { picture, controls, side, readouts } = stage(el);
+  const bars = makeBars(picture, {
+    labels: tokens, domain: [0, top * 1.12], name: "bar", height: 200, format: exact,
+    label: t({ zh: "it 这一行的权重；被遮住的键是虚线小框，漏过去的权重是红色斜线", en: "The weights of it's row; a masked key is a small dashed box, weight leaking onto it is red hatching" }),
   });
-  const control = toggle({
+  const mode = toggle(controls, {
     label: t({ zh: "用 × 0 代替 + (−∞) 来掩码", en: "Mask by × 0 instead of + (−∞)" }), name: "multiply",
     off: "+ (−∞)", on: "× 0",
     onChange: (multiply) => fig.set({ multiply }),
   });
-  const score = readout("score.ran", t({ zh: "ran 的分数", en: "score(ran)" }));
-  const leak = readout("w.ran", "w(ran)");
-  leak.el.querySelector("output").dataset.key = ""; // the one read-out a screen reader hears change
-  const catWeight = readout("w.cat", "w(cat)");
-  const total = readout("sum", t({ zh: "这一行的和", en: "row sum" }));
-  const everywhere = readout("masked.all", t({ zh: "整张图里被遮住的权重", en: "masked weight, all rows" }));
-  const check = assertion({ code: "assert (weight[future] == 0).all()", name: "check" });
-  el.querySelector(".stage").append(
-    bars.root,
-    html("div", { class: "panel" },
-      control.el,
-      html("div", { class: "readouts wide" }, score.el, leak.el, catWeight.el, total.el, everywhere.el),
-      check.el,
-    ),
-  );
+  const out = readouts({
+    "w.ran": "w(it, ran)",
+    "score.ran": "score(it, ran)",
+    "masked.all": t({ zh: "漏到未来的权重（全图）", en: "leaked, all rows" }),
+    sum: t({ zh: "这一行的和", en: "row sum" }),
+  }, { key: "w.ran" });
+  const check = assertion(side, { code: "assert (weight[future] == 0).all()", name: "check" });
 
   const fig = figure(el, {
     state: { multiply: false },
     clamp: (s) => ({ multiply: s.multiply === true }),
+    discrete: ["multiply"],
     draw({ multiply }) {
       const { S, W } = runs[multiply ? "multiply" : "causal"];
-      const by = (values) => Object.fromEntries(tokens.map((token, j) => [token, values[j]]));
-      control.show(multiply);
-      el.classList.toggle("leaking", multiply);
-      bars.set({
-        weights: by(W[it]),
-        text: by(W[it].map((w) => exact(w, 3))),
-        masked: by(tokens.map((_, j) => j > it)),
-        sub: by(S[it].map((s) => fixed(s))),
+      mode.show(multiply);
+      const future = tokens.map((_, j) => j > it);
+      bars.set(W[it], {
+        masked: future.map((f) => (f ? "0" : null)),
+        leak: future.map((f) => f && multiply),
       });
-      let future = 0;
-      W.forEach((row, i) => row.forEach((w, j) => { if (j > i) future += w; }));
-      score.show(fixed(S[it][ran]));
-      leak.show(exact(W[it][ran], 3));
-      catWeight.show(fixed(W[it][cat]));
-      total.show(fixed(W[it].reduce((a, b) => a + b, 0), 3));
-      everywhere.show(exact(future, 3));
-      check.show(future === 0, exact(future, 3));
+      let leaked = 0;
+      W.forEach((row, i) => row.forEach((w, j) => { if (j > i) leaked += w; }));
+      out.show({
+        "w.ran": exact(W[it][ran]),
+        "score.ran": fixed(S[it][ran]),
+        "masked.all": exact(leaked),
+        sum: fixed(W[it].reduce((a, b) => a + b, 0), 3),
+      });
+      check.show(leaked === 0, exact(leaked));
     },
   });
 }
