@@ -1,42 +1,54 @@
-// F01: a slider installs W_Q, W_K, W_V one by one on it's input vector.
+// F01: a slider installs W_Q, W_K, W_V one by one on the input of it; each adds an arrow.
 
-import { figure, readout, slider, t, html, clampNumber } from "../figure.js";
-import { makePlane, arrow } from "../kit/plane.js";
-import { times } from "../attention.js";
+import { figure, t, clampNumber } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { slider } from "../kit/controls.js";
+import { makePlane, around, arrow, untangle } from "../kit/plane.js";
 import { vector } from "../kit/format.js";
 
-const NAMES = ["q", "k", "v"];
-const CLASSES = ["query", "key", "value"];
-const INSTALLED = ["W_Q", "W_Q, W_K", "W_Q, W_K, W_V"];
+const ROLES = [["q", "query", "W_Q"], ["k", "key", "W_K"], ["v", "value", "W_V"]];
 
 export default function (el, head) {
-  const it = head.X[head.tokens.indexOf("it")];
-  const matrices = [head.W_Q, head.W_K, head.W_V];
-  const plane = makePlane({ x: [-2, 2], y: [-1.5, 2], label: t({ zh: "it 的输入和它的查询、键、值", en: "it's input and its query, key and value" }) });
-  const input = arrow(plane, { cls: "input", label: "x" });
-  const arrows = CLASSES.map((cls, i) => arrow(plane, { cls, label: NAMES[i] }));
-  const control = slider({
-    label: t({ zh: "装上的矩阵个数", en: "Matrices installed" }), min: 0, max: 3, step: 1, name: "installed",
-    onInput: (installed) => fig.set({ installed }),
+  const it = head.index("it");
+  const x = head.X[it];
+  const { Q, K, V } = head.run();
+  const made = [Q[it], K[it], V[it]];
+  const { picture, controls, readouts } = stage(el);
+  const plane = makePlane({
+    ...around([x, ...made], { pad: 0.45 }), unit: 110,
+    label: t({ zh: "it 的输入和它的查询、键、值", en: "The input of it, and its query, key and value" }),
   });
-  const readouts = ["x", ...NAMES].map((name) => readout(name, name));
-  el.querySelector(".stage").append(
-    plane.root,
-    html("div", { class: "panel" }, control.el, html("div", { class: "readouts" }, ...readouts.map((r) => r.el))),
-  );
+  picture.append(plane.root);
+  const input = arrow(plane, { cls: "input", label: "x" });
+  const arrows = ROLES.map(([name, cls]) => arrow(plane, { cls, label: name }));
+  const installed = slider(controls, {
+    label: t({ zh: "装上的矩阵", en: "Matrices installed" }), min: 0, max: 3, step: 1, name: "installed",
+    onInput: (n) => fig.set({ installed: n }),
+  });
+  // the formula each arrow comes from, and its coordinates: what the picture cannot say
+  const out = readouts({ x: "x", ...Object.fromEntries(ROLES.map(([name, , W]) => [name, `${name} = x${W}`])) });
+
+  const tickLabels = [...plane.layers.grid.querySelectorAll("text")];
+  /** Hide the axis numbers an arrowhead would sit on. @param {number[][]} tips */
+  const clearTicks = (tips) => {
+    for (const tick of tickLabels) {
+      const tx = Number(tick.getAttribute("x")), ty = Number(tick.getAttribute("y")) - 4;
+      const near = tips.some((p) => Math.abs(plane.sx(p[0]) - tx) < 22 && Math.abs(plane.sy(p[1]) - ty) < 14);
+      tick.style.display = near ? "none" : "";
+    }
+  };
 
   const fig = figure(el, {
     state: { installed: 0 },
     clamp: (s) => ({ installed: Math.round(clampNumber(s.installed, 0, 3, 0)) }),
-    draw({ installed }) {
-      control.show(installed, installed ? INSTALLED[installed - 1] : t({ zh: "无", en: "none" }));
-      input.set(it);
-      readouts[0].show(vector(it));
-      matrices.forEach((W, i) => {
-        const on = i < installed;
-        arrows[i].set(on ? times(it, W) : null);
-        readouts[i + 1].show(on ? vector(times(it, W)) : "—");
-      });
+    discrete: ["installed"],
+    draw({ installed: n }) {
+      installed.show(n, t({ zh: `${n} / 3`, en: `${n} of 3` }));
+      input.set(x);
+      made.forEach((p, i) => arrows[i].set(i < n ? p : null));
+      clearTicks([x, ...made.slice(0, n)]);
+      untangle(plane);
+      out.show({ x: vector(x), ...Object.fromEntries(ROLES.map(([name], i) => [name, i < n ? vector(made[i]) : "—"])) });
     },
   });
 }

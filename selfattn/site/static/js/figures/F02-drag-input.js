@@ -1,56 +1,75 @@
-// F02: drag the grey input anywhere; q, k and v follow as fixed linear maps of it.
+// F02: drag the grey input anywhere; q, k and v follow as fixed linear maps of it, and the
+// arcs show how far q and v have turned from where they started.
 
-import { figure, readout, html, t, clampPoint } from "../figure.js";
-import { makePlane, arrow, untangle } from "../kit/plane.js";
+import { figure, t, clampNumber } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { makePlane, around, arrow, arc, untangle } from "../kit/plane.js";
 import { handle } from "../kit/handles.js";
 import { times, angleBetween } from "../attention.js";
 import { vector, fixed } from "../kit/format.js";
 
-const BOX = [-2, 2];
-
-/** Degrees for a read-out; at the origin a vector has no direction, so no angle. */
-function degrees(d) {
-  return Number.isFinite(d) ? `${fixed(d, 1)}°` : "—";
-}
+const MATRICES = [["q", "query", "W_Q"], ["k", "key", "W_K"], ["v", "value", "W_V"]];
 
 export default function (el, head) {
-  const start = head.X[head.tokens.indexOf("it")];
-  const plane = makePlane({ x: [-3, 3], y: [-3, 3], unit: 60, label: t({ zh: "输入和它的查询、键、值", en: "The input and its query, key and value" }) });
-  const ghosts = ["query", "value"].map((cls) => arrow(plane, { cls: `${cls} faint` }));
+  const start = head.X[head.index("it")];
+  // the input may go as far from the origin as the longest embedding, in any direction
+  const reach = Math.ceil(Math.max(...head.X.map((x) => Math.hypot(...x))) * 2) / 2;
+  const rim = Array.from({ length: 48 }, (_, i) => [reach * Math.cos(i * Math.PI / 24), reach * Math.sin(i * Math.PI / 24)]);
+  const maps = MATRICES.map(([, , W]) => (/** @type {number[]} */ x) => times(x, head[W]));
+  const { picture, controls, readouts } = stage(el);
+  const plane = makePlane({
+    ...around([...rim, ...maps.flatMap((f) => rim.map(f))], { pad: 0.3 }), unit: 60,
+    label: t({ zh: "输入和它的查询、键、值", en: "The input and its query, key and value" }),
+  });
+  picture.append(plane.root);
+  const [q0, , v0] = maps.map((f) => f(start));
+  const ghosts = [q0, v0].map((p, i) => ({ p, arrow: arrow(plane, { cls: `${["query", "value"][i]} faint` }) }));
+  // each turn is an arc from where the arrow started, its degrees written beside it
+  const turns = ["query", "value"].map((cls, i) => {
+    const drawn = arc(plane, { radius: 32 });
+    const path = /** @type {SVGElement} */ (plane.layers.under.lastElementChild);
+    const text = /** @type {SVGElement} */ (plane.layers.labels.lastElementChild);
+    path.classList.add(cls);
+    text.classList.add(cls);
+    text.dataset.readout = `${"qv"[i]}.turn`;
+    return { drawn, path, text };
+  });
   const input = arrow(plane, { cls: "input", label: "x" });
-  const [q, k, v] = [["query", "q"], ["key", "k"], ["value", "v"]].map(([cls, label]) => arrow(plane, { cls, label }));
+  const arrows = MATRICES.map(([name, cls]) => arrow(plane, { cls, label: name }));
   const drag = handle(plane, {
     label: t({ zh: "输入向量", en: "Input vector" }),
     get: () => fig.state.x,
     onMove: (x) => fig.set({ x }),
   });
-  const names = { x: "x", q: "q", k: "k", v: "v", "q.turn": t({ zh: "q 转过", en: "q turned" }), "v.turn": t({ zh: "v 转过", en: "v turned" }) };
-  const out = Object.fromEntries(Object.entries(names).map(([name, label]) => [name, readout(name, label)]));
-  el.querySelector(".stage").append(
-    plane.root,
-    html("div", { class: "panel" }, html("div", { class: "readouts" }, ...Object.values(out).map((r) => r.el))),
-  );
-  const q0 = times(start, head.W_Q), v0 = times(start, head.W_V);
+  const out = readouts(Object.fromEntries(MATRICES.map(([name, , W]) => [name, `${name} = x${W}`])));
+  controls.remove(); // the handle on the plane is the control
+
+  /** Any point → a finite one within reach (garbage → the start). @param {unknown} p */
+  const inside = (p) => {
+    if (!Array.isArray(p) || p.length !== 2) return start;
+    const x = [clampNumber(p[0], -1e9, 1e9, start[0]), clampNumber(p[1], -1e9, 1e9, start[1])];
+    const r = Math.hypot(...x);
+    return r > reach ? x.map((c) => (c * reach) / r) : x;
+  };
 
   const fig = figure(el, {
     state: { x: start },
-    clamp: (s) => ({ x: clampPoint(s.x, BOX, BOX, start) }),
+    clamp: (s) => ({ x: inside(s.x) }),
     draw({ x }) {
-      const [qx, kx, vx] = [head.W_Q, head.W_K, head.W_V].map((W) => times(x, W));
-      ghosts[0].set(q0);
-      ghosts[1].set(v0);
+      const now = maps.map((f) => f(x));
+      for (const ghost of ghosts) ghost.arrow.set(ghost.p);
       input.set(x);
-      q.set(qx);
-      k.set(kx);
-      v.set(vx);
+      now.forEach((p, i) => arrows[i].set(p));
+      [[q0, now[0]], [v0, now[2]]].forEach(([from, to], i) => {
+        const degrees = angleBetween(from, to);
+        const { drawn, path, text } = turns[i];
+        // at the origin a vector has no direction, so no angle
+        drawn.set(from, to, Number.isFinite(degrees) ? `${fixed(degrees, 1)}°` : "—");
+        if (!(degrees >= 0.5)) path.style.display = text.style.display = "none";
+      });
       drag.place(x, `x ${fixed(x[0])}, y ${fixed(x[1])}`);
-      out.x.show(vector(x));
-      out.q.show(vector(qx));
-      out.k.show(vector(kx));
-      out.v.show(vector(vx));
-      out["q.turn"].show(degrees(angleBetween(q0, qx)));
-      out["v.turn"].show(degrees(angleBetween(v0, vx)));
       untangle(plane);
+      out.show(Object.fromEntries(MATRICES.map(([name], i) => [name, vector(now[i])])));
     },
   });
 }
