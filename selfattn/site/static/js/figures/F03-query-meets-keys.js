@@ -1,44 +1,101 @@
-// F03: step through the six tokens; one query, all six keys, the query's shadow on each.
+// F03: step through the six queries; each one's shadow falls on every key, and each score
+// is that shadow times the key's length: a rectangle as tall as the shadow and as wide as
+// the key is long, whose area is the score. The biggest area wins.
 
-import { figure, readout, html, t } from "../figure.js";
-import { makePlane, arrow, shadow, untangle } from "../kit/plane.js";
-import { project, dot, argmax } from "../attention.js";
+import { figure, t } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { stepper, tokenIndex } from "../kit/controls.js";
+import { makePlane, around, arrow, shadow, untangle, svg } from "../kit/plane.js";
+import { chart, linear, axis, ticks } from "../kit/chart.js";
+import { setSvg } from "../kit/notation.js";
+import { argmax } from "../attention.js";
 import { fixed } from "../kit/format.js";
-import { tokenStepper, tokenState } from "../tokens.js";
+
+const GAP = 10, NARROWEST = 34; // px between rectangles; the least room a key's name and score need
 
 export default function (el, head) {
   const { tokens } = head;
-  const Q = project(head.X, head.W_Q), K = project(head.X, head.W_K);
-  const plane = makePlane({ x: [-2.2, 1.2], y: [-1.8, 1.8], unit: 100, grid: 0.5, label: t({ zh: "一个查询和六个键", en: "One query and six keys" }) });
-  const shadows = tokens.map(() => shadow(plane));
-  const keys = tokens.map((name) => arrow(plane, { cls: "key", label: name }));
-  const query = arrow(plane, { cls: "query", label: "q" });
-  const stepper = tokenStepper({ tokens, label: t({ zh: "查询的 token", en: "Query token" }), onPick: (token) => fig.set({ token }) });
-  const scores = tokens.map((name) => readout(`score.${name}`, `q · k_${name}`));
-  const winner = readout("winner", t({ zh: "得分最高", en: "Winner" }));
-  el.querySelector(".stage").append(
-    plane.root,
-    html("div", { class: "panel" }, stepper.el, html("div", { class: "readouts" }, ...scores.map((r) => r.el), winner.el)),
-  );
+  const { Q, K, R } = head.run();
+  const lengths = K.map((k) => Math.hypot(...k));
+  const shadows = R.map((row) => row.map((r, j) => r / lengths[j]));
+  const feet = shadows.flatMap((row) => row.map((s, j) => K[j].map((c) => (c * s) / lengths[j])));
+  const first = head.index("it");
+  const { picture, controls, readouts } = stage(el);
+
+  const plane = makePlane({
+    ...around([...Q, ...K, ...feet], { pad: 0.5 }), unit: 100,
+    label: t({ zh: "一个查询和六个键，以及查询在每个键上的影子", en: "One query, the six keys, and the query's shadow on each" }),
+  });
+  picture.append(plane.root);
+  const drops = tokens.map(() => shadow(plane));
+  const keys = tokens.map((name) => {
+    const drawn = arrow(plane, { cls: "key", label: name });
+    return { drawn, g: /** @type {SVGElement} */ (plane.layers.shapes.lastElementChild) };
+  });
+  const query = arrow(plane, { cls: "query" });
+
+  // shadow × length, drawn: height is the shadow, width the key's length, area the score
+  const frame = chart(picture, {
+    height: 210, cls: "areas", margin: { top: 30, bottom: 24, left: 34, right: 8 },
+    label: t({ zh: "每个分数画成矩形：高是影子，宽是键长，面积是分数", en: "Each score as a rectangle: the shadow tall, the key's length wide, the score its area" }),
+  });
+  const { box, layers } = frame;
+  const flat = shadows.flat();
+  const y = linear([Math.min(0, ...flat), Math.max(0, ...flat)], [box.bottom - 16, box.top]);
+  axis(frame, y, { side: "left", values: ticks(...y.domain, 3) });
+  setSvg(svg("text", { x: 4, y: 14, class: "chart-title" }, layers.grid), t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }));
+  // pixels per unit of key length, with a floor under the narrowest so every name fits
+  const room = box.right - box.left - GAP * (tokens.length - 1);
+  let perUnit = room / lengths.reduce((a, b) => a + b, 0);
+  const narrow = lengths.filter((l) => l * perUnit < NARROWEST);
+  perUnit = (room - narrow.length * NARROWEST) / lengths.filter((l) => l * perUnit >= NARROWEST).reduce((a, b) => a + b, 0);
+  const slots = lengths.map((l) => Math.max(NARROWEST, l * perUnit));
+  const lefts = slots.map((_, j) => box.left + slots.slice(0, j).reduce((a, b) => a + b + GAP, 0));
+  const zero = y(0);
+  svg("line", { x1: box.left, x2: box.right, y1: zero, y2: zero, class: "baseline" }, layers.marks);
+  const areas = tokens.map((name, j) => {
+    const mid = lefts[j] + slots[j] / 2, w = lengths[j] * perUnit;
+    const wash = svg("rect", { x: lefts[j] - GAP / 2 + 1, y: box.top - 14, width: slots[j] + GAP - 2, height: frame.height - box.top + 12, rx: 5, class: "wash" }, layers.grid);
+    const rect = svg("rect", { x: mid - w / 2, width: w, class: "area" }, layers.marks);
+    // the width is the key: its length laid along the baseline in the key's colour
+    svg("line", { x1: mid - w / 2, x2: mid + w / 2, y1: zero, y2: zero, class: "key-width" }, layers.marks);
+    const value = svg("text", { x: mid, class: "bar-value", "data-readout": `score.${name}` }, layers.labels);
+    setSvg(svg("text", { x: mid, y: frame.height - 8, class: "bar-label key-name" }, layers.labels), name);
+    return { wash, rect, value };
+  });
+
+  const step = stepper(controls, {
+    label: t({ zh: "查询的 token", en: "Query token" }), items: [...tokens],
+    onPick: (token) => fig.set({ token }),
+  });
+  const out = readouts({ winner: t({ zh: "得分最高的键", en: "highest-scoring key" }) }, { key: "winner" });
 
   const fig = figure(el, {
-    ...tokenState(tokens, "it"),
+    state: { token: first },
+    clamp: (s) => ({ token: tokenIndex(tokens, s.token, first) }),
+    discrete: ["token"],
     draw({ token }) {
-      stepper.show(token);
-      const q = Q[token];
-      const row = K.map((k) => dot(q, k));
-      const best = argmax(row);
-      query.set(q, [0, 0], `q · ${tokens[token]}`);
+      const q = Q[token], row = R[token], best = argmax(row);
+      step.show(token);
+      query.set(q, [0, 0], `q_${tokens[token]}`);
       K.forEach((k, j) => {
-        shadows[j].set(q, k);
-        shadows[j].along.classList.toggle("faint", j !== best); // the winner's shadow stands out
-        keys[j].set(k);
-        scores[j].show(fixed(row[j]));
-        scores[j].el.classList.toggle("win", j === best);
+        drops[j].set(q, k);
+        drops[j].along.classList.toggle("faint", j !== best);
+        /** @type {Element} */ (drops[j].along.previousElementSibling).classList.toggle("faint", j !== best);
+        keys[j].drawn.set(k);
+        keys[j].g.classList.toggle("winner", j === best);
+        const s = shadows[token][j], a = y(Math.max(0, s)), c = y(Math.min(0, s));
+        const { wash, rect, value } = areas[j];
+        rect.setAttribute("y", String(a));
+        rect.setAttribute("height", String(Math.max(0.5, c - a)));
+        rect.setAttribute("class", `area ${s >= 0 ? "pos" : "neg"}${j === best ? " win" : ""}`);
+        wash.style.display = j === best ? "" : "none";
+        value.setAttribute("y", String(s >= 0 ? a - 5 : c + 13));
+        value.classList.toggle("win", j === best);
+        setSvg(value, fixed(row[j]));
       });
-      plane.layers.shapes.querySelectorAll(".arrow.key").forEach((g, j) => g.classList.toggle("winner", j === best));
-      winner.show(tokens[best]);
       untangle(plane);
+      out.show({ winner: tokens[best] });
     },
   });
 }

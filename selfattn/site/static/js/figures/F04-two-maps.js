@@ -1,48 +1,59 @@
 // F04: mix W_Q into W_K; the two directions of one pair of words merge into one number.
 
-import { figure, readout, slider, html, t, clampNumber } from "../figure.js";
-import { makePlane, arrow, untangle } from "../kit/plane.js";
+import { figure, t, clampNumber } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { slider } from "../kit/controls.js";
+import { makeBars } from "../kit/bars.js";
+import { makePlane, around, arrow, untangle } from "../kit/plane.js";
 import { times, dot, mixMatrices } from "../attention.js";
 import { fixed } from "../kit/format.js";
 
+const PAIRS = [["cat", "ate"], ["ate", "cat"]]; // [who asks, whose key]
+
 export default function (el, head) {
-  const cat = head.X[head.tokens.indexOf("cat")], ate = head.X[head.tokens.indexOf("ate")];
-  const root = Math.sqrt(cat.length);
-  const plane = makePlane({ x: [-2.2, 1.2], y: [-1.8, 1.8], unit: 100, label: t({ zh: "cat 和 ate 的查询与键", en: "Queries and keys of cat and ate" }) });
-  const arrows = {
-    qCat: arrow(plane, { cls: "query", label: "q cat" }),
-    qAte: arrow(plane, { cls: "query", label: "q ate" }),
-    kCat: arrow(plane, { cls: "key", label: "k cat" }),
-    kAte: arrow(plane, { cls: "key", label: "k ate" }),
+  const words = ["cat", "ate"];
+  const x = Object.fromEntries(words.map((w) => [w, head.X[head.index(w)]]));
+  const root = Math.sqrt(head.d);
+  const q = Object.fromEntries(words.map((w) => [w, times(x[w], head.W_Q)]));
+  const keysAt = (/** @type {number} */ mix) => {
+    const WK = mixMatrices(head.W_K, head.W_Q, mix);
+    return Object.fromEntries(words.map((w) => [w, times(x[w], WK)]));
   };
-  const control = slider({
+  const scoresAt = (/** @type {number} */ mix) => {
+    const k = keysAt(mix);
+    return PAIRS.map(([a, b]) => dot(q[a], k[b]) / root);
+  };
+  // a key moves on a straight line as the mix goes from 0 to 1: its two ends bound it
+  const ends = [keysAt(0), keysAt(1)];
+  const { picture, controls } = stage(el);
+  const plane = makePlane({
+    ...around([...Object.values(q), ...ends.flatMap(Object.values)], { pad: 0.5 }), unit: 100,
+    label: t({ zh: "cat 和 ate 的查询与键", en: "The queries and keys of cat and ate" }),
+  });
+  picture.append(plane.root);
+  const arrows = words.flatMap((w) => [["query", "q"], ["key", "k"]].map(([cls, name]) => ({ w, name, drawn: arrow(plane, { cls, label: `${name}_${w}` }) })));
+  const extremes = [...scoresAt(0), ...scoresAt(1)];
+  const bars = makeBars(picture, {
+    labels: PAIRS.map(([a, b]) => `q_${a}·k_${b}`), height: 170,
+    domain: [Math.min(0, ...extremes), Math.max(0, ...extremes)],
+    title: t({ zh: "分数 = q·k / √d", en: "score = q·k / √d" }),
+    label: t({ zh: "两个方向的分数", en: "The score in each direction" }),
+  });
+  bars.root.querySelectorAll(".bar-value").forEach((text, i) => text.setAttribute("data-readout", PAIRS[i].join(".")));
+  const mixer = slider(controls, {
     label: t({ zh: "W_K 里混入的 W_Q", en: "W_Q mixed into W_K" }), min: 0, max: 1, step: 0.01, name: "mix",
     onInput: (mix) => fig.set({ mix }),
   });
-  const out = {
-    "cat.ate": readout("cat.ate", "S[cat, ate]"),
-    "ate.cat": readout("ate.cat", "S[ate, cat]"),
-  };
-  el.querySelector(".stage").append(
-    plane.root,
-    html("div", { class: "panel" }, control.el, html("div", { class: "readouts" }, ...Object.values(out).map((r) => r.el))),
-  );
 
   const fig = figure(el, {
     state: { mix: 0 },
     clamp: (s) => ({ mix: Math.round(clampNumber(s.mix, 0, 1, 0) * 100) / 100 }),
     draw({ mix }) {
-      control.show(mix, `${Math.round(mix * 100)}%`);
-      const WK = mixMatrices(head.W_K, head.W_Q, mix);
-      const q = [times(cat, head.W_Q), times(ate, head.W_Q)];
-      const k = [times(cat, WK), times(ate, WK)];
-      arrows.qCat.set(q[0]);
-      arrows.qAte.set(q[1]);
-      arrows.kCat.set(k[0]);
-      arrows.kAte.set(k[1]);
-      out["cat.ate"].show(fixed(dot(q[0], k[1]) / root));
-      out["ate.cat"].show(fixed(dot(q[1], k[0]) / root));
+      mixer.show(mix, `${Math.round(mix * 100)}%`);
+      const k = keysAt(mix);
+      for (const { w, name, drawn } of arrows) drawn.set(name === "q" ? q[w] : k[w]);
       untangle(plane);
+      bars.set(scoresAt(mix), { texts: scoresAt(mix).map((s) => fixed(s)) });
     },
   });
 }
