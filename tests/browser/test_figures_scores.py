@@ -31,6 +31,27 @@ def weight_text(w: float, decimals: int = 3) -> str:
     return scientific(w) if 0 < w < 0.5 * 10.0**-decimals else fixed(w, decimals)
 
 
+def bar_weight(w: float) -> str:
+    """How a weight prints at a bar's end, where there is no room for 10⁻¹⁶: never 0."""
+    return weight_text(w) if w >= 0.0005 else "<0.001"
+
+
+def bars(name: str, values, text) -> dict[str, str]:
+    """The numbers a row of bars prints, by data-readout name (NAME.token)."""
+    return {f"{name}.{key}": text(v) for key, v in zip(TOKENS, values, strict=True)}
+
+
+def side(page: Page, figure_id: str) -> dict[str, str]:
+    """A matrix figure's read-outs without its 36 cell numbers (S.row.column)."""
+    return {k: v for k, v in readouts(page, figure_id).items() if not k.startswith("S.")}
+
+
+def cells(page: Page, figure_id: str) -> dict[tuple[str, str], str]:
+    """The numbers printed in a matrix's cells, (row, column) → text, blanks left out."""
+    got = readouts(page, figure_id).items()
+    return {tuple(k.split(".")[1:]): v for k, v in got if k.startswith("S.") and v}
+
+
 def claim(page: Page, claim_id: str) -> str:
     """The prose's number for a claim, as the build printed it."""
     return page.locator(f'[data-claim="{claim_id}"]').first.text_content()
@@ -100,8 +121,10 @@ def as_number(text: str) -> float:
 
 
 def clean(got: dict[str, str]) -> None:
-    for text in got.values():
-        assert text and not any(bad in text for bad in BAD), got
+    for name, text in got.items():
+        # a matrix cell prints nothing until its row is shown; every other read-out always does
+        assert text or name.startswith("S."), got
+        assert not any(bad in text for bad in BAD), got
 
 
 # -- F08: fill the matrix a row at a time ------------------------------------------
@@ -109,35 +132,48 @@ def clean(got: dict[str, str]) -> None:
 
 def square_sides(page: Page, figure_id: str) -> dict[tuple[str, str], tuple[float, str]]:
     """Every drawn square: (query, key) → (side, 'pos'|'neg'), empty cells left out."""
-    cells = page.evaluate(
+    drawn = page.evaluate(
         """id => [...document.querySelectorAll(`#${id} .cell`)]
             .filter(c => !c.classList.contains('empty'))
-            .map(c => [c.dataset.query, c.dataset.key,
+            .map(c => [c.dataset.row, c.dataset.column,
                        Number(c.querySelector('.square').getAttribute('width')),
                        c.classList.contains('pos') ? 'pos' : 'neg'])""",
         figure_id,
     )
-    return {(q, k): (side, sign) for q, k, side, sign in cells}
+    return {(q, k): (side, sign) for q, k, side, sign in drawn}
+
+
+def reference_side(page: Page, figure_id: str) -> float:
+    """The side of the reference square under a grid (the square a value of 1 gets)."""
+    side = page.locator(f"#{figure_id} .reference-square").get_attribute("width")
+    assert page.locator(f"#{figure_id} .reference-text").text_content().endswith("1.00")
+    return float(side)
 
 
 def test_f08_button_fills_one_row_at_a_time_and_counts_dot_products(en):
     page = en.page
-    button = page.locator("#F08 button.fill")
-    assert readouts(page, "F08") == {"rows": f"0 / {N}", "dots": "0"}
+    page.emulate_media(reduced_motion="reduce")  # squares land at once
+    button = page.locator("#F08 button[name=fill]")
+    assert side(page, "F08") == {"rows": f"0 / {N}", "dots": "0"}
     assert square_sides(page, "F08") == {}
     for filled in range(1, N + 1):
         button.click()
         next_frame(page)
-        assert readouts(page, "F08") == {"rows": f"{filled} / {N}", "dots": grouped(filled * N)}
+        assert side(page, "F08") == {"rows": f"{filled} / {N}", "dots": grouped(filled * N)}
         squares = square_sides(page, "F08")
         assert {q for q, _ in squares} == set(TOKENS[:filled])
-    assert readouts(page, "F08")["dots"] == "36" == claim(page, "counts.dot")
-    # side ∝ |score|, and the sign is carried by the shape's class as well as its colour
-    largest = np.abs(S).max()
-    for (q, k), (side, sign) in square_sides(page, "F08").items():
+        # the row just filled prints its numbers; the rows before it are read by area
+        row = TOKENS[filled - 1]
+        assert cells(page, "F08") == {
+            (row, k): fixed(S[filled - 1, j]) for j, k in enumerate(TOKENS)
+        }
+    assert side(page, "F08")["dots"] == "36" == claim(page, "counts.dot")
+    # area ∝ |score|, read against the reference square; the sign is the shape (filled or hollow)
+    unit = reference_side(page, "F08") ** 2
+    for (q, k), (length, sign) in square_sides(page, "F08").items():
         score = S[HEAD.index(q), HEAD.index(k)]
         assert sign == ("pos" if score >= 0 else "neg")
-        assert side == pytest.approx(max(1.5, abs(score) / largest * 44), abs=1e-6)
+        assert max(length, 1.5) == pytest.approx(max(1.5, math.sqrt(abs(score) * unit)), rel=1e-6)
     button.click()  # a full matrix starts again
     next_frame(page)
     assert state(page, "F08") == {"rows": 0}
@@ -145,10 +181,37 @@ def test_f08_button_fills_one_row_at_a_time_and_counts_dot_products(en):
 
 def test_f08_keyboard_fills_with_enter_and_space(en):
     page = en.page
-    press(page, "#F08 button.fill", "Enter", 2)
-    press(page, "#F08 button.fill", " ")
+    press(page, "#F08 button[name=fill]", "Enter", 2)
+    press(page, "#F08 button[name=fill]", " ")
     assert state(page, "F08") == {"rows": 3}
-    assert readouts(page, "F08")["dots"] == "18"
+    assert side(page, "F08")["dots"] == "18"
+
+
+# what a discrete change moves, read in the frame it is drawn and after the ease (280 ms)
+EASED = {
+    "F08": ({"rows": 1}, "#F08 .cell[data-row=the][data-column=cat] .square", "width"),
+    "F09": ({"row": 4}, "#F09 svg.grid .wash", "y"),
+    "F10": ({"transposed": True}, "#F10 .cell[data-row=cat][data-column=ate]", "transform"),
+}
+
+
+@pytest.mark.parametrize("figure_id", EASED)
+def test_discrete_changes_ease_from_where_they_were(en, figure_id):
+    page = en.page
+    partial, selector, attribute = EASED[figure_id]
+    before = page.locator(selector).get_attribute(attribute)
+    # the ease starts from the old geometry in the very frame the new state is drawn
+    started = page.evaluate(
+        """([id, partial, selector, attribute]) => new Promise((done) => {
+            document.getElementById(id).figure.set(partial);
+            const read = () => document.querySelector(selector).getAttribute(attribute);
+            requestAnimationFrame(() => done(read()));
+        })""",
+        [figure_id, partial, selector, attribute],
+    )
+    assert started == before
+    page.wait_for_timeout(600)
+    assert page.locator(selector).get_attribute(attribute) != before
 
 
 # -- F09: walk down the rows -----------------------------------------------------------
@@ -160,7 +223,7 @@ def test_f09_steps_down_every_row(en):
     for step in range(N):
         row = state(page, "F09")["row"]
         assert row == step
-        got = readouts(page, "F09")
+        got = side(page, "F09")
         scores = S[row]
         assert got == {
             "row": TOKENS[row],
@@ -169,9 +232,12 @@ def test_f09_steps_down_every_row(en):
             "spread": fixed(scores.max() - scores.min()),
         }
         spreads[TOKENS[row]] = scores.max() - scores.min()
+        assert cells(page, "F09") == {
+            (TOKENS[row], k): fixed(s) for k, s in zip(TOKENS, scores, strict=True)
+        }
         if TOKENS[row] == "it":
             assert (got["top"], got["max"]) == ("cat", claim(page, "matrix.it.cat"))
-        page.locator("#F09 button", has_text="Next row").click()
+        page.locator("#F09 .step-next").click()
         next_frame(page)
     assert state(page, "F09")["row"] == 0  # past the last row it wraps to the first
     assert min(spreads, key=spreads.get) == "the"  # row `the` is the flat one
@@ -179,9 +245,9 @@ def test_f09_steps_down_every_row(en):
 
 def test_f09_previous_row_by_keyboard(en):
     page = en.page
-    press(page, "#F09 button:has-text('Previous row')", "Enter", 2)
+    press(page, "#F09 .step-prev", "Enter", 2)
     assert state(page, "F09")["row"] == N - 2
-    assert readouts(page, "F09")["row"] == TOKENS[N - 2]
+    assert side(page, "F09")["row"] == TOKENS[N - 2]
 
 
 # -- F10: transpose ----------------------------------------------------------------------
@@ -189,8 +255,8 @@ def test_f09_previous_row_by_keyboard(en):
 
 def cell_centre(page: Page, query: str, key: str) -> tuple[float, float]:
     """Where a cell's slot sits inside the matrix, in pixels from the matrix's corner."""
-    box = page.locator(f'#F10 .cell[data-query="{query}"][data-key="{key}"] .slot').bounding_box()
-    frame = page.locator("#F10 svg.matrix").bounding_box()
+    box = page.locator(f'#F10 .cell[data-row="{query}"][data-column="{key}"] .slot').bounding_box()
+    frame = page.locator("#F10 svg.grid").bounding_box()
     assert box is not None and frame is not None
     return (
         round(box["x"] + box["width"] / 2 - frame["x"], 1),
@@ -201,9 +267,11 @@ def cell_centre(page: Page, query: str, key: str) -> tuple[float, float]:
 def test_f10_transpose_swaps_the_two_directions(en):
     page = en.page
     page.emulate_media(reduced_motion="reduce")  # no transition: cells land at once
-    button = page.locator("#F10 button", has_text="Transpose")
-    assert readouts(page, "F10") == {"cat.ate": fixed(S[CAT, ATE]), "ate.cat": fixed(S[ATE, CAT])}
-    assert readouts(page, "F10") == {
+    button = page.locator("#F10 button[name=transpose]")
+    assert side(page, "F10") == {"cat.ate": fixed(S[CAT, ATE]), "ate.cat": fixed(S[ATE, CAT])}
+    # only the two cells the prose compares print their numbers
+    assert cells(page, "F10") == {("cat", "ate"): "0.51", ("ate", "cat"): "−0.32"}
+    assert side(page, "F10") == {
         "cat.ate": claim(page, "asym.cat.ate"),
         "ate.cat": claim(page, "asym.ate.cat"),
     }
@@ -211,13 +279,13 @@ def test_f10_transpose_swaps_the_two_directions(en):
     button.click()
     next_frame(page)
     assert button.get_attribute("aria-pressed") == "true"
-    assert readouts(page, "F10") == {"cat.ate": "−0.32", "ate.cat": "0.51"}
+    assert side(page, "F10") == {"cat.ate": "−0.32", "ate.cat": "0.51"}
     # the squares themselves moved: each now sits where the other was
     assert cell_centre(page, "cat", "ate") == before[("ate", "cat")]
     assert cell_centre(page, "ate", "cat") == before[("cat", "ate")]
-    press(page, "#F10 button", " ")
+    press(page, "#F10 button[name=transpose]", " ")
     assert state(page, "F10") == {"transposed": False}
-    assert readouts(page, "F10")["cat.ate"] == "0.51"
+    assert side(page, "F10")["cat.ate"] == "0.51"
 
 
 # -- F11: softmax's staircase ---------------------------------------------------------------
@@ -228,9 +296,10 @@ def staircase_end_and_edge(page: Page) -> tuple[float, float]:
     return tuple(
         page.evaluate(
             """() => {
-                const svg = document.querySelectorAll('#F11 svg.row-chart')[1];
-                const stairs = svg.querySelector('.staircase').getBBox();
-                return [stairs.y, Number(svg.querySelector('.top-edge').getAttribute('y1'))];
+                const stairs = document.querySelector('#F11 .staircase[visibility=visible]');
+                const svg = stairs.ownerSVGElement;
+                const box = stairs.getBBox();
+                return [box.y, Number(svg.querySelector('.top-edge').getAttribute('y1'))];
             }"""
         )
     )
@@ -244,7 +313,7 @@ def test_f11_every_row_sums_to_one_on_the_top_edge(en):
         next_frame(page)
         assert state(page, "F11")["row"] == row
         got = readouts(page, "F11")
-        expect = {f"w.{key}": weight_text(W[row, j], 2) for j, key in enumerate(TOKENS)}
+        expect = bars("w", W[row], lambda w: weight_text(w, 2)) | bars("e", np.exp(S[row]), fixed)
         expect |= {"sum-exp": fixed(np.exp(S[row]).sum()), "sum": "1.000"}
         assert got == expect
         top, edge = staircase_end_and_edge(page)
@@ -266,17 +335,17 @@ def test_f11_row_it_claims_and_arrow_keys(en):
 
 def f12_expected(score: float) -> dict[str, str]:
     w = row_it_with_cat(score)
-    got = {f"w.{key}": weight_text(w[j]) for j, key in enumerate(TOKENS)}
-    return got | {"score": fixed(score), "sum": fixed(w.sum(), 3)}
+    scores = S[IT].copy()
+    scores[CAT] = score
+    return bars("w", w, bar_weight) | bars("s", scores, fixed) | {"sum": fixed(w.sum(), 3)}
 
 
 def test_f12_drag_cats_score_and_the_others_give_way(en):
     page = en.page
-    chart = "#F12 svg.row-chart"
+    chart = "#F12 svg.bars"
     centre(page, "#F12")
     assert readouts(page, "F12") == f12_expected(S[IT, CAT])
     ruler = axis_in_client(page, chart, "line.gridline", "text.tick", 4, vertical=True)
-    others = [f"w.{key}" for key in TOKENS if key != "cat"]
     previous = (S[IT, CAT], readouts(page, "F12"))
     for target in (5.0, -2.5, 0.0):
         drag_handle(page, "#F12 .handle", y=pixel_for(ruler, target))
@@ -285,10 +354,13 @@ def test_f12_drag_cats_score_and_the_others_give_way(en):
         got = readouts(page, "F12")
         assert got == f12_expected(score)
         assert got["sum"] == "1.000"
-        # cat up, every other weight down; cat down, every other weight up
+        # cat up, every other weight down; cat down, every other weight up (the model's
+        # weights, since a bar prints three decimals)
         up = score > previous[0]
-        for name in others:
-            assert (as_number(got[name]) < as_number(previous[1][name])) == up, name
+        w, before = row_it_with_cat(score), row_it_with_cat(previous[0])
+        for j, name in enumerate(TOKENS):
+            if name != "cat":
+                assert (w[j] < before[j]) == up, name
         previous = (score, got)
     drag_handle(page, "#F12 .handle", y=pixel_for(ruler, 11))  # past the top: held at 8
     assert state(page, "F12")["score"] == 8
@@ -325,24 +397,26 @@ def test_f13_minus_thirty_leaves_a_weight_that_is_not_zero(en):
     assert state(page, "F13")["score"] == -30
     w = row_it_with_cat(-30.0)
     got = readouts(page, "F13")
-    assert got == {"score": "−30.00", "w.cat": scientific(w[CAT]), "sum": fixed(w.sum(), 3)}
+    assert got == {"score": "−30.00", "w.cat": weight_text(w[CAT]), "sum": fixed(w.sum(), 3)}
     assert got["w.cat"] == "1.2 × 10⁻¹⁴" == claim(page, "softmax.floor.minus30")
     press(page, "#F13 .handle", "PageUp")
     assert state(page, "F13")["score"] == -25
     assert readouts(page, "F13")["w.cat"] == scientific(row_it_with_cat(-25.0)[CAT])
+    press(page, "#F13 .handle", "End")  # near the top the weight prints in plain decimals
+    assert readouts(page, "F13")["w.cat"] == weight_text(row_it_with_cat(3.0)[CAT])
 
 
 def test_f13_drag_along_the_score_axis(en):
     page = en.page
     centre(page, "#F13")
-    ruler = axis_in_client(page, "#F13 svg.floor", "line.tick-mark", "text.tick", 4, False)
+    ruler = axis_in_client(page, "#F13 svg.floor", "line.gridline", "text.tick", 4, False)
     drag_handle(page, "#F13 .handle", x=pixel_for(ruler, -12.0))
     score = state(page, "F13")["score"]
     assert score == pytest.approx(-12.0, abs=0.2)
     w = row_it_with_cat(score)
     assert readouts(page, "F13") == {
         "score": fixed(score),
-        "w.cat": scientific(w[CAT]),
+        "w.cat": weight_text(w[CAT]),
         "sum": "1.000",
     }
     drag_handle(page, "#F13 .handle", x=pixel_for(ruler, -45.0))  # off the end: −30, not less
@@ -368,27 +442,61 @@ def walk_widths(page: Page, figure_id: str):
 def test_f14_spread_grows_as_root_width(en):
     page = en.page
     for width in walk_widths(page, "F14"):
-        assert readouts(page, "F14") == {
-            "width": grouped(width),
-            "spread": fixed(math.sqrt(width)),
-        }
+        assert readouts(page, "F14") == {"spread": fixed(math.sqrt(width))}
+        # the dot rides the curve: at (d, √d) on the chart's own axes
+        x, y = dot_on_axes(page)
+        assert x == pytest.approx(width, rel=1e-3)
+        assert y == pytest.approx(math.sqrt(width), rel=1e-3)
     assert readouts(page, "F14")["spread"] == "16.00"
     page.locator("#F14 input[type=range]").fill("6")
     next_frame(page)
-    assert readouts(page, "F14") == {"width": "64", "spread": claim(page, "spread.d64")}
+    assert readouts(page, "F14") == {"spread": claim(page, "spread.d64")} == {"spread": "8.00"}
+    assert page.locator("#F14 input[type=range]").get_attribute("aria-valuetext") == "64"
 
 
-def test_f14_log_ticks_are_labelled(en):
-    labels = en.page.locator("#F14 .log-ticks span.labelled").all_text_contents()
+def dot_on_axes(page: Page) -> tuple[float, float]:
+    """F14's dot read back through its axes' tick labels: (width on the log axis, spread)."""
+    return tuple(
+        page.evaluate(
+            """() => {
+                const svg = document.querySelector('#F14 svg.spread');
+                const dot = svg.querySelector('.dot');
+                const ticks = [...svg.querySelectorAll('text.tick')];
+                const left = ticks.filter((t) => t.classList.contains('end'));
+                const bottom = ticks.filter((t) => !t.classList.contains('end'));
+                const at = (t, k) => Number(t.getAttribute(k));
+                const value = (t) => Number(t.textContent.replace(',', ''));
+                const [b0, b1] = [bottom[0], bottom.at(-1)], [l0, l1] = [left[0], left.at(-1)];
+                const cx = at(dot, 'cx'), cy = at(dot, 'cy');
+                const logw = Math.log(value(b0)) + (cx - at(b0, 'x')) / (at(b1, 'x') - at(b0, 'x'))
+                    * (Math.log(value(b1)) - Math.log(value(b0)));
+                const spread = value(l0) + (cy - at(l0, 'y') + 4) / (at(l1, 'y') - at(l0, 'y'))
+                    * (value(l1) - value(l0));
+                return [Math.exp(logw), spread];
+            }"""
+        )
+    )
+
+
+def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en):
+    page = en.page
+    labels = page.locator("#F14 .log-scale span.labelled").all_text_contents()
     assert labels == ["1", "4", "16", "64", "256"]
+    # the reference line is drawn where the left axis says 1
+    line = float(page.locator("#F14 line.reference").get_attribute("y1"))
+    ticks = {
+        t.text_content(): float(t.get_attribute("y")) - 4
+        for t in page.locator("#F14 text.tick.end").all()
+    }
+    assert line == pytest.approx(ticks["0"] + (ticks["4"] - ticks["0"]) / 4)
 
 
 def test_f15_the_mix_collapses_with_width(en):
     page = en.page
     for width in walk_widths(page, "F15"):
         top, gradient = top_and_gradient(width_mix(HEAD, width, "none"))
-        assert readouts(page, "F15") == {
-            "width": grouped(width),
+        mix = width_mix(HEAD, width, "none")
+        assert readouts(page, "F15") == bars("w", mix, bar_weight) | {
             "top": fixed(top, 3),
             "gradient": weight_text(gradient),
         }
@@ -408,8 +516,8 @@ def test_f16_each_divisor_at_every_width(en, divisor, name):
     for width in walk_widths(page, "F16"):
         top, gradient = top_and_gradient(width_mix(HEAD, width, divisor))
         divide = {"none": "1", "sqrt": fixed(math.sqrt(width)), "d": grouped(width)}[divisor]
-        assert readouts(page, "F16") == {
-            "width": grouped(width),
+        mix = width_mix(HEAD, width, divisor)
+        assert readouts(page, "F16") == bars("w", mix, bar_weight) | {
             "divisor": divide,
             "top": fixed(top, 3),
             "gradient": weight_text(gradient),
@@ -493,6 +601,16 @@ PROSE = {
 }
 
 
+def test_at_most_four_readouts_beside_each_figure_and_one_key(article):
+    page = article.page
+    for figure_id in FIGURES:
+        beside = page.locator(f"#{figure_id} .readouts [data-readout]")
+        assert 1 <= beside.count() <= 4, figure_id
+        assert page.locator(f"#{figure_id} .readout.key").count() == 1, figure_id
+        # notation, never an underscore, anywhere a reader can see
+        assert "_" not in page.locator(f"#{figure_id} .stage").inner_text(), figure_id
+
+
 def test_each_figure_states_its_claims_in_the_prose_next_to_it(article):
     page = article.page
     for figure_id, claim_ids in PROSE.items():
@@ -521,7 +639,7 @@ def test_phone_width_fits_and_targets_are_big_enough(browser, site_url):
         stage = page.locator(f"#{figure_id} .stage")
         assert stage.evaluate("e => e.scrollWidth <= e.clientWidth"), figure_id
         targets = page.locator(
-            f"#{figure_id} .stage button, #{figure_id} label.choice, "
+            f"#{figure_id} .stage button, #{figure_id} label.chip, "
             f"#{figure_id} input[type=range], #{figure_id} .handle .hit"
         )
         for target in targets.all():

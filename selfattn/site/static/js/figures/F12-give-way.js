@@ -9,14 +9,15 @@ import { fixed } from "../kit/format.js";
 import { barWeight } from "../width.js";
 
 const LOWEST = -4, HIGHEST = 8;
-const BELOW = 1.5; // scale room under −4, so the number under a knob at −4 clears the token names
+// scale room past both ends, so the number beside a knob at 8 or −4 clears the title and the names
+const ROOM = 1.5;
 
 export default function (el, head) {
   const it = head.index("it"), cat = head.index("cat");
   const row = head.run().S[it];
   const { picture, readouts } = stage(el);
   const scores = makeBars(picture, {
-    labels: head.tokens, domain: [LOWEST - BELOW, HIGHEST], ticks: [-4, 0, 4, 8], height: 230, name: "s",
+    labels: head.tokens, domain: [LOWEST - ROOM, HIGHEST + ROOM], ticks: [-4, 0, 4, 8], height: 230, name: "s",
     title: t({ zh: "it 这一行的分数 s：上下拖 cat 的", en: "Scores s in row it: drag cat's up or down" }),
     label: t({ zh: "it 这一行的分数，cat 的可以拖动", en: "The scores of row it; cat's can be dragged" }),
   });
