@@ -145,7 +145,7 @@ def test_garbage_clamps_to_the_nearest_valid_state(page):
         "F18": ({"position": -3}, {"position": 0}),
         "F19": ({"multiply": "yes"}, {"multiply": False}),
         "F20": ({"terms": 2.6}, {"terms": 3}),
-        "F21": ({"raw": 100}, {"raw": 8}),
+        "F21": ({"raw": 100}, {"raw": 12}),
         "F23": ({"n": 10**9}, {"n": 131072}),
         "F24": ({"causal": False}, {"causal": False}),
     }
@@ -281,12 +281,14 @@ def test_F20_terms_add_tip_to_tail_to_its_output(page):
         assert r["along"] == fixed(float(w[k] * V[k] @ forward))
         assert number(r["along"]) >= 0, "a step turned back"
     assert readouts(page, "F20")["sum"] == PROSE["output.it"] == "[0.82, 0.81]"
-    assert page.locator("#F20 circle.output-point").is_visible()
+    assert page.locator("#F20 circle.point.output").is_visible()
     click(page, "#F20 button[name=back]")
     assert readouts(page, "F20")["sum"] == vector(total - w[-1] * V[-1])
 
 
-# -- F21: cat's raw score dragged to 8.00 -----------------------------------------------------
+# -- F21: cat's raw score dragged to 8.00 and beyond ------------------------------------------
+
+F21_TOP = 12  # the track runs past the prose's 8.00, so the reader meets no wall there
 
 
 def f21_expect(raw: float) -> dict[str, str]:
@@ -295,7 +297,7 @@ def f21_expect(raw: float) -> dict[str, str]:
     scores = OPEN["R"][IT].copy()
     scores[CAT] = raw
     return {
-        "raw": fixed(raw),
+        "raw.cat": fixed(raw),
         "output": vector(out),
         "w.cat": fixed(float(softmax(scores / math.sqrt(2))[CAT]), 3),
         "gap": Percent()(float(np.linalg.norm(out - v_cat) / np.linalg.norm(v_cat))),
@@ -307,15 +309,16 @@ def pick(r: dict[str, str], keys) -> dict[str, str]:
     return {k: r[k] for k in keys}
 
 
-def test_F21_dragging_cats_bar_to_the_top_gives_the_convex_claim(page):
+def test_F21_dragging_cats_bar_to_the_marked_8_gives_the_convex_claim(page):
     set_state(page, "F21", {"raw": float(OPEN["R"][IT, CAT])})
     page.locator("#F21 .handle").evaluate("e => e.scrollIntoView({block: 'center'})")
     knob = page.locator("#F21 .handle .knob").bounding_box()
+    mark = page.locator("#F21 .bars .reference").bounding_box()
     x, y = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
     page.mouse.move(x, y)
     page.mouse.down()
-    page.mouse.move(x, y - 150, steps=8)
-    page.mouse.move(x, y - 300, steps=4)  # past the top: the track clamps at 8.00
+    page.mouse.move(x, y - 60, steps=4)
+    page.mouse.move(x, mark["y"] + mark["height"] / 2 + 1, steps=4)  # onto the dashed 8.00
     page.mouse.up()
     next_frame(page)
     r = readouts(page, "F21")
@@ -324,6 +327,14 @@ def test_F21_dragging_cats_bar_to_the_top_gives_the_convex_claim(page):
     assert r["output"] == PROSE["convex.cat8"] == "[1.21, 0.93]"
     assert r["gap"] == claim("convex.cat8.gap") == Percent()(float(convex_gap(HEAD))) == "1%"
     assert r["raw.cat"] == PROSE["convex.cat8.raw"]
+    # and on past it: no wall at the printed number
+    page.mouse.move(x, mark["y"])
+    page.mouse.down()
+    page.mouse.move(x, mark["y"] - 400, steps=6)
+    page.mouse.up()
+    next_frame(page)
+    assert state(page, "F21") == {"raw": F21_TOP}
+    assert pick(readouts(page, "F21"), f21_expect(F21_TOP)) == f21_expect(F21_TOP)
 
 
 def test_F21_keyboard_moves_the_score_along_its_track(page):
@@ -337,7 +348,10 @@ def test_F21_keyboard_moves_the_score_along_its_track(page):
     press(page, knob, "PageUp")
     assert math.isclose(state(page, "F21")["raw"], 0.2)
     press(page, knob, "End")
-    assert pick(readouts(page, "F21"), f21_expect(8.0)) == f21_expect(8.0)
+    assert pick(readouts(page, "F21"), f21_expect(F21_TOP)) == f21_expect(F21_TOP)
+    press(page, knob, "PageDown", times=F21_TOP - 8)
+    assert state(page, "F21") == {"raw": 8}
+    assert readouts(page, "F21")["output"] == PROSE["convex.cat8"]
     press(page, knob, "ArrowDown")
     assert pick(readouts(page, "F21"), f21_expect(7.9)) == f21_expect(7.9)
     assert page.get_attribute(knob, "aria-valuetext") == "7.90"
@@ -362,7 +376,7 @@ def test_F21_a_finger_drags_the_score_too(browser, site_url):
         cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
         next_frame(page)
         raw = state(page, "F21")["raw"]
-        assert raw == 8, "the finger's drag did not reach the top of the track"
+        assert raw == F21_TOP, "the finger's drag did not reach the top of the track"
         expected = f21_expect(raw)
         assert pick(readouts(page, "F21"), expected) == expected
         assert watched.errors == []
@@ -375,7 +389,7 @@ def test_F21_a_finger_drags_the_score_too(browser, site_url):
 
 def test_F22_shuffling_reorders_the_bars_and_leaves_the_output(page):
     click(page, "#F22 button[name=reset]")
-    out = OPEN["out"][IT]
+    out, w = OPEN["out"][IT], OPEN["W"][IT]
     seen = [list(range(N))]
     for _ in range(6):
         click(page, "#F22 button[name=shuffle]")
@@ -384,7 +398,6 @@ def test_F22_shuffling_reorders_the_bars_and_leaves_the_output(page):
         assert order != seen[-1], "shuffle left the order as it was"
         seen.append(order)
         r = readouts(page, "F22")
-        assert r["order"] == " ".join(TOKENS[j] for j in order)
         assert r["output"] == PROSE["output.it"]
         assert number(r["moved"]) < 1e-12
         exact = page.evaluate(
@@ -394,11 +407,20 @@ def test_F22_shuffling_reorders_the_bars_and_leaves_the_output(page):
         # the bars stand in reading order, left to right
         page.wait_for_timeout(600)  # the slide
         xs = page.evaluate(
-            """() => Object.fromEntries([...document.querySelectorAll('#F22 .weight-row .slot')]
+            """() => Object.fromEntries([...document.querySelectorAll('#F22 .bars .slot')]
                  .map(g => [g.querySelector('.bar-label').textContent,
                             g.getBoundingClientRect().x]))"""
         )
         assert sorted(xs, key=xs.get) == [TOKENS[j] for j in order]
+        # each bar still prints its own weight, and no two numbers overlap
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll('#F22 .bars .bar-value')]
+                 .map(t => { const b = t.getBoundingClientRect(); return [b.left, b.right]; })"""
+        )
+        boxes.sort()
+        assert all(a[1] <= b[0] for a, b in zip(boxes, boxes[1:])), boxes
+        for j, token in enumerate(TOKENS):
+            assert r[f"bar.{token}"] == fixed(w[j])
     click(page, "#F22 button[name=reset]")
     assert state(page, "F22") == {"order": list(range(N))}
     assert readouts(page, "F22")["moved"] == "0"
@@ -408,17 +430,20 @@ def test_F22_sums_in_the_shuffled_order(page):
     """The figure really adds in the order it shows: its running sums follow that order."""
     order = [5, 2, 0, 4, 1, 3]
     set_state(page, "F22", {"order": order})
+    page.wait_for_timeout(600)  # the path's ease
     tips = page.evaluate(
-        """() => [...document.querySelectorAll('#F22 .arrow.step line')]
+        """() => [...document.querySelectorAll('#F22 .arrow.term line')]
              .map(l => [Number(l.getAttribute('x1')), Number(l.getAttribute('y1'))])"""
     )
+    frame = page.evaluate("JSON.parse(document.querySelector('#F22 svg.plane').dataset.frame)")
     w, V = OPEN["W"][IT], OPEN["V"]
     partial = np.cumsum([w[j] * V[j] for j in order], axis=0)
-    # each step starts where the previous ones ended (160 px per unit, origin at 0.3, 1.9)
+    # each step starts where the previous ones ended, in the plane's own frame
     starts = [np.zeros(2), *partial[:-1]]
+    unit = frame["unit"]
     for (px, py), at in zip(tips, starts, strict=True):
-        assert math.isclose(px, (at[0] + 0.3) * 160, abs_tol=1e-6)
-        assert math.isclose(py, (1.9 - at[1]) * 160, abs_tol=1e-6)
+        assert math.isclose(px, (at[0] - frame["x0"]) * unit, abs_tol=1e-6)
+        assert math.isclose(py, (frame["y1"] - at[1]) * unit, abs_tol=1e-6)
 
 
 # -- F23: the cost ----------------------------------------------------------------------------

@@ -1,51 +1,42 @@
-// The weighted sum on the plane: the six value vectors with labels that keep out of each
-// other's way, the steps w_j·v_j laid tip to tail, and the polygon the output can never leave.
+// The weighted sum on the plane: the six value vectors (green), the terms w_j·v_j laid tip
+// to tail (green, the value terms), the output and its path (purple), and the polygon the
+// output can never leave. Labels are untangled by the plane (kit/plane.js) at each draw.
 
 import { arrow, svg } from "./kit/plane.js";
+import { setSvg } from "./kit/notation.js";
 
 /**
- * Value arrows from the origin, labelled with their tokens. Labels that would overlap are
- * pushed below one another, the shorter vector's label giving way.
+ * Value arrows from the origin, labelled with their tokens, faint: the ground the sum walks on.
  * @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  * @param {string[]} tokens @param {number[][]} V
  */
-export function valueArrows(plane, tokens, V, { cls = "value" } = {}) {
-  const items = tokens.map((token, j) => {
+export function valueArrows(plane, tokens, V, { cls = "value faint" } = {}) {
+  return tokens.map((token, j) => {
     const a = arrow(plane, { cls, label: token });
-    const text = plane.layers.labels.lastElementChild;
     a.set(V[j]);
-    return { text, length: Math.hypot(...V[j]), token };
+    return a;
   });
-  const placed = [];
-  for (const item of [...items].sort((a, b) => b.length - a.length)) {
-    const x = Number(item.text.getAttribute("x"));
-    let y = Number(item.text.getAttribute("y"));
-    const w = 7.5 * item.token.length + 4;
-    const anchor = item.text.getAttribute("text-anchor");
-    const left = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
-    const overlaps = (b) => left < b.left + b.w && b.left < left + w && Math.abs(y - b.y) < 15;
-    for (let tries = 0; tries < 4 && placed.some(overlaps); tries += 1) y += 15;
-    item.text.setAttribute("y", y);
-    placed.push({ left, w, y });
-  }
-  return items;
 }
 
 /**
- * Up to `count` arrows laid tip to tail; `set` takes the steps as [from, to] pairs and
- * marks one of them (the newest, say) as current.
+ * `count` value terms laid tip to tail; `set` takes the steps as [from, to] pairs and marks
+ * one of them (the newest, say) as current. A term not yet added waits, folded to nothing,
+ * at the tip of the path, so adding it grows it out of that tip.
  * @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  */
-export function tipToTail(plane, count, { cls = "step" } = {}) {
+export function tipToTail(plane, count) {
   const arrows = Array.from({ length: count }, () => {
-    const a = arrow(plane, { cls });
-    return { a, g: plane.layers.shapes.lastElementChild };
+    const a = arrow(plane, { cls: "value term" });
+    return { a, g: /** @type {Element} */ (plane.layers.shapes.lastElementChild) };
   });
   return {
-    /** @param {number[][][]} steps @param {number} [current] */
-    set(steps, current = -1) {
+    /** @param {number[][][]} steps @param {number} [shown] how many are added @param {number} [current] */
+    set(steps, shown = steps.length, current = -1) {
+      const tip = shown ? steps[shown - 1][1] : [0, 0];
       arrows.forEach(({ a, g }, k) => {
-        a.set(k < steps.length ? steps[k][1] : null, k < steps.length ? steps[k][0] : [0, 0]);
+        if (k < shown) a.set(steps[k][1], steps[k][0]);
+        else a.set(tip, tip);
+        g.classList.toggle("waiting", k >= shown);
         g.classList.toggle("current", k === current);
       });
     },
@@ -103,21 +94,24 @@ export function polygon(plane, corners, cls = "hull") {
 }
 
 /**
- * A dot with a label: the output point. @param {ReturnType<import("./kit/plane.js").makePlane>} plane
+ * A dot with a label, the output in purple by default; the label sits beside the dot in
+ * the plane's label layer, so untangle keeps it off the value labels.
+ * @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  */
-export function point(plane, { cls = "output-point", label = "", dx = 10, dy = 16 } = {}) {
-  const dot = svg("circle", { r: 6, class: cls }, plane.layers.labels);
+export function point(plane, { cls = "output", label = "", dx = 12, dy = -8 } = {}) {
+  const dot = svg("circle", { r: 6, class: `point ${cls}` }, plane.layers.handles);
   const text = svg("text", { class: `label ${cls}` }, plane.layers.labels);
-  text.textContent = label;
+  setSvg(text, label);
   return {
+    /** @param {number[]|null} p */
     set(p) {
       const hidden = p === null;
       dot.style.display = text.style.display = hidden ? "none" : "";
       if (hidden) return;
-      dot.setAttribute("cx", plane.sx(p[0]));
-      dot.setAttribute("cy", plane.sy(p[1]));
-      text.setAttribute("x", plane.sx(p[0]) + dx);
-      text.setAttribute("y", plane.sy(p[1]) + dy);
+      dot.setAttribute("cx", String(plane.sx(p[0])));
+      dot.setAttribute("cy", String(plane.sy(p[1])));
+      text.setAttribute("x", String(plane.sx(p[0]) + dx));
+      text.setAttribute("y", String(plane.sy(p[1]) + dy));
     },
   };
 }

@@ -1,12 +1,13 @@
-// F22: shuffle the order in which the six terms are read. The bars reorder and the path
-// takes another route, but the sum, taken here in the shuffled order, lands where it did.
+// F22: shuffle the order in which the six terms are read. The bars slide to their new
+// places and the path of green terms takes another route, but the sum, taken here in the
+// shuffled order, lands where it did: the purple output does not move.
 
-import { figure, readout, t, html } from "../figure.js";
-import { makePlane } from "../kit/plane.js";
-import { attention } from "../attention.js";
+import { figure, t } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { button } from "../kit/controls.js";
+import { makeBars } from "../kit/bars.js";
+import { makePlane, around, untangle } from "../kit/plane.js";
 import { fixed, scientific, vector } from "../kit/format.js";
-import { button } from "../switch.js";
-import { makeWeightRow } from "../weight-row.js";
 import { valueArrows, tipToTail, stepsInOrder, point } from "../weighted-sum.js";
 
 /** Whether `order` is a permutation of 0..n−1. */
@@ -31,48 +32,43 @@ function shuffled(current) {
 
 export default function (el, head) {
   const { tokens } = head;
-  const n = tokens.length, it = tokens.indexOf("it");
+  const n = tokens.length, it = head.index("it");
   const reading = tokens.map((_, j) => j);
-  const { W, V } = attention(head.X, head.W_Q, head.W_K, head.W_V);
+  const { W, V, out } = head.run();
   const w = W[it];
   const original = stepsInOrder(w, V, reading)[n - 1][1];
+  const { picture, controls, readouts, note } = stage(el, { wide: true });
 
-  const bars = makeWeightRow({
-    tokens, name: "bar", height: 170, max: 0.4,
-    label: t({ zh: "it 这一行的权重，按阅读顺序排列", en: "The weights of it's row, in reading order" }),
-  });
   const plane = makePlane({
-    x: [-0.3, 1.6], y: [-0.3, 1.9], unit: 160, grid: 0.5,
+    ...around([...V, out[it]], { pad: 0.35 }), unit: 150,
     label: t({ zh: "按阅读顺序首尾相接的六项，和它们的终点", en: "The six terms tip to tail in reading order, and where they end" }),
   });
-  valueArrows(plane, tokens, V, { cls: "value faint" });
+  picture.append(plane.root);
+  valueArrows(plane, tokens, V);
   const path = tipToTail(plane, n);
-  const end = point(plane, { label: "out", dx: 10, dy: 18 });
-  const shuffle = button({
+  const end = point(plane, { label: "out" });
+  const bars = makeBars(picture, {
+    labels: tokens, domain: [0, Math.max(...w) * 1.15], name: "bar", height: 180,
+    title: t({ zh: "it 的权重，按相加的顺序", en: "it's weights, in the order they are added" }),
+    label: t({ zh: "it 这一行的权重，按阅读顺序排列", en: "The weights of it's row, in reading order" }),
+  });
+  button(controls, {
     label: t({ zh: "打乱", en: "Shuffle" }), name: "shuffle",
     onPress: () => fig.set({ order: shuffled(fig.state.order) }),
   });
-  const reset = button({
+  button(controls, {
     label: t({ zh: "原来的顺序", en: "Original order" }), name: "reset",
     onPress: () => fig.set({ order: reading }),
   });
-  const sequence = readout("order", t({ zh: "阅读顺序", en: "order" }));
-  const out = readout("output", "out");
-  out.el.querySelector("output").dataset.key = ""; // the one read-out a screen reader hears change
-  const moved = readout("moved", t({ zh: "输出移动了", en: "output moved by" }));
-  const exact = out.el.querySelector("output");
-  el.querySelector(".stage").append(
-    plane.root,
-    html("div", { class: "panel" },
-      html("div", { class: "controls" }, shuffle.el, reset.el),
-      bars.root,
-      html("div", { class: "readouts wide" }, sequence.el, out.el, moved.el),
-      html("p", { class: "figure-note" }, t({
-        zh: "若有移动，也只在第 16 位小数：那是浮点舍入，取决于加法的先后，不是注意力。",
-        en: "Any movement is in the 16th decimal: floating-point rounding, which depends on the order of the additions, not attention.",
-      })),
-    ),
-  );
+  const readout = readouts({
+    output: t({ zh: "it 的输出", en: "it's output" }),
+    moved: t({ zh: "输出移动了", en: "output moved by" }),
+  }, { key: "output" });
+  const exact = /** @type {HTMLElement} */ (el.querySelector("[data-readout=output]"));
+  note(t({
+    zh: "若有移动，也只在第 16 位小数：那是浮点舍入，取决于加法的先后，不是注意力。",
+    en: "Any movement is in the 16th decimal: floating-point rounding, which depends on the order of the additions, not attention.",
+  }));
 
   let valid = reading;
   const fig = figure(el, {
@@ -83,23 +79,19 @@ export default function (el, head) {
       valid = order;
       return { order };
     },
+    discrete: ["order"],
     draw({ order }) {
       const steps = stepsInOrder(w, V, order);
       const o = steps[n - 1][1];
       path.set(steps);
       end.set(o);
-      const words = order.map((j) => tokens[j]);
-      bars.set({
-        weights: Object.fromEntries(tokens.map((token, j) => [token, w[j]])),
-        text: Object.fromEntries(tokens.map((token, j) => [token, fixed(w[j])])),
-        order: words,
-      });
-      sequence.show(words.join(" "));
-      out.show(vector(o));
+      untangle(plane);
+      bars.set(w, { order });
+      readout.show({ output: vector(o) });
       // the full-precision sum, for anyone (a test) who wants more than two decimals
       exact.dataset.exact = JSON.stringify(o);
       const shift = Math.hypot(o[0] - original[0], o[1] - original[1]);
-      moved.show(shift === 0 ? "0" : scientific(shift));
+      readout.show({ moved: shift === 0 ? "0" : scientific(shift) });
     },
   });
 }
