@@ -1,12 +1,15 @@
 // F25: four bugs that never raise, each on a switch, each next to the assertion that
 // catches it, run on the map as it stands. Our toy head has no positional encoding, so
-// that switch starts on; switching it off adds RoPE (q and k at position p turned by p rad).
+// that switch starts on; switching it off adds RoPE (q and k at position p turned by p
+// rad), which the head was never fitted with: the note says what that does to w(it, cat).
+// The map stays in view (sticky) while the switches below or beside it change it.
 
-import { figure, readout, t, html } from "../figure.js";
+import { figure, t, html } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { toggle } from "../kit/controls.js";
+import { makeGrid, gridLegend } from "../kit/grid.js";
 import { applyMask, project, softmax, weightedSum } from "../attention.js";
-import { fixed, scientific } from "../kit/format.js";
-import { makeHeatmap, weightCells, legend, cellWeight } from "../heatmap.js";
-import { toggle } from "../switch.js";
+import { fixed, scientific, cellWeight } from "../kit/format.js";
 import { assertion } from "../assertion.js";
 
 const STRETCH = 10; // how much longer `and`'s key grows when nothing keeps keys in check
@@ -14,6 +17,7 @@ const KEY_LIMIT = 4; // longest key over the median key that the assertion allow
 const WIDE = 64; // the width at which the √d assertion runs, as at a GPT-2 small head
 
 const BUGS = ["multiply", "noPositions", "noSqrt", "longKey"];
+const START = { multiply: false, noPositions: true, noSqrt: false, longKey: false };
 
 /** The same seeded stream of N(0, 1) numbers on every visit: mulberry32 and Box–Muller. */
 function normals(seed) {
@@ -45,7 +49,7 @@ const rotate = ([a, b], angle) => [a * Math.cos(angle) - b * Math.sin(angle), a 
  * @returns {{K: number[][], W: number[][], out: number[][]}}
  */
 function run(head, bugs, order, masked) {
-  const and = head.tokens.indexOf("and");
+  const and = head.index("and");
   const X = order.map((j) => head.X[j]);
   let Q = project(X, head.W_Q), K = project(X, head.W_K);
   const V = project(X, head.W_V);
@@ -64,95 +68,111 @@ const exactly = (x, decimals) => (x === 0 ? "0" : x < 0.5 * 10 ** -decimals ? sc
 
 export default function (el, head) {
   const { tokens } = head;
-  const n = tokens.length, it = tokens.indexOf("it");
+  const n = tokens.length, it = head.index("it"), cat = head.index("cat"), ran = head.index("ran");
   const reading = tokens.map((_, j) => j);
   const reversed = [...reading].reverse();
   const spreads = { sqrt: spreadAtInit(Math.sqrt(WIDE)), none: spreadAtInit(1) };
-
-  const map = makeHeatmap({
-    tokens, name: "W",
+  const { picture, side, readouts } = stage(el);
+  picture.classList.add("sticky-map");
+  const map = makeGrid(picture, {
+    rows: tokens, columns: tokens, name: "W", scale: 1,
+    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
+    reference: { value: 0.25, text: t({ zh: "这个方块 = 0.25", en: "this square = 0.25" }) },
     label: t({ zh: "打开的 bug 下的注意力图", en: "The attention map with the chosen bugs" }),
   });
-  // on a phone the map stays in view while the reader works the switches below it
-  map.root.classList.add("sticky-map");
-  const switches = {
-    multiply: toggle({ label: t({ zh: "掩码用 × 0", en: "Mask by × 0" }), name: "multiply", onChange: (v) => fig.set({ multiply: v }) }),
-    noPositions: toggle({ label: t({ zh: "没有位置信息", en: "No positional information" }), name: "noPositions", onChange: (v) => fig.set({ noPositions: v }) }),
-    noSqrt: toggle({ label: t({ zh: "漏掉 √d", en: "No √d" }), name: "noSqrt", onChange: (v) => fig.set({ noSqrt: v }) }),
-    longKey: toggle({ label: t({ zh: "键没有归一化", en: "Unnormalised keys" }), name: "longKey", onChange: (v) => fig.set({ longKey: v }) }),
+  picture.append(gridLegend([
+    { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
+    { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
+    { kind: "leak", text: t({ zh: "红色：被遮住却还有权重", en: "red: masked, yet weighted" }) },
+  ]));
+  const out = readouts({
+    failing: t({ zh: "没通过的断言", en: "assertions failing" }),
+    "it.cat": "w(it, cat)",
+    "it.ran": "w(it, ran)",
+  }, { key: "failing" });
+
+  // what RoPE does to this head, computed, so the note's numbers are the map's
+  const catWith = (noPositions) => run(head, { ...START, noPositions }, reading, true).W[it][cat];
+  const turn = it - cat;
+  const notes = {
+    multiply: t({ zh: "被遮住的分数变成 0 而不是 −∞，未来照样分到权重。", en: "Masked scores become 0, not −∞, so the future still gets weight." }),
+    noPositions: t({
+      zh: `玩具头本来就没有位置编码，所以这个开关一开始是开着的。关掉它就加上 RoPE：位置 p 的 q、k 转 p 弧度。这个头训练时没有位置，转动打乱了它学到的方向：it 的查询和 cat 的键相隔 ${turn} 个位置，多转了 ${turn} 弧度，于是 w(it, cat) 从 ${fixed(catWith(true))} 掉到 ${fixed(catWith(false))}。`,
+      en: `Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE: q and k at position p turn by p radians. The head was fitted without positions, so the turn upsets the directions it learned: it's query sits ${turn} positions after cat's key and now meets it ${turn} radians further round, so w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
+    }),
+    noSqrt: t({ zh: `d = 2 时只是稍微尖一点；d = ${WIDE} 时分数的离散度是 ${Math.sqrt(WIDE)}。`, en: `At d = 2 the map only sharpens a little; at d = ${WIDE} the scores spread ${Math.sqrt(WIDE)} times wider.` }),
+    longKey: t({ zh: `and 的键变长 ${STRETCH} 倍，抢走了能看到它的行。`, en: `and's key grows ${STRETCH}× longer and takes over the rows that see it.` }),
   };
+  const labels = {
+    multiply: t({ zh: "掩码用 × 0", en: "Mask by × 0" }),
+    noPositions: t({ zh: "没有位置信息", en: "No positional information" }),
+    noSqrt: t({ zh: "漏掉 √d", en: "No √d" }),
+    longKey: t({ zh: "键没有归一化", en: "Unnormalised keys" }),
+  };
+  const always = html("div", { class: "bug-card always" });
+  always.append(html("p", { class: "figure-note", text: t({ zh: "每次都跑的检查：每行为正、和为 1。四个 bug 它一个也拦不住。", en: "The check everyone runs: rows positive, summing to one. It catches none of the four." }) }));
+  side.append(always);
   const checks = {
-    rows: assertion({
+    rows: assertion(always, {
       name: "check.rows",
       code: "assert (weight[~future] > 0).all()\nassert torch.allclose(weight.sum(-1), torch.ones(n))",
       measure: t({ zh: "|行和 − 1| 最大", en: "largest |row sum − 1|" }),
     }),
-    multiply: assertion({
+  };
+  const cards = Object.fromEntries(BUGS.map((bug) => {
+    const card = html("div", { class: "bug-card" });
+    side.append(card);
+    return [bug, card];
+  }));
+  const switches = Object.fromEntries(BUGS.map((bug) => [bug, toggle(cards[bug], {
+    label: labels[bug], name: bug, onChange: (v) => fig.set({ [bug]: v }),
+  })]));
+  for (const bug of BUGS) cards[bug].append(html("p", { class: "figure-note", text: notes[bug] }));
+  Object.assign(checks, {
+    multiply: assertion(cards.multiply, {
       name: "check.mask",
       code: "assert (weight[future] == 0).all()",
       measure: t({ zh: "被遮住的权重之和", en: "weight on masked keys" }),
     }),
-    noPositions: assertion({
+    noPositions: assertion(cards.noPositions, {
       name: "check.positions",
       code: `${t({ zh: "# 这项检查先关掉因果掩码", en: "# causal mask off for this one" })}\nassert not torch.allclose(attn(x[perm]), attn(x)[perm])`,
       measure: t({ zh: "打乱后多出来的变化", en: "change beyond the shuffle" }),
     }),
-    noSqrt: assertion({
+    noSqrt: assertion(cards.noSqrt, {
       name: "check.sqrt",
       code: `${t({ zh: `# 随机初始化，d = ${WIDE}`, en: `# random init, d = ${WIDE}` })}\nassert 0.5 < score.std() < 2`,
       measure: t({ zh: "分数的标准差", en: "std of the scores" }),
     }),
-    longKey: assertion({
+    longKey: assertion(cards.longKey, {
       name: "check.keys",
       code: `length = key.norm(dim=-1)\nassert length.max() < ${KEY_LIMIT} * length.median()`,
       measure: t({ zh: "最长键 ÷ 中位数", en: "longest ÷ median key" }),
     }),
-  };
-  const notes = {
-    multiply: t({ zh: "被遮住的分数变成 0 而不是 −∞，未来照样分到权重。", en: "Masked scores become 0, not −∞, so the future still gets weight." }),
-    noPositions: t({
-      zh: "玩具头本来就没有位置编码，所以这个开关一开始是开着的。关掉它就加上 RoPE：位置 p 的 q、k 转 p 弧度。",
-      en: "Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE: q and k at position p turn by p radians.",
-    }),
-    noSqrt: t({ zh: "d = 2 时只是稍微尖一点；d = 64 时分数的离散度是 8。", en: "At d = 2 the map only sharpens a little; at d = 64 the scores spread 8 times wider." }),
-    longKey: t({ zh: `and 的键变长 ${STRETCH} 倍，抢走了能看到它的行。`, en: `and's key grows ${STRETCH}× longer and takes over the rows that see it.` }),
-  };
-  const card = (bug) => html("div", { class: "bug-card" }, switches[bug].el, html("p", { class: "figure-note" }, notes[bug]), checks[bug].el);
-  const failing = readout("failing", t({ zh: "没通过的断言", en: "assertions failing" }));
-  failing.el.querySelector("output").dataset.key = ""; // the one read-out a screen reader hears change
-  const itCat = readout("it.cat", "w(it, cat)");
-  const itRan = readout("it.ran", "w(it, ran)");
-  el.querySelector(".stage").append(
-    map.root,
-    html("div", { class: "panel" },
-      html("div", { class: "readouts wide" }, failing.el, itCat.el, itRan.el),
-      html("div", { class: "bug-card always" },
-        html("p", { class: "figure-note" }, t({ zh: "每次都跑的检查：每行为正、和为 1。四个 bug 它一个也拦不住。", en: "The check everyone runs: rows positive, summing to one. It catches none of the four." })),
-        checks.rows.el),
-      legend([
-        { kind: "pos", text: t({ zh: "方块面积 ∝ 权重", en: "square's area ∝ weight" }) },
-        { kind: "masked", text: t({ zh: "虚线：被遮住，权重 0", en: "dashed: masked, weight 0" }) },
-        { kind: "leak", text: t({ zh: "斜线：被遮住却还有权重", en: "hatched: masked, yet weighted" }) },
-      ]),
-    ),
-    html("div", { class: "bug-cards" }, ...BUGS.map(card)),
-  );
+  });
 
   const fig = figure(el, {
-    state: { multiply: false, noPositions: true, noSqrt: false, longKey: false },
+    state: { ...START },
     clamp: (s) => ({
       multiply: s.multiply === true,
       noPositions: s.noPositions !== false,
       noSqrt: s.noSqrt === true,
       longKey: s.longKey === true,
     }),
+    discrete: BUGS,
     draw(bugs) {
-      for (const bug of BUGS) switches[bug].show(bugs[bug]);
+      for (const bug of BUGS) {
+        switches[bug].show(bugs[bug]);
+        cards[bug].classList.toggle("on", bugs[bug]);
+      }
       const { K, W } = run(head, bugs, reading, true);
       const future = (i, j) => j > i;
-      map.set(weightCells(W, future, cellWeight), { row: it });
-      itCat.show(fixed(W[it][tokens.indexOf("cat")]));
-      itRan.show(cellWeight(W[it][tokens.indexOf("ran")]));
+      map.set(W, {
+        row: it,
+        format: cellWeight,
+        mark: (i, j) => (future(i, j) ? { masked: "0", leak: W[i][j] > 0 } : null),
+      });
+      out.show({ "it.cat": fixed(W[it][cat]), "it.ran": cellWeight(W[it][ran]) });
 
       // rows positive and summing to one: true of every state here
       let worst = 0, positive = true, leaked = 0;
@@ -163,10 +183,7 @@ export default function (el, head) {
           else if (!(w > 0)) positive = false;
         });
       });
-      const verdicts = {
-        rows: positive && worst < 1e-9,
-        multiply: leaked === 0,
-      };
+      const verdicts = { rows: positive && worst < 1e-9, multiply: leaked === 0 };
       checks.rows.show(verdicts.rows, exactly(worst, 3));
       checks.multiply.show(verdicts.multiply, exactly(leaked, 3));
 
@@ -188,7 +205,7 @@ export default function (el, head) {
       verdicts.longKey = ratio < KEY_LIMIT;
       checks.longKey.show(verdicts.longKey, fixed(ratio));
 
-      failing.show(`${Object.values(verdicts).filter((ok) => !ok).length} / 5`);
+      out.show({ failing: `${Object.values(verdicts).filter((ok) => !ok).length} / 5` });
     },
   });
 }
