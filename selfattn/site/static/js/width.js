@@ -76,7 +76,8 @@ export function barWeight(w) {
  */
 export function mixBars(parent, head, { title }) {
   return makeBars(parent, {
-    labels: head.tokens, domain: [0, 1], ticks: [0.5, 1], title, height: 210, name: "w",
+    // a little scale above 1, so the number on a bar of 1.000 stays clear of the title
+    labels: head.tokens, domain: [0, 1.1], ticks: [0.5, 1], title, height: 210, name: "w",
     label: t({ zh: "ate 这一行的权重", en: "the weights of row ate" }),
     format: barWeight,
   });

@@ -22,7 +22,7 @@ export default function (el, head) {
     label: t({ zh: "it 这一行的分数，cat 的可以拖动", en: "The scores of row it; cat's can be dragged" }),
   });
   const weights = makeBars(picture, {
-    labels: head.tokens, domain: [0, 1], ticks: [0.5, 1], height: 200, name: "w", format: barWeight,
+    labels: head.tokens, domain: [0, 1.1], ticks: [0.5, 1], height: 200, name: "w", format: barWeight,
     title: t({ zh: "权重 w = softmax(s)", en: "Weights w = softmax(s)" }),
     label: t({ zh: "it 这一行的权重", en: "The weights of row it" }),
   });

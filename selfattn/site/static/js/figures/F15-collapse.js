@@ -34,7 +34,7 @@ export default function (el, head) {
   const bars = mixBars(picture, head, { title: t({ zh: "ate 这一行的权重，不除任何数", en: "Row ate's weights, divided by nothing" }) });
   const gauge = gradientCurve(picture);
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
-  const out = readouts({ top: t({ zh: "最大权重", en: "top weight" }), gradient: "w(1 − w)" }, { key: "top" });
+  const out = readouts({ top: t({ zh: "最大权重", en: "top weight" }), gradient: "w(1−w)" }, { key: "top" });
 
   const fig = figure(el, {
     state: { width: 1 },

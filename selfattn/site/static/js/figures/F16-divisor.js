@@ -27,7 +27,7 @@ export default function (el, head) {
   });
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
   const out = readouts({
-    top: t({ zh: "最大权重", en: "top weight" }), divisor: t({ zh: "除数", en: "divisor" }), gradient: "w(1 − w)",
+    top: t({ zh: "最大权重", en: "top weight" }), divisor: t({ zh: "除数", en: "divisor" }), gradient: "w(1−w)",
   }, { key: "top" });
 
   const fig = figure(el, {
