@@ -6,6 +6,27 @@ import { slider } from "../kit/controls.js";
 import { makePlane, around, arrow, untangle } from "../kit/plane.js";
 import { vector } from "../kit/format.js";
 
+/**
+ * Hide the axis numbers that an arrowhead or a label would sit on (label boxes estimated
+ * as untangle estimates them: 7.5 px a character, 15 px tall).
+ * @param {ReturnType<typeof makePlane>} plane @param {number[][]} tips
+ */
+function clearTicks(plane, tips) {
+  const boxes = [...plane.layers.labels.querySelectorAll("text")].filter((l) => l.style.display !== "none").map((l) => {
+    const width = (l.textContent ?? "").length * 7.5, anchor = l.getAttribute("text-anchor");
+    const x = Number(l.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
+    const y = Number(l.getAttribute("y")) + Number(l.getAttribute("dy") ?? 0) - 11;
+    return [x, y, x + width, y + 15];
+  });
+  boxes.push(...tips.map((p) => [plane.sx(p[0]) - 9, plane.sy(p[1]) - 9, plane.sx(p[0]) + 9, plane.sy(p[1]) + 9]));
+  for (const tick of plane.layers.grid.querySelectorAll("text")) {
+    const x = Number(tick.getAttribute("x")), y = Number(tick.getAttribute("y"));
+    const w = (tick.textContent ?? "").length * 7, left = tick.classList.contains("end") ? x - w : x - w / 2;
+    const hit = boxes.some(([a, b, c, d]) => a < left + w && left < c && b < y + 2 && y - 10 < d);
+    /** @type {SVGElement} */ (tick).style.display = hit ? "none" : "";
+  }
+}
+
 const ROLES = [["q", "query", "W_Q"], ["k", "key", "W_K"], ["v", "value", "W_V"]];
 
 export default function (el, head) {
@@ -28,16 +49,6 @@ export default function (el, head) {
   // the formula each arrow comes from, and its coordinates: what the picture cannot say
   const out = readouts({ x: "x", ...Object.fromEntries(ROLES.map(([name, , W]) => [name, `${name} = x${W}`])) });
 
-  const tickLabels = [...plane.layers.grid.querySelectorAll("text")];
-  /** Hide the axis numbers an arrowhead would sit on. @param {number[][]} tips */
-  const clearTicks = (tips) => {
-    for (const tick of tickLabels) {
-      const tx = Number(tick.getAttribute("x")), ty = Number(tick.getAttribute("y")) - 4;
-      const near = tips.some((p) => Math.abs(plane.sx(p[0]) - tx) < 22 && Math.abs(plane.sy(p[1]) - ty) < 14);
-      tick.style.display = near ? "none" : "";
-    }
-  };
-
   const fig = figure(el, {
     state: { installed: 0 },
     clamp: (s) => ({ installed: Math.round(clampNumber(s.installed, 0, 3, 0)) }),
@@ -46,8 +57,8 @@ export default function (el, head) {
       installed.show(n, t({ zh: `${n} / 3`, en: `${n} of 3` }));
       input.set(x);
       made.forEach((p, i) => arrows[i].set(i < n ? p : null));
-      clearTicks([x, ...made.slice(0, n)]);
       untangle(plane);
+      clearTicks(plane, [x, ...made.slice(0, n)]);
       out.show({ x: vector(x), ...Object.fromEntries(ROLES.map(([name], i) => [name, i < n ? vector(made[i]) : "—"])) });
     },
   });

@@ -11,6 +11,27 @@ import { setSvg } from "../kit/notation.js";
 import { argmax } from "../attention.js";
 import { fixed } from "../kit/format.js";
 
+/**
+ * Hide the axis numbers that an arrowhead or a label would sit on (label boxes estimated
+ * as untangle estimates them: 7.5 px a character, 15 px tall).
+ * @param {ReturnType<typeof makePlane>} plane @param {number[][]} tips
+ */
+function clearTicks(plane, tips) {
+  const boxes = [...plane.layers.labels.querySelectorAll("text")].filter((l) => l.style.display !== "none").map((l) => {
+    const width = (l.textContent ?? "").length * 7.5, anchor = l.getAttribute("text-anchor");
+    const x = Number(l.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
+    const y = Number(l.getAttribute("y")) + Number(l.getAttribute("dy") ?? 0) - 11;
+    return [x, y, x + width, y + 15];
+  });
+  boxes.push(...tips.map((p) => [plane.sx(p[0]) - 9, plane.sy(p[1]) - 9, plane.sx(p[0]) + 9, plane.sy(p[1]) + 9]));
+  for (const tick of plane.layers.grid.querySelectorAll("text")) {
+    const x = Number(tick.getAttribute("x")), y = Number(tick.getAttribute("y"));
+    const w = (tick.textContent ?? "").length * 7, left = tick.classList.contains("end") ? x - w : x - w / 2;
+    const hit = boxes.some(([a, b, c, d]) => a < left + w && left < c && b < y + 2 && y - 10 < d);
+    /** @type {SVGElement} */ (tick).style.display = hit ? "none" : "";
+  }
+}
+
 const GAP = 10, NARROWEST = 34; // px between rectangles; the least room a key's name and score need
 
 export default function (el, head) {
@@ -36,7 +57,7 @@ export default function (el, head) {
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    height: 210, cls: "areas", margin: { top: 30, bottom: 24, left: 34, right: 8 },
+    height: 220, cls: "areas", margin: { top: 42, bottom: 24, left: 34, right: 8 },
     label: t({ zh: "每个分数画成矩形：高是影子，宽是键长，面积是分数", en: "Each score as a rectangle: the shadow tall, the key's length wide, the score its area" }),
   });
   const { box, layers } = frame;
@@ -95,6 +116,7 @@ export default function (el, head) {
         setSvg(value, fixed(row[j]));
       });
       untangle(plane);
+      clearTicks(plane, [q, ...K]);
       out.show({ winner: tokens[best] });
     },
   });

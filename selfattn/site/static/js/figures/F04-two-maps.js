@@ -27,7 +27,7 @@ export default function (el, head) {
   const ends = [keysAt(0), keysAt(1)];
   const { picture, controls } = stage(el);
   const plane = makePlane({
-    ...around([...Object.values(q), ...ends.flatMap(Object.values)], { pad: 0.5 }), unit: 100,
+    ...around([...Object.values(q), ...ends.flatMap(Object.values)], { pad: 0.9 }), unit: 100,
     label: t({ zh: "cat 和 ate 的查询与键", en: "The queries and keys of cat and ate" }),
   });
   picture.append(plane.root);
@@ -51,7 +51,12 @@ export default function (el, head) {
     draw({ mix }) {
       mixer.show(mix, `${Math.round(mix * 100)}%`);
       const k = keysAt(mix);
-      for (const { w, name, drawn } of arrows) drawn.set(name === "q" ? q[w] : k[w]);
+      for (const { w, name, drawn } of arrows) {
+        // fully mixed, a word's key lies on its query: one arrow, one label for both
+        const same = Math.hypot(q[w][0] - k[w][0], q[w][1] - k[w][1]) * plane.unit < 20;
+        const label = same ? (name === "q" ? `q_${w} = k_${w}` : "") : `${name}_${w}`;
+        drawn.set(name === "q" ? q[w] : k[w], [0, 0], label);
+      }
       untangle(plane);
       bars.set(scoresAt(mix), { texts: scoresAt(mix).map((s) => fixed(s)) });
     },

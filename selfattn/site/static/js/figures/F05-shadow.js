@@ -1,56 +1,119 @@
-// F05: drag the query against a fixed key; the score is the shadow's length times the key's.
+// F05: drag the query against a fixed key; the angle decides the shadow's sign, and the
+// score is the shadow's length times the key's.
 
-import { figure, readout, html, t, clampPoint } from "../figure.js";
-import { makePlane, arrow, shadow, untangle, svg } from "../kit/plane.js";
+import { figure, t, clampNumber } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { makePlane, around, arrow, shadow, arc, untangle, svg } from "../kit/plane.js";
 import { handle } from "../kit/handles.js";
-import { times, dot, norm, angleBetween } from "../attention.js";
+import { dot, norm, angleBetween } from "../attention.js";
 import { fixed } from "../kit/format.js";
 
-const BOX = [-2, 2];
+const NS = "http://www.w3.org/2000/svg";
+
+/**
+ * Hide the axis numbers that an arrowhead or a label would sit on (label boxes estimated
+ * as untangle estimates them: 7.5 px a character, 15 px tall).
+ * @param {ReturnType<typeof makePlane>} plane @param {number[][]} tips
+ */
+function clearTicks(plane, tips) {
+  const boxes = [...plane.layers.labels.querySelectorAll("text")].filter((l) => l.style.display !== "none").map((l) => {
+    const width = (l.textContent ?? "").length * 7.5, anchor = l.getAttribute("text-anchor");
+    const x = Number(l.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
+    const y = Number(l.getAttribute("y")) + Number(l.getAttribute("dy") ?? 0) - 11;
+    return [x, y, x + width, y + 15];
+  });
+  boxes.push(...tips.map((p) => [plane.sx(p[0]) - 9, plane.sy(p[1]) - 9, plane.sx(p[0]) + 9, plane.sy(p[1]) + 9]));
+  for (const tick of plane.layers.grid.querySelectorAll("text")) {
+    const x = Number(tick.getAttribute("x")), y = Number(tick.getAttribute("y"));
+    const w = (tick.textContent ?? "").length * 7, left = tick.classList.contains("end") ? x - w : x - w / 2;
+    const hit = boxes.some(([a, b, c, d]) => a < left + w && left < c && b < y + 2 && y - 10 < d);
+    /** @type {SVGElement} */ (tick).style.display = hit ? "none" : "";
+  }
+}
+
+/** A <text> that reads "words 0.86" with the number in a tspan carrying data-readout. */
+function namedNumber(parent, words, name) {
+  const text = svg("text", { class: "measure" }, parent);
+  const number = document.createElementNS(NS, "tspan");
+  number.dataset.readout = name;
+  text.append(`${words} `, number);
+  return { text, number };
+}
 
 export default function (el, head) {
-  const key = times(head.X[head.tokens.indexOf("cat")], head.W_K);
-  const start = times(head.X[head.tokens.indexOf("it")], head.W_Q);
-  const plane = makePlane({ x: [-2.2, 2.2], y: [-2.2, 2.2], unit: 80, label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }) });
-  const line = svg("line", { class: "key-line" }, plane.layers.under);
+  const cat = head.index("cat"), it = head.index("it");
+  const { Q, K } = head.run();
+  const key = K[cat], start = Q[it], length = norm(key);
+  const unitKey = key.map((c) => c / length);
+  // the query may go as far from the origin as the longer of the two arrows
+  const reach = Math.max(length, norm(start));
+  const rim = Array.from({ length: 48 }, (_, i) => [reach * Math.cos(i * Math.PI / 24), reach * Math.sin(i * Math.PI / 24)]);
+  const { picture, controls, readouts } = stage(el);
+  const plane = makePlane({
+    ...around([...rim, key], { pad: 0.3 }), unit: 80,
+    label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }),
+  });
+  picture.append(plane.root);
+  const { x0, x1, y0, y1 } = plane.bounds;
+  const far = Math.hypot(x1 - x0, y1 - y0);
+  svg("line", {
+    class: "key-line",
+    x1: plane.sx(-unitKey[0] * far), y1: plane.sy(-unitKey[1] * far), x2: plane.sx(unitKey[0] * far), y2: plane.sy(unitKey[1] * far),
+  }, plane.layers.under);
   const drop = shadow(plane);
-  const k = arrow(plane, { cls: "key", label: "k cat" });
+  const bracket = svg("path", { class: "bracket" }, plane.layers.under);
+  const angle = arc(plane, { radius: 30 });
+  const angleText = /** @type {SVGElement} */ (plane.layers.labels.lastElementChild);
+  angleText.dataset.readout = "angle";
+  const k = arrow(plane, { cls: "key", label: "k_cat" });
   const q = arrow(plane, { cls: "query", label: "q" });
+  const shadowLabel = namedNumber(plane.layers.labels, t({ zh: "影子", en: "shadow" }), "shadow");
+  const lengthLabel = namedNumber(plane.layers.labels, t({ zh: "键长", en: "length" }), "length");
   const drag = handle(plane, { label: t({ zh: "查询向量", en: "Query vector" }), get: () => fig.state.q, onMove: (p) => fig.set({ q: p }) });
-  const names = {
-    shadow: t({ zh: "影子", en: "shadow" }),
-    length: t({ zh: "键长", en: "key length" }),
-    score: t({ zh: "分数", en: "score" }),
-    angle: t({ zh: "夹角", en: "angle" }),
+  const out = readouts({ score: t({ zh: "q·k_cat = 影子 × 键长", en: "q·k_cat = shadow × length" }) }, { key: "score" });
+  controls.remove(); // the handle on the plane is the control
+
+  /** Any point → a finite one within reach (garbage → the start). @param {unknown} p */
+  const inside = (p) => {
+    if (!Array.isArray(p) || p.length !== 2) return start;
+    const v = [clampNumber(p[0], -1e9, 1e9, start[0]), clampNumber(p[1], -1e9, 1e9, start[1])];
+    const r = Math.hypot(...v);
+    return r > reach ? v.map((c) => (c * reach) / r) : v;
   };
-  const out = Object.fromEntries(Object.entries(names).map(([name, label]) => [name, readout(name, label)]));
-  el.querySelector(".stage").append(
-    plane.root,
-    html("div", { class: "panel" }, html("div", { class: "readouts" }, ...Object.values(out).map((r) => r.el))),
-  );
-  // the key's whole line, drawn faint both ways, so the drop always has somewhere to land
-  const far = 3 / norm(key);
+  /** Put a label `by` px off the key's line at `t` of the way along it, on the side `side`. */
+  const place = (/** @type {SVGElement} */ text, /** @type {number} */ at, /** @type {number[]} */ side, /** @type {number} */ by) => {
+    const px = plane.sx(key[0] * at) + side[0] * by, py = plane.sy(key[1] * at) - side[1] * by;
+    text.setAttribute("x", String(px));
+    text.setAttribute("y", String(py + 4));
+    text.setAttribute("text-anchor", side[0] > 0.35 ? "start" : side[0] < -0.35 ? "end" : "middle");
+  };
 
   const fig = figure(el, {
     state: { q: start },
-    clamp: (s) => ({ q: clampPoint(s.q, BOX, BOX, start) }),
+    clamp: (s) => ({ q: inside(s.q) }),
     draw({ q: qv }) {
-      line.setAttribute("x1", plane.sx(-key[0] * far));
-      line.setAttribute("y1", plane.sy(-key[1] * far));
-      line.setAttribute("x2", plane.sx(key[0] * far));
-      line.setAttribute("y2", plane.sy(key[1] * far));
       const along = drop.set(qv, key);
       k.set(key);
       q.set(qv);
+      const degrees = angleBetween(qv, key);
+      angle.set(qv, key, Number.isFinite(degrees) ? `${fixed(degrees, 0)}°` : "—");
+      // the measures go on the side of the key away from the query, where the drop is not
+      const cross = key[0] * qv[1] - key[1] * qv[0];
+      const away = cross > 0 ? [unitKey[1], -unitKey[0]] : [-unitKey[1], unitKey[0]];
+      const off = 14, [ox, oy] = [away[0] * off, -away[1] * off];
+      const [ax, ay] = [plane.sx(0) + ox, plane.sy(0) + oy], [bx, by] = [plane.sx(key[0]) + ox, plane.sy(key[1]) + oy];
+      bracket.setAttribute("d", `M ${ax - ox / 2} ${ay - oy / 2} L ${ax} ${ay} L ${bx} ${by} L ${bx - ox / 2} ${by - oy / 2}`);
+      // both measures beyond the bracket; the length's label keeps clear of the shadow's
+      const middle = along / length / 2;
+      place(shadowLabel.text, middle, away, 28);
+      place(lengthLabel.text, middle < 0.45 ? 0.8 : 0.15, away, 28);
+      shadowLabel.text.style.display = Math.abs(along) * plane.unit < 8 ? "none" : "";
+      shadowLabel.number.textContent = fixed(along);
+      lengthLabel.number.textContent = fixed(length);
       drag.place(qv, `x ${fixed(qv[0])}, y ${fixed(qv[1])}`);
-      const score = dot(qv, key);
-      out.shadow.show(fixed(along));
-      out.length.show(fixed(norm(key)));
-      out.score.show(fixed(score));
-      const angle = angleBetween(qv, key);
-      out.angle.show(Number.isFinite(angle) ? `${fixed(angle, 0)}°` : "—");
-      el.classList.toggle("negative", score < 0);
       untangle(plane);
+      clearTicks(plane, [qv, key]);
+      out.show({ score: fixed(dot(qv, key)) });
     },
   });
 }

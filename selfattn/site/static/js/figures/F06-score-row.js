@@ -1,34 +1,43 @@
-// F06: walk the query along the sentence; its six raw scores stand as one row of bars.
+// F06: walk the query along the sentence; its six raw scores stand as one row of bars, on
+// one scale for every row, so a row can be compared with the next.
 
-import { figure, readout, html, t } from "../figure.js";
-import { makeRowChart } from "../rowchart.js";
-import { project, rawScores, argmax } from "../attention.js";
+import { figure, t } from "../figure.js";
+import { stage } from "../kit/stage.js";
+import { stepper, tokenIndex } from "../kit/controls.js";
+import { makeBars } from "../kit/bars.js";
+import { ticks } from "../kit/chart.js";
+import { argmax } from "../attention.js";
 import { fixed } from "../kit/format.js";
-import { tokenStepper, tokenState } from "../tokens.js";
 
 export default function (el, head) {
   const { tokens } = head;
-  const R = rawScores(project(head.X, head.W_Q), project(head.X, head.W_K));
-  const low = Math.min(...R.flat()), high = Math.max(...R.flat());
-  const bars = makeRowChart({ labels: tokens, min: Math.min(-0.5, low - 0.3), max: high + 0.4, label: t({ zh: "一行原始分数", en: "One row of raw scores" }) });
-  const stepper = tokenStepper({ tokens, label: t({ zh: "查询的 token", en: "Query token" }), onPick: (token) => fig.set({ token }) });
-  const scores = tokens.map((name) => readout(`score.${name}`, name));
-  el.querySelector(".stage").append(
-    bars.root,
-    html("div", { class: "panel" }, stepper.el, html("div", { class: "readouts" }, ...scores.map((r) => r.el))),
-  );
+  const { R } = head.run();
+  const cat = head.index("cat"), first = head.index("it");
+  const all = R.flat();
+  const domain = [Math.min(0, ...all), Math.max(0, ...all)];
+  const { picture, controls, readouts } = stage(el);
+  const bars = makeBars(picture, {
+    labels: [...tokens], domain, height: 220, name: "score", ticks: ticks(domain[0], domain[1], 4),
+    title: t({ zh: "查询对六个键的原始分数 q·k", en: "The query's raw score q·k on each key" }),
+    label: t({ zh: "一行原始分数", en: "One row of raw scores" }),
+  });
+  const step = stepper(controls, {
+    label: t({ zh: "查询的 token", en: "Query token" }), items: [...tokens],
+    onPick: (token) => fig.set({ token }),
+  });
+  // the prose follows cat's key down the rows: its highest score, and its lowest
+  const out = readouts({ cat: "q·k_cat" }, { key: "cat" });
 
   const fig = figure(el, {
-    ...tokenState(tokens, "it"),
+    state: { token: first },
+    clamp: (s) => ({ token: tokenIndex(tokens, s.token, first) }),
+    discrete: ["token"],
     draw({ token }) {
-      stepper.show(token);
-      const row = R[token];
-      const best = argmax(row);
+      const row = R[token], best = argmax(row);
+      step.show(token);
       bars.set(row, { win: best });
-      row.forEach((r, j) => {
-        scores[j].show(fixed(r));
-        scores[j].el.classList.toggle("win", j === best);
-      });
+      out.label("cat", `q_${tokens[token]}·k_cat`);
+      out.show({ cat: fixed(row[cat]) });
     },
   });
 }
