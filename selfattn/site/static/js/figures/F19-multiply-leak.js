@@ -30,7 +30,7 @@ export default function (el, head) {
   const out = readouts({
     "w.ran": "w(it, ran)",
     "score.ran": "score(it, ran)",
-    "masked.all": t({ zh: "漏到未来的权重（全图）", en: "leaked, all rows" }),
+    "masked.all": t({ zh: "全图泄漏", en: "leaked, all rows" }),
     sum: t({ zh: "这一行的和", en: "row sum" }),
   }, { key: "w.ran" });
   const check = assertion(side, { code: "assert (weight[future] == 0).all()", name: "check" });

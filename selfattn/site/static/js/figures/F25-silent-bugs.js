@@ -80,16 +80,18 @@ export default function (el, head) {
     reference: { value: 0.25, text: t({ zh: "这个方块 = 0.25", en: "this square = 0.25" }) },
     label: t({ zh: "打开的 bug 下的注意力图", en: "The attention map with the chosen bugs" }),
   });
-  picture.append(gridLegend([
-    { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
-    { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
-    { kind: "leak", text: t({ zh: "红色：被遮住却还有权重", en: "red: masked, yet weighted" }) },
-  ]));
   const out = readouts({
     failing: t({ zh: "没通过的断言", en: "assertions failing" }),
     "it.cat": "w(it, cat)",
     "it.ran": "w(it, ran)",
   }, { key: "failing" });
+  // the read-outs ride with the map, in view while the switches below change them
+  picture.append(/** @type {HTMLElement} */ (side.querySelector(".readouts")));
+  side.append(gridLegend([
+    { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
+    { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
+    { kind: "leak", text: t({ zh: "红色：被遮住却还有权重", en: "red: masked, yet weighted" }) },
+  ]));
 
   // what RoPE does to this head, computed, so the note's numbers are the map's
   const catWith = (noPositions) => run(head, { ...START, noPositions }, reading, true).W[it][cat];
