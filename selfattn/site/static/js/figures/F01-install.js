@@ -3,29 +3,8 @@
 import { figure, t, clampNumber } from "../figure.js";
 import { stage } from "../kit/stage.js";
 import { slider } from "../kit/controls.js";
-import { makePlane, around, arrow, untangle } from "../kit/plane.js";
+import { makePlane, around, arrow, untangle, clearTicks } from "../kit/plane.js";
 import { vector } from "../kit/format.js";
-
-/**
- * Hide the axis numbers that an arrowhead or a label would sit on (label boxes estimated
- * as untangle estimates them: 7.5 px a character, 15 px tall).
- * @param {ReturnType<typeof makePlane>} plane @param {number[][]} tips
- */
-function clearTicks(plane, tips) {
-  const boxes = [...plane.layers.labels.querySelectorAll("text")].filter((l) => l.style.display !== "none").map((l) => {
-    const width = (l.textContent ?? "").length * 7.5, anchor = l.getAttribute("text-anchor");
-    const x = Number(l.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
-    const y = Number(l.getAttribute("y")) + Number(l.getAttribute("dy") ?? 0) - 11;
-    return [x, y, x + width, y + 15];
-  });
-  boxes.push(...tips.map((p) => [plane.sx(p[0]) - 9, plane.sy(p[1]) - 9, plane.sx(p[0]) + 9, plane.sy(p[1]) + 9]));
-  for (const tick of plane.layers.grid.querySelectorAll("text")) {
-    const x = Number(tick.getAttribute("x")), y = Number(tick.getAttribute("y"));
-    const w = (tick.textContent ?? "").length * 7, left = tick.classList.contains("end") ? x - w : x - w / 2;
-    const hit = boxes.some(([a, b, c, d]) => a < left + w && left < c && b < y + 2 && y - 10 < d);
-    /** @type {SVGElement} */ (tick).style.display = hit ? "none" : "";
-  }
-}
 
 const ROLES = [["q", "query", "W_Q"], ["k", "key", "W_K"], ["v", "value", "W_V"]];
 

@@ -75,7 +75,8 @@ export function ease(el, before) {
     running.delete(el);
   };
   const step = (/** @type {number} */ now) => {
-    const t = Math.min(1, (now - start) / DURATION);
+    // a frame may be stamped before the draw that started the ease: never ease backwards
+    const t = Math.max(0, Math.min(1, (now - start) / DURATION));
     if (t >= 1) return finish();
     paint(1 - (1 - t) ** 3); // ease-out
     frame = requestAnimationFrame(step);
