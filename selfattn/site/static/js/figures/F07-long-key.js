@@ -18,7 +18,7 @@ export default function (el, head) {
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
     ...around([Q[it], K[cat], longest], { pad: 0.45 }), unit: 70,
-    label: t({ zh: "it 的查询，cat 的键，和被拉长的 and 的键", en: "it's query, cat's key, and and's key stretched" }),
+    label: t({ zh: "it 的查询，cat 的键，和被拉长的 and 的键", en: "The query of it, the key of cat, and the key of and stretched" }),
   });
   picture.append(plane.root);
   const query = arrow(plane, { cls: "query", label: "q_it" });
