@@ -20,7 +20,7 @@ export default function (el, head) {
   const { picture, controls, side, readouts } = stage(el);
   const bars = makeBars(picture, {
     labels: tokens, domain: [0, top * 1.12], name: "bar", height: 200, format: exact,
-    label: t({ zh: "it 这一行的权重；被遮住的键是虚线小框，漏过去的权重是红色斜线", en: "The weights of it's row; a masked key is a small dashed box, weight leaking onto it is red hatching" }),
+    label: t({ zh: "it 这一行的权重；被遮住的键是虚线小框，漏过去的权重是红色斜线", en: "The weights in the row of it; a masked key is a small dashed box, weight leaking onto it is red hatching" }),
   });
   const mode = toggle(controls, {
     label: t({ zh: "用 × 0 代替 + (−∞) 来掩码", en: "Mask by × 0 instead of + (−∞)" }), name: "multiply",

@@ -20,7 +20,7 @@ export default function (el, head) {
   const { picture, controls, readouts, note } = stage(el);
   const plane = makePlane({
     ...around([...V, o], { pad: 0.35 }), unit: 150,
-    label: t({ zh: "六个值向量，以及 it 的六项加权首尾相接", en: "The six values, and it's six weighted terms laid tip to tail" }),
+    label: t({ zh: "六个值向量，以及 it 的六项加权首尾相接", en: "The six values, and the six weighted terms of it laid tip to tail" }),
   });
   picture.append(plane.root);
   // the direction every step moves along: the line through the output, to the plane's edge

@@ -25,7 +25,7 @@ export default function (el, head) {
 
   const plane = makePlane({
     ...around(V, { pad: 0.35 }), unit: 150,
-    label: t({ zh: "值向量围成的多边形，和 it 的输出", en: "The polygon of the values, and it's output" }),
+    label: t({ zh: "值向量围成的多边形，和 it 的输出", en: "The polygon of the values, and the output of it" }),
   });
   picture.append(plane.root);
   polygon(plane, hull);
@@ -35,7 +35,7 @@ export default function (el, head) {
 
   const bars = makeBars(picture, {
     labels: tokens, domain: [Math.min(LOW, ...R[it]), HIGH + 1.5], name: "raw", height: 250, reference: true, ticks: [0, 4, 8, 12],
-    label: t({ zh: "it 这一行的原始分数；cat 的柱子可以拖", en: "The raw scores of it's row; cat's bar can be dragged" }),
+    label: t({ zh: "it 这一行的原始分数；cat 的柱子可以拖", en: "The raw scores in the row of it; the bar of cat can be dragged" }),
   });
   const { y } = bars, x = bars.x(cat);
   const track = svg("rect", {
@@ -53,7 +53,7 @@ export default function (el, head) {
     get: () => fig.state.raw,
   });
   const out = readouts({
-    output: t({ zh: "it 的输出", en: "it's output" }),
+    output: t({ zh: "it 的输出", en: "output of it" }),
     "w.cat": "w(it, cat)",
     gap: t({ zh: "离 v(cat) 还差", en: "gap to v(cat)" }),
     inside: t({ zh: "在多边形里", en: "inside the polygon" }),

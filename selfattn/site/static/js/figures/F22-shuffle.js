@@ -49,8 +49,8 @@ export default function (el, head) {
   const end = point(plane, { label: "out" });
   const bars = makeBars(picture, {
     labels: tokens, domain: [0, Math.max(...w) * 1.15], name: "bar", height: 180,
-    title: t({ zh: "it 的权重，按相加的顺序", en: "it's weights, in the order they are added" }),
-    label: t({ zh: "it 这一行的权重，按阅读顺序排列", en: "The weights of it's row, in reading order" }),
+    title: t({ zh: "it 的权重，按相加的顺序", en: "weights of it, in the order they are added" }),
+    label: t({ zh: "it 这一行的权重，按阅读顺序排列", en: "The weights in the row of it, in reading order" }),
   });
   button(controls, {
     label: t({ zh: "打乱", en: "Shuffle" }), name: "shuffle",
@@ -61,7 +61,7 @@ export default function (el, head) {
     onPress: () => fig.set({ order: reading }),
   });
   const readout = readouts({
-    output: t({ zh: "it 的输出", en: "it's output" }),
+    output: t({ zh: "it 的输出", en: "output of it" }),
     moved: t({ zh: "输出移动了", en: "output moved by" }),
   }, { key: "output" });
   const exact = /** @type {HTMLElement} */ (el.querySelector("[data-readout=output]"));

@@ -100,7 +100,7 @@ export default function (el, head) {
     multiply: t({ zh: "被遮住的分数变成 0 而不是 −∞，未来照样分到权重。", en: "Masked scores become 0, not −∞, so the future still gets weight." }),
     noPositions: t({
       zh: `玩具头本来就没有位置编码，所以这个开关一开始是开着的。关掉它就加上 RoPE：位置 p 的 q、k 转 p 弧度。这个头训练时没有位置，转动打乱了它学到的方向：it 的查询和 cat 的键相隔 ${turn} 个位置，多转了 ${turn} 弧度，于是 w(it, cat) 从 ${fixed(catWith(true))} 掉到 ${fixed(catWith(false))}。`,
-      en: `Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE: q and k at position p turn by p radians. The head was fitted without positions, so the turn upsets the directions it learned: it's query sits ${turn} positions after cat's key and now meets it ${turn} radians further round, so w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
+      en: `Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE: q and k at position p turn by p radians. The head was fitted without positions, so the turn upsets the directions it learned: the query of it sits ${turn} positions after the key of cat and now meets that key ${turn} radians further round, so w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
     }),
     noSqrt: t({ zh: `d = 2 时只是稍微尖一点；d = ${WIDE} 时分数的离散度是 ${Math.sqrt(WIDE)}。`, en: `At d = 2 the map only sharpens a little; at d = ${WIDE} the scores spread ${Math.sqrt(WIDE)} times wider.` }),
     longKey: t({ zh: `and 的键变长 ${STRETCH} 倍，抢走了能看到它的行。`, en: `and's key grows ${STRETCH}× longer and takes over the rows that see it.` }),
