@@ -25,15 +25,7 @@ export default function (el, head) {
   const [q0, , v0] = maps.map((f) => f(start));
   const ghosts = [q0, v0].map((p, i) => ({ p, arrow: arrow(plane, { cls: `${["query", "value"][i]} faint` }) }));
   // each turn is an arc from where the arrow started, its degrees written beside it
-  const turns = ["query", "value"].map((cls, i) => {
-    const drawn = arc(plane, { radius: 32 });
-    const path = /** @type {SVGElement} */ (plane.layers.under.lastElementChild);
-    const text = /** @type {SVGElement} */ (plane.layers.labels.lastElementChild);
-    path.classList.add(cls);
-    text.classList.add(cls);
-    text.dataset.readout = `${"qv"[i]}.turn`;
-    return { drawn, path, text };
-  });
+  const turns = ["query", "value"].map((cls, i) => arc(plane, { radius: 32, cls, name: `${"qv"[i]}.turn` }));
   const input = arrow(plane, { cls: "input", label: "x" });
   const arrows = MATRICES.map(([name, cls]) => arrow(plane, { cls, label: name }));
   const drag = handle(plane, {
@@ -62,10 +54,8 @@ export default function (el, head) {
       now.forEach((p, i) => arrows[i].set(p));
       [[q0, now[0]], [v0, now[2]]].forEach(([from, to], i) => {
         const degrees = angleBetween(from, to);
-        const { drawn, path, text } = turns[i];
-        // at the origin a vector has no direction, so no angle
-        drawn.set(from, to, Number.isFinite(degrees) ? `${fixed(degrees, 1)}°` : "—");
-        if (!(degrees >= 0.5)) path.style.display = text.style.display = "none";
+        // at the origin a vector has no direction, so no angle; under half a degree, no arc
+        turns[i].set(degrees >= 0.5 ? from : null, to, Number.isFinite(degrees) ? `${fixed(degrees, 1)}°` : "—");
       });
       drag.place(x, `x ${fixed(x[0])}, y ${fixed(x[1])}`);
       untangle(plane);

@@ -34,12 +34,11 @@ export default function (el, head) {
   const arrows = words.flatMap((w) => [["query", "q"], ["key", "k"]].map(([cls, name]) => ({ w, name, drawn: arrow(plane, { cls, label: `${name}_${w}` }) })));
   const extremes = [...scoresAt(0), ...scoresAt(1)];
   const bars = makeBars(picture, {
-    labels: PAIRS.map(([a, b]) => `q_${a}·k_${b}`), height: 170,
+    labels: PAIRS.map(([a, b]) => `q_${a}·k_${b}`), names: PAIRS.map((pair) => pair.join(".")), height: 170,
     domain: [Math.min(0, ...extremes), Math.max(0, ...extremes)],
     title: t({ zh: "分数 = q·k / √d", en: "score = q·k / √d" }),
     label: t({ zh: "两个方向的分数", en: "The score in each direction" }),
   });
-  bars.root.querySelectorAll(".bar-value").forEach((text, i) => text.setAttribute("data-readout", PAIRS[i].join(".")));
   const mixer = slider(controls, {
     label: t({ zh: "W_K 里混入的 W_Q", en: "W_Q mixed into W_K" }), min: 0, max: 1, step: 0.01, name: "mix",
     onInput: (mix) => fig.set({ mix }),

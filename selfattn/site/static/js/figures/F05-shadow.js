@@ -41,9 +41,7 @@ export default function (el, head) {
   }, plane.layers.under);
   const drop = shadow(plane);
   const bracket = svg("path", { class: "bracket" }, plane.layers.under);
-  const angle = arc(plane, { radius: 30 });
-  const angleText = /** @type {SVGElement} */ (plane.layers.labels.lastElementChild);
-  angleText.dataset.readout = "angle";
+  const angle = arc(plane, { radius: 30, name: "angle" });
   const k = arrow(plane, { cls: "key", label: "k_cat" });
   const q = arrow(plane, { cls: "query", label: "q" });
   const shadowLabel = namedNumber(plane.layers.labels, t({ zh: "影子", en: "shadow" }), "shadow");

@@ -34,7 +34,6 @@ export default function (el, head) {
     get: () => fig.state.score,
   });
   const out = readouts({ sum: "Σw" }, { key: "sum" });
-  const catScore = /** @type {SVGTextElement} */ (scores.root.querySelector('[data-readout="s.cat"]'));
 
   const fig = figure(el, {
     state: { score: row[cat] },
@@ -43,8 +42,6 @@ export default function (el, head) {
       const values = row.map((v, j) => (j === cat ? s : v));
       const w = softmaxRow(values);
       scores.set(values, { win: cat, lift: cat, dragged: cat });
-      // below zero the number hangs under the bar's end, where the knob sits: drop it clear
-      if (s < 0) catScore.setAttribute("y", String(scores.y(s) + 27));
       weights.set(w, { win: cat });
       knob.place(s, fixed(s));
       out.show({ sum: fixed(w.reduce((a, b) => a + b, 0), 3) });

@@ -14,12 +14,14 @@ let hatches = 0;
 /**
  * @param {HTMLElement} parent
  * @param {{labels: string[], domain: number[], label: string, name?: string, height?: number,
- *   format?: (v: number) => string, ticks?: number[], title?: string, edge?: boolean, reference?: boolean}} o
- *   `name` gives each bar's number data-readout="NAME.label"; `edge` draws the top of the
+ *   format?: (v: number) => string, ticks?: number[], title?: string, edge?: boolean, reference?: boolean,
+ *   names?: string[]}} o
+ *   `name` gives each bar's number data-readout="NAME.label" (`names` gives each its own);
+ *   `edge` draws the top of the
  *   scale as a line (where a staircase of weights must end); `reference` leaves room on the
  *   right for a reference line's label.
  */
-export function makeBars(parent, { labels, domain, label, name = "", height = 200, format = (v) => fixed(v), ticks = [], title = "", edge = false, reference = false }) {
+export function makeBars(parent, { labels, domain, label, name = "", names = [], height = 200, format = (v) => fixed(v), ticks = [], title = "", edge = false, reference = false }) {
   const [lo, hi] = domain;
   const frame = chart(parent, {
     height, label, cls: "bars",
@@ -43,14 +45,15 @@ export function makeBars(parent, { labels, domain, label, name = "", height = 20
   const referenceLine = svg("line", { x1: box.left, x2: box.right, class: "reference", visibility: "hidden" }, layers.marks);
   const referenceText = svg("text", { x: box.right + 4, class: "reference-label" }, layers.labels);
   const width = slot * 0.6;
-  const bars = labels.map((token) => {
+  const bars = labels.map((token, k) => {
+    const readout = names[k] ?? (name ? `${name}.${token}` : "");
     // the slot slides as a whole when the order changes; its label travels with it
     const g = svg("g", { class: "slot" }, layers.marks);
     const wash = svg("rect", { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, height: box.bottom - box.top + 40, rx: 5, class: "wash" }, g);
     const ghost = svg("rect", { class: "ghost", width: width * 0.35 }, g);
     const bar = svg("rect", { x: -width / 2, width, class: "bar" }, g);
     const masked = svg("rect", { x: -7, width: 14, height: 14, y: zero - 14, class: "masked-box" }, g);
-    const value = svg("text", { class: "bar-value", ...(name ? { "data-readout": `${name}.${token}` } : {}) }, g);
+    const value = svg("text", { class: "bar-value", ...(readout ? { "data-readout": readout } : {}) }, g);
     const tokenLabel = svg("text", { y: frame.height - 8, class: "bar-label" }, g);
     setSvg(tokenLabel, token);
     return { g, wash, ghost, bar, masked, value, tokenLabel };
@@ -68,7 +71,7 @@ export function makeBars(parent, { labels, domain, label, name = "", height = 20
      *   reference?: {value: number, label: string}|null, staircase?: boolean, texts?: string[], lift?: number, dragged?: number}} [o]
      *   `masked[k]` is what the mask left in bar k ("−∞" or "0") or null; `leak[k]` marks weight
      *   on a masked key as wrong; `ghost` draws another row as thin outlines beside the bars;
-     *   `texts` overrides the printed numbers; `lift` raises one number clear of a handle.
+     *   `texts` overrides the printed numbers; `lift` moves one number clear of a handle.
      */
     set(values, { win = -1, order, masked = [], leak = [], ghost = [], reference = null, staircase = false, texts = [], lift = -1, dragged = -1 } = {}) {
       const place = order ?? values.map((_, k) => k);
@@ -97,7 +100,8 @@ export function makeBars(parent, { labels, domain, label, name = "", height = 20
         const top = Math.min(a, ghostValue === null ? a : y(Math.max(0, ghostValue)));
         const gap = k === lift ? 18 : 5;
         const text = off !== null && !leak[k] ? off : texts[k] ?? format(v);
-        b.value.setAttribute("y", String(v >= 0 || off !== null ? (off !== null && !leak[k] ? zero - 18 : top - gap) : c + 13));
+        // a lifted number keeps clear of a handle on the bar's end, above it or below it
+        b.value.setAttribute("y", String(v >= 0 || off !== null ? (off !== null && !leak[k] ? zero - 18 : top - gap) : c + 8 + gap));
         setSvg(b.value, text);
         b.value.classList.toggle("masked", off !== null && !leak[k]);
       });

@@ -3,7 +3,7 @@
 // draw moves it with `show`, so tests, links and the reader go through one path.
 
 import { html, t } from "../figure.js";
-import { setHtml } from "./notation.js";
+import { setHtml, plain } from "./notation.js";
 
 /**
  * A labelled range input with its value and unit printed beside the label.
@@ -21,12 +21,12 @@ export function slider(parent, { label, min, max, step, name, onInput }) {
   return {
     el,
     input,
-    /** @param {number} v where the thumb sits @param {string} [text] what it means, with its unit */
+    /** @param {number} v where the thumb sits @param {string} [text] what it means, with its unit, in notation */
     show(v, text) {
       if (input.value !== String(v)) input.value = String(v);
-      if (text !== undefined && value.textContent !== text) {
-        value.textContent = text;
-        input.setAttribute("aria-valuetext", text);
+      if (text !== undefined && input.getAttribute("aria-valuetext") !== plain(text)) {
+        setHtml(value, text);
+        input.setAttribute("aria-valuetext", plain(text));
       }
     },
   };

@@ -75,14 +75,15 @@ export function around(points, { pad = 0.4, step = 0.5 } = {}) {
 
 /**
  * An arc between two directions at the origin, with the angle written beside it: an
- * angle the prose talks about is drawn, not only printed.
- * @param {ReturnType<typeof makePlane>} plane @param {{radius?: number}} [o] radius in pixels
+ * angle the prose talks about is drawn, not only printed. `cls` gives it a role's colour;
+ * `name` makes its degrees a read-out (data-readout).
+ * @param {ReturnType<typeof makePlane>} plane @param {{radius?: number, cls?: string, name?: string}} [o]
  */
-export function arc(plane, { radius = 34 } = {}) {
-  const path = svg("path", { class: "arc" }, plane.layers.under);
-  const text = svg("text", { class: "label arc-label" }, plane.layers.labels);
+export function arc(plane, { radius = 34, cls = "", name = "" } = {}) {
+  const path = svg("path", { class: `arc ${cls}`.trim() }, plane.layers.under);
+  const text = svg("text", { class: `label arc-label ${cls}`.trim(), ...(name ? { "data-readout": name } : {}) }, plane.layers.labels);
   return {
-    /** @param {number[]} a @param {number[]} b @param {string} label */
+    /** @param {number[]|null} a (null hides the arc) @param {number[]} b @param {string} label */
     set(a, b, label) {
       const hidden = !a || !b || Math.hypot(...a) === 0 || Math.hypot(...b) === 0;
       path.style.display = text.style.display = hidden ? "none" : "";
