@@ -70,12 +70,28 @@ def test_every_figure_is_usable_by_keyboard_alone(en):
     )
 
 
+def use_menu(page, figure_id: str, item: str) -> None:
+    """Open a figure's share menu (⋯) and press one of its items, as a reader would."""
+    menu = page.locator(f"#{figure_id} .figure-tools")
+    if menu.get_attribute("open") is None:
+        menu.locator("summary").click()
+    menu.locator(f"button:has-text('{item}')").click()
+
+
+def test_the_share_menu_is_one_quiet_control_until_opened(en):
+    page = en.page
+    closed = page.locator("#F07 .figure-tools button")
+    assert closed.count() == 4 and not any(b.is_visible() for b in closed.all())
+    page.locator("#F07 .figure-tools summary").click()
+    assert all(b.is_visible() for b in closed.all())
+
+
 @pytest.mark.parametrize("figure_id", FIGURES)
 def test_url_state_round_trip(browser, site_url, figure_id):
     first = open_page(browser, site_url + "en/")
     page = first.page
     original = state(page, figure_id)
-    page.click(f"#{figure_id} .figure-tools button:has-text('Link')")
+    use_menu(page, figure_id, "Link")
     next_frame(page)
     link = page.evaluate("location.href")
     assert f"#{figure_id}:" in link
@@ -121,17 +137,16 @@ def test_malformed_url_state_is_clamped_or_ignored(browser, site_url, fragment):
 def test_exports_parse(browser, site_url, figure_id):
     watched = open_page(browser, site_url + "en/")
     page = watched.page
-    tools = f"#{figure_id} .figure-tools"
     with page.expect_download() as svg_download:
-        page.click(f"{tools} button:has-text('SVG')")
+        use_menu(page, figure_id, "SVG")
     svg_text = Path(svg_download.value.path()).read_text("utf-8")
     assert svg_text.startswith("<svg") and 'xmlns="http://www.w3.org/2000/svg"' in svg_text
     with page.expect_download() as png_download:
-        page.click(f"{tools} button:has-text('PNG')")
+        use_menu(page, figure_id, "PNG")
     png = Path(png_download.value.path()).read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 1000
     with page.expect_download() as json_download:
-        page.click(f"{tools} button:has-text('JSON')")
+        use_menu(page, figure_id, "JSON")
     numbers = json.loads(Path(json_download.value.path()).read_text("utf-8"))
     assert numbers["figure"] == figure_id
     assert numbers["state"] == state(page, figure_id)
@@ -145,7 +160,7 @@ def test_svg_export_is_valid_xml(browser, site_url):
 
     watched = open_page(browser, site_url)
     with watched.page.expect_download() as download:
-        watched.page.click("#F03 .figure-tools button:has-text('SVG')")
+        use_menu(watched.page, "F03", "SVG")
     root = ET.parse(download.value.path()).getroot()
     assert root.tag.endswith("svg") and math.isfinite(float(root.get("width")))
     watched.page.context.close()
@@ -239,7 +254,7 @@ def test_every_figure_reflows_down_to_360_px(browser, site_url, path):
         assert stage.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), figure_id
         for target in page.locator(
             f"#{figure_id} .stage button, #{figure_id} .stage input[type=range], "
-            f"#{figure_id} .handle .hit, #{figure_id} .figure-tools button"
+            f"#{figure_id} .handle .hit, #{figure_id} .figure-tools summary"
         ).all():
             box = target.bounding_box()
             assert box is not None and box["width"] >= 44 and box["height"] >= 44, (figure_id, box)
