@@ -8,6 +8,7 @@ assert report.ok, report              # str(report) is the readable report
 from __future__ import annotations
 
 import os
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -52,7 +53,7 @@ def check(
     if layout is not None and layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     started = time.monotonic()
-    qual = getattr(fn, "__qualname__", None) or type(fn).__name__
+    qual = _name_in_module(fn) or getattr(fn, "__qualname__", None) or type(fn).__name__
     name = name or qual
     call_name = name.rpartition(":")[2] or qual
     module = getattr(fn, "__module__", None) or type(fn).__module__
@@ -81,6 +82,19 @@ def check(
     rep.calls = runner.calls
     rep.seconds = time.monotonic() - started
     return rep
+
+
+def _name_in_module(fn: Any) -> str | None:
+    """The name `fn` has in its module (`head`, `attn.qkv_attention`), for the reproductions:
+    an instance's class name or a method's qualified name would not call it."""
+    owner = getattr(fn, "__self__", None)
+    module = sys.modules.get(getattr(fn, "__module__", None) or type(fn).__module__)
+    for key, value in vars(module).items() if module is not None else ():
+        if value is fn:
+            return key
+        if owner is not None and value is owner and hasattr(fn, "__name__"):
+            return f"{key}.{fn.__name__}"
+    return None
 
 
 @dataclass(frozen=True)
