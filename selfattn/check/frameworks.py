@@ -115,6 +115,12 @@ class Backend:
         return self._wrap(np.array(x, dtype=bool))
 
     def _wrap(self, x: Array) -> Any:
+        try:
+            return self._make(x)
+        except ImportError as exc:  # installed but broken, as MLX is off Apple silicon
+            raise CallFailed(f"cannot make {self.name} arrays: {summarize(exc)}") from exc
+
+    def _make(self, x: Array) -> Any:
         if self.name == "torch":
             import torch
 

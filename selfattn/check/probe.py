@@ -94,7 +94,8 @@ class Runner:
         try:
             ok, value = reply.get(timeout=wait)
         except queue.Empty:
-            shapes = ", ".join(describe(a) for a in args)
+            given = [*args, *(a for a in kwargs.values() if hasattr(a, "shape"))]
+            shapes = ", ".join(describe(a) for a in given)
             raise Timeout(
                 f"the target did not return within {wait:.3g} s (called with {shapes})"
             ) from None
