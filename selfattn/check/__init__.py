@@ -7,11 +7,12 @@ assert report.ok, report              # str(report) is the readable report
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +61,7 @@ def check(
     imp = import_line or f"from {module} import {call_name.split('.')[0]}"
     rep = Report(name)
     runner = Runner(fn, timeout, budget)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
+    with warnings.catch_warnings(), np.errstate(all="ignore"), _one_torch_thread():
         # The target's warnings (overflow in exp, deprecations) must not turn into errors
         # in a caller that runs with -W error; NaN and inf are judged from the output.
         warnings.simplefilter("ignore")
@@ -82,6 +83,25 @@ def check(
     rep.calls = runner.calls
     rep.seconds = time.monotonic() - started
     return rep
+
+
+@contextlib.contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    """Run torch single-threaded during the check, then restore its setting.
+
+    The probes are tiny: handing them to torch's thread pool costs more than the work, and on
+    a busy CPU the pool's waits made a 0.05 s check take seconds.
+    """
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _name_in_module(fn: Any) -> str | None:
