@@ -373,8 +373,10 @@ class Kernel:
         self.wide = "64" in self.runner.last_dtype  # float64 out: likely float64 inside
         return to_numpy(raw, (*q.shape[:-1], v.shape[-1]), lay)
 
-    def call_text(self, causal: bool, q: str = "q", k: str = "k", v: str = "v") -> str:
-        """The call as source text, for the reproductions."""
+    def call_text(
+        self, causal: bool, q: str = "q", k: str = "k", v: str = "v", masked: bool = False
+    ) -> str:
+        """The call as source text, for the reproductions; `masked`: `mask` is always passed."""
         lay = layout_text(self.layout)
         qkv = [f"{x}{lay}" for x in (q, k, v)]
         by_name = self.sig.qkv is not None and self.sig.by_name
@@ -385,7 +387,7 @@ class Kernel:
         if self.flag is not None and not self.always_causal:
             named[self.flag] = str(causal)
         for name, param in self.masks.items():
-            if name == self.mask and self.mask_arg(2, causal) is not None:
+            if name == self.mask and (masked or self.mask_arg(2, causal) is not None):
                 named[name] = "mask"
             elif param.required:
                 named[name] = self._full_text(param, q)

@@ -223,6 +223,7 @@ def test_5_key_padding_mask_is_checked_not_refused() -> None:
     assert both.ok and "key-padding mask" in notes(both), str(both)
     bad = check(load("torch_padding_multiplied.py", "attention_ref"))
     assert [f.id for f in bad.errors] == ["padding-mask-leak"], str(bad)
+    assert "key_padding_mask=mask)" in bad.errors[0].repro  # the reproduction passes it
 
 
 # -- 6. JAX, MLX and tinygrad outputs --------------------------------------------------------
