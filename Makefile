@@ -15,8 +15,10 @@ $(VENV)/.serve: pyproject.toml
 
 # axe-core checks accessibility in the browser tests; npm puts it inside .venv.
 
+# torch (CPU wheel, from local disk: about 40 s) so that the torch cases of `selfattn check` run.
 $(VENV)/.test: pyproject.toml $(VENV)/.serve
 	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q torch==2.13.0
 	npm install --silent --no-audit --no-fund --prefix $(VENV)/node axe-core@4.10.3
 	touch $@
 

@@ -1,22 +1,26 @@
 """`selfattn check`: probe an attention kernel or model for the bugs that never raise.
 
 from selfattn.check import check
-report = check(my_attention)          # a function of (q, k, v[, causal | mask])
+report = check(my_attention)          # a function of (q, k, v[, causal | mask]), any layout
 assert report.ok, report              # str(report) is the readable report
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .diagnose import check_kernel
 from .findings import BY_ID, SPECS, Spec
+from .frameworks import LAYOUTS
 from .model import check_model
 from .probe import Runner, TargetError, Timeout, connect, read_signature, summarize
 from .report import Check, Finding, Report
@@ -35,23 +39,29 @@ def check(
     budget: float = BUDGET,
     name: str | None = None,
     import_line: str | None = None,
+    layout: str | None = None,
+    args: dict[str, Any] | None = None,
 ) -> Report:
     """Probe `fn` and return a Report; never raises because of what `fn` does.
 
     kind: "kernel" (q, k, v[, causal | mask]) or "model" (token ids -> vectors); by default
     read from the signature, else tried in that order. `timeout` bounds each call and
     `budget` the whole check; a call that does not return in time gives verdict "error".
+    `layout` ("nd", "bnd", "bhnd" or "bnhd") forces how inputs are shaped instead of probing;
+    `args` are extra keyword arguments for every call, e.g. {"scaling": 0.125, "module": None}.
     `name` and `import_line` only change how the report names the target.
     """
+    if layout is not None and layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     started = time.monotonic()
-    qual: str = getattr(fn, "__qualname__", None) or type(fn).__name__
+    qual = _name_in_module(fn) or getattr(fn, "__qualname__", None) or type(fn).__name__
     name = name or qual
     call_name = name.rpartition(":")[2] or qual
     module = getattr(fn, "__module__", None) or type(fn).__module__
     imp = import_line or f"from {module} import {call_name.split('.')[0]}"
     rep = Report(name)
     runner = Runner(fn, timeout, budget)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
+    with warnings.catch_warnings(), np.errstate(all="ignore"), _one_torch_thread():
         # The target's warnings (overflow in exp, deprecations) must not turn into errors
         # in a caller that runs with -W error; NaN and inf are judged from the output.
         warnings.simplefilter("ignore")
@@ -60,7 +70,9 @@ def check(
                 raise TargetError(f"{name} is not callable ({type(fn).__name__})")
             sig = read_signature(fn)
             rep.called_as = f"{call_name}{sig.text}" if sig.text else None
-            _dispatch(fn, runner, sig, kind or sig.kind, rep, imp, call_name)
+            _eval_mode(fn, rep)
+            how = Calling(layout, dict(args or {}))
+            _dispatch(fn, runner, sig, kind or sig.kind, rep, imp, call_name, how)
         except TargetError as exc:
             rep.error = str(exc)
         except Exception as exc:  # a bug in the checker must still give a clean verdict
@@ -73,14 +85,71 @@ def check(
     return rep
 
 
+@contextlib.contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    """Run torch single-threaded during the check, then restore its setting.
+
+    The probes are tiny: handing them to torch's thread pool costs more than the work, and on
+    a busy CPU the pool's waits made a 0.05 s check take seconds.
+    """
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _name_in_module(fn: Any) -> str | None:
+    """The name `fn` has in its module (`head`, `attn.qkv_attention`), for the reproductions:
+    an instance's class name or a method's qualified name would not call it."""
+    owner = getattr(fn, "__self__", None)
+    module = sys.modules.get(getattr(fn, "__module__", None) or type(fn).__module__)
+    for key, value in vars(module).items() if module is not None else ():
+        if value is fn:
+            return key
+        if owner is not None and value is owner and hasattr(fn, "__name__"):
+            return f"{key}.{fn.__name__}"
+    return None
+
+
+@dataclass(frozen=True)
+class Calling:
+    """What the caller of `check` fixed about the calls: the layout and extra arguments."""
+
+    layout: str | None
+    args: dict[str, Any]
+
+
+def _eval_mode(fn: Any, rep: Report) -> None:
+    """An nn.Module in training mode would apply dropout: check it as it runs in inference."""
+    modules = getattr(fn, "modules", None)
+    if getattr(fn, "training", False) is not True or not callable(modules):
+        return
+    if any("Dropout" in type(m).__name__ for m in modules()):
+        fn.eval()
+        rep.notes.append("the module was switched to eval mode (no dropout) for the check")
+
+
 def _dispatch(
-    fn: Any, runner: Runner, sig: Any, kind: str | None, rep: Report, imp: str, name: str
+    fn: Any,
+    runner: Runner,
+    sig: Any,
+    kind: str | None,
+    rep: Report,
+    imp: str,
+    name: str,
+    how: Calling,
 ) -> None:
     if kind == "model":
         check_model(fn, runner, rep, imp, name)
         return
     try:
-        kern = connect(fn, runner, sig, name)
+        kern = connect(fn, runner, sig, name, how.layout, how.args)
     except TargetError as exc:
         if kind == "kernel" or isinstance(exc, Timeout):
             raise

@@ -1,4 +1,4 @@
-"""`selfattn check FILE.py:NAME [--json]`: load the target in a child process and report.
+"""`selfattn check FILE.py:NAME [--json] [--layout L] [--arg NAME=VALUE]`: check in a child.
 
 The child imports FILE.py and runs `check`; it writes the report as JSON to a file, so what
 the target prints cannot mix with it. If the child hangs or dies, the parent kills it and
@@ -8,6 +8,7 @@ reports exit status 2. Nothing here prints a traceback.
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import importlib.util
 import inspect
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from . import BUDGET, TIMEOUT, check
+from .frameworks import LAYOUTS
 from .probe import TargetError, summarize
 from .report import Report
 
@@ -33,14 +35,29 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding selfatt
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="selfattn check",
-        description="Probe an attention kernel (q, k, v[, causal | mask]) or a model "
-        "(token ids -> vectors) for the bugs that never raise.",
+        description="Probe an attention kernel (q, k, v[, causal | mask], in any layout) or a "
+        "model (token ids -> vectors) for the bugs that never raise.",
         epilog="exit status: 0 no error found, 1 an error found, 2 the target could not be "
         "loaded or called",
     )
     p.add_argument("target", help="FILE.py:NAME, a function (or callable object) in FILE.py")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--kind", choices=("kernel", "model"), help="skip guessing from the signature")
+    p.add_argument(
+        "--layout",
+        choices=tuple(LAYOUTS),
+        help="how each (n, d) input is shaped: "
+        + ", ".join(f"{k} {v}" for k, v in LAYOUTS.items())
+        + " (default: probed, in that order)",
+    )
+    p.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an extra argument for every call, e.g. --arg scaling=0.125 --arg module=none; "
+        "VALUE is a Python literal (none, true and false also work)",
+    )
     p.add_argument(
         "--timeout", type=float, default=TIMEOUT, help=f"seconds per call (default {TIMEOUT:g})"
     )
@@ -55,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
         args = parser().parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error already printed by argparse
         return exc.code if isinstance(exc.code, int) else 2
+    try:
+        parse_args(args.arg)
+    except ValueError as exc:
+        print(f"selfattn check: {exc}", file=sys.stderr)
+        return 2
     if args.worker:
         work(args)  # does not return
     report = run_child(args)
@@ -69,6 +91,8 @@ def run_child(args: argparse.Namespace) -> Report:
     cmd = [sys.executable, "-m", "selfattn.check.cli", args.target, "--worker", result]
     cmd += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
     cmd += ["--kind", args.kind] if args.kind else []
+    cmd += ["--layout", args.layout] if args.layout else []
+    cmd += [f"--arg={a}" for a in args.arg]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
     limit = args.budget + SLACK
@@ -115,6 +139,8 @@ def work(args: argparse.Namespace) -> None:
             report = check(
                 fn,
                 kind=args.kind,
+                layout=args.layout,
+                args=parse_args(args.arg),
                 timeout=args.timeout,
                 budget=args.budget,
                 name=args.target,
@@ -129,6 +155,30 @@ def work(args: argparse.Namespace) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # a call that timed out may still hold a thread: do not wait for it
+
+
+WORDS = {"none": None, "null": None, "true": True, "false": False}
+
+
+def parse_args(pairs: list[str]) -> dict[str, Any]:
+    """`["scaling=0.125", "module=none"]` -> {"scaling": 0.125, "module": None}.
+
+    A value that is not a Python literal stays a string; ValueError for a pair without `=`.
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise ValueError(f"--arg takes NAME=VALUE, got {pair!r}")
+        text = text.strip()
+        if text.lower() in WORDS:
+            out[key.strip()] = WORDS[text.lower()]
+            continue
+        try:
+            out[key.strip()] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            out[key.strip()] = text
+    return out
 
 
 def load(target: str) -> tuple[Callable[..., Any], str, str]:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from . import repro, stress
 from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title
-from .probe import MASK_KINDS, CallFailed, Kernel, detect_mask_kind
+from .frameworks import LAYOUTS
+from .probe import MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
 from .reference import (
     CAUSAL,
     CORRECT,
+    KEEP,
     NONCAUSAL_BUGS,
     Variant,
     causal_bugs,
@@ -19,6 +23,7 @@ from .reference import (
 from .report import Report
 
 Array = np.ndarray
+PADDED = KEEP["padded"]
 
 
 # -- entry point -----------------------------------------------------------------------------
@@ -27,34 +32,177 @@ Array = np.ndarray
 def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
     """Run every kernel check on `kern`, adding checks and findings to `rep`."""
     rep.kind = "kernel"
-    rep.backend = f"{kern.backend.name} {kern.backend.dtype} inputs"
-    if kern.sig.mask is not None and kern.sig.flag is None:
-        kern.mask_kind = detect_mask_kind(kern)
-        rep.notes.append(f"mask argument `{kern.sig.mask}`: assumed {MASK_KINDS[kern.mask_kind]}")
-    elif kern.sig.flag is not None:
-        rep.notes.append(f"causal mask through the flag `{kern.sig.flag}`")
+    rep.backend = f"{kern.backend.label} inputs"
+    drivers, mask_notes = _probe_masks(kern)
+    _say_how_called(kern, rep)
+    rep.notes += mask_notes
+    kern.drive(drivers[0] if drivers else None)
     ctx = Ctx(kern, rep, imp, make_probes())
     plain = gather(kern, ctx.probes, causal=False)
     _failures(ctx, plain)
     base = _diagnose_plain(ctx, plain)
-    if kern.has_causal:
-        causal = plain if kern.always_causal else gather(kern, ctx.probes, causal=True)
+    carriers = []
+    if kern.always_causal:
+        _diagnose_causal(ctx, plain, plain, base)
+    for name in drivers if not kern.always_causal else ():
+        kern.drive(name)
+        via = f" via `{name}`" if len(drivers) > 1 else ""
         if kern.mask_kind == "ignored":
             rep.add(
                 "causal-flag-ignored",
                 f"{title('causal-flag-ignored')}: "
-                f"no mask passed as `{kern.sig.mask}` changes the output",
+                f"no mask passed as `{kern.mask}` changes the output",
                 repro.leak(kern, imp),
             )
-            rep.check("causal mask", "fail", "the mask argument is ignored")
-        else:
-            _diagnose_causal(ctx, plain, causal, base)
-    else:
+            rep.check(f"causal mask{via}", "fail", f"the mask argument `{name}` is ignored")
+            continue
+        causal = gather(kern, ctx.probes, causal=True)
+        if _diagnose_causal(ctx, plain, causal, base, via):
+            carriers.append(name)
+    if not drivers and not kern.always_causal:
         rep.check("causal mask", "skip", "no causal flag or mask argument")
-    if kern.backend.name == "torch" and base is not None:
+    if len(drivers) > 1:
+        said = ", ".join(f"`{c}`" for c in carriers) or "none of them"
+        rep.notes.append(
+            f"{len(drivers)} ways to ask for the causal mask were each checked; "
+            f"a correct one is carried by {said}"
+        )
+    for param in kern.masks.values():
+        if param.form == "padding" and param.kind != "unusable":
+            _diagnose_padding(ctx, param.name, base)
+    usable = [d for d in drivers if kern.masks.get(d) is None or kern.masks[d].kind != "ignored"]
+    kern.drive((carriers or usable or [None])[0])
+    if base is not None and (kern.backend.name != "numpy" or kern.layout != "nd"):
         stress.batched(ctx, base)
     stress.extremes(ctx, plain)
     stress.long_key(ctx)
+
+
+def _say_how_called(kern: Kernel, rep: Report) -> None:
+    """Notes on the layout, the argument binding and the extra arguments used."""
+    if kern.layout != "nd":
+        rep.notes.append(
+            f"layout {kern.layout}: each (n, d) input is passed as {LAYOUTS[kern.layout]}"
+        )
+    sig = kern.sig
+    if sig.by_name and sig.qkv is not None:
+        rep.notes.append(f"q, k, v bound by name to `{'`, `'.join(sig.qkv)}`")
+    if sig.scale and sig.scale_required and sig.scale not in kern.args:
+        rep.notes.append(f"`{sig.scale}` passed as 1/sqrt(d) of each input")
+    if kern.args:
+        said = ", ".join(f"{k}={v!r}" for k, v in kern.args.items())
+        rep.notes.append(f"extra arguments: {said}")
+    if kern.reference is not CORRECT:
+        rep.notes.append(
+            f"the reference uses the scale passed as `{sig.scale}`: {kern.reference.detail}"
+        )
+
+
+def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
+    """Probe the flag and every mask parameter: those that can carry a causal mask, and notes.
+
+    A mask only some layout accepts moves the kernel to that layout (unless it was forced).
+    """
+    drivers, notes = [], []
+    others = () if kern.layout_forced else tuple(LAYOUTS)
+    if kern.sig.flag is not None:
+        drivers.append(kern.sig.flag)
+        notes.append(f"causal mask through the flag `{kern.sig.flag}`")
+    for param in kern.masks.values():
+        probe_mask(kern, param, others)
+        if param.kind == "unusable":
+            notes.append(
+                f"mask argument `{param.name}`: no mask of shape (n, n), (1, 1, n, n) or (1, n) "
+                "was accepted; not checked"
+            )
+        elif param.form == "padding":
+            notes.append(
+                f"mask argument `{param.name}` is a (batch, n) key-padding mask, assumed "
+                f"{MASK_KINDS[param.kind or 'keep']}: it cannot express causality, so padding "
+                "is checked instead"
+            )
+        else:
+            shape = " of shape (1, 1, n, n)" if param.form == "batched" else ""
+            notes.append(
+                f"mask argument `{param.name}`{shape}: assumed {MASK_KINDS[param.kind or 'keep']}"
+            )
+            drivers.append(param.name)
+    return drivers, notes
+
+
+def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
+    """A padded key must get weight exactly 0, and the rest must be attention over the others."""
+    kern, rep = ctx.kern, ctx.rep
+    saved = kern.flag, kern.mask
+    kern.drive(name)
+    check_name = f"padded keys (`{name}`) get weight exactly 0"
+    try:
+        if kern.mask_kind == "ignored":
+            rep.check(check_name, "fail", f"`{name}` has no effect on the output")
+            rep.add(
+                "padding-mask-leak",
+                f"{title('padding-mask-leak')}: `{name}` has no effect on the output",
+                _padding_repro(kern, ctx.imp),
+            )
+            return
+        outs: Outs = []
+        for p in ctx.probes:
+            n = p.shape[0]
+            keep = PADDED(n)
+            v = p.v.copy()
+            v[keep] = 0.0  # the output is then the weights on the padded keys times their values
+            padding = make_mask(kern.mask_kind or "keep", keep)
+            try:
+                leaked = kern.call(p.q, p.k, v, mask=padding)
+                outs.append(kern.call(p.q, p.k, p.v, mask=padding))
+            except CallFailed as exc:
+                outs.append(str(exc))
+                continue
+            worst = float(np.max(np.abs(leaked))) if np.isfinite(leaked).all() else np.inf
+            if worst > 0:
+                detail = (
+                    f"n x d = {n}x{p.shape[1]}: with the last {n - keep.sum()} keys padded, "
+                    f"their values still move the output by {worst:.3g}"
+                )
+                rep.check(check_name, "fail", detail)
+                rep.add(
+                    "padding-mask-leak",
+                    f"{title('padding-mask-leak')}: {detail}",
+                    _padding_repro(kern, ctx.imp),
+                )
+                return
+        rep.check(check_name, "pass", shapes(ctx.probes, outs))
+        if base is not None and not matches(masked(base, "padded"), ctx.probes, outs, kern.lp):
+            rep.check(f"attention over the unpadded keys (`{name}`)", "fail")
+            rep.add(
+                "wrong-output",
+                f"{title('wrong-output')} (with keys padded through `{name}`)",
+                "",
+            )
+    finally:
+        kern.flag, kern.mask = saved
+
+
+def _padding_repro(kern: Kernel, imp: str) -> str:
+    """Small inputs where a padded key's value reaches the output."""
+    q, k, v = repro.tiny(4, 3, 0)
+    keep = PADDED(4)
+    v[keep] = 0.0
+    try:
+        out = kern.call(q, k, v, mask=make_mask(kern.mask_kind or "keep", keep))
+    except CallFailed:
+        return ""
+    lib = {"torch": "torch", "jax": "jnp"}.get(kern.backend.name, "np")
+    pad = keep.tolist()
+    mask = {
+        "block": f"mask = ~{lib}.array([{pad}])",
+        "additive": f"mask = {lib}.where({lib}.array([{pad}]), 0.0, -{lib}.inf)",
+    }.get(kern.mask_kind or "keep", f"mask = {lib}.array([{pad}])")
+    mask = mask.replace("torch.array", "torch.tensor")
+    lines = [*repro.head(kern, imp), *repro.literals(kern, q=q, k=k, v=v), mask]
+    lines += [f"out = {kern.call_text(False, masked=True)}"]
+    lines.append("# v is zero except on the padded keys, so out should be all 0")
+    return "\n".join([*lines, "# got:", *repro.show(out)])
 
 
 def _failures(ctx: Ctx, plain: Outs) -> None:
@@ -98,9 +246,9 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
     """
     kern, rep, probes = ctx.kern, ctx.rep, ctx.probes
     name = "matches float64 reference attention (no mask)"
-    if matches(CORRECT, probes, plain, kern.lp):
+    if matches(kern.reference, probes, plain, kern.lp):
         rep.check(name, "pass", shapes(probes, plain))
-        return CORRECT
+        return kern.reference
     candidates: list[Variant] = []
     if kern.has_causal:  # a flag that cannot be turned off
         candidates.append(
@@ -120,7 +268,7 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
         msg = f"{title(hit.id)}; the output matches {hit.detail} on every input tried"
         if hit.id == "causal-flag-ignored":
             msg = f"{title(hit.id)}: {kern.sig.flag}=False still masks the future"
-        rep.add(hit.id, msg, repro.mismatch(kern, CORRECT, False, ctx.imp))
+        rep.add(hit.id, msg, repro.mismatch(kern, kern.reference, False, ctx.imp))
         return hit
     return _unexplained(ctx, plain, name)
 
@@ -148,6 +296,12 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
         )
         return None
     fitted = _fit(ctx, plain)
+    if fitted is not None and fitted.keep is not None:
+        # A built-in causal mask (a registered tril buffer): the fit read the kept weights.
+        kern.always_causal = True
+        rep.notes.append("no causal flag, but the kernel masks the future by itself")
+        fitted = replace(fitted, keep=None)
+    expected = CAUSAL if kern.always_causal else kern.reference
     if fitted is not None and fitted.id is None:
         rep.notes.append(f"recognised as {fitted.detail}")
         rep.check(name, "pass", f"as {fitted.detail}; {shapes(probes, plain)}")
@@ -157,7 +311,7 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
         rep.add(
             "scale-wrong",
             f"{title('scale-wrong')}: {fitted.detail}",
-            repro.mismatch(kern, CORRECT, False, ctx.imp),
+            repro.mismatch(kern, expected, False, ctx.imp),
         )
         return fitted if np.isfinite(fitted.p) else None  # a constant scale can be a base
     rep.check(name, "fail", "differs from the reference; matches no known bug")
@@ -206,37 +360,53 @@ def _fit(ctx: Ctx, plain: Outs) -> Variant | None:
     kern, probes = ctx.kern, ctx.probes
     fits: dict[str, list[float]] = {"alpha": [], "cosine": [], "centered": []}
     used = [(p, o) for p, o in zip(probes[::2], plain[::2], strict=True) if not isinstance(o, str)]
+    causal: bool | None = None  # whether every weight above the diagonal is exactly 0
     for p, _ in used:  # one seed per shape is enough to fit
         a = weights(kern, p.q, p.k, False)
-        if a is None or not np.isfinite(a).all() or (a <= 0).any():
+        if a is None or not np.isfinite(a).all():
             return None
-        logs = np.log(a) - np.log(a).mean(axis=1, keepdims=True)
+        future = np.triu(np.ones(a.shape, dtype=bool), k=1)
+        masked_here = bool((a[future] == 0).all())
+        if causal is None:
+            causal = masked_here
+        keep = ~future if causal else np.ones(a.shape, dtype=bool)
+        if masked_here != causal or (a[keep] <= 0).any():
+            return None
+        logs = _centred(np.log(np.where(keep, a, 1.0)), keep)
         for name, found in fits.items():
-            x = _score(name, p)
-            x = x - x.mean(axis=1, keepdims=True)
+            x = _centred(_score(name, p), keep)
             found.append(float((logs * x).sum() / (x * x).sum()))
     if not used:
         return None
+    mask = "causal" if causal else None
     ds = np.array([p.shape[1] for p, _ in used], dtype=float)
     for name, found in fits.items():
         c = np.array(found)
         for scores, par in ((name, c), (f"{name}-d", c / np.sqrt(ds))):
             if scores == "alpha-d" or np.ptp(par) > 1e-3 * np.max(np.abs(par)):
                 continue  # the parameter must be one constant across shapes
-            v = Variant(None, "", scores, p=float(par.mean()))
+            v = Variant(None, "", scores, keep=mask, p=float(par.mean()))
             if not matches(v, probes, plain, kern.lp):
                 continue
             if name == "alpha":
                 detail = f"divides the scores by a constant {1 / v.p:.4g} instead of sqrt(d)"
-                return Variant("scale-wrong", detail, "alpha", p=v.p)
+                return Variant("scale-wrong", detail, "alpha", keep=mask, p=v.p)
             how = "cosine of q and k" if name == "cosine" else "correlation of q and k"
             t = f"{v.p:.3g}" + (" * sqrt(d)" if scores.endswith("-d") else "")
-            return Variant(None, f"QK-norm attention: softmax(t * {how}) v, t = {t}", scores, p=v.p)
-    return _power_law(kern, probes, plain, ds, np.array(fits["alpha"]))
+            detail = f"QK-norm attention: softmax(t * {how}) v, t = {t}"
+            return Variant(None, detail, scores, keep=mask, p=v.p)
+    return _power_law(kern, probes, plain, ds, np.array(fits["alpha"]), mask)
+
+
+def _centred(x: Array, keep: Array) -> Array:
+    """`x` minus its mean over the kept entries of each row; 0 where not kept."""
+    count = keep.sum(axis=1, keepdims=True)
+    mean = np.where(keep, x, 0.0).sum(axis=1, keepdims=True) / count
+    return np.where(keep, x - mean, 0.0)
 
 
 def _power_law(
-    kern: Kernel, probes: list[Probe], plain: Outs, ds: Array, alpha: Array
+    kern: Kernel, probes: list[Probe], plain: Outs, ds: Array, alpha: Array, mask: str | None
 ) -> Variant | None:
     """A scale c * d**g with g != -1/2 (say, only q scaled by d**-0.25); p is NaN: no base."""
     if len(set(ds)) < 2 or (alpha <= 0).any():
@@ -245,13 +415,13 @@ def _power_law(
     if np.max(np.abs(np.log(alpha) - (log_c + g * np.log(ds)))) > 1e-3:
         return None
     for p, o in zip(probes, plain, strict=True):
-        v = Variant(None, "", "alpha", p=float(np.exp(log_c) * p.shape[1] ** g))
+        v = Variant(None, "", "alpha", keep=mask, p=float(np.exp(log_c) * p.shape[1] ** g))
         if not isinstance(o, str) and not matches(v, [p], [o], kern.lp):
             return None
     c = float(np.exp(log_c))
     times = f"{c:.3g} * " if abs(c - 1) > 1e-3 else ""
     detail = f"scales the scores by {times}d^{g:.3g} instead of d^-0.5 = 1/sqrt(d)"
-    return Variant("scale-wrong", detail, "alpha", p=float("nan"))
+    return Variant("scale-wrong", detail, "alpha", keep=mask, p=float("nan"))
 
 
 def _score(name: str, p: Probe) -> Array:
@@ -268,42 +438,45 @@ def _score(name: str, p: Probe) -> Array:
 # -- with the causal mask --------------------------------------------------------------------
 
 
-def _diagnose_causal(ctx: Ctx, plain: Outs, causal: Outs, base: Variant | None) -> None:
+def _diagnose_causal(
+    ctx: Ctx, plain: Outs, causal: Outs, base: Variant | None, via: str = ""
+) -> bool:
     """Leak test, flag-ignored test, then the causal output against the known mask bugs.
 
     `base` is what the kernel does without a mask; a mask bug is judged relative to it, so a
-    kernel with the wrong scale but a correct mask gets only the scale finding.
+    kernel with the wrong scale but a correct mask gets only the scale finding. Returns
+    whether the causal mask is applied as in the reference.
     """
     kern, rep, probes = ctx.kern, ctx.rep, ctx.probes
     leaks = _leaks(kern, probes, causal)
-    leak_check = "no future leak: output i ignores keys and values after i"
+    leak_check = f"no future leak{via}: output i ignores keys and values after i"
     rep.check(leak_check, "fail" if leaks else "pass", leaks or shapes(probes, causal))
-    name = "causal mask applied as in the reference"
+    name = f"causal mask{via} applied as in the reference"
     flag_stuck = "causal-flag-ignored" in rep.ids  # causal=False already masked: seen above
     if not kern.always_causal and not flag_stuck and _same(kern, probes, plain, causal):
         rep.check(name, "fail", "the causal output equals the unmasked one")
         msg = f"{title('causal-flag-ignored')}: "
         msg += (
-            f"{kern.sig.flag}=True gives the unmasked output"
-            if kern.sig.flag
-            else f"a causal mask passed as `{kern.sig.mask}` gives the unmasked output"
+            f"{kern.flag}=True gives the unmasked output"
+            if kern.flag
+            else f"a causal mask passed as `{kern.mask}` gives the unmasked output"
         )
         rep.add("causal-flag-ignored", msg, repro.leak(kern, ctx.imp))
-        return
+        return False
     if base is not None and not leaks and matches(masked(base), probes, causal, kern.lp):
         rep.check(name, "pass", shapes(probes, causal))
-        return
+        return True
     fill = _fill(kern) if leaks else None
     bugs = causal_bugs(base, fill) if base is not None else ()
     hit = next((v for v in bugs if matches(v, probes, causal, kern.lp)), None)
     if hit is not None and hit.id is not None:
         rep.check(name, "fail", f"matches the known bug: {hit.detail}")
-        msg = f"{title(hit.id)}; the causal output matches {hit.detail}"
+        msg = f"{title(hit.id)}; the causal output{via} matches {hit.detail}"
         if hit.id == "causal-mask-multiplied" and not kern.wide:
             msg += " (or a fill too small for float32 to tell from 0, such as -1e-12)"
         how = repro.leak(kern, ctx.imp) if leaks else ""
         rep.add(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True, ctx.imp))
-        return
+        return False
     outs = [o for o in causal if not isinstance(o, str)]
     if leaks:
         rep.check(name, "fail", "future positions reach the output")
@@ -324,6 +497,7 @@ def _diagnose_causal(ctx: Ctx, plain: Outs, causal: Outs, base: Variant | None) 
             f"{title('wrong-output')} (causal)",
             repro.mismatch(kern, CAUSAL, True, ctx.imp),
         )
+    return False
 
 
 def _same(kern: Kernel, probes: list[Probe], a: Outs, b: Outs) -> bool:

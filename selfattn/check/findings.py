@@ -83,6 +83,16 @@ SPECS: tuple[Spec, ...] = (
         "row that moves when only later keys and values change.",
     ),
     Spec(
+        "padding-mask-leak",
+        "error",
+        "a key marked as padding still gets weight",
+        "Padding tokens (zeros, or whatever fills the batch) leak into every real position, so "
+        "outputs change with how much padding a batch needs.",
+        "Fill the padded keys' scores with -inf before softmax, e.g. "
+        "`scores.masked_fill(~key_padding_mask[:, None, None, :], float('-inf'))`; multiplying "
+        "the scores by the mask only sets them to 0.",
+    ),
+    Spec(
         "scale-missing",
         "error",
         "the scores are not scaled: softmax(q k^T) instead of softmax(q k^T / sqrt(d))",
@@ -194,6 +204,16 @@ SPECS: tuple[Spec, ...] = (
         "the scores.",
         "Normalise before attention: LayerNorm/RMSNorm on the inputs, or QK-norm "
         "(normalise q and k, then use a fixed or learned temperature).",
+    ),
+    Spec(
+        "batched-input-unsupported",
+        "warning",
+        "the kernel works on one sequence at a time and fails on batched input",
+        "Written for one (n, d) sequence, as in a textbook, it is right there, but a model that "
+        "hands it (batch, heads, n, d) tensors gets an error (or, by accident of broadcasting, "
+        "wrong numbers).",
+        "To accept batches, transpose only the last two axes: `k.transpose(-2, -1)` (numpy: "
+        "`k.swapaxes(-2, -1)`) instead of `k.T`, and index from the end (`q.shape[-1]`).",
     ),
 )
 

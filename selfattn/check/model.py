@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from .findings import BY_ID
-from .probe import CallFailed, Runner, TargetError, prefers_torch, summarize, torch_available
+from .frameworks import available, framework_of
+from .probe import CallFailed, Runner, TargetError, summarize
 from .report import Report
 
 Array = np.ndarray
@@ -60,8 +61,8 @@ class Model:
 
 def connect(fn: Callable[..., Any], runner: Runner, name: str) -> Model:
     """Find how the model takes ids (numpy, torch, list) and how many token ids it knows."""
-    order = [e for e in ENCODINGS if e != "torch" or torch_available()]
-    if prefers_torch(fn):
+    order = [e for e in ENCODINGS if e != "torch" or available("torch")]
+    if framework_of(fn) == "torch":
         order.sort(key=lambda e: e != "torch")
     failures = []
     for vocab in (8, 2):  # ids beyond the model's vocabulary would raise

@@ -1,11 +1,10 @@
-"""Calling the target: timeouts, numpy or torch inputs, signatures, and the mask convention."""
+"""Calling the target: timeouts, signatures and argument names, layouts, and mask conventions."""
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
+import math
 import queue
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -14,10 +13,29 @@ from typing import Any
 
 import numpy as np
 
-from .reference import BFLOAT16, FLOAT16, FLOAT32, Precision
+from .frameworks import (
+    LAYOUTS,
+    Backend,
+    CallFailed,
+    Returned,
+    backends_for,
+    from_layout,
+    layout_text,
+    materialize,
+    precision,
+    summarize,
+    to_layout,
+)
+from .reference import CORRECT, FLOAT32, Variant, tolerance
 
+__all__ = ["CallFailed", "summarize"]
+
+Q_NAMES = ("q", "query", "queries", "xq")
+K_NAMES = ("k", "key", "keys", "xk")
+V_NAMES = ("v", "value", "values", "xv")
 FLAG_NAMES = ("causal", "is_causal")
 MASK_NAMES = ("mask", "attn_mask", "attention_mask")
+SCALE_NAMES = ("scale", "scaling", "softmax_scale", "sm_scale")
 
 
 class TargetError(Exception):
@@ -28,19 +46,11 @@ class Timeout(TargetError):
     """The target did not return in time; nothing more is tried."""
 
 
-class CallFailed(Exception):
-    """One call raised or returned something unusable; the message is a one-line summary."""
-
-
-def summarize(exc: BaseException) -> str:
-    """`TypeError: message`, one line, short: what a report shows instead of a traceback."""
-    text = " ".join(str(exc).split())
-    text = text if len(text) <= 200 else text[:197] + "..."
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 class Runner:
-    """Calls the target in a daemon thread so that a call that never returns can be abandoned."""
+    """Calls the target in a daemon thread so that a call that never returns can be abandoned.
+
+    The output is read into numpy on that same thread (MLX arrays can only be read there).
+    """
 
     def __init__(self, fn: Callable[..., Any], timeout: float, budget: float) -> None:
         self.fn = fn
@@ -48,6 +58,7 @@ class Runner:
         self.budget = budget
         self.deadline = time.monotonic() + budget
         self.calls = 0
+        self.last_dtype = ""
         self._jobs: queue.Queue[tuple[tuple, dict, queue.Queue] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
 
@@ -57,7 +68,7 @@ class Runner:
             # errstate is per thread: the target's overflow must not raise here.
             with np.errstate(all="ignore"):
                 try:
-                    reply.put((True, self.fn(*args, **kwargs)))
+                    reply.put((True, materialize(self.fn(*args, **kwargs))))
                 except BaseException as exc:  # a target may even call sys.exit()
                     reply.put((False, exc))
 
@@ -83,13 +94,16 @@ class Runner:
         try:
             ok, value = reply.get(timeout=wait)
         except queue.Empty:
-            shapes = ", ".join(describe(a) for a in args)
+            given = [*args, *(a for a in kwargs.values() if hasattr(a, "shape"))]
+            shapes = ", ".join(describe(a) for a in given)
             raise Timeout(
                 f"the target did not return within {wait:.3g} s (called with {shapes})"
             ) from None
         if not ok:
             raise CallFailed(summarize(value))
-        return value
+        assert isinstance(value, Returned)
+        self.last_dtype = value.dtype
+        return value.value
 
 
 def describe(x: Any) -> str:
@@ -100,95 +114,8 @@ def describe(x: Any) -> str:
     return f"{str(getattr(x, 'dtype', '')).replace('torch.', '')} {tuple(shape)}"
 
 
-# -- numpy or torch -------------------------------------------------------------------------
-
-
-def torch_available() -> bool:
-    """True when torch can be imported; importing it is left to the first use."""
-    return "torch" in sys.modules or importlib.util.find_spec("torch") is not None
-
-
-@dataclass(frozen=True)
-class Backend:
-    """How to hand arrays to the target: numpy or torch, and at which float width."""
-
-    name: str  # "numpy" | "torch"
-    dtype: str  # "float64" | "float32"
-
-    def floats(self, x: np.ndarray) -> Any:
-        x = np.ascontiguousarray(x, dtype=self.dtype)  # always a fresh copy: targets may mutate
-        if self.name == "torch":
-            import torch  # pyright: ignore[reportMissingImports]
-
-            return torch.from_numpy(x.copy())
-        return x.copy()
-
-    def bools(self, x: np.ndarray) -> Any:
-        x = np.array(x, dtype=bool)
-        if self.name == "torch":
-            import torch  # pyright: ignore[reportMissingImports]
-
-            return torch.from_numpy(x)
-        return x
-
-    def literal(self, x: np.ndarray) -> str:
-        """Source text that rebuilds the float array `x`, for the reproductions."""
-        body = repr(_plain(x))
-        if self.name == "torch":
-            return f"torch.tensor({body}, dtype=torch.{self.dtype})"
-        return f"np.array({body}, dtype=np.{self.dtype})"
-
-
-def _plain(x: np.ndarray) -> Any:
-    """Nested lists, with ints where the entries are whole numbers (shorter to read)."""
-    if np.all(np.isfinite(x)) and np.all(x == np.round(x)):
-        return np.asarray(x, dtype=np.int64).tolist()
-    return np.round(np.asarray(x, dtype=np.float64), 6).tolist()
-
-
-BACKENDS = (
-    Backend("numpy", "float64"),
-    Backend("numpy", "float32"),
-    Backend("torch", "float64"),
-    Backend("torch", "float32"),
-)
-
-
-def prefers_torch(fn: Callable[..., Any]) -> bool:
-    """Whether the target comes from code that uses torch: then tensors are tried first."""
-    if "torch" not in sys.modules:
-        return False  # its module would have imported torch by now
-    if isinstance(fn, sys.modules["torch"].nn.Module):
-        return True
-    target = getattr(fn, "__func__", fn)
-    scope = getattr(target, "__globals__", {})
-    return any(getattr(v, "__name__", "").startswith("torch") for v in scope.values())
-
-
-def backends_for(fn: Callable[..., Any]) -> list[Backend]:
-    """Backends to try, in order; torch ones only when torch is installed."""
-    have = torch_available()
-    order = [b for b in BACKENDS if b.name == "numpy" or have]
-    if prefers_torch(fn):
-        order.sort(key=lambda b: b.name != "torch")
-    return order
-
-
-def to_numpy(out: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """The target's output as float64 of `shape`, or CallFailed saying what was wrong.
-
-    A pair (output, weights), as many kernels return, counts as its first element.
-    """
-    if isinstance(out, tuple | list) and out and hasattr(out[0], "shape"):
-        out = out[0]
-    detach = getattr(out, "detach", None)
-    if detach is not None and hasattr(out, "cpu"):  # a torch tensor
-        try:
-            import torch  # pyright: ignore[reportMissingImports]
-
-            out = detach().cpu().to(torch.float64).numpy()
-        except Exception as exc:
-            raise CallFailed(f"returned a tensor that cannot be read: {summarize(exc)}") from exc
+def to_numpy(out: Any, shape: tuple[int, ...], layout: str = "nd") -> np.ndarray:
+    """The target's output as float64 of `shape`, or CallFailed saying what was wrong."""
     if isinstance(out, list):  # nested lists from a pure-Python kernel
         try:
             out = np.asarray(out, dtype=np.float64)
@@ -196,28 +123,23 @@ def to_numpy(out: Any, shape: tuple[int, ...]) -> np.ndarray:
             raise CallFailed("returned a list that is not a table of numbers") from None
     if not isinstance(out, np.ndarray):
         raise CallFailed(f"returned {type(out).__name__}, not an array")
-    got = tuple(out.shape)
-    if got != shape and got == (1, *shape):  # a leading batch of one is fine
-        out = out[0]
-    if tuple(out.shape) != shape:
-        raise CallFailed(f"returned shape {got}, expected {shape}")
-    if not (np.issubdtype(out.dtype, np.floating) or np.issubdtype(out.dtype, np.integer)):
+    out = from_layout(out, layout, shape)
+    if out.dtype.kind not in "fiu" and "float" not in str(out.dtype):  # bfloat16 is kind V
         raise CallFailed(f"returned an array of dtype {out.dtype}, not floats")
     return np.asarray(out, dtype=np.float64)
 
 
-def out_dtype(out: Any) -> Precision:
-    """The low precision to measure tolerances in, from the dtype the target returned."""
-    dtype = getattr(out, "dtype", None)
-    if "bfloat16" in str(dtype):
-        return BFLOAT16
-    size = getattr(dtype, "itemsize", None)
-    if size is None and hasattr(out, "element_size"):
-        size = out.element_size()
-    return FLOAT16 if size is not None and size <= 2 else FLOAT32
-
-
 # -- signatures ------------------------------------------------------------------------------
+
+
+@dataclass
+class MaskParam:
+    """One mask-like parameter, and what probing it found."""
+
+    name: str
+    required: bool
+    kind: str | None = None  # a key of MASK_KINDS once probed, or "unusable"
+    form: str = "square"  # "square" (n, n) | "batched" (1, [1,] n, n) | "padding" (1, n)
 
 
 @dataclass
@@ -226,18 +148,36 @@ class Signature:
 
     kind: str | None  # "kernel" | "model" | None when the signature does not tell
     flag: str | None = None  # name of the causal flag parameter
-    mask: str | None = None  # name of the mask parameter
-    mask_required: bool = False
-    positional_only: dict[str, int] = field(default_factory=dict)  # name -> index
+    masks: list[MaskParam] = field(default_factory=list)
+    qkv: tuple[str, str, str] | None = None  # the parameters q, k, v go to; None: positional
+    positional_only: list[str] = field(default_factory=list)  # in order
+    scale: str | None = None  # a parameter that takes the score scale
+    scale_required: bool = False
+    required: list[str] = field(default_factory=list)  # required, and nothing above fills them
     text: str = ""  # the parameters as text, "(q, k, v, causal=False)", for the report
+    by_name: bool = False  # q, k, v are not the first three parameters, in order
+
+    @property
+    def mask(self) -> str | None:
+        """The first mask parameter, if any."""
+        return self.masks[0].name if self.masks else None
+
+
+def is_mask_name(name: str) -> bool:
+    """`mask`, `attn_mask`, `key_padding_mask`: not a dropout mask or a query mask."""
+    low = name.lower()
+    return low in MASK_NAMES or ("mask" in low and "dropout" not in low and "query" not in low)
+
+
+def _named(names: dict[str, Any], choices: tuple[str, ...]) -> str | None:
+    return next((n for n in choices if n in names), None)
 
 
 def read_signature(fn: Callable[..., Any]) -> Signature:
-    """Kernel, model or unknown, and the names of the causal flag and mask if any."""
+    """Kernel, model or unknown; which parameters take q, k, v, the flag, masks and scale."""
     target = fn
-    forward = getattr(fn, "forward", None)
-    if not inspect.isfunction(fn) and not inspect.ismethod(fn) and callable(forward):
-        target = forward  # an nn.Module: its forward says more than __call__
+    if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
+        target = fn.forward  # an nn.Module: its forward says more than __call__
     try:
         sig = inspect.signature(target)
     except (TypeError, ValueError):
@@ -246,18 +186,39 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     required = [p for p in pos if p.default is p.empty]
     varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
-    names = {p.name: p for p in params}
+    names = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    lower = {n.lower(): n for n in names}
+    found = [_named(lower, c) for c in (Q_NAMES, K_NAMES, V_NAMES)]
+    qkv = tuple(lower[f] for f in found) if all(found) else None  # type: ignore[index]
+    if qkv is None and len(pos) >= 3 and not varargs:
+        qkv = (pos[0].name, pos[1].name, pos[2].name)
     flag = next((n for n in FLAG_NAMES if n in names), None)
-    mask = next((n for n in MASK_NAMES if n in names), None)
-    po = {p.name: i for i, p in enumerate(pos) if p.kind is p.POSITIONAL_ONLY}
-    if len(required) >= 3 or (len(pos) >= 3 and not varargs and len(required) != 1):
+    masks = [
+        MaskParam(n, p.default is p.empty)
+        for n, p in names.items()
+        if is_mask_name(n) and n not in (qkv or ())
+    ]
+    scale = next((n for n in SCALE_NAMES if n in names), None)
+    known = {*(qkv or ()), flag, scale, *(m.name for m in masks)}
+    needed = [p.name for p in params if p.default is p.empty and p.name in names]
+    if len(required) >= 3 or all(found) or (len(pos) >= 3 and not varargs):
         kind: str | None = "kernel"
     elif len(required) == 1 and not varargs:
         kind = "model"
     else:
         kind = None
-    mask_required = mask is not None and names[mask].default is names[mask].empty
-    return Signature(kind, flag, mask, mask_required, po, str(sig))
+    return Signature(
+        kind,
+        flag,
+        masks,
+        qkv,  # type: ignore[arg-type]
+        [p.name for p in pos if p.kind is p.POSITIONAL_ONLY],
+        scale,
+        scale is not None and names[scale].default is names[scale].empty,
+        [n for n in needed if n not in known] if qkv is not None else [],
+        str(sig),
+        qkv is not None and list(qkv) != [p.name for p in pos[:3]],
+    )
 
 
 # -- the mask convention ---------------------------------------------------------------------
@@ -272,11 +233,11 @@ MASK_KINDS = {
 
 def make_mask(kind: str, keep: np.ndarray) -> tuple[np.ndarray, str]:
     """The mask array for `keep` (True = may attend) under convention `kind`."""
-    if kind == "keep":
-        return keep.copy(), "bool"
     if kind == "block":
         return ~keep, "bool"
-    return np.where(keep, 0.0, -np.inf), "float"
+    if kind == "additive":
+        return np.where(keep, 0.0, -np.inf), "float"
+    return keep.copy(), "bool"
 
 
 def looks_empty(out: np.ndarray | None) -> bool:
@@ -290,144 +251,325 @@ def looks_empty(out: np.ndarray | None) -> bool:
 
 
 class Kernel:
-    """A target called as attention(q, k, v[, causal | mask]): builds the call, reads the result."""
+    """A target called as attention(q, k, v[, causal | mask]): builds the call, reads the result.
 
-    def __init__(self, runner: Runner, sig: Signature, backend: Backend, name: str) -> None:
+    Probes are (n, d) or (batch, heads, n, d) float64 arrays; the kernel sees them in its own
+    framework and layout. `flag` or `mask` is what currently carries the causal mask.
+    """
+
+    def __init__(
+        self,
+        runner: Runner,
+        sig: Signature,
+        backend: Backend,
+        name: str,
+        layout: str = "nd",
+        args: dict[str, Any] | None = None,
+    ) -> None:
         self.runner = runner
         self.sig = sig
         self.backend = backend
         self.name = name
+        self.layout = layout
+        self.layout_forced = False
+        self.args = dict(args or {})  # extra arguments the user passed, by name
+        self.masks = {m.name: m for m in sig.masks}
+        self.flag = sig.flag
+        self.mask: str | None = None if sig.flag else next(iter(self.masks), None)
         self.lp = FLOAT32  # the precision tolerances are measured in
-        self.mask_kind: str | None = None
         self.always_causal = False  # no flag, but the kernel masks the future by itself
         self.last_lp = FLOAT32
         self.wide = True
+        self.reference: Variant = CORRECT
+        self.square_only = False  # every batched call fails: written for one (n, d) sequence
+        user_scale = self.args.get(sig.scale) if sig.scale else None
+        if isinstance(user_scale, int | float) and not isinstance(user_scale, bool):
+            detail = f"softmax({user_scale:g} q k^T) v"
+            self.reference = Variant(None, detail, "alpha", p=user_scale)
+
+    @property
+    def mask_kind(self) -> str | None:
+        return self.masks[self.mask].kind if self.mask else None
+
+    @property
+    def mask_form(self) -> str:
+        return self.masks[self.mask].form if self.mask else "square"
 
     @property
     def has_causal(self) -> bool:
-        return self.always_causal or self.sig.flag is not None or self.sig.mask is not None
+        return self.always_causal or self.flag is not None or self.mask is not None
+
+    def drive(self, name: str | None) -> None:
+        """Carry the causal mask through parameter `name` (the flag or a mask), or none."""
+        self.flag = name if name is not None and name == self.sig.flag else None
+        self.mask = name if name in self.masks else None
 
     def mask_arg(self, n: int, causal: bool) -> tuple[np.ndarray, str] | None:
         """The mask to pass (array, encoding), or None to pass no mask."""
-        if self.sig.mask is None or self.sig.flag is not None:
+        if self.mask is None or self.flag is not None:
             return None
-        if not causal and not self.sig.mask_required:
+        param = self.masks[self.mask]
+        if not causal and not param.required:
             return None
         keep = np.tril(np.ones((n, n), dtype=bool)) if causal else np.ones((n, n), dtype=bool)
-        return make_mask(self.mask_kind or "keep", keep)
+        if param.form == "padding":
+            keep = np.ones(n, dtype=bool)
+        return make_mask(param.kind or "keep", keep)
+
+    def _shaped(self, param: MaskParam, m: np.ndarray) -> np.ndarray:
+        if param.form == "padding":
+            return m.reshape(1, -1)
+        if param.form == "batched":
+            return m[None] if self.layout == "bnd" else m[None, None]
+        return m
+
+    def _bind(self, q: Any, k: Any, v: Any, extra: dict[str, Any]) -> tuple[list, dict]:
+        if self.sig.qkv is None or not self.sig.by_name:  # q, k, v are the first three
+            return [q, k, v], extra
+        values = {**dict(zip(self.sig.qkv, (q, k, v), strict=True)), **extra}
+        args = []
+        for name in self.sig.positional_only:
+            if name not in values:
+                break
+            args.append(values.pop(name))
+        return args, values
 
     def call(
         self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
     ) -> np.ndarray:
-        """The output as float64 (n, d_v); CallFailed if it raised or returned junk.
+        """The output as float64 (..., n, d_v); CallFailed if it raised or returned junk.
 
-        `mask` (array, encoding) overrides the mask derived from `causal`.
+        `mask` (array, encoding) overrides the mask derived from `causal`; "none" passes
+        None for the driven mask (or nothing, when it is optional).
         """
-        b = self.backend
-        args: list[Any] = [b.floats(q), b.floats(k), b.floats(v)]
+        b, lay = self.backend, self.layout
         extra: dict[str, Any] = {}
-        if self.sig.flag is not None and not self.always_causal:
-            extra[self.sig.flag] = causal
-        m = mask if mask is not None else self.mask_arg(q.shape[-2], causal)
-        if m is not None and self.sig.mask is not None:
-            extra[self.sig.mask] = b.bools(m[0]) if m[1] == "bool" else b.floats(m[0])
-        kwargs: dict[str, Any] = {}
-        for name, value in extra.items():
-            if name in self.sig.positional_only:
-                args.insert(self.sig.positional_only[name], value)
+        if self.flag is not None and not self.always_causal:
+            extra[self.flag] = causal
+        n = q.shape[-2]
+        for name, param in self.masks.items():
+            if name == self.mask and param.kind is None and mask is None:
+                m = None  # not probed yet: the plain call passes None
+            elif name == self.mask:
+                m = self.mask_arg(n, causal) if mask is None else mask
+                m = None if isinstance(m, str) else m  # "none": pass None, or nothing
+            elif param.required and param.kind not in (None, "unusable", "ignored"):
+                full = np.ones(n if param.form == "padding" else (n, n), dtype=bool)
+                m = make_mask(param.kind or "keep", full)
             else:
-                kwargs[name] = value
+                m = None
+            if m is not None:
+                arr = self._shaped(param, m[0])
+                extra[name] = b.bools(arr) if m[1] == "bool" else b.floats(arr)
+            elif param.required:
+                extra[name] = None
+        if self.sig.scale and self.sig.scale_required and self.sig.scale not in self.args:
+            extra[self.sig.scale] = 1 / math.sqrt(q.shape[-1])
+        extra.update(self.args)
+        qs, ks, vs = (b.floats(to_layout(x, lay)) for x in (q, k, v))
+        args, kwargs = self._bind(qs, ks, vs, extra)
         raw = self.runner(*args, **kwargs)
-        first = raw[0] if isinstance(raw, tuple | list) and raw else raw
-        self.last_lp = out_dtype(first)
-        self.wide = "64" in str(getattr(first, "dtype", ""))  # float64 out: likely float64 inside
-        return to_numpy(raw, (*q.shape[:-1], v.shape[-1]))
+        self.last_lp = precision(self.runner.last_dtype)
+        self.wide = "64" in self.runner.last_dtype  # float64 out: likely float64 inside
+        return to_numpy(raw, (*q.shape[:-1], v.shape[-1]), lay)
 
-    def call_text(self, causal: bool) -> str:
-        """The call as source text, for the reproductions."""
-        parts = ["q", "k", "v"]
-        if self.sig.flag is not None and not self.always_causal:
-            parts.append(f"{self.sig.flag}={causal}")
-        elif self.mask_arg(2, causal) is not None:
-            parts.append(f"{self.sig.mask}=mask")
+    def call_text(
+        self, causal: bool, q: str = "q", k: str = "k", v: str = "v", masked: bool = False
+    ) -> str:
+        """The call as source text, for the reproductions; `masked`: `mask` is always passed."""
+        lay = layout_text(self.layout)
+        qkv = [f"{x}{lay}" for x in (q, k, v)]
+        by_name = self.sig.qkv is not None and self.sig.by_name
+        parts = [] if by_name else qkv
+        named: dict[str, str] = {}
+        if by_name:
+            named.update(zip(self.sig.qkv or (), qkv, strict=True))
+        if self.flag is not None and not self.always_causal:
+            named[self.flag] = str(causal)
+        for name, param in self.masks.items():
+            if name == self.mask and (masked or self.mask_arg(2, causal) is not None):
+                named[name] = "mask"
+            elif param.required:
+                named[name] = self._full_text(param, q)
+        if self.sig.scale and self.sig.scale_required and self.sig.scale not in self.args:
+            named[self.sig.scale] = f"{q}.shape[-1] ** -0.5"
+        named.update({key: repr(value) for key, value in self.args.items()})
+        if by_name:
+            for name in self.sig.positional_only:
+                if name not in named:
+                    break
+                parts.append(named.pop(name))
+        parts += [f"{key}={value}" for key, value in named.items()]
         return f"{self.name}({', '.join(parts)})"
+
+    def _full_text(self, param: MaskParam, q: str) -> str:
+        """Source text for a mask that keeps everything, for a required mask not under test."""
+        if param.kind in (None, "unusable", "ignored"):
+            return "None"
+        lib = {"torch": "torch", "jax": "jnp"}.get(self.backend.name, "np")
+        size = f"1, {q}.shape[-2]" if param.form == "padding" else f"{q}.shape[-2], {q}.shape[-2]"
+        if param.kind == "additive":
+            return f"{lib}.zeros(({size}))"
+        return f"{'~' if param.kind == 'block' else ''}{lib}.ones(({size}), dtype=bool)"
 
     def mask_text(self, n: int, causal: bool) -> str | None:
         """Source text building the mask used for `causal`, or None when none is passed."""
         if self.mask_arg(n, causal) is None:
             return None
-        t = self.backend.name == "torch"
-        ones = (
-            f"torch.ones({n}, {n}, dtype=torch.bool)" if t else f"np.ones(({n}, {n}), dtype=bool)"
-        )
-        keep = (f"torch.tril({ones})" if t else f"np.tril({ones})") if causal else ones
+        lib = {"torch": "torch", "jax": "jnp"}.get(self.backend.name, "np")
+        if self.mask_form == "padding":
+            keep = f"{lib}.ones((1, {n}), dtype=bool)"
+        else:
+            keep = f"{lib}.tril({lib}.ones(({n}, {n}), dtype=bool))" if causal else ""
+            keep = keep or f"{lib}.ones(({n}, {n}), dtype=bool)"
+            if self.mask_form == "batched":
+                keep += "[None]" if self.layout == "bnd" else "[None, None]"
+        wrap = {"tinygrad": "Tensor({})", "mlx": "mx.array({})"}.get(self.backend.name, "{}")
         if self.mask_kind == "block":
-            return f"mask = ~{keep}"
+            return "mask = " + wrap.format(f"~{keep}")
         if self.mask_kind == "additive":
-            if t:
-                return f"mask = torch.zeros({n}, {n}).masked_fill(~{keep}, float('-inf'))"
-            return f"mask = np.where({keep}, 0.0, -np.inf)"
-        return f"mask = {keep}"
+            if lib == "torch":
+                return f"mask = torch.zeros_like({keep}, dtype=torch.float).masked_fill(~{keep}, "
+                "float('-inf'))"
+            return "mask = " + wrap.format(f"{lib}.where({keep}, 0.0, -{lib}.inf)")
+        return "mask = " + wrap.format(keep)
+
+    def mixes(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, out: np.ndarray) -> bool:
+        """Whether outputs depend on other positions: false when the layout put the positions
+        on an axis the kernel treats as batch or heads."""
+        rng = np.random.default_rng(3)
+        for at, others in ((0, slice(1, None)), (-1, slice(None, -1))):
+            k2, v2 = k.copy(), v.copy()
+            k2[at] = rng.standard_normal(k.shape[-1]) * 2
+            v2[at] = rng.standard_normal(v.shape[-1]) * 2
+            try:
+                moved = self.call(q, k2, v2)[others] - out[others]
+            except CallFailed:
+                continue
+            if np.nanmax(np.abs(moved), initial=0.0) > tolerance(q, k, v, self.lp):
+                return True
+        return False
 
 
-def connect(fn: Callable[..., Any], runner: Runner, sig: Signature, name: str) -> Kernel:
-    """Find a backend the kernel accepts with one plain call on (6, 6) inputs, or TargetError."""
+def connect(
+    fn: Callable[..., Any],
+    runner: Runner,
+    sig: Signature,
+    name: str,
+    layout: str | None = None,
+    args: dict[str, Any] | None = None,
+) -> Kernel:
+    """Find a framework and layout the kernel accepts on (6, 6) inputs, or TargetError.
+
+    Of the layouts that run, the first whose outputs mix positions wins: a (b, n, h, d) kernel
+    given (1, 1, n, d) runs, but treats each position as a head of its own.
+    """
+    missing = [p for p in sig.required if p not in (args or {})]
+    if missing:
+        says = ", ".join(f"`{p}`" for p in missing)
+        example = " ".join(f"--arg {p}=VALUE" for p in missing)
+        raise TargetError(
+            f"{name} needs {says}, which the checker cannot make up: pass "
+            f"{'it' if len(missing) == 1 else 'them'} with {example} (in Python: "
+            f"check(fn, args={{{', '.join(repr(p) + ': ...' for p in missing)}}}))"
+        )
     rng = np.random.default_rng(0)
     q, k, v = rng.standard_normal((3, 6, 6))
-    failures: list[tuple[Backend, str]] = []
+    failures: list[tuple[str, str]] = []
     for backend in backends_for(fn):
-        kern = Kernel(runner, sig, backend, name)
-        try:
-            kern.call(q, k, v)
-        except CallFailed as exc:
-            failures.append((backend, str(exc)))
-            continue
-        kern.lp = kern.last_lp
-        return kern
+        first: Kernel | None = None
+        for lay in [layout] if layout else LAYOUTS:
+            kern = Kernel(runner, sig, backend, name, lay, args)
+            try:
+                out = kern.call(q, k, v)
+            except CallFailed as exc:
+                failures.append((f"{backend.label} {to_layout(q, lay).shape}", str(exc)))
+                continue
+            kern.lp = kern.last_lp
+            kern.layout_forced = layout is not None
+            if layout or kern.mixes(q, k, v, out):
+                return kern
+            first = first or kern
+        if first is not None:
+            return first
     raise TargetError(f"{name}(q, k, v) could not be called: {_failed(failures)}")
 
 
-def _failed(failures: list[tuple[Backend, str]]) -> str:
-    """The failures of the first call, said once when every backend failed the same way."""
+def _failed(failures: list[tuple[str, str]]) -> str:
+    """The failures of the first call, said once when every attempt failed the same way."""
     whys = list(dict.fromkeys(why for _, why in failures))
     if len(whys) == 1:
-        tried = " and ".join(f"{b.name} {b.dtype}" for b, _ in failures)
-        return f"{whys[0]} (tried {tried} inputs of shape (6, 6))"
-    return "; ".join(f"with {b.name} {b.dtype} inputs: {why}" for b, why in failures[:3])
+        return f"{whys[0]} (tried {', '.join(how for how, _ in failures)} inputs)"
+    return "; ".join(f"with {how} inputs: {why}" for how, why in failures[:3])
 
 
-def detect_mask_kind(kern: Kernel) -> str:
-    """Which mask convention the kernel follows, found by probing; one of MASK_KINDS.
+# -- probing the mask parameters -------------------------------------------------------------
 
-    An all-True boolean mask changes nothing for a keep mask and empties every row for a
-    block mask; all-False does the opposite. When both change nothing, an additive float
-    mask with -inf above the diagonal tells an additive mask from an ignored one.
+FORMS = ("square", "batched", "padding")
+
+
+def probe_mask(kern: Kernel, param: MaskParam, layouts: tuple[str, ...] = ()) -> None:
+    """Find the shape and the convention of mask parameter `param`, by probing.
+
+    Shape: an (n, n) mask first, then (1, 1, n, n) (or (1, n, n)), then a (1, n) key-padding
+    mask. Convention: an all-True boolean mask changes nothing for a keep mask and empties
+    every row for a block mask; all-False does the opposite. When both change nothing, an
+    additive float mask with -inf on some keys tells an additive mask from an ignored one.
+    Outputs are compared within the kernel's own precision: torch adds a boolean mask as +1 on
+    every score, invisible in float32 but not in float16.
+
+    When no mask shape works in the kernel's layout, `layouts` are tried next: a key-padding
+    mask indexed [:, None, None, :] needs 4-D scores even if the rest runs on (n, d).
     """
+    saved = kern.flag, kern.mask, kern.layout
+    kern.drive(param.name)
+    try:
+        for layout in (kern.layout, *(x for x in layouts if x != kern.layout)):
+            kern.layout = layout
+            param.kind = _probe(kern, param)
+            if param.kind != "unusable":
+                saved = (*saved[:2], layout)
+                return
+    finally:
+        kern.flag, kern.mask, kern.layout = saved
+
+
+def _probe(kern: Kernel, param: MaskParam) -> str:
     rng = np.random.default_rng(7)
     n = 7
     q, k, v = rng.standard_normal((3, n, 5))
-    t, f = np.ones((n, n), dtype=bool), np.zeros((n, n), dtype=bool)
 
-    def attempt(mask: tuple[np.ndarray, str] | None) -> np.ndarray | None:
+    def attempt(mask: tuple[np.ndarray, str] | str) -> np.ndarray | None:
         try:
-            return kern.call(q, k, v, mask=mask) if mask is not None else kern.call(q, k, v)
+            return kern.call(q, k, v, mask=mask)
         except CallFailed:
             return None
 
-    def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
-        return a is not None and b is not None and bool(np.allclose(a, b, rtol=1e-5, atol=1e-7))
+    for form in FORMS:
+        param.form = form
+        size = n if form == "padding" else (n, n)
+        out_t = attempt((np.ones(size, dtype=bool), "bool"))
+        if out_t is not None:
+            break
+    else:
+        param.form = "square"
+        return "unusable"
+    size = n if param.form == "padding" else (n, n)
+    pattern = np.arange(n) < n - 2 if param.form == "padding" else np.tril(np.ones(size, bool))
+    tol = tolerance(q, k, v, kern.lp)
 
-    out_t, out_f = attempt((t, "bool")), attempt((f, "bool"))
-    plain = None if kern.sig.mask_required else attempt(None)
+    def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+        return a is not None and b is not None and float(np.max(np.abs(a - b))) <= tol
+
+    out_f = attempt((np.zeros(size, dtype=bool), "bool"))
+    plain = attempt("none")
     if plain is not None and (same(out_t, plain) != same(out_f, plain)):
         return "keep" if same(out_t, plain) else "block"
     if plain is None and looks_empty(out_t) != looks_empty(out_f):
         return "block" if looks_empty(out_t) else "keep"
-    additive = attempt((np.where(np.tril(t), 0.0, -np.inf), "float"))
+    additive = attempt((np.where(pattern, 0.0, -np.inf), "float"))
     reference = plain if plain is not None else (out_f if out_f is not None else out_t)
     if additive is None:
-        if out_t is None and out_f is None:
-            raise TargetError("the kernel fails with every kind of mask tried")
         return "keep"
     if reference is None or not same(additive, reference):
         return "additive"

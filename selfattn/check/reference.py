@@ -83,6 +83,8 @@ KEEP: dict[str, Callable[[int], Array]] = {
     "wrong-triangle-strict": lambda n: np.triu(np.ones((n, n), dtype=bool), k=1),
     "sees-next": lambda n: np.tril(np.ones((n, n), dtype=bool), k=1),
     "no-diagonal": lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),
+    # a key-padding mask: the last third of the keys padded, at least one
+    "padded": lambda n: np.arange(n) < n - max(1, n // 3),
 }
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .frameworks import IMPORTS
 from .probe import CallFailed, Kernel
 from .reference import CAUSAL, Variant, agree, tolerance
 
@@ -22,7 +23,9 @@ def tiny(n: int, d: int, seed: int) -> tuple[Array, Array, Array]:
 
 def head(kern: Kernel, import_line: str) -> list[str]:
     """The import lines every reproduction starts with."""
-    libs = ["import numpy as np"] + (["import torch"] if kern.backend.name == "torch" else [])
+    libs = ["import numpy as np"]
+    if kern.backend.name != "numpy":
+        libs.append(IMPORTS[kern.backend.name])
     return [*libs, import_line]
 
 
@@ -96,16 +99,14 @@ def leak(kern: Kernel, import_line: str) -> str:
                     continue
                 if moved(a[: i + 1], b[: i + 1]) <= tolerance(q, k, v, kern.lp, CAUSAL):
                     continue
-                copy = ".clone()" if kern.backend.name == "torch" else ".copy()"
                 mask = kern.mask_text(n, True)
-                call = kern.call_text(True)
                 lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
                 lines += [
-                    f"k2, v2 = k{copy}, v{copy}",
-                    *literals(kern, **{f"k2[{i + 1}:]": k2[i + 1 :], f"v2[{i + 1}:]": v2[i + 1 :]}),
+                    f"# k2, v2: k, v with only positions > {i} changed",
+                    *literals(kern, k2=k2, v2=v2),
                     *([mask] if mask else []),
-                    f"a = {call}",
-                    f"b = {call.replace('q, k, v', 'q, k2, v2', 1)}",
+                    f"a = {kern.call_text(True)}",
+                    f"b = {kern.call_text(True, 'q', 'k2', 'v2')}",
                     f"print(a[:{i + 1}] - b[:{i + 1}])  # only positions > {i} changed: "
                     "should be all 0",
                     "# got:",
@@ -125,11 +126,7 @@ def moved(a: Array, b: Array) -> float:
 def random_inputs(kern: Kernel, seed: int, *shape: int) -> list[str]:
     """Source for q, k, v = standard normal (3, *shape) draws from default_rng(seed)."""
     draw = f"np.random.default_rng({seed}).standard_normal((3, {', '.join(map(str, shape))}))"
-    if kern.backend.name == "torch":
-        return [f"q, k, v = torch.from_numpy({draw}).to(torch.{kern.backend.dtype})"]
-    if kern.backend.dtype != "float64":
-        return [f"q, k, v = {draw}.astype(np.{kern.backend.dtype})"]
-    return [f"q, k, v = {draw}"]
+    return [f"q, k, v = {kern.backend.from_numpy(draw)}"]
 
 
 def nonfinite(

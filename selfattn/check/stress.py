@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from copy import copy
 
 import numpy as np
 
 from . import repro
 from .context import Ctx, Outs, title
-from .probe import CallFailed
+from .frameworks import LAYOUTS, to_layout
+from .probe import CallFailed, Kernel
 from .reference import Variant, masked, tolerance
 
 Array = np.ndarray
@@ -18,25 +20,33 @@ BATCH = (2, 3, 5, 4)  # (batch, heads, n, d)
 
 
 def batched(ctx: Ctx, base: Variant) -> None:
-    """A torch kernel must treat each (n, d) slice of a (..., n, d) tensor on its own."""
+    """Each (n, d) slice of a batched input must come out as it does alone.
+
+    A kernel that raises on batched input was written for one sequence at a time: that is
+    said as a warning. One that runs but mixes the slices is wrong.
+    """
     kern, rep = ctx.kern, ctx.rep
-    name = f"batched {BATCH} tensors: each (n, d) slice on its own"
+    shape = to_layout(np.empty(BATCH), kern.layout).shape
+    name = f"batched {shape} tensors: each (n, d) slice on its own"
     q, k, v = np.random.default_rng(9).standard_normal((3, *BATCH))
     modes = [True] if kern.always_causal else [False, True] if kern.has_causal else [False]
+    lines = [*repro.head(kern, ctx.imp), *repro.random_inputs(kern, 9, *shape)]
+    batch_kern = copy(kern)
+    batch_kern.layout = "nd"  # the inputs are drawn in the kernel's layout above
     for causal in modes:
         want = masked(base) if causal else base
         try:
             out = kern.call(q, k, v, causal)
         except CallFailed as exc:
-            rep.check(name, "fail", str(exc))
-            shape_error = any(w in str(exc).lower() for w in ("size", "shape", "dimension"))
-            id_ = "key-transpose" if shape_error else "fails-on-valid-input"
-            hint = " (k.T reverses every axis of a batched tensor)" if shape_error else ""
-            lines = [*repro.head(kern, ctx.imp), *repro.random_inputs(kern, 9, *BATCH)]
-            lines += [f"out = {kern.call_text(causal)}", f"# {exc}"]
+            rep.check(name, "warn", str(exc))
+            hint = " (`k.T` reverses every axis of a batched tensor)" if _shape_error(exc) else ""
+            mask = kern.mask_text(BATCH[2], causal)
+            lines += [*([mask] if mask else []), f"out = {batch_kern.call_text(causal)}"]
+            lines.append(f"# {exc}")
             rep.add(
-                id_,
-                f"{title(id_)}: works on (n, d) tensors, fails on {BATCH}{hint}: {exc}",
+                "batched-input-unsupported",
+                f"{title('batched-input-unsupported')}: works on {LAYOUTS[kern.layout]} inputs, "
+                f"fails on {shape}{hint}: {exc}",
                 "\n".join(lines),
             )
             return
@@ -49,29 +59,41 @@ def batched(ctx: Ctx, base: Variant) -> None:
             if diff > tolerance(q[b], k[b], v[b], kern.lp):
                 axis = _batch_axis(out, q, k, v, want)
                 rep.check(name, "fail", f"slice {b} differs from the same input as (n, d)")
-                lines = [*repro.head(kern, ctx.imp), *repro.random_inputs(kern, 9, *BATCH)]
-                call = kern.call_text(causal)
                 mask = kern.mask_text(BATCH[2], causal)
                 lines += [mask] if mask else []
-                at = f"[{b[0]}, {b[1]}]"
-                lines += [
-                    f"a = {call}{at}",
-                    f"b = {call.replace('q, k, v', f'q{at}, k{at}, v{at}')}",
-                    f"print((a - b).abs().max())  # one slice, batched or alone: should be 0; "
-                    f"got {diff:.3g}",
-                ]
+                at = _slice_text(kern.layout, b)
+                one = [f"q{at}", f"k{at}", f"v{at}"]
+                lines.append(f"a = {batch_kern.call_text(causal)}{at}")
+                lines.append(f"b = {kern.call_text(causal, *one)}")
+                lines.append(
+                    f"print(abs(a - b).max())  # one slice, batched or alone: should be 0; "
+                    f"got {diff:.3g}"
+                )
                 if axis is not None:
-                    msg = f"on {BATCH} tensors softmax runs over dim {axis}, not the keys"
+                    msg = f"on {shape} tensors softmax runs over dim {axis}, not the keys"
                     rep.add(
                         "softmax-wrong-axis",
                         f"{title('softmax-wrong-axis')}: {msg}",
                         "\n".join(lines),
                     )
                 else:
-                    msg = f"on {BATCH} tensors the (n, d) slices are mixed"
+                    msg = f"on {shape} tensors the (n, d) slices are mixed"
                     rep.add("wrong-output", f"{title('wrong-output')}: {msg}", "\n".join(lines))
                 return
     rep.check(name, "pass")
+
+
+def _shape_error(exc: Exception) -> bool:
+    return any(w in str(exc).lower() for w in ("size", "shape", "dimension"))
+
+
+def _slice_text(layout: str, b: tuple[int, ...]) -> str:
+    """Indexing that picks slice b = (batch, head) out of a batched input in `layout`."""
+    if layout == "bnd":
+        return f"[{b[0] * BATCH[1] + b[1]}]"
+    if layout == "bnhd":
+        return f"[{b[0]}, :, {b[1]}]"
+    return f"[{b[0]}, {b[1]}]"
 
 
 def _batch_axis(out: Array, q: Array, k: Array, v: Array, want: Variant) -> int | None:
@@ -158,13 +180,35 @@ def extremes(ctx: Ctx, plain: Outs) -> None:
                 if not np.isfinite(out).all():
                     mode = " with the causal mask" if causal and not kern.always_causal else ""
                     rep.check(name, "fail", f"NaN or inf with {label}{mode}")
+                    why = _renormalised(kern, q, k, out) if causal else ""
                     rep.add(
                         "nonfinite-extreme",
-                        f"{title('nonfinite-extreme')}: {label}{mode}",
+                        f"{title('nonfinite-extreme')}: {label}{mode}{why}",
                         repro.nonfinite(kern, make, causal, ctx.imp),
                     )
                     return
     rep.check(name, "pass", f"n x d = {', '.join(f'{n}x{d}' for n, d in shapes)}")
+
+
+def _renormalised(kern: Kernel, q: Array, k: Array, out: Array) -> str:
+    """Why the causal rows are NaN, when it is the mask-after-softmax-then-renormalise pattern.
+
+    softmax(s) * keep / sum: a row whose largest score is in the masked future gets every kept
+    weight rounded to 0 by the softmax, and dividing by their sum is 0/0.
+    """
+    dtype = np.float64 if kern.wide else np.float32
+    s = (q @ k.T / np.sqrt(q.shape[-1])).astype(dtype)
+    bad = [i for i in range(len(out)) if not np.isfinite(out[i]).all()]
+    with np.errstate(all="ignore"):
+        underflow = [bool((np.exp(s[i, : i + 1] - s[i].max()) == 0).all()) for i in bad]
+    if not bad or not all(underflow):
+        return ""
+    return (
+        f"; the NaN rows ({len(bad)} of {len(out)}) are exactly those whose largest score is in "
+        "the masked future: the mask is applied after softmax and the rows renormalised "
+        "(softmax, times the mask, divided by the row sum), so every kept weight underflows to "
+        "0 and the row is 0/0; mask the scores with -inf before softmax instead"
+    )
 
 
 LONG = 100.0  # how many times longer than the others the outlier key is

@@ -1,4 +1,4 @@
-"""Buggy (torch): k.T is fine on (n, d) but reverses every axis of a (b, h, n, d) tensor."""
+"""Textbook (torch): written for one (n, d) sequence; k.T is right there, fails on batches."""
 
 import math
 

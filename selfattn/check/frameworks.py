@@ -1,0 +1,263 @@
+"""Arrays in and out of the target: numpy, torch, JAX, tinygrad or MLX, and the tensor layouts."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .reference import BFLOAT16, FLOAT16, FLOAT32, Precision
+
+Array = np.ndarray
+
+
+class CallFailed(Exception):
+    """One call raised or returned something unusable; the message is a one-line summary."""
+
+
+def summarize(exc: BaseException) -> str:
+    """`TypeError: message`, one line, short: what a report shows instead of a traceback."""
+    if isinstance(exc, CallFailed):
+        return str(exc)
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= 200 else text[:197] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# -- reading outputs -------------------------------------------------------------------------
+
+
+@dataclass
+class Returned:
+    """What the target returned: a numpy array when it was an array of any framework."""
+
+    value: Any
+    dtype: str  # the dtype the target returned, "" when it had none
+
+
+def _arraylike(x: Any) -> bool:
+    return hasattr(x, "shape") or hasattr(x, "__array__") or hasattr(x, "numpy")
+
+
+def materialize(out: Any) -> Returned:
+    """Read an array of any framework into numpy.
+
+    Runs on the thread that called the target: MLX arrays can only be read there. A pair
+    (output, weights), as many kernels return, counts as its first element.
+    """
+    if isinstance(out, tuple | list) and out and _arraylike(out[0]):
+        out = out[0]
+    dtype = str(getattr(out, "dtype", ""))
+    if isinstance(out, np.ndarray):
+        return Returned(out, dtype)
+    try:
+        if hasattr(out, "detach") and hasattr(out, "cpu"):  # a torch tensor
+            import torch
+
+            return Returned(out.detach().cpu().to(torch.float64).numpy(), dtype)
+        if callable(getattr(out, "numpy", None)):  # tinygrad, MLX, TensorFlow
+            return Returned(np.asarray(out.numpy()), dtype)
+        if hasattr(out, "__array__"):  # JAX, MLX, anything else that converts
+            return Returned(np.asarray(out), dtype)
+    except Exception as exc:
+        why = f"returned a {type(out).__name__} that cannot be read: {summarize(exc)}"
+        raise CallFailed(why) from exc
+    return Returned(out, dtype)
+
+
+def precision(dtype: str) -> Precision:
+    """The low precision to measure tolerances in, from the dtype the target returned."""
+    if "bfloat16" in dtype:
+        return BFLOAT16
+    if "float16" in dtype or dtype.endswith("half"):
+        return FLOAT16
+    return FLOAT32
+
+
+# -- handing arrays over ---------------------------------------------------------------------
+
+FRAMEWORKS = ("torch", "jax", "tinygrad", "mlx")
+IMPORTS = {
+    "numpy": "import numpy as np",
+    "torch": "import torch",
+    "jax": "import jax.numpy as jnp",
+    "tinygrad": "from tinygrad import Tensor",
+    "mlx": "import mlx.core as mx",
+}
+
+
+def available(framework: str) -> bool:
+    """True when `framework` can be imported; importing it is left to the first use."""
+    if framework in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec(framework) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@dataclass(frozen=True)
+class Backend:
+    """How to hand arrays to the target: which framework, and at which float width."""
+
+    name: str  # "numpy" | "torch" | "jax" | "tinygrad" | "mlx"
+    dtype: str  # "float64" | "float32"
+
+    def floats(self, x: Array) -> Any:
+        x = np.ascontiguousarray(x, dtype=self.dtype).copy()  # a fresh copy: targets may mutate
+        return self._wrap(x)
+
+    def bools(self, x: Array) -> Any:
+        return self._wrap(np.array(x, dtype=bool))
+
+    def _wrap(self, x: Array) -> Any:
+        try:
+            return self._make(x)
+        except ImportError as exc:  # installed but broken, as MLX is off Apple silicon
+            raise CallFailed(f"cannot make {self.name} arrays: {summarize(exc)}") from exc
+
+    def _make(self, x: Array) -> Any:
+        if self.name == "torch":
+            import torch
+
+            return torch.from_numpy(x)
+        if self.name == "jax":
+            import jax.numpy as jnp
+
+            return jnp.asarray(x)
+        if self.name == "tinygrad":
+            from tinygrad import Tensor
+
+            return Tensor(x)
+        if self.name == "mlx":
+            import mlx.core as mx
+
+            return mx.array(x)
+        return x
+
+    def literal(self, x: Array) -> str:
+        """Source text that rebuilds the float array `x`, for the reproductions."""
+        body = repr(_plain(x))
+        return {
+            "torch": f"torch.tensor({body}, dtype=torch.{self.dtype})",
+            "jax": f"jnp.array({body}, dtype=jnp.{self.dtype})",
+            "tinygrad": f"Tensor({body})",
+            "mlx": f"mx.array({body})",
+        }.get(self.name, f"np.array({body}, dtype=np.{self.dtype})")
+
+    def from_numpy(self, expr: str) -> str:
+        """Source text turning the float64 numpy expression `expr` into this backend's array."""
+        cast = f"{expr}.astype(np.{self.dtype})" if self.dtype != "float64" else expr
+        return {
+            "torch": f"torch.from_numpy({expr}).to(torch.{self.dtype})",
+            "jax": f"jnp.asarray({cast})",
+            "tinygrad": f"Tensor({cast})",
+            "mlx": f"mx.array({cast})",
+        }.get(self.name, cast)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.dtype}"
+
+
+def _plain(x: Array) -> Any:
+    """Nested lists, with ints where the entries are whole numbers (shorter to read)."""
+    if np.all(np.isfinite(x)) and np.all(x == np.round(x)):
+        return np.asarray(x, dtype=np.int64).tolist()
+    return np.round(np.asarray(x, dtype=np.float64), 6).tolist()
+
+
+# JAX computes in float32 unless x64 is switched on; tinygrad and MLX are float32 first.
+WIDTHS = {"numpy": ("float64", "float32"), "torch": ("float64", "float32")}
+
+
+def framework_of(fn: Callable[..., Any]) -> str | None:
+    """The array framework the target's code uses, read from the names its module imported."""
+    if "torch" in sys.modules and isinstance(fn, sys.modules["torch"].nn.Module):
+        return "torch"
+    scopes = []
+    for target in (fn, getattr(fn, "__func__", None), getattr(fn, "__wrapped__", None)):
+        scopes.append(getattr(target, "__globals__", None))
+    for method in ("forward", "__call__"):
+        scopes.append(getattr(getattr(type(fn), method, None), "__globals__", None))
+    for scope in filter(None, scopes):
+        for value in scope.values():
+            module = getattr(value, "__module__", None) or getattr(value, "__name__", "")
+            root = str(module).split(".")[0]
+            if root in FRAMEWORKS:
+                return root
+    return None
+
+
+def backends_for(fn: Callable[..., Any]) -> list[Backend]:
+    """Backends to try, in order: the target's own framework first, then numpy, then torch."""
+    own = framework_of(fn)
+    names = [own] if own else []
+    names += [n for n in ("numpy", "torch") if n not in names]
+    return [
+        Backend(name, width)
+        for name in names
+        if name == "numpy" or available(name)
+        for width in WIDTHS.get(name, ("float32",))
+    ]
+
+
+# -- layouts ---------------------------------------------------------------------------------
+
+# How one (n, d) sequence is handed over, tried in this order; the 4-D names say which axis is
+# which (b batch, h heads, n positions, d features).
+LAYOUTS = {
+    "nd": "(n, d)",
+    "bnd": "(1, n, d)",
+    "bhnd": "(1, 1, n, d)",
+    "bnhd": "(1, n, 1, d)",
+}
+
+
+def to_layout(x: Array, layout: str) -> Array:
+    """An (n, d) or (batch, heads, n, d) array in `layout`."""
+    if x.ndim == 2:
+        index = {"nd": (), "bnd": (None,), "bhnd": (None, None), "bnhd": (None, slice(None), None)}
+        return x[index[layout]]
+    if layout == "bnd":
+        return x.reshape(-1, *x.shape[-2:])
+    return x.swapaxes(1, 2) if layout == "bnhd" else x
+
+
+def from_layout(out: Array, layout: str, shape: tuple[int, ...]) -> Array:
+    """The output back in (n, d_v) or (batch, heads, n, d_v) `shape`, or CallFailed.
+
+    4-D kernels may answer in the other 4-D layout (Hugging Face's eager attention returns
+    (b, n, h, d) for (b, h, n, d) input) or with the heads merged, (b, n, h * d).
+    """
+    got = tuple(out.shape)
+    want = to_layout(np.empty(shape), layout).shape
+    if got == want:
+        return _back(out, layout, shape)
+    if layout in ("bhnd", "bnhd"):
+        other = "bnhd" if layout == "bhnd" else "bhnd"
+        if got == to_layout(np.empty(shape), other).shape:
+            return _back(out, other, shape)
+        b, h, n, dv = shape if len(shape) == 4 else (1, 1, *shape)
+        if got == (b, n, h * dv):
+            return _back(out.reshape(b, n, h, dv), "bnhd", shape)
+    if layout == "nd" and len(shape) == 2 and got == (1, *shape):  # a leading batch of one
+        return out[0]
+    raise CallFailed(f"returned shape {got}, expected {want}")
+
+
+def _back(out: Array, layout: str, shape: tuple[int, ...]) -> Array:
+    if len(shape) == 2:
+        return out.reshape(shape)
+    if layout == "bnd":
+        return out.reshape(shape)
+    return out.swapaxes(1, 2) if layout == "bnhd" else out
+
+
+def layout_text(layout: str) -> str:
+    """How `q` is written in a reproduction to put it in `layout`."""
+    return {"nd": "", "bnd": "[None]", "bhnd": "[None, None]", "bnhd": "[None, :, None]"}[layout]
