@@ -14,7 +14,8 @@ def _claims(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
-    from .fit import fit, write_head
+    from .fit import continue_from, fit, write_head
+    from .params import load_head
 
     try:
         import scipy  # noqa: F401
@@ -31,9 +32,12 @@ def _fit(args: argparse.Namespace) -> int:
         print("selfattn fit: --seconds must be positive", file=sys.stderr)
         return 2
     try:
-        head = fit(seconds=args.seconds, seed=args.seed)
+        if args.continue_from:
+            head = continue_from(load_head(args.continue_from), steps=args.steps)
+        else:
+            head = fit(seconds=args.seconds, seed=args.seed)
         write_head(head, out)
-    except (RuntimeError, OSError) as err:
+    except (RuntimeError, OSError, ValueError) as err:
         print(f"selfattn fit: {err}", file=sys.stderr)
         return 1
     print(f"wrote {args.out}")
@@ -78,6 +82,12 @@ def parser() -> argparse.ArgumentParser:
     fit.add_argument("--out", default=str(Path(__file__).parent / "head.json"))
     fit.add_argument("--seconds", type=float, default=75.0, help="seconds of random starts")
     fit.add_argument("--seed", type=int, default=1)
+    fit.add_argument(
+        "--continue-from",
+        metavar="HEAD_JSON",
+        help="walk this head (every number holding) until the pictures' conditions hold too",
+    )
+    fit.add_argument("--steps", type=int, default=20, help="steps of the walk (--continue-from)")
     fit.set_defaults(run=_fit)
 
     build = commands.add_parser("build", help="build the article as a static folder")

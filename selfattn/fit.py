@@ -26,13 +26,25 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
+from functools import partial
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from .claims import CLAIMS, Claim, angle_gaps
+from .claims import (
+    CLAIMS,
+    KEY_GAP_DEGREES,
+    QUERY_SWING_DEGREES,
+    Claim,
+    angle_gaps,
+    key_gap_degrees,
+    key_gap_margin,
+    swing,
+    swing_margin,
+)
 from .params import Head
 
 TOKENS = ("the", "cat", "ate", "and", "it", "ran")
@@ -50,14 +62,15 @@ def _tolerance(claim: Claim) -> float:
     return ORDERING_TOLERANCE
 
 
-TOLERANCES = np.array([_tolerance(c) for c in CLAIMS])
+Claims = tuple[Claim, ...]
 
 
-def claim_margins(heads: Head) -> np.ndarray:
+def claim_margins(heads: Head, claims: Claims = CLAIMS) -> np.ndarray:
     """Each claim's margin in units of its tolerance: (..., claims); 1 is comfortable, ≤ 0 fails."""
     columns = []
     with np.errstate(all="ignore"):
-        for claim, tolerance in zip(CLAIMS, TOLERANCES, strict=True):
+        for claim in claims:
+            tolerance = _tolerance(claim)
             inside, condition = claim.margins(heads)
             scaled = [] if inside is None else [inside / tolerance]
             if condition is not None:
@@ -88,16 +101,17 @@ def look_score(head: Head) -> float:
     return float(np.sum(look_residuals(head) ** 2) + 0.01 * np.sum(head.flat**2))
 
 
-def _residuals(p: np.ndarray, coarse: bool = False) -> np.ndarray:
+def _residuals(p: np.ndarray, coarse: bool = False, claims: Claims = CLAIMS) -> np.ndarray:
     head = Head.from_flat(TOKENS, p)
+    tolerances = np.array([_tolerance(c) for c in claims])
     with np.errstate(all="ignore"):
         # Margins in the claims' own units here: an ordering with both a value and a
         # condition then pulls as hard as its tightest part, which the descent needs.
-        margins = np.array([min(m for m in c.margins(head) if m is not None) for c in CLAIMS])
+        margins = np.array([min(m for m in c.margins(head) if m is not None) for c in claims])
         margins = np.where(np.isfinite(margins), margins, -10.0)
         look = LOOK_WEIGHT * look_residuals(head)
-    misses = np.maximum(0.0, 0.6 * TOLERANCES - margins)  # aim 60% of the way in
-    claim_part = misses / 0.1 if coarse else misses / TOLERANCES
+    misses = np.maximum(0.0, 0.6 * tolerances - margins)  # aim 60% of the way in
+    claim_part = misses / 0.1 if coarse else misses / tolerances
     return np.concatenate([claim_part, look, [0.03 * np.linalg.norm(p)]])
 
 
@@ -110,11 +124,11 @@ def solve_continuous(rng: np.random.Generator) -> np.ndarray:
     return least_squares(_residuals, rough.x, max_nfev=2000).x
 
 
-def _claim_rows(heads: Head) -> np.ndarray:
+def _claim_rows(heads: Head, claims: Claims = CLAIMS) -> np.ndarray:
     """Every claim's value and every condition's margin, side by side: (..., rows)."""
     rows = []
     with np.errstate(all="ignore"):
-        for claim in CLAIMS:
+        for claim in claims:
             if claim.value is not None and claim.printed is not None:
                 rows.append(np.asarray(claim.value(heads), dtype=float))
             if claim.condition is not None:
@@ -122,10 +136,10 @@ def _claim_rows(heads: Head) -> np.ndarray:
     return np.stack(rows, axis=-1)
 
 
-def _row_bounds(room: float) -> tuple[np.ndarray, np.ndarray]:
+def _row_bounds(room: float, claims: Claims = CLAIMS) -> tuple[np.ndarray, np.ndarray]:
     """Bounds for `_claim_rows`: printed intervals shrunk by `room` of their tolerance."""
     lower, upper = [], []
-    for claim in CLAIMS:
+    for claim in claims:
         if claim.value is not None and claim.printed is not None:
             lo, hi = claim.fmt.interval(claim.printed)
             shrink = room * (hi - lo) / 2
@@ -221,6 +235,41 @@ def fit(seconds: float = 75.0, seed: int = 1, workers: int | None = None, log=pr
     if not found:
         raise RuntimeError(f"no two-decimal head found with seeds {seeds}; give it more time")
     return min(found, key=look_score)
+
+
+def picture_targets(swing_at_least: float, keys_at_least: float) -> Claims:
+    """The claims, with F02's swing and F03's key gap asking for the given degrees."""
+    conditions = {
+        "swing.q.v": partial(swing_margin, least=swing_at_least),
+        "keys.apart": partial(key_gap_margin, least=keys_at_least),
+    }
+    return tuple(replace(c, condition=conditions[c.id]) if c.id in conditions else c for c in CLAIMS)
+
+
+def continue_from(head: Head, steps: int = 20, log: Callable[[str], None] = print) -> Head:
+    """Walk a head whose numbers all hold to one whose pictures hold too.
+
+    Random starts rarely land where F02's swing and the spread of F03's keys hold
+    together with every printed number. This walk gets there: from where `head` stands,
+    raise the swing and key-gap targets a little each step (to a degree and half a degree
+    past the article's), solving each step from the last, so every solve starts inside
+    the region where everything else already holds; then put the result on the grid.
+    """
+    from scipy.optimize import least_squares
+
+    q_from, gap_from = float(swing(head)[0]), float(key_gap_degrees(head))
+    q_to, gap_to = QUERY_SWING_DEGREES + 1, KEY_GAP_DEGREES + 0.5
+    p = head.flat.copy()
+    for k in range(1, steps + 1):
+        f = k / steps
+        targets = picture_targets(q_from + f * (q_to - q_from), gap_from + f * (gap_to - gap_from))
+        p = least_squares(_residuals, p, kwargs={"claims": targets}, max_nfev=600).x
+        worst = claim_margins(Head.from_flat(TOKENS, p), targets).min()
+        log(f"step {k}/{steps}: every claim within {worst:.2f} of its tolerance")
+    found = round_by_milp(p)
+    if found is None:
+        raise RuntimeError("the walk ended where no two-decimal head is near; try more steps")
+    return found
 
 
 def write_head(head: Head, path: str | Path) -> None:

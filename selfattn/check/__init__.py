@@ -54,7 +54,7 @@ def check(
     if layout is not None and layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     started = time.monotonic()
-    qual = _name_in_module(fn) or getattr(fn, "__qualname__", None) or type(fn).__name__
+    qual: str = _name_in_module(fn) or getattr(fn, "__qualname__", None) or type(fn).__name__
     name = name or qual
     call_name = name.rpartition(":")[2] or qual
     module = getattr(fn, "__module__", None) or type(fn).__module__
@@ -130,7 +130,8 @@ def _eval_mode(fn: Any, rep: Report) -> None:
     modules = getattr(fn, "modules", None)
     if getattr(fn, "training", False) is not True or not callable(modules):
         return
-    if any("Dropout" in type(m).__name__ for m in modules()):
+    layers: Any = modules()
+    if any("Dropout" in type(m).__name__ for m in layers):
         fn.eval()
         rep.notes.append("the module was switched to eval mode (no dropout) for the check")
 

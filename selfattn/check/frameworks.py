@@ -56,11 +56,13 @@ def materialize(out: Any) -> Returned:
         return Returned(out, dtype)
     try:
         if hasattr(out, "detach") and hasattr(out, "cpu"):  # a torch tensor
-            import torch
+            import torch  # pyright: ignore[reportMissingImports]
 
-            return Returned(out.detach().cpu().to(torch.float64).numpy(), dtype)
-        if callable(getattr(out, "numpy", None)):  # tinygrad, MLX, TensorFlow
-            return Returned(np.asarray(out.numpy()), dtype)
+            tensor: Any = out
+            return Returned(tensor.detach().cpu().to(torch.float64).numpy(), dtype)
+        to_numpy = getattr(out, "numpy", None)
+        if callable(to_numpy):  # tinygrad, MLX, TensorFlow
+            return Returned(np.asarray(to_numpy()), dtype)
         if hasattr(out, "__array__"):  # JAX, MLX, anything else that converts
             return Returned(np.asarray(out), dtype)
     except Exception as exc:
@@ -122,19 +124,19 @@ class Backend:
 
     def _make(self, x: Array) -> Any:
         if self.name == "torch":
-            import torch
+            import torch  # pyright: ignore[reportMissingImports]
 
             return torch.from_numpy(x)
         if self.name == "jax":
-            import jax.numpy as jnp
+            import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
 
             return jnp.asarray(x)
         if self.name == "tinygrad":
-            from tinygrad import Tensor
+            from tinygrad import Tensor  # pyright: ignore[reportMissingImports]
 
             return Tensor(x)
         if self.name == "mlx":
-            import mlx.core as mx
+            import mlx.core as mx  # pyright: ignore[reportMissingImports]
 
             return mx.array(x)
         return x

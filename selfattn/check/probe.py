@@ -177,7 +177,8 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     """Kernel, model or unknown; which parameters take q, k, v, the flag, masks and scale."""
     target = fn
     if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
-        target = fn.forward  # an nn.Module: its forward says more than __call__
+        module: Any = fn
+        target = module.forward  # an nn.Module: its forward says more than __call__
     try:
         sig = inspect.signature(target)
     except (TypeError, ValueError):

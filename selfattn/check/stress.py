@@ -64,7 +64,7 @@ def batched(ctx: Ctx, base: Variant) -> None:
                 at = _slice_text(kern.layout, b)
                 one = [f"q{at}", f"k{at}", f"v{at}"]
                 lines.append(f"a = {batch_kern.call_text(causal)}{at}")
-                lines.append(f"b = {kern.call_text(causal, *one)}")
+                lines.append(f"b = {kern.call_text(causal, one[0], one[1], one[2])}")
                 lines.append(
                     f"print(abs(a - b).max())  # one slice, batched or alone: should be 0; "
                     f"got {diff:.3g}"

@@ -6,6 +6,7 @@ against cost.py), the whole map (F24) and the four silent bugs (F25).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -83,15 +84,6 @@ def click(page: Page, selector: str) -> None:
 # -- every figure, both pages ---------------------------------------------------------------
 
 
-def blank_by_design(page: Page, fid: str) -> set[str]:
-    """A masked map cell shows its 0 in the dashed box, so its number slot is left blank."""
-    return set(
-        page.eval_on_selector_all(
-            f"#{fid} .cell.masked [data-readout]", "els => els.map(e => e.dataset.readout)"
-        )
-    )
-
-
 def test_every_figure_starts_with_a_module_and_clean_readouts(article):
     page = article.page
     for fid in FIGURES:
@@ -99,9 +91,8 @@ def test_every_figure_starts_with_a_module_and_clean_readouts(article):
         assert isinstance(state(page, fid), dict)
         values = readouts(page, fid)
         assert values, f"{fid} shows no read-outs"
-        blank = blank_by_design(page, fid)
         for name, text in values.items():
-            assert text.strip() or name in blank, f"{fid} {name} is empty"
+            assert text.strip(), f"{fid} {name} is empty"
             assert not BAD_TEXT.search(text), f"{fid} {name} shows {text!r}"
         announced = page.eval_on_selector_all(
             f"#{fid} [data-readout][aria-live=polite]", "els => els.map(e => e.dataset.readout)"
@@ -145,9 +136,8 @@ def test_garbage_state_is_clamped_or_ignored(page, fid):
         if isinstance(value, float | int) and not isinstance(value, bool):
             assert math.isfinite(value), f"{fid}.{key} = {value}"
         assert value is not None, f"{fid}.{key} is None"
-    blank = blank_by_design(page, fid)
     for name, text in readouts(page, fid).items():
-        assert text.strip() or name in blank, f"{fid} {name} is empty"
+        assert text.strip(), f"{fid} {name} is empty"
         assert not BAD_TEXT.search(text), f"{fid} {name} shows {text!r}"
 
 
@@ -430,7 +420,7 @@ def test_F22_shuffling_reorders_the_bars_and_leaves_the_output(page):
                  .map(t => { const b = t.getBoundingClientRect(); return [b.left, b.right]; })"""
         )
         boxes.sort()
-        assert all(a[1] <= b[0] for a, b in zip(boxes, boxes[1:])), boxes
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(boxes)), boxes
         for j, token in enumerate(TOKENS):
             assert r[f"bar.{token}"] == fixed(w[j])
     click(page, "#F22 button[name=reset]")
@@ -587,8 +577,12 @@ def test_F24_switching_the_mask_fills_the_triangle(page):
             for j, k in enumerate(TOKENS):
                 assert r[f"W.{q}.{k}"] == cell_weight(W[i, j]), (causal, q, k)
         assert r["masked"] == str(int(causal_mask(N).sum()) if causal else 0)
-        assert page.locator("#F24 .square.masked").count() == (15 if causal else 0)
-        assert r["rows"] == "1.00"
+        assert page.locator("#F24 .cell.masked").count() == (15 if causal else 0)
+        # what the mask leaves is written in each masked cell's small box: an exact 0
+        masked_texts = page.eval_on_selector_all(
+            "#F24 .cell.masked .cell-value", "els => els.map(e => e.textContent)"
+        )
+        assert masked_texts == (["0"] * 15 if causal else [])
         if causal:
             assert r["it.cat"] == claim("causal.it.cat") == "0.34"
             assert r["it.ran"] == "0"
@@ -651,8 +645,8 @@ def f25_expect(bugs: dict[str, bool]) -> dict[str, str]:
     }
     for i, q in enumerate(TOKENS):
         for j, k in enumerate(TOKENS):
-            # a masked cell with no weight is a dashed box holding 0; only a leak prints a number
-            expect[f"W.{q}.{k}"] = "" if future[i, j] and W[i, j] == 0 else cell_weight(W[i, j])
+            # a masked cell with no weight is a dashed box holding its 0; a leak prints its weight
+            expect[f"W.{q}.{k}"] = cell_weight(W[i, j])
     failing = sum(v == verdict[False] for k, v in expect.items() if k.count(".") == 1)
     expect["failing"] = f"{failing} / 5"
     return expect

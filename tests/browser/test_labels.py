@@ -21,7 +21,8 @@ MEASURE = """(id) => {
     if (!el.textContent.trim() || el.getClientRects().length === 0) return false;
     for (let e = el; e && e !== svg.parentElement; e = e.parentElement) {
       const s = getComputedStyle(e);
-      if (s.display === "none" || s.visibility !== "visible" || Number(s.opacity) === 0) return false;
+      if (s.display === "none" || s.visibility !== "visible") return false;
+      if (Number(s.opacity) === 0) return false;
     }
     return true;
   };
@@ -32,7 +33,9 @@ MEASURE = """(id) => {
     const texts = [...svg.querySelectorAll("text")].filter((t) => visible(t, svg));
     const boxes = texts.map((t) => ({ t, r: t.getBoundingClientRect() }));
     for (const { t, r } of boxes) {
-      if (r.left < frame.left - 0.5 || r.right > frame.right + 0.5 || r.top < frame.top - 0.5 || r.bottom > frame.bottom + 0.5) {
+      const out = (a, b) => a > b + 0.5;
+      if (out(frame.left, r.left) || out(r.right, frame.right)
+        || out(frame.top, r.top) || out(r.bottom, frame.bottom)) {
         problems.push(`clipped "${t.textContent}"`);
       }
     }
@@ -41,7 +44,8 @@ MEASURE = """(id) => {
         const p = boxes[a].r, q = boxes[b].r;
         const w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
         const h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
-        if (w > 1 && h > 3) problems.push(`"${boxes[a].t.textContent}" on "${boxes[b].t.textContent}"`);
+        const [ta, tb] = [boxes[a].t.textContent, boxes[b].t.textContent];
+        if (w > 1 && h > 3) problems.push(`"${ta}" on "${tb}"`);
       }
     }
   }
@@ -66,7 +70,9 @@ def walk(page, figure_id: str) -> list[str]:
     problems: list[str] = []
 
     def look(where: str) -> None:
-        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
         problems.extend(f"{figure_id} {where}: {p}" for p in page.evaluate(MEASURE, figure_id))
 
     look("at rest")
@@ -99,7 +105,7 @@ def test_no_label_is_clipped_or_covered_in_any_state(browser, site_url, lang, wi
     # predictions wait for a guess with the picture blurred: skip them all first
     for skip in page.locator(".predict .skip").all():
         skip.click()
-    ids = page.evaluate("() => [...document.querySelectorAll('figure[data-figure]')].map(f => f.id)")
+    ids = page.evaluate("[...document.querySelectorAll('figure[data-figure]')].map(f => f.id)")
     problems = [p for figure_id in ids for p in walk(page, figure_id)]
     assert watched.errors == []
     watched.page.context.close()

@@ -128,7 +128,9 @@ export function stepper(parent, { label, items, onPick, name = "token", wrap = t
   const shown = html("output", { class: "step-name", "aria-live": "polite", "data-readout": name });
   const go = (by) => {
     const to = wrap ? (current + by + n) % n : Math.min(n - 1, Math.max(0, current + by));
-    if (to !== current) onPick(to);
+    if (to === current) return;
+    current = to; // two presses before the next frame draws are two steps, not one
+    onPick(to);
   };
   prev.addEventListener("click", () => go(-1));
   next.addEventListener("click", () => go(1));

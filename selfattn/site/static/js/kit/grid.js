@@ -85,9 +85,14 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
           const isWin = win !== null && win[0] === i && win[1] === j;
           g.setAttribute("class", `cell ${v >= 0 ? "pos" : "neg"}${m.leak ? " leak" : ""}${off ? " masked" : ""}${isWin ? " win" : ""}${shown(i, j) ? "" : " empty"}`);
           box.style.display = off ? "" : "none";
-          setSvg(fill, off ? /** @type {string} */ (m.masked) : "");
-          const text = !shown(i, j) || !numbers(i, j) ? "" : m.text ?? (off && !m.greyed ? "" : format(v));
+          // A masked cell's number is what the mask left (−∞ or 0), written in its small box;
+          // where the figure keeps the discarded value, that stays at the foot, greyed.
+          const inBox = off && !m.greyed;
+          setSvg(fill, off && m.greyed ? /** @type {string} */ (m.masked) : "");
+          const text = !shown(i, j) || !numbers(i, j) ? "" : m.text ?? (inBox ? /** @type {string} */ (m.masked) : format(v));
           setSvg(value, text);
+          value.setAttribute("y", String(inBox ? -4.5 : cell / 2 - 6));
+          value.classList.toggle("masked-fill", inBox);
           value.classList.toggle("greyed", Boolean(off && m.greyed));
           if (transposed) moveTo(g, j, i);
           else moveTo(g, i, j);

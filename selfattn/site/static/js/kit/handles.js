@@ -54,9 +54,11 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
     event.preventDefault();
     const k = (event.shiftKey ? 10 : 1) * step;
     const [x, y] = get();
-    // snap to the step grid so keyboard positions are exact and repeatable
-    const snap = (v) => Math.round(v / step) * step;
-    onMove(plane.clampToPlane([snap(x + move[0] * k), snap(y + move[1] * k)]));
+    // Step from where the handle is, not to a grid: twenty presses of Up from the input of it
+    // embedding land exactly one unit above it, as the prose says. Rounding away float
+    // dust keeps positions repeatable; the other coordinate is left exactly as it was.
+    const exact = (v) => Number(v.toFixed(10));
+    onMove(plane.clampToPlane([move[0] ? exact(x + move[0] * k) : x, move[1] ? exact(y + move[1] * k) : y]));
   });
   return {
     /** @param {number[]} p @param {string} valuetext */
