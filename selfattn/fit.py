@@ -26,10 +26,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import replace
-from functools import partial
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -243,7 +243,9 @@ def picture_targets(swing_at_least: float, keys_at_least: float) -> Claims:
         "swing.q.v": partial(swing_margin, least=swing_at_least),
         "keys.apart": partial(key_gap_margin, least=keys_at_least),
     }
-    return tuple(replace(c, condition=conditions[c.id]) if c.id in conditions else c for c in CLAIMS)
+    return tuple(
+        replace(c, condition=conditions[c.id]) if c.id in conditions else c for c in CLAIMS
+    )
 
 
 def continue_from(head: Head, steps: int = 20, log: Callable[[str], None] = print) -> Head:
