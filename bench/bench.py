@@ -20,7 +20,8 @@ from playwright.sync_api import sync_playwright
 
 from selfattn.site.build import build
 from selfattn.site.serve import make_server
-from tests.harness import CHROMIUM, FLAGS, first_response_seconds
+
+from .harness import CHROMIUM, FLAGS, first_response_seconds
 
 # For every input the reader makes: the time from the event to just after the frame
 # that shows it is painted, and the work done inside that frame. A bubbling listener

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.harness import first_response_seconds
 from selfattn.site.serve import make_server
-
-from .harness import first_response_seconds
 
 
 @pytest.fixture(scope="module")
