@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -42,6 +43,18 @@ FIGURE = re.compile(r"<p>\{\{figure (F\d\d)\}\}</p>")
 PARAMS = re.compile(r"<p>\{\{params\}\}</p>")
 MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 HEADING_ID = re.compile(r"<h([1-6])>(.*?)\s*\{#([a-z0-9-]+)\}</h\1>")
+# A static import or re-export at the start of a line: `import { a } from "./x.js"` (the
+# braces may span lines), `import "./x.js"`, `export * from "./x.js"`. Not `import("./x.js")`:
+# a dynamic import loads when its code runs, which is what main.js does for the figures.
+STATIC_IMPORT = re.compile(
+    r"""^(?:import|export)\b\s*(?:[^;"'()]*?\bfrom\s*)?["']([^"']+)["']""", re.M
+)
+ENTRY = "js/main.js"
+# The first screen: main.js starts every figure within a screen of the one in view, and the
+# page opens with a short introduction and the parameters, so the first figure is on the
+# first screen and the second just under it (at 1280x900 both are started at once; on a
+# phone the first). Their modules are preloaded with main.js's; the rest load when idle.
+FIRST_SCREEN_FIGURES = 2
 
 
 class BuildError(ValueError):
@@ -54,6 +67,44 @@ def figure_modules() -> dict[str, str]:
         path.name[:3]: path.relative_to(STATIC).as_posix()
         for path in sorted((STATIC / "js" / "figures").glob("F[0-9][0-9]-*.js"))
     }
+
+
+def static_imports(module: str) -> list[str]:
+    """The modules one module imports statically, as paths relative to static/:
+    "js/tools.js" → ["js/figure.js", "js/share.js", "js/export.js"]."""
+    imports = []
+    for specifier in STATIC_IMPORT.findall((STATIC / module).read_text("utf-8")):
+        if not specifier.startswith(("./", "../")):
+            raise BuildError(f"{module}: import {specifier!r} is not a relative path")
+        target = (STATIC / module).parent / specifier
+        path = Path(os.path.normpath(target)).relative_to(STATIC).as_posix()
+        if not (STATIC / path).is_file():
+            raise BuildError(f"{module}: imports {specifier!r}, which does not exist")
+        imports.append(path)
+    return imports
+
+
+def module_graph(entry: str) -> list[str]:
+    """The entry and every module it reaches by static imports, breadth first."""
+    order = [entry]
+    for module in order:  # grows while it is walked
+        order.extend(m for m in static_imports(module) if m not in order)
+    return order
+
+
+def first_screen(source: str) -> list[str]:
+    """The modules of the first figures in the article's order (see FIRST_SCREEN_FIGURES)."""
+    modules = figure_modules()
+    figures = [f for f in re.findall(r"\{\{figure (F\d\d)\}\}", source) if f in modules]
+    return [modules[f] for f in figures[:FIRST_SCREEN_FIGURES]]
+
+
+def preloads(source: str) -> list[str]:
+    """What the first screen needs besides main.js, which its script tag fetches: main.js's
+    static imports, then each first figure's module with its own, so that the browser asks
+    for all of them as soon as it reads the head rather than one import level at a time."""
+    needed = [m for entry in [ENTRY, *first_screen(source)] for m in module_graph(entry)]
+    return [m for m in dict.fromkeys(needed) if m != ENTRY]
 
 
 def _math(source: str, stash: list[str]) -> str:
@@ -175,6 +226,7 @@ def build(out: Path, head: Head | None = None) -> list[Path]:
             body=body,
             root=root,
             data=data.replace("</", "<\\/"),
+            preloads=preloads(rest),
             other_href=root + (other.folder + "/" if other.folder else ""),
             other_name=other.source,
         )
