@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from .build import SITE, BuildError, build
+from .build import SITE, BuildError, build, script_hashes
 
 SOURCES = (SITE / "content", SITE / "static", SITE / "templates", SITE.parent / "head.json")
 TYPES = {
@@ -36,12 +36,13 @@ TYPES = {
     ".txt": "text/plain; charset=utf-8",
 }
 COMPRESSIBLE = {".html", ".js", ".css", ".svg", ".json", ".txt"}
+# script-src: our files, and the script the build puts inside the page by its hash (per build)
+POLICY = (
+    "default-src 'self'; script-src {scripts}; style-src 'self'; "
+    "img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
 SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
-        "frame-ancestors 'none'"
-    ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cross-Origin-Opener-Policy": "same-origin",
@@ -70,6 +71,7 @@ class Site:
         self.built_at = -1.0
         self.checked_at = 0.0
         self.cache: dict[tuple[Path, bool], tuple[float, bytes, str]] = {}
+        self.policy = POLICY.format(scripts="'self'")
 
     def fresh(self) -> None:
         with self.lock:
@@ -82,6 +84,7 @@ class Site:
             if stamp != self.built_at:
                 try:
                     build(self.root)
+                    self.policy = POLICY.format(scripts=" ".join(["'self'", *script_hashes()]))
                 except BuildError as err:  # keep serving the last good build
                     print(f"selfattn serve: build failed: {err}", file=sys.stderr)
                 self.built_at = stamp
@@ -142,6 +145,7 @@ class ArticleHandler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def _security_headers(self) -> None:
+        self.send_header("Content-Security-Policy", self.site.policy)
         for name, value in SECURITY_HEADERS.items():
             self.send_header(name, value)
 

@@ -1,14 +1,20 @@
-"""The first screen's modules are preloaded: every static import main.js and the first figures
-reach has a <link rel="modulepreload"> in the head, and each link names a file that exists."""
+"""What the first screen needs comes in one round after the HTML: every static import main.js
+and the first figures reach has a <link rel="modulepreload"> naming a file that exists, and the
+colour-scheme script is inside the page, allowed by the hash the server's policy carries."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
+import threading
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from selfattn.site import build as builder
+from selfattn.site.serve import make_server
 
 PRELOAD = re.compile(r'<link rel="modulepreload" href="([^"]+)">')
 
@@ -105,3 +111,22 @@ def test_an_import_the_browser_could_not_load_is_a_build_error(static, line, err
     (static / "js" / "entry.js").write_text(line + "\n")
     with pytest.raises(builder.BuildError, match=error):
         builder.static_imports("js/entry.js")
+
+
+def test_the_policy_allows_the_inline_script_by_its_hash_and_nothing_else_inline(tmp_path):
+    server = make_server("127.0.0.1", 0, tmp_path / "site", watch=False)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/en/") as response:
+            policy = response.headers["Content-Security-Policy"]
+            page = response.read().decode("utf-8")
+    finally:
+        server.shutdown()
+        server.server_close()
+    scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode("utf-8")).digest()).decode()
+    script_src = re.search(r"script-src ([^;]+);", policy).group(1).split()
+    assert len(scripts) == 1 and "matchMedia" in scripts[0]
+    assert script_src == ["'self'", f"'sha256-{digest}'"]
+    assert "unsafe" not in policy
+    assert not (tmp_path / "site" / "static" / builder.INLINE_SCRIPT).exists()
