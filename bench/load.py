@@ -29,7 +29,6 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, sync_playwright
 
-from selfattn.site.build import build
 from selfattn.site.serve import make_server
 
 from .harness import CHROMIUM, FLAGS
@@ -112,6 +111,7 @@ def blank_page(site: Path, page: str, scripts: list[str]) -> str:
     return its path in the site."""
     text = (site / page).read_text("utf-8")
     title = re.search(r"<h1>(.*?)</h1>", text, re.S)
+    lang = re.search(r'<html lang="([^"]+)"', text)
     text = text.replace("</", "<\\/")
     comment = "".join(
         f"// {line}\n"
@@ -120,7 +120,8 @@ def blank_page(site: Path, page: str, scripts: list[str]) -> str:
     )
     (site / "blank-load.js").write_text(comment + BLANK_MODULE, "utf-8")
     (site / "blank-load.html").write_text(
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>blank</title>\n'
+        f'<!doctype html><html lang="{lang.group(1) if lang else "en"}"><head>'
+        '<meta charset="utf-8"><title>blank</title>\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<link rel="stylesheet" href="static/style.css">\n'
         '<script type="module" src="blank-load.js"></script></head>\n'
@@ -162,18 +163,22 @@ def load_once(browser: Browser, url: str, profile: Profile) -> dict:
     return result
 
 
-def measure_load(browser: Browser, base: str, site: Path, page: str = "index.html") -> list:
-    """Per profile: medians of the page's and the blank's timings, and the page's long tasks."""
+def measure_load(base: str, site: Path, page: str = "index.html") -> list:
+    """Per profile, every run of the page and of its blank, interleaved so that both see the
+    same noise from the machine."""
     url = base + page.removesuffix("index.html")
-    reference = load_once(browser, url, PROFILES[0])
-    blank = base + blank_page(site, page, reference["scripts"])
-    rows = []
-    for profile in PROFILES:
-        runs = {"page": [], "blank": []}
-        for _ in range(RUNS):  # interleaved, so both see the same noise from the machine
-            runs["page"].append(load_once(browser, url, profile))
-            runs["blank"].append(load_once(browser, blank, profile))
-        rows.append((profile, runs))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        reference = load_once(browser, url, PROFILES[0])
+        blank = base + blank_page(site, page, reference["scripts"])
+        rows = []
+        for profile in PROFILES:
+            runs = {"page": [], "blank": []}
+            for _ in range(RUNS):
+                runs["page"].append(load_once(browser, url, profile))
+                runs["blank"].append(load_once(browser, blank, profile))
+            rows.append((profile, runs))
+        browser.close()
     return rows
 
 
@@ -206,14 +211,10 @@ def report_load(rows: list, page: str = "index.html") -> None:
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
-        build(site)
         server = make_server("127.0.0.1", 0, site, watch=False)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                rows = measure_load(browser, f"http://127.0.0.1:{server.server_port}/", site)
-                browser.close()
+            rows = measure_load(f"http://127.0.0.1:{server.server_port}/", site)
         finally:
             server.shutdown()
             server.server_close()
