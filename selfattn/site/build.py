@@ -129,6 +129,13 @@ def preloads(source: str) -> list[str]:
     return [m for m in dict.fromkeys(needed) if m != ENTRY]
 
 
+def _sections(body: str) -> str:
+    """Each part that opens with an <h2> in a <section> of its own, so that the stylesheet can
+    let the browser skip laying out the sections far from the screen (content-visibility)."""
+    first, *parts = re.split(r"(?=<h2[ >])", body)
+    return first + "".join(f"<section>\n{part}</section>\n" for part in parts)
+
+
 def _math(source: str, stash: list[str]) -> str:
     """Swap maths for placeholders, so Markdown never sees the MathML it would mangle."""
 
@@ -157,6 +164,7 @@ def render_article(source: str, numbers: dict[str, str], lang: str, env: Environ
     text = CLAIM.sub(claim, text)
     body = MarkdownIt("commonmark", {"html": True, "typographer": False}).render(text)
     body = HEADING_ID.sub(r'<h\1 id="\3">\2</h\1>', body)
+    body = _sections(body)
     modules = figure_modules()
     captions = json.loads((CONTENT / "figures.json").read_text("utf-8"))
     seen: list[str] = []
