@@ -54,6 +54,7 @@ clean:
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name '*.egg-info' -type d -prune -exec rm -rf {} +
 
-# Weight, long tasks, input-to-frame per figure, build and first-response times.
+# Weight, long tasks, input-to-frame per figure, build and first-response times, and loading
+# under throttled profiles (150 and 300 ms round trips, Fast 3G with a 4x slower CPU, 6x CPU).
 bench: $(VENV)/.test chromium
 	$(PY) -m bench.bench

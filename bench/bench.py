@@ -3,7 +3,8 @@
 Builds the site, serves it, opens each language page in headless Chromium, drives every
 figure's controls continuously, and prints bytes per resource (raw and gzip), long
 tasks, per-figure input-to-frame times (median and p95) with their ratio to a blank
-page's, time to build and time to first response. A benchmark, not a test: it prints.
+page's, time to build and time to first response; then loads the page on a slow phone
+under throttled profiles (see load.py). A benchmark, not a test: it prints.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from playwright.sync_api import sync_playwright
 
 from selfattn.site.build import build
 from selfattn.site.serve import make_server
-from tests.harness import CHROMIUM, FLAGS, first_response_seconds
+
+from .harness import CHROMIUM, FLAGS, first_response_seconds
+from .load import measure_load, report_load
 
 # For every input the reader makes: the time from the event to just after the frame
 # that shows it is painted, and the work done inside that frame. A bubbling listener
@@ -172,8 +175,8 @@ def report(rows, long_tasks, timings, draw_cost, build_seconds: float, first: fl
     print(
         f"blank page: latency median {blank_latency:.1f}, work in frame median {blank_work:.1f}\n"
     )
-    header = ("page", "figure", "events", "latency", "p95", "work", "p95", "work/blank")
-    print("{:<5} {:<7} {:>6} {:>8} {:>6} {:>6} {:>6} {:>10}".format(*header))
+    header = ("page", "figure", "events", "latency", "p95", "work", "p95", "work/blank", "draw")
+    print("{:<5} {:<7} {:>6} {:>8} {:>6} {:>6} {:>6} {:>10} {:>6}".format(*header))
     for (label, figure_id), values in sorted(timings.items()):
         if label == "blank" or figure_id == "blank":
             continue
@@ -202,11 +205,14 @@ def main() -> int:
         (site / "blank.html").write_text(BLANK)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
-            timings, long_tasks, draw_cost = measure(f"http://127.0.0.1:{server.server_port}/")
+            base = f"http://127.0.0.1:{server.server_port}/"
+            timings, long_tasks, draw_cost = measure(base)
+            loading = measure_load(base, site)
         finally:
             server.shutdown()
             server.server_close()
     report(rows, long_tasks, timings, draw_cost, build_seconds, first_response_seconds())
+    report_load(loading)
     return 0
 
 

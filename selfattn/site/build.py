@@ -8,8 +8,11 @@ folder works from any static host or from a subfolder.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -42,10 +45,42 @@ FIGURE = re.compile(r"<p>\{\{figure (F\d\d)\}\}</p>")
 PARAMS = re.compile(r"<p>\{\{params\}\}</p>")
 MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 HEADING_ID = re.compile(r"<h([1-6])>(.*?)\s*\{#([a-z0-9-]+)\}</h\1>")
+# A static import or re-export at the start of a line: `import { a } from "./x.js"` (the
+# braces may span lines), `import "./x.js"`, `export * from "./x.js"`. Not `import("./x.js")`:
+# a dynamic import loads when its code runs, which is what main.js does for the figures.
+STATIC_IMPORT = re.compile(
+    r"""^(?:import|export)\b\s*(?:[^;"'()]*?\bfrom\s*)?["']([^"']+)["']""", re.M
+)
+ENTRY = "js/main.js"
+# The first screen: main.js starts every figure within a screen of the one in view, and the
+# page opens with a short introduction and the parameters, so the first figure is on the
+# first screen and the second just under it (at 1280x900 both are started at once; on a
+# phone the first). Their modules are preloaded with main.js's; the rest load when idle.
+FIRST_SCREEN_FIGURES = 2
 
 
 class BuildError(ValueError):
     """The content refers to something that does not exist."""
+
+
+# Sets the colour scheme before the first paint. Inline, it costs no request and the parser
+# no round trip (the page puts it before the stylesheet, so it need not wait for it); the
+# Content-Security-Policy allows it by its hash, never with 'unsafe-inline'.
+INLINE_SCRIPT = "js/theme.js"
+
+
+def inline_script() -> str:
+    """The text that goes between the head's <script> tags."""
+    text = (STATIC / INLINE_SCRIPT).read_text("utf-8")
+    if re.search(r"</script|<!--", text, re.I):
+        raise BuildError(f"{INLINE_SCRIPT} cannot be inlined: it contains </script or <!--")
+    return text
+
+
+def script_hashes() -> list[str]:
+    """The policy's sources for the inline script: ["'sha256-…'"]."""
+    digest = hashlib.sha256(inline_script().encode("utf-8")).digest()
+    return [f"'sha256-{base64.b64encode(digest).decode('ascii')}'"]
 
 
 def figure_modules() -> dict[str, str]:
@@ -54,6 +89,51 @@ def figure_modules() -> dict[str, str]:
         path.name[:3]: path.relative_to(STATIC).as_posix()
         for path in sorted((STATIC / "js" / "figures").glob("F[0-9][0-9]-*.js"))
     }
+
+
+def static_imports(module: str) -> list[str]:
+    """The modules one module imports statically, as paths relative to static/:
+    "js/tools.js" → ["js/figure.js", "js/share.js", "js/export.js"]."""
+    imports = []
+    for specifier in STATIC_IMPORT.findall((STATIC / module).read_text("utf-8")):
+        if not specifier.startswith(("./", "../")):
+            raise BuildError(f"{module}: import {specifier!r} is not a relative path")
+        target = (STATIC / module).parent / specifier
+        path = Path(os.path.normpath(target)).relative_to(STATIC).as_posix()
+        if not (STATIC / path).is_file():
+            raise BuildError(f"{module}: imports {specifier!r}, which does not exist")
+        imports.append(path)
+    return imports
+
+
+def module_graph(entry: str) -> list[str]:
+    """The entry and every module it reaches by static imports, breadth first."""
+    order = [entry]
+    for module in order:  # grows while it is walked
+        order.extend(m for m in static_imports(module) if m not in order)
+    return order
+
+
+def first_screen(source: str) -> list[str]:
+    """The modules of the first figures in the article's order (see FIRST_SCREEN_FIGURES)."""
+    modules = figure_modules()
+    figures = [f for f in re.findall(r"\{\{figure (F\d\d)\}\}", source) if f in modules]
+    return [modules[f] for f in figures[:FIRST_SCREEN_FIGURES]]
+
+
+def preloads(source: str) -> list[str]:
+    """What the first screen needs besides main.js, which its script tag fetches: main.js's
+    static imports, then each first figure's module with its own, so that the browser asks
+    for all of them as soon as it reads the head rather than one import level at a time."""
+    needed = [m for entry in [ENTRY, *first_screen(source)] for m in module_graph(entry)]
+    return [m for m in dict.fromkeys(needed) if m != ENTRY]
+
+
+def _sections(body: str) -> str:
+    """Each part that opens with an <h2> in a <section> of its own, so that the stylesheet can
+    let the browser skip laying out the sections far from the screen (content-visibility)."""
+    first, *parts = re.split(r"(?=<h2[ >])", body)
+    return first + "".join(f"<section>\n{part}</section>\n" for part in parts)
 
 
 def _math(source: str, stash: list[str]) -> str:
@@ -86,6 +166,7 @@ def render_article(
     text = CLAIM.sub(claim, text)
     body = MarkdownIt("commonmark", {"html": True, "typographer": False}).render(text)
     body = HEADING_ID.sub(r'<h\1 id="\3">\2</h\1>', body)
+    body = _sections(body)
     modules = figure_modules()
     captions = json.loads((content / "figures.json").read_text("utf-8"))
     seen: list[str] = []
@@ -168,7 +249,9 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)
-    shutil.copytree(STATIC, out / "static", ignore=shutil.ignore_patterns("css"))
+    shutil.copytree(
+        STATIC, out / "static", ignore=shutil.ignore_patterns("css", Path(INLINE_SCRIPT).name)
+    )
     # one stylesheet, one request: the base and each group of figures' own rules
     sheets = [STATIC / "style.css", *sorted((STATIC / "css").glob("*.css"))]
     (out / "static" / "style.css").write_text(
@@ -199,6 +282,8 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[
             body=body,
             root=root,
             data=data.replace("</", "<\\/"),
+            preloads=preloads(rest),
+            inline_script=inline_script(),
             other_href=root + (other.folder + "/" if other.folder else ""),
             other_name=other.source,
         )

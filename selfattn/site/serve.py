@@ -25,7 +25,7 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from .build import CONTENT, SITE, STATIC, TEMPLATES, BuildError, build
+from .build import CONTENT, SITE, STATIC, TEMPLATES, BuildError, build, script_hashes
 
 TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -36,12 +36,13 @@ TYPES = {
     ".png": "image/png",
     ".txt": "text/plain; charset=utf-8",
 }
+# script-src: our files, and the one script the build puts inside the page, by its hash
+POLICY = (
+    "default-src 'self'; script-src {scripts}; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
 HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
-        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
-        "frame-ancestors 'none'"
-    ),
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cross-Origin-Opener-Policy": "same-origin",
@@ -69,6 +70,7 @@ class Site:
 
     CHECK_EVERY = 0.5  # seconds: a burst of requests looks at the sources once
     current: Path  # the newest complete build
+    policy: str  # the Content-Security-Policy that lets the newest build's inline script run
 
     def __init__(self, folder: Path, watch: bool = True, content: Path = CONTENT) -> None:
         self.link = Path(folder).absolute()
@@ -98,11 +100,12 @@ class Site:
                 f"selfattn serve: build failed, serving the last good one: {err}", file=sys.stderr
             )
             return
+        policy = POLICY.format(scripts=" ".join(["'self'", *script_hashes()]))
         link = fresh.with_name(fresh.name + ".link")
         link.symlink_to(fresh, target_is_directory=True)
         os.replace(link, self.link)  # atomic: `folder` never names half a site
         with self.lock:
-            self.current, self.readers[fresh] = fresh, 0
+            self.current, self.readers[fresh], self.policy = fresh, 0, policy
             self._sweep()
 
     def _sweep(self) -> None:
@@ -176,6 +179,8 @@ class ArticleHandler(SimpleHTTPRequestHandler):
         return None
 
     def end_headers(self) -> None:
+        assert isinstance(self.server, ArticleServer)
+        self.send_header("Content-Security-Policy", self.server.site.policy)
         for name, value in HEADERS.items():
             self.send_header(name, value)
         super().end_headers()

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from bench.harness import CHROMIUM, FLAGS
 from selfattn.site.serve import make_server
-
-from ..harness import CHROMIUM, FLAGS
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Shared by the tests and `make bench`: Debian Chromium, its flags, timing a fresh server."""
+"""Debian Chromium, its flags, and timing a fresh server: for `make bench`, and for the tests."""
 
 from __future__ import annotations
 

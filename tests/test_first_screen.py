@@ -1,0 +1,132 @@
+"""What the first screen needs comes in one round after the HTML: every static import main.js
+and the first figures reach has a <link rel="modulepreload"> naming a file that exists, and the
+colour-scheme script is inside the page, allowed by the hash the server's policy carries."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from selfattn.site import build as builder
+from selfattn.site.serve import make_server
+
+PRELOAD = re.compile(r'<link rel="modulepreload" href="([^"]+)">')
+
+
+def imports_by_lines(path: Path) -> list[Path]:
+    """A second reading of a module's static imports, line by line (not the builder's)."""
+    text = re.sub(r"/\*.*?\*/", "", path.read_text("utf-8"), flags=re.S)
+    statements = re.findall(r"^(?:import|export)\b[^;]*;", text, flags=re.M)
+    found = [re.search(r"[\"'](\.{1,2}/[^\"']+)[\"']\s*;$", s) for s in statements]
+    return [(path.parent / m.group(1)).resolve() for m in found if m]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("preload") / "site"
+    builder.build(folder)
+    return folder
+
+
+@pytest.mark.parametrize("page", ["index.html", "en/index.html"])
+def test_every_static_import_of_the_first_screen_is_preloaded(site, page):
+    text = (site / page).read_text("utf-8")
+    head = text[: text.index("</head>")]
+    preloaded = {(site / page).parent.joinpath(href).resolve() for href in PRELOAD.findall(head)}
+    assert preloaded, "no modulepreload links"
+    assert all(p.is_file() for p in preloaded), sorted(p for p in preloaded if not p.is_file())
+
+    figures = re.findall(r'<figure id="F\d\d"[^>]*data-module="([^"]+)"', text)
+    first = [(site / "static" / m).resolve() for m in figures[: builder.FIRST_SCREEN_FIGURES]]
+    main = (site / "static" / "js" / "main.js").resolve()
+    assert first and all(f in preloaded for f in first)
+    waiting, reached = [main, *first], set()
+    while waiting:
+        module = waiting.pop()
+        for target in imports_by_lines(module):
+            if target not in reached:
+                reached.add(target)
+                waiting.append(target)
+    missing = sorted(str(m.relative_to(site)) for m in reached - preloaded - {main})
+    assert not missing, f"imported by the first screen but not preloaded: {missing}"
+
+
+def test_figures_further_down_are_not_preloaded(site):
+    head = (site / "index.html").read_text("utf-8").split("</head>")[0]
+    figures = [h for h in PRELOAD.findall(head) if "/figures/" in h]
+    assert len(figures) == builder.FIRST_SCREEN_FIGURES
+
+
+@pytest.fixture
+def static(monkeypatch, tmp_path) -> Path:
+    """An empty static folder for hand-written modules."""
+    (tmp_path / "js").mkdir()
+    monkeypatch.setattr(builder, "STATIC", tmp_path)
+    return tmp_path
+
+
+def test_static_imports_reads_every_form_and_skips_dynamic_ones(static):
+    for name in ("a", "b", "c", "d", "e", "f"):
+        (static / "js" / f"{name}.js").write_text("export const x = 1;\n")
+    (static / "js" / "entry.js").write_text(
+        "// An entry point.\n"
+        'import { x } from "./a.js";\n'
+        "import {\n  x as y,\n  z,\n} from './b.js';\n"
+        'import "./c.js";\n'
+        'export * from "./d.js";\n'
+        'export { w } from "./e.js";\n'
+        'import * as all from "./f.js";\n'
+        '/** @param {ReturnType<import("./nowhere.js").make>} p */\n'
+        'const later = () => import("./nowhere.js");\n'
+        'const text = "import { q } from \\"./nowhere.js\\"";\n'
+    )
+    assert builder.static_imports("js/entry.js") == [
+        f"js/{name}.js" for name in ("a", "b", "c", "d", "e", "f")
+    ]
+
+
+def test_module_graph_follows_imports_through_folders_once(static):
+    (static / "js" / "figures").mkdir()
+    (static / "js" / "figures" / "F01-x.js").write_text('import { a } from "../a.js";\n')
+    (static / "js" / "a.js").write_text('import { b } from "./b.js";\nexport const a = 1;\n')
+    (static / "js" / "b.js").write_text('import { a } from "./a.js";\nexport const b = 2;\n')
+    assert builder.module_graph("js/figures/F01-x.js") == [
+        "js/figures/F01-x.js",
+        "js/a.js",
+        "js/b.js",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [('import { a } from "./gone.js";', "does not exist"), ('import x from "lib";', "relative")],
+)
+def test_an_import_the_browser_could_not_load_is_a_build_error(static, line, error):
+    (static / "js" / "entry.js").write_text(line + "\n")
+    with pytest.raises(builder.BuildError, match=error):
+        builder.static_imports("js/entry.js")
+
+
+def test_the_policy_allows_the_inline_script_by_its_hash_and_nothing_else_inline(tmp_path):
+    server = make_server("127.0.0.1", 0, tmp_path / "site", watch=False)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/en/") as response:
+            policy = response.headers["Content-Security-Policy"]
+            page = response.read().decode("utf-8")
+    finally:
+        server.shutdown()
+        server.server_close()
+    scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode("utf-8")).digest()).decode()
+    script_src = re.search(r"script-src ([^;]+);", policy).group(1).split()
+    assert len(scripts) == 1 and "matchMedia" in scripts[0]
+    assert script_src == ["'self'", f"'sha256-{digest}'"]
+    assert "unsafe" not in policy
+    assert not (tmp_path / "site" / "static" / builder.INLINE_SCRIPT).exists()
