@@ -24,6 +24,7 @@ function planeFor(points, label, px = 340) {
 
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderQK({ model, el }) {
+  const started = performance.now();
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const n = tokens.length;
   const Q = model.get("q2"), K = model.get("k2"), V = model.get("v2");
@@ -134,6 +135,7 @@ export function renderQK({ model, el }) {
 
   model.on("change:row", draw);
   draw();
+  root.dataset.drawMs = (performance.now() - started).toFixed(1);
   return () => {
     stop();
     model.off("change:row", draw);
