@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: serve test lint bench golden chromium clean
+.PHONY: serve test lint bench golden chromium clean test-notebook
 
 $(VENV)/.serve: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,3 +55,12 @@ clean:
 # Weight, long tasks, input-to-frame per figure, build and first-response times.
 bench: $(VENV)/.test chromium
 	$(PY) -m bench.bench
+
+# The notebook widgets in a real JupyterLab (a server, a kernel and a browser: about 20 s
+# plus startup), kept out of `make test`; CI runs it on every change to selfattn/notebook.
+$(VENV)/.notebook: pyproject.toml $(VENV)/.test
+	$(PY) -m pip install -q -e '.[notebook-test]'
+	touch $@
+
+test-notebook: $(VENV)/.notebook chromium
+	SELFATTN_LIVE_NOTEBOOK=1 $(PY) -m pytest tests/notebook -s

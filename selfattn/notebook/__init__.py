@@ -28,7 +28,9 @@ try:
     import anywidget
     import traitlets
 except ImportError as error:  # pragma: no cover - the extra is missing
-    raise ImportError("selfattn.notebook needs the notebook extra: pip install 'selfattn[notebook]'") from error
+    raise ImportError(
+        "selfattn.notebook needs the notebook extra: pip install 'selfattn[notebook]'"
+    ) from error
 
 __all__ = ["AttentionMap", "HeadView", "show", "show_map"]
 
@@ -155,7 +157,9 @@ def show_map(
     """
     stack = as_array(weights)
     if stack.ndim not in (2, 3, 4) or stack.shape[-1] != stack.shape[-2]:
-        raise ValueError(f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {stack.shape}")
+        raise ValueError(
+            f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {stack.shape}"
+        )
     n = stack.shape[-1]
     tokens = [str(t) for t in tokens]
     if len(tokens) != n:
@@ -165,7 +169,9 @@ def show_map(
     return AttentionMap(stack, tokens, bool(causal), title or "")
 
 
-def show(q: Any, k: Any, v: Any, *, tokens: list[str], mask: Any = None, title: str | None = None) -> HeadView:
+def show(
+    q: Any, k: Any, v: Any, *, tokens: list[str], mask: Any = None, title: str | None = None
+) -> HeadView:
     """One head: the query/key plane (F03) and the weighted sum of the values (F20).
 
     `q` and `k` are `(n, d)`, `v` is `(n, d_v)`. `mask` is `"causal"` or an `(n, n)` boolean
@@ -175,7 +181,9 @@ def show(q: Any, k: Any, v: Any, *, tokens: list[str], mask: Any = None, title: 
     Q, K, V = as_array(q), as_array(k), as_array(v)
     n = Q.shape[0]
     if Q.ndim != 2 or K.shape != Q.shape or V.ndim != 2 or V.shape[0] != n:
-        raise ValueError(f"q and k must be (n, d) alike and v (n, d_v): {Q.shape}, {K.shape}, {V.shape}")
+        raise ValueError(
+            f"q and k must be (n, d) alike and v (n, d_v): {Q.shape}, {K.shape}, {V.shape}"
+        )
     tokens = [str(t) for t in tokens]
     if len(tokens) != n:
         raise ValueError(f"{len(tokens)} tokens for {n} queries")

@@ -18,14 +18,19 @@ from pathlib import Path
 PREFIX = "__selfattn_module_"
 
 IMPORT = re.compile(
-    r'^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<star>\w+))\s+from\s+"(?P<path>[^"]+)";?[ \t]*$'
+    r"^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<star>\w+))"
+    r'\s+from\s+"(?P<path>[^"]+)";?[ \t]*$'
     r'|^import\s+"(?P<bare>[^"]+)";?[ \t]*$',
     re.M,
 )
 ANY_IMPORT = re.compile(r"^\s*import\b|\bimport\s*\(", re.M)
 COMMENT = re.compile(r"/\*.*?\*/|(?:^|(?<=\s))//[^\n]*", re.S)
-DECLARED = re.compile(r"^(?:export\s+)?(?:async\s+)?(?:function\*?|class|const|let|var)\s+(\w+)", re.M)
-EXPORT_DECL = re.compile(r"^export\s+((?:async\s+)?(?:function\*?|class|const|let|var)\s+(\w+))", re.M)
+DECLARED = re.compile(
+    r"^(?:export\s+)?(?:async\s+)?(?:function\*?|class|const|let|var)\s+(\w+)", re.M
+)
+EXPORT_DECL = re.compile(
+    r"^export\s+((?:async\s+)?(?:function\*?|class|const|let|var)\s+(\w+))", re.M
+)
 EXPORT_LIST = re.compile(r"^export\s+\{(?P<names>[^}]*)\};?[ \t]*$", re.M)
 EXPORT_DEFAULT = re.compile(r"^export\s+default\s+", re.M)
 ANY_EXPORT = re.compile(r"^\s*export\b", re.M)
@@ -69,7 +74,9 @@ class _Module:
                 self.imports.append((target, None))
         body = IMPORT.sub("", self.text)
         if ANY_IMPORT.search(COMMENT.sub("", body)):
-            raise BundleError(f"{path}: an import this bundler cannot rewrite (dynamic or multi-line)")
+            raise BundleError(
+                f"{path}: an import this bundler cannot rewrite (dynamic or multi-line)"
+            )
         self.exports: dict[str, str] = {}  # exported name → local name
         for m in EXPORT_DECL.finditer(body):
             self.exports[m[2]] = m[2]
@@ -128,17 +135,22 @@ def bundle(entry: Path, *, export_default: bool = True) -> str:
             source = modules[target]
             if what is None:
                 continue
-            if isinstance(what, str):
-                pairs = [("*", what)]
-            else:
-                pairs = what
+            pairs = [("*", what)] if isinstance(what, str) else what
             for name, local in pairs:
                 if name != "*" and name not in source.exports:
-                    raise BundleError(f"{module.path}: imports {name!r}, which {source.path} does not export")
+                    raise BundleError(
+                        f"{module.path}: imports {name!r}, which {source.path} does not export"
+                    )
                 if local in bound:
-                    raise BundleError(f"{module.path}: name clash, {local!r} comes from both {bound[local]} and {source.path.name}")
+                    raise BundleError(
+                        f"{module.path}: name clash, {local!r} comes from both "
+                        f"{bound[local]} and {source.path.name}"
+                    )
                 if local in module.declared:
-                    raise BundleError(f"{module.path}: name clash, {local!r} is imported from {source.path.name} and declared here too")
+                    raise BundleError(
+                        f"{module.path}: name clash, {local!r} is imported from "
+                        f"{source.path.name} and declared here too"
+                    )
                 bound[local] = source.path.name
                 lines.append(f"const {local} = {source.var}{'' if name == '*' else '.' + name};")
         exported = ", ".join(

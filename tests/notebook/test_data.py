@@ -47,7 +47,9 @@ def test_projection_is_exact_in_two_dimensions_and_says_what_it_keeps_above() ->
     assert kept == 1.0 and np.array_equal(q2, q) and np.array_equal(k2, k)
     flat = np.column_stack([rng.normal(size=(6, 2)), np.zeros((6, 3))])
     (p,), kept = projection(flat)
-    assert np.isclose(kept, 1.0) and np.allclose(np.linalg.norm(p, axis=1), np.linalg.norm(flat, axis=1))
+    assert np.isclose(kept, 1.0) and np.allclose(
+        np.linalg.norm(p, axis=1), np.linalg.norm(flat, axis=1)
+    )
     (_,), kept = projection(rng.normal(size=(50, 16)))
     assert 0.05 < kept < 0.5
 

@@ -5,6 +5,7 @@ Draw times are printed, not asserted (budgets live in `make bench`): the machine
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,7 +42,9 @@ def open_file(browser: Browser, path: Path) -> tuple[Page, list[str], list[str]]
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     foreign: list[str] = []
     errors: list[str] = []
-    page.on("request", lambda r: r.url.startswith(("file:", "data:", "blob:")) or foreign.append(r.url))
+    page.on(
+        "request", lambda r: r.url.startswith(("file:", "data:", "blob:")) or foreign.append(r.url)
+    )
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.goto(path.as_uri())
@@ -53,7 +56,9 @@ def readout(page: Page, name: str) -> str:
     return page.locator(f'[data-readout="{name}"]').first.inner_text()
 
 
-def test_a_six_token_map_opens_offline_legible_and_answers_a_click(browser: Browser, tmp_path: Path) -> None:
+def test_a_six_token_map_opens_offline_legible_and_answers_a_click(
+    browser: Browser, tmp_path: Path
+) -> None:
     path = show_map(causal_weights(6), TOKENS).save_html(tmp_path / "map6.html")
     page, foreign, errors = open_file(browser, path)
     assert foreign == [] and errors == []
@@ -62,15 +67,21 @@ def test_a_six_token_map_opens_offline_legible_and_answers_a_click(browser: Brow
     assert [label.text_content() for label in labels] == TOKENS * 2
     assert all(b and b["height"] >= 11 and b["x"] >= 0 and b["y"] >= 0 for b in boxes)
     columns = sorted((b for b in boxes[6:] if b), key=lambda b: b["x"])
-    assert all(a["x"] + a["width"] <= b["x"] for a, b in zip(columns, columns[1:], strict=False))
-    assert page.locator(".cell.masked").count() == 15 and page.locator(".checks .failed").count() == 0
+    assert all(a["x"] + a["width"] <= b["x"] for a, b in itertools.pairwise(columns))
+    assert (
+        page.locator(".cell.masked").count() == 15 and page.locator(".checks .failed").count() == 0
+    )
     page.locator('g.cell[data-row="it"][data-column="cat"]').click()
     assert readout(page, "row") == "4 · it"
     page.close()
 
 
-def test_a_512_token_map_draws_on_a_canvas_and_stays_responsive(browser: Browser, tmp_path: Path) -> None:
-    path = show_map(causal_weights(512), [f"token{i}" for i in range(512)]).save_html(tmp_path / "map512.html")
+def test_a_512_token_map_draws_on_a_canvas_and_stays_responsive(
+    browser: Browser, tmp_path: Path
+) -> None:
+    path = show_map(causal_weights(512), [f"token{i}" for i in range(512)]).save_html(
+        tmp_path / "map512.html"
+    )
     page, foreign, errors = open_file(browser, path)
     assert foreign == [] and errors == []
     drawn = float(page.locator(".selfattn-nb").get_attribute("data-draw-ms") or "nan")
@@ -81,15 +92,13 @@ def test_a_512_token_map_draws_on_a_canvas_and_stays_responsive(browser: Browser
     inked = page.evaluate(
         """() => {
           const c = document.querySelector('#selfattn-widget').shadowRoot.querySelector('canvas');
-          const ctx = c.getContext('2d');
-          return [...ctx.getImageData(0, 0, c.width, c.height).data].filter((v, i) => i % 4 === 0 && v < 128).length;
+          const pixels = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          return [...pixels].filter((v, i) => i % 4 === 0 && v < 128).length;
         }"""
     )
     assert inked > 500
     page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.8)
-    page.wait_for_function(
-        "() => document.querySelector('#selfattn-widget').shadowRoot.querySelector('[data-readout=hover]').textContent !== '—'"
-    )
+    page.locator('[data-readout="hover"]').filter(has_text="→").wait_for()
     page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.8)
     row = int(readout(page, "row").split(" ")[0])
     assert 300 < row < 511
@@ -126,7 +135,9 @@ def test_the_head_view_projects_and_says_so(browser: Browser, tmp_path: Path) ->
     widget = show(q, k, v, tokens=TOKENS, mask="causal")
     page, foreign, errors = open_file(browser, widget.save_html(tmp_path / "head.html"))
     assert foreign == [] and errors == []
-    assert "keeping" in readout(page, "qk-projection") and "(d = 8)" in readout(page, "qk-projection")
+    assert "keeping" in readout(page, "qk-projection") and "(d = 8)" in readout(
+        page, "qk-projection"
+    )
     page.locator("button.token", has_text="it").click()
     assert readout(page, "row").startswith("query 4: it")
     page.close()

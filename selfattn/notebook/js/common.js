@@ -7,7 +7,9 @@ import { standaloneSvg, pngFromSvg, download } from "../../site/static/js/export
 
 /** base64 of little-endian float32 → Float32Array. @param {string} text */
 export function floats(text) {
-  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i); // Uint8Array.from(…, fn) is 10× slower
   return new Float32Array(bytes.buffer);
 }
 
