@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: serve test lint bench golden chromium clean
+.PHONY: serve test lint bench golden chromium clean test-notebook
 
 $(VENV)/.serve: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,3 +58,12 @@ clean:
 # under throttled profiles (150 and 300 ms round trips, Fast 3G with a 4x slower CPU, 6x CPU).
 bench: $(VENV)/.test chromium
 	$(PY) -m bench.bench
+
+# The notebook widgets in a real JupyterLab (a server, a kernel and a browser: about 20 s
+# plus startup), kept out of `make test`; CI runs it on every change to selfattn/notebook.
+$(VENV)/.notebook: pyproject.toml $(VENV)/.test
+	$(PY) -m pip install -q -e '.[notebook-test]'
+	touch $@
+
+test-notebook: $(VENV)/.notebook chromium
+	SELFATTN_LIVE_NOTEBOOK=1 $(PY) -m pytest tests/notebook -s

@@ -1,0 +1,212 @@
+"""The article's figures on your own model's attention, as notebook widgets (`selfattn[notebook]`).
+
+>>> from selfattn.notebook import show_map, show
+>>> m = show_map(weights, tokens, causal=True)  # doctest: +SKIP
+>>> m.row  # the query row the reader picked in the browser  # doctest: +SKIP
+>>> m.save_html("map.html")  # one file, works offline  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from selfattn.notebook import assets
+from selfattn.notebook.data import (
+    as_array,
+    attention_weights,
+    checks,
+    floats,
+    full_cell,
+    looks_causal,
+    projection,
+)
+
+try:
+    import anywidget
+    import traitlets
+except ImportError as error:  # pragma: no cover - the extra is missing
+    raise ImportError(
+        "selfattn.notebook needs the notebook extra: pip install 'selfattn[notebook]'"
+    ) from error
+
+__all__ = ["AttentionMap", "HeadView", "show", "show_map"]
+
+
+class _Widget(anywidget.AnyWidget):
+    """What both widgets share: the bundle, the scoped styles, the row, and save_html."""
+
+    _esm = traitlets.Unicode(assets.esm()).tag(sync=True)
+    kind = traitlets.Unicode().tag(sync=True)
+    css = traitlets.Unicode(assets.css()).tag(sync=True)
+    tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    title = traitlets.Unicode("").tag(sync=True)
+    row = traitlets.Int(0).tag(sync=True)
+
+    @traitlets.validate("row")
+    def _clamp_row(self, proposal: Any) -> int:
+        return min(max(int(proposal["value"]), 0), max(len(self.tokens) - 1, 0))
+
+    def _state(self) -> dict[str, Any]:
+        names = [
+            name
+            for cls in type(self).__mro__
+            if isinstance(cls, type) and issubclass(cls, _Widget)
+            for name in cls.class_own_traits(sync=True)
+            if not name.startswith("_") and name != "css"
+        ]
+        return {name: getattr(self, name) for name in names}
+
+    def _slices(self) -> dict[str, dict[str, Any]]:
+        return {}
+
+    def save_html(self, path: str | Path) -> Path:
+        """Write the widget as one standalone HTML file: it opens offline, from file://,
+        and asks no other origin for anything. Returns the path written."""
+        path = Path(path)
+        path.write_text(assets.page(self._state(), self._slices()), encoding="utf-8")
+        return path
+
+
+class AttentionMap(_Widget):
+    """An attention map of any `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)` array."""
+
+    weights = traitlets.Unicode().tag(sync=True)
+    shape = traitlets.List(traitlets.Int()).tag(sync=True)
+    layer = traitlets.Int(0).tag(sync=True)
+    head = traitlets.Int(0).tag(sync=True)
+    causal = traitlets.Bool(False).tag(sync=True)
+    scale = traitlets.Float(1.0).tag(sync=True)
+    checks = traitlets.List().tag(sync=True)
+
+    def __init__(self, stack: np.ndarray, tokens: list[str], causal: bool, title: str) -> None:
+        self._layers = stack.shape[0] if stack.ndim == 4 else 1
+        self._heads = stack.shape[-3] if stack.ndim >= 3 else 1
+        self._stack = stack.reshape(-1, *stack.shape[-2:])  # (layers·heads, n, n)
+        self._causal_given = causal
+        super().__init__(
+            kind="map",
+            tokens=tokens,
+            title=title,
+            shape=list(stack.shape),
+            causal=causal,
+            **self._slice(0, 0),
+        )
+
+    def _slice(self, layer: int, head: int) -> dict[str, Any]:
+        w = self._stack[layer * self._heads + head]  # (n, n)
+        return {
+            "weights": floats(np.nan_to_num(w)),
+            "checks": checks(w, self._causal_given),
+            "scale": full_cell(w),
+        }
+
+    @traitlets.validate("layer")
+    def _clamp_layer(self, proposal: Any) -> int:
+        return min(max(int(proposal["value"]), 0), self._layers - 1)
+
+    @traitlets.validate("head")
+    def _clamp_head(self, proposal: Any) -> int:
+        return min(max(int(proposal["value"]), 0), self._heads - 1)
+
+    @traitlets.observe("layer", "head")
+    def _show_slice(self, _: Any) -> None:
+        with self.hold_sync():
+            for name, value in self._slice(self.layer, self.head).items():
+                setattr(self, name, value)
+
+    def _slices(self) -> dict[str, dict[str, Any]]:
+        if self._layers * self._heads == 1:
+            return {}  # the state holds the one map already
+        return {
+            f"{layer},{head}": self._slice(layer, head)
+            for layer in range(self._layers)
+            for head in range(self._heads)
+        }
+
+    @property
+    def failed(self) -> list[str]:
+        """The invariants the shown map breaks, by name: [] when it keeps them all."""
+        return [c["invariant"] for c in self.checks if not c["ok"]]
+
+
+class HeadView(_Widget):
+    """One head's queries, keys and values: the query/key plane and the weighted sum."""
+
+    weights = traitlets.Unicode().tag(sync=True)
+    mask = traitlets.Unicode("").tag(sync=True)
+    q2 = traitlets.List().tag(sync=True)
+    k2 = traitlets.List().tag(sync=True)
+    v2 = traitlets.List().tag(sync=True)
+    d = traitlets.Int(2).tag(sync=True)
+    dv = traitlets.Int(2).tag(sync=True)
+    qk_kept = traitlets.Float(1.0).tag(sync=True)
+    v_kept = traitlets.Float(1.0).tag(sync=True)
+
+
+def show_map(
+    weights: Any, tokens: list[str], *, causal: bool | None = None, title: str | None = None
+) -> AttentionMap:
+    """An attention map widget, in the article's visual language, that checks its invariants.
+
+    `weights` is `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)`; anything with
+    `__array__`. `causal=None` draws the upper triangle as masked when it is all zero;
+    `causal=True` also checks that no weight sits above the diagonal.
+    """
+    stack = as_array(weights)
+    if stack.ndim not in (2, 3, 4) or stack.shape[-1] != stack.shape[-2]:
+        raise ValueError(
+            f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {stack.shape}"
+        )
+    n = stack.shape[-1]
+    tokens = [str(t) for t in tokens]
+    if len(tokens) != n:
+        raise ValueError(f"{len(tokens)} tokens for a map of {n} keys")
+    if causal is None:
+        causal = all(looks_causal(w) for w in stack.reshape(-1, n, n))
+    return AttentionMap(stack, tokens, bool(causal), title or "")
+
+
+def show(
+    q: Any, k: Any, v: Any, *, tokens: list[str], mask: Any = None, title: str | None = None
+) -> HeadView:
+    """One head: the query/key plane (F03) and the weighted sum of the values (F20).
+
+    `q` and `k` are `(n, d)`, `v` is `(n, d_v)`. `mask` is `"causal"` or an `(n, n)` boolean
+    array, True where a query may see a key. Exact when d = 2; otherwise drawn on the two
+    principal directions, labelled with the share of variance kept.
+    """
+    Q, K, V = as_array(q), as_array(k), as_array(v)
+    n = Q.shape[0]
+    if Q.ndim != 2 or K.shape != Q.shape or V.ndim != 2 or V.shape[0] != n:
+        raise ValueError(
+            f"q and k must be (n, d) alike and v (n, d_v): {Q.shape}, {K.shape}, {V.shape}"
+        )
+    tokens = [str(t) for t in tokens]
+    if len(tokens) != n:
+        raise ValueError(f"{len(tokens)} tokens for {n} queries")
+    if isinstance(mask, str):
+        if mask != "causal":
+            raise ValueError(f"mask must be 'causal' or a boolean (n, n) array, not {mask!r}")
+        allowed: np.ndarray | None = np.tril(np.ones((n, n), dtype=bool))
+    else:
+        allowed = None if mask is None else np.asarray(as_array(mask), dtype=bool)
+    W = attention_weights(Q, K, allowed)
+    (q2, k2), qk_kept = projection(Q, K)
+    (v2,), v_kept = projection(V)
+    return HeadView(
+        kind="qk",
+        tokens=tokens,
+        title=title or "",
+        weights=floats(W),
+        mask="" if allowed is None else "".join("1" if a else "0" for a in allowed.ravel()),
+        q2=q2.tolist(),
+        k2=k2.tolist(),
+        v2=v2.tolist(),
+        d=Q.shape[1],
+        dv=V.shape[1],
+        qk_kept=qk_kept,
+        v_kept=v_kept,
+    )

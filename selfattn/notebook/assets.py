@@ -1,0 +1,81 @@
+"""The widgets' code and styles, built from the article's own files, and the standalone page."""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from selfattn.notebook.bundle import BundleError, bundle
+
+HERE = Path(__file__).parent
+STATIC = HERE.parent / "site" / "static"
+ENTRY = HERE / "js" / "entry.js"
+SCOPE = ".selfattn-nb"
+
+# the page's palette blocks, read from style.css so the widget and the article share one
+PALETTE = re.compile(r"^(:root(?:\[data-theme=\"dark\"\])?)\s*\{(.*?)^\}", re.M | re.S)
+
+
+@functools.cache
+def esm() -> str:
+    """The ES module anywidget loads: every module the widgets import, joined."""
+    return bundle(ENTRY)
+
+
+@functools.cache
+def css() -> str:
+    """The palette (light and dark), the kit's rules and the widget's own, for a shadow root."""
+    blocks = dict(
+        (selector, body) for selector, body in PALETTE.findall((STATIC / "style.css").read_text())
+    )
+    if set(blocks) != {":root", ':root[data-theme="dark"]'}:
+        raise BundleError("style.css: the light and dark palette blocks were not found")
+    light, dark = blocks[":root"], blocks[':root[data-theme="dark"]']
+    palette = f'{SCOPE} {{{light}}}\n{SCOPE}[data-theme="dark"] {{{dark}}}\n'
+    kit = (STATIC / "css" / "kit.css").read_text()
+    return palette + kit + (HERE / "js" / "widget.css").read_text()
+
+
+PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
+script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:">
+<title>{title}</title>
+<style>
+body {{ margin: 0; padding: 16px; background: #fdfcf8; }}
+@media (prefers-color-scheme: dark) {{ body {{ background: #15181f; }} }}
+</style>
+</head>
+<body>
+<div id="selfattn-widget"></div>
+<script type="application/json" id="selfattn-data">{data}</script>
+<script type="module">
+{code}
+const data = JSON.parse(document.getElementById("selfattn-data").textContent);
+const model = selfattn_entry.standaloneModel(data.state, data.slices);
+selfattn_entry.default.render({{ model, el: document.getElementById("selfattn-widget") }});
+</script>
+</body>
+</html>
+"""
+
+
+def page(state: dict[str, Any], slices: dict[str, dict[str, Any]] | None = None) -> str:
+    """One HTML file holding the widget's code and data: it opens offline from file://,
+    and its content security policy refuses any request to any origin."""
+    code = bundle(ENTRY, export_default=False)
+    if "</script" in code.lower():
+        raise BundleError("the bundle contains '</script', which would end the page's script")
+    data = json.dumps({"state": {**state, "css": css()}, "slices": slices or {}})
+    return PAGE.format(
+        title=html.escape(state.get("title") or "selfattn"),
+        data=data.replace("</", "<\\/"),
+        code=code,
+    )

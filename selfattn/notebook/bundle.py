@@ -1,0 +1,172 @@
+"""One ES module from the article's own modules, for anywidget's `_esm`: no bundler needed.
+
+Each module is wrapped in its own function scope, so private names never meet; its imports
+become reads from the modules it names, in dependency order. Anything the rewrite cannot
+account for fails the build instead of shipping a broken widget: an import of a name a
+module does not export, a name bound twice in one module (a clash), a cycle, a dynamic
+`import()`, or an `export` form this reader does not know.
+
+>>> text = bundle(Path("selfattn/notebook/js/entry.js"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+PREFIX = "__selfattn_module_"
+
+IMPORT = re.compile(
+    r"^import\s+(?:\{(?P<names>[^}]*)\}|\*\s+as\s+(?P<star>\w+))"
+    r'\s+from\s+"(?P<path>[^"]+)";?[ \t]*$'
+    r'|^import\s+"(?P<bare>[^"]+)";?[ \t]*$',
+    re.M,
+)
+ANY_IMPORT = re.compile(r"^\s*import\b|\bimport\s*\(", re.M)
+COMMENT = re.compile(r"/\*.*?\*/|(?:^|(?<=\s))//[^\n]*", re.S)
+DECLARED = re.compile(
+    r"^(?:export\s+)?(?:async\s+)?(?:function\*?|class|const|let|var)\s+(\w+)", re.M
+)
+EXPORT_DECL = re.compile(
+    r"^export\s+((?:async\s+)?(?:function\*?|class|const|let|var)\s+(\w+))", re.M
+)
+EXPORT_LIST = re.compile(r"^export\s+\{(?P<names>[^}]*)\};?[ \t]*$", re.M)
+EXPORT_DEFAULT = re.compile(r"^export\s+default\s+", re.M)
+ANY_EXPORT = re.compile(r"^\s*export\b", re.M)
+
+
+class BundleError(Exception):
+    """The modules cannot be joined into one without changing what they mean."""
+
+
+def _pairs(names: str, where: Path) -> list[tuple[str, str]]:
+    """`a, b as c` → [("a", "a"), ("b", "c")]: (name in the source module, local name)."""
+    out = []
+    for part in names.split(","):
+        words = part.split()
+        if not words:
+            continue
+        if len(words) == 1:
+            out.append((words[0], words[0]))
+        elif len(words) == 3 and words[1] == "as":
+            out.append((words[0], words[2]))
+        else:
+            raise BundleError(f"{where}: cannot read the import or export list {names!r}")
+    return out
+
+
+class _Module:
+    def __init__(self, path: Path, index: int) -> None:
+        self.path = path
+        self.var = f"{PREFIX}{index}"
+        self.text = path.read_text(encoding="utf-8")
+        if PREFIX in self.text:
+            raise BundleError(f"{path}: uses the bundle's reserved prefix {PREFIX}")
+        self.imports: list[tuple[Path, list[tuple[str, str]] | str | None]] = []
+        for m in IMPORT.finditer(self.text):
+            target = (path.parent / (m["path"] or m["bare"])).resolve()
+            if m["names"] is not None:
+                self.imports.append((target, _pairs(m["names"], path)))
+            elif m["star"]:
+                self.imports.append((target, m["star"]))
+            else:
+                self.imports.append((target, None))
+        body = IMPORT.sub("", self.text)
+        if ANY_IMPORT.search(COMMENT.sub("", body)):
+            raise BundleError(
+                f"{path}: an import this bundler cannot rewrite (dynamic or multi-line)"
+            )
+        self.exports: dict[str, str] = {}  # exported name → local name
+        for m in EXPORT_DECL.finditer(body):
+            self.exports[m[2]] = m[2]
+        body = EXPORT_DECL.sub(r"\1", body)
+        for m in EXPORT_LIST.finditer(body):
+            for local, exported in _pairs(m["names"], path):
+                self.exports[exported] = local
+        body = EXPORT_LIST.sub("", body)
+        if len(EXPORT_DEFAULT.findall(body)) > 1:
+            raise BundleError(f"{path}: two default exports")
+        if EXPORT_DEFAULT.search(body):
+            body = EXPORT_DEFAULT.sub(f"const {PREFIX}default = ", body)
+            self.exports["default"] = f"{PREFIX}default"
+        if ANY_EXPORT.search(body):
+            raise BundleError(f"{path}: an export form this bundler cannot rewrite")
+        self.body = body.strip("\n")
+        self.declared = DECLARED.findall(self.text)
+
+
+def bundle(entry: Path, *, export_default: bool = True) -> str:
+    """The entry module and everything it imports, as the text of one ES module.
+
+    With `export_default` the text ends in `export default`, as anywidget wants; without,
+    the entry's exports are left in a constant named `selfattn_entry`, for a page's own
+    inline script to use.
+    """
+    modules: dict[Path, _Module] = {}
+    order: list[_Module] = []
+    visiting: list[Path] = []
+    numbers = itertools.count(1)
+
+    def visit(path: Path) -> _Module:
+        path = path.resolve()
+        if path in visiting:
+            chain = " → ".join(p.name for p in [*visiting, path])
+            raise BundleError(f"import cycle: {chain}")
+        if path in modules:
+            return modules[path]
+        if not path.is_file():
+            raise BundleError(f"no module at {path}")
+        visiting.append(path)
+        module = _Module(path, next(numbers))
+        for target, _ in module.imports:
+            visit(target)
+        visiting.pop()
+        modules[path] = module
+        order.append(module)
+        return module
+
+    root = visit(entry)
+    parts = [f"// {len(order)} modules joined by selfattn.notebook.bundle; do not edit."]
+    for module in order:
+        bound: dict[str, str] = {}
+        lines = []
+        for target, what in module.imports:
+            source = modules[target]
+            if what is None:
+                continue
+            pairs = [("*", what)] if isinstance(what, str) else what
+            for name, local in pairs:
+                if name != "*" and name not in source.exports:
+                    raise BundleError(
+                        f"{module.path}: imports {name!r}, which {source.path} does not export"
+                    )
+                if local in bound:
+                    raise BundleError(
+                        f"{module.path}: name clash, {local!r} comes from both "
+                        f"{bound[local]} and {source.path.name}"
+                    )
+                if local in module.declared:
+                    raise BundleError(
+                        f"{module.path}: name clash, {local!r} is imported from "
+                        f"{source.path.name} and declared here too"
+                    )
+                bound[local] = source.path.name
+                lines.append(f"const {local} = {source.var}{'' if name == '*' else '.' + name};")
+        exported = ", ".join(
+            f"{name}: {local}" if name != local else name for name, local in module.exports.items()
+        )
+        rel = module.path.name
+        parts.append(
+            f"const {module.var} = (() => {{ // {rel}\n"
+            + "".join(line + "\n" for line in lines)
+            + module.body
+            + f"\n;return Object.freeze({{ {exported} }});\n}})();"
+        )
+    if export_default:
+        if "default" not in root.exports:
+            raise BundleError(f"{entry}: has no default export for anywidget")
+        parts.append(f"export default {root.var}.default;")
+    else:
+        parts.append(f"const selfattn_entry = {root.var};")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,152 @@
+"""The numbers the notebook widgets draw: invariant checks, projections, tensors as base64."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import numpy as np
+
+TOLERANCE = 1e-3  # float16/bfloat16 weights sum to 1 only to about this
+MOST_CELLS = 2000  # cells listed per failed invariant; the count says how many there are
+
+
+def as_array(x: Any) -> np.ndarray:
+    """Anything with `__array__` (numpy, torch, JAX) as float64; torch tensors are detached."""
+    if hasattr(x, "detach"):
+        x = x.detach().cpu()
+    if hasattr(x, "dtype") and str(x.dtype) == "torch.bfloat16":
+        x = x.float()
+    return np.asarray(x, dtype=np.float64)
+
+
+def floats(a: np.ndarray) -> str:
+    """An array as base64 of little-endian float32, the widget's wire format."""
+    return base64.b64encode(np.ascontiguousarray(a, dtype="<f4").tobytes()).decode("ascii")
+
+
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
+
+
+def _listed(cells: np.ndarray) -> list[list[int]]:
+    return [[int(i), int(j)] for i, j in cells[:MOST_CELLS]]
+
+
+def checks(weights: np.ndarray, causal: bool, tolerance: float = TOLERANCE) -> list[dict[str, Any]]:
+    """The article's assertions on one `(n, n)` map: finite, none negative, rows sum to 1,
+    and with `causal` nothing above the diagonal. Each says which rows and cells fail.
+
+    >>> [c["ok"] for c in checks(np.full((2, 2), 0.5), causal=False)]
+    [True, True, True]
+    """
+    out = []
+    bad = np.argwhere(~np.isfinite(weights))
+    if len(bad):
+        out.append(
+            {
+                "invariant": "finite",
+                "ok": False,
+                "message": f"{_count(len(bad), 'weight')} NaN or infinite",
+                "rows": sorted({int(i) for i, _ in bad}),
+                "cells": _listed(bad),
+            }
+        )
+    clean = np.nan_to_num(weights, nan=0.0, posinf=0.0, neginf=0.0)
+    negative = np.argwhere(clean < 0)
+    out.append(
+        {
+            "invariant": "non-negative",
+            "ok": not len(negative),
+            "message": (
+                f"{_count(len(negative), 'negative weight')}, the lowest {clean.min():.3g}"
+                if len(negative)
+                else "no weight is negative"
+            ),
+            "rows": sorted({int(i) for i, _ in negative}),
+            "cells": _listed(negative),
+        }
+    )
+    sums = clean.sum(axis=1)
+    off = np.flatnonzero(np.abs(sums - 1) > tolerance)
+    worst = int(off[np.argmax(np.abs(sums[off] - 1))]) if len(off) else -1
+    out.append(
+        {
+            "invariant": "rows sum to 1",
+            "ok": not len(off),
+            "message": (
+                f"{_count(len(off), 'row')} not summing to 1 (row {worst}: {sums[worst]:.4f})"
+                if len(off)
+                else "every row sums to 1"
+            ),
+            "rows": [int(i) for i in off],
+            "cells": [],
+        }
+    )
+    if causal:
+        leaks = np.argwhere(np.triu(clean != 0, k=1))
+        out.append(
+            {
+                "invariant": "causal",
+                "ok": not len(leaks),
+                "message": (
+                    f"{_count(len(leaks), 'weight')} above the diagonal: the future leaks"
+                    if len(leaks)
+                    else "no weight above the diagonal"
+                ),
+                "rows": sorted({int(i) for i, _ in leaks}),
+                "cells": _listed(leaks),
+            }
+        )
+    return out
+
+
+def full_cell(weights: np.ndarray, exact_up_to: int = 24) -> float:
+    """The weight whose square fills a cell: the largest, on a map small enough to read cell
+    by cell; on a long one the 99.5th percentile, so one spike (the first token's 1.0) does
+    not shrink every other square to nothing. Larger weights fill their cell."""
+    magnitude = np.abs(weights[np.isfinite(weights)])
+    magnitude = magnitude[magnitude > 0]
+    if not magnitude.size:
+        return 1.0
+    if weights.shape[-1] <= exact_up_to:
+        return float(magnitude.max())
+    return max(float(np.quantile(magnitude, 0.995)), 1e-6)
+
+
+def looks_causal(weights: np.ndarray) -> bool:
+    """Whether every weight above the diagonal is exactly zero (what `causal=None` infers)."""
+    n = weights.shape[-1]
+    return n > 1 and not np.any(np.triu(weights, k=1))
+
+
+def projection(*groups: np.ndarray) -> tuple[list[np.ndarray], float]:
+    """The groups' rows on their two principal directions, and the share of variance kept.
+
+    Directions come from the groups stacked, uncentred, so the origin stays where dot
+    products measure from; with d = 2 the points come back as they are (share 1).
+    """
+    stacked = np.concatenate(groups)
+    d = stacked.shape[1]
+    if d == 2:
+        return list(groups), 1.0
+    if d == 1:
+        return [np.column_stack([g[:, 0], np.zeros(len(g))]) for g in groups], 1.0
+    _, s, vt = np.linalg.svd(stacked, full_matrices=False)
+    basis = vt[:2].T  # (d, 2)
+    # a direction's sign is arbitrary: turn each so the points lean to the positive side
+    basis *= np.where((stacked @ basis).sum(axis=0) < 0, -1, 1)
+    total = float((s**2).sum())
+    kept = float((s[:2] ** 2).sum() / total) if total else 1.0
+    return [g @ basis for g in groups], kept
+
+
+def attention_weights(q: np.ndarray, k: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
+    """softmax(q kᵀ / √d) row by row, with keys a query may not see set to −∞ first."""
+    scores = q @ k.T / np.sqrt(q.shape[1])  # (n, n)
+    if allowed is not None:
+        scores = np.where(allowed, scores, -np.inf)
+    top = scores.max(axis=1, keepdims=True)
+    e = np.exp(scores - np.where(np.isfinite(top), top, 0))
+    total = e.sum(axis=1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
