@@ -13,13 +13,15 @@ $(VENV)/.serve: pyproject.toml
 	$(PY) -m pip install -q -e .
 	touch $@
 
-# axe-core checks accessibility in the browser tests; npm puts it inside .venv.
+# axe-core checks accessibility in the browser tests; Biome lints and formats the page's
+# ES modules and TypeScript checks their JSDoc types. npm puts all three inside .venv.
+NODE_BIN := $(VENV)/node/node_modules/.bin
 
 # torch (CPU wheel, from local disk: about 40 s) so that the torch cases of `selfattn check` run.
 $(VENV)/.test: pyproject.toml $(VENV)/.serve
 	$(PY) -m pip install -q -e '.[test]'
 	$(PY) -m pip install -q torch==2.13.0
-	npm install --silent --no-audit --no-fund --prefix $(VENV)/node axe-core@4.10.3
+	npm install --silent --no-audit --no-fund --prefix $(VENV)/node axe-core@4.10.3 @biomejs/biome@2.6.8 typescript@5.9.3
 	touch $@
 
 serve: $(VENV)/.serve
@@ -40,6 +42,7 @@ lint: $(VENV)/.test
 	$(VENV)/bin/ruff check selfattn tests bench
 	$(VENV)/bin/ruff format --check selfattn tests bench
 	$(VENV)/bin/pyright
+	$(NODE_BIN)/biome ci selfattn/site/static/js
 
 test: $(VENV)/.test chromium lint
 	$(PY) -m pytest

@@ -43,12 +43,17 @@ def test_maths_is_mathml_and_the_code_shows_four_steps(article):
 def test_parameters_are_shown_with_two_decimals(article):
     head = load_head().to_json()
     cells = article.page.evaluate(
-        "[...document.querySelectorAll('.params td')].map(e => e.textContent)"
+        "[...document.querySelectorAll('.params mtable.bracketed mtd')].map(e => e.textContent)"
     )
     expected = [f"{v:.2f}".replace("-", "−") for t in head["tokens"] for v in head["embeddings"][t]]
     for name in ("W_Q", "W_K", "W_V"):
         expected += [f"{v:.2f}".replace("-", "−") for row in head[name] for v in row]
     assert cells == expected
+    # typeset as the maths around it: X, then W_Q, W_K and W_V, each a bracketed matrix
+    names = article.page.evaluate(
+        "[...document.querySelectorAll('.params math')].map(m => m.querySelector('mi').textContent)"
+    )
+    assert names == ["X", "W", "W", "W"]
 
 
 def test_language_switch_goes_to_the_other_page(article):

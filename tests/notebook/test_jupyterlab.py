@@ -17,9 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
-
-from ..harness import CHROMIUM, FLAGS
+from playwright.sync_api import Browser, Page
 
 if not os.environ.get("SELFATTN_LIVE_NOTEBOOK"):
     pytest.skip("a live JupyterLab: run `make test-notebook`", allow_module_level=True)
@@ -109,35 +107,33 @@ def run_cell(page: Page, index: int) -> None:
     page.keyboard.press("Shift+Enter")
 
 
-def test_python_and_the_browser_talk_both_ways(lab: str) -> None:
+def test_python_and_the_browser_talk_both_ways(lab: str, browser: Browser) -> None:
     start = time.monotonic()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.goto(lab + "lab/tree/live.ipynb", timeout=120_000)
-        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
-        run_cell(page, 0)
-        try:
-            page.wait_for_selector(".selfattn-nb[data-draw-ms]", timeout=120_000)
-        finally:
-            page.screenshot(path=str(SHOTS / "jupyterlab-first.png"))
-        row = page.locator('.selfattn-nb [data-readout="row"]')
-        assert row.inner_text() == "0 · the"
-        run_cell(page, 1)  # Python sets the row: the map redraws
-        row.filter(has_text="3 · and").wait_for(timeout=60_000)
-        page.locator('g.cell[data-row="it"][data-column="cat"]').click()  # the reader clicks
-        row.filter(has_text="4 · it").wait_for()
-        run_cell(page, 2)
-        page.locator(".jp-OutputArea-output", has_text="row 4").wait_for(timeout=60_000)
-        page.locator(".selfattn-nb").screenshot(path=str(SHOTS / "jupyterlab-light.png"))
-        page.get_by_role("menuitem", name="Settings").click()
-        page.get_by_text("Theme", exact=True).hover()
-        page.get_by_text("JupyterLab Dark", exact=True).click()
-        page.wait_for_selector(".selfattn-nb[data-theme='dark']", timeout=60_000)
-        page.wait_for_timeout(500)
-        page.locator(".selfattn-nb").screenshot(path=str(SHOTS / "jupyterlab-dark.png"))
-        page.screenshot(path=str(SHOTS / "jupyterlab-dark-page.png"))
-        browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.goto(lab + "lab/tree/live.ipynb", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+    run_cell(page, 0)
+    try:
+        page.wait_for_selector(".selfattn-nb[data-draw-ms]", timeout=120_000)
+    finally:
+        page.screenshot(path=str(SHOTS / "jupyterlab-first.png"))
+    row = page.locator('.selfattn-nb [data-readout="row"]')
+    assert row.inner_text() == "0 · the"
+    run_cell(page, 1)  # Python sets the row: the map redraws
+    row.filter(has_text="3 · and").wait_for(timeout=60_000)
+    page.locator('g.cell[data-row="it"][data-column="cat"]').click()  # the reader clicks
+    row.filter(has_text="4 · it").wait_for()
+    run_cell(page, 2)
+    page.locator(".jp-OutputArea-output", has_text="row 4").wait_for(timeout=60_000)
+    page.locator(".selfattn-nb").screenshot(path=str(SHOTS / "jupyterlab-light.png"))
+    page.get_by_role("menuitem", name="Settings").click()
+    page.get_by_text("Theme", exact=True).hover()
+    page.get_by_text("JupyterLab Dark", exact=True).click()
+    page.wait_for_selector(".selfattn-nb[data-theme='dark']", timeout=60_000)
+    page.wait_for_timeout(500)
+    page.locator(".selfattn-nb").screenshot(path=str(SHOTS / "jupyterlab-dark.png"))
+    page.screenshot(path=str(SHOTS / "jupyterlab-dark-page.png"))
+    page.close()
     print(f"\nJupyterLab round trip in {time.monotonic() - start:.1f} s")

@@ -6,16 +6,12 @@ Draw times are printed, not asserted (budgets live in `make bench`): the machine
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from selfattn.notebook import show, show_map
-
-from ..harness import CHROMIUM, FLAGS
 
 TOKENS = ["the", "cat", "ate", "and", "it", "ran"]
 
@@ -25,16 +21,6 @@ def causal_weights(n: int, seed: int = 0) -> np.ndarray:
     scores = np.where(np.tril(np.ones((n, n), dtype=bool)), rng.normal(size=(n, n)) * 2, -np.inf)
     w = np.exp(scores - scores.max(axis=1, keepdims=True))
     return w / w.sum(axis=1, keepdims=True)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"browser tests need {CHROMIUM}; `make test` installs it when run as root")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 def open_file(browser: Browser, path: Path) -> tuple[Page, list[str], list[str]]:

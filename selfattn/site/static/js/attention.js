@@ -78,10 +78,15 @@ export function weightedSum(W, V) {
  * @param {"none"|"causal"|"multiply"} [mask="none"]
  */
 export function attention(X, WQ, WK, WV, mask = "none") {
-  const Q = project(X, WQ), K = project(X, WK), V = project(X, WV);
+  const Q = project(X, WQ),
+    K = project(X, WK),
+    V = project(X, WV);
   const R = rawScores(Q, K);
   const root = Math.sqrt(X[0].length);
-  const S = applyMask(R.map((row) => row.map((r) => r / root)), mask);
+  const S = applyMask(
+    R.map((row) => row.map((r) => r / root)),
+    mask,
+  );
   const W = softmax(S);
   return { Q, K, V, R, S, W, out: weightedSum(W, V) };
 }

@@ -1,9 +1,21 @@
 // A figure's picture as SVG or PNG, and its numbers as JSON, downloaded from the page.
 
 const STYLED = [
-  "fill", "fill-opacity", "stroke", "stroke-width", "stroke-dasharray", "stroke-linecap", "opacity",
-  "font-family", "font-size", "font-weight", "text-anchor", "paint-order", "stroke-linejoin",
-  "display", "visibility",
+  "fill",
+  "fill-opacity",
+  "stroke",
+  "stroke-width",
+  "stroke-dasharray",
+  "stroke-linecap",
+  "opacity",
+  "font-family",
+  "font-size",
+  "font-weight",
+  "text-anchor",
+  "paint-order",
+  "stroke-linejoin",
+  "display",
+  "visibility",
 ];
 
 /**
@@ -20,7 +32,8 @@ export function standaloneSvg(svg) {
   originals.forEach((el, i) => {
     const style = getComputedStyle(el);
     for (const property of STYLED) copies[i].setAttribute(property, style.getPropertyValue(property));
-    if (el.classList.contains("hit")) copies[i].remove(); // invisible touch targets
+    if (el.classList.contains("hit"))
+      copies[i].remove(); // invisible touch targets
     else copies[i].removeAttribute("class");
   });
   const box = svg.viewBox.baseVal;

@@ -3,11 +3,11 @@
 // nothing until then. Each gets its tools and description, and any state the address
 // asks for (#F07:f=4.4).
 
-import { addTools } from "./tools.js";
-import { statesFromHash } from "./share.js";
-import { addPrediction } from "./predict.js";
 import { describe } from "./a11y.js";
 import { makeHead } from "./kit/head.js";
+import { addPrediction } from "./predict.js";
+import { statesFromHash } from "./share.js";
+import { addTools } from "./tools.js";
 
 const data = JSON.parse(document.getElementById("selfattn-data").textContent);
 const head = makeHead(data.head);
@@ -41,7 +41,9 @@ function start(el) {
 
 const figures = [...document.querySelectorAll("figure[data-module]")];
 const near = new IntersectionObserver(
-  (entries) => entries.filter((e) => e.isIntersecting).forEach((e) => start(e.target)),
+  (entries) => {
+    for (const e of entries) if (e.isIntersecting) start(e.target);
+  },
   { rootMargin: "100% 0px" },
 );
 for (const el of figures) {

@@ -20,13 +20,18 @@ export function addPrediction(el, { answer, question, options }) {
         reveal();
         buttons[i].setAttribute("aria-pressed", "true");
         buttons[answer].classList.add("right");
-        feedback.textContent = i === answer
-          ? t({ zh: "猜对了。", en: "Right." })
-          : t({ zh: `不对，答案是：${options[answer]}。`, en: `Not quite: the answer is ${options[answer]}.` });
+        feedback.textContent =
+          i === answer
+            ? t({ zh: "猜对了。", en: "Right." })
+            : t({ zh: `不对，答案是：${options[answer]}。`, en: `Not quite: the answer is ${options[answer]}.` });
       },
     }),
   );
-  const skip = html("button", { type: "button", class: "skip", text: t({ zh: "跳过，直接看", en: "Skip and show me" }) });
+  const skip = html("button", {
+    type: "button",
+    class: "skip",
+    text: t({ zh: "跳过，直接看", en: "Skip and show me" }),
+  });
   skip.addEventListener("click", reveal);
   const box = html(
     "div",

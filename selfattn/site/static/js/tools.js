@@ -1,8 +1,8 @@
 // One quiet menu per figure (⋯): a link to its current state, and its picture and numbers to keep.
 
+import { download, figureNumbers, pngFromSvg, standaloneSvg } from "./export.js";
 import { html, t } from "./figure.js";
 import { hashForState } from "./share.js";
-import { standaloneSvg, pngFromSvg, figureNumbers, download } from "./export.js";
 
 /**
  * Add the tools to a started figure.
@@ -25,18 +25,26 @@ export function addTools(el) {
   const picture = () => el.querySelector(".stage svg");
   const menu = html(
     "div",
-    { class: "menu-items", role: "group", "aria-label": t({ zh: `${el.id} 的分享与导出`, en: `Share and export ${el.id}` }) },
-    button(t({ zh: "链接", en: "Link" }), t({ zh: "把这个状态放进地址", en: "Put this state in the address" }), async () => {
-      const url = new URL(location.href);
-      url.hash = hashForState(el.id, el.figure.state);
-      history.replaceState(null, "", url);
-      try {
-        await navigator.clipboard.writeText(url.href);
-        status.textContent = t({ zh: "链接已复制", en: "Link copied" });
-      } catch {
-        status.textContent = t({ zh: "链接在地址栏里", en: "The link is in the address bar" });
-      }
-    }),
+    {
+      class: "menu-items",
+      role: "group",
+      "aria-label": t({ zh: `${el.id} 的分享与导出`, en: `Share and export ${el.id}` }),
+    },
+    button(
+      t({ zh: "链接", en: "Link" }),
+      t({ zh: "把这个状态放进地址", en: "Put this state in the address" }),
+      async () => {
+        const url = new URL(location.href);
+        url.hash = hashForState(el.id, el.figure.state);
+        history.replaceState(null, "", url);
+        try {
+          await navigator.clipboard.writeText(url.href);
+          status.textContent = t({ zh: "链接已复制", en: "Link copied" });
+        } catch {
+          status.textContent = t({ zh: "链接在地址栏里", en: "The link is in the address bar" });
+        }
+      },
+    ),
     button("SVG", t({ zh: "下载图片（SVG）", en: "Download the picture (SVG)" }), () => {
       download(new Blob([standaloneSvg(picture())], { type: "image/svg+xml" }), `${el.id}.svg`);
     }),
@@ -51,6 +59,14 @@ export function addTools(el) {
     }),
     status,
   );
-  const summary = html("summary", { title: t({ zh: "分享与导出", en: "Share and export" }) }, html("span", { "aria-hidden": "true", text: "⋯" }), html("span", { class: "visually-hidden", text: t({ zh: `${el.id} 的分享与导出`, en: `Share and export ${el.id}` }) }));
+  const summary = html(
+    "summary",
+    { title: t({ zh: "分享与导出", en: "Share and export" }) },
+    html("span", { "aria-hidden": "true", text: "⋯" }),
+    html("span", {
+      class: "visually-hidden",
+      text: t({ zh: `${el.id} 的分享与导出`, en: `Share and export ${el.id}` }),
+    }),
+  );
   el.querySelector("figcaption").before(html("details", { class: "figure-tools" }, summary, menu));
 }

@@ -2,8 +2,8 @@
 // to tail (green, the value terms), the output and its path (purple), and the polygon the
 // output can never leave. Labels are untangled by the plane (kit/plane.js) at each draw.
 
-import { arrow, svg } from "./kit/plane.js";
 import { setSvg } from "./kit/notation.js";
+import { arrow, svg } from "./kit/plane.js";
 
 /**
  * Value arrows from the origin, labelled with their tokens, faint: the ground the sum walks on.
@@ -87,10 +87,14 @@ export function insideConvex(point, hull) {
  * @param {number[][]} corners
  */
 export function polygon(plane, corners, cls = "hull") {
-  return svg("polygon", {
-    class: cls,
-    points: corners.map(([x, y]) => `${plane.sx(x)},${plane.sy(y)}`).join(" "),
-  }, plane.layers.under);
+  return svg(
+    "polygon",
+    {
+      class: cls,
+      points: corners.map(([x, y]) => `${plane.sx(x)},${plane.sy(y)}`).join(" "),
+    },
+    plane.layers.under,
+  );
 }
 
 /**

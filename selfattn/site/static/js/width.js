@@ -1,9 +1,9 @@
 // The width experiment that F14–F16 share: a width slider on a log axis (1 … 256) and
 // the mix of row `ate` as the head widens, divided by nothing, √d or d.
 
-import { html, t, clampNumber } from "./figure.js";
-import { slider } from "./kit/controls.js";
+import { clampNumber, html, t } from "./figure.js";
 import { makeBars } from "./kit/bars.js";
+import { slider } from "./kit/controls.js";
 import { grouped, weight } from "./kit/format.js";
 
 export const LARGEST_LOG = 8; // widths 2⁰ … 2⁸
@@ -23,18 +23,28 @@ export function widthSlider(parent, onInput) {
   const wrap = html("div", { class: "width-control" });
   parent.append(wrap);
   const control = slider(wrap, {
-    label: t({ zh: "宽度 d（对数轴）", en: "Width d (log axis)" }), min: 0, max: LARGEST_LOG, step: 1, name: "width",
+    label: t({ zh: "宽度 d（对数轴）", en: "Width d (log axis)" }),
+    min: 0,
+    max: LARGEST_LOG,
+    step: 1,
+    name: "width",
     onInput: (k) => onInput(2 ** k),
   });
-  wrap.append(html(
-    "div",
-    { class: "log-scale", "aria-hidden": "true" },
-    ...Array.from({ length: LARGEST_LOG + 1 }, (_, k) => {
-      const tick = html("span", { class: LABELLED.includes(k) ? "labelled" : "" }, LABELLED.includes(k) ? grouped(2 ** k) : "");
-      tick.style.setProperty("--at", String(k / LARGEST_LOG));
-      return tick;
-    }),
-  ));
+  wrap.append(
+    html(
+      "div",
+      { class: "log-scale", "aria-hidden": "true" },
+      ...Array.from({ length: LARGEST_LOG + 1 }, (_, k) => {
+        const tick = html(
+          "span",
+          { class: LABELLED.includes(k) ? "labelled" : "" },
+          LABELLED.includes(k) ? grouped(2 ** k) : "",
+        );
+        tick.style.setProperty("--at", String(k / LARGEST_LOG));
+        return tick;
+      }),
+    ),
+  );
   return {
     input: control.input,
     /** @param {number} width */
@@ -77,7 +87,12 @@ export function barWeight(w) {
 export function mixBars(parent, head, { title }) {
   return makeBars(parent, {
     // a little scale above 1, so the number on a bar of 1.000 stays clear of the title
-    labels: head.tokens, domain: [0, 1.1], ticks: [0.5, 1], title, height: 210, name: "w",
+    labels: head.tokens,
+    domain: [0, 1.1],
+    ticks: [0.5, 1],
+    title,
+    height: 210,
+    name: "w",
     label: t({ zh: "ate 这一行的权重", en: "the weights of row ate" }),
     format: barWeight,
   });

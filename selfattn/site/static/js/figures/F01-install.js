@@ -1,12 +1,16 @@
 // F01: a slider installs W_Q, W_K, W_V one by one on the input of it; each adds an arrow.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
+import { clampNumber, figure, t } from "../figure.js";
 import { slider } from "../kit/controls.js";
-import { makePlane, around, arrow, untangle, clearTicks } from "../kit/plane.js";
 import { vector } from "../kit/format.js";
+import { around, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
 
-const ROLES = [["q", "query", "W_Q"], ["k", "key", "W_K"], ["v", "value", "W_V"]];
+const ROLES = [
+  ["q", "query", "W_Q"],
+  ["k", "key", "W_K"],
+  ["v", "value", "W_V"],
+];
 
 export default function (el, head) {
   const it = head.index("it");
@@ -15,14 +19,19 @@ export default function (el, head) {
   const made = [Q[it], K[it], V[it]];
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
-    ...around([x, ...made], { pad: 0.45 }), unit: 110,
+    ...around([x, ...made], { pad: 0.45 }),
+    unit: 110,
     label: t({ zh: "it 的输入和它的查询、键、值", en: "The input of it, and its query, key and value" }),
   });
   picture.append(plane.root);
   const input = arrow(plane, { cls: "input", label: "x" });
   const arrows = ROLES.map(([name, cls]) => arrow(plane, { cls, label: name }));
   const installed = slider(controls, {
-    label: t({ zh: "装上的矩阵", en: "Matrices installed" }), min: 0, max: 3, step: 1, name: "installed",
+    label: t({ zh: "装上的矩阵", en: "Matrices installed" }),
+    min: 0,
+    max: 3,
+    step: 1,
+    name: "installed",
     onInput: (n) => fig.set({ installed: n }),
   });
   // the formula each arrow comes from, and its coordinates: what the picture cannot say
@@ -35,10 +44,15 @@ export default function (el, head) {
     draw({ installed: n }) {
       installed.show(n, t({ zh: `${n} / 3`, en: `${n} of 3` }));
       input.set(x);
-      made.forEach((p, i) => arrows[i].set(i < n ? p : null));
+      made.forEach((p, i) => {
+        arrows[i].set(i < n ? p : null);
+      });
       untangle(plane);
       clearTicks(plane, [x, ...made.slice(0, n)]);
-      out.show({ x: vector(x), ...Object.fromEntries(ROLES.map(([name], i) => [name, i < n ? vector(made[i]) : "—"])) });
+      out.show({
+        x: vector(x),
+        ...Object.fromEntries(ROLES.map(([name], i) => [name, i < n ? vector(made[i]) : "—"])),
+      });
     },
   });
 }

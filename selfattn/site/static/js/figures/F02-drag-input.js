@@ -1,24 +1,36 @@
 // F02: drag the grey input anywhere; q, k and v follow as fixed linear maps of it, and the
 // arcs show how far q and v have turned from where they started.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { makePlane, around, arrow, arc, untangle } from "../kit/plane.js";
+import { angleBetween, times } from "../attention.js";
+import { clampNumber, figure, t } from "../figure.js";
+import { fixed, vector } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { times, angleBetween } from "../attention.js";
-import { vector, fixed } from "../kit/format.js";
+import { arc, around, arrow, makePlane, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
 
-const MATRICES = [["q", "query", "W_Q"], ["k", "key", "W_K"], ["v", "value", "W_V"]];
+const MATRICES = [
+  ["q", "query", "W_Q"],
+  ["k", "key", "W_K"],
+  ["v", "value", "W_V"],
+];
 
 export default function (el, head) {
   const start = head.X[head.index("it")];
   // the input may go as far from the origin as the longest embedding, in any direction
   const reach = Math.ceil(Math.max(...head.X.map((x) => Math.hypot(...x))) * 2) / 2;
-  const rim = Array.from({ length: 48 }, (_, i) => [reach * Math.cos(i * Math.PI / 24), reach * Math.sin(i * Math.PI / 24)]);
-  const maps = MATRICES.map(([, , W]) => (/** @type {number[]} */ x) => times(x, head[W]));
+  const rim = Array.from({ length: 48 }, (_, i) => [
+    reach * Math.cos((i * Math.PI) / 24),
+    reach * Math.sin((i * Math.PI) / 24),
+  ]);
+  const maps = MATRICES.map(
+    ([, , W]) =>
+      (/** @type {number[]} */ x) =>
+        times(x, head[W]),
+  );
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
-    ...around([...rim, ...maps.flatMap((f) => rim.map(f))], { pad: 0.3 }), unit: 60,
+    ...around([...rim, ...maps.flatMap((f) => rim.map(f))], { pad: 0.3 }),
+    unit: 60,
     label: t({ zh: "输入和它的查询、键、值", en: "The input and its query, key and value" }),
   });
   picture.append(plane.root);
@@ -51,8 +63,13 @@ export default function (el, head) {
       const now = maps.map((f) => f(x));
       for (const ghost of ghosts) ghost.arrow.set(ghost.p);
       input.set(x);
-      now.forEach((p, i) => arrows[i].set(p));
-      [[q0, now[0]], [v0, now[2]]].forEach(([from, to], i) => {
+      now.forEach((p, i) => {
+        arrows[i].set(p);
+      });
+      [
+        [q0, now[0]],
+        [v0, now[2]],
+      ].forEach(([from, to], i) => {
         const degrees = angleBetween(from, to);
         // at the origin a vector has no direction, so no angle; under half a degree, no arc
         turns[i].set(degrees >= 0.5 ? from : null, to, Number.isFinite(degrees) ? `${fixed(degrees, 1)}°` : "—");

@@ -2,16 +2,17 @@
 // is that shadow times the key's length: a rectangle as tall as the shadow and as wide as
 // the key is long, whose area is the score. The biggest area wins.
 
-import { figure, t } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { stepper, tokenIndex } from "../kit/controls.js";
-import { makePlane, around, arrow, shadow, untangle, svg, clearTicks } from "../kit/plane.js";
-import { chart, linear, axis, ticks } from "../kit/chart.js";
-import { setSvg } from "../kit/notation.js";
 import { argmax } from "../attention.js";
+import { figure, t } from "../figure.js";
+import { axis, chart, linear, ticks } from "../kit/chart.js";
+import { stepper, tokenIndex } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { setSvg } from "../kit/notation.js";
+import { around, arrow, clearTicks, makePlane, shadow, svg, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
 
-const GAP = 10, NARROWEST = 34; // px between rectangles; the least room a key's name and score need
+const GAP = 10,
+  NARROWEST = 34; // px between rectangles; the least room a key's name and score need
 
 export default function (el, head) {
   const { tokens } = head;
@@ -23,8 +24,12 @@ export default function (el, head) {
   const { picture, controls, readouts } = stage(el);
 
   const plane = makePlane({
-    ...around([...Q, ...K, ...feet], { pad: 0.5 }), unit: 100,
-    label: t({ zh: "一个查询和六个键，以及查询在每个键上的影子", en: "One query, the six keys, and the query's shadow on each" }),
+    ...around([...Q, ...K, ...feet], { pad: 0.5 }),
+    unit: 100,
+    label: t({
+      zh: "一个查询和六个键，以及查询在每个键上的影子",
+      en: "One query, the six keys, and the query's shadow on each",
+    }),
   });
   picture.append(plane.root);
   const drops = tokens.map(() => shadow(plane));
@@ -36,26 +41,47 @@ export default function (el, head) {
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    height: 220, cls: "areas", margin: { top: 42, bottom: 24, left: 34, right: 8 },
-    label: t({ zh: "每个分数画成矩形：高是影子，宽是键长，面积是分数", en: "Each score as a rectangle: the shadow tall, the key's length wide, the score its area" }),
+    height: 220,
+    cls: "areas",
+    margin: { top: 42, bottom: 24, left: 34, right: 8 },
+    label: t({
+      zh: "每个分数画成矩形：高是影子，宽是键长，面积是分数",
+      en: "Each score as a rectangle: the shadow tall, the key's length wide, the score its area",
+    }),
   });
   const { box, layers } = frame;
   const flat = shadows.flat();
   const y = linear([Math.min(0, ...flat), Math.max(0, ...flat)], [box.bottom - 16, box.top]);
   axis(frame, y, { side: "left", values: ticks(...y.domain, 3) });
-  setSvg(svg("text", { x: 4, y: 14, class: "chart-title" }, layers.grid), t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }));
+  setSvg(
+    svg("text", { x: 4, y: 14, class: "chart-title" }, layers.grid),
+    t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),
+  );
   // pixels per unit of key length, with a floor under the narrowest so every name fits
   const room = box.right - box.left - GAP * (tokens.length - 1);
   let perUnit = room / lengths.reduce((a, b) => a + b, 0);
   const narrow = lengths.filter((l) => l * perUnit < NARROWEST);
-  perUnit = (room - narrow.length * NARROWEST) / lengths.filter((l) => l * perUnit >= NARROWEST).reduce((a, b) => a + b, 0);
+  perUnit =
+    (room - narrow.length * NARROWEST) / lengths.filter((l) => l * perUnit >= NARROWEST).reduce((a, b) => a + b, 0);
   const slots = lengths.map((l) => Math.max(NARROWEST, l * perUnit));
   const lefts = slots.map((_, j) => box.left + slots.slice(0, j).reduce((a, b) => a + b + GAP, 0));
   const zero = y(0);
   svg("line", { x1: box.left, x2: box.right, y1: zero, y2: zero, class: "baseline" }, layers.marks);
   const areas = tokens.map((name, j) => {
-    const mid = lefts[j] + slots[j] / 2, w = lengths[j] * perUnit;
-    const wash = svg("rect", { x: lefts[j] - GAP / 2 + 1, y: box.top - 14, width: slots[j] + GAP - 2, height: frame.height - box.top + 12, rx: 5, class: "wash" }, layers.grid);
+    const mid = lefts[j] + slots[j] / 2,
+      w = lengths[j] * perUnit;
+    const wash = svg(
+      "rect",
+      {
+        x: lefts[j] - GAP / 2 + 1,
+        y: box.top - 14,
+        width: slots[j] + GAP - 2,
+        height: frame.height - box.top + 12,
+        rx: 5,
+        class: "wash",
+      },
+      layers.grid,
+    );
     const rect = svg("rect", { x: mid - w / 2, width: w, class: "area" }, layers.marks);
     // the width is the key: its length laid along the baseline in the key's colour
     svg("line", { x1: mid - w / 2, x2: mid + w / 2, y1: zero, y2: zero, class: "key-width" }, layers.marks);
@@ -65,7 +91,8 @@ export default function (el, head) {
   });
 
   const step = stepper(controls, {
-    label: t({ zh: "查询的 token", en: "Query token" }), items: [...tokens],
+    label: t({ zh: "查询的 token", en: "Query token" }),
+    items: [...tokens],
     onPick: (token) => fig.set({ token }),
   });
   const out = readouts({ winner: t({ zh: "得分最高的键", en: "highest-scoring key" }) }, { key: "winner" });
@@ -75,7 +102,9 @@ export default function (el, head) {
     clamp: (s) => ({ token: tokenIndex(tokens, s.token, first) }),
     discrete: ["token"],
     draw({ token }) {
-      const q = Q[token], row = R[token], best = argmax(row);
+      const q = Q[token],
+        row = R[token],
+        best = argmax(row);
       step.show(token);
       query.set(q, [0, 0], `q_${tokens[token]}`);
       K.forEach((k, j) => {
@@ -84,7 +113,9 @@ export default function (el, head) {
         /** @type {Element} */ (drops[j].along.previousElementSibling).classList.toggle("faint", j !== best);
         keys[j].drawn.set(k);
         keys[j].g.classList.toggle("winner", j === best);
-        const s = shadows[token][j], a = y(Math.max(0, s)), c = y(Math.min(0, s));
+        const s = shadows[token][j],
+          a = y(Math.max(0, s)),
+          c = y(Math.min(0, s));
         const { wash, rect, value } = areas[j];
         rect.setAttribute("y", String(a));
         rect.setAttribute("height", String(Math.max(0.5, c - a)));

@@ -1,14 +1,17 @@
 // F04: mix W_Q into W_K; the two directions of one pair of words merge into one number.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { slider } from "../kit/controls.js";
+import { dot, mixMatrices, times } from "../attention.js";
+import { clampNumber, figure, t } from "../figure.js";
 import { makeBars } from "../kit/bars.js";
-import { makePlane, around, arrow, untangle } from "../kit/plane.js";
-import { times, dot, mixMatrices } from "../attention.js";
+import { slider } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { around, arrow, makePlane, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
 
-const PAIRS = [["cat", "ate"], ["ate", "cat"]]; // [who asks, whose key]
+const PAIRS = [
+  ["cat", "ate"],
+  ["ate", "cat"],
+]; // [who asks, whose key]
 
 export default function (el, head) {
   const words = ["cat", "ate"];
@@ -27,20 +30,32 @@ export default function (el, head) {
   const ends = [keysAt(0), keysAt(1)];
   const { picture, controls } = stage(el);
   const plane = makePlane({
-    ...around([...Object.values(q), ...ends.flatMap(Object.values)], { pad: 0.9 }), unit: 100,
+    ...around([...Object.values(q), ...ends.flatMap(Object.values)], { pad: 0.9 }),
+    unit: 100,
     label: t({ zh: "cat 和 ate 的查询与键", en: "The queries and keys of cat and ate" }),
   });
   picture.append(plane.root);
-  const arrows = words.flatMap((w) => [["query", "q"], ["key", "k"]].map(([cls, name]) => ({ w, name, drawn: arrow(plane, { cls, label: `${name}_${w}` }) })));
+  const arrows = words.flatMap((w) =>
+    [
+      ["query", "q"],
+      ["key", "k"],
+    ].map(([cls, name]) => ({ w, name, drawn: arrow(plane, { cls, label: `${name}_${w}` }) })),
+  );
   const extremes = [...scoresAt(0), ...scoresAt(1)];
   const bars = makeBars(picture, {
-    labels: PAIRS.map(([a, b]) => `q_${a}·k_${b}`), names: PAIRS.map((pair) => pair.join(".")), height: 170,
+    labels: PAIRS.map(([a, b]) => `q_${a}·k_${b}`),
+    names: PAIRS.map((pair) => pair.join(".")),
+    height: 170,
     domain: [Math.min(0, ...extremes), Math.max(0, ...extremes)],
     title: t({ zh: "分数 = q·k / √d", en: "score = q·k / √d" }),
     label: t({ zh: "两个方向的分数", en: "The score in each direction" }),
   });
   const mixer = slider(controls, {
-    label: t({ zh: "W_K 里混入的 W_Q", en: "W_Q mixed into W_K" }), min: 0, max: 1, step: 0.01, name: "mix",
+    label: t({ zh: "W_K 里混入的 W_Q", en: "W_Q mixed into W_K" }),
+    min: 0,
+    max: 1,
+    step: 0.01,
+    name: "mix",
     onInput: (mix) => fig.set({ mix }),
   });
 

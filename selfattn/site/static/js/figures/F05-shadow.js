@@ -1,12 +1,12 @@
 // F05: drag the query against a fixed key; the angle decides the shadow's sign, and the
 // score is the shadow's length times the key's.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { makePlane, around, arrow, shadow, arc, untangle, svg, clearTicks } from "../kit/plane.js";
-import { handle } from "../kit/handles.js";
-import { dot, norm, angleBetween } from "../attention.js";
+import { angleBetween, dot, norm } from "../attention.js";
+import { clampNumber, figure, t } from "../figure.js";
 import { fixed } from "../kit/format.js";
+import { handle } from "../kit/handles.js";
+import { arc, around, arrow, clearTicks, makePlane, shadow, svg, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
@@ -20,25 +20,39 @@ function namedNumber(parent, words, name) {
 }
 
 export default function (el, head) {
-  const cat = head.index("cat"), it = head.index("it");
+  const cat = head.index("cat"),
+    it = head.index("it");
   const { Q, K } = head.run();
-  const key = K[cat], start = Q[it], length = norm(key);
+  const key = K[cat],
+    start = Q[it],
+    length = norm(key);
   const unitKey = key.map((c) => c / length);
   // the query may go as far from the origin as the longer of the two arrows
   const reach = Math.max(length, norm(start));
-  const rim = Array.from({ length: 48 }, (_, i) => [reach * Math.cos(i * Math.PI / 24), reach * Math.sin(i * Math.PI / 24)]);
+  const rim = Array.from({ length: 48 }, (_, i) => [
+    reach * Math.cos((i * Math.PI) / 24),
+    reach * Math.sin((i * Math.PI) / 24),
+  ]);
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
-    ...around([...rim, key], { pad: 0.3 }), unit: 80,
+    ...around([...rim, key], { pad: 0.3 }),
+    unit: 80,
     label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }),
   });
   picture.append(plane.root);
   const { x0, x1, y0, y1 } = plane.bounds;
   const far = Math.hypot(x1 - x0, y1 - y0);
-  svg("line", {
-    class: "key-line",
-    x1: plane.sx(-unitKey[0] * far), y1: plane.sy(-unitKey[1] * far), x2: plane.sx(unitKey[0] * far), y2: plane.sy(unitKey[1] * far),
-  }, plane.layers.under);
+  svg(
+    "line",
+    {
+      class: "key-line",
+      x1: plane.sx(-unitKey[0] * far),
+      y1: plane.sy(-unitKey[1] * far),
+      x2: plane.sx(unitKey[0] * far),
+      y2: plane.sy(unitKey[1] * far),
+    },
+    plane.layers.under,
+  );
   const drop = shadow(plane);
   const bracket = svg("path", { class: "bracket" }, plane.layers.under);
   const angle = arc(plane, { radius: 30, name: "angle" });
@@ -46,8 +60,15 @@ export default function (el, head) {
   const q = arrow(plane, { cls: "query", label: "q" });
   const shadowLabel = namedNumber(plane.layers.labels, t({ zh: "影子", en: "shadow" }), "shadow");
   const lengthLabel = namedNumber(plane.layers.labels, t({ zh: "键长", en: "length" }), "length");
-  const drag = handle(plane, { label: t({ zh: "查询向量", en: "Query vector" }), get: () => fig.state.q, onMove: (p) => fig.set({ q: p }) });
-  const out = readouts({ score: t({ zh: "q·k_cat = 影子 × 键长", en: "q·k_cat = shadow × length" }) }, { key: "score" });
+  const drag = handle(plane, {
+    label: t({ zh: "查询向量", en: "Query vector" }),
+    get: () => fig.state.q,
+    onMove: (p) => fig.set({ q: p }),
+  });
+  const out = readouts(
+    { score: t({ zh: "q·k_cat = 影子 × 键长", en: "q·k_cat = shadow × length" }) },
+    { key: "score" },
+  );
   controls.remove(); // the handle on the plane is the control
 
   /** Any point → a finite one within reach (garbage → the start). @param {unknown} p */
@@ -58,8 +79,14 @@ export default function (el, head) {
     return r > reach ? v.map((c) => (c * reach) / r) : v;
   };
   /** Put a label `by` px off the key's line at `t` of the way along it, on the side `side`. */
-  const place = (/** @type {SVGElement} */ text, /** @type {number} */ at, /** @type {number[]} */ side, /** @type {number} */ by) => {
-    const px = plane.sx(key[0] * at) + side[0] * by, py = plane.sy(key[1] * at) - side[1] * by;
+  const place = (
+    /** @type {SVGElement} */ text,
+    /** @type {number} */ at,
+    /** @type {number[]} */ side,
+    /** @type {number} */ by,
+  ) => {
+    const px = plane.sx(key[0] * at) + side[0] * by,
+      py = plane.sy(key[1] * at) - side[1] * by;
     text.setAttribute("x", String(px));
     text.setAttribute("y", String(py + 4));
     text.setAttribute("text-anchor", side[0] > 0.35 ? "start" : side[0] < -0.35 ? "end" : "middle");
@@ -77,9 +104,14 @@ export default function (el, head) {
       // the measures go on the side of the key away from the query, where the drop is not
       const cross = key[0] * qv[1] - key[1] * qv[0];
       const away = cross > 0 ? [unitKey[1], -unitKey[0]] : [-unitKey[1], unitKey[0]];
-      const off = 14, [ox, oy] = [away[0] * off, -away[1] * off];
-      const [ax, ay] = [plane.sx(0) + ox, plane.sy(0) + oy], [bx, by] = [plane.sx(key[0]) + ox, plane.sy(key[1]) + oy];
-      bracket.setAttribute("d", `M ${ax - ox / 2} ${ay - oy / 2} L ${ax} ${ay} L ${bx} ${by} L ${bx - ox / 2} ${by - oy / 2}`);
+      const off = 14,
+        [ox, oy] = [away[0] * off, -away[1] * off];
+      const [ax, ay] = [plane.sx(0) + ox, plane.sy(0) + oy],
+        [bx, by] = [plane.sx(key[0]) + ox, plane.sy(key[1]) + oy];
+      bracket.setAttribute(
+        "d",
+        `M ${ax - ox / 2} ${ay - oy / 2} L ${ax} ${ay} L ${bx} ${by} L ${bx - ox / 2} ${by - oy / 2}`,
+      );
       // both measures beyond the bracket; the length's label keeps clear of the shadow's
       const middle = along / length / 2;
       place(shadowLabel.text, middle, away, 28);

@@ -1,28 +1,34 @@
 // F06: walk the query along the sentence; its six raw scores stand as one row of bars, on
 // one scale for every row, so a row can be compared with the next.
 
+import { argmax } from "../attention.js";
 import { figure, t } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { stepper, tokenIndex } from "../kit/controls.js";
 import { makeBars } from "../kit/bars.js";
 import { ticks } from "../kit/chart.js";
-import { argmax } from "../attention.js";
+import { stepper, tokenIndex } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
   const { tokens } = head;
   const { R } = head.run();
-  const cat = head.index("cat"), first = head.index("it");
+  const cat = head.index("cat"),
+    first = head.index("it");
   const all = R.flat();
   const domain = [Math.min(0, ...all), Math.max(0, ...all)];
   const { picture, controls, readouts } = stage(el);
   const bars = makeBars(picture, {
-    labels: [...tokens], domain, height: 220, name: "score", ticks: ticks(domain[0], domain[1], 4),
+    labels: [...tokens],
+    domain,
+    height: 220,
+    name: "score",
+    ticks: ticks(domain[0], domain[1], 4),
     title: t({ zh: "查询对六个键的原始分数 q·k", en: "The query's raw score q·k on each key" }),
     label: t({ zh: "一行原始分数", en: "One row of raw scores" }),
   });
   const step = stepper(controls, {
-    label: t({ zh: "查询的 token", en: "Query token" }), items: [...tokens],
+    label: t({ zh: "查询的 token", en: "Query token" }),
+    items: [...tokens],
     onPick: (token) => fig.set({ token }),
   });
   // the prose follows cat's key down the rows: its highest score, and its lowest
@@ -33,7 +39,8 @@ export default function (el, head) {
     clamp: (s) => ({ token: tokenIndex(tokens, s.token, first) }),
     discrete: ["token"],
     draw({ token }) {
-      const row = R[token], best = argmax(row);
+      const row = R[token],
+        best = argmax(row);
       step.show(token);
       bars.set(row, { win: best });
       out.label("cat", `q_${tokens[token]}·k_cat`);

@@ -1,35 +1,48 @@
 // F07: stretch and's key; it wins row it on length alone, without ever turning.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { slider } from "../kit/controls.js";
-import { makeBars } from "../kit/bars.js";
-import { makePlane, around, arrow, untangle } from "../kit/plane.js";
 import { argmax, dot } from "../attention.js";
+import { clampNumber, figure, t } from "../figure.js";
+import { makeBars } from "../kit/bars.js";
+import { slider } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { around, arrow, makePlane, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
 
 const MOST = 5;
 
 export default function (el, head) {
-  const it = head.index("it"), and = head.index("and"), cat = head.index("cat");
+  const it = head.index("it"),
+    and = head.index("and"),
+    cat = head.index("cat");
   const { Q, K, R } = head.run();
   const row = R[it];
   const longest = K[and].map((x) => x * MOST);
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
-    ...around([Q[it], K[cat], longest], { pad: 0.45 }), unit: 70,
-    label: t({ zh: "it 的查询，cat 的键，和被拉长的 and 的键", en: "The query of it, the key of cat, and the key of and stretched" }),
+    ...around([Q[it], K[cat], longest], { pad: 0.45 }),
+    unit: 70,
+    label: t({
+      zh: "it 的查询，cat 的键，和被拉长的 and 的键",
+      en: "The query of it, the key of cat, and the key of and stretched",
+    }),
   });
   picture.append(plane.root);
   const query = arrow(plane, { cls: "query", label: "q_it" });
   const catKey = arrow(plane, { cls: "key faint", label: "k_cat" });
   const andKey = arrow(plane, { cls: "key", label: "k_and" });
   const bars = makeBars(picture, {
-    labels: head.tokens, domain: [Math.min(0, ...row), Math.max(...row, row[and] * MOST) * 1.05], height: 190, reference: true,
+    labels: head.tokens,
+    domain: [Math.min(0, ...row), Math.max(...row, row[and] * MOST) * 1.05],
+    height: 190,
+    reference: true,
     label: t({ zh: "it 那一行的原始分数", en: "Raw scores of row it" }),
   });
   const stretch = slider(controls, {
-    label: t({ zh: "and 的键拉长到", en: "and's key stretched" }), min: 1, max: MOST, step: 0.1, name: "stretch",
+    label: t({ zh: "and 的键拉长到", en: "and's key stretched" }),
+    min: 1,
+    max: MOST,
+    step: 0.1,
+    name: "stretch",
     onInput: (f) => fig.set({ f }),
   });
   const out = readouts(

@@ -1,17 +1,20 @@
 // F08: a button fills the score matrix one query's row at a time; each square grows in
 // (area ∝ |score|, filled positive, hollow negative) and the dot products are counted.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
+import { clampNumber, figure, t } from "../figure.js";
 import { button } from "../kit/controls.js";
-import { makeGrid, gridLegend } from "../kit/grid.js";
 import { grouped } from "../kit/format.js";
+import { gridLegend, makeGrid } from "../kit/grid.js";
+import { stage } from "../kit/stage.js";
 
 /** The score matrix as F08–F10 draw it: every |score| against the largest one. */
 export function scoreGrid(parent, head, label) {
   const { S } = head.run();
   return makeGrid(parent, {
-    rows: head.tokens, columns: head.tokens, name: "S", label,
+    rows: head.tokens,
+    columns: head.tokens,
+    name: "S",
+    label,
     scale: Math.max(...S.flat().map(Math.abs)),
     titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
     reference: { value: 1, text: t({ zh: "这个方块 = 1.00", en: "this square = 1.00" }) },
@@ -27,15 +30,20 @@ export function scoreLegend() {
 }
 
 export default function (el, head) {
-  const { tokens } = head, n = tokens.length;
+  const { tokens } = head,
+    n = tokens.length;
   const { S } = head.run();
   const { picture, controls, side, readouts } = stage(el);
   const grid = scoreGrid(picture, head, t({ zh: "分数矩阵，按行填入", en: "The score matrix, filled row by row" }));
   const fill = button(controls, {
-    label: "", name: "fill",
+    label: "",
+    name: "fill",
     onPress: () => fig.set({ rows: fig.state.rows < n ? fig.state.rows + 1 : 0 }),
   });
-  const out = readouts({ dots: t({ zh: "点积次数", en: "dot products" }), rows: t({ zh: "已填的行", en: "rows filled" }) }, { key: "dots" });
+  const out = readouts(
+    { dots: t({ zh: "点积次数", en: "dot products" }), rows: t({ zh: "已填的行", en: "rows filled" }) },
+    { key: "dots" },
+  );
   side.append(scoreLegend());
 
   const fig = figure(el, {
@@ -45,9 +53,10 @@ export default function (el, head) {
     draw({ rows }) {
       // the row just filled prints its numbers; the rest are read by their squares
       grid.set(S, { row: rows - 1, shown: (i) => i < rows, numbers: (i) => i === rows - 1 });
-      fill.el.textContent = rows < n
-        ? t({ zh: `填第 ${rows + 1} 行：${tokens[rows]}`, en: `Fill row ${rows + 1}: ${tokens[rows]}` })
-        : t({ zh: "清空，重新填", en: "Empty it and start again" });
+      fill.el.textContent =
+        rows < n
+          ? t({ zh: `填第 ${rows + 1} 行：${tokens[rows]}`, en: `Fill row ${rows + 1}: ${tokens[rows]}` })
+          : t({ zh: "清空，重新填", en: "Empty it and start again" });
       // one dot product per (query, key) pair: a filled row costs one per key
       out.show({ dots: grouped(rows * n), rows: `${rows} / ${n}` });
     },

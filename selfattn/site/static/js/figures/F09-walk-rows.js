@@ -1,11 +1,11 @@
 // F09: step down the rows of the score matrix; each row is one query against every key.
 // Row it peaks under cat; row the is nearly flat.
 
-import { figure, t } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { stepper, tokenIndex } from "../kit/controls.js";
 import { argmax } from "../attention.js";
+import { figure, t } from "../figure.js";
+import { stepper, tokenIndex } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { stage } from "../kit/stage.js";
 import { scoreGrid, scoreLegend } from "./F08-fill-matrix.js";
 
 export default function (el, head) {
@@ -14,14 +14,19 @@ export default function (el, head) {
   const { picture, controls, side, readouts } = stage(el);
   const grid = scoreGrid(picture, head, t({ zh: "分数矩阵，逐行查看", en: "The score matrix, one row at a time" }));
   const walk = stepper(controls, {
-    label: t({ zh: "查询（行）", en: "Query (row)" }), items: tokens, name: "row",
+    label: t({ zh: "查询（行）", en: "Query (row)" }),
+    items: tokens,
+    name: "row",
     onPick: (row) => fig.set({ row }),
   });
-  const out = readouts({
-    max: t({ zh: "这一行最高分", en: "top score in the row" }),
-    top: t({ zh: "它所在的键", en: "under key" }),
-    spread: t({ zh: "最高 − 最低", en: "max − min" }),
-  }, { key: "max" });
+  const out = readouts(
+    {
+      max: t({ zh: "这一行最高分", en: "top score in the row" }),
+      top: t({ zh: "它所在的键", en: "under key" }),
+      spread: t({ zh: "最高 − 最低", en: "max − min" }),
+    },
+    { key: "max" },
+  );
   side.append(scoreLegend());
 
   const fig = figure(el, {
@@ -30,10 +35,15 @@ export default function (el, head) {
     clamp: (s) => ({ row: tokenIndex(tokens, typeof s.row === "number" ? Math.round(s.row) : s.row, 0) }),
     discrete: ["row"],
     draw({ row }) {
-      const scores = S[row], best = argmax(scores);
+      const scores = S[row],
+        best = argmax(scores);
       walk.show(row);
       grid.set(S, { row, win: [row, best], numbers: (i) => i === row });
-      out.show({ max: fixed(scores[best]), top: tokens[best], spread: fixed(Math.max(...scores) - Math.min(...scores)) });
+      out.show({
+        max: fixed(scores[best]),
+        top: tokens[best],
+        spread: fixed(Math.max(...scores) - Math.min(...scores)),
+      });
     },
   });
 }

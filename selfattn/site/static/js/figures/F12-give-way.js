@@ -1,33 +1,48 @@
 // F12: drag cat's score in row it; the other five weights give way and Σw stays 1.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { makeBars } from "../kit/bars.js";
-import { valueHandle } from "../kit/handles.js";
 import { softmaxRow } from "../attention.js";
+import { clampNumber, figure, t } from "../figure.js";
+import { makeBars } from "../kit/bars.js";
 import { fixed } from "../kit/format.js";
+import { valueHandle } from "../kit/handles.js";
+import { stage } from "../kit/stage.js";
 import { barWeight } from "../width.js";
 
-const LOWEST = -4, HIGHEST = 8;
+const LOWEST = -4,
+  HIGHEST = 8;
 // scale room past both ends, so the number beside a knob at 8 or −4 clears the title and the names
 const ROOM = 1.5;
 
 export default function (el, head) {
-  const it = head.index("it"), cat = head.index("cat");
+  const it = head.index("it"),
+    cat = head.index("cat");
   const row = head.run().S[it];
   const { picture, readouts } = stage(el);
   const scores = makeBars(picture, {
-    labels: head.tokens, domain: [LOWEST - ROOM, HIGHEST + ROOM], ticks: [-4, 0, 4, 8], height: 230, name: "s",
+    labels: head.tokens,
+    domain: [LOWEST - ROOM, HIGHEST + ROOM],
+    ticks: [-4, 0, 4, 8],
+    height: 230,
+    name: "s",
     title: t({ zh: "it 这一行的分数 s：上下拖 cat 的", en: "Scores s in row it: drag cat's up or down" }),
     label: t({ zh: "it 这一行的分数，cat 的可以拖动", en: "The scores of row it; cat's can be dragged" }),
   });
   const weights = makeBars(picture, {
-    labels: head.tokens, domain: [0, 1.1], ticks: [0.5, 1], height: 200, name: "w", format: barWeight,
+    labels: head.tokens,
+    domain: [0, 1.1],
+    ticks: [0.5, 1],
+    height: 200,
+    name: "w",
+    format: barWeight,
     title: t({ zh: "权重 w = softmax(s)", en: "Weights w = softmax(s)" }),
     label: t({ zh: "it 这一行的权重", en: "The weights of row it" }),
   });
   const knob = valueHandle(scores.root, {
-    label: t({ zh: "cat 的分数", en: "cat's score" }), min: LOWEST, max: HIGHEST, step: 0.1, page: 1,
+    label: t({ zh: "cat 的分数", en: "cat's score" }),
+    min: LOWEST,
+    max: HIGHEST,
+    step: 0.1,
+    page: 1,
     toPoint: (s) => [scores.x(cat), scores.y(s)],
     fromPoint: ([, y]) => scores.y.invert(y),
     onMove: (score) => fig.set({ score }),
@@ -44,7 +59,12 @@ export default function (el, head) {
       scores.set(values, { win: cat, lift: cat, dragged: cat });
       weights.set(w, { win: cat });
       knob.place(s, fixed(s));
-      out.show({ sum: fixed(w.reduce((a, b) => a + b, 0), 3) });
+      out.show({
+        sum: fixed(
+          w.reduce((a, b) => a + b, 0),
+          3,
+        ),
+      });
     },
   });
 }

@@ -1,29 +1,34 @@
 // F13: push cat's score in row it down to −30; its weight, on a log axis and in
 // scientific notation, keeps shrinking and never reaches zero.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { chart, linear, log, axis } from "../kit/chart.js";
-import { svg } from "../kit/plane.js";
-import { setSvg } from "../kit/notation.js";
-import { valueHandle } from "../kit/handles.js";
 import { softmaxRow } from "../attention.js";
+import { clampNumber, figure, t } from "../figure.js";
+import { axis, chart, linear, log } from "../kit/chart.js";
 import { fixed, scientific, weight } from "../kit/format.js";
+import { valueHandle } from "../kit/handles.js";
+import { setSvg } from "../kit/notation.js";
+import { svg } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
 
-const LOWEST = -30, HIGHEST = 3;
+const LOWEST = -30,
+  HIGHEST = 3;
 const SMALLEST = 1e-16; // the weight axis runs from 10⁻¹⁶ to 1
-const SCORE_Y = 44, WEIGHT_Y = 128; // the two number lines
+const SCORE_Y = 44,
+  WEIGHT_Y = 128; // the two number lines
 
 /** 10⁻⁸ as the page writes powers; 1 as 1. */
 const power = (w) => (w === 1 ? "1" : scientific(w, 1).replace(/^1 × /, ""));
 
 export default function (el, head) {
-  const it = head.index("it"), cat = head.index("cat");
+  const it = head.index("it"),
+    cat = head.index("cat");
   const row = head.run().S[it];
   const others = row.map((_, j) => j).filter((j) => j !== cat);
   const { picture, readouts } = stage(el);
   const frame = chart(picture, {
-    height: 200, cls: "floor", margin: { left: 24, right: 22, top: SCORE_Y - 6, bottom: 200 - SCORE_Y - 6 },
+    height: 200,
+    cls: "floor",
+    margin: { left: 24, right: 22, top: SCORE_Y - 6, bottom: 200 - SCORE_Y - 6 },
     label: t({ zh: "cat 的分数和它的权重（对数轴）", en: "cat's score and its weight on a log axis" }),
   });
   const { box, layers } = frame;
@@ -36,15 +41,22 @@ export default function (el, head) {
   const title = (y, text) => setSvg(svg("text", { class: "chart-title", x: 4, y }, layers.grid), text);
   title(16, t({ zh: "cat 的分数 s（空心点：另外五个）", en: "cat's score s (hollow dots: the other five)" }));
   title(WEIGHT_Y - 26, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }));
-  setSvg(svg("text", { class: "zero-note", x: box.left, y: frame.height - 10 }, layers.labels),
-    t({ zh: "← 0 不在这条轴上：它在无穷远的左边", en: "← 0 is not on this axis: it lies infinitely far left" }));
-  for (const y of [SCORE_Y, WEIGHT_Y]) svg("line", { class: "baseline", x1: box.left, x2: box.right, y1: y, y2: y }, layers.grid);
+  setSvg(
+    svg("text", { class: "zero-note", x: box.left, y: frame.height - 10 }, layers.labels),
+    t({ zh: "← 0 不在这条轴上：它在无穷远的左边", en: "← 0 is not on this axis: it lies infinitely far left" }),
+  );
+  for (const y of [SCORE_Y, WEIGHT_Y])
+    svg("line", { class: "baseline", x1: box.left, x2: box.right, y1: y, y2: y }, layers.grid);
   const link = svg("line", { class: "link", y1: SCORE_Y, y2: WEIGHT_Y }, layers.marks);
   for (const j of others) svg("circle", { class: "other", r: 3.5, cx: x(row[j]), cy: SCORE_Y }, layers.marks);
   const otherWeights = others.map(() => svg("circle", { class: "other", r: 3.5, cy: WEIGHT_Y }, layers.marks));
   const marker = svg("circle", { class: "weight-marker", r: 6, cy: WEIGHT_Y }, layers.marks);
   const knob = valueHandle(frame.root, {
-    label: t({ zh: "cat 的分数", en: "cat's score" }), min: LOWEST, max: HIGHEST, step: 0.5, page: 5,
+    label: t({ zh: "cat 的分数", en: "cat's score" }),
+    min: LOWEST,
+    max: HIGHEST,
+    step: 0.5,
+    page: 5,
     orientation: "horizontal",
     toPoint: (s) => [x(s), SCORE_Y],
     fromPoint: ([px]) => x.invert(px),
@@ -62,8 +74,17 @@ export default function (el, head) {
       link.setAttribute("x1", String(x(s)));
       link.setAttribute("x2", String(xw(w[cat])));
       marker.setAttribute("cx", String(xw(w[cat])));
-      otherWeights.forEach((dot, k) => dot.setAttribute("cx", String(xw(w[others[k]]))));
-      out.show({ "w.cat": weight(w[cat]), score: fixed(s), sum: fixed(w.reduce((a, b) => a + b, 0), 3) });
+      otherWeights.forEach((dot, k) => {
+        dot.setAttribute("cx", String(xw(w[others[k]])));
+      });
+      out.show({
+        "w.cat": weight(w[cat]),
+        score: fixed(s),
+        sum: fixed(
+          w.reduce((a, b) => a + b, 0),
+          3,
+        ),
+      });
     },
   });
 }

@@ -2,31 +2,40 @@
 // the dashed line at 1 where softmax is comfortable.
 
 import { figure, t } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { chart, linear, log, axis } from "../kit/chart.js";
-import { svg } from "../kit/plane.js";
-import { setSvg } from "../kit/notation.js";
-import { widthSlider, clampWidth, LARGEST_LOG } from "../width.js";
+import { axis, chart, linear, log } from "../kit/chart.js";
 import { fixed, grouped } from "../kit/format.js";
+import { setSvg } from "../kit/notation.js";
+import { svg } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
+import { clampWidth, LARGEST_LOG, widthSlider } from "../width.js";
 
 const WIDEST = 2 ** LARGEST_LOG;
 
-export default function (el, head) {
+export default function (el, _head) {
   const { picture, controls, readouts } = stage(el);
   const frame = chart(picture, {
-    height: 230, margin: { left: 30, right: 14, top: 26, bottom: 42 }, cls: "spread",
+    height: 230,
+    margin: { left: 30, right: 14, top: 26, bottom: 42 },
+    cls: "spread",
     label: t({ zh: "分数的离散度随宽度按 √d 增长", en: "The spread of the scores grows as √d with the width" }),
   });
   const { box, layers } = frame;
   const x = log([1, WIDEST], [box.left, box.right]);
   const y = linear([0, Math.sqrt(WIDEST)], [box.bottom, box.top]);
   axis(frame, y, { side: "left", values: [0, 4, 8, 12, 16], title: t({ zh: "离散度 √d", en: "spread √d" }) });
-  axis(frame, x, { side: "bottom", values: [1, 4, 16, 64, 256], format: grouped, title: t({ zh: "宽度 d（对数轴）", en: "width d (log axis)" }) });
+  axis(frame, x, {
+    side: "bottom",
+    values: [1, 4, 16, 64, 256],
+    format: grouped,
+    title: t({ zh: "宽度 d（对数轴）", en: "width d (log axis)" }),
+  });
   svg("line", { class: "baseline", x1: box.left, x2: box.right, y1: y(0), y2: y(0) }, layers.grid);
   svg("line", { class: "reference", x1: box.left, x2: box.right, y1: y(1), y2: y(1) }, layers.grid);
   // right of where the curve leaves the line, so the label never sits on it
-  setSvg(svg("text", { class: "reference-label", x: x(10), y: y(1) - 5 }, layers.labels),
-    t({ zh: "1：softmax 舒服的尺度", en: "1: where softmax is comfortable" }));
+  setSvg(
+    svg("text", { class: "reference-label", x: x(10), y: y(1) - 5 }, layers.labels),
+    t({ zh: "1：softmax 舒服的尺度", en: "1: where softmax is comfortable" }),
+  );
   const curve = Array.from({ length: 161 }, (_, i) => {
     const d = WIDEST ** (i / 160);
     return `${i ? "L" : "M"} ${x(d).toFixed(2)} ${y(Math.sqrt(d)).toFixed(2)}`;

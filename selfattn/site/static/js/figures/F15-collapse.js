@@ -1,25 +1,37 @@
 // F15: the same width slider; without a divisor row ate's mix collapses onto one token,
 // and the gradient w(1 − w) through the winner collapses with it.
 
-import { figure, t } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { chart, linear, axis } from "../kit/chart.js";
-import { svg } from "../kit/plane.js";
 import { widthMix } from "../attention.js";
-import { widthSlider, clampWidth, baseScores, topWeight, mixBars } from "../width.js";
+import { figure, t } from "../figure.js";
+import { axis, chart, linear } from "../kit/chart.js";
 import { fixed, weight } from "../kit/format.js";
+import { svg } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
+import { baseScores, clampWidth, mixBars, topWeight, widthSlider } from "../width.js";
 
 /** w(1 − w) over w ∈ [0, 1], with the winner's point riding on it. */
 function gradientCurve(parent) {
   const frame = chart(parent, {
-    height: 130, margin: { left: 40, right: 16, top: 26, bottom: 30 }, cls: "gauge",
+    height: 130,
+    margin: { left: 40, right: 16, top: 26, bottom: 30 },
+    cls: "gauge",
     label: t({ zh: "梯度 w(1 − w) 随最大权重的变化", en: "The gradient w(1 − w) against the top weight" }),
   });
   const { box, layers } = frame;
-  const x = linear([0, 1], [box.left, box.right]), y = linear([0, 0.25], [box.bottom, box.top]);
+  const x = linear([0, 1], [box.left, box.right]),
+    y = linear([0, 0.25], [box.bottom, box.top]);
   axis(frame, x, { side: "bottom", values: [0, 0.5, 1] });
-  axis(frame, y, { side: "left", values: [0, 0.25], format: (v) => fixed(v, 2), title: t({ zh: "梯度 w(1 − w)，w 为最大权重", en: "gradient w(1 − w), w the top weight" }), grid: false });
-  const d = Array.from({ length: 41 }, (_, i) => `${i ? "L" : "M"} ${x(i / 40).toFixed(1)} ${y((i / 40) * (1 - i / 40)).toFixed(1)}`).join(" ");
+  axis(frame, y, {
+    side: "left",
+    values: [0, 0.25],
+    format: (v) => fixed(v, 2),
+    title: t({ zh: "梯度 w(1 − w)，w 为最大权重", en: "gradient w(1 − w), w the top weight" }),
+    grid: false,
+  });
+  const d = Array.from(
+    { length: 41 },
+    (_, i) => `${i ? "L" : "M"} ${x(i / 40).toFixed(1)} ${y((i / 40) * (1 - i / 40)).toFixed(1)}`,
+  ).join(" ");
   svg("path", { class: "curve", d }, layers.marks);
   const dot = svg("circle", { class: "dot", r: 5 }, layers.marks);
   return (/** @type {number} */ w, /** @type {number} */ g) => {
@@ -31,7 +43,9 @@ function gradientCurve(parent) {
 export default function (el, head) {
   const base = baseScores(head);
   const { picture, controls, readouts } = stage(el);
-  const bars = mixBars(picture, head, { title: t({ zh: "ate 这一行的权重，不除任何数", en: "Row ate's weights, divided by nothing" }) });
+  const bars = mixBars(picture, head, {
+    title: t({ zh: "ate 这一行的权重，不除任何数", en: "Row ate's weights, divided by nothing" }),
+  });
   const gauge = gradientCurve(picture);
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
   const out = readouts({ top: t({ zh: "最大权重", en: "top weight" }), gradient: "w(1−w)" }, { key: "top" });
@@ -40,7 +54,8 @@ export default function (el, head) {
     state: { width: 1 },
     clamp: (s) => ({ width: clampWidth(s.width) }),
     draw({ width: d }) {
-      const w = widthMix(base, d, "none"), best = topWeight(w);
+      const w = widthMix(base, d, "none"),
+        best = topWeight(w);
       width.show(d);
       bars.set(w, { win: best.index });
       gauge(best.top, best.gradient);

@@ -1,12 +1,12 @@
 // F16: choose the divisor (none, √d, d) and drag the width: with √d the mix holds at
 // every width, with d it drifts toward a uniform average.
 
-import { figure, t } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { choices } from "../kit/controls.js";
 import { widthMix } from "../attention.js";
-import { widthSlider, clampWidth, baseScores, topWeight, mixBars } from "../width.js";
+import { figure, t } from "../figure.js";
+import { choices } from "../kit/controls.js";
 import { fixed, grouped, weight } from "../kit/format.js";
+import { stage } from "../kit/stage.js";
+import { baseScores, clampWidth, mixBars, topWeight, widthSlider } from "../width.js";
 
 const DIVISORS = ["none", "sqrt", "d"];
 
@@ -15,9 +15,12 @@ export default function (el, head) {
   const n = head.tokens.length;
   const { picture, controls, readouts } = stage(el);
   // beside each bar, the weight a plain average would give it: where d drifts to
-  const bars = mixBars(picture, head, { title: t({ zh: `ate 这一行的权重；虚框：平均 1/${n}`, en: `Row ate's weights; dashed: the average 1/${n}` }) });
+  const bars = mixBars(picture, head, {
+    title: t({ zh: `ate 这一行的权重；虚框：平均 1/${n}`, en: `Row ate's weights; dashed: the average 1/${n}` }),
+  });
   const divisor = choices(controls, {
-    legend: t({ zh: "分数除以", en: "Divide the scores by" }), name: "F16-divisor",
+    legend: t({ zh: "分数除以", en: "Divide the scores by" }),
+    name: "F16-divisor",
     options: [
       { value: "none", label: t({ zh: "不除", en: "nothing" }) },
       { value: "sqrt", label: "√d" },
@@ -26,16 +29,22 @@ export default function (el, head) {
     onInput: (value) => fig.set({ divisor: value }),
   });
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
-  const out = readouts({
-    top: t({ zh: "最大权重", en: "top weight" }), divisor: t({ zh: "除数", en: "divisor" }), gradient: "w(1−w)",
-  }, { key: "top" });
+  const out = readouts(
+    {
+      top: t({ zh: "最大权重", en: "top weight" }),
+      divisor: t({ zh: "除数", en: "divisor" }),
+      gradient: "w(1−w)",
+    },
+    { key: "top" },
+  );
 
   const fig = figure(el, {
     state: { width: 1, divisor: "none" },
     clamp: (s) => ({ width: clampWidth(s.width), divisor: DIVISORS.includes(s.divisor) ? s.divisor : "none" }),
     discrete: ["divisor"],
     draw({ width: d, divisor: by }) {
-      const w = widthMix(base, d, by), best = topWeight(w);
+      const w = widthMix(base, d, by),
+        best = topWeight(w);
       width.show(d);
       divisor.show(by);
       bars.set(w, { win: best.index, ghost: w.map(() => 1 / n) });

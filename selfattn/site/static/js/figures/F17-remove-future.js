@@ -2,42 +2,62 @@
 // replaces the ones above the diagonal by −∞, each left as a small dashed box with the
 // score it threw away greyed and struck through, while the counter keeps the tally.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
+import { clampNumber, figure, t } from "../figure.js";
 import { button } from "../kit/controls.js";
-import { makeGrid, gridLegend } from "../kit/grid.js";
-import { fixed, grouped } from "../kit/format.js";
+import { grouped } from "../kit/format.js";
+import { gridLegend, makeGrid } from "../kit/grid.js";
+import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
   const { tokens } = head;
   const { S } = head.run();
-  const n = tokens.length, all = n * n;
+  const n = tokens.length,
+    all = n * n;
   const { picture, controls, side, readouts } = stage(el);
   const map = makeGrid(picture, {
-    rows: tokens, columns: tokens, name: "S", scale: Math.max(...S.flat().map(Math.abs)),
+    rows: tokens,
+    columns: tokens,
+    name: "S",
+    scale: Math.max(...S.flat().map(Math.abs)),
     titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
     reference: { value: 1, text: t({ zh: "这个方块 = 1.0", en: "this square = 1.0" }) },
-    label: t({ zh: "缩放后的分数矩阵；被掩码丢掉的格子只剩虚线框和 −∞", en: "The scaled scores; the ones the mask discards become a dashed box with −∞" }),
+    label: t({
+      zh: "缩放后的分数矩阵；被掩码丢掉的格子只剩虚线框和 −∞",
+      en: "The scaled scores; the ones the mask discards become a dashed box with −∞",
+    }),
   });
   const next = button(controls, {
-    label: t({ zh: "遮住下一行的未来", en: "Mask the next row" }), name: "next",
+    label: t({ zh: "遮住下一行的未来", en: "Mask the next row" }),
+    name: "next",
     onPress: () => fig.set({ rows: fig.state.rows + 1 }),
   });
   const back = button(controls, {
-    label: t({ zh: "退回一行", en: "Put one back" }), name: "back",
+    label: t({ zh: "退回一行", en: "Put one back" }),
+    name: "back",
     onPress: () => fig.set({ rows: fig.state.rows - 1 }),
   });
-  const out = readouts({
-    discarded: t({ zh: "算了又丢掉", en: "computed, then discarded" }),
-    rows: t({ zh: "已遮住的行", en: "rows masked" }),
-    computed: t({ zh: "算过的点积", en: "computed" }),
-    kept: t({ zh: "留下", en: "kept" }),
-  }, { key: "discarded" });
-  side.append(gridLegend([
-    { kind: "pos", text: t({ zh: "实心：正分数，面积 ∝ |分数|", en: "filled: positive, area ∝ |score|" }) },
-    { kind: "neg", text: t({ zh: "空心：负分数", en: "hollow: negative" }) },
-    { kind: "masked", text: t({ zh: "虚线框：换成了 −∞，划掉的是原来的分数", en: "dashed: set to −∞, the struck number is what it was" }) },
-  ]));
+  const out = readouts(
+    {
+      discarded: t({ zh: "算了又丢掉", en: "computed, then discarded" }),
+      rows: t({ zh: "已遮住的行", en: "rows masked" }),
+      computed: t({ zh: "算过的点积", en: "computed" }),
+      kept: t({ zh: "留下", en: "kept" }),
+    },
+    { key: "discarded" },
+  );
+  side.append(
+    gridLegend([
+      { kind: "pos", text: t({ zh: "实心：正分数，面积 ∝ |分数|", en: "filled: positive, area ∝ |score|" }) },
+      { kind: "neg", text: t({ zh: "空心：负分数", en: "hollow: negative" }) },
+      {
+        kind: "masked",
+        text: t({
+          zh: "虚线框：换成了 −∞，划掉的是原来的分数",
+          en: "dashed: set to −∞, the struck number is what it was",
+        }),
+      },
+    ]),
+  );
 
   const fig = figure(el, {
     state: { rows: 0 },

@@ -2,12 +2,12 @@
 // only, so the row still sums to one; a dashed outline beside each bar is its weight
 // without the mask, and the keys the mask removes are small dashed boxes with 0.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { slider } from "../kit/controls.js";
-import { makeBars } from "../kit/bars.js";
 import { argmax } from "../attention.js";
+import { clampNumber, figure, t } from "../figure.js";
+import { makeBars } from "../kit/bars.js";
+import { slider } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { stage } from "../kit/stage.js";
 
 /** A weight as the figure prints it: an exact zero says so, anything else to 2 decimals. */
 const printWeight = (w) => (w === 0 ? "0" : fixed(w));
@@ -15,32 +15,50 @@ const printWeight = (w) => (w === 0 ? "0" : fixed(w));
 export default function (el, head) {
   const { tokens } = head;
   const last = tokens.length - 1;
-  const masked = head.run("causal").W, open = head.run().W;
+  const masked = head.run("causal").W,
+    open = head.run().W;
   const { picture, controls, readouts, note } = stage(el);
   const bars = makeBars(picture, {
-    labels: tokens, domain: [0, 1], name: "bar", height: 210, format: printWeight,
-    label: t({ zh: "提问位置那一行的因果权重，旁边的虚线轮廓是不加掩码时的权重", en: "The causal weights of the asking row; the dashed outline beside each bar is its weight without the mask" }),
+    labels: tokens,
+    domain: [0, 1],
+    name: "bar",
+    height: 210,
+    format: printWeight,
+    label: t({
+      zh: "提问位置那一行的因果权重，旁边的虚线轮廓是不加掩码时的权重",
+      en: "The causal weights of the asking row; the dashed outline beside each bar is its weight without the mask",
+    }),
   });
   const position = slider(controls, {
-    label: t({ zh: "提问的位置", en: "Asking position" }), min: 0, max: last, step: 1, name: "position",
+    label: t({ zh: "提问的位置", en: "Asking position" }),
+    min: 0,
+    max: last,
+    step: 1,
+    name: "position",
     onInput: (p) => fig.set({ position: p }),
   });
-  const out = readouts({
-    top: t({ zh: "最大的权重", en: "largest weight" }),
-    candidates: t({ zh: "可看的键", en: "keys it can see" }),
-    sum: t({ zh: "这一行的和", en: "row sum" }),
-  }, { key: "top" });
-  note(t({
-    zh: "实心柱：加了掩码的权重；旁边的虚线轮廓：不加掩码时的权重；带 0 的虚线小框：被遮住的键。",
-    en: "Filled bars: weights with the mask; dashed outline beside each: the weight without it; small dashed box with 0: a masked key.",
-  }));
+  const out = readouts(
+    {
+      top: t({ zh: "最大的权重", en: "largest weight" }),
+      candidates: t({ zh: "可看的键", en: "keys it can see" }),
+      sum: t({ zh: "这一行的和", en: "row sum" }),
+    },
+    { key: "top" },
+  );
+  note(
+    t({
+      zh: "实心柱：加了掩码的权重；旁边的虚线轮廓：不加掩码时的权重；带 0 的虚线小框：被遮住的键。",
+      en: "Filled bars: weights with the mask; dashed outline beside each: the weight without it; small dashed box with 0: a masked key.",
+    }),
+  );
 
   const fig = figure(el, {
     state: { position: 4 },
     clamp: (s) => ({ position: Math.round(clampNumber(s.position, 0, last, 4)) }),
     discrete: ["position"],
     draw({ position: p }) {
-      const row = masked[p], best = argmax(row);
+      const row = masked[p],
+        best = argmax(row);
       position.show(p, `${p} · ${tokens[p]}`);
       bars.set(row, {
         win: best,

@@ -2,55 +2,80 @@
 // each points forward along the output (the purple line), so the path never turns back;
 // it ends at it's new vector, the output, in purple.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { button } from "../kit/controls.js";
-import { makePlane, around, arrow, untangle, svg } from "../kit/plane.js";
 import { dot, norm } from "../attention.js";
+import { clampNumber, figure, t } from "../figure.js";
+import { button } from "../kit/controls.js";
 import { fixed, vector } from "../kit/format.js";
-import { valueArrows, tipToTail, stepsInOrder, point } from "../weighted-sum.js";
+import { around, arrow, makePlane, svg, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
+import { point, stepsInOrder, tipToTail, valueArrows } from "../weighted-sum.js";
 
 export default function (el, head) {
   const { tokens } = head;
-  const it = head.index("it"), n = tokens.length;
+  const it = head.index("it"),
+    n = tokens.length;
   const { W, V, out } = head.run();
-  const w = W[it], o = out[it];
-  const steps = stepsInOrder(w, V, tokens.map((_, j) => j));
+  const w = W[it],
+    o = out[it];
+  const steps = stepsInOrder(
+    w,
+    V,
+    tokens.map((_, j) => j),
+  );
   const forward = o.map((x) => x / norm(o));
   const { picture, controls, readouts, note } = stage(el);
   const plane = makePlane({
-    ...around([...V, o], { pad: 0.35 }), unit: 150,
-    label: t({ zh: "六个值向量，以及 it 的六项加权首尾相接", en: "The six values, and the six weighted terms of it laid tip to tail" }),
+    ...around([...V, o], { pad: 0.35 }),
+    unit: 150,
+    label: t({
+      zh: "六个值向量，以及 it 的六项加权首尾相接",
+      en: "The six values, and the six weighted terms of it laid tip to tail",
+    }),
   });
   picture.append(plane.root);
   // the direction every step moves along: the line through the output, to the plane's edge
   const { x1, y1 } = plane.bounds;
   const reach = Math.min(x1 / forward[0], y1 / forward[1]);
-  svg("line", {
-    x1: plane.sx(0), y1: plane.sy(0), x2: plane.sx(forward[0] * reach), y2: plane.sy(forward[1] * reach), class: "forward-line",
-  }, plane.layers.under);
+  svg(
+    "line",
+    {
+      x1: plane.sx(0),
+      y1: plane.sy(0),
+      x2: plane.sx(forward[0] * reach),
+      y2: plane.sy(forward[1] * reach),
+      class: "forward-line",
+    },
+    plane.layers.under,
+  );
   valueArrows(plane, tokens, V);
   const output = arrow(plane, { cls: "output thin" }); // under the terms, which it sums
   const path = tipToTail(plane, n);
   const end = point(plane, { label: "out" });
   const next = button(controls, {
-    label: t({ zh: "加一项", en: "Add a term" }), name: "next",
+    label: t({ zh: "加一项", en: "Add a term" }),
+    name: "next",
     onPress: () => fig.set({ terms: fig.state.terms + 1 }),
   });
   const back = button(controls, {
-    label: t({ zh: "拿掉一项", en: "Take one back" }), name: "back",
+    label: t({ zh: "拿掉一项", en: "Take one back" }),
+    name: "back",
     onPress: () => fig.set({ terms: fig.state.terms - 1 }),
   });
-  const readout = readouts({
-    sum: t({ zh: "目前的和", en: "sum so far" }),
-    terms: t({ zh: "已加的项", en: "terms added" }),
-    term: t({ zh: "刚加的项", en: "last term" }),
-    along: t({ zh: "它朝前走了", en: "its step forward" }),
-  }, { key: "sum" });
-  note(t({
-    zh: "绿色：值向量和每一项 w·v；紫色：输出和它的方向。“朝前”是沿紫色虚线的分量：每一步都是正的，所以折线从不回头。",
-    en: "Green: the values and each term w·v; purple: the output and its direction. “Forward” is the component along the purple dashed line: positive at every step, so the path never turns back.",
-  }));
+  const readout = readouts(
+    {
+      sum: t({ zh: "目前的和", en: "sum so far" }),
+      terms: t({ zh: "已加的项", en: "terms added" }),
+      term: t({ zh: "刚加的项", en: "last term" }),
+      along: t({ zh: "它朝前走了", en: "its step forward" }),
+    },
+    { key: "sum" },
+  );
+  note(
+    t({
+      zh: "绿色：值向量和每一项 w·v；紫色：输出和它的方向。“朝前”是沿紫色虚线的分量：每一步都是正的，所以折线从不回头。",
+      en: "Green: the values and each term w·v; purple: the output and its direction. “Forward” is the component along the purple dashed line: positive at every step, so the path never turns back.",
+    }),
+  );
 
   const fig = figure(el, {
     state: { terms: 0 },

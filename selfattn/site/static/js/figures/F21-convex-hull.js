@@ -2,29 +2,32 @@
 // its track) up to 12. The weights stay positive and sum to one, so the output (purple) is a
 // convex mix of the values: it closes in on cat's value and never leaves their polygon.
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { makeBars } from "../kit/bars.js";
-import { valueHandle } from "../kit/handles.js";
-import { makePlane, around, arrow, untangle, svg } from "../kit/plane.js";
 import { softmaxRow, weightedSum } from "../attention.js";
-import { fixed, vector, percent } from "../kit/format.js";
-import { valueArrows, convexHull, insideConvex, polygon, point } from "../weighted-sum.js";
+import { clampNumber, figure, t } from "../figure.js";
+import { makeBars } from "../kit/bars.js";
+import { fixed, percent, vector } from "../kit/format.js";
+import { valueHandle } from "../kit/handles.js";
+import { around, arrow, makePlane, svg, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
+import { convexHull, insideConvex, point, polygon, valueArrows } from "../weighted-sum.js";
 
-const LOW = -1, HIGH = 12;
+const LOW = -1,
+  HIGH = 12;
 const NAMED = 8; // the raw score the prose pushes cat to
 const DETENT = 0.15; // a drag this close to the named score rests on it
 
 export default function (el, head) {
   const { tokens } = head;
-  const it = head.index("it"), cat = head.index("cat");
+  const it = head.index("it"),
+    cat = head.index("cat");
   const { R, V } = head.run();
   const root2 = Math.sqrt(head.d);
   const hull = convexHull(V);
   const { picture, readouts, note } = stage(el, { wide: true });
 
   const plane = makePlane({
-    ...around(V, { pad: 0.35 }), unit: 150,
+    ...around(V, { pad: 0.35 }),
+    unit: 150,
     label: t({ zh: "值向量围成的多边形，和 it 的输出", en: "The polygon of the values, and the output of it" }),
   });
   picture.append(plane.root);
@@ -34,16 +37,37 @@ export default function (el, head) {
   const output = point(plane, { label: "out" });
 
   const bars = makeBars(picture, {
-    labels: tokens, domain: [Math.min(LOW, ...R[it]), HIGH + 1.5], name: "raw", height: 250, reference: true, ticks: [0, 4, 8, 12],
-    label: t({ zh: "it 这一行的原始分数；cat 的柱子可以拖", en: "The raw scores in the row of it; the bar of cat can be dragged" }),
+    labels: tokens,
+    domain: [Math.min(LOW, ...R[it]), HIGH + 1.5],
+    name: "raw",
+    height: 250,
+    reference: true,
+    ticks: [0, 4, 8, 12],
+    label: t({
+      zh: "it 这一行的原始分数；cat 的柱子可以拖",
+      en: "The raw scores in the row of it; the bar of cat can be dragged",
+    }),
   });
-  const { y } = bars, x = bars.x(cat);
-  const track = svg("rect", {
-    x: x - bars.slot * 0.4, width: bars.slot * 0.8, y: y(HIGH) - 8, height: y(LOW) - y(HIGH) + 16, rx: 6, class: "track",
-  }, bars.frame.layers.grid);
+  const { y } = bars,
+    x = bars.x(cat);
+  const track = svg(
+    "rect",
+    {
+      x: x - bars.slot * 0.4,
+      width: bars.slot * 0.8,
+      y: y(HIGH) - 8,
+      height: y(LOW) - y(HIGH) + 16,
+      rx: 6,
+      class: "track",
+    },
+    bars.frame.layers.grid,
+  );
   const knob = valueHandle(bars.root, {
     label: t({ zh: "cat 的原始分数", en: "cat's raw score" }),
-    min: LOW, max: HIGH, step: 0.1, hit: track,
+    min: LOW,
+    max: HIGH,
+    step: 0.1,
+    hit: track,
     toPoint: (v) => [x, y(v)],
     fromPoint: ([, py]) => {
       const v = y.invert(py);
@@ -52,16 +76,21 @@ export default function (el, head) {
     onMove: (raw) => fig.set({ raw }),
     get: () => fig.state.raw,
   });
-  const out = readouts({
-    output: t({ zh: "it 的输出", en: "output of it" }),
-    "w.cat": "w(it, cat)",
-    gap: t({ zh: "离 v(cat) 还差", en: "gap to v(cat)" }),
-    inside: t({ zh: "在多边形里", en: "inside the polygon" }),
-  }, { key: "output" });
-  note(t({
-    zh: `拖动 cat 柱顶的圆点（或用方向键、Page Up/Down、Home/End），可以一直拖到 ${fixed(HIGH)}；虚线标出正文说的 ${fixed(NAMED)}。`,
-    en: `Drag the knob on cat's bar (or use the arrow keys, Page Up/Down, Home and End) as far as ${fixed(HIGH)}; the dashed line marks the ${fixed(NAMED)} the text names.`,
-  }));
+  const out = readouts(
+    {
+      output: t({ zh: "it 的输出", en: "output of it" }),
+      "w.cat": "w(it, cat)",
+      gap: t({ zh: "离 v(cat) 还差", en: "gap to v(cat)" }),
+      inside: t({ zh: "在多边形里", en: "inside the polygon" }),
+    },
+    { key: "output" },
+  );
+  note(
+    t({
+      zh: `拖动 cat 柱顶的圆点（或用方向键、Page Up/Down、Home/End），可以一直拖到 ${fixed(HIGH)}；虚线标出正文说的 ${fixed(NAMED)}。`,
+      en: `Drag the knob on cat's bar (or use the arrow keys, Page Up/Down, Home and End) as far as ${fixed(HIGH)}; the dashed line marks the ${fixed(NAMED)} the text names.`,
+    }),
+  );
 
   const fig = figure(el, {
     state: { raw: R[it][cat] },

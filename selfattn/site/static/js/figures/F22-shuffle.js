@@ -3,18 +3,21 @@
 // shuffled order, lands where it did: the purple output does not move.
 
 import { figure, t } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { button } from "../kit/controls.js";
 import { makeBars } from "../kit/bars.js";
-import { makePlane, around, untangle } from "../kit/plane.js";
-import { fixed, scientific, vector } from "../kit/format.js";
-import { valueArrows, tipToTail, stepsInOrder, point } from "../weighted-sum.js";
+import { button } from "../kit/controls.js";
+import { scientific, vector } from "../kit/format.js";
+import { around, makePlane, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
+import { point, stepsInOrder, tipToTail, valueArrows } from "../weighted-sum.js";
 
 /** Whether `order` is a permutation of 0..n−1. */
 function isPermutation(order, n) {
-  return Array.isArray(order) && order.length === n
-    && order.every((k) => Number.isInteger(k) && k >= 0 && k < n)
-    && new Set(order).size === n;
+  return (
+    Array.isArray(order) &&
+    order.length === n &&
+    order.every((k) => Number.isInteger(k) && k >= 0 && k < n) &&
+    new Set(order).size === n
+  );
 }
 
 /** A uniformly random order that differs from `current`. */
@@ -32,7 +35,8 @@ function shuffled(current) {
 
 export default function (el, head) {
   const { tokens } = head;
-  const n = tokens.length, it = head.index("it");
+  const n = tokens.length,
+    it = head.index("it");
   const reading = tokens.map((_, j) => j);
   const { W, V, out } = head.run();
   const w = W[it];
@@ -40,35 +44,49 @@ export default function (el, head) {
   const { picture, controls, readouts, note } = stage(el, { wide: true });
 
   const plane = makePlane({
-    ...around([...V, out[it]], { pad: 0.35 }), unit: 150,
-    label: t({ zh: "按阅读顺序首尾相接的六项，和它们的终点", en: "The six terms tip to tail in reading order, and where they end" }),
+    ...around([...V, out[it]], { pad: 0.35 }),
+    unit: 150,
+    label: t({
+      zh: "按阅读顺序首尾相接的六项，和它们的终点",
+      en: "The six terms tip to tail in reading order, and where they end",
+    }),
   });
   picture.append(plane.root);
   valueArrows(plane, tokens, V);
   const path = tipToTail(plane, n);
   const end = point(plane, { label: "out" });
   const bars = makeBars(picture, {
-    labels: tokens, domain: [0, Math.max(...w) * 1.15], name: "bar", height: 180,
+    labels: tokens,
+    domain: [0, Math.max(...w) * 1.15],
+    name: "bar",
+    height: 180,
     title: t({ zh: "it 的权重，按相加的顺序", en: "weights of it, in the order they are added" }),
     label: t({ zh: "it 这一行的权重，按阅读顺序排列", en: "The weights in the row of it, in reading order" }),
   });
   button(controls, {
-    label: t({ zh: "打乱", en: "Shuffle" }), name: "shuffle",
+    label: t({ zh: "打乱", en: "Shuffle" }),
+    name: "shuffle",
     onPress: () => fig.set({ order: shuffled(fig.state.order) }),
   });
   button(controls, {
-    label: t({ zh: "原来的顺序", en: "Original order" }), name: "reset",
+    label: t({ zh: "原来的顺序", en: "Original order" }),
+    name: "reset",
     onPress: () => fig.set({ order: reading }),
   });
-  const readout = readouts({
-    output: t({ zh: "it 的输出", en: "output of it" }),
-    moved: t({ zh: "输出移动了", en: "output moved by" }),
-  }, { key: "output" });
+  const readout = readouts(
+    {
+      output: t({ zh: "it 的输出", en: "output of it" }),
+      moved: t({ zh: "输出移动了", en: "output moved by" }),
+    },
+    { key: "output" },
+  );
   const exact = /** @type {HTMLElement} */ (el.querySelector("[data-readout=output]"));
-  note(t({
-    zh: "若有移动，也只在第 16 位小数：那是浮点舍入，取决于加法的先后，不是注意力。",
-    en: "Any movement is in the 16th decimal: floating-point rounding, which depends on the order of the additions, not attention.",
-  }));
+  note(
+    t({
+      zh: "若有移动，也只在第 16 位小数：那是浮点舍入，取决于加法的先后，不是注意力。",
+      en: "Any movement is in the 16th decimal: floating-point rounding, which depends on the order of the additions, not attention.",
+    }),
+  );
 
   let valid = reading;
   const fig = figure(el, {

@@ -3,15 +3,16 @@
 // apart by dash and by a label on each line. Every number comes from cost.js, the mirror
 // of selfattn/cost.py (GPT-2 small).
 
-import { figure, t, clampNumber } from "../figure.js";
-import { stage } from "../kit/stage.js";
+import { allHeadsScoreBytes, dHead, GPT2_SMALL, scoreBytes, tokenBytes } from "../cost.js";
+import { clampNumber, figure, t } from "../figure.js";
+import { axis, chart, log } from "../kit/chart.js";
 import { slider } from "../kit/controls.js";
-import { chart, axis, log } from "../kit/chart.js";
-import { svg } from "../kit/plane.js";
 import { fixed, grouped, size } from "../kit/format.js";
-import { GPT2_SMALL, allHeadsScoreBytes, dHead, scoreBytes, tokenBytes } from "../cost.js";
+import { svg } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
 
-const SHORTEST = 4, LONGEST = 17; // log₂ n: 16 … 131,072 tokens
+const SHORTEST = 4,
+  LONGEST = 17; // log₂ n: 16 … 131,072 tokens
 const BYTES = [2 ** 8, 2 ** 46]; // 256 bytes … 64 TiB: room above the top line for its label
 
 /** Bytes with one decimal below 100 of a unit and none from 100 up: 4.5 TiB, 288 MiB. */
@@ -27,18 +28,28 @@ function times(ratio) {
 }
 
 export default function (el) {
-  const model = GPT2_SMALL, d = dHead(model), heads = model.layers * model.heads;
+  const model = GPT2_SMALL,
+    d = dHead(model),
+    heads = model.layers * model.heads;
   const { picture, controls, readouts, note } = stage(el);
   const frame = chart(picture, {
-    width: 380, height: 270, margin: { top: 10, right: 14, bottom: 40, left: 50 }, cls: "cost",
-    label: t({ zh: "字节数随上下文长度变化，两条轴都是对数刻度", en: "Bytes against context length, both axes logarithmic" }),
+    width: 380,
+    height: 270,
+    margin: { top: 10, right: 14, bottom: 40, left: 50 },
+    cls: "cost",
+    label: t({
+      zh: "字节数随上下文长度变化，两条轴都是对数刻度",
+      en: "Bytes against context length, both axes logarithmic",
+    }),
   });
   const { box, layers } = frame;
   const x = log([2 ** SHORTEST, 2 ** LONGEST], [box.left, box.right]);
   const y = log(BYTES, [box.bottom, box.top]);
   axis(frame, y, { side: "left", values: [2 ** 10, 2 ** 20, 2 ** 30, 2 ** 40], format: (b) => size(b, 0) });
   axis(frame, x, {
-    side: "bottom", values: [16, 128, 1024, 8192, 131072], format: grouped,
+    side: "bottom",
+    values: [16, 128, 1024, 8192, 131072],
+    format: grouped,
     title: t({ zh: "上下文长度 n（token）", en: "context length n (tokens)" }),
   });
   // the end ticks sit at the box's corners: keep them inside the picture
@@ -46,34 +57,52 @@ export default function (el) {
   ticks.at(0)?.classList.add("start");
   ticks.at(-1)?.classList.add("end");
   const series = [
-    { cls: "all-heads", bytes: (n) => allHeadsScoreBytes(n, model), label: t({ zh: `全部 ${heads} 个头的分数`, en: `all ${heads} heads' scores` }) },
+    {
+      cls: "all-heads",
+      bytes: (n) => allHeadsScoreBytes(n, model),
+      label: t({ zh: `全部 ${heads} 个头的分数`, en: `all ${heads} heads' scores` }),
+    },
     { cls: "one-head", bytes: (n) => scoreBytes(n, model), label: t({ zh: "一个头的分数", en: "one head's scores" }) },
     { cls: "tokens", bytes: (n) => tokenBytes(n, model), label: t({ zh: "token 本身", en: "the tokens" }) },
   ].map((s) => {
     const points = [];
-    for (let k = SHORTEST; k <= LONGEST + 1e-9; k += 0.25) points.push(`${x(2 ** k).toFixed(1)},${y(s.bytes(2 ** k)).toFixed(1)}`);
+    for (let k = SHORTEST; k <= LONGEST + 1e-9; k += 0.25)
+      points.push(`${x(2 ** k).toFixed(1)},${y(s.bytes(2 ** k)).toFixed(1)}`);
     svg("polyline", { points: points.join(" "), class: `cost-line ${s.cls}` }, layers.marks);
     // each line named where it ends: above its right end, the lowest one below it, where no line runs
     const below = s.cls === "tokens";
-    svg("text", { x: box.right - 2, y: y(s.bytes(2 ** LONGEST)) + (below ? 17 : -7), class: `line-label ${s.cls}` }, layers.labels).textContent = s.label;
+    svg(
+      "text",
+      { x: box.right - 2, y: y(s.bytes(2 ** LONGEST)) + (below ? 17 : -7), class: `line-label ${s.cls}` },
+      layers.labels,
+    ).textContent = s.label;
     return { ...s, dot: svg("circle", { r: 4.5, class: `cost-dot ${s.cls}` }, layers.handles) };
   });
   const marker = svg("line", { y1: box.top, y2: box.bottom, class: "marker" }, layers.marks);
 
   const length = slider(controls, {
-    label: t({ zh: "上下文长度 n", en: "Context length n" }), min: SHORTEST, max: LONGEST, step: 0.25, name: "n",
+    label: t({ zh: "上下文长度 n", en: "Context length n" }),
+    min: SHORTEST,
+    max: LONGEST,
+    step: 0.25,
+    name: "n",
     onInput: (log2n) => fig.set({ n: Math.round(2 ** log2n) }),
   });
-  const out = readouts({
-    head: t({ zh: "一个头的分数", en: "one head's scores" }),
-    all: t({ zh: `全部 ${heads} 个头`, en: `all ${heads} heads` }),
-    tokens: t({ zh: "token 本身", en: "the tokens" }),
-    ratio: t({ zh: "分数 ÷ token", en: "scores ÷ tokens" }),
-  }, { key: "head" });
-  note(t({
-    zh: `GPT-2 small：d_model = ${model.dModel}，每头 d = ${d}，fp16 每个数 ${model.bytesPerNumber} 字节。`,
-    en: `GPT-2 small: d_model = ${model.dModel}, d = ${d} per head, fp16 at ${model.bytesPerNumber} bytes a number.`,
-  }));
+  const out = readouts(
+    {
+      head: t({ zh: "一个头的分数", en: "one head's scores" }),
+      all: t({ zh: `全部 ${heads} 个头`, en: `all ${heads} heads` }),
+      tokens: t({ zh: "token 本身", en: "the tokens" }),
+      ratio: t({ zh: "分数 ÷ token", en: "scores ÷ tokens" }),
+    },
+    { key: "head" },
+  );
+  note(
+    t({
+      zh: `GPT-2 small：d_model = ${model.dModel}，每头 d = ${d}，fp16 每个数 ${model.bytesPerNumber} 字节。`,
+      en: `GPT-2 small: d_model = ${model.dModel}, d = ${d} per head, fp16 at ${model.bytesPerNumber} bytes a number.`,
+    }),
+  );
 
   const fig = figure(el, {
     state: { n: 1024 },

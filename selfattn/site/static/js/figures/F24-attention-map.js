@@ -2,30 +2,44 @@
 // With the mask the upper triangle is empty and it gives cat more; without, ran takes a share.
 
 import { figure, t } from "../figure.js";
-import { stage } from "../kit/stage.js";
 import { toggle } from "../kit/controls.js";
-import { makeGrid, gridLegend } from "../kit/grid.js";
-import { fixed, cellWeight } from "../kit/format.js";
+import { cellWeight, fixed } from "../kit/format.js";
+import { gridLegend, makeGrid } from "../kit/grid.js";
+import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
   const { tokens } = head;
-  const it = head.index("it"), cat = head.index("cat"), ran = head.index("ran");
+  const it = head.index("it"),
+    cat = head.index("cat"),
+    ran = head.index("ran");
   const { picture, controls, side, readouts } = stage(el);
   const map = makeGrid(picture, {
-    rows: tokens, columns: tokens, name: "W", scale: 1,
+    rows: tokens,
+    columns: tokens,
+    name: "W",
+    scale: 1,
     titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
     reference: { value: 0.25, text: t({ zh: "这个方块 = 0.25", en: "this square = 0.25" }) },
-    label: t({ zh: "注意力图：每行是一个查询分给六个键的权重", en: "The attention map: each row is one query's weights over the six keys" }),
+    label: t({
+      zh: "注意力图：每行是一个查询分给六个键的权重",
+      en: "The attention map: each row is one query's weights over the six keys",
+    }),
   });
   const mask = toggle(controls, {
-    label: t({ zh: "因果掩码", en: "Causal mask" }), name: "causal",
+    label: t({ zh: "因果掩码", en: "Causal mask" }),
+    name: "causal",
     onChange: (causal) => fig.set({ causal }),
   });
-  const out = readouts({ "it.cat": "w(it, cat)", "it.ran": "w(it, ran)", masked: t({ zh: "被遮住的格子", en: "masked cells" }) }, { key: "it.cat" });
-  side.append(gridLegend([
-    { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
-    { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
-  ]));
+  const out = readouts(
+    { "it.cat": "w(it, cat)", "it.ran": "w(it, ran)", masked: t({ zh: "被遮住的格子", en: "masked cells" }) },
+    { key: "it.cat" },
+  );
+  side.append(
+    gridLegend([
+      { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
+      { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
+    ]),
+  );
 
   const fig = figure(el, {
     state: { causal: true },

@@ -4,13 +4,13 @@
 // rad), which the head was never fitted with: the note says what that does to w(it, cat).
 // The map stays in view (sticky) while the switches below or beside it change it.
 
-import { figure, t, html } from "../figure.js";
-import { stage } from "../kit/stage.js";
-import { toggle } from "../kit/controls.js";
-import { makeGrid, gridLegend } from "../kit/grid.js";
-import { applyMask, project, softmax, weightedSum } from "../attention.js";
-import { fixed, scientific, cellWeight } from "../kit/format.js";
 import { assertion } from "../assertion.js";
+import { applyMask, project, softmax, weightedSum } from "../attention.js";
+import { figure, html, t } from "../figure.js";
+import { toggle } from "../kit/controls.js";
+import { cellWeight, fixed, scientific } from "../kit/format.js";
+import { gridLegend, makeGrid } from "../kit/grid.js";
+import { stage } from "../kit/stage.js";
 
 const STRETCH = 10; // how much longer `and`'s key grows when nothing keeps keys in check
 const KEY_LIMIT = 4; // longest key over the median key that the assertion allows
@@ -35,14 +35,18 @@ function normals(seed) {
 function spreadAtInit(divisor) {
   const draw = normals(2024);
   const rows = (n) => Array.from({ length: n }, () => Array.from({ length: WIDE }, draw));
-  const Q = rows(32), K = rows(32);
+  const Q = rows(32),
+    K = rows(32);
   const scores = Q.flatMap((q) => K.map((k) => q.reduce((sum, x, i) => sum + x * k[i], 0) / divisor));
   const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
   return Math.sqrt(scores.reduce((a, s) => a + (s - mean) ** 2, 0) / scores.length);
 }
 
 /** Turn a 2-D vector by `angle` radians: RoPE for d = 2, where the one frequency is 1. */
-const rotate = ([a, b], angle) => [a * Math.cos(angle) - b * Math.sin(angle), a * Math.sin(angle) + b * Math.cos(angle)];
+const rotate = ([a, b], angle) => [
+  a * Math.cos(angle) - b * Math.sin(angle),
+  a * Math.sin(angle) + b * Math.cos(angle),
+];
 
 /**
  * The head with the chosen bugs, on the sentence read in `order`, with or without the mask.
@@ -51,7 +55,8 @@ const rotate = ([a, b], angle) => [a * Math.cos(angle) - b * Math.sin(angle), a 
 function run(head, bugs, order, masked) {
   const and = head.index("and");
   const X = order.map((j) => head.X[j]);
-  let Q = project(X, head.W_Q), K = project(X, head.W_K);
+  let Q = project(X, head.W_Q),
+    K = project(X, head.W_K);
   const V = project(X, head.W_V);
   if (bugs.longKey) K = K.map((k, p) => (order[p] === and ? k.map((x) => x * STRETCH) : k));
   if (!bugs.noPositions) {
@@ -68,42 +73,62 @@ const exactly = (x, decimals) => (x === 0 ? "0" : x < 0.5 * 10 ** -decimals ? sc
 
 export default function (el, head) {
   const { tokens } = head;
-  const n = tokens.length, it = head.index("it"), cat = head.index("cat"), ran = head.index("ran");
+  const n = tokens.length,
+    it = head.index("it"),
+    cat = head.index("cat"),
+    ran = head.index("ran");
   const reading = tokens.map((_, j) => j);
   const reversed = [...reading].reverse();
   const spreads = { sqrt: spreadAtInit(Math.sqrt(WIDE)), none: spreadAtInit(1) };
   const { picture, side, readouts } = stage(el);
   picture.classList.add("sticky-map");
   const map = makeGrid(picture, {
-    rows: tokens, columns: tokens, name: "W", scale: 1,
+    rows: tokens,
+    columns: tokens,
+    name: "W",
+    scale: 1,
     titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
     reference: { value: 0.25, text: t({ zh: "这个方块 = 0.25", en: "this square = 0.25" }) },
     label: t({ zh: "打开的 bug 下的注意力图", en: "The attention map with the chosen bugs" }),
   });
-  const out = readouts({
-    failing: t({ zh: "没通过的断言", en: "assertions failing" }),
-    "it.cat": "w(it, cat)",
-    "it.ran": "w(it, ran)",
-  }, { key: "failing" });
+  const out = readouts(
+    {
+      failing: t({ zh: "没通过的断言", en: "assertions failing" }),
+      "it.cat": "w(it, cat)",
+      "it.ran": "w(it, ran)",
+    },
+    { key: "failing" },
+  );
   // the read-outs ride with the map, in view while the switches below change them
   picture.append(/** @type {HTMLElement} */ (side.querySelector(".readouts")));
-  side.append(gridLegend([
-    { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
-    { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
-    { kind: "leak", text: t({ zh: "红色：被遮住却还有权重", en: "red: masked, yet weighted" }) },
-  ]));
+  side.append(
+    gridLegend([
+      { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
+      { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
+      { kind: "leak", text: t({ zh: "红色：被遮住却还有权重", en: "red: masked, yet weighted" }) },
+    ]),
+  );
 
   // what RoPE does to this head, computed, so the note's numbers are the map's
   const catWith = (noPositions) => run(head, { ...START, noPositions }, reading, true).W[it][cat];
   const turn = it - cat;
   const notes = {
-    multiply: t({ zh: "被遮住的分数变成 0 而不是 −∞，未来照样分到权重。", en: "Masked scores become 0, not −∞, so the future still gets weight." }),
+    multiply: t({
+      zh: "被遮住的分数变成 0 而不是 −∞，未来照样分到权重。",
+      en: "Masked scores become 0, not −∞, so the future still gets weight.",
+    }),
     noPositions: t({
       zh: `玩具头本来就没有位置编码，所以这个开关一开始是开着的。关掉它就加上 RoPE：位置 p 的 q、k 转 p 弧度。这个头训练时没有位置，转动打乱了它学到的方向：it 的查询和 cat 的键相隔 ${turn} 个位置，多转了 ${turn} 弧度，于是 w(it, cat) 从 ${fixed(catWith(true))} 掉到 ${fixed(catWith(false))}。`,
       en: `Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE: q and k at position p turn by p radians. The head was fitted without positions, so the turn upsets the directions it learned: the query of it sits ${turn} positions after the key of cat and now meets that key ${turn} radians further round, so w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
     }),
-    noSqrt: t({ zh: `d = 2 时只是稍微尖一点；d = ${WIDE} 时分数的离散度是 ${Math.sqrt(WIDE)}。`, en: `At d = 2 the map only sharpens a little; at d = ${WIDE} the scores spread ${Math.sqrt(WIDE)} times wider.` }),
-    longKey: t({ zh: `and 的键变长 ${STRETCH} 倍，抢走了能看到它的行。`, en: `and's key grows ${STRETCH}× longer and takes over the rows that see it.` }),
+    noSqrt: t({
+      zh: `d = 2 时只是稍微尖一点；d = ${WIDE} 时分数的离散度是 ${Math.sqrt(WIDE)}。`,
+      en: `At d = 2 the map only sharpens a little; at d = ${WIDE} the scores spread ${Math.sqrt(WIDE)} times wider.`,
+    }),
+    longKey: t({
+      zh: `and 的键变长 ${STRETCH} 倍，抢走了能看到它的行。`,
+      en: `and's key grows ${STRETCH}× longer and takes over the rows that see it.`,
+    }),
   };
   const labels = {
     multiply: t({ zh: "掩码用 × 0", en: "Mask by × 0" }),
@@ -112,7 +137,15 @@ export default function (el, head) {
     longKey: t({ zh: "键没有归一化", en: "Unnormalised keys" }),
   };
   const always = html("div", { class: "bug-card always" });
-  always.append(html("p", { class: "figure-note", text: t({ zh: "每次都跑的检查：每行为正、和为 1。四个 bug 它一个也拦不住。", en: "The check everyone runs: rows positive, summing to one. It catches none of the four." }) }));
+  always.append(
+    html("p", {
+      class: "figure-note",
+      text: t({
+        zh: "每次都跑的检查：每行为正、和为 1。四个 bug 它一个也拦不住。",
+        en: "The check everyone runs: rows positive, summing to one. It catches none of the four.",
+      }),
+    }),
+  );
   side.append(always);
   const checks = {
     rows: assertion(always, {
@@ -121,14 +154,23 @@ export default function (el, head) {
       measure: t({ zh: "|行和 − 1| 最大", en: "largest |row sum − 1|" }),
     }),
   };
-  const cards = Object.fromEntries(BUGS.map((bug) => {
-    const card = html("div", { class: "bug-card" });
-    side.append(card);
-    return [bug, card];
-  }));
-  const switches = Object.fromEntries(BUGS.map((bug) => [bug, toggle(cards[bug], {
-    label: labels[bug], name: bug, onChange: (v) => fig.set({ [bug]: v }),
-  })]));
+  const cards = Object.fromEntries(
+    BUGS.map((bug) => {
+      const card = html("div", { class: "bug-card" });
+      side.append(card);
+      return [bug, card];
+    }),
+  );
+  const switches = Object.fromEntries(
+    BUGS.map((bug) => [
+      bug,
+      toggle(cards[bug], {
+        label: labels[bug],
+        name: bug,
+        onChange: (v) => fig.set({ [bug]: v }),
+      }),
+    ]),
+  );
   for (const bug of BUGS) cards[bug].append(html("p", { class: "figure-note", text: notes[bug] }));
   Object.assign(checks, {
     multiply: assertion(cards.multiply, {
@@ -177,7 +219,9 @@ export default function (el, head) {
       out.show({ "it.cat": fixed(W[it][cat]), "it.ran": cellWeight(W[it][ran]) });
 
       // rows positive and summing to one: true of every state here
-      let worst = 0, positive = true, leaked = 0;
+      let worst = 0,
+        positive = true,
+        leaked = 0;
       W.forEach((row, i) => {
         worst = Math.max(worst, Math.abs(row.reduce((a, b) => a + b, 0) - 1));
         row.forEach((w, j) => {

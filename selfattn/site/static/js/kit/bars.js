@@ -4,10 +4,10 @@
 // place), stand beside a ghost of another row, mark a masked key as the mask leaves it
 // (a small dashed box) and weight that leaks onto it as wrong (red hatch).
 
-import { svg } from "./plane.js";
-import { chart, linear, axis } from "./chart.js";
-import { setSvg } from "./notation.js";
+import { axis, chart, linear } from "./chart.js";
 import { fixed } from "./format.js";
+import { setSvg } from "./notation.js";
+import { svg } from "./plane.js";
 
 let hatches = 0;
 
@@ -21,35 +21,66 @@ let hatches = 0;
  *   scale as a line (where a staircase of weights must end); `reference` leaves room on the
  *   right for a reference line's label.
  */
-export function makeBars(parent, { labels, domain, label, name = "", names = [], height = 200, format = (v) => fixed(v), ticks = [], title = "", edge = false, reference = false }) {
+export function makeBars(
+  parent,
+  {
+    labels,
+    domain,
+    label,
+    name = "",
+    names = [],
+    height = 200,
+    format = (v) => fixed(v),
+    ticks = [],
+    title = "",
+    edge = false,
+    reference = false,
+  },
+) {
   const [lo, hi] = domain;
   const frame = chart(parent, {
-    height, label, cls: "bars",
+    height,
+    label,
+    cls: "bars",
     margin: { top: title ? 34 : 20, bottom: 26, left: ticks.length ? 34 : 8, right: reference ? 44 : 8 },
   });
   const { box, layers, root } = frame;
   // room under the lowest bar for its number, when numbers can be negative
   const y = linear([lo, hi], [box.bottom - (lo < 0 ? 16 : 0), box.top]);
-  const n = labels.length, slot = (box.right - box.left) / n;
+  const n = labels.length,
+    slot = (box.right - box.left) / n;
   const x = (/** @type {number} */ k) => box.left + slot * (k + 0.5);
   if (title) setSvg(svg("text", { x: 4, y: 14, class: "chart-title" }, layers.grid), title);
   axis(frame, y, { side: "left", values: ticks });
   if (edge) svg("line", { x1: box.left, x2: box.right, y1: y(hi), y2: y(hi), class: "top-edge" }, layers.grid);
   const zero = y(Math.max(lo, 0));
   svg("line", { x1: box.left, x2: box.right, y1: zero, y2: zero, class: "baseline" }, layers.marks);
-  const hatch = `hatch-${(hatches += 1)}`;
-  const pattern = svg("pattern", { id: hatch, width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, svg("defs", {}, root));
+  hatches += 1;
+  const hatch = `hatch-${hatches}`;
+  const pattern = svg(
+    "pattern",
+    { id: hatch, width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" },
+    svg("defs", {}, root),
+  );
   svg("rect", { width: 6, height: 6, class: "hatch-ground" }, pattern);
   svg("line", { x1: 0, y1: 0, x2: 0, y2: 6, class: "hatch-line" }, pattern);
   const stairs = svg("path", { class: "staircase", visibility: "hidden" }, layers.marks);
-  const referenceLine = svg("line", { x1: box.left, x2: box.right, class: "reference", visibility: "hidden" }, layers.marks);
+  const referenceLine = svg(
+    "line",
+    { x1: box.left, x2: box.right, class: "reference", visibility: "hidden" },
+    layers.marks,
+  );
   const referenceText = svg("text", { x: box.right + 4, class: "reference-label" }, layers.labels);
   const width = slot * 0.6;
   const bars = labels.map((token, k) => {
     const readout = names[k] ?? (name ? `${name}.${token}` : "");
     // the slot slides as a whole when the order changes; its label travels with it
     const g = svg("g", { class: "slot" }, layers.marks);
-    const wash = svg("rect", { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, height: box.bottom - box.top + 40, rx: 5, class: "wash" }, g);
+    const wash = svg(
+      "rect",
+      { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, height: box.bottom - box.top + 40, rx: 5, class: "wash" },
+      g,
+    );
     const ghost = svg("rect", { class: "ghost", width: width * 0.35 }, g);
     const bar = svg("rect", { x: -width / 2, width, class: "bar" }, g);
     const masked = svg("rect", { x: -7, width: 14, height: 14, y: zero - 14, class: "masked-box" }, g);
@@ -73,42 +104,68 @@ export function makeBars(parent, { labels, domain, label, name = "", names = [],
      *   on a masked key as wrong; `ghost` draws another row as thin outlines beside the bars;
      *   `texts` overrides the printed numbers; `lift` moves one number clear of a handle.
      */
-    set(values, { win = -1, order, masked = [], leak = [], ghost = [], reference = null, staircase = false, texts = [], lift = -1, dragged = -1 } = {}) {
+    set(
+      values,
+      {
+        win = -1,
+        order,
+        masked = [],
+        leak = [],
+        ghost = [],
+        reference = null,
+        staircase = false,
+        texts = [],
+        lift = -1,
+        dragged = -1,
+      } = {},
+    ) {
       const place = order ?? values.map((_, k) => k);
       place.forEach((k, at) => {
-        const b = bars[k], v = values[k], off = masked[k] ?? null, ghostValue = ghost[k] ?? null;
+        const b = bars[k],
+          v = values[k],
+          off = masked[k] ?? null,
+          ghostValue = ghost[k] ?? null;
         const cx = x(at);
         b.g.setAttribute("transform", `translate(${cx} 0)`);
         b.wash.style.display = k === win ? "" : "none";
         b.tokenLabel.classList.toggle("win", k === win);
-        const a = y(Math.max(0, Math.min(hi, v))), c = y(Math.min(0, Math.max(lo, v)));
+        const a = y(Math.max(0, Math.min(hi, v))),
+          c = y(Math.min(0, Math.max(lo, v)));
         const shown = off === null || leak[k];
         b.bar.style.display = shown ? "" : "none";
         b.bar.setAttribute("y", String(a));
         b.bar.setAttribute("height", String(Math.max(0.5, c - a)));
-        b.bar.setAttribute("class", `bar ${v >= 0 ? "pos" : "neg"}${leak[k] ? " leak" : ""}${k === dragged ? " dragged" : ""}`);
+        b.bar.setAttribute(
+          "class",
+          `bar ${v >= 0 ? "pos" : "neg"}${leak[k] ? " leak" : ""}${k === dragged ? " dragged" : ""}`,
+        );
         if (leak[k]) b.bar.setAttribute("fill", `url(#${hatch})`);
         else b.bar.removeAttribute("fill");
         b.masked.style.display = off !== null && !leak[k] ? "" : "none";
         b.ghost.style.display = ghostValue === null ? "none" : "";
         if (ghostValue !== null) {
-          const ga = y(Math.max(0, ghostValue)), gc = y(Math.min(0, ghostValue));
+          const ga = y(Math.max(0, ghostValue)),
+            gc = y(Math.min(0, ghostValue));
           b.ghost.setAttribute("x", String(width / 2 + 2));
           b.ghost.setAttribute("y", String(ga));
           b.ghost.setAttribute("height", String(Math.max(0.5, gc - ga)));
         }
         const top = Math.min(a, ghostValue === null ? a : y(Math.max(0, ghostValue)));
         const gap = k === lift ? 18 : 5;
-        const text = off !== null && !leak[k] ? off : texts[k] ?? format(v);
+        const text = off !== null && !leak[k] ? off : (texts[k] ?? format(v));
         // a lifted number keeps clear of a handle on the bar's end, above it or below it
-        b.value.setAttribute("y", String(v >= 0 || off !== null ? (off !== null && !leak[k] ? zero - 18 : top - gap) : c + 8 + gap));
+        b.value.setAttribute(
+          "y",
+          String(v >= 0 || off !== null ? (off !== null && !leak[k] ? zero - 18 : top - gap) : c + 8 + gap),
+        );
         setSvg(b.value, text);
         b.value.classList.toggle("masked", off !== null && !leak[k]);
       });
       stairs.setAttribute("visibility", staircase ? "visible" : "hidden");
       if (staircase) {
         // each riser is one weight tall, at the left edge of its slot; the last tread ends on the top edge
-        let total = 0, d = `M ${x(0) - slot / 2} ${y(0)}`;
+        let total = 0,
+          d = `M ${x(0) - slot / 2} ${y(0)}`;
         place.forEach((k, at) => {
           total += values[k];
           d += ` V ${y(total)} H ${x(at) + slot / 2}`;

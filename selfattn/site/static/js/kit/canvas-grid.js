@@ -16,11 +16,14 @@ export function elide(s, most = 8) {
  *   map's width in CSS pixels, labels not counted
  */
 export function makeCanvasGrid(parent, { rows, columns, label, side = 560 }) {
-  const n = rows.length, m = columns.length;
+  const n = rows.length,
+    m = columns.length;
   const longest = Math.min(8, Math.max(3, ...rows.map((r) => r.length)));
-  const left = 14 + 7 * longest, top = 14 + 7 * longest;
+  const left = 14 + 7 * longest,
+    top = 14 + 7 * longest;
   const cell = Math.max(side / Math.max(n, m), 0.5);
-  const width = left + m * cell + 8, height = top + n * cell + 8;
+  const width = left + m * cell + 8,
+    height = top + n * cell + 8;
   const wrap = document.createElement("div");
   wrap.className = "canvas-grid";
   wrap.style.width = `${width}px`;
@@ -49,8 +52,10 @@ export function makeCanvasGrid(parent, { rows, columns, label, side = 560 }) {
   /** The cell under a pointer, or null off the map. @param {PointerEvent|MouseEvent} event */
   function cellAt(event) {
     const box = canvas.getBoundingClientRect();
-    const x = ((event.clientX - box.left) / box.width) * width, y = ((event.clientY - box.top) / box.height) * height;
-    const i = Math.floor((y - top) / cell), j = Math.floor((x - left) / cell);
+    const x = ((event.clientX - box.left) / box.width) * width,
+      y = ((event.clientY - box.top) / box.height) * height;
+    const i = Math.floor((y - top) / cell),
+      j = Math.floor((x - left) / cell);
     return i >= 0 && i < n && j >= 0 && j < m ? [i, j] : null;
   }
 
@@ -87,7 +92,8 @@ export function makeCanvasGrid(parent, { rows, columns, label, side = 560 }) {
       ctx.fillStyle = colours.maskedWash;
       ctx.fill(maskedPath);
       // one path for every filled square and one for every hollow one: a single fill each
-      const filled = new Path2D(), hollow = new Path2D();
+      const filled = new Path2D(),
+        hollow = new Path2D();
       const inner = cell > 6 ? cell - 2 : cell;
       for (let i = 0; i < n; i += 1) {
         const y = top + (i + 0.5) * cell;
@@ -140,7 +146,8 @@ export function makeCanvasGrid(parent, { rows, columns, label, side = 560 }) {
     /** Wash row `row` in focus and ring the hovered cell; -1/null hides them. */
     focus(row, hover) {
       band.style.display = row >= 0 ? "" : "none";
-      if (row >= 0) place(band, 2, top + (row + 0.5) * cell - Math.max(cell, 4) / 2, left + m * cell + 4, Math.max(cell, 4));
+      if (row >= 0)
+        place(band, 2, top + (row + 0.5) * cell - Math.max(cell, 4) / 2, left + m * cell + 4, Math.max(cell, 4));
       ring.style.display = hover ? "" : "none";
       if (hover) place(ring, left + hover[1] * cell, top + hover[0] * cell, Math.max(cell, 3), Math.max(cell, 3));
     },

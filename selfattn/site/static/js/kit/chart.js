@@ -1,9 +1,9 @@
 // Scales and the frame of a chart: an SVG with margins sized for its labels, layers in
 // drawing order, and axes whose tick labels stay inside the picture.
 
-import { svg } from "./plane.js";
-import { setSvg } from "./notation.js";
 import { fixed } from "./format.js";
+import { setSvg } from "./notation.js";
+import { svg } from "./plane.js";
 
 /**
  * @typedef {((v: number) => number) & {invert(p: number): number, domain: number[], range: number[]}} Scale
@@ -56,8 +56,15 @@ export function ticks(lo, hi, count = 4) {
  */
 export function chart(parent, { width = 360, height, margin = {}, label, cls = "" }) {
   const { top = 12, right = 12, bottom = 28, left = 36 } = margin;
-  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: `chart ${cls}`.trim(), role: "img", "aria-label": label });
-  const layers = Object.fromEntries(["grid", "marks", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]));
+  const root = svg("svg", {
+    viewBox: `0 0 ${width} ${height}`,
+    class: `chart ${cls}`.trim(),
+    role: "img",
+    "aria-label": label,
+  });
+  const layers = Object.fromEntries(
+    ["grid", "marks", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]),
+  );
   parent.append(root);
   return { root, layers, width, height, box: { left, right: width - right, top, bottom: height - bottom } };
 }
@@ -67,7 +74,11 @@ export function chart(parent, { width = 360, height, margin = {}, label, cls = "
  * @param {ReturnType<typeof chart>} frame @param {Scale} scale
  * @param {{side: "left"|"bottom", values: number[], format?: (v: number) => string, title?: string, grid?: boolean}} o
  */
-export function axis(frame, scale, { side, values, format = (v) => fixed(v, Number.isInteger(v) ? 0 : 1), title = "", grid = true }) {
+export function axis(
+  frame,
+  scale,
+  { side, values, format = (v) => fixed(v, Number.isInteger(v) ? 0 : 1), title = "", grid = true },
+) {
   const { box, layers } = frame;
   for (const v of values) {
     const p = scale(v);
@@ -80,9 +91,10 @@ export function axis(frame, scale, { side, values, format = (v) => fixed(v, Numb
     }
   }
   if (title) {
-    const at = side === "left"
-      ? { x: box.left, y: box.top - 6, class: "axis-title start" }
-      : { x: (box.left + box.right) / 2, y: frame.height - 4, class: "axis-title" };
+    const at =
+      side === "left"
+        ? { x: box.left, y: box.top - 6, class: "axis-title start" }
+        : { x: (box.left + box.right) / 2, y: frame.height - 4, class: "axis-title" };
     setSvg(svg("text", at, layers.grid), title);
   }
 }

@@ -3,7 +3,7 @@
 // draw moves it with `show`, so tests, links and the reader go through one path.
 
 import { html, t } from "../figure.js";
-import { setHtml, plain } from "./notation.js";
+import { plain, setHtml } from "./notation.js";
 
 /**
  * A labelled range input with its value and unit printed beside the label.
@@ -99,7 +99,9 @@ export function toggle(parent, { label, name, onChange, off, on }) {
  * @param {{label: string, name: string, onPress: () => void}} o
  */
 export function button(parent, { label, name, onPress }) {
-  const el = /** @type {HTMLButtonElement} */ (html("button", { type: "button", name, class: "control button", text: label }));
+  const el = /** @type {HTMLButtonElement} */ (
+    html("button", { type: "button", name, class: "control button", text: label })
+  );
   el.addEventListener("click", () => {
     if (el.getAttribute("aria-disabled") !== "true") onPress();
   });
@@ -123,8 +125,18 @@ export function button(parent, { label, name, onPress }) {
 export function stepper(parent, { label, items, onPick, name = "token", wrap = true }) {
   let current = 0;
   const n = items.length;
-  const prev = html("button", { type: "button", class: "step-prev", "aria-label": t({ zh: "上一个", en: "Previous" }), text: "◀" });
-  const next = html("button", { type: "button", class: "step-next", "aria-label": t({ zh: "下一个", en: "Next" }), text: "▶" });
+  const prev = html("button", {
+    type: "button",
+    class: "step-prev",
+    "aria-label": t({ zh: "上一个", en: "Previous" }),
+    text: "◀",
+  });
+  const next = html("button", {
+    type: "button",
+    class: "step-next",
+    "aria-label": t({ zh: "下一个", en: "Next" }),
+    text: "▶",
+  });
   const shown = html("output", { class: "step-name", "aria-live": "polite", "data-readout": name });
   const go = (by) => {
     const to = wrap ? (current + by + n) % n : Math.min(n - 1, Math.max(0, current + by));
@@ -136,7 +148,12 @@ export function stepper(parent, { label, items, onPick, name = "token", wrap = t
   next.addEventListener("click", () => go(1));
   const title = html("span", { class: "label" });
   setHtml(title, label);
-  const el = html("div", { class: "control stepper", role: "group", "aria-label": label.replace(/_/g, "") }, title, html("span", { class: "step-row" }, prev, shown, next));
+  const el = html(
+    "div",
+    { class: "control stepper", role: "group", "aria-label": label.replace(/_/g, "") },
+    title,
+    html("span", { class: "step-row" }, prev, shown, next),
+  );
   parent.append(el);
   return {
     el,

@@ -10,7 +10,7 @@ const TAIL = 25; // exact digits past the kept ones: enough to tell a tie from a
 /** The kept part of an exact expansion whose next digits are 5 then zeros, else null. */
 function halfway(digits) {
   const tail = digits.slice(-TAIL);
-  return tail === "5" + "0".repeat(TAIL - 1) ? digits.slice(0, -TAIL) : null;
+  return tail === `5${"0".repeat(TAIL - 1)}` ? digits.slice(0, -TAIL) : null;
 }
 
 /** Kept digits rounded to even: `head` as it is, or one unit of its last place further out. */
@@ -28,12 +28,14 @@ function toFixedEven(x, decimals) {
 
 /** x.toExponential(fraction), but an exact tie goes to the even neighbour. */
 function toExponentialEven(x, fraction) {
-  const [mantissa, exponent] = Math.abs(x).toExponential(fraction + TAIL).split("e");
+  const [mantissa, exponent] = Math.abs(x)
+    .toExponential(fraction + TAIL)
+    .split("e");
   const head = halfway(mantissa);
   if (head === null) return x.toExponential(fraction);
   return (Math.sign(x) * toEven(head, 10 ** -fraction) * 10 ** Number(exponent)).toExponential(fraction);
 }
-const SUPERSCRIPT = { "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹", "-": "⁻" };
+const SUPERSCRIPT = { 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹", "-": "⁻" };
 
 /**
  * Fixed decimals with a real minus sign; a value that rounds to zero has no sign.
@@ -42,7 +44,7 @@ const SUPERSCRIPT = { "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "
  * @returns {string}
  */
 export function fixed(x, decimals = 2) {
-  if (!Number.isFinite(x)) return Number.isNaN(x) ? "—" : x > 0 ? "∞" : MINUS + "∞";
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? "—" : x > 0 ? "∞" : `${MINUS}∞`;
   let text = toFixedEven(x, decimals);
   if (Number(text) === 0) text = text.replace("-", "");
   return text.replace("-", MINUS);
@@ -56,7 +58,10 @@ export function fixed(x, decimals = 2) {
 export function scientific(x, digits = 2) {
   if (x === 0 || !Number.isFinite(x)) return fixed(x, digits - 1);
   const [mantissa, exponent] = toExponentialEven(x, digits - 1).split("e");
-  const power = String(Number(exponent)).split("").map((c) => SUPERSCRIPT[c]).join("");
+  const power = String(Number(exponent))
+    .split("")
+    .map((c) => SUPERSCRIPT[c])
+    .join("");
   return `${mantissa.replace("-", MINUS)} × 10${power}`;
 }
 

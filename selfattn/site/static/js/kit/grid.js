@@ -5,9 +5,9 @@
 // figure is about what was thrown away; weight that leaks onto a masked key is wrong (red).
 
 import { html } from "../figure.js";
-import { svg } from "./plane.js";
-import { setSvg } from "./notation.js";
 import { fixed } from "./format.js";
+import { setSvg } from "./notation.js";
+import { svg } from "./plane.js";
 
 /**
  * @typedef {{masked?: "−∞"|"0"|null, leak?: boolean, greyed?: boolean, text?: string}} CellMark
@@ -22,9 +22,11 @@ import { fixed } from "./format.js";
  *   of that size gets, so areas can be read against it.
  */
 export function makeGrid(parent, { rows, columns, label, scale, name = "", cell = 48, titles, reference }) {
-  const left = 10 + 8 * Math.max(...rows.map((r) => r.length), 3), top = titles ? 40 : 24;
+  const left = 10 + 8 * Math.max(...rows.map((r) => r.length), 3),
+    top = titles ? 40 : 24;
   const bottom = top + rows.length * cell;
-  const width = left + columns.length * cell + 6, height = bottom + (reference ? 34 : 6);
+  const width = left + columns.length * cell + 6,
+    height = bottom + (reference ? 34 : 6);
   const largest = cell - 20; // the side of a square worth `scale`, leaving the cell's foot for its number
   const sideOf = (/** @type {number} */ v) => Math.sqrt(Math.min(Math.abs(v), scale) / scale) * largest;
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart grid", role: "img", "aria-label": label });
@@ -34,8 +36,14 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
     setSvg(svg("text", { class: "reference-text", x: left + side + 10, y: bottom + 21 }, root), reference.text);
   }
   const band = svg("rect", { class: "wash", x: 2, width: width - 4, height: cell, rx: 6 }, root);
-  const diagonal = svg("line", { class: "diagonal", x1: left, y1: top, x2: left + columns.length * cell, y2: top + rows.length * cell }, root);
-  const columnTitle = titles ? svg("text", { class: "grid-title", x: left + (columns.length * cell) / 2, y: 12 }, root) : null;
+  const diagonal = svg(
+    "line",
+    { class: "diagonal", x1: left, y1: top, x2: left + columns.length * cell, y2: top + rows.length * cell },
+    root,
+  );
+  const columnTitle = titles
+    ? svg("text", { class: "grid-title", x: left + (columns.length * cell) / 2, y: 12 }, root)
+    : null;
   const rowTitle = titles ? svg("text", { class: "grid-title start", x: 4, y: 12 }, root) : null;
   const rowLabels = rows.map((r, i) => {
     const text = svg("text", { class: "grid-label row", x: left - 6, y: top + (i + 0.5) * cell + 4 }, root);
@@ -47,15 +55,25 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
     setSvg(text, c);
     return text;
   });
-  const cells = rows.map((r, i) => columns.map((c, j) => {
-    const g = svg("g", { class: "cell", "data-row": r, "data-column": c }, root);
-    svg("rect", { class: "slot", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 }, g);
-    const square = svg("rect", { class: "square" }, g);
-    const box = svg("rect", { class: "masked-box", x: -9, y: -15, width: 18, height: 14, rx: 2 }, g);
-    const fill = svg("text", { class: "masked-fill", y: -4.5 }, g);
-    const value = svg("text", { class: "cell-value", y: cell / 2 - 6, ...(name ? { "data-readout": `${name}.${r}.${c}` } : {}) }, g);
-    return { g, square, box, fill, value, i, j };
-  }));
+  const cells = rows.map((r, i) =>
+    columns.map((c, j) => {
+      const g = svg("g", { class: "cell", "data-row": r, "data-column": c }, root);
+      svg(
+        "rect",
+        { class: "slot", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 },
+        g,
+      );
+      const square = svg("rect", { class: "square" }, g);
+      const box = svg("rect", { class: "masked-box", x: -9, y: -15, width: 18, height: 14, rx: 2 }, g);
+      const fill = svg("text", { class: "masked-fill", y: -4.5 }, g);
+      const value = svg(
+        "text",
+        { class: "cell-value", y: cell / 2 - 6, ...(name ? { "data-readout": `${name}.${r}.${c}` } : {}) },
+        g,
+      );
+      return { g, square, box, fill, value, i, j };
+    }),
+  );
   parent.append(root);
 
   /** Put a cell's centre at (row, column). */
@@ -73,23 +91,41 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
      *   `row` washes one row in focus; `win` rings one cell; `mark` says what the mask did to a
      *   cell; `numbers` which cells print their value; `shown` which cells are filled in yet.
      */
-    set(values, { row = -1, win = null, mark = () => null, numbers = () => true, format = fixed, transposed = false, shown = () => true, diagonal: showDiagonal = false } = {}) {
+    set(
+      values,
+      {
+        row = -1,
+        win = null,
+        mark = () => null,
+        numbers = () => true,
+        format = fixed,
+        transposed = false,
+        shown = () => true,
+        diagonal: showDiagonal = false,
+      } = {},
+    ) {
       for (const line of cells) {
         for (const { g, square, box, fill, value, i, j } of line) {
-          const v = values[i][j], m = mark(i, j) ?? {}, off = (m.masked ?? null) !== null && !m.leak;
+          const v = values[i][j],
+            m = mark(i, j) ?? {},
+            off = (m.masked ?? null) !== null && !m.leak;
           const side = shown(i, j) && !off ? Math.max(1.5, sideOf(v)) : 0;
           square.setAttribute("x", String(-side / 2));
           square.setAttribute("y", String(-side / 2 - 6));
           square.setAttribute("width", String(side));
           square.setAttribute("height", String(side));
           const isWin = win !== null && win[0] === i && win[1] === j;
-          g.setAttribute("class", `cell ${v >= 0 ? "pos" : "neg"}${m.leak ? " leak" : ""}${off ? " masked" : ""}${isWin ? " win" : ""}${shown(i, j) ? "" : " empty"}`);
+          g.setAttribute(
+            "class",
+            `cell ${v >= 0 ? "pos" : "neg"}${m.leak ? " leak" : ""}${off ? " masked" : ""}${isWin ? " win" : ""}${shown(i, j) ? "" : " empty"}`,
+          );
           box.style.display = off ? "" : "none";
           // A masked cell's number is what the mask left (−∞ or 0), written in its small box;
           // where the figure keeps the discarded value, that stays at the foot, greyed.
           const inBox = off && !m.greyed;
           setSvg(fill, off && m.greyed ? /** @type {string} */ (m.masked) : "");
-          const text = !shown(i, j) || !numbers(i, j) ? "" : m.text ?? (inBox ? /** @type {string} */ (m.masked) : format(v));
+          const text =
+            !shown(i, j) || !numbers(i, j) ? "" : (m.text ?? (inBox ? /** @type {string} */ (m.masked) : format(v)));
           setSvg(value, text);
           value.setAttribute("y", String(inBox ? -4.5 : cell / 2 - 6));
           value.classList.toggle("masked-fill", inBox);
@@ -100,14 +136,20 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
       }
       band.style.display = row >= 0 ? "" : "none";
       band.setAttribute("y", String(top + Math.max(0, row) * cell));
-      rowLabels.forEach((text, i) => text.classList.toggle("current", i === row));
+      rowLabels.forEach((text, i) => {
+        text.classList.toggle("current", i === row);
+      });
       diagonal.style.display = showDiagonal ? "" : "none";
       if (columnTitle && rowTitle && titles) {
         setSvg(columnTitle, `${transposed ? titles.rows : titles.columns} →`);
         setSvg(rowTitle, `${transposed ? titles.columns : titles.rows} ↓`);
       }
-      columnLabels.forEach((text, j) => setSvg(text, transposed ? rows[j] : columns[j]));
-      rowLabels.forEach((text, i) => setSvg(text, transposed ? columns[i] : rows[i]));
+      columnLabels.forEach((text, j) => {
+        setSvg(text, transposed ? rows[j] : columns[j]);
+      });
+      rowLabels.forEach((text, i) => {
+        setSvg(text, transposed ? columns[i] : rows[i]);
+      });
     },
   };
 }
@@ -119,13 +161,15 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
  */
 export function gridLegend(items) {
   const sample = (kind) => {
-    const icon = svg("svg", { viewBox: "0 0 18 18", width: 18, height: 18, "aria-hidden": "true", class: `swatch ${kind}` });
+    const icon = svg("svg", {
+      viewBox: "0 0 18 18",
+      width: 18,
+      height: 18,
+      "aria-hidden": "true",
+      class: `swatch ${kind}`,
+    });
     svg("rect", { x: 1.5, y: 1.5, width: 15, height: 15, rx: kind === "masked" ? 2 : 0 }, icon);
     return icon;
   };
-  return html(
-    "ul",
-    { class: "grid-legend" },
-    ...items.map(({ kind, text }) => html("li", {}, sample(kind), text)),
-  );
+  return html("ul", { class: "grid-legend" }, ...items.map(({ kind, text }) => html("li", {}, sample(kind), text)));
 }

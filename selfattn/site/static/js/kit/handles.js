@@ -42,7 +42,11 @@ export function dragWith(target, knob, onPoint, { jump = false } = {}) {
  * @param {{label: string, step?: number, onMove: (p: number[]) => void, get: () => number[]}} o
  */
 export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
-  const g = svg("g", { class: `handle ${cls}`, tabindex: 0, role: "slider", "aria-label": label }, plane.layers.handles);
+  const g = svg(
+    "g",
+    { class: `handle ${cls}`, tabindex: 0, role: "slider", "aria-label": label },
+    plane.layers.handles,
+  );
   plane.root.setAttribute("role", "group"); // a picture with a control inside is no longer just an image
   svg("circle", { r: 26, class: "hit" }, g); // 44 px or more even when a phone scales the plane down
   svg("circle", { r: 8, class: "knob" }, g);
@@ -80,11 +84,23 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
  *   `toPoint` maps a value to the chart's coordinates, `fromPoint` a chart point back;
  *   `hit` is an extra element (a whole bar, say) where a press also grabs the handle.
  */
-export function valueHandle(root, { label, min, max, step, page = 10 * step, toPoint, fromPoint, onMove, get, orientation = "vertical", hit, cls = "" }) {
-  const g = svg("g", {
-    class: `handle ${cls}`, tabindex: 0, role: "slider", "aria-label": label,
-    "aria-valuemin": min, "aria-valuemax": max, "aria-orientation": orientation,
-  }, root);
+export function valueHandle(
+  root,
+  { label, min, max, step, page = 10 * step, toPoint, fromPoint, onMove, get, orientation = "vertical", hit, cls = "" },
+) {
+  const g = svg(
+    "g",
+    {
+      class: `handle ${cls}`,
+      tabindex: 0,
+      role: "slider",
+      "aria-label": label,
+      "aria-valuemin": min,
+      "aria-valuemax": max,
+      "aria-orientation": orientation,
+    },
+    root,
+  );
   root.setAttribute("role", "group"); // a picture with a control inside is no longer just an image
   svg("circle", { r: 24, class: "hit" }, g); // 48 px across: a fingertip, with room for a scaled-down chart
   svg("circle", { r: 8, class: "knob" }, g);
@@ -97,7 +113,9 @@ export function valueHandle(root, { label, min, max, step, page = 10 * step, toP
     dragWith(target, g, (event) => onMove(pointed(event)), { jump: target !== g });
   }
   g.addEventListener("keydown", (event) => {
-    const by = { ArrowUp: step, ArrowRight: step, ArrowDown: -step, ArrowLeft: -step, PageUp: page, PageDown: -page }[event.key];
+    const by = { ArrowUp: step, ArrowRight: step, ArrowDown: -step, ArrowLeft: -step, PageUp: page, PageDown: -page }[
+      event.key
+    ];
     const to = { Home: min, End: max }[event.key];
     if (by === undefined && to === undefined) return;
     event.preventDefault();

@@ -54,7 +54,8 @@ export function ease(el, before) {
     for (const [name, old] of Object.entries(attrs)) {
       const now = node.getAttribute(name);
       if (now === null || now === old) continue;
-      const from = (old.match(NUMBER) ?? []).map(Number), to = (now.match(NUMBER) ?? []).map(Number);
+      const from = (old.match(NUMBER) ?? []).map(Number),
+        to = (now.match(NUMBER) ?? []).map(Number);
       const parts = now.split(NUMBER);
       if (from.length !== to.length || old.split(NUMBER).join("|") !== parts.join("|")) continue;
       moves.push({ node, name, from, to, parts, now });
@@ -66,7 +67,10 @@ export function ease(el, before) {
   const paint = (/** @type {number} */ k) => {
     for (const { node, name, from, to, parts } of moves) {
       const values = from.map((f, i) => f + (to[i] - f) * k);
-      node.setAttribute(name, parts.map((p, i) => p + (i < values.length ? Number(values[i].toFixed(2)) : "")).join(""));
+      node.setAttribute(
+        name,
+        parts.map((p, i) => p + (i < values.length ? Number(values[i].toFixed(2)) : "")).join(""),
+      );
     }
   };
   const finish = () => {

@@ -64,5 +64,7 @@ export function setSvg(el, text) {
 
 /** The text a screen reader or an export should see: "W_Q" → "W Q" is wrong, "WQ" is right. */
 export function plain(text) {
-  return runs(text).map(([part]) => part).join("");
+  return runs(text)
+    .map(([part]) => part)
+    .join("");
 }

@@ -21,7 +21,8 @@ export function svg(tag, attrs = {}, parent) {
  * @param {{x: [number, number], y: [number, number], unit?: number, label: string, grid?: number}} o
  */
 export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0.5 }) {
-  const width = (x1 - x0) * unit, height = (y1 - y0) * unit;
+  const width = (x1 - x0) * unit,
+    height = (y1 - y0) * unit;
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "plane", role: "img", "aria-label": label });
   root.dataset.frame = JSON.stringify({ x0, y1, unit }); // lets tests aim at plane points
   const sx = (x) => (x - x0) * unit;
@@ -38,10 +39,18 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
     svg("line", { x1: 0, x2: width, y1: sy(gy), y2: sy(gy), class: axis ? "axis" : "gridline" }, layers.grid);
   }
   for (let t = Math.floor(x0) + 1; t < x1; t += 1) {
-    if (t !== 0) svg("text", { x: sx(t), y: sy(0) + 14, class: "tick" }, layers.grid).textContent = String(t).replace("-", "\u2212");
+    if (t !== 0)
+      svg("text", { x: sx(t), y: sy(0) + 14, class: "tick" }, layers.grid).textContent = String(t).replace(
+        "-",
+        "\u2212",
+      );
   }
   for (let t = Math.floor(y0) + 1; t < y1; t += 1) {
-    if (t !== 0) svg("text", { x: sx(0) - 6, y: sy(t) + 4, class: "tick end" }, layers.grid).textContent = String(t).replace("-", "\u2212");
+    if (t !== 0)
+      svg("text", { x: sx(0) - 6, y: sy(t) + 4, class: "tick end" }, layers.grid).textContent = String(t).replace(
+        "-",
+        "\u2212",
+      );
   }
 
   /** Screen point of a pointer event → plane coordinates. */
@@ -65,7 +74,8 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
  * @returns {{x: [number, number], y: [number, number]}}
  */
 export function around(points, { pad = 0.4, step = 0.5 } = {}) {
-  const xs = [0, ...points.map((p) => p[0])], ys = [0, ...points.map((p) => p[1])];
+  const xs = [0, ...points.map((p) => p[0])],
+    ys = [0, ...points.map((p) => p[1])];
   const out = (v, sign) => (sign < 0 ? Math.floor((v - pad) / step) : Math.ceil((v + pad) / step)) * step;
   return {
     x: [out(Math.min(...xs), -1), out(Math.max(...xs), 1)],
@@ -81,20 +91,27 @@ export function around(points, { pad = 0.4, step = 0.5 } = {}) {
  */
 export function arc(plane, { radius = 34, cls = "", name = "" } = {}) {
   const path = svg("path", { class: `arc ${cls}`.trim() }, plane.layers.under);
-  const text = svg("text", { class: `label arc-label ${cls}`.trim(), ...(name ? { "data-readout": name } : {}) }, plane.layers.labels);
+  const text = svg(
+    "text",
+    { class: `label arc-label ${cls}`.trim(), ...(name ? { "data-readout": name } : {}) },
+    plane.layers.labels,
+  );
   return {
     /** @param {number[]|null} a (null hides the arc) @param {number[]} b @param {string} label */
     set(a, b, label) {
       const hidden = !a || !b || Math.hypot(...a) === 0 || Math.hypot(...b) === 0;
       path.style.display = text.style.display = hidden ? "none" : "";
       if (hidden) return;
-      const ox = plane.sx(0), oy = plane.sy(0);
-      const ta = Math.atan2(a[1], a[0]), tb = Math.atan2(b[1], b[0]);
+      const ox = plane.sx(0),
+        oy = plane.sy(0);
+      const ta = Math.atan2(a[1], a[0]),
+        tb = Math.atan2(b[1], b[0]);
       let sweep = tb - ta;
       while (sweep > Math.PI) sweep -= 2 * Math.PI;
       while (sweep < -Math.PI) sweep += 2 * Math.PI;
       const at = (t, r = radius) => [ox + r * Math.cos(t), oy - r * Math.sin(t)];
-      const [x0, y0] = at(ta), [x1, y1] = at(ta + sweep);
+      const [x0, y0] = at(ta),
+        [x1, y1] = at(ta + sweep);
       path.setAttribute("d", `M ${x0} ${y0} A ${radius} ${radius} 0 0 ${sweep > 0 ? 0 : 1} ${x1} ${y1}`);
       const [lx, ly] = at(ta + sweep / 2, radius + 16);
       text.setAttribute("x", String(lx));
@@ -122,17 +139,24 @@ export function arrow(plane, { cls, label = "" }) {
       g.style.display = text.style.display = hidden ? "none" : "";
       if (hidden) return;
       if (newLabel !== undefined) setSvg(text, newLabel);
-      const ax = plane.sx(from[0]), ay = plane.sy(from[1]);
-      const bx = plane.sx(to[0]), by = plane.sy(to[1]);
+      const ax = plane.sx(from[0]),
+        ay = plane.sy(from[1]);
+      const bx = plane.sx(to[0]),
+        by = plane.sy(to[1]);
       const len = Math.hypot(bx - ax, by - ay);
-      const ux = len ? (bx - ax) / len : 1, uy = len ? (by - ay) / len : 0;
+      const ux = len ? (bx - ax) / len : 1,
+        uy = len ? (by - ay) / len : 0;
       const size = Math.min(11, len * 0.5);
       shaft.setAttribute("x1", ax);
       shaft.setAttribute("y1", ay);
       shaft.setAttribute("x2", bx - ux * size * 0.8);
       shaft.setAttribute("y2", by - uy * size * 0.8);
-      const px = -uy * size * 0.45, py = ux * size * 0.45;
-      head.setAttribute("points", `${bx},${by} ${bx - ux * size + px},${by - uy * size + py} ${bx - ux * size - px},${by - uy * size - py}`);
+      const px = -uy * size * 0.45,
+        py = ux * size * 0.45;
+      head.setAttribute(
+        "points",
+        `${bx},${by} ${bx - ux * size + px},${by - uy * size + py} ${bx - ux * size - px},${by - uy * size - py}`,
+      );
       // the label sits just past the tip, pushed outward along the arrow
       text.setAttribute("x", bx + ux * 12);
       text.setAttribute("y", by + uy * 12 + 4);
@@ -156,7 +180,10 @@ export function shadow(plane, { cls = "shadow" } = {}) {
       const kk = k[0] * k[0] + k[1] * k[1];
       const t = kk ? (q[0] * k[0] + q[1] * k[1]) / kk : 0;
       const foot = [t * k[0], t * k[1]];
-      for (const [el, a, b] of [[drop, q, foot], [along, [0, 0], foot]]) {
+      for (const [el, a, b] of [
+        [drop, q, foot],
+        [along, [0, 0], foot],
+      ]) {
         el.setAttribute("x1", plane.sx(a[0]));
         el.setAttribute("y1", plane.sy(a[1]));
         el.setAttribute("x2", plane.sx(b[0]));
@@ -173,16 +200,21 @@ export function shadow(plane, { cls = "shadow" } = {}) {
  * @param {ReturnType<typeof makePlane>} plane @param {number[][]} tips
  */
 export function clearTicks(plane, tips) {
-  const boxes = [...plane.layers.labels.querySelectorAll("text")].filter((l) => l.style.display !== "none").map((l) => {
-    const width = (l.textContent ?? "").length * 7.5, anchor = l.getAttribute("text-anchor");
-    const x = Number(l.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
-    const y = Number(l.getAttribute("y")) + Number(l.getAttribute("dy") ?? 0) - 11;
-    return [x, y, x + width, y + 15];
-  });
+  const boxes = [...plane.layers.labels.querySelectorAll("text")]
+    .filter((l) => l.style.display !== "none")
+    .map((l) => {
+      const width = (l.textContent ?? "").length * 7.5,
+        anchor = l.getAttribute("text-anchor");
+      const x = Number(l.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
+      const y = Number(l.getAttribute("y")) + Number(l.getAttribute("dy") ?? 0) - 11;
+      return [x, y, x + width, y + 15];
+    });
   boxes.push(...tips.map((p) => [plane.sx(p[0]) - 9, plane.sy(p[1]) - 9, plane.sx(p[0]) + 9, plane.sy(p[1]) + 9]));
   for (const tick of plane.layers.grid.querySelectorAll("text")) {
-    const x = Number(tick.getAttribute("x")), y = Number(tick.getAttribute("y"));
-    const w = (tick.textContent ?? "").length * 7, left = tick.classList.contains("end") ? x - w : x - w / 2;
+    const x = Number(tick.getAttribute("x")),
+      y = Number(tick.getAttribute("y"));
+    const w = (tick.textContent ?? "").length * 7,
+      left = tick.classList.contains("end") ? x - w : x - w / 2;
     const hit = boxes.some(([a, b, c, d]) => a < left + w && left < c && b < y + 2 && y - 10 < d);
     /** @type {SVGElement} */ (tick).style.display = hit ? "none" : "";
   }
@@ -199,7 +231,8 @@ export function untangle(plane) {
   for (const label of plane.layers.labels.querySelectorAll("text")) {
     label.removeAttribute("dy");
     if (label.style.display === "none" || !label.textContent) continue;
-    const width = label.textContent.length * 7.5, height = 15;
+    const width = label.textContent.length * 7.5,
+      height = 15;
     const anchor = label.getAttribute("text-anchor");
     const x = Number(label.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
     boxes.push({ label, x, y: Number(label.getAttribute("y")) - 11, width, height, dy: 0 });
@@ -208,13 +241,21 @@ export function untangle(plane) {
   for (let pass = 0; pass < 4; pass += 1) {
     for (let i = 0; i < boxes.length; i += 1) {
       for (let j = i + 1; j < boxes.length; j += 1) {
-        const a = boxes[i], b = boxes[j];
-        const ay = a.y + a.dy, by = b.y + b.dy;
+        const a = boxes[i],
+          b = boxes[j];
+        const ay = a.y + a.dy,
+          by = b.y + b.dy;
         const overlapX = a.x < b.x + b.width && b.x < a.x + a.width;
         const overlapY = ay < by + b.height && by < ay + a.height;
         if (overlapX && overlapY) {
           const push = (Math.min(ay + a.height, by + b.height) - Math.max(ay, by)) / 2 + 1;
-          if (ay <= by) { a.dy -= push; b.dy += push; } else { a.dy += push; b.dy -= push; }
+          if (ay <= by) {
+            a.dy -= push;
+            b.dy += push;
+          } else {
+            a.dy += push;
+            b.dy -= push;
+          }
         }
       }
     }

@@ -31,7 +31,8 @@ export function stage(el, { wide = false } = {}) {
      */
     readouts(labels, { key } = {}) {
       const names = Object.keys(labels);
-      if (names.length > MOST_READOUTS) throw new Error(`${el.id}: ${names.length} read-outs, at most ${MOST_READOUTS}`);
+      if (names.length > MOST_READOUTS)
+        throw new Error(`${el.id}: ${names.length} read-outs, at most ${MOST_READOUTS}`);
       const list = html("dl", { class: "readouts" });
       /** @type {Record<string, {name: HTMLElement, value: HTMLOutputElement}>} */
       const items = {};
