@@ -43,6 +43,7 @@ lint: $(VENV)/.test
 	$(VENV)/bin/ruff format --check selfattn tests bench
 	$(VENV)/bin/pyright
 	$(NODE_BIN)/biome ci selfattn/site/static/js
+	$(NODE_BIN)/tsc -p jsconfig.json
 
 test: $(VENV)/.test chromium lint
 	$(PY) -m pytest

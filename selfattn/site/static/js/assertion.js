@@ -13,7 +13,7 @@ export const VERDICT = {
 
 /**
  * @param {HTMLElement|null} parent where it goes (null: the caller places `el`)
- * @param {{code: string, name: string, measure?: string}} o `name` names the verdict
+ * @param {{code: string, name: string, measure?: string}} options `name` names the verdict
  *   read-out; `measure` labels a second read-out `NAME.value` with the number the
  *   assertion looks at.
  * @returns {{el: HTMLElement, show(pass: boolean, value?: string): void}}

@@ -26,7 +26,7 @@ const STYLED = [
  * @returns {string}
  */
 export function standaloneSvg(svg) {
-  const copy = svg.cloneNode(true);
+  const copy = /** @type {SVGSVGElement} */ (svg.cloneNode(true));
   const originals = [svg, ...svg.querySelectorAll("*")];
   const copies = [copy, ...copy.querySelectorAll("*")];
   originals.forEach((el, i) => {

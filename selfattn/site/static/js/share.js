@@ -24,10 +24,12 @@ function formatValue(value) {
  * @returns {Record<string, Record<string, unknown>>}
  */
 export function statesFromHash(hash) {
+  /** @type {Record<string, Record<string, unknown>>} */
   const wanted = {};
   for (const entry of hash.replace(/^#/, "").split("&")) {
     const match = /^(F\d\d):(.*)$/.exec(entry);
     if (!match) continue;
+    /** @type {Record<string, unknown>} */
     const state = {};
     for (const pair of match[2].split(";")) {
       const [key, value] = pair.split("=");

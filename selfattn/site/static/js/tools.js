@@ -22,7 +22,7 @@ export function addTools(el) {
     });
     return b;
   };
-  const picture = () => el.querySelector(".stage svg");
+  const picture = () => /** @type {SVGSVGElement} */ (el.querySelector(".stage svg"));
   const menu = html(
     "div",
     {

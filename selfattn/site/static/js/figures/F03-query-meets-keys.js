@@ -52,7 +52,7 @@ export default function (el, head) {
   const { box, layers } = frame;
   const flat = shadows.flat();
   const y = linear([Math.min(0, ...flat), Math.max(0, ...flat)], [box.bottom - 16, box.top]);
-  axis(frame, y, { side: "left", values: ticks(...y.domain, 3) });
+  axis(frame, y, { side: "left", values: ticks(y.domain[0], y.domain[1], 3) });
   setSvg(
     svg("text", { x: 4, y: 14, class: "chart-title" }, layers.grid),
     t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),

@@ -37,7 +37,7 @@ export default function (el, head) {
     draw({ transposed }) {
       grid.set(S, { transposed, diagonal: true, numbers: pair });
       // the two cells the prose compares keep a ring as they travel
-      for (const cell of grid.root.querySelectorAll(".cell")) {
+      for (const cell of /** @type {NodeListOf<SVGGElement>} */ (grid.root.querySelectorAll("g.cell"))) {
         cell.classList.toggle("pair", pair(head.index(cell.dataset.row), head.index(cell.dataset.column)));
       }
       flip.el.setAttribute("aria-pressed", String(transposed));

@@ -8,6 +8,7 @@ import { fixed, grouped, weight } from "../kit/format.js";
 import { stage } from "../kit/stage.js";
 import { baseScores, clampWidth, mixBars, topWeight, widthSlider } from "../width.js";
 
+/** @type {("none"|"sqrt"|"d")[]} */
 const DIVISORS = ["none", "sqrt", "d"];
 
 export default function (el, head) {
@@ -26,7 +27,7 @@ export default function (el, head) {
       { value: "sqrt", label: "√d" },
       { value: "d", label: "d" },
     ],
-    onInput: (value) => fig.set({ divisor: value }),
+    onInput: (value) => fig.set({ divisor: /** @type {"none"|"sqrt"|"d"} */ (value) }),
   });
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
   const out = readouts(
@@ -39,7 +40,7 @@ export default function (el, head) {
   );
 
   const fig = figure(el, {
-    state: { width: 1, divisor: "none" },
+    state: { width: 1, divisor: /** @type {"none"|"sqrt"|"d"} */ ("none") },
     clamp: (s) => ({ width: clampWidth(s.width), divisor: DIVISORS.includes(s.divisor) ? s.divisor : "none" }),
     discrete: ["divisor"],
     draw({ width: d, divisor: by }) {

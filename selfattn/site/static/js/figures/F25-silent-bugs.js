@@ -43,6 +43,7 @@ function spreadAtInit(divisor) {
 }
 
 /** Turn a 2-D vector by `angle` radians: RoPE for d = 2, where the one frequency is 1. */
+/** @type {(v: number[], angle: number) => number[]} */
 const rotate = ([a, b], angle) => [
   a * Math.cos(angle) - b * Math.sin(angle),
   a * Math.sin(angle) + b * Math.cos(angle),

@@ -45,8 +45,9 @@ export function makeBars(
     margin: { top: title ? 34 : 20, bottom: 26, left: ticks.length ? 34 : 8, right: reference ? 44 : 8 },
   });
   const { box, layers, root } = frame;
-  // room under the lowest bar for its number, when numbers can be negative
-  const y = linear([lo, hi], [box.bottom - (lo < 0 ? 16 : 0), box.top]);
+  // room under the lowest bar for its number when numbers can be negative, and for that
+  // number lifted clear of a handle on the bar's end
+  const y = linear([lo, hi], [box.bottom - (lo < 0 ? 32 : 0), box.top]);
   const n = labels.length,
     slot = (box.right - box.left) / n;
   const x = (/** @type {number} */ k) => box.left + slot * (k + 0.5);

@@ -11,22 +11,22 @@ import { svg } from "./plane.js";
  * shapes and a finger would scroll the page instead. `knob` is the handle that shows
  * the drag and takes focus; `jump` moves it to where the press lands (a press on a
  * whole bar, say), not only where the pointer goes next.
- * @param {Element} target @param {Element} knob
+ * @param {Element} target @param {SVGElement} knob
  * @param {(event: PointerEvent) => void} onPoint @param {{jump?: boolean}} [o]
  */
 export function dragWith(target, knob, onPoint, { jump = false } = {}) {
   target.addEventListener("touchstart", (event) => event.preventDefault(), { passive: false });
-  target.addEventListener("pointerdown", (event) => {
+  target.addEventListener("pointerdown", (/** @type {PointerEvent} */ event) => {
     event.preventDefault();
     target.setPointerCapture(event.pointerId);
     knob.classList.add("dragging");
     knob.focus({ preventScroll: true });
     if (jump) onPoint(event);
   });
-  target.addEventListener("pointermove", (event) => {
+  target.addEventListener("pointermove", (/** @type {PointerEvent} */ event) => {
     if (target.hasPointerCapture(event.pointerId)) onPoint(event);
   });
-  const release = (event) => {
+  const release = (/** @type {PointerEvent} */ event) => {
     if (target.hasPointerCapture(event.pointerId)) target.releasePointerCapture(event.pointerId);
     knob.classList.remove("dragging");
   };
@@ -38,8 +38,8 @@ export function dragWith(target, knob, onPoint, { jump = false } = {}) {
  * A 2-D drag handle: a pointer drags it (captured, so a finger does not scroll the
  * page); arrow keys move it by `step`, Shift by ten steps. It only reports where the
  * reader wants it: `onMove` writes state, and `place` is called by draw.
- * @param {ReturnType<typeof makePlane>} plane
- * @param {{label: string, step?: number, onMove: (p: number[]) => void, get: () => number[]}} o
+ * @param {ReturnType<typeof import("./plane.js").makePlane>} plane
+ * @param {{label: string, step?: number, onMove: (p: number[]) => void, get: () => number[], cls?: string}} o
  */
 export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
   const g = svg(
@@ -77,7 +77,7 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
 
 /**
  * @param {SVGSVGElement} root the chart the handle lives in
- * @param {{label: string, min: number, max: number, step: number, page: number,
+ * @param {{label: string, min: number, max: number, step: number, page?: number,
  *   toPoint: (v: number) => number[], fromPoint: (p: number[]) => number,
  *   onMove: (v: number) => void, get: () => number, orientation?: "vertical"|"horizontal",
  *   hit?: SVGElement, cls?: string}} o

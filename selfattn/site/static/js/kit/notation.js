@@ -42,7 +42,7 @@ export function setHtml(el, text) {
 
 /**
  * Fill an SVG <text> with notation: subscripts as smaller, shifted <tspan>s.
- * @param {SVGTextElement} el @param {string} text
+ * @param {SVGElement} el @param {string} text
  */
 export function setSvg(el, text) {
   const parts = runs(text);

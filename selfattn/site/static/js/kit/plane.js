@@ -7,7 +7,9 @@ const NS = "http://www.w3.org/2000/svg";
 
 /**
  * Create an SVG element with attributes, optionally appended to a parent.
- * @param {string} tag @param {Record<string, string|number>} [attrs] @param {Element} [parent]
+ * @template {keyof SVGElementTagNameMap} K
+ * @param {K} tag @param {Record<string, string|number>} [attrs] @param {Element} [parent]
+ * @returns {SVGElementTagNameMap[K]}
  */
 export function svg(tag, attrs = {}, parent) {
   const el = document.createElementNS(NS, tag);
@@ -60,6 +62,7 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
   }
 
   /** Keep a point on the visible plane. */
+  /** @param {number[]} p @param {number} [margin] */
   function clampToPlane([x, y], margin = 0.05) {
     return [Math.min(x1 - margin, Math.max(x0 + margin, x)), Math.min(y1 - margin, Math.max(y0 + margin, y))];
   }
@@ -147,10 +150,10 @@ export function arrow(plane, { cls, label = "" }) {
       const ux = len ? (bx - ax) / len : 1,
         uy = len ? (by - ay) / len : 0;
       const size = Math.min(11, len * 0.5);
-      shaft.setAttribute("x1", ax);
-      shaft.setAttribute("y1", ay);
-      shaft.setAttribute("x2", bx - ux * size * 0.8);
-      shaft.setAttribute("y2", by - uy * size * 0.8);
+      shaft.setAttribute("x1", String(ax));
+      shaft.setAttribute("y1", String(ay));
+      shaft.setAttribute("x2", String(bx - ux * size * 0.8));
+      shaft.setAttribute("y2", String(by - uy * size * 0.8));
       const px = -uy * size * 0.45,
         py = ux * size * 0.45;
       head.setAttribute(
@@ -158,8 +161,8 @@ export function arrow(plane, { cls, label = "" }) {
         `${bx},${by} ${bx - ux * size + px},${by - uy * size + py} ${bx - ux * size - px},${by - uy * size - py}`,
       );
       // the label sits just past the tip, pushed outward along the arrow
-      text.setAttribute("x", bx + ux * 12);
-      text.setAttribute("y", by + uy * 12 + 4);
+      text.setAttribute("x", String(bx + ux * 12));
+      text.setAttribute("y", String(by + uy * 12 + 4));
       text.setAttribute("text-anchor", ux > 0.35 ? "start" : ux < -0.35 ? "end" : "middle");
     },
   };
@@ -180,14 +183,16 @@ export function shadow(plane, { cls = "shadow" } = {}) {
       const kk = k[0] * k[0] + k[1] * k[1];
       const t = kk ? (q[0] * k[0] + q[1] * k[1]) / kk : 0;
       const foot = [t * k[0], t * k[1]];
-      for (const [el, a, b] of [
+      /** @type {[SVGLineElement, number[], number[]][]} */
+      const segments = [
         [drop, q, foot],
         [along, [0, 0], foot],
-      ]) {
-        el.setAttribute("x1", plane.sx(a[0]));
-        el.setAttribute("y1", plane.sy(a[1]));
-        el.setAttribute("x2", plane.sx(b[0]));
-        el.setAttribute("y2", plane.sy(b[1]));
+      ];
+      for (const [el, a, b] of segments) {
+        el.setAttribute("x1", String(plane.sx(a[0])));
+        el.setAttribute("y1", String(plane.sy(a[1])));
+        el.setAttribute("x2", String(plane.sx(b[0])));
+        el.setAttribute("y2", String(plane.sy(b[1])));
       }
       return t * Math.sqrt(kk);
     },
