@@ -4,7 +4,7 @@
 import { figure, t } from "../figure.js";
 import { toggle } from "../kit/controls.js";
 import { cellWeight, fixed } from "../kit/format.js";
-import { gridLegend, makeGrid } from "../kit/grid.js";
+import { gridLegend, weightMap } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
@@ -13,18 +13,14 @@ export default function (el, head) {
     cat = head.index("cat"),
     ran = head.index("ran");
   const { picture, controls, side, readouts } = stage(el);
-  const map = makeGrid(picture, {
-    rows: tokens,
-    columns: tokens,
-    name: "W",
-    scale: 1,
-    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
-    reference: { value: 0.25, text: t({ zh: "这个方块 = 0.25", en: "this square = 0.25" }) },
-    label: t({
+  const map = weightMap(
+    picture,
+    tokens,
+    t({
       zh: "注意力图：每行是一个查询分给六个键的权重",
       en: "The attention map: each row is one query's weights over the six keys",
     }),
-  });
+  );
   const mask = toggle(controls, {
     label: t({ zh: "因果掩码", en: "Causal mask" }),
     name: "causal",

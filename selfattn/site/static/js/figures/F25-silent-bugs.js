@@ -9,7 +9,7 @@ import { applyMask, project, softmax, weightedSum } from "../attention.js";
 import { figure, html, t } from "../figure.js";
 import { toggle } from "../kit/controls.js";
 import { cellWeight, fixed, scientific } from "../kit/format.js";
-import { gridLegend, makeGrid } from "../kit/grid.js";
+import { gridLegend, weightMap } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
 const STRETCH = 10; // how much longer `and`'s key grows when nothing keeps keys in check
@@ -83,15 +83,11 @@ export default function (el, head) {
   const spreads = { sqrt: spreadAtInit(Math.sqrt(WIDE)), none: spreadAtInit(1) };
   const { picture, side, readouts } = stage(el);
   picture.classList.add("sticky-map");
-  const map = makeGrid(picture, {
-    rows: tokens,
-    columns: tokens,
-    name: "W",
-    scale: 1,
-    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
-    reference: { value: 0.25, text: t({ zh: "这个方块 = 0.25", en: "this square = 0.25" }) },
-    label: t({ zh: "打开的 bug 下的注意力图", en: "The attention map with the chosen bugs" }),
-  });
+  const map = weightMap(
+    picture,
+    tokens,
+    t({ zh: "打开的 bug 下的注意力图", en: "The attention map with the chosen bugs" }),
+  );
   const out = readouts(
     {
       failing: t({ zh: "没通过的断言", en: "assertions failing" }),

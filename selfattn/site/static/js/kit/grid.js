@@ -4,7 +4,7 @@
 // what the mask leaves, a small dashed box with −∞ or 0, its former value greyed where the
 // figure is about what was thrown away; weight that leaks onto a masked key is wrong (red).
 
-import { html } from "../figure.js";
+import { html, t } from "../figure.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
 import { svg } from "./plane.js";
@@ -152,6 +152,23 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
       });
     },
   };
+}
+
+/**
+ * An attention map: one query per row, one key per column, a weight in each cell
+ * (data-readout="W.query.key"), against the square a weight of 0.25 gets.
+ * @param {HTMLElement} parent @param {string[]} tokens @param {string} label
+ */
+export function weightMap(parent, tokens, label) {
+  return makeGrid(parent, {
+    rows: tokens,
+    columns: tokens,
+    name: "W",
+    scale: 1,
+    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
+    reference: { value: 0.25, text: t({ zh: "这个方块 = 0.25", en: "this square = 0.25" }) },
+    label,
+  });
 }
 
 /**
