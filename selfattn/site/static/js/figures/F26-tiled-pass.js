@@ -121,10 +121,10 @@ export default function (el, head) {
   });
   const readout = readouts(
     {
-      m: t({ zh: "运行最大值 m", en: "running max m" }),
-      l: t({ zh: "运行和 ℓ", en: "running sum ℓ" }),
+      m: t({ zh: "最大值 m", en: "max m" }),
+      l: t({ zh: "和 ℓ", en: "sum ℓ" }),
       output: t({ zh: "it 的输出", en: "output of it" }),
-      rescale: "exp(m_old − m_new)",
+      rescale: t({ zh: "缩放因子", en: "rescale" }),
     },
     { key: "output" },
   );
