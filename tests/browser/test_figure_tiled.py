@@ -27,26 +27,26 @@ BUGS = ["none", "rescale", "divide", "reset"]
 
 def streamed(s, V, tile, bug="none", start=None):
     """The tiled pass in numpy: (m, ℓ, accumulator, partial output) before and after each tile."""
-    m, l, acc = start if start is not None else (-math.inf, 0.0, np.zeros(V.shape[1]))
-    states = [(m, l, acc, acc / l if l > 0 else None)]
+    m, ell, acc = start if start is not None else (-math.inf, 0.0, np.zeros(V.shape[1]))
+    states = [(m, ell, acc, acc / ell if ell > 0 else None)]
     for a in range(0, len(s), tile):
         new = max(m, s[a : a + tile].max())
         c = math.exp(m - new) if math.isfinite(m) else 0.0
         c = 1.0 if bug == "rescale" and math.isfinite(m) else c
         p = np.exp(s[a : a + tile] - new)
         total = c * acc + p @ V[a : a + tile]
-        l = c * l + p.sum()
-        acc = total / l if bug == "divide" else total
+        ell = c * ell + p.sum()
+        acc = total / ell if bug == "divide" else total
         m = new
-        states.append((m, l, acc, acc if bug == "divide" else acc / l))
+        states.append((m, ell, acc, acc if bug == "divide" else acc / ell))
     return states
 
 
 def final(tile: int, bug: str) -> np.ndarray:
     s, V = RUN["S"][IT], RUN["V"]
     if bug == "reset":
-        m, l, acc, _ = streamed(RUN["S"][AND], V, tile)[-1]
-        return streamed(s, V, tile, start=(m, l, acc))[-1][3]
+        m, ell, acc, _ = streamed(RUN["S"][AND], V, tile)[-1]
+        return streamed(s, V, tile, start=(m, ell, acc))[-1][3]
     return streamed(s, V, tile, bug)[-1][3]
 
 
@@ -79,10 +79,10 @@ def test_tiles_land_on_the_full_pass_output(page, tile):
         page.focus("#F26 button[name=next]")
         page.keyboard.press("Enter")
         next_frame(page)
-        m, l, _, out = states[k]
+        m, ell, _, out = states[k]
         r = clean(page)
         assert r["m"] == fixed(m)
-        assert r["l"] == fixed(l, 3)
+        assert r["l"] == fixed(ell, 3)
         assert r["output"] == vector(out)
     assert state(page, "F26")["step"] == len(states) - 1
     assert r["output"] == OUT == prose_numbers(HEAD)["output.it"]
@@ -129,7 +129,9 @@ def test_back_and_play_step_and_stop(page):
     click(page, "#F26 button[name=back]")
     assert state(page, "F26")["step"] == 1
     click(page, "#F26 button[name=play]")
-    page.wait_for_function("() => document.getElementById('F26').figure.state.step === 3", timeout=5000)
+    page.wait_for_function(
+        "() => document.getElementById('F26').figure.state.step === 3", timeout=5000
+    )
     page.wait_for_timeout(900)
     assert state(page, "F26")["step"] == 3
     assert clean(page)["output"] == OUT
@@ -167,7 +169,9 @@ def test_online_softmax_matches_numpy(page):
     for k in range(20):
         n, d = int(rng.integers(1, 9)), int(rng.integers(1, 5))
         s, V = rng.normal(scale=3, size=n), rng.normal(size=(n, d))
-        cases.append({"s": s.tolist(), "V": V.tolist(), "tile": int(rng.integers(1, 4)), "bug": BUGS[k % 3]})
+        cases.append(
+            {"s": s.tolist(), "V": V.tolist(), "tile": int(rng.integers(1, 4)), "bug": BUGS[k % 3]}
+        )
     got = run_js(
         page,
         "attention.js",

@@ -213,7 +213,9 @@ export default function (el, head) {
       const path = states.slice(0, step + 1).filter((s) => s.out !== null);
       trail.setAttribute(
         "points",
-        path.map((s) => `${plane.sx(/** @type {number[]} */ (s.out)[0])},${plane.sy(/** @type {number[]} */ (s.out)[1])}`).join(" "),
+        path
+          .map((s) => `${plane.sx(/** @type {number[]} */ (s.out)[0])},${plane.sy(/** @type {number[]} */ (s.out)[1])}`)
+          .join(" "),
       );
       trail.classList.toggle("wrong", bug !== "none");
       right.set(bug === "none" ? here.out : null);
