@@ -40,6 +40,9 @@ def _computed(head: Head) -> dict[str, str]:
         "cost.n131072.ratio": grouped(
             round(cost.score_bytes(LONG_CONTEXT) / cost.token_bytes(LONG_CONTEXT))
         ),
+        "tiled.toy.written": grouped(N_TOKENS * d_toy),
+        "tiled.toy.scores": grouped(cost.dot_products(N_TOKENS)),
+        "tiled.n131072.written": size(LONG_CONTEXT * gpt2.d_head * gpt2.bytes_per_number),
         "gpt2.layers": grouped(gpt2.layers),
         "gpt2.heads": grouped(gpt2.heads),
         "gpt2.d_model": grouped(gpt2.d_model),

@@ -9,7 +9,7 @@ import pytest
 from .drive import next_frame, readouts, state
 
 TOKENS = ["the", "cat", "ate", "and", "it", "ran"]
-FIGURES = [f"F{i:02d}" for i in range(1, 26)]
+FIGURES = [f"F{i:02d}" for i in range(1, 27)]
 KEYS = [
     "ArrowLeft",
     "ArrowRight",

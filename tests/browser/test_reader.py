@@ -19,7 +19,7 @@ AXE = (
     / "axe-core"
     / "axe.min.js"
 )
-FIGURES = [f"F{i:02d}" for i in range(1, 26)]
+FIGURES = [f"F{i:02d}" for i in range(1, 27)]
 
 
 def axe_violations(page) -> list[dict]:
