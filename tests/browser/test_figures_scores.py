@@ -406,6 +406,31 @@ def test_f13_minus_thirty_leaves_a_weight_that_is_not_zero(en):
     assert readouts(page, "F13")["w.cat"] == weight_text(row_it_with_cat(3.0)[CAT])
 
 
+def test_f13_at_minus_thirty_the_linear_bar_vanishes_while_the_log_axis_still_shows_it(en):
+    page = en.page
+    geometry = """() => {
+        const svg = document.querySelector('#F13 svg.floor');
+        const bar = svg.querySelector('rect.weight-bar');
+        const dot = svg.querySelector('circle.weight-marker');
+        const ticks = [...svg.querySelectorAll('text.tick')].map(t => Number(t.getAttribute('x')));
+        return {bar: Number(bar.getAttribute('width')), dot: Number(dot.getAttribute('cx')),
+                left: Math.min(...ticks), right: Math.max(...ticks)};
+    }"""
+    press(page, "#F13 .handle", "End")
+    top = page.evaluate(geometry)
+    w_top = row_it_with_cat(3.0)[CAT]
+    # the bar is drawn on a linear axis from 0 to 1: its width is w of the axis' length
+    assert top["bar"] == pytest.approx(w_top * (top["right"] - top["left"]), rel=1e-9)
+    press(page, "#F13 .handle", "Home")
+    low = page.evaluate(geometry)
+    w = row_it_with_cat(-30.0)[CAT]
+    assert 0 < w < 1e-13
+    assert 0 < low["bar"] < 1e-9  # far under a pixel: invisible on the linear axis
+    assert low["dot"] > low["left"] + 20  # tens of pixels right of the log axis' zero-less end
+    assert readouts(page, "F13")["w.cat"] == "1.2 × 10⁻¹⁴"  # and the number says it is positive
+    press(page, "#F13 .handle", "End")
+
+
 def test_f13_drag_along_the_score_axis(en):
     page = en.page
     centre(page, "#F13")
