@@ -314,7 +314,7 @@ def test_f11_every_row_sums_to_one_on_the_top_edge(en):
         assert state(page, "F11")["row"] == row
         got = readouts(page, "F11")
         expect = bars("w", W[row], lambda w: weight_text(w, 2)) | bars("e", np.exp(S[row]), fixed)
-        expect |= {"sum-exp": fixed(np.exp(S[row]).sum()), "sum": "1.000"}
+        expect |= {"sum-exp": fixed(np.exp(S[row]).sum()), "total": "1.000", "c": "0.00"}
         assert got == expect
         top, edge = staircase_end_and_edge(page)
         assert top == pytest.approx(edge, abs=1e-6)
@@ -325,9 +325,69 @@ def test_f11_row_it_claims_and_arrow_keys(en):
     got = readouts(page, "F11")
     assert got["w.cat"] == claim(page, "softmax.it.cat") == weight_text(W[IT, CAT], 2)
     assert got["w.the"] == claim(page, "softmax.it.the") == weight_text(W[IT, 0], 2)
-    press(page, "#F11 input[type=radio]:checked", "ArrowRight")
+    press(page, "#F11 input[name=F11-row]:checked", "ArrowRight")
     assert state(page, "F11")["row"] == IT + 1
     assert readouts(page, "F11")["w.ran"] == weight_text(W[IT + 1, IT + 1], 2)
+
+
+def test_f11_shifting_every_score_by_c_moves_no_weight(en):
+    page = en.page
+    figure = page.locator("#F11")
+    figure.get_by_role("radio", name="it", exact=True).check()
+    next_frame(page)
+    weights = bars("w", W[IT], lambda w: weight_text(w, 2))
+    shifts = {"c = 0": 0.0, "c = −max s": -S[IT].max(), "c = +10": 10.0}
+    for stable in (False, True):
+        for name, c in shifts.items():
+            figure.get_by_role("radio", name=name, exact=True).check()
+            next_frame(page)
+            got = readouts(page, "F11")
+            # the same weights to the last printed digit, whatever c and whichever recipe
+            assert {k: got[k] for k in weights} == weights, (name, stable)
+            assert got["total"] == "1.000" and got["c"] == fixed(c), (name, stable)
+            top = (S[IT] + c).max() if stable else 0.0
+            assert got["sum-exp"] == (lambda e: scientific(e, 1) if e >= 1000 else fixed(e))(
+                np.exp(S[IT] + c - top).sum()
+            ), (name, stable)
+        if not stable:
+            page.locator("#F11 label.switch").click()
+            next_frame(page)
+    assert state(page, "F11")["stable"] is True
+    figure.get_by_role("radio", name="c = −max s", exact=True).check()
+    next_frame(page)
+    assert readouts(page, "F11")["c"] == fixed(-S[IT].max()) == "−" + claim(page, "matrix.it.cat")
+
+
+def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en):
+    page = en.page
+    figure = page.locator("#F11")
+    figure.get_by_role("radio", name="it", exact=True).check()
+    huge = claim(page, "softmax.shift.huge")
+    assert huge == grouped(1000)
+    figure.get_by_role("radio", name=f"c = +{huge}", exact=True).check()
+    if state(page, "F11")["stable"]:
+        page.locator("#F11 label.switch").click()
+        next_frame(page)
+    next_frame(page)
+    assert state(page, "F11")["stable"] is False
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(S[IT] + 1000.0)
+        assert np.isinf(e).all() and np.isnan(e / e.sum()).all()  # what the naive recipe gives
+    assert claim(page, "softmax.overflow") == fixed(math.log(np.finfo(float).max)) == "709.78"
+    assert S[IT].max() + 1000.0 > math.log(np.finfo(float).max)
+    got = readouts(page, "F11")
+    assert got["sum-exp"] == "∞" and got["total"] == "∞/∞"
+    assert all(got[f"e.{t}"] == "∞" for t in TOKENS)
+    assert all(got[f"w.{t}"] == "∞/∞" for t in TOKENS)
+    assert "overflow" in (figure.get_attribute("class") or "")
+    page.locator("#F11 label.switch").click()  # subtract the max first: nothing overflows
+    next_frame(page)
+    got = readouts(page, "F11")
+    assert {k: got[k] for k in bars("w", W[IT], fixed)} == bars(
+        "w", W[IT], lambda w: weight_text(w, 2)
+    )
+    assert got["total"] == "1.000" and got["c"] == fixed(1000.0)
+    assert "overflow" not in (figure.get_attribute("class") or "")
 
 
 # -- F12: drag cat's score; the rest give way -----------------------------------------------
@@ -576,8 +636,10 @@ def test_f16_arrow_keys_move_between_divisors(en):
         ("F09", {"row": -3}, {"row": 0}),
         ("F09", {"row": "it"}, {"row": 4}),
         ("F10", {"transposed": "yes"}, {"transposed": False}),
-        ("F11", {"row": 1e9}, {"row": 5}),
-        ("F11", {"row": "dog"}, {"row": 4}),
+        ("F11", {"row": 1e9}, {"row": 5, "shift": "0", "stable": False}),
+        ("F11", {"row": "dog"}, {"row": 4, "shift": "0", "stable": False}),
+        ("F11", {"shift": "1e999", "stable": "yes"}, {"row": 4, "shift": "0", "stable": False}),
+        ("F11", {"shift": "max", "stable": True}, {"row": 4, "shift": "max", "stable": True}),
         ("F12", {"score": "x"}, {"score": pytest.approx(S[IT, CAT])}),
         ("F12", {"score": 1e9}, {"score": 8}),
         ("F13", {"score": -1e300}, {"score": -30}),
