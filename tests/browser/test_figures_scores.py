@@ -527,7 +527,10 @@ def walk_widths(page: Page, figure_id: str):
 def test_f14_spread_grows_as_root_width(en):
     page = en.page
     for width in walk_widths(page, "F14"):
-        assert readouts(page, "F14") == {"spread": fixed(math.sqrt(width))}
+        assert readouts(page, "F14") == {
+            "spread": fixed(math.sqrt(width)),
+            "over-d": fixed(1 / math.sqrt(width)),  # dividing by d: the spread falls as 1/√d
+        }
         # the dot rides the curve: at (d, √d) on the chart's own axes
         x, y = dot_on_axes(page)
         assert x == pytest.approx(width, rel=1e-3)
@@ -535,17 +538,19 @@ def test_f14_spread_grows_as_root_width(en):
     assert readouts(page, "F14")["spread"] == "16.00"
     page.locator("#F14 input[type=range]").fill("6")
     next_frame(page)
-    assert readouts(page, "F14") == {"spread": claim(page, "spread.d64")} == {"spread": "8.00"}
+    got = readouts(page, "F14")
+    assert got["spread"] == claim(page, "spread.d64") == "8.00"
+    assert got["over-d"] == fixed(1 / 8) == "0.12"  # ÷ d over-corrects: 1/√64, ties to even
     assert page.locator("#F14 input[type=range]").get_attribute("aria-valuetext") == "64"
 
 
-def dot_on_axes(page: Page) -> tuple[float, float]:
+def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float]:
     """F14's dot read back through its axes' tick labels: (width on the log axis, spread)."""
     return tuple(
         page.evaluate(
-            """() => {
+            """(which) => {
                 const svg = document.querySelector('#F14 svg.spread');
-                const dot = svg.querySelector('.dot');
+                const dot = svg.querySelector(which);
                 const ticks = [...svg.querySelectorAll('text.tick')];
                 const left = ticks.filter((t) => t.classList.contains('end'));
                 const bottom = ticks.filter((t) => !t.classList.contains('end'));
@@ -558,9 +563,26 @@ def dot_on_axes(page: Page) -> tuple[float, float]:
                 const spread = value(l0) + (cy - at(l0, 'y') + 4) / (at(l1, 'y') - at(l0, 'y'))
                     * (value(l1) - value(l0));
                 return [Math.exp(logw), spread];
-            }"""
+            }""",
+            which,
         )
     )
+
+
+def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en):
+    page = en.page
+    for width in (1, 16, 64, 256):
+        set_state(page, "F14", {"width": width})
+        w, spread = dot_on_axes(page, ".dot.low")
+        assert w == pytest.approx(width, rel=1e-6)
+        assert spread == pytest.approx(1 / math.sqrt(width), abs=1e-6)
+        w, spread = dot_on_axes(page, ".dot:not(.low)")
+        assert spread == pytest.approx(math.sqrt(width), abs=1e-6)
+    # three curves: √d (no divisor), the line at 1 (÷ √d) and 1/√d (÷ d)
+    assert page.locator("#F14 path.curve").count() == 2
+    assert page.locator("#F14 line.reference").count() == 1
+    labels = page.locator("#F14 text.curve-label, #F14 text.reference-label").all_text_contents()
+    assert labels == ["÷ √d: 1, comfortable", "no divisor: √d", "÷ d: 1/√d"]
 
 
 def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en):
