@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 from .. import cost
 from ..claims import CLAIMS, output_with_raw_score
@@ -12,6 +13,7 @@ from ..params import Head
 N_TOKENS = 6
 LONG_CONTEXT = 131_072
 GPT2_CONTEXT = 1_024
+HUGE_SHIFT = 1_000  # F11's largest shift: past exp's overflow in float64
 
 
 def _computed(head: Head) -> dict[str, str]:
@@ -22,6 +24,9 @@ def _computed(head: Head) -> dict[str, str]:
         "convex.cat8": vector(output_with_raw_score(head, "it", "cat", 8.0)),
         "convex.cat8.raw": fixed(8.0),
         "softmax.floor.score": fixed(-30, 0),
+        "softmax.shift.max": fixed(-float(head.run()["S"][head.index("it")].max())),
+        "softmax.shift.huge": grouped(HUGE_SHIFT),
+        "softmax.overflow": fixed(math.log(sys.float_info.max)),
         "counts.dot": grouped(cost.dot_products(N_TOKENS)),
         "counts.discarded": grouped(cost.causal_discarded(N_TOKENS)),
         "counts.kept": grouped(cost.dot_products(N_TOKENS) - cost.causal_discarded(N_TOKENS)),

@@ -558,6 +558,29 @@ def test_F23_slider_reaches_1024_and_131072_with_the_prose_numbers(page):
     assert page.get_attribute(slider, "aria-valuetext") == "131,072"
 
 
+def test_F23_second_chart_marks_the_crossover_and_a_thousand_tokens(page):
+    chart = "#F23 svg.ops"
+    cross = cost.projections_dominate_until()
+    assert int(page.get_attribute(chart, "data-crossover")) == cross
+    # at n = 2·d_model the projections and the n² part cost exactly the same
+    assert cost.projection_macs(cross) == cost.layer_score_macs(cross)
+    assert cost.projection_macs(cross - 1) > cost.layer_score_macs(cross - 1)
+    assert cost.projection_macs(cross + 1) < cost.layer_score_macs(cross + 1)
+    labels = page.locator(f"{chart} text.line-label").all_text_contents()
+    assert f"crossover n = {PROSE['cost.crossover']}" in labels
+    assert PROSE["cost.crossover"] == "1,536"
+    assert f"{PROSE['tokens.n1000']} → {PROSE['counts.n1000']}" in labels
+    assert PROSE["counts.n1000"] == grouped(cost.dot_products(1000)) == "1,000,000"
+    # the marked crossing sits where both lines meet, on the shared context-length axis
+    where = "c => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]"
+    centre = page.eval_on_selector(f"{chart} circle.crossing", where)
+    set_state(page, "F23", {"n": cross})
+    dots = page.eval_on_selector_all(f"{chart} circle.cost-dot", f"cs => cs.map({where})")
+    squared, projections = dots[0], dots[1]
+    assert squared == pytest.approx(centre, abs=1e-6)
+    assert projections == pytest.approx(centre, abs=1e-6)
+
+
 # 96, 1,536, 3,125 and 8,064 land exactly halfway (0.125×, 2.25 MiB, 1.25 × 10⁹, 10.5×)
 @pytest.mark.parametrize("n", [17, 96, 100, 768, 1000, 1536, 3125, 5000, 8064, 65_536, 100_000])
 def test_F23_readouts_match_cost_py_at_any_length(page, n):

@@ -314,7 +314,7 @@ def test_f11_every_row_sums_to_one_on_the_top_edge(en):
         assert state(page, "F11")["row"] == row
         got = readouts(page, "F11")
         expect = bars("w", W[row], lambda w: weight_text(w, 2)) | bars("e", np.exp(S[row]), fixed)
-        expect |= {"sum-exp": fixed(np.exp(S[row]).sum()), "sum": "1.000"}
+        expect |= {"sum-exp": fixed(np.exp(S[row]).sum()), "total": "1.000", "c": "0.00"}
         assert got == expect
         top, edge = staircase_end_and_edge(page)
         assert top == pytest.approx(edge, abs=1e-6)
@@ -325,9 +325,69 @@ def test_f11_row_it_claims_and_arrow_keys(en):
     got = readouts(page, "F11")
     assert got["w.cat"] == claim(page, "softmax.it.cat") == weight_text(W[IT, CAT], 2)
     assert got["w.the"] == claim(page, "softmax.it.the") == weight_text(W[IT, 0], 2)
-    press(page, "#F11 input[type=radio]:checked", "ArrowRight")
+    press(page, "#F11 input[name=F11-row]:checked", "ArrowRight")
     assert state(page, "F11")["row"] == IT + 1
     assert readouts(page, "F11")["w.ran"] == weight_text(W[IT + 1, IT + 1], 2)
+
+
+def test_f11_shifting_every_score_by_c_moves_no_weight(en):
+    page = en.page
+    figure = page.locator("#F11")
+    figure.get_by_role("radio", name="it", exact=True).check()
+    next_frame(page)
+    weights = bars("w", W[IT], lambda w: weight_text(w, 2))
+    shifts = {"c = 0": 0.0, "c = −max s": -S[IT].max(), "c = +10": 10.0}
+    for stable in (False, True):
+        for name, c in shifts.items():
+            figure.get_by_role("radio", name=name, exact=True).check()
+            next_frame(page)
+            got = readouts(page, "F11")
+            # the same weights to the last printed digit, whatever c and whichever recipe
+            assert {k: got[k] for k in weights} == weights, (name, stable)
+            assert got["total"] == "1.000" and got["c"] == fixed(c), (name, stable)
+            top = (S[IT] + c).max() if stable else 0.0
+            assert got["sum-exp"] == (lambda e: scientific(e, 1) if e >= 1000 else fixed(e))(
+                np.exp(S[IT] + c - top).sum()
+            ), (name, stable)
+        if not stable:
+            page.locator("#F11 label.switch").click()
+            next_frame(page)
+    assert state(page, "F11")["stable"] is True
+    figure.get_by_role("radio", name="c = −max s", exact=True).check()
+    next_frame(page)
+    assert readouts(page, "F11")["c"] == fixed(-S[IT].max()) == "−" + claim(page, "matrix.it.cat")
+
+
+def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en):
+    page = en.page
+    figure = page.locator("#F11")
+    figure.get_by_role("radio", name="it", exact=True).check()
+    huge = claim(page, "softmax.shift.huge")
+    assert huge == grouped(1000)
+    figure.get_by_role("radio", name=f"c = +{huge}", exact=True).check()
+    if state(page, "F11")["stable"]:
+        page.locator("#F11 label.switch").click()
+        next_frame(page)
+    next_frame(page)
+    assert state(page, "F11")["stable"] is False
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(S[IT] + 1000.0)
+        assert np.isinf(e).all() and np.isnan(e / e.sum()).all()  # what the naive recipe gives
+    assert claim(page, "softmax.overflow") == fixed(math.log(np.finfo(float).max)) == "709.78"
+    assert S[IT].max() + 1000.0 > math.log(np.finfo(float).max)
+    got = readouts(page, "F11")
+    assert got["sum-exp"] == "∞" and got["total"] == "∞/∞"
+    assert all(got[f"e.{t}"] == "∞" for t in TOKENS)
+    assert all(got[f"w.{t}"] == "∞/∞" for t in TOKENS)
+    assert "overflow" in (figure.get_attribute("class") or "")
+    page.locator("#F11 label.switch").click()  # subtract the max first: nothing overflows
+    next_frame(page)
+    got = readouts(page, "F11")
+    assert {k: got[k] for k in bars("w", W[IT], fixed)} == bars(
+        "w", W[IT], lambda w: weight_text(w, 2)
+    )
+    assert got["total"] == "1.000" and got["c"] == fixed(1000.0)
+    assert "overflow" not in (figure.get_attribute("class") or "")
 
 
 # -- F12: drag cat's score; the rest give way -----------------------------------------------
@@ -406,6 +466,31 @@ def test_f13_minus_thirty_leaves_a_weight_that_is_not_zero(en):
     assert readouts(page, "F13")["w.cat"] == weight_text(row_it_with_cat(3.0)[CAT])
 
 
+def test_f13_at_minus_thirty_the_linear_bar_vanishes_while_the_log_axis_still_shows_it(en):
+    page = en.page
+    geometry = """() => {
+        const svg = document.querySelector('#F13 svg.floor');
+        const bar = svg.querySelector('rect.weight-bar');
+        const dot = svg.querySelector('circle.weight-marker');
+        const ticks = [...svg.querySelectorAll('text.tick')].map(t => Number(t.getAttribute('x')));
+        return {bar: Number(bar.getAttribute('width')), dot: Number(dot.getAttribute('cx')),
+                left: Math.min(...ticks), right: Math.max(...ticks)};
+    }"""
+    press(page, "#F13 .handle", "End")
+    top = page.evaluate(geometry)
+    w_top = row_it_with_cat(3.0)[CAT]
+    # the bar is drawn on a linear axis from 0 to 1: its width is w of the axis' length
+    assert top["bar"] == pytest.approx(w_top * (top["right"] - top["left"]), rel=1e-9)
+    press(page, "#F13 .handle", "Home")
+    low = page.evaluate(geometry)
+    w = row_it_with_cat(-30.0)[CAT]
+    assert 0 < w < 1e-13
+    assert 0 < low["bar"] < 1e-9  # far under a pixel: invisible on the linear axis
+    assert low["dot"] > low["left"] + 20  # tens of pixels right of the log axis' zero-less end
+    assert readouts(page, "F13")["w.cat"] == "1.2 × 10⁻¹⁴"  # and the number says it is positive
+    press(page, "#F13 .handle", "End")
+
+
 def test_f13_drag_along_the_score_axis(en):
     page = en.page
     centre(page, "#F13")
@@ -442,7 +527,10 @@ def walk_widths(page: Page, figure_id: str):
 def test_f14_spread_grows_as_root_width(en):
     page = en.page
     for width in walk_widths(page, "F14"):
-        assert readouts(page, "F14") == {"spread": fixed(math.sqrt(width))}
+        assert readouts(page, "F14") == {
+            "spread": fixed(math.sqrt(width)),
+            "over-d": fixed(1 / math.sqrt(width)),  # dividing by d: the spread falls as 1/√d
+        }
         # the dot rides the curve: at (d, √d) on the chart's own axes
         x, y = dot_on_axes(page)
         assert x == pytest.approx(width, rel=1e-3)
@@ -450,17 +538,19 @@ def test_f14_spread_grows_as_root_width(en):
     assert readouts(page, "F14")["spread"] == "16.00"
     page.locator("#F14 input[type=range]").fill("6")
     next_frame(page)
-    assert readouts(page, "F14") == {"spread": claim(page, "spread.d64")} == {"spread": "8.00"}
+    got = readouts(page, "F14")
+    assert got["spread"] == claim(page, "spread.d64") == "8.00"
+    assert got["over-d"] == fixed(1 / 8) == "0.12"  # ÷ d over-corrects: 1/√64, ties to even
     assert page.locator("#F14 input[type=range]").get_attribute("aria-valuetext") == "64"
 
 
-def dot_on_axes(page: Page) -> tuple[float, float]:
+def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float]:
     """F14's dot read back through its axes' tick labels: (width on the log axis, spread)."""
     return tuple(
         page.evaluate(
-            """() => {
+            """(which) => {
                 const svg = document.querySelector('#F14 svg.spread');
-                const dot = svg.querySelector('.dot');
+                const dot = svg.querySelector(which);
                 const ticks = [...svg.querySelectorAll('text.tick')];
                 const left = ticks.filter((t) => t.classList.contains('end'));
                 const bottom = ticks.filter((t) => !t.classList.contains('end'));
@@ -473,9 +563,26 @@ def dot_on_axes(page: Page) -> tuple[float, float]:
                 const spread = value(l0) + (cy - at(l0, 'y') + 4) / (at(l1, 'y') - at(l0, 'y'))
                     * (value(l1) - value(l0));
                 return [Math.exp(logw), spread];
-            }"""
+            }""",
+            which,
         )
     )
+
+
+def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en):
+    page = en.page
+    for width in (1, 16, 64, 256):
+        set_state(page, "F14", {"width": width})
+        w, spread = dot_on_axes(page, ".dot.low")
+        assert w == pytest.approx(width, rel=1e-6)
+        assert spread == pytest.approx(1 / math.sqrt(width), abs=1e-6)
+        w, spread = dot_on_axes(page, ".dot:not(.low)")
+        assert spread == pytest.approx(math.sqrt(width), abs=1e-6)
+    # three curves: √d (no divisor), the line at 1 (÷ √d) and 1/√d (÷ d)
+    assert page.locator("#F14 path.curve").count() == 2
+    assert page.locator("#F14 line.reference").count() == 1
+    labels = page.locator("#F14 text.curve-label, #F14 text.reference-label").all_text_contents()
+    assert labels == ["÷ √d: 1, comfortable", "no divisor: √d", "÷ d: 1/√d"]
 
 
 def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en):
@@ -551,8 +658,10 @@ def test_f16_arrow_keys_move_between_divisors(en):
         ("F09", {"row": -3}, {"row": 0}),
         ("F09", {"row": "it"}, {"row": 4}),
         ("F10", {"transposed": "yes"}, {"transposed": False}),
-        ("F11", {"row": 1e9}, {"row": 5}),
-        ("F11", {"row": "dog"}, {"row": 4}),
+        ("F11", {"row": 1e9}, {"row": 5, "shift": "0", "stable": False}),
+        ("F11", {"row": "dog"}, {"row": 4, "shift": "0", "stable": False}),
+        ("F11", {"shift": "1e999", "stable": "yes"}, {"row": 4, "shift": "0", "stable": False}),
+        ("F11", {"shift": "max", "stable": True}, {"row": 4, "shift": "max", "stable": True}),
         ("F12", {"score": "x"}, {"score": pytest.approx(S[IT, CAT])}),
         ("F12", {"score": 1e9}, {"score": 8}),
         ("F13", {"score": -1e300}, {"score": -30}),

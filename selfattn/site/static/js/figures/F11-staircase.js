@@ -1,12 +1,23 @@
 // F11: pick a row; its scores go through exp, then each is divided by the row's total,
-// and a dashed staircase stacks the weights, landing exactly on 1.
+// and a dashed staircase stacks the weights, landing exactly on 1. Shift every score of the
+// row by the same c and the weights stay put; make c huge and the naive exp overflows to ∞
+// (∞/∞ has no value), while subtracting the row's max first never does.
 
 import { argmax, softmaxRow } from "../attention.js";
 import { figure, t } from "../figure.js";
 import { makeBars } from "../kit/bars.js";
-import { choices, tokenIndex } from "../kit/controls.js";
-import { fixed, weight } from "../kit/format.js";
+import { choices, toggle, tokenIndex } from "../kit/controls.js";
+import { fixed, scientific, weight } from "../kit/format.js";
+import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
+
+/** The shifts offered: none, minus the row's largest score, a little, past exp's overflow. */
+const SHIFTS = ["0", "max", "10", "1000"];
+
+/** c for a shift's name, in a row of scores. @param {string} shift @param {number[]} row */
+function shiftBy(shift, row) {
+  return shift === "max" ? -Math.max(...row) : Number(shift);
+}
 
 export default function (el, head) {
   const { tokens } = head,
@@ -35,32 +46,72 @@ export default function (el, head) {
     label: t({ zh: "这一行的权重和累加的阶梯", en: "The row's weights and their running total" }),
     format: (w) => weight(w, 2),
   });
+  // past overflow the weights chart says what ∞/∞ is in floating point
+  const nan = svg("text", { class: "nan-note", x: weights.x(2.5), y: weights.y(0.62) }, weights.root);
+  nan.textContent = t({
+    zh: "∞/∞ 在浮点里是 NaN：一个权重都没有",
+    en: "∞/∞ is NaN in floating point: no weights at all",
+  });
   const pick = choices(controls, {
     legend: t({ zh: "选一行（提问的 token）", en: "Pick a row (the asking token)" }),
     name: "F11-row",
     options: tokens.map((token, i) => ({ value: String(i), label: token })),
     onInput: (row) => fig.set({ row: Number(row) }),
   });
-  const out = readouts({ sum: "Σw", "sum-exp": "Σeˢ" }, { key: "sum" });
+  const shifting = choices(controls, {
+    legend: t({ zh: "给这一行每个分数都加上 c", en: "Add c to every score of the row" }),
+    name: "F11-shift",
+    options: SHIFTS.map((value) => ({
+      value,
+      label: value === "max" ? "c = −max s" : `c = ${value === "0" ? "0" : `+${Number(value).toLocaleString("en")}`}`,
+    })),
+    onInput: (shift) => fig.set({ shift }),
+  });
+  const stable = toggle(controls, {
+    label: t({ zh: "先减去最大值：exp(s + c − max)", en: "Subtract the max first: exp(s + c − max)" }),
+    name: "stable",
+    onChange: (on) => fig.set({ stable: on }),
+  });
+  const out = readouts({ total: "Σw", "sum-exp": "Σeˢ", c: "c" }, { key: "total" });
 
   const fig = figure(el, {
-    state: { row: it },
+    state: { row: it, shift: "0", stable: false },
     // a row by index or by its token's name (#F11:row=it); past the end, the last row
-    clamp: (s) => ({ row: Number(s.row) >= tokens.length ? tokens.length - 1 : tokenIndex(tokens, s.row, it) }),
-    discrete: ["row"],
-    draw({ row }) {
-      const e = S[row].map(Math.exp),
-        w = softmaxRow(S[row]),
-        top = argmax(w);
+    clamp: (s) => ({
+      row: Number(s.row) >= tokens.length ? tokens.length - 1 : tokenIndex(tokens, s.row, it),
+      shift: SHIFTS.includes(String(s.shift)) ? String(s.shift) : "0",
+      stable: s.stable === true,
+    }),
+    discrete: ["row", "shift", "stable"],
+    draw({ row, shift, stable: on }) {
+      const c = shiftBy(shift, S[row]);
+      const scores = S[row].map((s) => s + c);
+      const top = Math.max(...scores);
+      const e = scores.map((s) => Math.exp(on ? s - top : s));
+      const sumExp = e.reduce((a, b) => a + b, 0);
+      const overflow = !Number.isFinite(sumExp);
+      // the weights as this recipe computes them; past overflow every one is ∞/∞, no number
+      const w = overflow ? e.map(() => 0) : e.map((x) => x / sumExp);
+      const win = overflow ? -1 : argmax(softmaxRow(S[row]));
       pick.show(String(row));
-      exps.set(e, { win: top });
-      weights.set(w, { win: top, staircase: true });
+      shifting.show(shift);
+      stable.show(on);
+      el.classList.toggle("overflow", overflow);
+      nan.style.display = overflow ? "" : "none";
+      exps.set(
+        e.map((x) => Math.min(x, tallest)),
+        { win, texts: e.map((x) => (!Number.isFinite(x) ? "∞" : x >= 1000 ? scientific(x, 1) : fixed(x))) },
+      );
+      weights.set(w, { win, staircase: !overflow, texts: overflow ? w.map(() => "∞/∞") : [] });
       out.show({
-        sum: fixed(
-          w.reduce((a, b) => a + b, 0),
-          3,
-        ),
-        "sum-exp": fixed(e.reduce((a, b) => a + b, 0)),
+        total: overflow
+          ? "∞/∞"
+          : fixed(
+              w.reduce((a, b) => a + b, 0),
+              3,
+            ),
+        "sum-exp": overflow ? "∞" : sumExp >= 1000 ? scientific(sumExp, 1) : fixed(sumExp),
+        c: fixed(c),
       });
     },
   });

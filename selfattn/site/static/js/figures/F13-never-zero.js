@@ -1,5 +1,6 @@
 // F13: push cat's score in row it down to −30; its weight, on a log axis and in
-// scientific notation, keeps shrinking and never reaches zero.
+// scientific notation, keeps shrinking and never reaches zero; the same weight as a bar on a
+// linear axis vanishes long before it does.
 
 import { softmaxRow } from "../attention.js";
 import { clampNumber, figure, t } from "../figure.js";
@@ -14,7 +15,9 @@ const LOWEST = -30,
   HIGHEST = 3;
 const SMALLEST = 1e-16; // the weight axis runs from 10⁻¹⁶ to 1
 const SCORE_Y = 44,
-  WEIGHT_Y = 128; // the two number lines
+  WEIGHT_Y = 128, // the two number lines
+  BAR_Y = 214; // the same weight as a bar, on a linear axis from 0 to 1
+const HEIGHT = 250;
 
 /** 10⁻⁸ as the page writes powers; 1 as 1. */
 const power = (w) => (w === 1 ? "1" : scientific(w, 1).replace(/^1 × /, ""));
@@ -26,9 +29,9 @@ export default function (el, head) {
   const others = row.map((_, j) => j).filter((j) => j !== cat);
   const { picture, readouts } = stage(el);
   const frame = chart(picture, {
-    height: 200,
+    height: HEIGHT,
     cls: "floor",
-    margin: { left: 24, right: 22, top: SCORE_Y - 6, bottom: 200 - SCORE_Y - 6 },
+    margin: { left: 24, right: 22, top: SCORE_Y - 6, bottom: HEIGHT - SCORE_Y - 6 },
     label: t({ zh: "cat 的分数和它的权重（对数轴）", en: "cat's score and its weight on a log axis" }),
   });
   const { box, layers } = frame;
@@ -36,13 +39,20 @@ export default function (el, head) {
   const xw = log([SMALLEST, 1], [box.left, box.right]);
   // two number lines in one picture: the weight line is the score line's frame moved down
   const lower = { ...frame, box: { ...box, top: WEIGHT_Y - 6, bottom: WEIGHT_Y + 6 } };
+  const linearW = linear([0, 1], [box.left, box.right]);
+  const bottom = { ...frame, box: { ...box, top: BAR_Y - 14, bottom: BAR_Y } };
   axis(frame, x, { side: "bottom", values: [-30, -20, -10, 0], format: (v) => fixed(v, 0) });
   axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
+  axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
   const title = (y, text) => setSvg(svg("text", { class: "chart-title", x: 4, y }, layers.grid), text);
   title(16, t({ zh: "cat 的分数 s（空心点：另外五个）", en: "cat's score s (hollow dots: the other five)" }));
   title(WEIGHT_Y - 26, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }));
+  title(
+    BAR_Y - 24,
+    t({ zh: "同一个权重画成柱子（线性轴，0 到 1）", en: "the same weight as a bar (linear axis, 0 to 1)" }),
+  );
   setSvg(
-    svg("text", { class: "zero-note", x: box.left, y: frame.height - 10 }, layers.labels),
+    svg("text", { class: "zero-note", x: box.left, y: WEIGHT_Y + 36 }, layers.labels),
     t({ zh: "← 0 不在这条轴上：它在无穷远的左边", en: "← 0 is not on this axis: it lies infinitely far left" }),
   );
   for (const y of [SCORE_Y, WEIGHT_Y])
@@ -51,6 +61,7 @@ export default function (el, head) {
   for (const j of others) svg("circle", { class: "other", r: 3.5, cx: x(row[j]), cy: SCORE_Y }, layers.marks);
   const otherWeights = others.map(() => svg("circle", { class: "other", r: 3.5, cy: WEIGHT_Y }, layers.marks));
   const marker = svg("circle", { class: "weight-marker", r: 6, cy: WEIGHT_Y }, layers.marks);
+  const bar = svg("rect", { class: "weight-bar", x: linearW(0), y: BAR_Y - 12, height: 12 }, layers.marks);
   const knob = valueHandle(frame.root, {
     label: t({ zh: "cat 的分数", en: "cat's score" }),
     min: LOWEST,
@@ -74,6 +85,7 @@ export default function (el, head) {
       link.setAttribute("x1", String(x(s)));
       link.setAttribute("x2", String(xw(w[cat])));
       marker.setAttribute("cx", String(xw(w[cat])));
+      bar.setAttribute("width", String(linearW(w[cat]) - linearW(0)));
       otherWeights.forEach((dot, k) => {
         dot.setAttribute("cx", String(xw(w[others[k]])));
       });

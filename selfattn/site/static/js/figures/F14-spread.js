@@ -1,5 +1,6 @@
 // F14: a width slider on a log axis; the spread of the scores grows as √d, far past
-// the dashed line at 1 where softmax is comfortable.
+// the dashed line at 1 where softmax is comfortable. Dividing by √d holds it on that line;
+// dividing by d over-corrects, down to 1/√d.
 
 import { figure, t } from "../figure.js";
 import { axis, chart, linear, log } from "../kit/chart.js";
@@ -34,17 +35,42 @@ export default function (el, _head) {
   // right of where the curve leaves the line, so the label never sits on it
   setSvg(
     svg("text", { class: "reference-label", x: x(10), y: y(1) - 5 }, layers.labels),
-    t({ zh: "1：softmax 舒服的尺度", en: "1: where softmax is comfortable" }),
+    t({ zh: "÷ √d：1，刚好", en: "÷ √d: 1, comfortable" }),
   );
   const curve = Array.from({ length: 161 }, (_, i) => {
     const d = WIDEST ** (i / 160);
     return `${i ? "L" : "M"} ${x(d).toFixed(2)} ${y(Math.sqrt(d)).toFixed(2)}`;
   }).join(" ");
   svg("path", { class: "curve", d: curve }, layers.marks);
+  const overD = Array.from({ length: 161 }, (_, i) => {
+    const d = WIDEST ** (i / 160);
+    return `${i ? "L" : "M"} ${x(d).toFixed(2)} ${y(1 / Math.sqrt(d)).toFixed(2)}`;
+  }).join(" ");
+  svg("path", { class: "curve over-d", d: overD }, layers.marks);
+  // each curve named where nothing else runs: √d above its end (it rises to the corner),
+  // 1/√d in the empty middle with a leader down to its curve
+  setSvg(
+    svg("text", { class: "curve-label end", x: box.right - 2, y: box.top - 6 }, layers.labels),
+    t({ zh: "不除：√d", en: "no divisor: √d" }),
+  );
+  const LEADER = 128; // right of the reference line's label, under the √d curve
+  setSvg(
+    svg("text", { class: "curve-label end", x: x(LEADER) - 3, y: y(3) }, layers.labels),
+    t({ zh: "÷ d：1/√d", en: "÷ d: 1/√d" }),
+  );
+  svg(
+    "line",
+    { class: "leader", x1: x(LEADER), x2: x(LEADER), y1: y(3) - 4, y2: y(1 / Math.sqrt(LEADER)) - 3 },
+    layers.marks,
+  );
+  const lowDot = svg("circle", { class: "dot low", r: 5 }, layers.marks);
   const guide = svg("path", { class: "guide" }, layers.marks);
   const dot = svg("circle", { class: "dot", r: 6 }, layers.marks);
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
-  const out = readouts({ spread: t({ zh: "离散度 √d", en: "spread √d" }) }, { key: "spread" });
+  const out = readouts(
+    { spread: t({ zh: "不除：√d", en: "no divisor: √d" }), "over-d": t({ zh: "÷ d：1/√d", en: "÷ d: 1/√d" }) },
+    { key: "spread" },
+  );
 
   const fig = figure(el, {
     state: { width: 1 },
@@ -55,7 +81,9 @@ export default function (el, _head) {
       guide.setAttribute("d", `M ${x(d)} ${y(0)} V ${y(spread)} H ${box.left}`);
       dot.setAttribute("cx", String(x(d)));
       dot.setAttribute("cy", String(y(spread)));
-      out.show({ spread: fixed(spread) });
+      lowDot.setAttribute("cx", String(x(d)));
+      lowDot.setAttribute("cy", String(y(1 / spread)));
+      out.show({ spread: fixed(spread), "over-d": fixed(1 / spread) });
     },
   });
 }

@@ -3,17 +3,36 @@
 // apart by dash and by a label on each line. Every number comes from cost.js, the mirror
 // of selfattn/cost.py (GPT-2 small).
 
-import { allHeadsScoreBytes, dHead, GPT2_SMALL, scoreBytes, tokenBytes } from "../cost.js";
+import {
+  allHeadsScoreBytes,
+  dHead,
+  dotProducts,
+  GPT2_SMALL,
+  layerScoreMacs,
+  projectionMacs,
+  projectionsDominateUntil,
+  scoreBytes,
+  tokenBytes,
+} from "../cost.js";
 import { clampNumber, figure, t } from "../figure.js";
 import { axis, chart, log } from "../kit/chart.js";
 import { slider } from "../kit/controls.js";
 import { fixed, grouped, size } from "../kit/format.js";
+import { setSvg } from "../kit/notation.js";
 import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const SHORTEST = 4,
   LONGEST = 17; // log₂ n: 16 … 131,072 tokens
 const BYTES = [2 ** 8, 2 ** 46]; // 256 bytes … 64 TiB: room above the top line for its label
+const COUNTS = [1e2, 1e15]; // operations: room above the n² part's end for its label
+const THOUSAND = 1000; // the prose's example length
+const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+
+/** 10⁶ for a million: powers of ten as the axis prints them. */
+function power(v) {
+  return `10${[...String(Math.round(Math.log10(v)))].map((c) => SUPERSCRIPT[Number(c)]).join("")}`;
+}
 
 /** Bytes with one decimal below 100 of a unit and none from 100 up: 4.5 TiB, 288 MiB. */
 function roundedSize(bytes) {
@@ -79,6 +98,7 @@ export default function (el) {
     return { ...s, dot: svg("circle", { r: 4.5, class: `cost-dot ${s.cls}` }, layers.handles) };
   });
   const marker = svg("line", { y1: box.top, y2: box.bottom, class: "marker" }, layers.marks);
+  const work = operations(picture, model, x);
 
   const length = slider(controls, {
     label: t({ zh: "上下文长度 n", en: "Context length n" }),
@@ -111,6 +131,7 @@ export default function (el) {
       length.show(Math.log2(n), grouped(n));
       marker.setAttribute("x1", String(x(n)));
       marker.setAttribute("x2", String(x(n)));
+      work.show(n);
       for (const s of series) {
         s.dot.setAttribute("cx", String(x(n)));
         s.dot.setAttribute("cy", String(y(s.bytes(n))));
@@ -123,4 +144,109 @@ export default function (el) {
       });
     },
   });
+}
+
+/**
+ * The second chart, on the same context-length axis: one layer's projections (4·n·d_model²
+ * multiply-adds) against its n² part (2·n²·d_model), which cross at n = 2·d_model, and one
+ * head's n² dot products with 1,000 tokens → 1,000,000 marked on the line.
+ * @param {HTMLElement} picture @param {import("../cost.js").Model} model @param {import("../kit/chart.js").Scale} bytesX
+ */
+function operations(picture, model, bytesX) {
+  const frame = chart(picture, {
+    width: 380,
+    height: 270,
+    margin: { top: 10, right: 14, bottom: 40, left: 50 },
+    cls: "cost ops",
+    label: t({
+      zh: "一层的乘加次数随上下文长度变化：投影与 n² 部分在 n = 2·d_model 处相交，两条轴都是对数刻度",
+      en: "Multiply-adds of one layer against context length: projections and the n² part cross at n = 2·d_model, both axes logarithmic",
+    }),
+  });
+  const { box, layers } = frame;
+  const x = log(bytesX.domain, [box.left, box.right]);
+  const y = log(COUNTS, [box.bottom, box.top]);
+  axis(frame, y, { side: "left", values: [1e3, 1e6, 1e9, 1e12], format: power });
+  axis(frame, x, {
+    side: "bottom",
+    values: [16, 128, 1024, 8192, 131072],
+    format: grouped,
+    title: t({ zh: "上下文长度 n（token）", en: "context length n (tokens)" }),
+  });
+  const ticks = [...layers.grid.querySelectorAll("text.tick:not(.end)")];
+  ticks.at(0)?.classList.add("start");
+  ticks.at(-1)?.classList.add("end");
+  /** @param {string} cls @param {string} text @param {{x: number, y: number, anchor?: string}} at */
+  const label = (cls, text, at) =>
+    setSvg(
+      svg("text", { x: at.x, y: at.y, class: `line-label ${cls} ${at.anchor ?? ""}`.trim() }, layers.labels),
+      text,
+    );
+  const series = [
+    { cls: "n-squared", count: (/** @type {number} */ n) => layerScoreMacs(n, model) },
+    { cls: "projections", count: (/** @type {number} */ n) => projectionMacs(n, model) },
+    { cls: "dots", count: (/** @type {number} */ n) => dotProducts(n) },
+  ].map((s) => {
+    const points = [];
+    for (let k = SHORTEST; k <= LONGEST + 1e-9; k += 0.25)
+      points.push(`${x(2 ** k).toFixed(1)},${y(s.count(2 ** k)).toFixed(1)}`);
+    svg("polyline", { points: points.join(" "), class: `cost-line ${s.cls}` }, layers.marks);
+    return { ...s, dot: svg("circle", { r: 4.5, class: `cost-dot ${s.cls}` }, layers.handles) };
+  });
+  // Each label sits on the side of its rising line where no other line runs: the n² part above
+  // its right end, the projections above their line left of the crossing (the n² part is below
+  // there), the dot products below theirs, the crossover along the floor left of its drop line.
+  const [squared, projections, dots] = series;
+  label("n-squared", t({ zh: "n² 部分 2·n²·d_{model}", en: "n² part 2·n²·d_{model}" }), {
+    x: box.right - 2,
+    y: y(squared.count(2 ** LONGEST)) - 7,
+  });
+  // two short lines each, so both fit left of the crossing and right of the 1,000 mark
+  const stack = (
+    /** @type {string} */ cls,
+    /** @type {string[]} */ lines,
+    /** @type {{x: number, y: number, anchor?: string}} */ at,
+  ) => {
+    lines.forEach((text, k) => {
+      label(cls, text, { ...at, y: at.y + 14 * k });
+    });
+  };
+  stack("projections", [t({ zh: "四个投影", en: "projections" }), "4·n·d_{model}²"], {
+    x: x(1024) - 6,
+    y: y(projections.count(1024)) - 22,
+  });
+  const cross = projectionsDominateUntil(model);
+  svg("circle", { cx: x(cross), cy: y(projectionMacs(cross, model)), r: 5, class: "crossing" }, layers.marks);
+  svg(
+    "line",
+    { x1: x(cross), x2: x(cross), y1: y(projectionMacs(cross, model)), y2: box.bottom, class: "drop" },
+    layers.marks,
+  );
+  label("crossover", t({ zh: `交点 n = ${grouped(cross)}`, en: `crossover n = ${grouped(cross)}` }), {
+    x: x(cross) - 5,
+    y: box.bottom - 6,
+  });
+  svg("circle", { cx: x(THOUSAND), cy: y(dotProducts(THOUSAND)), r: 4, class: "thousand" }, layers.marks);
+  stack(
+    "dots",
+    [
+      t({ zh: "点积 n²", en: "dot products n²" }),
+      t({ zh: "每层每个头", en: "per head, per layer" }),
+      `${grouped(THOUSAND)} → ${grouped(dotProducts(THOUSAND))}`,
+    ],
+    { x: x(THOUSAND) + 7, y: y(dots.count(THOUSAND)) + 16, anchor: "start" },
+  );
+  frame.root.dataset.crossover = String(cross);
+  const marker = svg("line", { y1: box.top, y2: box.bottom, class: "marker" }, layers.marks);
+  return {
+    /** @param {number} n */
+    show(n) {
+      marker.setAttribute("x1", String(x(n)));
+      marker.setAttribute("x2", String(x(n)));
+      for (const s of series) {
+        s.dot.setAttribute("cx", String(x(n)));
+        s.dot.setAttribute("cy", String(y(s.count(n))));
+      }
+    },
+  };
 }
