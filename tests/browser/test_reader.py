@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from selfattn.numbers import fixed
+from selfattn.params import load_head
+
 from .conftest import open_page
 from .drive import next_frame, readouts, state
 
@@ -231,7 +234,7 @@ def test_each_figure_announces_one_key_readout(article):
         """() => [...document.querySelectorAll('figure[data-module]')].map(f =>
             f.querySelectorAll('[data-readout][aria-live=polite]').length)"""
     )
-    assert live == [1] * 25
+    assert live == [1] * len(FIGURES)
 
 
 def test_handles_announce_their_coordinates(en):
@@ -240,7 +243,8 @@ def test_handles_announce_their_coordinates(en):
     page.keyboard.press("ArrowRight")
     next_frame(page)
     text = page.get_attribute("#F02 .handle", "aria-valuetext")
-    assert text.startswith("x 1.00") and "y 0.35" in text
+    x, y = load_head().X[load_head().index("it")]  # one step right of the input of it
+    assert text == f"x {fixed(x + 0.05)}, y {fixed(y)}"
 
 
 @pytest.mark.parametrize("path", ["", "en/"])

@@ -48,7 +48,7 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
     plane.layers.handles,
   );
   plane.root.setAttribute("role", "group"); // a picture with a control inside is no longer just an image
-  svg("circle", { r: 26, class: "hit" }, g); // 44 px or more even when a phone scales the plane down
+  svg("circle", { r: 36, class: "hit" }, g); // 44 px or more even when a phone scales a wide plane down
   svg("circle", { r: 8, class: "knob" }, g);
   dragWith(g, g, (event) => onMove(plane.clampToPlane(plane.toPlane(event))));
   g.addEventListener("keydown", (event) => {
