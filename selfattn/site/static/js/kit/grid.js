@@ -127,6 +127,9 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
           const text =
             !shown(i, j) || !numbers(i, j) ? "" : (m.text ?? (inBox ? /** @type {string} */ (m.masked) : format(v)));
           setSvg(value, text);
+          // a read-out for every number the cell shows, and none for a number it hides
+          if (name && text) value.setAttribute("data-readout", `${name}.${rows[i]}.${columns[j]}`);
+          else value.removeAttribute("data-readout");
           value.setAttribute("y", String(inBox ? -4.5 : cell / 2 - 6));
           value.classList.toggle("masked-fill", inBox);
           value.classList.toggle("greyed", Boolean(off && m.greyed));
