@@ -46,25 +46,24 @@ function times(ratio) {
   return `${ratio >= 10 ? grouped(Number(fixed(ratio, 0))) : fixed(ratio, 2)}×`;
 }
 
-export default function (el) {
-  const model = GPT2_SMALL,
-    d = dHead(model),
-    heads = model.layers * model.heads;
-  const { picture, controls, readouts, note } = stage(el);
+/**
+ * A chart on the context-length axis (log, 16 … 131,072 tokens) with a log quantity up
+ * the side: both of F23's charts, so their n line up.
+ * @param {HTMLElement} picture
+ * @param {{cls: string, label: string, range: number[], values: number[], format: (v: number) => string}} o
+ */
+function contextChart(picture, { cls, label, range, values, format }) {
   const frame = chart(picture, {
     width: 380,
     height: 270,
     margin: { top: 10, right: 14, bottom: 40, left: 50 },
-    cls: "cost",
-    label: t({
-      zh: "字节数随上下文长度变化，两条轴都是对数刻度",
-      en: "Bytes against context length, both axes logarithmic",
-    }),
+    cls,
+    label,
   });
   const { box, layers } = frame;
   const x = log([2 ** SHORTEST, 2 ** LONGEST], [box.left, box.right]);
-  const y = log(BYTES, [box.bottom, box.top]);
-  axis(frame, y, { side: "left", values: [2 ** 10, 2 ** 20, 2 ** 30, 2 ** 40], format: (b) => size(b, 0) });
+  const y = log(range, [box.bottom, box.top]);
+  axis(frame, y, { side: "left", values, format });
   axis(frame, x, {
     side: "bottom",
     values: [16, 128, 1024, 8192, 131072],
@@ -75,6 +74,25 @@ export default function (el) {
   const ticks = [...layers.grid.querySelectorAll("text.tick:not(.end)")];
   ticks.at(0)?.classList.add("start");
   ticks.at(-1)?.classList.add("end");
+  return { frame, x, y };
+}
+
+export default function (el) {
+  const model = GPT2_SMALL,
+    d = dHead(model),
+    heads = model.layers * model.heads;
+  const { picture, controls, readouts, note } = stage(el);
+  const { frame, x, y } = contextChart(picture, {
+    cls: "cost",
+    label: t({
+      zh: "字节数随上下文长度变化，两条轴都是对数刻度",
+      en: "Bytes against context length, both axes logarithmic",
+    }),
+    range: BYTES,
+    values: [2 ** 10, 2 ** 20, 2 ** 30, 2 ** 40],
+    format: (b) => size(b, 0),
+  });
+  const { box, layers } = frame;
   const series = [
     {
       cls: "all-heads",
@@ -98,7 +116,7 @@ export default function (el) {
     return { ...s, dot: svg("circle", { r: 4.5, class: `cost-dot ${s.cls}` }, layers.handles) };
   });
   const marker = svg("line", { y1: box.top, y2: box.bottom, class: "marker" }, layers.marks);
-  const work = operations(picture, model, x);
+  const work = operations(picture, model);
 
   const length = slider(controls, {
     label: t({ zh: "上下文长度 n", en: "Context length n" }),
@@ -150,32 +168,20 @@ export default function (el) {
  * The second chart, on the same context-length axis: one layer's projections (4·n·d_model²
  * multiply-adds) against its n² part (2·n²·d_model), which cross at n = 2·d_model, and one
  * head's n² dot products with 1,000 tokens → 1,000,000 marked on the line.
- * @param {HTMLElement} picture @param {import("../cost.js").Model} model @param {import("../kit/chart.js").Scale} bytesX
+ * @param {HTMLElement} picture @param {import("../cost.js").Model} model
  */
-function operations(picture, model, bytesX) {
-  const frame = chart(picture, {
-    width: 380,
-    height: 270,
-    margin: { top: 10, right: 14, bottom: 40, left: 50 },
+function operations(picture, model) {
+  const { frame, x, y } = contextChart(picture, {
     cls: "cost ops",
     label: t({
       zh: "一层的乘加次数随上下文长度变化：投影与 n² 部分在 n = 2·d_model 处相交，两条轴都是对数刻度",
       en: "Multiply-adds of one layer against context length: projections and the n² part cross at n = 2·d_model, both axes logarithmic",
     }),
+    range: COUNTS,
+    values: [1e3, 1e6, 1e9, 1e12],
+    format: power,
   });
   const { box, layers } = frame;
-  const x = log(bytesX.domain, [box.left, box.right]);
-  const y = log(COUNTS, [box.bottom, box.top]);
-  axis(frame, y, { side: "left", values: [1e3, 1e6, 1e9, 1e12], format: power });
-  axis(frame, x, {
-    side: "bottom",
-    values: [16, 128, 1024, 8192, 131072],
-    format: grouped,
-    title: t({ zh: "上下文长度 n（token）", en: "context length n (tokens)" }),
-  });
-  const ticks = [...layers.grid.querySelectorAll("text.tick:not(.end)")];
-  ticks.at(0)?.classList.add("start");
-  ticks.at(-1)?.classList.add("end");
   /** @param {string} cls @param {string} text @param {{x: number, y: number, anchor?: string}} at */
   const label = (cls, text, at) =>
     setSvg(
