@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import repro, stress
-from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title
+from . import repro, stress, tiles
+from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title, weights
 from .frameworks import LAYOUTS
 from .probe import MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
 from .reference import (
@@ -41,6 +41,8 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
     plain = gather(kern, ctx.probes, causal=False)
     _failures(ctx, plain)
     base = _diagnose_plain(ctx, plain)
+    if base is not None and base is kern.reference and not kern.always_causal:
+        tiles.diagnose(ctx, base, passed=True)  # a tile longer than every short probe
     carriers = []
     if kern.always_causal:
         _diagnose_causal(ctx, plain, plain, base)
@@ -285,6 +287,8 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
             repro.mismatch(kern, CORRECT, False, ctx.imp),
         )
         return None
+    if tiles.diagnose(ctx, kern.reference, passed=False):
+        return None
     sums = _row_sums(kern, probes)
     if sums is not None and np.max(np.abs(sums - 1.0)) > max(1e-4, 16 * kern.lp.eps):
         rep.check(name, "fail", f"weights sum to {sums.min():.4g} .. {sums.max():.4g}")
@@ -334,22 +338,6 @@ def _row_sums(kern: Kernel, probes: list[Probe]) -> Array | None:
             continue
         sums.append(out @ w / (w @ w))
     return np.concatenate(sums) if sums else None
-
-
-def weights(kern: Kernel, q: Array, k: Array, causal: bool) -> Array | None:
-    """The weight matrix, read off with one-hot values (attention is linear in v)."""
-    n, d = q.shape
-    a = np.zeros((n, n))
-    for start in range(0, n, d):
-        cols = list(range(start, min(n, start + d)))
-        v = np.zeros((n, d))
-        v[cols, range(len(cols))] = 1.0
-        try:
-            out = kern.call(q, k, v, causal)
-        except CallFailed:
-            return None
-        a[:, cols] = out[:, : len(cols)]
-    return a
 
 
 def _fit(ctx: Ctx, plain: Outs) -> Variant | None:

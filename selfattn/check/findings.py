@@ -157,6 +157,35 @@ SPECS: tuple[Spec, ...] = (
         "Divide exp(scores - max) by its sum over the last axis (or call a real softmax).",
     ),
     Spec(
+        "online-softmax-no-rescale",
+        "error",
+        "a tiled kernel does not rescale what it has summed when the running max rises",
+        "Exponentials summed against an old, smaller max are too large by exp(m_new - m_old), "
+        "so keys from earlier tiles get too much weight. The kernel is exact whenever the first "
+        "tile holds the row's maximum, which is why short tests and falling scores pass.",
+        "When the max moves from m to m_new, multiply both the accumulator and the running sum "
+        "by exp(m - m_new) before adding the new tile; if the rescale is skipped on small "
+        "jumps, the old max must be kept too.",
+    ),
+    Spec(
+        "online-softmax-early-normalize",
+        "error",
+        "a tiled kernel divides by the running sum inside the loop instead of once at the end",
+        "The sum after tile j has seen only tiles 0..j, so earlier tiles are divided by too "
+        "small a total and the weights add up to more than one.",
+        "Keep the accumulator unnormalised (rescaled by exp(m - m_new) as the max moves) and "
+        "divide by the final sum once, after the last tile.",
+    ),
+    Spec(
+        "split-combine-unscaled",
+        "error",
+        "partial results over key splits are merged without bringing them to one max",
+        "Each split's sum of exponentials is taken against that split's own max, so a split "
+        "whose scores are low counts as much as the one that holds the true maximum.",
+        "Merge through the log-sum-exp: weigh split i by exp(lse_i - max lse), where "
+        "lse_i = m_i + log(l_i), or rescale each l_i and partial output by exp(m_i - m).",
+    ),
+    Spec(
         "nonfinite-output",
         "error",
         "the output has NaN or inf on ordinary inputs",

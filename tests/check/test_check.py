@@ -55,6 +55,8 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "correct_block_mask.py": ("attend", set(), 0),
     "correct_loops.py": ("causal_attention", set(), 0),
     "correct_qknorm.py": ("qk_norm_attention", set(), 0),
+    "correct_online_tiny_tiles.py": ("attention", set(), 0),
+    "correct_split_kv_lse.py": ("attention", set(), 0),
     # buggy kernels: each named with the right id
     "buggy_mask_multiply.py": ("attention", {"causal-mask-multiplied"}, 1),
     "buggy_mask_arg_multiply.py": ("attention", {"causal-mask-multiplied"}, 1),
@@ -79,6 +81,12 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "buggy_sigmoid.py": ("attention", {"weights-not-normalized"}, 1),
     "buggy_overflow.py": ("attention", {"nonfinite-extreme"}, 1),
     "buggy_qknorm_no_eps.py": ("attention", {"nonfinite-extreme"}, 1),
+    # tiled kernels: an online softmax streaming the keys, or splits merged
+    "buggy_online_no_rescale.py": ("flash_forward", {"online-softmax-no-rescale"}, 1),
+    "buggy_online_lazy_rescale.py": ("attention", {"online-softmax-no-rescale"}, 1),
+    "buggy_online_big_tiles.py": ("attention", {"online-softmax-no-rescale"}, 1),
+    "buggy_online_early_normalize.py": ("attention", {"online-softmax-early-normalize"}, 1),
+    "buggy_split_kv_unscaled.py": ("attention", {"split-combine-unscaled"}, 1),
     # models: token ids -> one vector per token
     "model_sinusoidal.py": ("model", set(), 0),
     "model_causal_no_positions.py": ("model", set(), 0),
@@ -118,6 +126,8 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_two_masks.py": ("attention", {"causal-mask-multiplied"}, 1),
     "torch_key_padding.py": ("attention", set(), 0),
     "torch_renorm_mask.py": ("attention", {"nonfinite-extreme"}, 1),
+    "torch_split_kv_merge.py": ("attention", set(), 0),
+    "torch_split_kv_unscaled.py": ("attention", {"split-combine-unscaled"}, 1),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),
@@ -358,6 +368,37 @@ def test_tolerance_passes_low_precision_kernels(
 
 
 FLASH = _load("correct_online_softmax.py")
+
+
+def _online(tile: int, rescale: bool, dtype: type = np.float32) -> Any:
+    """An online-softmax kernel streaming `tile` keys at a time, with or without the rescale."""
+
+    def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        q, k, v = (np.asarray(x, dtype=dtype) for x in (q, k, v))
+        acc = np.zeros((q.shape[0], v.shape[1]), dtype=dtype)
+        m = np.full(q.shape[0], -np.inf, dtype=dtype)
+        total = np.zeros(q.shape[0], dtype=dtype)
+        for j in range(0, k.shape[0], tile):
+            s = q @ k[j : j + tile].T / dtype(np.sqrt(q.shape[1]))
+            m_new = np.maximum(m, s.max(axis=1))
+            fix = np.exp(m - m_new) if rescale else np.ones_like(m)
+            p = np.exp(s - m_new[:, None])
+            total = total * fix + p.sum(axis=1)
+            acc = acc * fix[:, None] + p @ v[j : j + tile]
+            m = m_new
+        return acc / total[:, None]
+
+    return attention
+
+
+@pytest.mark.parametrize("tile", [1, 2, 3, 16, 64, 128])
+def test_tiles_of_any_size(tile: int) -> None:
+    """Right at every tile size, and the missing rescale named at every tile size, including
+    tiles longer than every short probe (found by the long, rising-score probe alone)."""
+    right = check(_online(tile, rescale=True), timeout=FAST)
+    assert right.ok and not _errors([f.to_dict() for f in right.findings]), right.to_text()
+    wrong = check(_online(tile, rescale=False), timeout=FAST)
+    assert {f.id for f in wrong.findings} == {"online-softmax-no-rescale"}, wrong.to_text()
 
 
 def _half(q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool) -> np.ndarray:

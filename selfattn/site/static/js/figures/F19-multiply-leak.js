@@ -1,5 +1,5 @@
 // F19: mask by adding −∞ or, the bug, by multiplying by 0. A zeroed score is not a
-// missing one: exp(0) = 1, so ran keeps a share of it's row that it should never have,
+// missing one: exp(0) = 1, so ran keeps a share of the row of it that it should never have,
 // drawn in red where the mask should have left an empty dashed box.
 
 import { assertion } from "../assertion.js";

@@ -1,6 +1,6 @@
 // F20: add the six terms w·v one at a time, tip to tail. Each is a shortened value (green),
 // each points forward along the output (the purple line), so the path never turns back;
-// it ends at it's new vector, the output, in purple.
+// it ends at the new vector of it, the output, in purple.
 
 import { dot, norm } from "../attention.js";
 import { clampNumber, figure, t } from "../figure.js";

@@ -1,4 +1,4 @@
-// F21: drag cat's raw score in it's row, past the 8.00 the prose names (a marked point on
+// F21: drag cat's raw score in the row of it, past the 8.00 the prose names (a marked point on
 // its track) up to 12. The weights stay positive and sum to one, so the output (purple) is a
 // convex mix of the values: it closes in on cat's value and never leaves their polygon.
 

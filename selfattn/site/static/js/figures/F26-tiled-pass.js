@@ -132,7 +132,7 @@ export default function (el, head) {
   note(
     t({
       zh: `绿色：值向量；紫色：it 目前的输出，圆圈是完整计算的输出。写出的数：分块 n·d = ${grouped(n * d)} 个，完整 n² = ${grouped(n * n)} 个分数；n = ${grouped(LONG)} 时一个头写 ${size(LONG * dHead(gpt2) * gpt2.bytesPerNumber)}，而不是 ${size(scoreBytes(LONG))}。`,
-      en: `Green: the values; purple: it's output so far, the ring the full pass's output. Numbers written: tiled n·d = ${grouped(n * d)}, full n² = ${grouped(n * n)} scores; at n = ${grouped(LONG)} one head writes ${size(LONG * dHead(gpt2) * gpt2.bytesPerNumber)}, not ${size(scoreBytes(LONG))}.`,
+      en: `Green: the values; purple: the output of it so far, the ring the full pass's output. Numbers written: tiled n·d = ${grouped(n * d)}, full n² = ${grouped(n * n)} scores; at n = ${grouped(LONG)} one head writes ${size(LONG * dHead(gpt2) * gpt2.bytesPerNumber)}, not ${size(scoreBytes(LONG))}.`,
     }),
   );
   const bugNote = note("");
@@ -151,7 +151,7 @@ export default function (el, head) {
     }),
     reset: t({
       zh: "从上一行 and 最后的 m、ℓ 和累加器接着算：and 那一行混进了 it 的输出。",
-      en: "Starting from the previous row's final m, ℓ and accumulator (row and's): and's row leaks into it's output.",
+      en: "Starting from the final m, ℓ and accumulator of the previous row (the row of and): that row leaks into the output of it.",
     }),
   };
 
