@@ -89,9 +89,10 @@ def drive(page, figure_id: str | None) -> None:
     )
     for i in range(clickable.count()):
         control = clickable.nth(i)
-        if control.is_visible() and control.is_enabled():
-            for _ in range(3):
-                control.click()
+        for _ in range(3):  # a step button turns itself off at the last step
+            if not (control.is_visible() and control.is_enabled()):
+                break
+            control.click()
 
 
 def weigh(site: Path, page: str) -> list[tuple[str, int, int]]:

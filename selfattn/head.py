@@ -84,3 +84,27 @@ def attention(
     S = apply_mask(R / np.sqrt(X.shape[-1]), mask)  # (n, n)
     W = softmax(S)  # (n, n), rows sum to 1
     return {"Q": Q, "K": K, "V": V, "R": R, "S": S, "W": W, "out": weighted_sum(W, V)}
+
+
+# -- attention alone, stacked ---------------------------------------------------
+
+
+def stacked_alone(out: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, layers: int) -> list:
+    """The outputs of `layers` attention layers with nothing between them, the first given.
+
+    Each further layer takes the previous outputs as its inputs and passes them on as its
+    values (no MLP, no value map), so every output is a convex mix of the previous ones and
+    each layer's points lie inside the last layer's polygon.  [(n, d)] * layers
+    """
+    stack = [np.asarray(out, dtype=float)]
+    while len(stack) < layers:
+        X = stack[-1]
+        W = softmax(scaled_scores(project(X, W_Q), project(X, W_K)))
+        stack.append(weighted_sum(W, X))
+    return stack
+
+
+def spread(points: np.ndarray) -> float:
+    """The widest distance between two of the points: how far apart the tokens still are."""
+    P = np.asarray(points, dtype=float)
+    return float(np.max(np.linalg.norm(P[:, None, :] - P[None, :, :], axis=-1)))

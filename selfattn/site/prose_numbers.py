@@ -7,13 +7,25 @@ import sys
 
 from .. import cost
 from ..claims import CLAIMS, output_with_raw_score
-from ..numbers import fixed, grouped, size, vector
+from ..head import spread, stacked_alone
+from ..numbers import fixed, grouped, size, vector, weight
 from ..params import Head
 
 N_TOKENS = 6
 LONG_CONTEXT = 131_072
 GPT2_CONTEXT = 1_024
+STACKED_LAYERS = 3  # F21's deepest stack: by then the six tokens are one point
 HUGE_SHIFT = 1_000  # F11's largest shift: past exp's overflow in float64
+
+
+def _stacked(head: Head) -> dict[str, str]:
+    """How far apart the six tokens are after 1, 2 and 3 layers of attention alone (F21)."""
+    run = head.run()
+    layers = stacked_alone(run["out"], head.W_Q, head.W_K, STACKED_LAYERS)
+    spreads = {"values": spread(run["V"])} | {
+        str(k): spread(out) for k, out in enumerate(layers, start=1)
+    }
+    return {f"stack.spread.{name}": weight(value, 2) for name, value in spreads.items()}
 
 
 def _computed(head: Head) -> dict[str, str]:
@@ -23,6 +35,7 @@ def _computed(head: Head) -> dict[str, str]:
         "output.it": vector(head.run()["out"][head.index("it")]),
         "convex.cat8": vector(output_with_raw_score(head, "it", "cat", 8.0)),
         "convex.cat8.raw": fixed(8.0),
+        **_stacked(head),
         "softmax.floor.score": fixed(-30, 0),
         "softmax.shift.max": fixed(-float(head.run()["S"][head.index("it")].max())),
         "softmax.shift.huge": grouped(HUGE_SHIFT),

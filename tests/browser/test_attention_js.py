@@ -9,7 +9,7 @@ import pytest
 
 from selfattn import cost
 from selfattn.claims import width_mix
-from selfattn.head import MASK_MODES, attention, softmax
+from selfattn.head import MASK_MODES, attention, softmax, spread, stacked_alone
 from selfattn.numbers import cell_weight, fixed, grouped, percent, scientific, size, vector, weight
 from selfattn.params import load_head
 
@@ -94,6 +94,25 @@ def test_width_experiment_matches_python(page, divisor):
     )
     expected = [width_mix(head, w, divisor).tolist() for w in widths]
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_stacked_layers_alone_match_python(page):
+    rng = np.random.default_rng(11)
+    cases = []
+    for _ in range(6):
+        n, d = int(rng.integers(2, 8)), int(rng.integers(1, 4))
+        out, W_Q, W_K = rng.normal(size=(n, d)), rng.normal(size=(d, d)), rng.normal(size=(d, d))
+        cases.append([out.tolist(), W_Q.tolist(), W_K.tolist()])
+    got = run_js(
+        page,
+        "attention.js",
+        "return arg.map(c => { const s = m.stackedAlone(...c, 3); return [s, s.map(m.spread)]; });",
+        cases,
+    )
+    for (out, W_Q, W_K), (stack, spreads) in zip(cases, got, strict=True):
+        want = stacked_alone(np.array(out), np.array(W_Q), np.array(W_K), 3)
+        np.testing.assert_allclose(stack, [w.tolist() for w in want], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(spreads, [spread(w) for w in want], rtol=1e-12, atol=1e-14)
 
 
 def test_number_formats_match_python(page):

@@ -16,7 +16,7 @@ from playwright.sync_api import Page
 
 from selfattn import cost
 from selfattn.claims import BY_ID, convex_gap, output_with_raw_score
-from selfattn.head import apply_mask, causal_mask, softmax
+from selfattn.head import apply_mask, causal_mask, softmax, spread, stacked_alone
 from selfattn.numbers import Percent, fixed, grouped, scientific, size, vector
 from selfattn.params import load_head
 from selfattn.site.prose_numbers import prose_numbers
@@ -147,7 +147,7 @@ def test_garbage_clamps_to_the_nearest_valid_state(page):
         "F18": ({"position": -3}, {"position": 0}),
         "F19": ({"multiply": "yes"}, {"multiply": False}),
         "F20": ({"terms": 2.6}, {"terms": 3}),
-        "F21": ({"raw": 100}, {"raw": 12}),
+        "F21": ({"raw": 100, "layers": 7.4}, {"raw": 12, "layers": 3}),
         "F23": ({"n": 10**9}, {"n": 131072}),
         "F24": ({"causal": False}, {"causal": False}),
     }
@@ -312,7 +312,7 @@ def pick(r: dict[str, str], keys) -> dict[str, str]:
 
 
 def test_F21_dragging_cats_bar_to_the_marked_8_gives_the_convex_claim(page):
-    set_state(page, "F21", {"raw": float(OPEN["R"][IT, CAT])})
+    set_state(page, "F21", {"raw": float(OPEN["R"][IT, CAT]), "layers": 1})
     page.locator("#F21 .handle").evaluate("e => e.scrollIntoView({block: 'center'})")
     knob = page.locator("#F21 .handle .knob").bounding_box()
     mark = page.locator("#F21 .bars .reference").bounding_box()
@@ -335,14 +335,44 @@ def test_F21_dragging_cats_bar_to_the_marked_8_gives_the_convex_claim(page):
     page.mouse.move(x, mark["y"] - 400, steps=6)
     page.mouse.up()
     next_frame(page)
-    assert state(page, "F21") == {"raw": F21_TOP}
+    assert state(page, "F21") == {"raw": F21_TOP, "layers": 1}
     assert pick(readouts(page, "F21"), f21_expect(F21_TOP)) == f21_expect(F21_TOP)
 
 
+def test_F21_layers_of_attention_alone_shrink_to_one_point(page):
+    """Through the layer switch: each layer's six dots inside the last layer's polygon, and
+    the note's spreads those the prose states, computed by Python."""
+    page.emulate_media(reduced_motion="reduce")  # the dots land at once
+    set_state(page, "F21", {"raw": float(OPEN["R"][IT, CAT]), "layers": 1})
+    stack = stacked_alone(OPEN["out"], HEAD.W_Q, HEAD.W_K, 3)
+    for layers in (2, 3, 1, 3):
+        page.locator(f"#F21 input[name=layers][value='{layers}']").check()
+        next_frame(page)
+        assert state(page, "F21")["layers"] == layers
+        shown = page.eval_on_selector_all(
+            "#F21 polygon.layer", "ps => ps.map(p => p.style.display !== 'none')"
+        )
+        assert shown == [k < layers for k in range(3)]
+        dots = page.eval_on_selector_all(
+            "#F21 circle.layer-dot",
+            "ds => ds.map(d => [+d.getAttribute('cx'), +d.getAttribute('cy')])",
+        )
+        # the plane draws 150 units to 1: the dots are the Python layer's six outputs
+        assert spread(np.array(dots)) == pytest.approx(150 * spread(stack[layers - 1]), abs=0.01)
+    note = page.locator("#F21 .figure-note").last.inner_text()
+    spreads = [PROSE[f"stack.spread.{k}"] for k in ("values", "1", "2", "3")]
+    assert spreads == ["2.09", "0.41", "3.8 × 10⁻³", "2.8 × 10⁻⁹"]
+    for text in spreads:
+        assert text in note
+    assert spread(stack[2]) < 1e-8 < spread(stack[1]) < spread(stack[0]) < spread(OPEN["V"])
+    page.emulate_media(reduced_motion="no-preference")
+
+
 def test_F21_keyboard_moves_the_score_along_its_track(page):
+    set_state(page, "F21", {"layers": 1})
     knob = "#F21 .handle"
     press(page, knob, "Home")
-    assert state(page, "F21") == {"raw": -1}
+    assert state(page, "F21") == {"raw": -1, "layers": 1}
     for raw in (-0.9, -0.8):
         press(page, knob, "ArrowUp")
         expected = f21_expect(raw)
@@ -352,7 +382,7 @@ def test_F21_keyboard_moves_the_score_along_its_track(page):
     press(page, knob, "End")
     assert pick(readouts(page, "F21"), f21_expect(F21_TOP)) == f21_expect(F21_TOP)
     press(page, knob, "PageDown", times=F21_TOP - 8)
-    assert state(page, "F21") == {"raw": 8}
+    assert state(page, "F21") == {"raw": 8, "layers": 1}
     assert readouts(page, "F21")["output"] == PROSE["convex.cat8"]
     press(page, knob, "ArrowDown")
     assert pick(readouts(page, "F21"), f21_expect(7.9)) == f21_expect(7.9)

@@ -119,6 +119,26 @@ export function argmax(values) {
 }
 
 /**
+ * The outputs of `layers` attention layers with nothing between them, the first given: each
+ * further layer takes the last outputs as inputs and passes them on as values (no MLP, no
+ * value map), so each layer's points lie inside the last layer's polygon.
+ * @param {Mat} out @param {Mat} WQ @param {Mat} WK @param {number} layers @returns {Mat[]}
+ */
+export function stackedAlone(out, WQ, WK, layers) {
+  const stack = [out];
+  while (stack.length < layers) {
+    const X = stack[stack.length - 1];
+    stack.push(weightedSum(softmax(scaledScores(project(X, WQ), project(X, WK))), X));
+  }
+  return stack;
+}
+
+/** The widest distance between two of the points. @param {Mat} points */
+export function spread(points) {
+  return Math.max(...points.flatMap((a) => points.map((b) => Math.hypot(...a.map((x, i) => x - b[i])))));
+}
+
+/**
  * One row's softmax-weighted sum streamed over the keys in tiles of `tile`, as a tiled
  * kernel computes it: a running max m, a running sum ℓ of exp(s − m) and an unnormalised
  * accumulator, both rescaled by exp(m_old − m_new) whenever the max grows, divided once at

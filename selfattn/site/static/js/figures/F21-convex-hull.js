@@ -1,12 +1,16 @@
 // F21: drag cat's raw score in the row of it, past the 8.00 the prose names (a marked point on
 // its track) up to 12. The weights stay positive and sum to one, so the output (purple) is a
 // convex mix of the values: it closes in on cat's value and never leaves their polygon.
+// Stacking layers of attention alone (each passing its outputs on as the next one's inputs
+// and values) nests a polygon inside the last, until the six tokens are one point.
 
-import { softmaxRow, weightedSum } from "../attention.js";
+import { softmaxRow, spread, stackedAlone, weightedSum } from "../attention.js";
 import { clampNumber, figure, t } from "../figure.js";
 import { makeBars } from "../kit/bars.js";
-import { fixed, percent, vector } from "../kit/format.js";
+import { choices } from "../kit/controls.js";
+import { fixed, percent, vector, weight } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
+import { setHtml } from "../kit/notation.js";
 import { around, arrow, makePlane, svg, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { convexHull, insideConvex, point, polygon, valueArrows } from "../weighted-sum.js";
@@ -15,6 +19,7 @@ const LOW = -1,
   HIGH = 12;
 const NAMED = 8; // the raw score the prose pushes cat to
 const DETENT = 0.15; // a drag this close to the named score rests on it
+const LAYERS = [1, 2, 3]; // by the third layer alone the six tokens are one point
 
 export default function (el, head) {
   const { tokens } = head;
@@ -23,7 +28,7 @@ export default function (el, head) {
   const { R, V } = head.run();
   const root2 = Math.sqrt(head.d);
   const hull = convexHull(V);
-  const { picture, readouts, note } = stage(el, { wide: true });
+  const { picture, controls, readouts, note } = stage(el, { wide: true });
 
   const plane = makePlane({
     ...around(V, { pad: 0.35 }),
@@ -32,7 +37,10 @@ export default function (el, head) {
   });
   picture.append(plane.root);
   polygon(plane, hull);
+  // one polygon for the six outputs of each stacked layer, and their six dots
+  const layerHulls = LAYERS.map((k) => polygon(plane, [], `hull layer layer-${k}`));
   valueArrows(plane, tokens, V);
+  const dots = tokens.map(() => svg("circle", { r: 3, class: "layer-dot" }, plane.layers.under));
   const path = arrow(plane, { cls: "output thin" });
   const output = point(plane, { label: "out" });
 
@@ -76,6 +84,12 @@ export default function (el, head) {
     onMove: (raw) => fig.set({ raw }),
     get: () => fig.state.raw,
   });
+  const layerChoice = choices(controls, {
+    legend: t({ zh: "只叠注意力层，中间没有 MLP", en: "Layers of attention alone, no MLP between" }),
+    name: "layers",
+    options: LAYERS.map((k) => ({ value: String(k), label: String(k) })),
+    onInput: (v) => fig.set({ layers: Number(v) }),
+  });
   const out = readouts(
     {
       output: t({ zh: "it 的输出", en: "output of it" }),
@@ -91,11 +105,16 @@ export default function (el, head) {
       en: `Drag the knob on cat's bar (or use the arrow keys, Page Up/Down, Home and End) as far as ${fixed(HIGH)}; the dashed line marks the ${fixed(NAMED)} the text names.`,
     }),
   );
+  const stackNote = note("");
 
   const fig = figure(el, {
-    state: { raw: R[it][cat] },
-    clamp: (s) => ({ raw: clampNumber(s.raw, LOW, HIGH, R[it][cat]) }),
-    draw({ raw }) {
+    state: { raw: R[it][cat], layers: 1 },
+    clamp: (s) => ({
+      raw: clampNumber(s.raw, LOW, HIGH, R[it][cat]),
+      layers: clampNumber(Math.round(s.layers), 1, LAYERS.length, 1),
+    }),
+    discrete: ["layers"],
+    draw({ raw, layers }) {
       const row = R[it].map((v, j) => (j === cat ? raw : v));
       const w = softmaxRow(row.map((v) => v / root2));
       const [o] = weightedSum([w], V);
@@ -103,6 +122,34 @@ export default function (el, head) {
       knob.place(raw, fixed(raw));
       path.set(o);
       output.set(o);
+      const outs = head.run().out.map((row, i) => (i === it ? o : row));
+      const stack = stackedAlone(outs, head.W_Q, head.W_K, layers);
+      layerHulls.forEach((shape, k) => {
+        const shown = k < layers;
+        shape.style.display = shown ? "" : "none";
+        if (shown)
+          shape.setAttribute(
+            "points",
+            convexHull(stack[k])
+              .map(([a, b]) => `${plane.sx(a)},${plane.sy(b)}`)
+              .join(" "),
+          );
+      });
+      stack[layers - 1].forEach(([a, b], i) => {
+        dots[i].setAttribute("cx", String(plane.sx(a)));
+        dots[i].setAttribute("cy", String(plane.sy(b)));
+      });
+      layerChoice.show(String(layers));
+      const [values, ...deeper] = [spread(V), ...stack.map(spread)].map((x) => weight(x, 2));
+      const zh = deeper.map((w, k) => `第 ${k + 1} 层 ${w}`).join("，");
+      const en = deeper.map((w, k) => `layer ${k + 1} ${w}`).join(", ");
+      setHtml(
+        stackNote,
+        t({
+          zh: `六个点最远相距：值向量 ${values}，${zh}。`,
+          en: `The six points are at most this far apart: values ${values}, ${en}.`,
+        }),
+      );
       untangle(plane);
       const gap = Math.hypot(o[0] - V[cat][0], o[1] - V[cat][1]) / Math.hypot(...V[cat]);
       out.show({
