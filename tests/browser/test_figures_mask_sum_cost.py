@@ -618,6 +618,21 @@ def test_F23_readouts_match_cost_py_at_any_length(page, n):
     assert readouts(page, "F23") == f23_expect(n)
 
 
+def test_F23_links_its_bytes_to_the_tiled_pass(page):
+    """The line under the chart says what a tiled pass writes instead, and leads to F26."""
+    link = page.locator("#F23 a[href='#F26']")
+    assert link.count() == 1
+    assert page.locator("#F26").count() == 1
+    for n in (1024, 131072):
+        set_state(page, "F23", {"n": n})
+        line = link.locator("xpath=..").inner_text()
+        gpt2 = cost.GPT2_SMALL
+        assert size(n * gpt2.d_head * gpt2.bytes_per_number) in line
+    assert PROSE["tiled.n131072.written"] in line
+    link.click()
+    page.wait_for_function("() => location.hash === '#F26'", polling=100)
+
+
 # -- F24: the whole map -----------------------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ import {
   scoreBytes,
   tokenBytes,
 } from "../cost.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure, html, t } from "../figure.js";
 import { axis, chart, log } from "../kit/chart.js";
 import { slider } from "../kit/controls.js";
 import { fixed, grouped, size } from "../kit/format.js";
@@ -141,6 +141,10 @@ export default function (el) {
       en: `GPT-2 small: d_model = ${model.dModel}, d = ${d} per head, fp16 at ${model.bytesPerNumber} bytes a number.`,
     }),
   );
+  // The bytes above are what a tiled pass never writes: a live line, linked to F26 below.
+  const tiled = html("span");
+  const link = html("a", { href: "#F26" }, t({ zh: "图 F26", en: "F26" }));
+  note("").append(tiled, link, t({ zh: " 一块一块地算给你看。", en: " streams it tile by tile." }));
 
   const fig = figure(el, {
     state: { n: 1024 },
@@ -154,6 +158,10 @@ export default function (el) {
         s.dot.setAttribute("cx", String(x(n)));
         s.dot.setAttribute("cy", String(y(s.bytes(n))));
       }
+      tiled.textContent = t({
+        zh: `分块计算从不写出分数矩阵：这个头只写 n·d 个输出，${size(n * d * model.bytesPerNumber)}。`,
+        en: `A tiled pass never writes the score matrix: this head writes its n·d outputs, ${size(n * d * model.bytesPerNumber)}. `,
+      });
       out.show({
         head: size(scoreBytes(n, model)),
         all: roundedSize(allHeadsScoreBytes(n, model)),
