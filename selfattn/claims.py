@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .article import FLOOR_SCORE, NAMED_RAW
 from .head import MaskMode, attention, softmax
 from .numbers import FirstStep, Fixed, Percent, Scientific
 from .params import Head
@@ -112,7 +113,7 @@ def output_with_raw_score(h: Head, query: str, key: str, raw: float) -> np.ndarr
 
 def convex_gap(h: Head) -> np.ndarray:
     v_cat = h.run()["V"][..., h.index("cat"), :]
-    out = output_with_raw_score(h, "it", "cat", 8.0)
+    out = output_with_raw_score(h, "it", "cat", NAMED_RAW)
     return np.linalg.norm(out - v_cat, axis=-1) / np.linalg.norm(v_cat, axis=-1)
 
 
@@ -143,7 +144,7 @@ def mixed_key_score(h: Head, query: str, key: str, t: float = 1.0) -> np.ndarray
 
 def _weights_row_it_minus30(h: Head) -> np.ndarray:
     scores = row(h, "S", "it").copy()
-    scores[..., h.index("cat")] = -30.0
+    scores[..., h.index("cat")] = FLOOR_SCORE
     return softmax(scores)[..., h.index("cat")]
 
 
@@ -338,14 +339,14 @@ CLAIMS: tuple[Claim, ...] = (
         "F21",
         "output of it with R[it, cat] = 8, x",
         "1.21",
-        lambda h: output_with_raw_score(h, "it", "cat", 8.0)[..., 0],
+        lambda h: output_with_raw_score(h, "it", "cat", NAMED_RAW)[..., 0],
     ),
     Claim(
         "convex.cat8.y",
         "F21",
         "output of it with R[it, cat] = 8, y",
         "0.93",
-        lambda h: output_with_raw_score(h, "it", "cat", 8.0)[..., 1],
+        lambda h: output_with_raw_score(h, "it", "cat", NAMED_RAW)[..., 1],
     ),
     Claim(
         "convex.cat8.gap",

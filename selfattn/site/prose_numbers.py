@@ -6,16 +6,21 @@ import math
 import sys
 
 from .. import cost
+from ..article import (
+    FLOOR_SCORE,
+    GPT2_CONTEXT,
+    HUGE_SHIFT,
+    LONG_CONTEXT,
+    NAMED_RAW,
+    THOUSAND_TOKENS,
+)
 from ..claims import CLAIMS, output_with_raw_score
 from ..head import spread, stacked_alone
 from ..numbers import fixed, grouped, size, vector, weight
 from ..params import Head
 
 N_TOKENS = 6
-LONG_CONTEXT = 131_072
-GPT2_CONTEXT = 1_024
 STACKED_LAYERS = 3  # F21's deepest stack: by then the six tokens are one point
-HUGE_SHIFT = 1_000  # F11's largest shift: past exp's overflow in float64
 
 
 def _stacked(head: Head) -> dict[str, str]:
@@ -33,18 +38,18 @@ def _computed(head: Head) -> dict[str, str]:
     d_toy = head.X.shape[-1]
     return {
         "output.it": vector(head.run()["out"][head.index("it")]),
-        "convex.cat8": vector(output_with_raw_score(head, "it", "cat", 8.0)),
-        "convex.cat8.raw": fixed(8.0),
+        "convex.cat8": vector(output_with_raw_score(head, "it", "cat", NAMED_RAW)),
+        "convex.cat8.raw": fixed(NAMED_RAW),
         **_stacked(head),
-        "softmax.floor.score": fixed(-30, 0),
+        "softmax.floor.score": fixed(FLOOR_SCORE, 0),
         "softmax.shift.max": fixed(-float(head.run()["S"][head.index("it")].max())),
         "softmax.shift.huge": grouped(HUGE_SHIFT),
         "softmax.overflow": fixed(math.log(sys.float_info.max)),
         "counts.dot": grouped(cost.dot_products(N_TOKENS)),
         "counts.discarded": grouped(cost.causal_discarded(N_TOKENS)),
         "counts.kept": grouped(cost.dot_products(N_TOKENS) - cost.causal_discarded(N_TOKENS)),
-        "tokens.n1000": grouped(1000),
-        "counts.n1000": grouped(cost.dot_products(1000)),
+        "tokens.n1000": grouped(THOUSAND_TOKENS),
+        "counts.n1000": grouped(cost.dot_products(THOUSAND_TOKENS)),
         "divisor.toy": fixed(math.sqrt(d_toy), 3),
         "divisor.gpt2": fixed(math.sqrt(gpt2.d_head), 0),
         "spread.d64": fixed(math.sqrt(64)),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from pathlib import Path
 
 import pytest
 
+from selfattn import article
 from selfattn.site import build as builder
 
 from .golden import GOLDEN, PAGES, build_sample
@@ -94,3 +96,17 @@ def test_maths_becomes_mathml_outside_markdown():
     env = builder.Environment()
     html = builder.render_article("Inline $a_{i} * b_{j}$ and\n\n$$\\frac{1}{2}$$\n", {}, "en", env)
     assert "<math" in html and 'display="block"' in html and "<em>" not in html
+
+
+def test_the_page_reads_the_numbers_the_article_picks_from_python(real_pages):
+    """The figures get −30, 8.00, 1,024, 131,072, 1,000 from the page data, not their own copies."""
+    _, pages = real_pages
+    for text in pages.values():
+        data = re.search(r'id="selfattn-data">(.*?)</script>', text, flags=re.S)
+        assert data is not None
+        assert json.loads(data.group(1))["article"] == article.for_page()
+    figures = Path(builder.__file__).parent / "static" / "js" / "figures"
+    retyped = re.compile(r"131_?072\b|=\s*-30\b|NAMED\s*=\s*8|\b1_?000;|state: \{ n: 1024")
+    for module in sorted(figures.glob("F*.js")):
+        found = retyped.findall(module.read_text("utf-8"))
+        assert not found, f"{module.name} types an article number itself: {found}"

@@ -21,7 +21,7 @@ function start(el) {
       el,
       import(new URL(`../${el.dataset.module}`, import.meta.url).href)
         .then((module) => {
-          module.default(el, head);
+          module.default(el, head, data.article);
           addTools(el);
           describe(el);
           if (data.predictions[el.id] && !wanted[el.id]) addPrediction(el, data.predictions[el.id]);

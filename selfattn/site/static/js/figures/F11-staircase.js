@@ -11,15 +11,15 @@ import { fixed, scientific, weight } from "../kit/format.js";
 import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
-/** The shifts offered: none, minus the row's largest score, a little, past exp's overflow. */
-const SHIFTS = ["0", "max", "10", "1000"];
-
 /** c for a shift's name, in a row of scores. @param {string} shift @param {number[]} row */
 function shiftBy(shift, row) {
   return shift === "max" ? -Math.max(...row) : Number(shift);
 }
 
-export default function (el, head) {
+/** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
+export default function (el, head, article) {
+  // the shifts offered: none, minus the row's largest score, a little, past exp's overflow
+  const SHIFTS = ["0", "max", "10", String(article.hugeShift)];
   const { tokens } = head,
     it = head.index("it");
   const { S } = head.run();

@@ -11,8 +11,7 @@ import { setSvg } from "../kit/notation.js";
 import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
-const LOWEST = -30,
-  HIGHEST = 3;
+const HIGHEST = 3;
 const SMALLEST = 1e-16; // the weight axis runs from 10⁻¹⁶ to 1
 const SCORE_Y = 44,
   WEIGHT_Y = 128, // the two number lines
@@ -22,7 +21,9 @@ const HEIGHT = 250;
 /** 10⁻⁸ as the page writes powers; 1 as 1. */
 const power = (w) => (w === 1 ? "1" : scientific(w, 1).replace(/^1 × /, ""));
 
-export default function (el, head) {
+/** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
+export default function (el, head, article) {
+  const LOWEST = article.floorScore; // the score the prose names: invisible, not zero
   const it = head.index("it"),
     cat = head.index("cat");
   const row = head.run().S[it];
@@ -41,7 +42,7 @@ export default function (el, head) {
   const lower = { ...frame, box: { ...box, top: WEIGHT_Y - 6, bottom: WEIGHT_Y + 6 } };
   const linearW = linear([0, 1], [box.left, box.right]);
   const bottom = { ...frame, box: { ...box, top: BAR_Y - 14, bottom: BAR_Y } };
-  axis(frame, x, { side: "bottom", values: [-30, -20, -10, 0], format: (v) => fixed(v, 0) });
+  axis(frame, x, { side: "bottom", values: [LOWEST, -20, -10, 0], format: (v) => fixed(v, 0) });
   axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
   const title = (y, text) => setSvg(svg("text", { class: "chart-title", x: 4, y }, layers.grid), text);

@@ -17,11 +17,12 @@ import { convexHull, insideConvex, point, polygon, valueArrows } from "../weight
 
 const LOW = -1,
   HIGH = 12;
-const NAMED = 8; // the raw score the prose pushes cat to
 const DETENT = 0.15; // a drag this close to the named score rests on it
 const LAYERS = [1, 2, 3]; // by the third layer alone the six tokens are one point
 
-export default function (el, head) {
+/** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
+export default function (el, head, article) {
+  const NAMED = article.namedRaw; // the raw score the prose pushes cat to
   const { tokens } = head;
   const it = head.index("it"),
     cat = head.index("cat");

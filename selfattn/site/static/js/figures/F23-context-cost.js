@@ -26,7 +26,6 @@ const SHORTEST = 4,
   LONGEST = 17; // log₂ n: 16 … 131,072 tokens
 const BYTES = [2 ** 8, 2 ** 46]; // 256 bytes … 64 TiB: room above the top line for its label
 const COUNTS = [1e2, 1e15]; // operations: room above the n² part's end for its label
-const THOUSAND = 1000; // the prose's example length
 const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
 
 /** 10⁶ for a million: powers of ten as the axis prints them. */
@@ -66,7 +65,7 @@ function contextChart(picture, { cls, label, range, values, format }) {
   axis(frame, y, { side: "left", values, format });
   axis(frame, x, {
     side: "bottom",
-    values: [16, 128, 1024, 8192, 131072],
+    values: [16, 128, 1024, 8192, 2 ** LONGEST],
     format: grouped,
     title: t({ zh: "上下文长度 n（token）", en: "context length n (tokens)" }),
   });
@@ -77,7 +76,8 @@ function contextChart(picture, { cls, label, range, values, format }) {
   return { frame, x, y };
 }
 
-export default function (el) {
+/** @param {HTMLElement} el @param {import("../kit/head.js").Head} _head @param {import("../kit/head.js").Article} article */
+export default function (el, _head, article) {
   const model = GPT2_SMALL,
     d = dHead(model),
     heads = model.layers * model.heads;
@@ -116,7 +116,7 @@ export default function (el) {
     return { ...s, dot: svg("circle", { r: 4.5, class: `cost-dot ${s.cls}` }, layers.handles) };
   });
   const marker = svg("line", { y1: box.top, y2: box.bottom, class: "marker" }, layers.marks);
-  const work = operations(picture, model);
+  const work = operations(picture, model, article.thousandTokens);
 
   const length = slider(controls, {
     label: t({ zh: "上下文长度 n", en: "Context length n" }),
@@ -147,8 +147,8 @@ export default function (el) {
   note("").append(tiled, link, t({ zh: " 一块一块地算给你看。", en: " streams it tile by tile." }));
 
   const fig = figure(el, {
-    state: { n: 1024 },
-    clamp: (s) => ({ n: Math.round(clampNumber(s.n, 2 ** SHORTEST, 2 ** LONGEST, 1024)) }),
+    state: { n: article.gpt2Context },
+    clamp: (s) => ({ n: Math.round(clampNumber(s.n, 2 ** SHORTEST, 2 ** LONGEST, article.gpt2Context)) }),
     draw({ n }) {
       length.show(Math.log2(n), grouped(n));
       marker.setAttribute("x1", String(x(n)));
@@ -177,8 +177,9 @@ export default function (el) {
  * multiply-adds) against its n² part (2·n²·d_model), which cross at n = 2·d_model, and one
  * head's n² dot products with 1,000 tokens → 1,000,000 marked on the line.
  * @param {HTMLElement} picture @param {import("../cost.js").Model} model
+ * @param {number} THOUSAND the prose's example length
  */
-function operations(picture, model) {
+function operations(picture, model, THOUSAND) {
   const { frame, x, y } = contextChart(picture, {
     cls: "cost ops",
     label: t({

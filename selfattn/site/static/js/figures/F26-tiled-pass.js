@@ -16,10 +16,11 @@ import { point, valueArrows } from "../weighted-sum.js";
 
 const TILES = [1, 2, 3];
 const BUGS = ["none", "rescale", "divide", "reset"];
-const LONG = 131_072;
 const TICK_MS = 700;
 
-export default function (el, head) {
+/** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
+export default function (el, head, article) {
+  const LONG = article.longContext;
   const { tokens } = head;
   const it = head.index("it"),
     and = head.index("and"),

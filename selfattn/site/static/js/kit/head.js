@@ -5,6 +5,8 @@ import { attention } from "../attention.js";
 
 /**
  * @typedef {ReturnType<typeof attention>} Run
+ * @typedef {{floorScore: number, namedRaw: number, gpt2Context: number, longContext: number,
+ *   thousandTokens: number, hugeShift: number}} Article the numbers the article picks (article.py)
  * @typedef {{tokens: string[], X: number[][], W_Q: number[][], W_K: number[][], W_V: number[][],
  *   d: number, index(token: string): number, run(mask?: "none"|"causal"|"multiply"): Run}} Head
  */
