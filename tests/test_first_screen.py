@@ -1,6 +1,7 @@
-"""What the first screen needs comes in one round after the HTML: every static import main.js
-and the first figures reach has a <link rel="modulepreload"> naming a file that exists, and the
-colour-scheme script is inside the page, allowed by the hash the server's policy carries."""
+"""What the first screen needs comes in one request after the HTML: main.js is the page and
+the first figures joined into one module, the other figures come as one more chunk that
+reuses the first's modules, and the colour-scheme script is inside the page, allowed by the
+hash the server's policy carries."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 from selfattn.site import build as builder
 from selfattn.site.serve import make_server
 
-PRELOAD = re.compile(r'<link rel="modulepreload" href="([^"]+)">')
+JOINED = re.compile(r"^const __selfattn_module_\d+ = \(\(\) => \{ // (\S+)$", re.M)
 
 
 def imports_by_lines(path: Path) -> list[Path]:
@@ -27,40 +28,50 @@ def imports_by_lines(path: Path) -> list[Path]:
     return [(path.parent / m.group(1)).resolve() for m in found if m]
 
 
+def reached(entries: list[Path]) -> set[str]:
+    """File names of every module the entries reach by static imports (in the sources)."""
+    waiting, seen = list(entries), set(entries)
+    while waiting:
+        for target in imports_by_lines(waiting.pop()):
+            if target not in seen:
+                seen.add(target)
+                waiting.append(target)
+    return {p.name for p in seen}
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("preload") / "site"
+    folder = tmp_path_factory.mktemp("chunks") / "site"
     builder.build(folder)
     return folder
 
 
-@pytest.mark.parametrize("page", ["index.html", "en/index.html"])
-def test_every_static_import_of_the_first_screen_is_preloaded(site, page):
-    text = (site / page).read_text("utf-8")
-    head = text[: text.index("</head>")]
-    preloaded = {(site / page).parent.joinpath(href).resolve() for href in PRELOAD.findall(head)}
-    assert preloaded, "no modulepreload links"
-    assert all(p.is_file() for p in preloaded), sorted(p for p in preloaded if not p.is_file())
-
+def test_main_js_holds_the_page_and_the_first_figures_and_imports_nothing(site):
+    main = (site / "static" / "js" / "main.js").read_text("utf-8")
+    assert imports_by_lines(site / "static" / "js" / "main.js") == []
+    text = (site / "index.html").read_text("utf-8")
     figures = re.findall(r'<figure id="F\d\d"[^>]*data-module="([^"]+)"', text)
-    first = [(site / "static" / m).resolve() for m in figures[: builder.FIRST_SCREEN_FIGURES]]
-    main = (site / "static" / "js" / "main.js").resolve()
-    assert first and all(f in preloaded for f in first)
-    waiting, reached = [main, *first], set()
-    while waiting:
-        module = waiting.pop()
-        for target in imports_by_lines(module):
-            if target not in reached:
-                reached.add(target)
-                waiting.append(target)
-    missing = sorted(str(m.relative_to(site)) for m in reached - preloaded - {main})
-    assert not missing, f"imported by the first screen but not preloaded: {missing}"
+    first = [builder.STATIC / m for m in figures[: builder.FIRST_SCREEN_FIGURES]]
+    joined = JOINED.findall(main)
+    assert len(joined) == len(set(joined)), "a module joined twice"
+    assert set(joined) == reached([builder.STATIC / builder.PAGE, *first]) | {
+        "first-screen.entry.js"
+    }
+    assert "modulepreload" not in text  # one file: nothing to preload
 
 
-def test_figures_further_down_are_not_preloaded(site):
-    head = (site / "index.html").read_text("utf-8").split("</head>")[0]
-    figures = [h for h in PRELOAD.findall(head) if "/figures/" in h]
-    assert len(figures) == builder.FIRST_SCREEN_FIGURES
+def test_the_rest_reuses_the_first_screens_modules(site):
+    rest = site / "static" / builder.REST
+    text = rest.read_text("utf-8")
+    assert imports_by_lines(rest) == [(site / "static" / builder.ENTRY).resolve()]
+    main = set(JOINED.findall((site / "static" / builder.ENTRY).read_text("utf-8")))
+    mine = set(JOINED.findall(text))
+    assert not (main & mine), f"in both chunks: {sorted(main & mine)}"
+    modules = builder.figure_modules().values()
+    later = [p for p in modules if (builder.STATIC / p).name not in main]
+    assert {builder.STATIC / p for p in later} and {Path(p).name for p in later} <= mine
+    assert mine == reached([builder.STATIC / p for p in later]) - main | {"rest.entry.js"}
+    assert not list((site / "static" / "js").glob("*.entry.js"))
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from selfattn.notebook.bundle import BundleError, bundle
+from selfattn.site.bundle import BundleError, bundle
 
 HERE = Path(__file__).parent
 STATIC = HERE.parent / "site" / "static"

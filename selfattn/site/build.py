@@ -26,6 +26,7 @@ from markdown_it import MarkdownIt
 from .. import article
 from ..numbers import fixed
 from ..params import Head, load_head
+from .bundle import BundleError, bundle
 from .prose_numbers import prose_numbers
 
 SITE = Path(str(resources.files("selfattn.site")))
@@ -53,10 +54,14 @@ STATIC_IMPORT = re.compile(
     r"""^(?:import|export)\b\s*(?:[^;"'()]*?\bfrom\s*)?["']([^"']+)["']""", re.M
 )
 ENTRY = "js/main.js"
-# The first screen: main.js starts every figure within a screen of the one in view, and the
-# page opens with a short introduction and the parameters, so the first figure is on the
-# first screen and the second just under it (at 1280x900 both are started at once; on a
-# phone the first). Their modules are preloaded with main.js's; the rest load when idle.
+PAGE = "js/page.js"  # what main.js runs: starting the figures, wherever their modules come from
+REST = "js/figures.js"  # the second chunk: every figure after the first screen
+# The first screen: the page starts every figure within a screen of the one in view, and it
+# opens with a short introduction and the parameters, so the first figure is on the first
+# screen and the second just under it (at 1280x900 both are started at once; on a phone the
+# first). The build joins them, with everything they and the page import, into main.js: one
+# request after the HTML, where separate modules took several waves (a browser opens six
+# connections to a host). The rest come as one more chunk when the first of them is wanted.
 FIRST_SCREEN_FIGURES = 2
 
 
@@ -122,12 +127,55 @@ def first_screen(source: str) -> list[str]:
     return [modules[f] for f in figures[:FIRST_SCREEN_FIGURES]]
 
 
-def preloads(source: str) -> list[str]:
-    """What the first screen needs besides main.js, which its script tag fetches: main.js's
-    static imports, then each first figure's module with its own, so that the browser asks
-    for all of them as soon as it reads the head rather than one import level at a time."""
-    needed = [m for entry in [ENTRY, *first_screen(source)] for m in module_graph(entry)]
-    return [m for m in dict.fromkeys(needed) if m != ENTRY]
+def write_chunks(static: Path, first: list[str]) -> None:
+    """Replace `static`'s main.js by the first screen in one module, and write the rest.
+
+    `first` are the first screen's figure modules, relative to static/. main.js shares its
+    modules with the rest chunk (`export const modules`), so the rest holds no second copy
+    of a module the first screen already ran.
+    """
+    js = static / "js"
+    rest = [m for m in figure_modules().values() if m not in first]
+
+    def entry(name: str, modules: list[str], tail: str) -> Path:
+        lines = [
+            f'import * as figure{k} from "./{Path(m).relative_to("js").as_posix()}";'
+            for k, m in enumerate(modules)
+        ]
+        table = ", ".join(f'"{m}": figure{k}' for k, m in enumerate(modules))
+        path = js / name
+        path.write_text("\n".join([*lines, f"const figures = {{ {table} }};", tail, ""]), "utf-8")
+        return path
+
+    head = entry(
+        "first-screen.entry.js",
+        first,
+        f'import {{ startPage }} from "./{Path(PAGE).name}";\n'
+        "startPage((el) => {\n"
+        "  const mine = figures[el.dataset.module];\n"
+        f'  return mine ? Promise.resolve(mine) : import("./{Path(REST).name}")'
+        ".then((rest) => rest.figures[el.dataset.module]);\n"
+        "});",
+    )
+    tail = entry("rest.entry.js", rest, "export { figures };")
+    try:
+        main = bundle(head, export_default=False, dynamic=True, share=js)
+        shared = dict.fromkeys(m for f in [PAGE, *first] for m in module_graph(f))
+        provided = {
+            static / m: f'modules["{Path(m).relative_to("js").as_posix()}"]' for m in shared
+        }
+        others = bundle(tail, export_default=False, provided=provided)
+    except BundleError as error:
+        raise BuildError(f"the modules cannot be joined: {error}") from error
+    finally:
+        head.unlink()
+        tail.unlink()
+    (static / ENTRY).write_text(main, "utf-8")
+    (static / REST).write_text(
+        f'import {{ modules }} from "./{Path(ENTRY).name}";\n{others}'
+        "export const figures = selfattn_entry.figures;\n",
+        "utf-8",
+    )
 
 
 def _sections(body: str) -> str:
@@ -260,9 +308,11 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[
         "\n".join(p.read_text("utf-8") for p in sheets), "utf-8"
     )
     pages = []
+    firsts = set()
     for language in LANGUAGES:
         source = (content / f"{language.source}.md").read_text("utf-8")
         title, _, rest = source.partition("\n")
+        firsts.add(tuple(first_screen(rest)))
         body = render_article(rest, numbers, language.source, env, content)
         body = body.replace(
             "PARAMS",
@@ -284,11 +334,13 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[
             body=body,
             root=root,
             data=data.replace("</", "<\\/"),
-            preloads=preloads(rest),
             inline_script=inline_script(),
             other_href=root + (other.folder + "/" if other.folder else ""),
             other_name=other.source,
         )
         (folder / "index.html").write_text(page, "utf-8")
         pages.append(folder / "index.html")
+    if len(firsts) != 1:
+        raise BuildError(f"the languages open with different figures: {sorted(firsts)}")
+    write_chunks(out / "static", list(firsts.pop()))
     return pages

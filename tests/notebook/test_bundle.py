@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from selfattn.notebook import assets
-from selfattn.notebook.bundle import BundleError, bundle
+from selfattn.site.bundle import BundleError, bundle
 
 
 def write(folder: Path, files: dict[str, str]) -> Path:

@@ -1,10 +1,14 @@
-"""One ES module from the article's own modules, for anywidget's `_esm`: no bundler needed.
+"""Join the article's ES modules into one, with no bundler: one request instead of a waterfall.
 
 Each module is wrapped in its own function scope, so private names never meet; its imports
 become reads from the modules it names, in dependency order. Anything the rewrite cannot
-account for fails the build instead of shipping a broken widget: an import of a name a
-module does not export, a name bound twice in one module (a clash), a cycle, a dynamic
-`import()`, or an `export` form this reader does not know.
+account for fails the build instead of shipping a broken page: an import of a name a module
+does not export, a name bound twice in one module (a clash), a cycle, an `import()` where it
+was not allowed, or an `export` form this reader does not know.
+
+Two uses: the notebook widget's single module (anywidget's `_esm`), and the page's two
+chunks, the first screen and the rest, where the rest reads the modules it shares with the
+first from the first's `modules` export instead of holding a second copy.
 
 >>> text = bundle(Path("selfattn/notebook/js/entry.js"))  # doctest: +SKIP
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 PREFIX = "__selfattn_module_"
@@ -57,7 +62,7 @@ def _pairs(names: str, where: Path) -> list[tuple[str, str]]:
 
 
 class _Module:
-    def __init__(self, path: Path, index: int) -> None:
+    def __init__(self, path: Path, index: int, dynamic: bool = False) -> None:
         self.path = path
         self.var = f"{PREFIX}{index}"
         self.text = path.read_text(encoding="utf-8")
@@ -73,7 +78,10 @@ class _Module:
             else:
                 self.imports.append((target, None))
         body = IMPORT.sub("", self.text)
-        if ANY_IMPORT.search(COMMENT.sub("", body)):
+        left = COMMENT.sub("", body)
+        if dynamic:  # `import(url)` loads at run time, relative to the bundle's own URL
+            left = re.sub(r"\bimport\s*\(", "", left)
+        if ANY_IMPORT.search(left):
             raise BundleError(
                 f"{path}: an import this bundler cannot rewrite (dynamic or multi-line)"
             )
@@ -96,20 +104,33 @@ class _Module:
         self.declared = DECLARED.findall(self.text)
 
 
-def bundle(entry: Path, *, export_default: bool = True) -> str:
+def bundle(
+    entry: Path,
+    *,
+    export_default: bool = True,
+    provided: Mapping[Path, str] | None = None,
+    dynamic: bool = False,
+    share: Path | None = None,
+) -> str:
     """The entry module and everything it imports, as the text of one ES module.
 
     With `export_default` the text ends in `export default`, as anywidget wants; without,
     the entry's exports are left in a constant named `selfattn_entry`, for a page's own
-    inline script to use.
+    inline script to use. `provided` maps modules not to include to an expression that is
+    their namespace at run time (another bundle's); `dynamic` allows `import()` (which then
+    resolves against the bundle's URL); `share` adds `export const modules`, every bundled
+    module's namespace by its path relative to that folder, for another bundle to read.
     """
+    given = {p.resolve(): expr for p, expr in (provided or {}).items()}
     modules: dict[Path, _Module] = {}
     order: list[_Module] = []
     visiting: list[Path] = []
     numbers = itertools.count(1)
 
-    def visit(path: Path) -> _Module:
+    def visit(path: Path) -> _Module | None:
         path = path.resolve()
+        if path in given:
+            return None
         if path in visiting:
             chain = " → ".join(p.name for p in [*visiting, path])
             raise BundleError(f"import cycle: {chain}")
@@ -118,7 +139,7 @@ def bundle(entry: Path, *, export_default: bool = True) -> str:
         if not path.is_file():
             raise BundleError(f"no module at {path}")
         visiting.append(path)
-        module = _Module(path, next(numbers))
+        module = _Module(path, next(numbers), dynamic)
         for target, _ in module.imports:
             visit(target)
         visiting.pop()
@@ -127,32 +148,36 @@ def bundle(entry: Path, *, export_default: bool = True) -> str:
         return module
 
     root = visit(entry)
-    parts = [f"// {len(order)} modules joined by selfattn.notebook.bundle; do not edit."]
+    if root is None:
+        raise BundleError(f"{entry}: the entry is itself provided")
+    parts = [f"// {len(order)} modules joined by selfattn.site.bundle; do not edit."]
     for module in order:
         bound: dict[str, str] = {}
         lines = []
         for target, what in module.imports:
-            source = modules[target]
             if what is None:
                 continue
+            source = modules.get(target)
+            namespace = given[target] if source is None else source.var
+            exports = _exports_of(target) if source is None else source.exports
             pairs = [("*", what)] if isinstance(what, str) else what
             for name, local in pairs:
-                if name != "*" and name not in source.exports:
+                if name != "*" and name not in exports:
                     raise BundleError(
-                        f"{module.path}: imports {name!r}, which {source.path} does not export"
+                        f"{module.path}: imports {name!r}, which {target} does not export"
                     )
                 if local in bound:
                     raise BundleError(
                         f"{module.path}: name clash, {local!r} comes from both "
-                        f"{bound[local]} and {source.path.name}"
+                        f"{bound[local]} and {target.name}"
                     )
                 if local in module.declared:
                     raise BundleError(
                         f"{module.path}: name clash, {local!r} is imported from "
-                        f"{source.path.name} and declared here too"
+                        f"{target.name} and declared here too"
                     )
-                bound[local] = source.path.name
-                lines.append(f"const {local} = {source.var}{'' if name == '*' else '.' + name};")
+                bound[local] = target.name
+                lines.append(f"const {local} = {namespace}{'' if name == '*' else '.' + name};")
         exported = ", ".join(
             f"{name}: {local}" if name != local else name for name, local in module.exports.items()
         )
@@ -163,10 +188,19 @@ def bundle(entry: Path, *, export_default: bool = True) -> str:
             + module.body
             + f"\n;return Object.freeze({{ {exported} }});\n}})();"
         )
+    if share is not None:
+        folder = share.resolve()
+        table = ", ".join(f'"{m.path.relative_to(folder).as_posix()}": {m.var}' for m in order)
+        parts.append(f"export const modules = Object.freeze({{ {table} }});")
     if export_default:
         if "default" not in root.exports:
             raise BundleError(f"{entry}: has no default export for anywidget")
         parts.append(f"export default {root.var}.default;")
-    else:
+    elif share is None:
         parts.append(f"const selfattn_entry = {root.var};")
     return "\n".join(parts) + "\n"
+
+
+def _exports_of(path: Path) -> dict[str, str]:
+    """The names a provided module exports, read from its source, to check imports against."""
+    return _Module(path, 0, dynamic=True).exports

@@ -1,0 +1,80 @@
+// Start the figures: those near the screen at once, the rest one at a time when the
+// browser is idle, so loading never blocks and a figure far down the page costs
+// nothing until then. Each gets its tools and description, and any state the address
+// asks for (#F07:f=4.4). Where a figure's module comes from is the caller's: its own file
+// (main.js as written), or the chunks the build joins the modules into.
+
+import { describe } from "./a11y.js";
+import { makeHead } from "./kit/head.js";
+import { addPrediction } from "./predict.js";
+import { statesFromHash } from "./share.js";
+import { addTools } from "./tools.js";
+
+/** A figure's module from its own file, `data-module` being relative to static/. */
+export function fromFile(/** @type {HTMLElement} */ el) {
+  return import(new URL(`../${el.dataset.module}`, import.meta.url).href);
+}
+
+/**
+ * Start every figure of the page.
+ * @param {(el: HTMLElement) => Promise<{default: Function}>} load a figure's module
+ */
+export function startPage(load) {
+  const data = JSON.parse(document.getElementById("selfattn-data")?.textContent ?? "{}");
+  const head = makeHead(data.head);
+  const wanted = statesFromHash(location.hash);
+  const started = new Map();
+
+  /** Import and mount one figure, once. @param {HTMLElement} el */
+  function start(el) {
+    if (!started.has(el)) {
+      started.set(
+        el,
+        load(el)
+          .then((module) => {
+            module.default(el, head, data.article);
+            addTools(el);
+            describe(el);
+            if (data.predictions[el.id] && !wanted[el.id]) addPrediction(el, data.predictions[el.id]);
+            if (wanted[el.id]) {
+              el.figure.set(wanted[el.id]);
+              requestAnimationFrame(() => el.scrollIntoView({ block: "center" }));
+            }
+          })
+          .catch((error) => {
+            el.classList.add("broken");
+            console.error(`figure ${el.id} failed to start`, error);
+          }),
+      );
+    }
+    return started.get(el);
+  }
+
+  const figures = /** @type {HTMLElement[]} */ ([...document.querySelectorAll("figure[data-module]")]);
+  const near = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) if (e.isIntersecting) start(/** @type {HTMLElement} */ (e.target));
+    },
+    { rootMargin: "100% 0px" },
+  );
+  for (const el of figures) {
+    if (wanted[el.id]) start(el);
+    near.observe(el);
+  }
+
+  // the rest, one figure per idle moment
+  const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 30));
+  function startNextWhenIdle() {
+    const next = figures.find((el) => !started.has(el));
+    if (next) start(next).then(() => idle(startNextWhenIdle));
+    else near.disconnect();
+  }
+  addEventListener("load", () => idle(startNextWhenIdle));
+
+  addEventListener("hashchange", () => {
+    for (const [id, state] of Object.entries(statesFromHash(location.hash))) {
+      const el = document.getElementById(id);
+      if (el?.dataset.module) start(el).then(() => el.figure?.set(state));
+    }
+  });
+}
