@@ -23,7 +23,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
 
-from .. import article
+from .. import article, leak
 from ..numbers import fixed
 from ..params import Head, load_head
 from .bundle import BundleError, bundle
@@ -274,10 +274,15 @@ def matrix_math(name: str, rows: list[list[float]], labels: list[str] | None = N
 
 
 def page_data(head: Head, numbers: dict[str, str], lang: str, content: Path = CONTENT) -> dict:
-    """What the scripts read: the head's parameters, the numbers the article picks, and the
-    predict-then-see questions (their numbers filled in)."""
+    """What the scripts read: the head's parameters, the numbers the article picks, the two
+    training runs of the leak (F19), and the predict-then-see questions, numbers filled in."""
     questions = predictions(lang, numbers, content)
-    return {"head": head.to_json(), "article": article.for_page(), "predictions": questions}
+    return {
+        "head": head.to_json(),
+        "article": article.for_page(),
+        "training": leak.measured().to_json(),
+        "predictions": questions,
+    }
 
 
 def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[Path]:

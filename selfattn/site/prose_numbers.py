@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 
-from .. import cost
+from .. import cost, leak
 from ..article import (
     FLOOR_SCORE,
     GPT2_CONTEXT,
@@ -33,6 +33,23 @@ def _stacked(head: Head) -> dict[str, str]:
     return {f"stack.spread.{name}": weight(value, 2) for name, value in spreads.items()}
 
 
+def _training() -> dict[str, str]:
+    """The two training runs of F19, measured by the build (leak.py)."""
+    runs = leak.measured()
+    return {
+        "leak.steps": grouped(runs.correct.steps[-1]),
+        "leak.vocab": grouped(runs.vocab),
+        "leak.length": grouped(runs.length),
+        "leak.sequences": grouped(runs.n_train),
+        "leak.train.correct": fixed(runs.correct.train_loss[-1]),
+        "leak.train.leaky": fixed(runs.leaky.train_loss[-1]),
+        "leak.held.correct": fixed(runs.correct.held_out),
+        "leak.held.leaky": fixed(runs.leaky.held_out),
+        "leak.floor": fixed(runs.floor),
+        "leak.chance": fixed(runs.chance),
+    }
+
+
 def _computed(head: Head) -> dict[str, str]:
     gpt2 = cost.GPT2_SMALL
     d_toy = head.X.shape[-1]
@@ -41,6 +58,7 @@ def _computed(head: Head) -> dict[str, str]:
         "convex.cat8": vector(output_with_raw_score(head, "it", "cat", NAMED_RAW)),
         "convex.cat8.raw": fixed(NAMED_RAW),
         **_stacked(head),
+        **_training(),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
         "softmax.shift.max": fixed(-float(head.run()["S"][head.index("it")].max())),
         "softmax.shift.huge": grouped(HUGE_SHIFT),

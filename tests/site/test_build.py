@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from selfattn import article
+from selfattn import article, leak
 from selfattn.site import build as builder
 
 from .golden import GOLDEN, PAGES, build_sample
@@ -104,7 +104,9 @@ def test_the_page_reads_the_numbers_the_article_picks_from_python(real_pages):
     for text in pages.values():
         data = re.search(r'id="selfattn-data">(.*?)</script>', text, flags=re.S)
         assert data is not None
-        assert json.loads(data.group(1))["article"] == article.for_page()
+        payload = json.loads(data.group(1))
+        assert payload["article"] == article.for_page()
+        assert payload["training"] == leak.measured().to_json()
     figures = Path(builder.__file__).parent / "static" / "js" / "figures"
     retyped = re.compile(r"131_?072\b|=\s*-30\b|NAMED\s*=\s*8|\b1_?000;|state: \{ n: 1024")
     for module in sorted(figures.glob("F*.js")):

@@ -32,9 +32,12 @@ export function startPage(load) {
         el,
         load(el)
           .then((module) => {
-            module.default(el, head, data.article);
+            const begun = performance.now();
+            module.default(el, head, data.article, data.training);
             addTools(el);
             describe(el);
+            // in the browser's performance timeline, for the load bench to name slow starts
+            performance.measure(`start ${el.id}`, { start: begun });
             if (data.predictions[el.id] && !wanted[el.id]) addPrediction(el, data.predictions[el.id]);
             if (wanted[el.id]) {
               el.figure.set(wanted[el.id]);

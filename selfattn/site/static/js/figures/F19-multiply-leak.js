@@ -1,24 +1,86 @@
 // F19: mask by adding −∞ or, the bug, by multiplying by 0. A zeroed score is not a
 // missing one: exp(0) = 1, so ran keeps a share of the row of it that it should never have,
-// drawn in red where the mask should have left an empty dashed box.
+// drawn in red where the mask should have left an empty dashed box. Under the bars, the
+// tell: the same tiny model trained both ways at build time (leak.py). The × 0 run's loss
+// falls below what the text itself allows, and read through a correct mask it is lost.
 
 import { assertion } from "../assertion.js";
 import { figure, t } from "../figure.js";
 import { makeBars } from "../kit/bars.js";
+import { axis, chart, linear } from "../kit/chart.js";
 import { toggle } from "../kit/controls.js";
 import { fixed, weight } from "../kit/format.js";
+import { setHtml, setSvg } from "../kit/notation.js";
+import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 /** Exactly zero prints as 0, so "0" and "0.000" never look alike. */
 const exact = (w) => (w === 0 ? "0" : weight(w, 3));
 
-export default function (el, head) {
+/**
+ * @typedef {{steps: number[], train_loss: number[], held_out: number}} Run
+ * @typedef {{correct: Run, leaky: Run, floor: number, chance: number, vocab: number,
+ *   length: number, n_train: number}} Training the two runs as leak.py measured them
+ */
+
+/**
+ * The two training curves on one loss axis, with the loss the chain itself allows.
+ * @param {HTMLElement} picture @param {Training} training
+ */
+function lossChart(picture, training) {
+  const { correct, leaky, floor } = training;
+  const frame = chart(picture, {
+    height: 200,
+    margin: { left: 30, right: 64, top: 24, bottom: 36 },
+    cls: "losses",
+    label: t({
+      zh: "同一个小模型用两种掩码训练的损失曲线：× 0 的那条跌到文本本身允许的下限以下",
+      en: "Training loss of one small model trained with each mask: the × 0 run falls below the floor the text itself allows",
+    }),
+  });
+  const { box, layers } = frame;
+  const last = correct.steps.at(-1) ?? 1;
+  const x = linear([0, last], [box.left, box.right]);
+  const y = linear([0, 3], [box.bottom, box.top]);
+  axis(frame, y, {
+    side: "left",
+    values: [0, 1, 2, 3],
+    title: t({ zh: "训练损失（nats）", en: "training loss (nats)" }),
+  });
+  axis(frame, x, {
+    side: "bottom",
+    values: [0, last / 4, last / 2, (3 * last) / 4, last],
+    title: t({ zh: "训练步数", en: "training step" }),
+  });
+  svg("line", { class: "reference", x1: box.left, x2: box.right, y1: y(floor), y2: y(floor) }, layers.grid);
+  setSvg(
+    // under the line at the right, between the honest curve above it and the leaky one far below
+    svg("text", { class: "reference-label end", x: box.right - 4, y: y(floor) + 15 }, layers.labels),
+    t({ zh: `文本本身的下限 ${fixed(floor)}`, en: `the text's own floor ${fixed(floor)}` }),
+  );
+  /** @param {Run} run @param {string} cls @param {string} name */
+  const curve = (run, cls, name) => {
+    const d = run.steps.map((step, i) => `${i ? "L" : "M"} ${x(step).toFixed(2)} ${y(run.train_loss[i]).toFixed(2)}`);
+    const path = svg("path", { class: `curve ${cls}`, d: d.join(" ") }, layers.marks);
+    const end = run.train_loss.at(-1) ?? 0;
+    const label = svg("text", { class: `curve-label ${cls}`, x: box.right + 5, y: y(end) + 4 }, layers.labels);
+    setSvg(label, `${name} ${fixed(end)}`);
+    return { path, label };
+  };
+  return { correct: curve(correct, "correct", "−∞"), leaky: curve(leaky, "leak", "× 0") };
+}
+
+/**
+ * @param {HTMLElement} el @param {import("../kit/head.js").Head} head
+ * @param {import("../kit/head.js").Article} _article @param {Training} training
+ */
+export default function (el, head, _article, training) {
   const { tokens } = head;
   const it = head.index("it"),
     ran = head.index("ran");
   const runs = { causal: head.run("causal"), multiply: head.run("multiply") };
   const top = Math.max(...runs.causal.W[it], ...runs.multiply.W[it]);
-  const { picture, controls, side, readouts } = stage(el);
+  const { picture, controls, side, readouts, note } = stage(el);
   const bars = makeBars(picture, {
     labels: tokens,
     domain: [0, top * 1.12],
@@ -30,6 +92,7 @@ export default function (el, head) {
       en: "The weights in the row of it; a masked key is a small dashed box, weight leaking onto it is red hatching",
     }),
   });
+  const curves = lossChart(picture, training);
   const mode = toggle(controls, {
     label: t({ zh: "用 × 0 代替 + (−∞) 来掩码", en: "Mask by × 0 instead of + (−∞)" }),
     name: "multiply",
@@ -47,6 +110,7 @@ export default function (el, head) {
     { key: "w.ran" },
   );
   const check = assertion(side, { code: "assert (weight[future] == 0).all()", name: "check" });
+  const heldOut = note("");
 
   const fig = figure(el, {
     state: { multiply: false },
@@ -74,6 +138,20 @@ export default function (el, head) {
         ),
       });
       check.show(leaked === 0, exact(leaked));
+      // the run of the mask in use stands out; the other stays for comparison
+      for (const [name, c] of Object.entries(curves)) {
+        const mine = (name === "leaky") === multiply;
+        c.path.classList.toggle("current", mine);
+        c.label.classList.toggle("current", mine);
+      }
+      const run = multiply ? training.leaky : training.correct;
+      setHtml(
+        heldOut,
+        t({
+          zh: `这次训练在留出的文本上（用正确的 −∞ 掩码读）：损失 ${fixed(run.held_out)}；均匀乱猜是 ${fixed(training.chance)}。`,
+          en: `This run on held-out text, read through the correct −∞ mask: loss ${fixed(run.held_out)}; a uniform guess scores ${fixed(training.chance)}.`,
+        }),
+      );
     },
   });
 }

@@ -1,0 +1,50 @@
+"""F19's training curves: the two runs leak.py trains at build time, drawn and stated as
+measured, the mask in use standing out as the switch flips."""
+
+from __future__ import annotations
+
+import pytest
+
+from selfattn import leak
+from selfattn.numbers import fixed
+from selfattn.params import load_head
+from selfattn.site.prose_numbers import prose_numbers
+
+from .drive import next_frame, set_state, state
+
+RUNS = leak.measured()
+PROSE = prose_numbers(load_head())
+
+
+@pytest.fixture
+def page(article):
+    return article.page
+
+
+def test_the_curves_end_where_the_runs_ended(page):
+    for cls, run, name in (("correct", RUNS.correct, "−∞"), ("leak", RUNS.leaky, "× 0")):
+        label = page.locator(f"#F19 .losses text.curve-label.{cls}").text_content()
+        assert label == f"{name} {fixed(run.train_loss[-1])}"
+        d = page.get_attribute(f"#F19 .losses path.curve.{cls}", "d")
+        assert d is not None and d.count("L") == len(run.steps) - 1
+    floor = page.locator("#F19 .losses text.reference-label").text_content()
+    assert fixed(RUNS.floor) in floor
+    # what the prose says, computed by the same runs
+    assert PROSE["leak.train.leaky"] == fixed(RUNS.leaky.train_loss[-1])
+    assert PROSE["leak.held.leaky"] == fixed(RUNS.leaky.held_out)
+    assert RUNS.leaky.train_loss[-1] < RUNS.floor < RUNS.correct.train_loss[-1] + 0.15
+    assert RUNS.leaky.held_out > RUNS.chance > RUNS.correct.held_out
+
+
+def test_the_switch_brings_forward_its_own_run(page):
+    set_state(page, "F19", {"multiply": False})
+    for multiply, run in ((True, RUNS.leaky), (False, RUNS.correct)):
+        page.locator("#F19 label.switch").click()
+        next_frame(page)
+        assert state(page, "F19") == {"multiply": multiply}
+        current = page.eval_on_selector_all(
+            "#F19 .losses path.current", "ps => ps.map(p => p.getAttribute('class'))"
+        )
+        assert current == [f"curve {'leak' if multiply else 'correct'} current"]
+        note = page.locator("#F19 .figure-note").last.inner_text()
+        assert fixed(run.held_out) in note and fixed(RUNS.chance) in note
