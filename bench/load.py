@@ -27,7 +27,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, ViewportSize, sync_playwright
 
 from selfattn.site.serve import make_server
 
@@ -55,7 +55,7 @@ PROFILES = (
     Profile("6x CPU", cpu=6),
 )
 RUNS = 3  # per profile and page; the table shows medians
-PHONE = {"width": 360, "height": 740}
+PHONE: ViewportSize = {"width": 360, "height": 740}
 LIMIT_MS = 30_000  # give up waiting for every figure after this long
 
 # Records when each figure becomes ready (a MutationObserver callback runs right after the
