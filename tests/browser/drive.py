@@ -1,8 +1,36 @@
-"""Driving a figure from a test: set its state, wait for the frame, read its read-outs."""
+"""Driving a figure from a test: set its state, wait for the frame, read its read-outs.
+
+Also what every browser test shares about the figures: which there are (one per module in
+js/figures/), what a read-out may never print, how a printed number reads back, and the key
+press and click that wait for the redraw.
+"""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from playwright.sync_api import Page
+
+import selfattn.site
+
+MODULES = Path(selfattn.site.__file__).parent / "static" / "js" / "figures"
+# every figure id, from its module's file name (F07-long-key.js → F07), in number order
+FIGURES = sorted(m[1] for p in MODULES.glob("*.js") if (m := re.match(r"(F\d\d)-", p.name)))
+
+# what a read-out prints when a number went wrong: NaN, ∞ spelled as JS does, a missing
+# value, or an object turned into text
+BAD_TEXT = re.compile(r"NaN|undefined|Infinity|null|\[object")
+
+# read-outs that stand empty while what they label is not drawn (F02's turn angles, while
+# the input has not turned q or v by half a degree and the arcs are hidden)
+BLANK_WHILE_HIDDEN = {"F02": {"q.turn", "v.turn"}}
+
+# each read-out of a figure as [name, text, drawn], in document order (a JS function of the id)
+READ_OUTS_JS = """id => [...document.querySelectorAll(`#${id} [data-readout]`)]
+    .map(e => [e.dataset.readout, e.textContent, e.getClientRects().length > 0])"""
+
+SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 
 
 def next_frame(page: Page) -> None:
@@ -24,6 +52,35 @@ def readouts(page: Page, figure_id: str) -> dict[str, str]:
             .map(e => [e.dataset.readout, e.textContent]))""",
         figure_id,
     )
+
+
+def check_clean(figure_id: str, shown: list, where: object = "") -> dict[str, str]:
+    """Read-outs as READ_OUTS_JS gives them, each printing something and nothing broken;
+    returned by name. Blank is allowed only where BLANK_WHILE_HIDDEN says, and not drawn.
+    `where` goes into the failure message."""
+    for name, text, drawn in shown:
+        assert not BAD_TEXT.search(text), f"{figure_id} {name} shows {text!r} {where}"
+        if not text.strip():
+            allowed = name in BLANK_WHILE_HIDDEN.get(figure_id, ()) and not drawn
+            assert allowed, f"{figure_id} {name} is blank {where}"
+    return {name: text for name, text, _ in shown}
+
+
+def clean_readouts(page: Page, figure_id: str, where: object = "") -> dict[str, str]:
+    """A figure's read-outs, asserted clean (see check_clean), by name."""
+    return check_clean(figure_id, page.evaluate(READ_OUTS_JS, figure_id), where)
+
+
+def number(text: str) -> float:
+    """A printed number back to a float: U+2212 minus, '1.2 × 10⁻¹⁴', and a bound such as
+    '<0.01' as half of it (the weight it stands for lies between 0 and the bound)."""
+    text = text.replace("\u2212", "-").strip()
+    if text.startswith("<"):
+        return number(text[1:]) / 2
+    if " × 10" in text:
+        mantissa, power = text.split(" × 10")
+        return float(mantissa) * 10.0 ** int(power.translate(SUPERSCRIPT))
+    return float(text)
 
 
 def state(page: Page, figure_id: str) -> dict:
@@ -59,8 +116,15 @@ def drag(page: Page, figure_id: str, handle_selector: str, to: list[float], step
 
 
 def press(page: Page, selector: str, key: str, times: int = 1) -> None:
-    """Focus a control and press a key on it, then wait for the redraw."""
-    page.focus(selector)
+    """Press a key on the one control `selector` names (focusing it), `times` times, each
+    press followed by its redraw."""
+    control = page.locator(selector)
     for _ in range(times):
-        page.keyboard.press(key)
+        control.press(key)
+        next_frame(page)
+
+
+def click(page: Page, selector: str) -> None:
+    """Click the one element `selector` names, then wait for the redraw."""
+    page.locator(selector).click()
     next_frame(page)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 
 import numpy as np
 import pytest
@@ -22,16 +21,14 @@ from selfattn.params import load_head
 from selfattn.site.prose_numbers import prose_numbers
 
 from .conftest import open_page
-from .drive import next_frame, readouts, set_state, state
+from .drive import click, next_frame, number, press, readouts, set_state, state
 
-FIGURES = [f"F{k}" for k in range(17, 26)]
 HEAD = load_head()
 TOKENS = list(HEAD.tokens)
 N = len(TOKENS)
 IT, CAT, RAN, AND = (HEAD.index(t) for t in ("it", "cat", "ran", "and"))
 PROSE = prose_numbers(HEAD)
 CAUSAL, OPEN, MULTIPLY = (HEAD.run(m) for m in ("causal", "none", "multiply"))
-BAD_TEXT = re.compile(r"NaN|undefined|Infinity|null|\[object")
 
 
 def claim(claim_id: str) -> str:
@@ -50,16 +47,6 @@ def cell_weight(w: float) -> str:
     return "<0.01" if w < 0.005 else fixed(w)
 
 
-def number(text: str) -> float:
-    """A printed number back to a float (U+2212 minus, × 10ⁿ)."""
-    text = text.replace("−", "-").strip()
-    if "×" in text:
-        mantissa, power = text.split(" × 10")
-        digits = power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-"))
-        return float(mantissa) * 10 ** int(digits)
-    return float(text)
-
-
 @pytest.fixture(scope="module")
 def page(browser, site_url):
     watched = open_page(browser, site_url + "en/")
@@ -67,103 +54,6 @@ def page(browser, site_url):
     assert watched.errors == [], watched.errors
     assert watched.foreign == [], watched.foreign
     watched.page.context.close()
-
-
-def press(page: Page, selector: str, key: str, times: int = 1) -> None:
-    control = page.locator(selector)
-    for _ in range(times):
-        control.press(key)
-        next_frame(page)
-
-
-def click(page: Page, selector: str) -> None:
-    page.locator(selector).click()
-    next_frame(page)
-
-
-# -- every figure, both pages ---------------------------------------------------------------
-
-
-def test_every_figure_starts_with_a_module_and_clean_readouts(article):
-    page = article.page
-    for fid in FIGURES:
-        assert page.get_attribute(f"#{fid}", "data-module"), f"{fid} has no module"
-        assert isinstance(state(page, fid), dict)
-        values = readouts(page, fid)
-        assert values, f"{fid} shows no read-outs"
-        for name, text in values.items():
-            assert text.strip(), f"{fid} {name} is empty"
-            assert not BAD_TEXT.search(text), f"{fid} {name} shows {text!r}"
-        announced = page.eval_on_selector_all(
-            f"#{fid} [data-readout][aria-live=polite]", "els => els.map(e => e.dataset.readout)"
-        )
-        assert announced == [KEY_READOUT[fid]], fid
-
-
-KEY_READOUT = {
-    "F17": "discarded",
-    "F18": "top",
-    "F19": "w.ran",
-    "F20": "sum",
-    "F21": "output",
-    "F22": "output",
-    "F23": "head",
-    "F24": "it.cat",
-    "F25": "failing",
-}
-
-
-GARBAGE = """[
-  {}, null, 7, "text", [], {rows: NaN, position: Infinity, multiply: "yes", terms: -Infinity},
-  {raw: "8", n: {}, causal: "false", order: [0, 0, 1, 2, 3, 4]},
-  {raw: NaN, n: NaN, order: "shuffle", rows: "3", terms: [2]},
-  {position: -1e308, raw: 1e308, n: -5, order: [5, 4, 3, 2, 1], noPositions: 0},
-  {multiply: 1, noSqrt: "true", longKey: {}, causal: undefined, terms: 2.6},
-  {raw: -Infinity, n: Infinity, order: [0, 1, 2, 3, 4, 5.5], position: "4"}
-]"""
-
-
-@pytest.mark.parametrize("fid", FIGURES)
-def test_garbage_state_is_clamped_or_ignored(page, fid):
-    page.evaluate(
-        f"""id => {{ const f = document.getElementById(id).figure;
-             for (const g of {GARBAGE}) f.set(g); }}""",
-        fid,
-    )
-    next_frame(page)
-    s = state(page, fid)
-    for key, value in s.items():
-        if isinstance(value, float | int) and not isinstance(value, bool):
-            assert math.isfinite(value), f"{fid}.{key} = {value}"
-        assert value is not None, f"{fid}.{key} is None"
-    for name, text in readouts(page, fid).items():
-        assert text.strip(), f"{fid} {name} is empty"
-        assert not BAD_TEXT.search(text), f"{fid} {name} shows {text!r}"
-
-
-def test_garbage_clamps_to_the_nearest_valid_state(page):
-    cases = {
-        "F17": ({"rows": 99}, {"rows": 6}),
-        "F18": ({"position": -3}, {"position": 0}),
-        "F19": ({"multiply": "yes"}, {"multiply": False}),
-        "F20": ({"terms": 2.6}, {"terms": 3}),
-        "F21": ({"raw": 100, "layers": 7.4}, {"raw": 12, "layers": 3}),
-        "F23": ({"n": 10**9}, {"n": 131072}),
-        "F24": ({"causal": False}, {"causal": False}),
-    }
-    for fid, (partial, expected) in cases.items():
-        set_state(page, fid, partial)
-        assert state(page, fid) == expected, fid
-    set_state(page, "F22", {"order": [5, 4, 3, 2, 1, 0]})
-    set_state(page, "F22", {"order": [0, 0, 1, 2, 3, 4]})
-    assert state(page, "F22") == {"order": [5, 4, 3, 2, 1, 0]}
-    set_state(page, "F25", {"multiply": "yes", "noPositions": 0, "noSqrt": None, "longKey": {}})
-    assert state(page, "F25") == {
-        "multiply": False,
-        "noPositions": True,
-        "noSqrt": False,
-        "longKey": False,
-    }
 
 
 # -- F17: the future removed row by row -------------------------------------------------------
@@ -781,36 +671,3 @@ def test_F25_all_bugs_at_once(page):
     set_state(page, "F25", fixed_all)
     check_f25(page, fixed_all)
     assert readouts(page, "F25")["failing"] == "0 / 5"
-
-
-# -- reach and fit ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("lang", ["", "en/"], ids=["zh", "en"])
-def test_controls_are_labelled_big_enough_and_nothing_overflows_at_390(browser, site_url, lang):
-    watched = open_page(browser, site_url + lang, width=390)
-    page = watched.page
-    try:
-        for fid in FIGURES:
-            fig = page.locator(f"#{fid}")
-            fig.scroll_into_view_if_needed()
-            widths = fig.evaluate("e => [e.scrollWidth, e.clientWidth]")
-            assert widths[0] <= widths[1], f"{fid} overflows: {widths}"
-            controls = fig.locator(".stage input, .stage button, .stage [role=slider]")
-            assert controls.count() > 0, f"{fid} has no controls"
-            for k in range(controls.count()):
-                control = controls.nth(k)
-                name = control.evaluate(
-                    """e => e.getAttribute('aria-label') || e.labels?.[0]?.textContent
-                         || e.textContent"""
-                )
-                assert name and name.strip(), f"{fid} control {k} has no name"
-                target = control.evaluate(
-                    """e => { const box = (e.closest('label') || e.closest('.handle') || e)
-                                .getBoundingClientRect(); return [box.width, box.height]; }"""
-                )
-                assert min(target) >= 44, f"{fid} control {k} ({name.strip()}) is {target}"
-        assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        assert watched.errors == []
-    finally:
-        page.context.close()

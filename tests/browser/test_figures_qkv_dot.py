@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -11,7 +9,7 @@ from selfattn.claims import mixed_key_score, turn_degrees
 from selfattn.numbers import fixed, vector
 from selfattn.params import load_head
 
-from .drive import drag, next_frame, press, readouts, set_state, state
+from .drive import click, drag, press, readouts, set_state, state
 
 HEAD = load_head()
 TOKENS = HEAD.tokens
@@ -36,11 +34,6 @@ def test_f01_slider_installs_the_matrices_one_by_one(en):
     assert got["v"] == vector(x_of("it") @ HEAD.W_V)
     press(page, slider, "Home")
     assert state(page, "F01") == {"installed": 0}
-
-
-def reach_of_f02() -> float:
-    """F02 lets the input go as far from the origin as the longest embedding, to the half unit."""
-    return math.ceil(max(np.linalg.norm(x) for x in HEAD.X) * 2) / 2
 
 
 def test_f02_drag_moves_every_projection(en):
@@ -74,8 +67,7 @@ def test_f03_steps_through_all_six_queries(en):
         for j, key in enumerate(TOKENS):
             assert got[f"score.{key}"] == fixed(R[token, j])
         assert got["winner"] == TOKENS[int(np.argmax(R[token]))]
-        page.click("#F03 button[aria-label='Next']")
-        next_frame(page)
+        click(page, "#F03 button[aria-label='Next']")
         assert state(page, "F03")["token"] == (token + 1) % len(TOKENS), step
 
 
@@ -125,8 +117,7 @@ def test_f06_rows_of_bars(en):
     set_state(page, "F06", {"token": "ate"})
     got = readouts(page, "F06")
     assert got["score.cat"] == "−0.45" == fixed(R.min()) == got["cat"]
-    page.click("#F06 button[aria-label='Previous']")
-    next_frame(page)
+    click(page, "#F06 button[aria-label='Previous']")
     assert state(page, "F06")["token"] == HEAD.index("cat")
 
 
@@ -140,31 +131,3 @@ def test_f07_and_overtakes_cat_at_four_point_four(en):
     got = readouts(page, "F07")
     assert got["winner"] == "and"
     assert got["and"] == fixed(4.4 * R[HEAD.index("it"), HEAD.index("and")])
-
-
-@pytest.mark.parametrize(
-    ("figure_id", "garbage", "expect"),
-    [
-        ("F01", {"installed": "x"}, {"installed": 0}),
-        ("F01", {"installed": 99}, {"installed": 3}),
-        ("F02", {"x": [math.nan, 1e9]}, None),
-        ("F03", {"token": "dog"}, None),
-        ("F04", {"mix": -5}, {"mix": 0}),
-        ("F05", {"q": "nonsense"}, None),
-        ("F06", {"token": 17}, None),
-        ("F07", {"f": 1e9}, {"f": 5}),
-    ],
-)
-def test_garbage_state_is_clamped_never_shown(en, figure_id, garbage, expect):
-    page = en.page
-    before = state(page, figure_id)
-    set_state(page, figure_id, garbage)
-    after = state(page, figure_id)
-    if expect is not None:
-        assert after == expect
-    elif figure_id == "F02":
-        assert after["x"][1] == pytest.approx(reach_of_f02()) and math.isfinite(after["x"][0])
-    else:
-        assert after == before
-    for text in readouts(page, figure_id).values():
-        assert not any(bad in text for bad in ("NaN", "Infinity", "undefined")), text

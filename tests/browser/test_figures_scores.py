@@ -13,8 +13,7 @@ from selfattn.head import softmax
 from selfattn.numbers import fixed, grouped, scientific
 from selfattn.params import load_head
 
-from .conftest import open_page
-from .drive import next_frame, press, readouts, set_state, state
+from .drive import click, next_frame, press, readouts, set_state, state
 
 HEAD = load_head()
 TOKENS = HEAD.tokens
@@ -23,7 +22,6 @@ S = HEAD.run()["S"]  # (n, n) scaled scores: the matrix F08–F10 draw
 W = HEAD.run()["W"]
 IT, CAT, ATE = HEAD.index("it"), HEAD.index("cat"), HEAD.index("ate")
 WIDTHS = [2**k for k in range(9)]
-BAD = ("NaN", "Infinity", "undefined", "null")
 
 
 def weight_text(w: float, decimals: int = 3) -> str:
@@ -107,24 +105,6 @@ def drag_handle(page: Page, handle: str, x: float | None = None, y: float | None
 def centre(page: Page, selector: str) -> None:
     """Scroll so a figure sits mid-viewport, leaving room to drag past its ends."""
     page.locator(selector).evaluate("e => e.scrollIntoView({block: 'center'})")
-
-
-def as_number(text: str) -> float:
-    """A printed weight back to a float: '0.107' or '1.2 × 10⁻¹⁴'."""
-    text = text.replace("−", "-")
-    if " × 10" not in text:
-        return float(text)
-    mantissa, power = text.split(" × 10")
-    return float(mantissa) * 10.0 ** int(
-        power.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-"))
-    )
-
-
-def clean(got: dict[str, str]) -> None:
-    for name, text in got.items():
-        # a matrix cell prints nothing until its row is shown; every other read-out always does
-        assert text or name.startswith("S."), got
-        assert not any(bad in text for bad in BAD), got
 
 
 # -- F08: fill the matrix a row at a time ------------------------------------------
@@ -237,8 +217,7 @@ def test_f09_steps_down_every_row(en):
         }
         if TOKENS[row] == "it":
             assert (got["top"], got["max"]) == ("cat", claim(page, "matrix.it.cat"))
-        page.locator("#F09 .step-next").click()
-        next_frame(page)
+        click(page, "#F09 .step-next")
     assert state(page, "F09")["row"] == 0  # past the last row it wraps to the first
     assert min(spreads, key=spreads.get) == "the"  # row `the` is the flat one
 
@@ -350,8 +329,7 @@ def test_f11_shifting_every_score_by_c_moves_no_weight(en):
                 np.exp(S[IT] + c - top).sum()
             ), (name, stable)
         if not stable:
-            page.locator("#F11 label.switch").click()
-            next_frame(page)
+            click(page, "#F11 label.switch")
     assert state(page, "F11")["stable"] is True
     figure.get_by_role("radio", name="c = −max s", exact=True).check()
     next_frame(page)
@@ -366,8 +344,7 @@ def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en):
     assert huge == grouped(1000)
     figure.get_by_role("radio", name=f"c = +{huge}", exact=True).check()
     if state(page, "F11")["stable"]:
-        page.locator("#F11 label.switch").click()
-        next_frame(page)
+        click(page, "#F11 label.switch")
     next_frame(page)
     assert state(page, "F11")["stable"] is False
     with np.errstate(over="ignore", invalid="ignore"):
@@ -380,8 +357,7 @@ def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en):
     assert all(got[f"e.{t}"] == "∞" for t in TOKENS)
     assert all(got[f"w.{t}"] == "∞/∞" for t in TOKENS)
     assert "overflow" in (figure.get_attribute("class") or "")
-    page.locator("#F11 label.switch").click()  # subtract the max first: nothing overflows
-    next_frame(page)
+    click(page, "#F11 label.switch")  # subtract the max first: nothing overflows
     got = readouts(page, "F11")
     assert {k: got[k] for k in bars("w", W[IT], fixed)} == bars(
         "w", W[IT], lambda w: weight_text(w, 2)
@@ -647,54 +623,10 @@ def test_f16_arrow_keys_move_between_divisors(en):
     assert readouts(page, "F16")["top"] == "0.572"
 
 
-# -- every figure ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("figure_id", "garbage", "expect"),
-    [
-        ("F08", {"rows": "x"}, {"rows": 0}),
-        ("F08", {"rows": 99}, {"rows": 6}),
-        ("F09", {"row": -3}, {"row": 0}),
-        ("F09", {"row": "it"}, {"row": 4}),
-        ("F10", {"transposed": "yes"}, {"transposed": False}),
-        ("F11", {"row": 1e9}, {"row": 5, "shift": "0", "stable": False}),
-        ("F11", {"row": "dog"}, {"row": 4, "shift": "0", "stable": False}),
-        ("F11", {"shift": "1e999", "stable": "yes"}, {"row": 4, "shift": "0", "stable": False}),
-        ("F11", {"shift": "max", "stable": True}, {"row": 4, "shift": "max", "stable": True}),
-        ("F12", {"score": "x"}, {"score": pytest.approx(S[IT, CAT])}),
-        ("F12", {"score": 1e9}, {"score": 8}),
-        ("F13", {"score": -1e300}, {"score": -30}),
-        ("F13", {"score": math.nan}, {"score": pytest.approx(S[IT, CAT])}),
-        ("F14", {"width": 1e9}, {"width": 256}),
-        ("F14", {"width": 50}, {"width": 64}),
-        ("F15", {"width": "x"}, {"width": 1}),
-        ("F15", {"width": -8}, {"width": 1}),
-        ("F16", {"width": math.inf, "divisor": "√d"}, {"width": 1, "divisor": "none"}),
-        ("F16", {"divisor": "d", "junk": 1}, {"width": 1, "divisor": "d"}),
-    ],
-)
-def test_garbage_state_is_clamped_never_shown(en, figure_id, garbage, expect):
-    page = en.page
-    set_state(page, figure_id, garbage)
-    assert state(page, figure_id) == expect
-    clean(readouts(page, figure_id))
+# -- F08–F16 together ------------------------------------------------------------------------------
 
 
 FIGURES = [f"F{i:02d}" for i in range(8, 17)]
-
-
-def test_every_figure_runs_in_both_languages(article):
-    page = article.page
-    for figure_id in FIGURES:
-        figure = page.locator(f"#{figure_id}")
-        assert figure.get_attribute("data-module"), figure_id
-        clean(readouts(page, figure_id))
-        for control in figure.locator("button, input, [role=slider]").all():
-            name = control.evaluate(
-                "e => e.labels?.[0]?.textContent || e.getAttribute('aria-label') || e.textContent"
-            )
-            assert name and name.strip(), figure_id
 
 
 # the claims the paragraph right after each figure states (F12 states none)
@@ -738,22 +670,3 @@ def test_the_prose_around_these_figures_has_every_number_filled(en):
             return out; }"""
     )
     assert "{{" not in text
-
-
-def test_phone_width_fits_and_targets_are_big_enough(browser, site_url):
-    watched = open_page(browser, site_url, width=390)
-    page = watched.page
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    for figure_id in FIGURES:
-        stage = page.locator(f"#{figure_id} .stage")
-        assert stage.evaluate("e => e.scrollWidth <= e.clientWidth"), figure_id
-        targets = page.locator(
-            f"#{figure_id} .stage button, #{figure_id} label.chip, "
-            f"#{figure_id} input[type=range], #{figure_id} .handle .hit"
-        )
-        for target in targets.all():
-            box = target.bounding_box()
-            assert box is not None
-            assert box["width"] >= 44 and box["height"] >= 44, (figure_id, box)
-    assert watched.errors == []
-    page.context.close()

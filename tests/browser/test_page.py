@@ -7,7 +7,7 @@ import re
 from selfattn.params import load_head
 from selfattn.site.prose_numbers import prose_numbers
 
-FIGURES = [f"F{i:02d}" for i in range(1, 27)]
+from .drive import FIGURES
 
 
 def test_every_claim_on_the_page_equals_the_python_value(article):

@@ -6,10 +6,9 @@ import random
 
 import pytest
 
-from .drive import next_frame, readouts, state
+from .drive import FIGURES, clean_readouts, next_frame, number, state
 
 TOKENS = ["the", "cat", "ate", "and", "it", "ran"]
-FIGURES = [f"F{i:02d}" for i in range(1, 27)]
 KEYS = [
     "ArrowLeft",
     "ArrowRight",
@@ -24,20 +23,11 @@ KEYS = [
     "Enter",
     " ",
 ]
-BAD = ("NaN", "Infinity", "undefined", "null")
-
-
-def number(text: str) -> float:
-    """A read-out as a number; "<0.01" counts as half its bound."""
-    text = text.replace("\u2212", "-").strip()
-    return float(text[1:]) / 2 if text.startswith("<") else float(text)
 
 
 def check(page, figure_id: str, step: int) -> None:
     """Every read-out printable, and the invariants of attention wherever a figure shows them."""
-    shown = readouts(page, figure_id)
-    for name, text in shown.items():
-        assert text.strip() and not any(bad in text for bad in BAD), (figure_id, step, name, text)
+    shown = clean_readouts(page, figure_id, f"at step {step}")
     where = (figure_id, step, shown)
     if "sum" in shown and not shown["sum"].startswith("["):  # a row of weights sums to one
         assert abs(number(shown["sum"]) - 1) < 1e-9, where
