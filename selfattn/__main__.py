@@ -15,7 +15,7 @@ def _claims(args: argparse.Namespace) -> int:
 
 def _fit(args: argparse.Namespace) -> int:
     from .fit import continue_from, fit, write_head
-    from .params import load_head
+    from .head import load_head
 
     try:
         import scipy  # noqa: F401

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .article import FLOOR_SCORE, NAMED_RAW
-from .head import MaskMode, attention, softmax
+from .attention import MaskMode, attention, softmax
+from .head import Head
 from .numbers import FirstStep, Fixed, Percent, Scientific
-from .params import Head
 
 Value = Callable[[Head], np.ndarray]  # a number per head (a batch gives one per head)
 Margin = Callable[[Head], np.ndarray]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from .claims import CLAIMS
-from .params import Head, load_head
+from .head import Head, load_head
 
 
 def rows(head: Head) -> list[tuple[str, str, str, str, bool]]:

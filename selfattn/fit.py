@@ -45,7 +45,7 @@ from .claims import (
     swing,
     swing_margin,
 )
-from .params import Head
+from .head import Head
 
 TOKENS = ("the", "cat", "ate", "and", "it", "ran")
 N_PARAMS = 6 * 2 + 3 * 4

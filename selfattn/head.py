@@ -1,110 +1,88 @@
-"""The toy attention head: projections, scores, softmax, masks and the weighted sum.
-
-Row-vector convention as in PyTorch: a sentence is X of shape (n, d), one row per
-token, and q = x @ W_Q. Every function is pure and takes its parameters explicitly,
-so the same code serves the 2-D toy, the width experiment and the tests.
-"""
+"""The stored head: six embeddings and W_Q, W_K, W_V, read from and written to head.json."""
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
-MaskMode = Literal["none", "causal", "multiply"]
-MASK_MODES: tuple[MaskMode, ...] = ("none", "causal", "multiply")
+from .attention import MASK_MODES, MaskMode, attention
 
 
-# -- the four steps -----------------------------------------------------------
+@dataclass(frozen=True)
+class Head:
+    """Six embeddings and three 2x2 matrices, as stored in head.json."""
+
+    tokens: tuple[str, ...]
+    X: np.ndarray  # (n, d) one embedding per token
+    W_Q: np.ndarray  # (d, d)
+    W_K: np.ndarray  # (d, d)
+    W_V: np.ndarray  # (d, d)
+
+    def index(self, token: str) -> int:
+        return self.tokens.index(token)
+
+    @cached_property
+    def _runs(self) -> dict[str, dict[str, np.ndarray]]:
+        return {m: attention(self.X, self.W_Q, self.W_K, self.W_V, m) for m in MASK_MODES}
+
+    def run(self, mask: MaskMode = "none") -> dict[str, np.ndarray]:
+        """Every intermediate of the head on its own sentence (computed once per mask)."""
+        return self._runs[mask]
+
+    @property
+    def flat(self) -> np.ndarray:
+        """All parameters as one vector: embeddings, then W_Q, W_K, W_V."""
+        return np.concatenate([a.ravel() for a in (self.X, self.W_Q, self.W_K, self.W_V)])
+
+    @classmethod
+    def from_flat(cls, tokens: tuple[str, ...], p: np.ndarray) -> Head:
+        """Inverse of `flat`; a (..., size) array gives a batch of heads with leading axes."""
+        n, lead = len(tokens), p.shape[:-1]
+        d = round((np.sqrt(n * n + 12 * p.shape[-1]) - n) / 6)  # size = n·d + 3·d²
+        X, rest = p[..., : n * d].reshape(*lead, n, d), p[..., n * d :]
+        W_Q, W_K, W_V = (
+            rest[..., i * d * d : (i + 1) * d * d].reshape(*lead, d, d) for i in range(3)
+        )
+        return cls(tuple(tokens), X, W_Q, W_K, W_V)
+
+    def to_json(self) -> dict:
+        def plain(a: np.ndarray) -> list:
+            return [[round(float(v), 2) for v in row] for row in np.atleast_2d(a)]
+
+        return {
+            "tokens": list(self.tokens),
+            "embeddings": {t: plain(self.X[i])[0] for i, t in enumerate(self.tokens)},
+            "W_Q": plain(self.W_Q),
+            "W_K": plain(self.W_K),
+            "W_V": plain(self.W_V),
+        }
 
 
-def project(X: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Queries, keys or values: (n, d) @ (d, d) -> (n, d)."""
-    return X @ W
+def head_from_json(data: dict) -> Head:
+    """Build a Head from the head.json schema, checking shapes and finiteness."""
+    try:
+        tokens = tuple(data["tokens"])
+        X = np.array([data["embeddings"][t] for t in tokens], dtype=float)
+        mats = [np.array(data[k], dtype=float) for k in ("W_Q", "W_K", "W_V")]
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"head.json does not follow the schema: {err!r}") from None
+    d = X.shape[1] if X.ndim == 2 else 0
+    if X.ndim != 2 or len(tokens) == 0 or any(m.shape != (d, d) for m in mats):
+        raise ValueError("head.json: embeddings must be (n, d) and W_Q, W_K, W_V (d, d)")
+    if not all(np.isfinite(a).all() for a in (X, *mats)):
+        raise ValueError("head.json: every parameter must be a finite number")
+    return Head(tokens, X, *mats)
 
 
-def raw_scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
-    """R = Q Kᵀ: R[i, j] is how much query i likes key j.  (n, n)"""
-    return Q @ np.swapaxes(K, -1, -2)
-
-
-def scaled_scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
-    """S = Q Kᵀ / √d, the divisor that keeps the spread near 1 at any width.  (n, n)"""
-    return raw_scores(Q, K) / np.sqrt(Q.shape[-1])
-
-
-def causal_mask(n: int) -> np.ndarray:
-    """True where a query would look at a later key (above the diagonal).  (n, n)"""
-    return np.triu(np.ones((n, n), dtype=bool), k=1)
-
-
-def apply_mask(S: np.ndarray, mode: MaskMode) -> np.ndarray:
-    """`causal` sets the future to −∞; `multiply` is the bug that sets it to 0."""
-    if mode == "none":
-        return S
-    future = causal_mask(S.shape[-1])
-    if mode == "causal":
-        return np.where(future, -np.inf, S)
-    if mode == "multiply":
-        return np.where(future, 0.0, S)  # what scores * keep_mask computes
-    raise ValueError(f"unknown mask mode {mode!r}; expected one of {MASK_MODES}")
-
-
-def softmax(S: np.ndarray) -> np.ndarray:
-    """Row-wise softmax, stable: subtracting the row max cancels in the ratio.
-
-    A row that is −∞ everywhere has nothing to attend to and gives zeros, not NaN.
-    >>> softmax(np.array([[0.0, 0.0]])).tolist()
-    [[0.5, 0.5]]
-    """
-    S = np.asarray(S, dtype=float)
-    top = np.max(S, axis=-1, keepdims=True)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(over="ignore"):  # −1e308 − 1e308 overflows to −∞, whose exp is the right 0
-        e = np.exp(S - top)
-    total = np.sum(e, axis=-1, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
-
-
-def weighted_sum(W: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """out[i] = Σ_j W[i, j] v_j: each output is a convex mix of the values.  (n, d)"""
-    return W @ V
-
-
-def attention(
-    X: np.ndarray,
-    W_Q: np.ndarray,
-    W_K: np.ndarray,
-    W_V: np.ndarray,
-    mask: MaskMode = "none",
-) -> dict[str, np.ndarray]:
-    """Run the head on X and return every intermediate, named as in the article."""
-    Q, K, V = project(X, W_Q), project(X, W_K), project(X, W_V)  # (n, d) each
-    R = raw_scores(Q, K)  # (n, n)
-    S = apply_mask(R / np.sqrt(X.shape[-1]), mask)  # (n, n)
-    W = softmax(S)  # (n, n), rows sum to 1
-    return {"Q": Q, "K": K, "V": V, "R": R, "S": S, "W": W, "out": weighted_sum(W, V)}
-
-
-# -- attention alone, stacked ---------------------------------------------------
-
-
-def stacked_alone(out: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, layers: int) -> list:
-    """The outputs of `layers` attention layers with nothing between them, the first given.
-
-    Each further layer takes the previous outputs as its inputs and passes them on as its
-    values (no MLP, no value map), so every output is a convex mix of the previous ones and
-    each layer's points lie inside the last layer's polygon.  [(n, d)] * layers
-    """
-    stack = [np.asarray(out, dtype=float)]
-    while len(stack) < layers:
-        X = stack[-1]
-        W = softmax(scaled_scores(project(X, W_Q), project(X, W_K)))
-        stack.append(weighted_sum(W, X))
-    return stack
-
-
-def spread(points: np.ndarray) -> float:
-    """The widest distance between two of the points: how far apart the tokens still are."""
-    P = np.asarray(points, dtype=float)
-    return float(np.max(np.linalg.norm(P[:, None, :] - P[None, :, :], axis=-1)))
+def load_head(path: str | Path | None = None) -> Head:
+    """Load head.json (the packaged one unless a path is given)."""
+    if path is None:
+        text = resources.files("selfattn").joinpath("head.json").read_text("utf-8")
+    else:
+        text = Path(path).read_text("utf-8")
+    return head_from_json(json.loads(text))

@@ -22,9 +22,9 @@ from typing import Literal
 
 import numpy as np
 
-from .head import apply_mask, causal_mask, softmax
+from .attention import apply_mask, causal_mask, softmax
 
-Mask = Literal["causal", "multiply"]  # head.py's names: −∞ in the future, or the × 0 bug
+Mask = Literal["causal", "multiply"]  # attention.py's names: −∞ in the future, or the × 0 bug
 Params = dict[str, np.ndarray]
 
 VOCAB = 12  # few enough tokens that a few hundred sequences cover every transition

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from selfattn.claims import BY_ID, CLAIMS, failing
-from selfattn.params import Head, head_from_json, load_head
+from selfattn.head import Head, head_from_json, load_head
 from selfattn.site.build import CONTENT
 
 

@@ -11,7 +11,7 @@ pytest.importorskip("scipy")
 
 from selfattn import fit
 from selfattn.claims import failing
-from selfattn.params import Head, load_head
+from selfattn.head import Head, load_head
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -44,7 +44,7 @@ def test_look_score_prefers_spread_arrows():
 
 
 def test_write_head_round_trips_in_the_committed_layout(tmp_path):
-    from selfattn.params import load_head as load
+    from selfattn.head import load_head as load
 
     head = load_head()
     path = tmp_path / "head.json"

@@ -24,8 +24,8 @@ from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
 
 from .. import article, leak
+from ..head import Head, load_head
 from ..numbers import fixed
-from ..params import Head, load_head
 from .bundle import BundleError, bundle
 from .prose_numbers import prose_numbers
 

@@ -122,6 +122,7 @@ def bundle(
     module's namespace by its path relative to that folder, for another bundle to read.
     """
     given = {p.resolve(): expr for p, expr in (provided or {}).items()}
+    read: dict[Path, dict[str, str]] = {}  # the exports of provided modules, as read
     modules: dict[Path, _Module] = {}
     order: list[_Module] = []
     visiting: list[Path] = []
@@ -159,7 +160,9 @@ def bundle(
                 continue
             source = modules.get(target)
             namespace = given[target] if source is None else source.var
-            exports = _exports_of(target) if source is None else source.exports
+            if source is None and target not in read:  # read each provided module once
+                read[target] = _exports_of(target)
+            exports = read[target] if source is None else source.exports
             pairs = [("*", what)] if isinstance(what, str) else what
             for name, local in pairs:
                 if name != "*" and name not in exports:

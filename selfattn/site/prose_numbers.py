@@ -14,10 +14,10 @@ from ..article import (
     NAMED_RAW,
     THOUSAND_TOKENS,
 )
+from ..attention import spread, stacked_alone
 from ..claims import CLAIMS, output_with_raw_score
-from ..head import spread, stacked_alone
+from ..head import Head
 from ..numbers import fixed, grouped, size, vector, weight
-from ..params import Head
 
 N_TOKENS = 6
 STACKED_LAYERS = 3  # F21's deepest stack: by then the six tokens are one point

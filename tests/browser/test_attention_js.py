@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from selfattn import cost
+from selfattn.attention import MASK_MODES, attention, softmax, spread, stacked_alone
 from selfattn.claims import width_mix
-from selfattn.head import MASK_MODES, attention, softmax, spread, stacked_alone
+from selfattn.head import load_head
 from selfattn.numbers import cell_weight, fixed, grouped, percent, scientific, size, vector, weight
-from selfattn.params import load_head
 
 from .conftest import open_page
 

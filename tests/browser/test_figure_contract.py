@@ -20,7 +20,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from selfattn.params import load_head
+from selfattn.head import load_head
 
 from .conftest import Watched, open_page
 from .drive import (

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from selfattn import leak
+from selfattn.head import load_head
 from selfattn.numbers import fixed
-from selfattn.params import load_head
 from selfattn.site.prose_numbers import prose_numbers
 
 from .drive import next_frame, set_state, state

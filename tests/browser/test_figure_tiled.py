@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
+from selfattn.head import load_head
 from selfattn.numbers import fixed, vector
-from selfattn.params import load_head
 from selfattn.site.prose_numbers import prose_numbers
 
 from .drive import BAD_TEXT, clean_readouts, click, next_frame, press, set_state, state

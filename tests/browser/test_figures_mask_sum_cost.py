@@ -14,10 +14,10 @@ import pytest
 from playwright.sync_api import Page
 
 from selfattn import cost
+from selfattn.attention import apply_mask, causal_mask, softmax, spread, stacked_alone
 from selfattn.claims import BY_ID, convex_gap, output_with_raw_score
-from selfattn.head import apply_mask, causal_mask, softmax, spread, stacked_alone
+from selfattn.head import load_head
 from selfattn.numbers import Percent, fixed, grouped, scientific, size, vector
-from selfattn.params import load_head
 from selfattn.site.prose_numbers import prose_numbers
 
 from .conftest import open_page

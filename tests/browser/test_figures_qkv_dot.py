@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from selfattn.claims import mixed_key_score, turn_degrees
+from selfattn.head import load_head
 from selfattn.numbers import fixed, vector
-from selfattn.params import load_head
 
 from .drive import click, drag, press, readouts, set_state, state
 

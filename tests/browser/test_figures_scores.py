@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page
 
+from selfattn.attention import softmax
 from selfattn.claims import BY_ID, width_mix
-from selfattn.head import softmax
+from selfattn.head import load_head
 from selfattn.numbers import fixed, grouped, scientific
-from selfattn.params import load_head
 
 from .drive import click, next_frame, press, readouts, set_state, state
 

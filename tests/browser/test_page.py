@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from selfattn.params import load_head
+from selfattn.head import load_head
 from selfattn.site.prose_numbers import prose_numbers
 
 from .drive import FIGURES

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from selfattn.head import load_head
 from selfattn.numbers import fixed
-from selfattn.params import load_head
 
 from .conftest import open_page
 from .drive import FIGURES, clean_readouts, next_frame, readouts, state

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from selfattn.attention import attention as toy_attention
 from selfattn.check import BUDGET, SPECS, TIMEOUT, check
 from selfattn.check import cli as check_cli
 from selfattn.check.reference import CAUSAL, CORRECT, FLOAT16, FLOAT32, agree, causal_bugs
-from selfattn.head import attention as toy_attention
 
 CORPUS = Path(__file__).parent / "corpus"
 ROOT = Path(__file__).resolve().parents[2]

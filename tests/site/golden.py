@@ -11,7 +11,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from selfattn.params import load_head
+from selfattn.head import load_head
 from selfattn.site.build import build
 
 SAMPLE = Path(__file__).parent / "sample"

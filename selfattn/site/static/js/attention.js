@@ -1,4 +1,4 @@
-// The toy head's maths in the browser: the mirror of selfattn/head.py (row vectors, q = x W_Q).
+// The toy head's maths in the browser: the mirror of selfattn/attention.py (row vectors, q = x W_Q).
 
 /** @typedef {number[]} Vec  @typedef {number[][]} Mat */
 

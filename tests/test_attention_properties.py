@@ -1,4 +1,5 @@
-"""Properties of head.py over generated inputs (hypothesis): rows are distributions, masks hold."""
+"""Properties of attention.py over generated inputs (hypothesis): rows are distributions,
+masks hold."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from selfattn.head import MASK_MODES, attention, causal_mask, softmax
+from selfattn.attention import MASK_MODES, attention, causal_mask, softmax
 
 finite = st.floats(-1e308, 1e308, allow_nan=False, allow_infinity=False)
 scores = st.one_of(finite, st.just(-np.inf))

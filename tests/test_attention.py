@@ -1,11 +1,11 @@
-"""head.py against a naive loop version, on random shapes and every mask mode."""
+"""attention.py against a naive loop version, on random shapes and every mask mode."""
 
 import math
 
 import numpy as np
 import pytest
 
-from selfattn.head import MASK_MODES, apply_mask, attention, causal_mask, softmax
+from selfattn.attention import MASK_MODES, apply_mask, attention, causal_mask, softmax
 
 
 def naive_attention(X, W_Q, W_K, W_V, mask):
