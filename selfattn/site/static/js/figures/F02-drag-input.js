@@ -53,7 +53,8 @@ export default function (el, head) {
     if (!Array.isArray(p) || p.length !== 2) return start;
     const x = [clampNumber(p[0], -1e9, 1e9, start[0]), clampNumber(p[1], -1e9, 1e9, start[1])];
     const r = Math.hypot(...x);
-    return r > reach ? x.map((c) => (c * reach) / r) : x;
+    // a point already pulled in to the circle may sit a rounding error outside it: leave it
+    return r > reach * (1 + 1e-12) ? x.map((c) => (c * reach) / r) : x;
   };
 
   const fig = figure(el, {

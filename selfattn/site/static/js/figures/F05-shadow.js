@@ -76,7 +76,8 @@ export default function (el, head) {
     if (!Array.isArray(p) || p.length !== 2) return start;
     const v = [clampNumber(p[0], -1e9, 1e9, start[0]), clampNumber(p[1], -1e9, 1e9, start[1])];
     const r = Math.hypot(...v);
-    return r > reach ? v.map((c) => (c * reach) / r) : v;
+    // a point already pulled in to the circle may sit a rounding error outside it: leave it
+    return r > reach * (1 + 1e-12) ? v.map((c) => (c * reach) / r) : v;
   };
   /** Put a label `by` px off the key's line at `t` of the way along it, on the side `side`. */
   const place = (

@@ -104,7 +104,10 @@ export function arc(plane, { radius = 34, cls = "", name = "" } = {}) {
     set(a, b, label) {
       const hidden = !a || !b || Math.hypot(...a) === 0 || Math.hypot(...b) === 0;
       path.style.display = text.style.display = hidden ? "none" : "";
-      if (hidden) return;
+      if (hidden) {
+        text.textContent = ""; // a hidden arc's read-out says nothing, not its last angle
+        return;
+      }
       const ox = plane.sx(0),
         oy = plane.sy(0);
       const ta = Math.atan2(a[1], a[0]),
