@@ -41,6 +41,11 @@ def token_bytes(n: int, model: Model = GPT2_SMALL) -> int:
     return n * model.d_model * model.bytes_per_number
 
 
+def output_bytes(n: int, model: Model = GPT2_SMALL) -> int:
+    """One head's output, n vectors of width d_head: all a tiled pass writes (F23, F26)."""
+    return n * model.d_head * model.bytes_per_number
+
+
 def head_macs(n: int, d: int) -> int:
     """Multiply-adds of one head: n² dot products of width d for Q Kᵀ, again for W V."""
     return 2 * n * n * d

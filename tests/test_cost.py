@@ -10,6 +10,7 @@ def test_gpt2_small_bill():
     assert size(cost.score_bytes(131072)) == "32.0 GiB"
     assert size(cost.token_bytes(131072)) == "192.0 MiB"
     assert round(cost.score_bytes(131072) / cost.token_bytes(131072)) == 171
+    assert size(cost.output_bytes(131072)) == "16.0 MiB"  # what a tiled pass writes instead
 
 
 def test_counts_and_macs():

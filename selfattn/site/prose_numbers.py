@@ -83,7 +83,7 @@ def _computed(head: Head) -> dict[str, str]:
         ),
         "tiled.toy.written": grouped(N_TOKENS * d_toy),
         "tiled.toy.scores": grouped(cost.dot_products(N_TOKENS)),
-        "tiled.n131072.written": size(LONG_CONTEXT * gpt2.d_head * gpt2.bytes_per_number),
+        "tiled.n131072.written": size(cost.output_bytes(LONG_CONTEXT)),
         "gpt2.layers": grouped(gpt2.layers),
         "gpt2.heads": grouped(gpt2.heads),
         "gpt2.d_model": grouped(gpt2.d_model),

@@ -384,7 +384,7 @@ def test_cost_js_matches_cost_py(page):
                  rows: lengths.map(n => [m.scoreBytes(n, model), m.allHeadsScoreBytes(n, model),
                    m.tokenBytes(n, model), m.headMacs(n, m.dHead(model)),
                    m.projectionMacs(n, model), m.layerScoreMacs(n, model),
-                   m.dotProducts(n), m.causalDiscarded(n)]),
+                   m.dotProducts(n), m.causalDiscarded(n), m.outputBytes(n, model)]),
                };
              });
            }""",
@@ -403,6 +403,7 @@ def test_cost_js_matches_cost_py(page):
                 cost.layer_score_macs(n, model),
                 cost.dot_products(n),
                 cost.causal_discarded(n),
+                cost.output_bytes(n, model),
             ], (n, model)
     defaults = page.evaluate(
         """async () => { const m = await import(new URL('../static/js/cost.js', location.href));

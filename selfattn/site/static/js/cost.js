@@ -28,6 +28,11 @@ export function tokenBytes(n, model = GPT2_SMALL) {
   return n * model.dModel * model.bytesPerNumber;
 }
 
+/** One head's output, n vectors of width d_head: all a tiled pass writes (F23, F26). @param {number} n @param {Model} [model] */
+export function outputBytes(n, model = GPT2_SMALL) {
+  return n * dHead(model) * model.bytesPerNumber;
+}
+
 /** Multiply-adds of one head: n² dot products of width d for Q Kᵀ, again for W V. */
 export function headMacs(n, d) {
   return 2 * n * n * d;

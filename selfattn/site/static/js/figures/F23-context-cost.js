@@ -9,6 +9,7 @@ import {
   dotProducts,
   GPT2_SMALL,
   layerScoreMacs,
+  outputBytes,
   projectionMacs,
   projectionsDominateUntil,
   scoreBytes,
@@ -159,8 +160,8 @@ export default function (el, _head, article) {
         s.dot.setAttribute("cy", String(y(s.bytes(n))));
       }
       tiled.textContent = t({
-        zh: `分块计算从不写出分数矩阵：这个头只写 n·d 个输出，${size(n * d * model.bytesPerNumber)}。`,
-        en: `A tiled pass never writes the score matrix: this head writes its n·d outputs, ${size(n * d * model.bytesPerNumber)}. `,
+        zh: `分块计算从不写出分数矩阵：这个头只写 n·d 个输出，${size(outputBytes(n, model))}。`,
+        en: `A tiled pass never writes the score matrix: this head writes its n·d outputs, ${size(outputBytes(n, model))}. `,
       });
       out.show({
         head: size(scoreBytes(n, model)),

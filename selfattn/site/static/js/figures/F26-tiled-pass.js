@@ -4,7 +4,7 @@
 // the full pass's output. Three classic bugs (red) land it somewhere else.
 
 import { onlineSoftmax } from "../attention.js";
-import { dHead, GPT2_SMALL, scoreBytes } from "../cost.js";
+import { outputBytes, scoreBytes } from "../cost.js";
 import { clampNumber, figure, t } from "../figure.js";
 import { button, choices } from "../kit/controls.js";
 import { fixed, grouped, size, vector } from "../kit/format.js";
@@ -129,11 +129,10 @@ export default function (el, head, article) {
     },
     { key: "output" },
   );
-  const gpt2 = GPT2_SMALL;
   note(
     t({
-      zh: `绿色：值向量；紫色：it 目前的输出，圆圈是完整计算的输出。写出的数：分块 n·d = ${grouped(n * d)} 个，完整 n² = ${grouped(n * n)} 个分数；n = ${grouped(LONG)} 时一个头写 ${size(LONG * dHead(gpt2) * gpt2.bytesPerNumber)}，而不是 ${size(scoreBytes(LONG))}。`,
-      en: `Green: the values; purple: the output of it so far, the ring the full pass's output. Numbers written: tiled n·d = ${grouped(n * d)}, full n² = ${grouped(n * n)} scores; at n = ${grouped(LONG)} one head writes ${size(LONG * dHead(gpt2) * gpt2.bytesPerNumber)}, not ${size(scoreBytes(LONG))}.`,
+      zh: `绿色：值向量；紫色：it 目前的输出，圆圈是完整计算的输出。写出的数：分块 n·d = ${grouped(n * d)} 个，完整 n² = ${grouped(n * n)} 个分数；n = ${grouped(LONG)} 时一个头写 ${size(outputBytes(LONG))}，而不是 ${size(scoreBytes(LONG))}。`,
+      en: `Green: the values; purple: the output of it so far, the ring the full pass's output. Numbers written: tiled n·d = ${grouped(n * d)}, full n² = ${grouped(n * n)} scores; at n = ${grouped(LONG)} one head writes ${size(outputBytes(LONG))}, not ${size(scoreBytes(LONG))}.`,
     }),
   );
   const bugNote = note("");
