@@ -50,6 +50,20 @@ export function clampNumber(x, lo, hi, fallback) {
   return Number.isFinite(n) ? Math.min(hi, Math.max(lo, n)) : fallback;
 }
 
+/**
+ * Any value → a finite 2-D point at most `reach` from the origin, pulled in along its own
+ * direction; what is not a pair becomes `fallback` (a coordinate that is not a number, that
+ * coordinate of it). Clamping again leaves the point where it is.
+ * @param {unknown} p @param {number} reach @param {number[]} fallback @returns {number[]}
+ */
+export function clampPoint(p, reach, fallback) {
+  if (!Array.isArray(p) || p.length !== 2) return fallback;
+  const x = [clampNumber(p[0], -1e9, 1e9, fallback[0]), clampNumber(p[1], -1e9, 1e9, fallback[1])];
+  const r = Math.hypot(...x);
+  // a point already pulled in to the circle may sit a rounding error outside it: leave it
+  return r > reach * (1 + 1e-12) ? x.map((c) => (c * reach) / r) : x;
+}
+
 /** Create an HTML element with attributes and children. */
 export function html(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);

@@ -87,14 +87,17 @@ export function insideConvex(point, hull) {
  * @param {number[][]} corners
  */
 export function polygon(plane, corners, cls = "hull") {
-  return svg(
-    "polygon",
-    {
-      class: cls,
-      points: corners.map(([x, y]) => `${plane.sx(x)},${plane.sy(y)}`).join(" "),
-    },
-    plane.layers.under,
-  );
+  const shape = svg("polygon", { class: cls }, plane.layers.under);
+  reshape(plane, shape, corners);
+  return shape;
+}
+
+/**
+ * Move a polygon's corners. @param {ReturnType<import("./kit/plane.js").makePlane>} plane
+ * @param {SVGElement} shape @param {number[][]} corners
+ */
+export function reshape(plane, shape, corners) {
+  shape.setAttribute("points", corners.map(([x, y]) => `${plane.sx(x)},${plane.sy(y)}`).join(" "));
 }
 
 /**

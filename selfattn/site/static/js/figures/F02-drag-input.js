@@ -2,10 +2,10 @@
 // arcs show how far q and v have turned from where they started.
 
 import { angleBetween, times } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampPoint, figure, t } from "../figure.js";
 import { fixed, vector } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { arc, around, arrow, makePlane, untangle } from "../kit/plane.js";
+import { arc, around, arrow, makePlane, ring, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const MATRICES = [
@@ -18,10 +18,7 @@ export default function (el, head) {
   const start = head.X[head.index("it")];
   // the input may go as far from the origin as the longest embedding, in any direction
   const reach = Math.ceil(Math.max(...head.X.map((x) => Math.hypot(...x))) * 2) / 2;
-  const rim = Array.from({ length: 48 }, (_, i) => [
-    reach * Math.cos((i * Math.PI) / 24),
-    reach * Math.sin((i * Math.PI) / 24),
-  ]);
+  const rim = ring(reach);
   const maps = MATRICES.map(
     ([, , W]) =>
       (/** @type {number[]} */ x) =>
@@ -48,18 +45,9 @@ export default function (el, head) {
   const out = readouts(Object.fromEntries(MATRICES.map(([name, , W]) => [name, `${name} = x${W}`])));
   controls.remove(); // the handle on the plane is the control
 
-  /** Any point → a finite one within reach (garbage → the start). @param {unknown} p */
-  const inside = (p) => {
-    if (!Array.isArray(p) || p.length !== 2) return start;
-    const x = [clampNumber(p[0], -1e9, 1e9, start[0]), clampNumber(p[1], -1e9, 1e9, start[1])];
-    const r = Math.hypot(...x);
-    // a point already pulled in to the circle may sit a rounding error outside it: leave it
-    return r > reach * (1 + 1e-12) ? x.map((c) => (c * reach) / r) : x;
-  };
-
   const fig = figure(el, {
     state: { x: start },
-    clamp: (s) => ({ x: inside(s.x) }),
+    clamp: (s) => ({ x: clampPoint(s.x, reach, start) }),
     draw({ x }) {
       const now = maps.map((f) => f(x));
       for (const ghost of ghosts) ghost.arrow.set(ghost.p);

@@ -2,10 +2,10 @@
 // score is the shadow's length times the key's.
 
 import { angleBetween, dot, norm } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampPoint, figure, t } from "../figure.js";
 import { fixed } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { arc, around, arrow, clearTicks, makePlane, shadow, svg, untangle } from "../kit/plane.js";
+import { arc, around, arrow, clearTicks, makePlane, ring, shadow, svg, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -29,10 +29,7 @@ export default function (el, head) {
   const unitKey = key.map((c) => c / length);
   // the query may go as far from the origin as the longer of the two arrows
   const reach = Math.max(length, norm(start));
-  const rim = Array.from({ length: 48 }, (_, i) => [
-    reach * Math.cos((i * Math.PI) / 24),
-    reach * Math.sin((i * Math.PI) / 24),
-  ]);
+  const rim = ring(reach);
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
     ...around([...rim, key], { pad: 0.3 }),
@@ -71,14 +68,6 @@ export default function (el, head) {
   );
   controls.remove(); // the handle on the plane is the control
 
-  /** Any point → a finite one within reach (garbage → the start). @param {unknown} p */
-  const inside = (p) => {
-    if (!Array.isArray(p) || p.length !== 2) return start;
-    const v = [clampNumber(p[0], -1e9, 1e9, start[0]), clampNumber(p[1], -1e9, 1e9, start[1])];
-    const r = Math.hypot(...v);
-    // a point already pulled in to the circle may sit a rounding error outside it: leave it
-    return r > reach * (1 + 1e-12) ? v.map((c) => (c * reach) / r) : v;
-  };
   /** Put a label `by` px off the key's line at `t` of the way along it, on the side `side`. */
   const place = (
     /** @type {SVGElement} */ text,
@@ -95,7 +84,7 @@ export default function (el, head) {
 
   const fig = figure(el, {
     state: { q: start },
-    clamp: (s) => ({ q: inside(s.q) }),
+    clamp: (s) => ({ q: clampPoint(s.q, reach, start) }),
     draw({ q: qv }) {
       const along = drop.set(qv, key);
       k.set(key);

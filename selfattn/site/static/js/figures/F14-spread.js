@@ -3,7 +3,7 @@
 // dividing by d over-corrects, down to 1/√d.
 
 import { figure, t } from "../figure.js";
-import { axis, chart, linear, log } from "../kit/chart.js";
+import { axis, chart, linear, log, through } from "../kit/chart.js";
 import { fixed, grouped } from "../kit/format.js";
 import { setSvg } from "../kit/notation.js";
 import { svg } from "../kit/plane.js";
@@ -37,15 +37,24 @@ export default function (el, _head) {
     svg("text", { class: "reference-label", x: x(10), y: y(1) - 5 }, layers.labels),
     t({ zh: "÷ √d：1，刚好", en: "÷ √d: 1, comfortable" }),
   );
-  const curve = Array.from({ length: 161 }, (_, i) => {
-    const d = WIDEST ** (i / 160);
-    return `${i ? "L" : "M"} ${x(d).toFixed(2)} ${y(Math.sqrt(d)).toFixed(2)}`;
-  }).join(" ");
-  svg("path", { class: "curve", d: curve }, layers.marks);
-  const overD = Array.from({ length: 161 }, (_, i) => {
-    const d = WIDEST ** (i / 160);
-    return `${i ? "L" : "M"} ${x(d).toFixed(2)} ${y(1 / Math.sqrt(d)).toFixed(2)}`;
-  }).join(" ");
+  const widths = Array.from({ length: 161 }, (_, i) => WIDEST ** (i / 160));
+  svg(
+    "path",
+    {
+      class: "curve",
+      d: through(
+        x,
+        y,
+        widths.map((d) => [d, Math.sqrt(d)]),
+      ),
+    },
+    layers.marks,
+  );
+  const overD = through(
+    x,
+    y,
+    widths.map((d) => [d, 1 / Math.sqrt(d)]),
+  );
   svg("path", { class: "curve over-d", d: overD }, layers.marks);
   // each curve named where nothing else runs: √d above its end (it rises to the corner),
   // 1/√d in the empty middle with a leader down to its curve

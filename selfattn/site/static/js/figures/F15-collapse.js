@@ -3,7 +3,7 @@
 
 import { widthMix } from "../attention.js";
 import { figure, t } from "../figure.js";
-import { axis, chart, linear } from "../kit/chart.js";
+import { axis, chart, linear, through } from "../kit/chart.js";
 import { fixed, weight } from "../kit/format.js";
 import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
@@ -28,11 +28,19 @@ function gradientCurve(parent) {
     title: t({ zh: "梯度 w(1 − w)，w 为最大权重", en: "gradient w(1 − w), w the top weight" }),
     grid: false,
   });
-  const d = Array.from(
-    { length: 41 },
-    (_, i) => `${i ? "L" : "M"} ${x(i / 40).toFixed(1)} ${y((i / 40) * (1 - i / 40)).toFixed(1)}`,
-  ).join(" ");
-  svg("path", { class: "curve", d }, layers.marks);
+  const tops = Array.from({ length: 41 }, (_, i) => i / 40);
+  svg(
+    "path",
+    {
+      class: "curve",
+      d: through(
+        x,
+        y,
+        tops.map((w) => [w, w * (1 - w)]),
+      ),
+    },
+    layers.marks,
+  );
   const dot = svg("circle", { class: "dot", r: 5 }, layers.marks);
   return (/** @type {number} */ w, /** @type {number} */ g) => {
     dot.setAttribute("cx", String(x(w)));

@@ -7,7 +7,7 @@
 import { assertion } from "../assertion.js";
 import { figure, t } from "../figure.js";
 import { makeBars } from "../kit/bars.js";
-import { axis, chart, linear } from "../kit/chart.js";
+import { axis, chart, linear, through } from "../kit/chart.js";
 import { toggle } from "../kit/controls.js";
 import { fixed, weight } from "../kit/format.js";
 import { setHtml, setSvg } from "../kit/notation.js";
@@ -60,8 +60,12 @@ function lossChart(picture, training) {
   );
   /** @param {Run} run @param {string} cls @param {string} name */
   const curve = (run, cls, name) => {
-    const d = run.steps.map((step, i) => `${i ? "L" : "M"} ${x(step).toFixed(2)} ${y(run.train_loss[i]).toFixed(2)}`);
-    const path = svg("path", { class: `curve ${cls}`, d: d.join(" ") }, layers.marks);
+    const d = through(
+      x,
+      y,
+      run.steps.map((step, i) => [step, run.train_loss[i]]),
+    );
+    const path = svg("path", { class: `curve ${cls}`, d }, layers.marks);
     const end = run.train_loss.at(-1) ?? 0;
     const label = svg("text", { class: `curve-label ${cls}`, x: box.right + 5, y: y(end) + 4 }, layers.labels);
     setSvg(label, `${name} ${fixed(end)}`);

@@ -13,7 +13,7 @@ import { valueHandle } from "../kit/handles.js";
 import { setHtml } from "../kit/notation.js";
 import { around, arrow, makePlane, svg, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
-import { convexHull, insideConvex, point, polygon, valueArrows } from "../weighted-sum.js";
+import { convexHull, insideConvex, point, polygon, reshape, valueArrows } from "../weighted-sum.js";
 
 const LOW = -1,
   HIGH = 12;
@@ -128,13 +128,7 @@ export default function (el, head, article) {
       layerHulls.forEach((shape, k) => {
         const shown = k < layers;
         shape.style.display = shown ? "" : "none";
-        if (shown)
-          shape.setAttribute(
-            "points",
-            convexHull(stack[k])
-              .map(([a, b]) => `${plane.sx(a)},${plane.sy(b)}`)
-              .join(" "),
-          );
+        if (shown) reshape(plane, shape, convexHull(stack[k]));
       });
       stack[layers - 1].forEach(([a, b], i) => {
         dots[i].setAttribute("cx", String(plane.sx(a)));

@@ -48,6 +48,14 @@ export function ticks(lo, hi, count = 4) {
 }
 
 /**
+ * The `d` of a path through data points, placed by the chart's scales.
+ * @param {Scale} x @param {Scale} y @param {number[][]} points [[u, v], …] in data units
+ */
+export function through(x, y, points) {
+  return points.map(([u, v], i) => `${i ? "L" : "M"} ${x(u).toFixed(2)} ${y(v).toFixed(2)}`).join(" ");
+}
+
+/**
  * An SVG chart: `width` × `height` in its own units, an inner box inside `margin`, and
  * layers (grid, marks, labels, handles) so labels always paint over marks.
  * @param {HTMLElement} parent

@@ -70,6 +70,14 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
   return { root, layers, sx, sy, unit, toPlane, clampToPlane, bounds: { x0, x1, y0, y1 } };
 }
 
+/** 48 points on the circle of radius `reach` around the origin: the rim a dragged point keeps to. */
+export function ring(reach) {
+  return Array.from({ length: 48 }, (_, i) => [
+    reach * Math.cos((i * Math.PI) / 24),
+    reach * Math.sin((i * Math.PI) / 24),
+  ]);
+}
+
 /**
  * A plane range that shows every point (and the origin) with room around it for labels,
  * rounded out to the grid: lay a plane out for the head it draws, not for numbers typed.
