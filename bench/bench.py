@@ -10,7 +10,6 @@ under throttled profiles (see load.py). A benchmark, not a test: it prints.
 from __future__ import annotations
 
 import gzip
-import re
 import statistics
 import sys
 import tempfile
@@ -21,7 +20,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from selfattn import leak
-from selfattn.site.build import REST, build
+from selfattn.site.build import build, loaded_files
 from selfattn.site.serve import make_server
 
 from .harness import CHROMIUM, FLAGS, first_response_seconds
@@ -100,9 +99,7 @@ def drive(page, figure_id: str | None) -> None:
 def weigh(site: Path, page: str) -> list[tuple[str, int, int]]:
     """(resource, raw bytes, gzip bytes) for a page and every static file it loads: what its
     head names, and the chunk of later figures (the modules' own files are never fetched)."""
-    text = (site / page).read_text("utf-8")
-    named = set(re.findall(r'(?:href|src)="(?:\.\./|\./)?static/([^"]+)"', text)) | {REST}
-    files = [site / page, *(site / "static" / name for name in sorted(named))]
+    files = [site / page, *(site / "static" / name for name in loaded_files(site, page))]
     return [
         (p.relative_to(site).as_posix(), p.stat().st_size, len(gzip.compress(p.read_bytes(), 6)))
         for p in files

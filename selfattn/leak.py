@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-from .attention import apply_mask, causal_mask, softmax
+from .attention import attention, causal_mask, softmax
 
 Mask = Literal["causal", "multiply"]  # attention.py's names: −∞ in the future, or the × 0 bug
 Params = dict[str, np.ndarray]
@@ -150,10 +150,9 @@ def forward(params: Params, tokens: np.ndarray, mask: Mask) -> dict[str, np.ndar
     """
     B, n = tokens.shape
     X = params["tokens"][tokens] + params["positions"][:n]
-    queries, keys, values = X @ params["W_Q"], X @ params["W_K"], X @ params["W_V"]
-    scores = queries @ keys.swapaxes(-1, -2) / math.sqrt(WIDTH)
-    weights = softmax(apply_mask(scores, mask))
-    H = X + weights @ values  # the residual keeps each token's own identity at hand
+    head = attention(X, params["W_Q"], params["W_K"], params["W_V"], mask)  # the article's head
+    queries, keys, values, weights = head["Q"], head["K"], head["V"], head["W"]
+    H = X + head["out"]  # the residual keeps each token's own identity at hand
     logits = (_flat(H) @ params["W_out"] + params["b_out"]).reshape(B, n, VOCAB)
     return {
         "X": X,

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import gzip
-import re
 
-from selfattn.site.build import ENTRY, REST, build
+from selfattn.site.build import ENTRY, REST, build, loaded_files
 
 BUDGET = 120 * 1024
 
@@ -13,10 +12,9 @@ BUDGET = 120 * 1024
 def page_weight(site, page: str) -> tuple[int, int]:
     """(raw, gzip) bytes of a page plus every static file it loads: what its head names, and
     the chunk of later figures main.js imports (the modules' own files stay unused)."""
-    text = (site / page).read_text("utf-8")
-    named = set(re.findall(r'(?:href|src)="(?:\.\./|\./)?static/([^"]+)"', text))
-    assert named == {"favicon.svg", "style.css", ENTRY}, named
-    files = [site / page, *(site / "static" / f for f in sorted(named | {REST}))]
+    named = loaded_files(site, page)
+    assert set(named) == {"favicon.svg", "style.css", ENTRY, REST}, named
+    files = [site / page, *(site / "static" / f for f in named)]
     raw = sum(p.stat().st_size for p in files)
     packed = sum(len(gzip.compress(p.read_bytes(), 6)) for p in files)
     return raw, packed

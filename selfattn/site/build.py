@@ -127,6 +127,16 @@ def first_screen(source: str) -> list[str]:
     return [modules[f] for f in figures[:FIRST_SCREEN_FIGURES]]
 
 
+STATIC_LINK = re.compile(r'(?:href|src)="(?:\.\./|\./)?static/([^"]+)"')
+
+
+def loaded_files(site: Path, page: str) -> list[str]:
+    """What a built page loads, relative to static/: what its HTML names, and the chunk of
+    later figures main.js imports (the modules' own files are never fetched)."""
+    text = (site / page).read_text("utf-8")
+    return sorted(set(STATIC_LINK.findall(text)) | {REST})
+
+
 def write_chunks(static: Path, first: list[str]) -> None:
     """Replace `static`'s main.js by the first screen in one module, and write the rest.
 
