@@ -188,15 +188,20 @@ def report_load(rows: list, page: str = "index.html") -> None:
         f"median of {RUNS})\n"
     )
     print("first: the first figure drawn and answering; blank: a page of the same bytes in one")
-    print("round of subresources; RTTs: time / round trip; long: tasks > 50 ms until all ready\n")
+    print("round of subresources; RTTs: time / round trip; long: tasks > 50 ms until all ready,")
+    print("and the longest (the page's, then the blank's: what its bytes alone cost)\n")
     header = ("profile", "first", "RTTs", "blank", "RTTs", "ratio", "all", "RTTs", "long", "max")
-    print("{:<16} {:>7} {:>5} {:>7} {:>5} {:>6} {:>7} {:>5} {:>5} {:>5}".format(*header))
+    header += ("blank",)
+    print("{:<16} {:>7} {:>5} {:>7} {:>5} {:>6} {:>7} {:>5} {:>5} {:>5} {:>6}".format(*header))
     for profile, runs in rows:
         first = statistics.median(r["first"] for r in runs["page"])
         blank = statistics.median(r["first"] for r in runs["blank"])
         every = statistics.median(r["all"] for r in runs["page"])
         long = statistics.median(len(r["long"]) for r in runs["page"])
-        longest = statistics.median(max(r["long"], default=0) for r in runs["page"])
+        longest, blank_longest = (
+            statistics.median(max(r["long"], default=0) for r in runs[which])
+            for which in ("page", "blank")
+        )
 
         def trips(ms: float, rtt: float = profile.rtt) -> str:
             return f"{ms / rtt:.1f}" if rtt else "-"
@@ -204,7 +209,7 @@ def report_load(rows: list, page: str = "index.html") -> None:
         print(
             f"{profile.name:<16} {first:>5.0f}ms {trips(first):>5} {blank:>5.0f}ms "
             f"{trips(blank):>5} {first / blank:>5.2f}x {every:>5.0f}ms {trips(every):>5} "
-            f"{long:>5.0f} {longest:>3.0f}ms"
+            f"{long:>5.0f} {longest:>3.0f}ms {blank_longest:>4.0f}ms"
         )
 
 

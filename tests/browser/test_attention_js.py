@@ -128,7 +128,9 @@ def test_number_formats_match_python(page):
     sizes = [cost.score_bytes(1024), cost.score_bytes(131072), cost.token_bytes(131072), 512]
     got = run_js(page, "kit/format.js", "return arg.map(b => m.size(b));", sizes)
     assert got == [size(b) for b in sizes]
-    assert run_js(page, "kit/format.js", "return m.grouped(arg);", 131072) == grouped(131072)
+    counts = [0, 7, 999, 1000, -1000, 131072, -1234567, 17179869184, 10**15]
+    got = run_js(page, "kit/format.js", "return arg.map(n => m.grouped(n));", counts)
+    assert got == [grouped(n) for n in counts]
 
 
 def test_weight_formats_match_python(page):

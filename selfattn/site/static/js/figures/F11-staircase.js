@@ -7,7 +7,7 @@ import { argmax, softmaxRow } from "../attention.js";
 import { figure, t } from "../figure.js";
 import { makeBars } from "../kit/bars.js";
 import { choices, toggle, tokenIndex } from "../kit/controls.js";
-import { fixed, scientific, weight } from "../kit/format.js";
+import { fixed, grouped, scientific, weight } from "../kit/format.js";
 import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
@@ -63,7 +63,7 @@ export default function (el, head, article) {
     name: "F11-shift",
     options: SHIFTS.map((value) => ({
       value,
-      label: value === "max" ? "c = −max s" : `c = ${value === "0" ? "0" : `+${Number(value).toLocaleString("en")}`}`,
+      label: value === "max" ? "c = −max s" : `c = ${value === "0" ? "0" : `+${grouped(Number(value))}`}`,
     })),
     onInput: (shift) => fig.set({ shift }),
   });

