@@ -109,3 +109,11 @@ def spread(points: np.ndarray) -> float:
     """The widest distance between two of the points: how far apart the tokens still are."""
     P = np.asarray(points, dtype=float)
     return float(np.max(np.linalg.norm(P[:, None, :] - P[None, :, :], axis=-1)))
+
+
+def spread_at_init(width: int, pairs: int = 32, seed: int = 2024) -> float:
+    """The standard deviation of raw scores q·k at random initialisation: `pairs` queries
+    against as many keys, every coordinate drawn from N(0, 1). It grows as √width, which is
+    what the √d divisor undoes (F25's assertion reads it at a GPT-2 small head's width)."""
+    Q, K = np.random.default_rng(seed).standard_normal((2, pairs, width))
+    return float(raw_scores(Q, K).std())

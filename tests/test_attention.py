@@ -5,7 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from selfattn.attention import MASK_MODES, apply_mask, attention, causal_mask, softmax
+from selfattn.attention import (
+    MASK_MODES,
+    apply_mask,
+    attention,
+    causal_mask,
+    softmax,
+    spread_at_init,
+)
 
 
 def naive_attention(X, W_Q, W_K, W_V, mask):
@@ -70,3 +77,11 @@ def test_softmax_is_stable_at_extremes():
 def test_unknown_mask_mode_is_refused():
     with pytest.raises(ValueError, match="unknown mask mode"):
         apply_mask(np.zeros((2, 2)), "additive")  # type: ignore[arg-type]
+
+
+def test_spread_at_init_grows_as_the_root_of_the_width():
+    """The spread F25's √d assertion reads: about √d raw, so about 1 once divided by √d."""
+    for width in (16, 64, 256, 1024):
+        assert spread_at_init(width) == pytest.approx(math.sqrt(width), rel=0.1)
+    assert spread_at_init(64) == spread_at_init(64)  # one seeded draw, the same on every build
+    assert spread_at_init(64, seed=1) != spread_at_init(64)

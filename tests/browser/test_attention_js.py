@@ -133,6 +133,15 @@ def test_number_formats_match_python(page):
     assert got == [grouped(n) for n in counts]
 
 
+def test_ties_round_to_even_as_in_python(page):
+    """Exact halves go to the even neighbour at every width; near misses do not."""
+    values = [0.5, 2.5, -1.5, 2.25, 0.125, -0.375, 0.0625, 1.0625, 2.675, 1.005, 4503599627370495.5]
+    got = run_js(
+        page, "kit/format.js", "return arg.map(x => [0, 1, 2, 3].map(d => m.fixed(x, d)));", values
+    )
+    assert got == [[fixed(x, d) for d in range(4)] for x in values]
+
+
 def test_weight_formats_match_python(page):
     weights = [0.0, 1.0, 0.30412, 0.0049999, 0.005, 0.00049, 1.2e-14, 0.0915, 0.0105, 0.995]
     got = run_js(

@@ -14,7 +14,15 @@ import pytest
 from playwright.sync_api import Page
 
 from selfattn import cost
-from selfattn.attention import apply_mask, causal_mask, softmax, spread, stacked_alone
+from selfattn.article import INIT_WIDTH
+from selfattn.attention import (
+    apply_mask,
+    causal_mask,
+    softmax,
+    spread,
+    spread_at_init,
+    stacked_alone,
+)
 from selfattn.claims import BY_ID, convex_gap, output_with_raw_score
 from selfattn.head import load_head
 from selfattn.numbers import Percent, fixed, grouped, scientific, size, vector
@@ -618,8 +626,8 @@ def check_f25(page: Page, bugs: dict[str, bool]) -> None:
     assert pick(r, expected) == expected
     leaks = page.locator("#F25 .cell.leak").count()
     assert leaks == (int(causal_mask(N).sum()) if bugs["multiply"] else 0)
-    spread = number(r["check.sqrt.value"])
-    assert abs(spread - (math.sqrt(64) if bugs["noSqrt"] else 1.0)) < 0.1 * spread
+    raw = spread_at_init(INIT_WIDTH)  # numpy's draw, at a GPT-2 small head's width of 64
+    assert r["check.sqrt.value"] == fixed(raw if bugs["noSqrt"] else raw / math.sqrt(INIT_WIDTH))
     assert number(r["check.rows.value"]) < 1e-12
 
 

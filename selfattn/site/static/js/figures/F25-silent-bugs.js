@@ -14,43 +14,9 @@ import { stage } from "../kit/stage.js";
 
 const STRETCH = 10; // how much longer `and`'s key grows when nothing keeps keys in check
 const KEY_LIMIT = 4; // longest key over the median key that the assertion allows
-const WIDE = 64; // the width at which the √d assertion runs, as at a GPT-2 small head
 
 const BUGS = ["multiply", "noPositions", "noSqrt", "longKey"];
 const START = { multiply: false, noPositions: true, noSqrt: false, longKey: false };
-
-/** The same seeded stream of N(0, 1) numbers on every visit: mulberry32 and Box–Muller. */
-function normals(seed) {
-  let s = seed >>> 0;
-  const uniform = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(s ^ (s >>> 15), 1 | s);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-  return () => Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
-}
-
-/**
- * Standard deviation of q·k for random unit-variance q, k of width 64: the spread of raw scores
- * at initialisation. Dividing every score by √64 = 8, a power of two, divides it exactly.
- */
-function spreadAtInit() {
-  const draw = normals(2024);
-  const rows = () => Array.from({ length: 32 }, () => Float64Array.from({ length: WIDE }, draw));
-  const Q = rows(),
-    K = rows();
-  const scores = [];
-  for (const q of Q) {
-    for (const k of K) {
-      let dot = 0;
-      for (let i = 0; i < WIDE; i++) dot += q[i] * k[i];
-      scores.push(dot);
-    }
-  }
-  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
-  return Math.sqrt(scores.reduce((a, s) => a + (s - mean) ** 2, 0) / scores.length);
-}
 
 /** Turn a 2-D vector by `angle` radians: RoPE for d = 2, where the one frequency is 1. */
 /** @type {(v: number[], angle: number) => number[]} */
@@ -82,7 +48,8 @@ function run(head, bugs, order, masked) {
 
 const exactly = (x, decimals) => (x === 0 ? "0" : x < 0.5 * 10 ** -decimals ? scientific(x) : fixed(x, decimals));
 
-export default function (el, head) {
+/** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
+export default function (el, head, article) {
   const { tokens } = head;
   const n = tokens.length,
     it = head.index("it"),
@@ -90,8 +57,9 @@ export default function (el, head) {
     ran = head.index("ran");
   const reading = tokens.map((_, j) => j);
   const reversed = [...reading].reverse();
-  const raw = spreadAtInit();
-  const spreads = { sqrt: raw / Math.sqrt(WIDE), none: raw };
+  // the √d assertion at random init, at a GPT-2 small head's width: Python draws the scores
+  const { initWidth, initSpread } = article;
+  const spreads = { sqrt: initSpread / Math.sqrt(initWidth), none: initSpread };
   const { picture, side, readouts } = stage(el);
   picture.classList.add("sticky-map");
   const map = weightMap(
@@ -130,8 +98,8 @@ export default function (el, head) {
       en: `Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE: q and k at position p turn by p radians. The head was fitted without positions, so the turn upsets the directions it learned: the query of it sits ${turn} positions after the key of cat and now meets that key ${turn} radians further round, so w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
     }),
     noSqrt: t({
-      zh: `d = 2 时只是稍微尖一点；d = ${WIDE} 时分数的离散度是 ${Math.sqrt(WIDE)}。`,
-      en: `At d = 2 the map only sharpens a little; at d = ${WIDE} the scores spread ${Math.sqrt(WIDE)} times wider.`,
+      zh: `d = 2 时只是稍微尖一点；d = ${initWidth} 时分数的离散度是 ${Math.sqrt(initWidth)}。`,
+      en: `At d = 2 the map only sharpens a little; at d = ${initWidth} the scores spread ${Math.sqrt(initWidth)} times wider.`,
     }),
     longKey: t({
       zh: `and 的键变长 ${STRETCH} 倍，抢走了能看到它的行。`,
@@ -193,7 +161,7 @@ export default function (el, head) {
     }),
     noSqrt: assertion(cards.noSqrt, {
       name: "check.sqrt",
-      code: `${t({ zh: `# 随机初始化，d = ${WIDE}`, en: `# random init, d = ${WIDE}` })}\nassert 0.5 < score.std() < 2`,
+      code: `${t({ zh: `# 随机初始化，d = ${initWidth}`, en: `# random init, d = ${initWidth}` })}\nassert 0.5 < score.std() < 2`,
       measure: t({ zh: "分数的标准差", en: "std of the scores" }),
     }),
     longKey: assertion(cards.longKey, {

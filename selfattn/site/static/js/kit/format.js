@@ -22,6 +22,10 @@ function toEven(head, unit) {
 /** x.toFixed(decimals), but an exact tie goes to the even neighbour. */
 function toFixedEven(x, decimals) {
   if (Math.abs(x) >= 1e21) return x.toFixed(decimals);
+  // A tie is m + ½ units of the last place. Below 2⁵² units that is exactly representable, so
+  // the product is exact and shows it; anything else needs no 27-digit expansion (the slow part).
+  const units = Math.abs(x) * 10 ** decimals;
+  if (units < 2 ** 52 && units % 1 !== 0.5) return x.toFixed(decimals);
   const head = halfway(Math.abs(x).toFixed(decimals + TAIL));
   return head === null ? x.toFixed(decimals) : (Math.sign(x) * toEven(head, 10 ** -decimals)).toFixed(decimals);
 }
