@@ -65,6 +65,14 @@ export function startPage(load) {
     near.observe(el);
   }
 
+  // A link to a figure or a heading (#F26, #causal) lands on it once that figure has drawn:
+  // the browser jumps while the page is still parsing, before anything above has its height.
+  const anchor = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
+  if (anchor) {
+    const drawn = anchor.dataset.module ? start(anchor) : Promise.resolve();
+    drawn.then(() => requestAnimationFrame(() => anchor.scrollIntoView()));
+  }
+
   // the rest, one figure per idle moment
   const idle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 30));
   function startNextWhenIdle() {
