@@ -74,6 +74,14 @@ def test_the_rest_reuses_the_first_screens_modules(site):
     assert not list((site / "static" / "js").glob("*.entry.js"))
 
 
+def test_both_chunks_ask_to_be_compiled_while_they_stream(site):
+    """Every function in them runs during loading: each file opens with the hint, once."""
+    for chunk in (builder.ENTRY, builder.REST):
+        text = (site / "static" / chunk).read_text("utf-8")
+        assert text.startswith("//# allFunctionsCalledOnLoad\n"), chunk
+        assert text.count("allFunctionsCalledOnLoad") == 1
+
+
 @pytest.fixture
 def static(monkeypatch, tmp_path) -> Path:
     """An empty static folder for hand-written modules."""
