@@ -1,4 +1,5 @@
-"""attention.js and kit/format.js against fixtures the Python model writes, run in Chromium."""
+"""attention.js and kit/format.js against fixtures the Python model writes, and kit/notation.js's
+reading of subscripts, run in Chromium."""
 
 from __future__ import annotations
 
@@ -140,6 +141,22 @@ def test_ties_round_to_even_as_in_python(page):
         page, "kit/format.js", "return arg.map(x => [0, 1, 2, 3].map(d => m.fixed(x, d)));", values
     )
     assert got == [[fixed(x, d) for d in range(4)] for x in values]
+
+
+def test_notation_splits_subscripts_and_leaves_plain_labels_whole(page):
+    """The plain fast path and the pattern agree on where a subscript ends."""
+    cases = {
+        "x": [["x", ""]],
+        "q·k": [["q·k", ""]],
+        "q·k_cat": [["q·k", ""], ["cat", "sub"]],
+        "x W_Q, W_K": [["x W", ""], ["Q", "sub"], [", W", ""], ["K", "sub"]],
+        "10^-14": [["10", ""], ["-14", "sup"]],
+        "√d_{head}": [["√d", ""], ["head", "sub"]],
+        "(q_it)": [["(q", ""], ["it", "sub"], [")", ""]],
+        "": [],
+    }
+    got = run_js(page, "kit/notation.js", "return arg.map(m.runs);", list(cases))
+    assert got == list(cases.values())
 
 
 def test_weight_formats_match_python(page):

@@ -3,6 +3,8 @@
 // label on the page ever shows an underscore.
 
 const NS = "http://www.w3.org/2000/svg";
+const SCRIPT = /([_^])(\{[^}]*\}|[^\s,)\]·=+−×/]+)/g;
+const BRACES = /^\{|\}$/g;
 
 /**
  * Split "q·k_cat" into runs: [["q·k", ""], ["cat", "sub"]]. A subscript or superscript
@@ -11,14 +13,16 @@ const NS = "http://www.w3.org/2000/svg";
  * @returns {[string, ""|"sub"|"sup"][]}
  */
 export function runs(text) {
+  // most labels are plain: no regular expression to run (a figure's first draw calls this
+  // for every label, before V8 has compiled the pattern)
+  if (!text.includes("_") && !text.includes("^")) return text ? [[text, ""]] : [];
   /** @type {[string, ""|"sub"|"sup"][]} */
   const out = [];
-  const pattern = /([_^])(\{[^}]*\}|[^\s,)\]·=+−×/]+)/g;
   let at = 0;
-  for (const match of text.matchAll(pattern)) {
+  for (const match of text.matchAll(SCRIPT)) {
     const index = match.index ?? 0;
     if (index > at) out.push([text.slice(at, index), ""]);
-    out.push([match[2].replace(/^\{|\}$/g, ""), match[1] === "_" ? "sub" : "sup"]);
+    out.push([match[2].replace(BRACES, ""), match[1] === "_" ? "sub" : "sup"]);
     at = index + match[0].length;
   }
   if (at < text.length) out.push([text.slice(at), ""]);
