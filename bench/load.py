@@ -112,6 +112,14 @@ def blank_page(site: Path, page: str, scripts: list[str]) -> str:
     text = (site / page).read_text("utf-8")
     title = re.search(r"<h1>(.*?)</h1>", text, re.S)
     lang = re.search(r'<html lang="([^"]+)"', text)
+    # the page's stylesheet, applied here the same way: inside the page (taken out of the inert
+    # copy, so the bytes are not counted twice), or linked (an older build, in an A/B)
+    inline = re.search(r"<style>.*?</style>", text, re.S)
+    linked = re.search(r'<link rel="stylesheet" href="\.{0,2}/?(static/[^"]+)">', text)
+    style = inline.group(0) if inline else ""
+    if linked:
+        style = f'<link rel="stylesheet" href="{linked.group(1)}">'
+    text = text.replace(style, "", 1) if inline else text
     text = text.replace("</", "<\\/")
     comment = "".join(
         f"// {line}\n"
@@ -122,8 +130,7 @@ def blank_page(site: Path, page: str, scripts: list[str]) -> str:
     (site / "blank-load.html").write_text(
         f'<!doctype html><html lang="{lang.group(1) if lang else "en"}"><head>'
         '<meta charset="utf-8"><title>blank</title>\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        '<link rel="stylesheet" href="static/style.css">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n' + f"{style}\n"
         '<script type="module" src="blank-load.js"></script></head>\n'
         f"<body><h1>{title.group(1) if title else 'blank'}</h1>\n"
         '<figure id="blank" data-module="blank"></figure>\n'

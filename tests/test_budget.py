@@ -13,7 +13,7 @@ def page_weight(site, page: str) -> tuple[int, int]:
     """(raw, gzip) bytes of a page plus every static file it loads: what its head names, and
     the chunk of later figures main.js imports (the modules' own files stay unused)."""
     named = loaded_files(site, page)
-    assert set(named) == {"favicon.svg", "style.css", ENTRY, REST}, named
+    assert set(named) == {"favicon.svg", ENTRY, REST}, named  # the stylesheet is inside the page
     files = [site / page, *(site / "static" / f for f in named)]
     raw = sum(p.stat().st_size for p in files)
     packed = sum(len(gzip.compress(p.read_bytes(), 6)) for p in files)

@@ -1,7 +1,7 @@
 """What the first screen needs comes in one request after the HTML: main.js is the page and
 the first figures joined into one module, the other figures come as one more chunk that
-reuses the first's modules, and the colour-scheme script is inside the page, allowed by the
-hash the server's policy carries."""
+reuses the first's modules, and the colour-scheme script and the stylesheet are inside the
+page, allowed by the hashes the server's policy carries."""
 
 from __future__ import annotations
 
@@ -132,7 +132,9 @@ def test_an_import_the_browser_could_not_load_is_a_build_error(static, line, err
         builder.static_imports("js/entry.js")
 
 
-def test_the_policy_allows_the_inline_script_by_its_hash_and_nothing_else_inline(tmp_path):
+def test_the_policy_allows_the_inline_script_and_stylesheet_by_their_hashes_and_nothing_else(
+    tmp_path,
+):
     server = make_server("127.0.0.1", 0, tmp_path / "site", watch=False)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -142,10 +144,20 @@ def test_the_policy_allows_the_inline_script_by_its_hash_and_nothing_else_inline
     finally:
         server.shutdown()
         server.server_close()
+
+    def sources(directive: str) -> list[str]:
+        return re.search(rf"{directive} ([^;]+);", policy).group(1).split()
+
+    def allowed(text: str) -> list[str]:
+        digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+        return ["'self'", f"'sha256-{digest}'"]
+
     scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
-    digest = base64.b64encode(hashlib.sha256(scripts[0].encode("utf-8")).digest()).decode()
-    script_src = re.search(r"script-src ([^;]+);", policy).group(1).split()
+    styles = re.findall(r"<style>(.*?)</style>", page, flags=re.S)
     assert len(scripts) == 1 and "matchMedia" in scripts[0]
-    assert script_src == ["'self'", f"'sha256-{digest}'"]
-    assert "unsafe" not in policy
-    assert not (tmp_path / "site" / "static" / builder.INLINE_SCRIPT).exists()
+    assert len(styles) == 1 and "--query" in styles[0] and "#F26" in styles[0]
+    assert sources("script-src") == allowed(scripts[0])
+    assert sources("style-src") == allowed(styles[0])
+    assert "unsafe" not in policy and 'rel="stylesheet"' not in page
+    for inlined in (builder.INLINE_SCRIPT, "style.css", "css"):
+        assert not (tmp_path / "site" / "static" / inlined).exists(), inlined

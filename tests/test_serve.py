@@ -31,6 +31,7 @@ def server(tmp_path_factory):
     secret.write_text("outside the site")
     (folder / "static" / "data.json").write_text('{"ok": true}')
     (folder / "static" / "pixel.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (folder / "static" / "print.css").write_text("p { color: black }")  # the pages inline theirs
     os.symlink(secret, folder / "static" / "escape.txt")
     os.symlink(folder.parent, folder / "static" / "elsewhere")
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
@@ -72,7 +73,7 @@ def test_refusals_carry_the_security_headers_too(server, method, path):
     ("path", "kind"),
     [
         ("/static/js/main.js", "text/javascript; charset=utf-8"),
-        ("/static/style.css", "text/css; charset=utf-8"),
+        ("/static/print.css", "text/css; charset=utf-8"),
         ("/static/favicon.svg", "image/svg+xml"),
         ("/static/data.json", "application/json"),
         ("/static/pixel.png", "image/png"),
@@ -146,7 +147,7 @@ def test_fifty_clients_that_never_finish_block_nobody(server):
 
 def test_a_loopback_load_of_thousands_of_requests(server, capsys):
     """Bounded: 4,000 requests from 16 threads; prints requests per second."""
-    paths = ["/", "/en/", "/static/js/main.js", "/static/style.css", "/static/favicon.svg"]
+    paths = ["/", "/en/", "/static/js/main.js", "/static/js/figures.js", "/static/favicon.svg"]
 
     def one(i: int) -> int:
         response, _ = request(server, "GET", paths[i % len(paths)])
@@ -220,7 +221,7 @@ def hammer(port: int, edit, edits: int = 6, clients: int = 8) -> tuple[Counter, 
     Returns how the requests ended (a status, "incomplete page" or an exception's name)
     and the edit markers the pages showed.
     """
-    paths = ["/en/", "/", "/static/js/main.js", "/static/style.css"]
+    paths = ["/en/", "/", "/static/js/main.js", "/static/favicon.svg"]
     outcomes: Counter = Counter()
     markers: set[bytes] = set()
     done = threading.Event()

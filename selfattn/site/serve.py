@@ -25,7 +25,7 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from .build import CONTENT, SITE, STATIC, TEMPLATES, BuildError, build, script_hashes
+from .build import CONTENT, SITE, STATIC, TEMPLATES, BuildError, build, script_hashes, style_hashes
 
 TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -36,9 +36,10 @@ TYPES = {
     ".png": "image/png",
     ".txt": "text/plain; charset=utf-8",
 }
-# script-src: our files, and the one script the build puts inside the page, by its hash
+# script-src and style-src: our files, and the one script and one stylesheet the build puts
+# inside the page, each by its hash
 POLICY = (
-    "default-src 'self'; script-src {scripts}; style-src 'self'; img-src 'self' data: blob:; "
+    "default-src 'self'; script-src {scripts}; style-src {styles}; img-src 'self' data: blob:; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'"
 )
@@ -100,7 +101,10 @@ class Site:
                 f"selfattn serve: build failed, serving the last good one: {err}", file=sys.stderr
             )
             return
-        policy = POLICY.format(scripts=" ".join(["'self'", *script_hashes()]))
+        policy = POLICY.format(
+            scripts=" ".join(["'self'", *script_hashes()]),
+            styles=" ".join(["'self'", *style_hashes()]),
+        )
         link = fresh.with_name(fresh.name + ".link")
         link.symlink_to(fresh, target_is_directory=True)
         os.replace(link, self.link)  # atomic: `folder` never names half a site

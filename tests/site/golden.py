@@ -20,9 +20,17 @@ PAGES = ("index.html", "en/index.html")
 
 
 def build_sample(folder: Path) -> dict[str, str]:
-    """Build the sample site into `folder` and return its two pages' text."""
+    """Build the sample site into `folder` and return its two pages' text, the inline
+    stylesheet cut down to a mark: a change of style is not a change of the builder's."""
     build(folder, head=load_head(SAMPLE / "head.json"), content=SAMPLE)
-    return {page: (folder / page).read_text("utf-8") for page in PAGES}
+    return {page: _mark_style((folder / page).read_text("utf-8")) for page in PAGES}
+
+
+def _mark_style(text: str) -> str:
+    head, style, rest = text.partition("<style>")
+    _, end, tail = rest.partition("</style>")
+    assert style and end, "the page has no inline stylesheet"
+    return f"{head}<style>/* static/style.css, then static/css/*.css */{end}{tail}"
 
 
 def refresh() -> None:
