@@ -3,6 +3,7 @@ and no failed request while the site is rebuilt under load."""
 
 from __future__ import annotations
 
+import gzip
 import http.client
 import os
 import re
@@ -41,9 +42,9 @@ def server(tmp_path_factory):
     srv.server_close()
 
 
-def request(server, method: str, path: str):
+def request(server, method: str, path: str, headers: dict[str, str] | None = None):
     conn = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=10)
-    conn.request(method, path)
+    conn.request(method, path, headers=headers or {})
     response = conn.getresponse()
     body = response.read()
     conn.close()
@@ -105,9 +106,11 @@ def test_content_types(server, path, kind):
         "http://evil.example/../secret.txt",
     ],
 )
-def test_no_path_leaves_the_site(server, path):
-    response, body = request(server, "GET", path)
+@pytest.mark.parametrize("encoding", ["identity", "gzip"])
+def test_no_path_leaves_the_site(server, path, encoding):
+    response, body = request(server, "GET", path, {"Accept-Encoding": encoding})
     assert response.status in (400, 404)
+    assert response.getheader("Content-Encoding") is None
     assert b"outside the site" not in body and b"root:" not in body
 
 
@@ -122,6 +125,48 @@ def test_head_has_headers_and_no_body(server):
     response, body = request(server, "HEAD", "/")
     assert response.status == 200 and body == b""
     assert int(response.getheader("Content-Length")) > 1000
+
+
+@pytest.mark.parametrize(
+    ("path", "accept", "zipped"),
+    [
+        ("/", "gzip, deflate, br, zstd", True),  # what Chromium sends
+        ("/en/", "gzip", True),
+        ("/en/index.html?x=1", "br;q=1.0, gzip;q=0.5", True),
+        ("/static/js/main.js", "GZIP", True),
+        ("/static/favicon.svg", "gzip", True),
+        ("/static/data.json", "gzip", False),  # 12 bytes: gzip would add 20
+        ("/", "", False),
+        ("/", "gzip;q=0", False),
+        ("/", "gzip;q=zero", False),
+        ("/", "deflate, br", False),
+        ("/", "x-gzip2", False),
+        ("/static/pixel.png", "gzip", False),  # already compressed
+    ],
+)
+def test_text_goes_gzipped_to_a_client_that_accepts_it(server, path, accept, zipped):
+    plain, expected = request(server, "GET", path)
+    response, body = request(server, "GET", path, {"Accept-Encoding": accept} if accept else {})
+    assert response.status == 200
+    assert response.getheader("Content-Type") == plain.getheader("Content-Type")
+    assert int(response.getheader("Content-Length")) == len(body)
+    if zipped:
+        assert response.getheader("Content-Encoding") == "gzip"
+        assert response.getheader("Vary") == "Accept-Encoding"
+        assert gzip.decompress(body) == expected and len(body) < len(expected)
+        assert response.getheader("Content-Security-Policy") == plain.getheader(
+            "Content-Security-Policy"
+        )
+    else:
+        assert response.getheader("Content-Encoding") is None and body == expected
+
+
+def test_head_of_a_gzipped_page_has_its_length_and_no_body(server):
+    response, body = request(server, "HEAD", "/", {"Accept-Encoding": "gzip"})
+    _, zipped = request(server, "GET", "/", {"Accept-Encoding": "gzip"})
+    assert response.status == 200 and body == b""
+    assert response.getheader("Content-Encoding") == "gzip"
+    assert int(response.getheader("Content-Length")) == len(zipped)
 
 
 def test_a_folder_without_its_slash_redirects(server):
