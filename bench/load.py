@@ -123,10 +123,11 @@ def blank_page(site: Path, page: str, scripts: list[str]) -> str:
     # copy, so the bytes are not counted twice), or linked (an older build, in an A/B)
     inline = re.search(r"<style>.*?</style>", text, re.S)
     linked = re.search(r'<link rel="stylesheet" href="\.{0,2}/?(static/[^"]+)">', text)
-    style = inline.group(0) if inline else ""
-    if linked:
-        style = f'<link rel="stylesheet" href="{linked.group(1)}">'
-    text = text.replace(style, "", 1) if inline else text
+    if inline:
+        style = inline.group(0)
+        text = text.replace(style, "", 1)
+    else:
+        style = f'<link rel="stylesheet" href="{linked.group(1)}">' if linked else ""
     text = text.replace("</", "<\\/")
     comment = "".join(
         f"// {line}\n"

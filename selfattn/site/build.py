@@ -350,6 +350,7 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[
     shutil.copytree(STATIC, out / "static", ignore=inlined)
     pages = []
     firsts = set()
+    script, sheet = inline_script(), stylesheet()  # the same inside every page
     for language in LANGUAGES:
         source = (content / f"{language.source}.md").read_text("utf-8")
         title, _, rest = source.partition("\n")
@@ -375,8 +376,8 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[
             body=body,
             root=root,
             data=data.replace("</", "<\\/"),
-            inline_script=inline_script(),
-            stylesheet=stylesheet(),
+            inline_script=script,
+            stylesheet=sheet,
             other_href=root + (other.folder + "/" if other.folder else ""),
             other_name=other.source,
         )
