@@ -82,6 +82,12 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
 
 def _say_how_called(kern: Kernel, rep: Report) -> None:
     """Notes on the layout, the argument binding and the extra arguments used."""
+    if kern.rounded is not None:
+        half = kern.rounded.name
+        rep.notes.append(
+            f"every output value is a {half} number: the kernel computes in {half} inside "
+            f"and casts back, so {half} tolerances apply"
+        )
     if kern.layout != "nd":
         rep.notes.append(
             f"layout {kern.layout}: each (n, d) input is passed as {LAYOUTS[kern.layout]}"
@@ -291,11 +297,11 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
         return None
     sums = _row_sums(kern, probes)
     if sums is not None and np.max(np.abs(sums - 1.0)) > max(1e-4, 16 * kern.lp.eps):
-        rep.check(name, "fail", f"weights sum to {sums.min():.4g} .. {sums.max():.4g}")
+        span = _span(sums)
+        rep.check(name, "fail", f"weights sum to {span}")
         rep.add(
             "weights-not-normalized",
-            f"{title('weights-not-normalized')}: row sums range over "
-            f"{sums.min():.4g} .. {sums.max():.4g}",
+            f"{title('weights-not-normalized')}: row sums range over {span}",
             repro.mismatch(kern, CORRECT, False, ctx.imp),
         )
         return None
@@ -325,6 +331,13 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
         repro.mismatch(kern, CORRECT, False, ctx.imp),
     )
     return None
+
+
+def _span(sums: Array) -> str:
+    """`0.99971 .. 1.0002`: the range of the row sums, with the digits that show it is not 1."""
+    off = float(np.max(np.abs(sums - 1.0)))
+    digits = max(4, int(np.ceil(-np.log10(off))) + 2) if 0 < off < 1 else 4
+    return f"{sums.min():.{digits}g} .. {sums.max():.{digits}g}"
 
 
 def _row_sums(kern: Kernel, probes: list[Probe]) -> Array | None:
@@ -461,7 +474,8 @@ def _diagnose_causal(
         rep.check(name, "fail", f"matches the known bug: {hit.detail}")
         msg = f"{title(hit.id)}; the causal output{via} matches {hit.detail}"
         if hit.id == "causal-mask-multiplied" and not kern.wide:
-            msg += " (or a fill too small for float32 to tell from 0, such as -1e-12)"
+            tiny = "-1e-12" if kern.lp.name == "float32" else "-1e-6"
+            msg += f" (or a fill too small for {kern.lp.name} to tell from 0, such as {tiny})"
         how = repro.leak(kern, ctx.imp) if leaks else ""
         rep.add(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True, ctx.imp))
         return False

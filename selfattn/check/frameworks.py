@@ -80,6 +80,30 @@ def precision(dtype: str) -> Precision:
     return FLOAT32
 
 
+def rounded_inside(out: np.ndarray) -> Precision | None:
+    """The half precision a wide output was rounded to inside the target, or None.
+
+    Published modules cast to half for the matmuls and back to the input's dtype at the end
+    (`.half()` ... `.to(dtype)`): the output says float64, but every value is a float16 (or a
+    bfloat16). A value computed in float32 or float64 lands on the half grid by chance once in
+    2^13 at best, so a whole output of fractions there is no accident. Outputs of whole
+    numbers or one repeated value say nothing.
+    """
+    x = np.asarray(out, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    if x.size < 4 or np.all(x == np.round(x)) or np.all(x == x[0]):
+        return None
+    single = x.astype(np.float32)
+    if np.any(single != x):
+        return None
+    if np.all(single.view(np.uint32) & 0xFFFF == 0):  # bfloat16: the top half of a float32
+        return BFLOAT16
+    with np.errstate(over="ignore"):
+        if np.all(x.astype(np.float16) == x):
+            return FLOAT16
+    return None
+
+
 # -- handing arrays over ---------------------------------------------------------------------
 
 FRAMEWORKS = ("torch", "jax", "tinygrad", "mlx")

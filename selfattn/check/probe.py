@@ -23,10 +23,11 @@ from .frameworks import (
     layout_text,
     materialize,
     precision,
+    rounded_inside,
     summarize,
     to_layout,
 )
-from .reference import CORRECT, FLOAT32, Variant, tolerance
+from .reference import CORRECT, FLOAT32, Precision, Variant, tolerance
 
 __all__ = ["CallFailed", "summarize"]
 
@@ -280,6 +281,9 @@ class Kernel:
         self.lp = FLOAT32  # the precision tolerances are measured in
         self.always_causal = False  # no flag, but the kernel masks the future by itself
         self.last_lp = FLOAT32
+        # the half precision a float32/64 output was rounded to inside, on the first call
+        self.rounded: Precision | None = None
+        self.last_rounded: Precision | None = None
         self.wide = True
         self.reference: Variant = CORRECT
         self.square_only = False  # every batched call fails: written for one (n, d) sequence
@@ -370,9 +374,14 @@ class Kernel:
         qs, ks, vs = (b.floats(to_layout(x, lay)) for x in (q, k, v))
         args, kwargs = self._bind(qs, ks, vs, extra)
         raw = self.runner(*args, **kwargs)
+        out = to_numpy(raw, (*q.shape[:-1], v.shape[-1]), lay)
         self.last_lp = precision(self.runner.last_dtype)
-        self.wide = "64" in self.runner.last_dtype  # float64 out: likely float64 inside
-        return to_numpy(raw, (*q.shape[:-1], v.shape[-1]), lay)
+        self.last_rounded = None
+        if self.last_lp is FLOAT32 and (inside := rounded_inside(out)) is not None:
+            self.last_lp, self.last_rounded = inside, inside
+        # float64 out and not rounded to half on the way: likely float64 inside
+        self.wide = "64" in self.runner.last_dtype and self.last_rounded is None
+        return out
 
     def call_text(
         self, causal: bool, q: str = "q", k: str = "k", v: str = "v", masked: bool = False
@@ -435,6 +444,20 @@ class Kernel:
             return "mask = " + wrap.format(f"{lib}.where({keep}, 0.0, -{lib}.inf)")
         return "mask = " + wrap.format(keep)
 
+    def weights_rounded(self, q: np.ndarray, k: np.ndarray) -> Precision | None:
+        """The half precision the weights are rounded to inside a wide kernel, or None.
+
+        With the identity for v the output is the weights themselves: a kernel that rounds
+        them to float16 and multiplies by v in float32 shows the half grid only here.
+        """
+        if self.last_lp is not FLOAT32 or q.shape[0] != q.shape[1]:
+            return None
+        try:
+            self.call(q, k, np.eye(q.shape[0]))
+        except CallFailed:
+            return None
+        return self.last_rounded
+
     def mixes(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, out: np.ndarray) -> bool:
         """Whether outputs depend on other positions: false when the layout put the positions
         on an axis the kernel treats as batch or heads."""
@@ -486,7 +509,8 @@ def connect(
             except CallFailed as exc:
                 failures.append((f"{backend.label} {to_layout(q, lay).shape}", str(exc)))
                 continue
-            kern.lp = kern.last_lp
+            kern.lp, kern.rounded = kern.last_lp, kern.last_rounded or kern.weights_rounded(q, k)
+            kern.lp = kern.rounded or kern.lp
             kern.layout_forced = layout is not None
             if layout or kern.mixes(q, k, v, out):
                 return kern

@@ -27,6 +27,10 @@ class Precision:
     def eps(self) -> float:
         return float(np.finfo(self.dtype).eps) * self.factor
 
+    @property
+    def name(self) -> str:
+        return "bfloat16" if self.factor > 1 else np.dtype(self.dtype).name
+
 
 FLOAT32 = Precision()
 FLOAT16 = Precision(np.float16)

@@ -128,6 +128,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_renorm_mask.py": ("attention", {"nonfinite-extreme"}, 1),
     "torch_split_kv_merge.py": ("attention", set(), 0),
     "torch_split_kv_unscaled.py": ("attention", {"split-combine-unscaled"}, 1),
+    # float16 inside, float64 out, and a causal buffer with no flag (GPT-2 style)
+    "torch_gpt2_half_inside.py": ("attn", set(), 0),
+    "torch_gpt2_half_mask_multiplied.py": ("attn", {"causal-mask-multiplied"}, 1),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),
