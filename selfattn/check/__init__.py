@@ -70,7 +70,8 @@ def check(
                 raise TargetError(f"{name} is not callable ({type(fn).__name__})")
             sig = read_signature(fn)
             rep.called_as = f"{call_name}{sig.text}" if sig.text else None
-            _eval_mode(fn, rep)
+            if _eval_mode(fn, rep):  # the reproductions must run it the same way
+                imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
             how = Calling(layout, dict(args or {}))
             _dispatch(fn, runner, sig, kind or sig.kind, rep, imp, call_name, how)
         except TargetError as exc:
@@ -125,15 +126,23 @@ class Calling:
     args: dict[str, Any]
 
 
-def _eval_mode(fn: Any, rep: Report) -> None:
-    """An nn.Module in training mode would apply dropout: check it as it runs in inference."""
-    modules = getattr(fn, "modules", None)
-    if getattr(fn, "training", False) is not True or not callable(modules):
-        return
+def _eval_mode(fn: Any, rep: Report) -> bool:
+    """An nn.Module in training mode would apply dropout: check it as it runs in inference.
+
+    The target may be the module or one of its methods (Hugging Face's `attn._attn`), whose
+    dropout is the module's.
+    """
+    module = getattr(fn, "__self__", fn)
+    modules = getattr(module, "modules", None)
+    if getattr(module, "training", False) is not True or not callable(modules):
+        return False
     layers: Any = modules()
-    if any("Dropout" in type(m).__name__ for m in layers):
-        fn.eval()
-        rep.notes.append("the module was switched to eval mode (no dropout) for the check")
+    if not any("Dropout" in type(m).__name__ for m in layers):
+        return False
+    module.eval()
+    whose = "the module" if module is fn else f"the module of {fn.__name__}"
+    rep.notes.append(f"{whose} was switched to eval mode (no dropout) for the check")
+    return True
 
 
 def _dispatch(

@@ -70,7 +70,9 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
             f"a correct one is carried by {said}"
         )
     for param in kern.masks.values():
-        if param.form == "padding" and param.kind != "unusable":
+        # a kernel causal by itself takes any mask argument as padding (Hugging Face's
+        # `attention_mask`): it cannot carry the causal mask, so padded keys are checked
+        if (param.form == "padding" or kern.always_causal) and param.kind != "unusable":
             _diagnose_padding(ctx, param.name, base)
     usable = [d for d in drivers if kern.masks.get(d) is None or kern.masks[d].kind != "ignored"]
     kern.drive((carriers or usable or [None])[0])
@@ -159,7 +161,8 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
             keep = PADDED(n)
             v = p.v.copy()
             v[keep] = 0.0  # the output is then the weights on the padded keys times their values
-            padding = make_mask(kern.mask_kind or "keep", keep)
+            square = np.broadcast_to(keep, (n, n)) if kern.mask_form != "padding" else keep
+            padding = make_mask(kern.mask_kind or "keep", square)
             try:
                 leaked = kern.call(p.q, p.k, v, mask=padding)
                 outs.append(kern.call(p.q, p.k, p.v, mask=padding))
@@ -180,7 +183,8 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
                 )
                 return
         rep.check(check_name, "pass", shapes(ctx.probes, outs))
-        if base is not None and not matches(masked(base, "padded"), ctx.probes, outs, kern.lp):
+        keep = "causal-padded" if kern.always_causal else "padded"
+        if base is not None and not matches(masked(base, keep), ctx.probes, outs, kern.lp):
             rep.check(f"attention over the unpadded keys (`{name}`)", "fail")
             rep.add(
                 "wrong-output",
@@ -258,11 +262,11 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
         rep.check(name, "pass", shapes(probes, plain))
         return kern.reference
     candidates: list[Variant] = []
-    if kern.has_causal:  # a flag that cannot be turned off
+    if kern.sig.flag is not None:  # a flag that cannot be turned off
         candidates.append(
             Variant("causal-flag-ignored", "causal even with the flag off", keep="causal")
         )
-    else:  # no flag or mask: the kernel may mask the future by itself
+    else:  # no flag: the kernel may mask the future by itself, a mask argument adding to it
         candidates += [CAUSAL, *causal_bugs(CORRECT)]
     candidates += NONCAUSAL_BUGS
     hit = next((v for v in candidates if matches(v, probes, plain, kern.lp)), None)

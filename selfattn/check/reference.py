@@ -89,6 +89,8 @@ KEEP: dict[str, Callable[[int], Array]] = {
     "no-diagonal": lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),
     # a key-padding mask: the last third of the keys padded, at least one
     "padded": lambda n: np.arange(n) < n - max(1, n // 3),
+    # both: a kernel causal by itself, given a padding mask
+    "causal-padded": lambda n: np.tril(np.ones((n, n), dtype=bool)) & KEEP["padded"](n),
 }
 
 

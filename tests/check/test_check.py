@@ -131,6 +131,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # float16 inside, float64 out, and a causal buffer with no flag (GPT-2 style)
     "torch_gpt2_half_inside.py": ("attn", set(), 0),
     "torch_gpt2_half_mask_multiplied.py": ("attn", {"causal-mask-multiplied"}, 1),
+    # a method of a module in training mode; causal by itself, `attention_mask` for padding
+    "torch_gpt2_eager_attn.py": ("gpt2._attn", set(), 0),
+    "torch_gpt2_eager_mask_dropped.py": ("gpt2._attn", {"padding-mask-leak"}, 1),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),

@@ -350,6 +350,30 @@ def test_9_mask_multiplied_in_half_is_the_leak_not_the_sums() -> None:
     assert "float16 to tell from 0" in report.errors[0].message
 
 
+# -- 10. a method of a module, causal by itself, with a padding mask ------------------------
+
+
+@needs_torch
+def test_10_method_of_a_module_in_training_runs_without_dropout() -> None:
+    method = load("torch_gpt2_eager_attn.py", "gpt2._attn")
+    assert method.__self__.training
+    report = check(method)
+    assert not method.__self__.training and "eval mode" in notes(report), notes(report)
+    assert report.ok, str(report)
+
+
+@needs_torch
+def test_10_mask_argument_of_a_causal_kernel_is_checked_as_padding() -> None:
+    """A kernel causal by itself with a mask argument is not a flag stuck on: its mask adds
+    padding, a `head_mask` is no mask over positions, and a mask it drops is named."""
+    report = check(load("torch_gpt2_eager_attn.py", "gpt2._attn"))
+    said = notes(report)
+    assert "masks the future by itself" in said and "head_mask" not in said, said
+    assert any(c.name.startswith("padded keys (`attention_mask`)") for c in report.checks)
+    dropped = check(load("torch_gpt2_eager_mask_dropped.py", "gpt2._attn"))
+    assert dropped.ids == ["padding-mask-leak"], str(dropped)
+
+
 # -- speed ----------------------------------------------------------------------------------
 
 

@@ -1,0 +1,28 @@
+"""Buggy (torch): the GPT-2-style `_attn` of torch_gpt2_eager_attn.py after a refactor that
+lost the line adding `attention_mask`. The built-in causal mask still works, so generation
+looks right; but padded keys get weight, and a batch's outputs change with its padding."""
+
+import torch
+from torch import nn
+
+
+class GPT2Attention(nn.Module):
+    def __init__(self, n_positions: int = 64, p_drop: float = 0.1):
+        super().__init__()
+        keep = torch.tril(torch.ones(n_positions, n_positions, dtype=torch.bool))
+        self.register_buffer("bias", keep[None, None], persistent=False)
+        self.attn_dropout = nn.Dropout(p_drop)
+
+    def _attn(self, query, key, value, attention_mask=None, head_mask=None):
+        scores = query @ key.transpose(-1, -2) / value.size(-1) ** 0.5
+        t_q, t_k = query.size(-2), key.size(-2)
+        causal = self.bias[:, :, t_k - t_q : t_k, :t_k]
+        lowest = torch.tensor(torch.finfo(scores.dtype).min, dtype=scores.dtype)
+        scores = torch.where(causal, scores, lowest)  # BUG: attention_mask is never added
+        weights = self.attn_dropout(scores.softmax(dim=-1).type(value.dtype))
+        if head_mask is not None:
+            weights = weights * head_mask
+        return weights @ value, weights
+
+
+gpt2 = GPT2Attention()
