@@ -36,6 +36,8 @@ K_NAMES = ("k", "key", "keys", "xk")
 V_NAMES = ("v", "value", "values", "xv")
 FLAG_NAMES = ("causal", "is_causal")
 MASK_NAMES = ("mask", "attn_mask", "attention_mask")
+# added to the scores like an additive mask (xformers, flash-attn's reference, flax)
+BIAS_NAMES = ("bias", "attn_bias", "attention_bias")
 SCALE_NAMES = ("scale", "scaling", "softmax_scale", "sm_scale")
 
 
@@ -165,11 +167,14 @@ class Signature:
 
 
 def is_mask_name(name: str) -> bool:
-    """`mask`, `attn_mask`, `key_padding_mask`: not a dropout mask, a query mask or a head mask
-    (Hugging Face's `head_mask` scales whole heads, not positions)."""
+    """`mask`, `attn_mask`, `key_padding_mask`, `attn_bias`: not a dropout mask (`drop_mask`
+    multiplies the weights after softmax by design), a query mask or a head mask (Hugging
+    Face's `head_mask` scales whole heads, not positions)."""
     low = name.lower()
-    return low in MASK_NAMES or (
-        "mask" in low and not any(other in low for other in ("dropout", "query", "head"))
+    return (
+        low in MASK_NAMES
+        or low in BIAS_NAMES
+        or ("mask" in low and not any(other in low for other in ("drop", "query", "head")))
     )
 
 

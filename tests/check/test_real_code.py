@@ -374,6 +374,26 @@ def test_10_mask_argument_of_a_causal_kernel_is_checked_as_padding() -> None:
     assert dropped.ids == ["padding-mask-leak"], str(dropped)
 
 
+# -- 11. which parameters are masks ----------------------------------------------------------
+
+
+def test_11_mask_names() -> None:
+    from selfattn.check.probe import is_mask_name
+
+    masks = ("mask", "attn_mask", "key_padding_mask", "attention_mask", "attn_bias", "bias")
+    others = ("drop_mask", "dropout_mask", "query_padding_mask", "head_mask", "scale", "p")
+    assert [n for n in masks if not is_mask_name(n)] == []
+    assert [n for n in others if is_mask_name(n)] == []
+
+
+@needs_torch
+def test_11_causal_mask_through_attn_bias_and_a_dropout_mask() -> None:
+    report = check(load("torch_bias_and_drop_mask.py", "ref_attention"))
+    assert report.ok, str(report)
+    passed = {c.name for c in report.checks if c.status == "pass"}
+    assert "causal mask applied as in the reference" in passed, str(report)
+
+
 # -- speed ----------------------------------------------------------------------------------
 
 
