@@ -72,7 +72,7 @@ def check(
             rep.called_as = f"{call_name}{sig.text}" if sig.text else None
             if _eval_mode(fn, rep):  # the reproductions must run it the same way
                 imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
-            how = Calling(layout, dict(args or {}))
+            how = Calling(layout, {**_no_dropout(sig), **(args or {})})
             _dispatch(fn, runner, sig, kind or sig.kind, rep, imp, call_name, how)
         except TargetError as exc:
             rep.error = str(exc)
@@ -124,6 +124,12 @@ class Calling:
 
     layout: str | None
     args: dict[str, Any]
+
+
+def _no_dropout(sig: Any) -> dict[str, Any]:
+    """A dropout probability above 0 by default is passed as 0, unless the caller chose one:
+    a kernel is checked as it runs in inference, as a module is switched to eval mode."""
+    return {} if sig.dropout is None else {sig.dropout: 0.0}
 
 
 def _eval_mode(fn: Any, rep: Report) -> bool:

@@ -80,7 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         work(args)  # does not return
     report = run_child(args)
-    print(report.to_json() if args.json else report.to_text())
+    try:
+        print(report.to_json() if args.json else report.to_text(), flush=True)
+    except BrokenPipeError:  # `selfattn check ... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return report.exit_status
 
 

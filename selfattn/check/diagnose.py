@@ -33,11 +33,14 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
     """Run every kernel check on `kern`, adding checks and findings to `rep`."""
     rep.kind = "kernel"
     rep.backend = f"{kern.backend.label} inputs"
+    ctx = Ctx(kern, rep, imp, make_probes())
+    if _random(ctx):
+        _say_how_called(kern, rep)
+        return  # every comparison, the masks' probes too, would be with noise
     drivers, mask_notes = _probe_masks(kern)
     _say_how_called(kern, rep)
     rep.notes += mask_notes
     kern.drive(drivers[0] if drivers else None)
-    ctx = Ctx(kern, rep, imp, make_probes())
     plain = gather(kern, ctx.probes, causal=False)
     _failures(ctx, plain)
     base = _diagnose_plain(ctx, plain)
@@ -82,6 +85,31 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
     stress.long_key(ctx)
 
 
+def _random(ctx: Ctx) -> bool:
+    """Whether two calls on the same inputs give different outputs (dropout left on)."""
+    kern, rep, p = ctx.kern, ctx.rep, ctx.probes[0]
+    try:
+        first, again = kern.call(p.q, p.k, p.v), kern.call(p.q, p.k, p.v)
+    except CallFailed:
+        return False  # said by the checks that run every shape
+    moved = float(np.nanmax(np.abs(again - first), initial=0.0))
+    if moved <= tolerance(p.q, p.k, p.v, kern.lp):
+        rep.check("same output for the same input", "pass")
+        return False
+    n, d = p.shape
+    detail = f"by up to {moved:.3g} on {n}x{d} inputs"
+    rep.check("same output for the same input", "fail", f"two calls differ {detail}")
+    lines = [
+        *repro.head(kern, ctx.imp),
+        *repro.random_inputs(kern, 0, n, d),
+        f"a = {kern.call_text(False)}",
+        f"b = {kern.call_text(False)}",
+        "print(abs(a - b).max())  # the same inputs: should be 0",
+    ]
+    rep.add("random-output", f"{title('random-output')}: {detail}", "\n".join(lines))
+    return True
+
+
 def _say_how_called(kern: Kernel, rep: Report) -> None:
     """Notes on the layout, the argument binding and the extra arguments used."""
     if kern.rounded is not None:
@@ -99,8 +127,12 @@ def _say_how_called(kern: Kernel, rep: Report) -> None:
         rep.notes.append(f"q, k, v bound by name to `{'`, `'.join(sig.qkv)}`")
     if sig.scale and sig.scale_required and sig.scale not in kern.args:
         rep.notes.append(f"`{sig.scale}` passed as 1/sqrt(d) of each input")
-    if kern.args:
-        said = ", ".join(f"{k}={v!r}" for k, v in kern.args.items())
+    extra = dict(kern.args)
+    if sig.dropout is not None and extra.get(sig.dropout) == 0:
+        del extra[sig.dropout]
+        rep.notes.append(f"`{sig.dropout}` passed as 0.0 (no dropout) for the check")
+    if extra:
+        said = ", ".join(f"{k}={v!r}" for k, v in extra.items())
         rep.notes.append(f"extra arguments: {said}")
     if kern.reference is not CORRECT:
         rep.notes.append(

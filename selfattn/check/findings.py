@@ -186,6 +186,17 @@ SPECS: tuple[Spec, ...] = (
         "lse_i = m_i + log(l_i), or rescale each l_i and partial output by exp(m_i - m).",
     ),
     Spec(
+        "random-output",
+        "error",
+        "the output is random: two calls on the same inputs differ",
+        "Nothing about the result can be checked, and a model built on it answers differently "
+        "each time it is asked. Dropout left on is the usual cause: `F.dropout` drops unless "
+        "told `training=False`.",
+        "Pass `training=self.training` to `F.dropout` (or use an `nn.Dropout` module and call "
+        "`.eval()` for inference), or take the dropout probability as an argument that "
+        "defaults to 0.",
+    ),
+    Spec(
         "nonfinite-output",
         "error",
         "the output has NaN or inf on ordinary inputs",

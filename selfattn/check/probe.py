@@ -159,6 +159,7 @@ class Signature:
     required: list[str] = field(default_factory=list)  # required, and nothing above fills them
     text: str = ""  # the parameters as text, "(q, k, v, causal=False)", for the report
     by_name: bool = False  # q, k, v are not the first three parameters, in order
+    dropout: str | None = None  # a dropout probability with a default above 0
 
     @property
     def mask(self) -> str | None:
@@ -209,6 +210,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         if is_mask_name(n) and n not in (qkv or ())
     ]
     scale = next((n for n in SCALE_NAMES if n in names), None)
+    dropout = next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
     known = {*(qkv or ()), flag, scale, *(m.name for m in masks)}
     needed = [p.name for p in params if p.default is p.empty and p.name in names]
     if len(required) >= 3 or all(found) or (len(pos) >= 3 and not varargs):
@@ -228,7 +230,14 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         [n for n in needed if n not in known] if qkv is not None else [],
         str(sig),
         qkv is not None and list(qkv) != [p.name for p in pos[:3]],
+        dropout,
     )
+
+
+def _dropout_default(name: str, default: Any) -> bool:
+    """`dropout_p=0.1`, `attn_drop=0.1`: a probability of dropping, on unless set to 0."""
+    number = isinstance(default, int | float) and not isinstance(default, bool)
+    return "drop" in name.lower() and not is_mask_name(name) and number and 0 < default < 1
 
 
 # -- the mask convention ---------------------------------------------------------------------

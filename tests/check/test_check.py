@@ -136,6 +136,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_gpt2_eager_mask_dropped.py": ("gpt2._attn", {"padding-mask-leak"}, 1),
     # the causal mask as an additive `attn_bias`; `drop_mask` is dropout, after softmax
     "torch_bias_and_drop_mask.py": ("ref_attention", set(), 0),
+    # dropout: a probability argument is passed as 0; dropout that is always on is random
+    "torch_dropout_p_argument.py": ("attention", set(), 0),
+    "torch_dropout_always_on.py": ("attention", {"random-output"}, 1),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),
