@@ -132,9 +132,21 @@ def test_an_import_the_browser_could_not_load_is_a_build_error(static, line, err
         builder.static_imports("js/entry.js")
 
 
+@pytest.mark.parametrize("edited", [False, True])
 def test_the_policy_allows_the_inline_script_and_stylesheet_by_their_hashes_and_nothing_else(
-    tmp_path,
+    tmp_path, monkeypatch, edited
 ):
+    """`edited`: the sources change each time they are read, as an edit landing while the
+    server builds: the policy must still allow the text the pages hold."""
+    if edited:
+        for name in ("inline_script", "stylesheet"):
+            reads = iter(range(1, 100))
+            original = getattr(builder, name)
+            monkeypatch.setattr(
+                builder,
+                name,
+                lambda original=original, reads=reads: f"{original()}/*{next(reads)}*/",
+            )
     server = make_server("127.0.0.1", 0, tmp_path / "site", watch=False)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

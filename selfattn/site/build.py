@@ -110,14 +110,14 @@ def _source(text: str) -> str:
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
-def script_hashes() -> list[str]:
-    """The policy's sources for the inline script: ["'sha256-…'"]."""
-    return [_source(inline_script())]
+@dataclass(frozen=True)
+class Built:
+    """What a build wrote: its pages, and the policy sources ("'sha256-…'") that allow the
+    inline script and stylesheet exactly as they went into them."""
 
-
-def style_hashes() -> list[str]:
-    """The policy's sources for the inline stylesheet: ["'sha256-…'"]."""
-    return [_source(stylesheet())]
+    pages: list[Path]
+    scripts: list[str]
+    styles: list[str]
 
 
 def figure_modules() -> dict[str, str]:
@@ -326,8 +326,8 @@ def page_data(head: Head, numbers: dict[str, str], lang: str, content: Path = CO
     }
 
 
-def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[Path]:
-    """Write the site into `out` (replacing what was there); return the pages.
+def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built:
+    """Write the site into `out` (replacing what was there); return what it wrote.
 
     `content` holds each language's Markdown, figures.json and predictions.json;
     the tests build a small sample site from their own.
@@ -386,4 +386,6 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> list[
     if len(firsts) != 1:
         raise BuildError(f"the languages open with different figures: {sorted(firsts)}")
     write_chunks(out / "static", list(firsts.pop()))
-    return pages
+    # hashed from the text the pages hold, not read again: an edit landing meanwhile would
+    # give a policy that refuses this build's inline script until the next one
+    return Built(pages, [_source(script)], [_source(sheet)])

@@ -29,7 +29,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .build import CONTENT, SITE, STATIC, TEMPLATES, BuildError, build, script_hashes, style_hashes
+from .build import CONTENT, SITE, STATIC, TEMPLATES, BuildError, build
 
 TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -100,7 +100,7 @@ class Site:
         self.built_at = _stamp(self.sources)  # before: an edit during the build shows next time
         fresh = Path(tempfile.mkdtemp(prefix=f"{self.link.name}-", dir=self.link.parent))
         try:
-            build(fresh, content=self.content)
+            built = build(fresh, content=self.content)
         except Exception as err:  # a half-saved source must not take the server down
             shutil.rmtree(fresh, ignore_errors=True)
             if not self.readers:
@@ -110,8 +110,8 @@ class Site:
             )
             return
         policy = POLICY.format(
-            scripts=" ".join(["'self'", *script_hashes()]),
-            styles=" ".join(["'self'", *style_hashes()]),
+            scripts=" ".join(["'self'", *built.scripts]),
+            styles=" ".join(["'self'", *built.styles]),
         )
         link = fresh.with_name(fresh.name + ".link")
         link.symlink_to(fresh, target_is_directory=True)
