@@ -133,7 +133,6 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_gpt2_half_mask_multiplied.py": ("attn", {"causal-mask-multiplied"}, 1),
     # a method of a module in training mode; causal by itself, `attention_mask` for padding
     "torch_gpt2_eager_attn.py": ("gpt2._attn", set(), 0),
-    "torch_gpt2_eager_mask_dropped.py": ("gpt2._attn", {"padding-mask-leak"}, 1),
     # the causal mask as an additive `attn_bias`; `drop_mask` is dropout, after softmax
     "torch_bias_and_drop_mask.py": ("ref_attention", set(), 0),
     # dropout: a probability argument is passed as 0; dropout that is always on is random

@@ -370,8 +370,9 @@ def test_10_mask_argument_of_a_causal_kernel_is_checked_as_padding() -> None:
     said = notes(report)
     assert "masks the future by itself" in said and "head_mask" not in said, said
     assert any(c.name.startswith("padded keys (`attention_mask`)") for c in report.checks)
-    dropped = check(load("torch_gpt2_eager_mask_dropped.py", "gpt2._attn"))
+    dropped = check(load("torch_gpt2_eager_attn.py", "gpt2_refactored._attn"))
     assert dropped.ids == ["padding-mask-leak"], str(dropped)
+    assert "gpt2_refactored.eval()" in dropped.errors[0].repro
 
 
 # -- 11. which parameters are masks ----------------------------------------------------------
