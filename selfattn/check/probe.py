@@ -228,10 +228,17 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         scale,
         scale is not None and names[scale].default is names[scale].empty,
         [n for n in needed if n not in known] if qkv is not None else [],
-        str(sig),
+        _plain_text(sig),
         qkv is not None and list(qkv) != [p.name for p in pos[:3]],
         dropout,
     )
+
+
+def _plain_text(sig: inspect.Signature) -> str:
+    """`(query, key, value, bias=None, *, scale=None)`: the parameters without their type
+    annotations, which make jax.nn.dot_product_attention's six lines long."""
+    bare = [p.replace(annotation=p.empty) for p in sig.parameters.values()]
+    return str(sig.replace(parameters=bare, return_annotation=sig.empty))
 
 
 def _dropout_default(name: str, default: Any) -> bool:

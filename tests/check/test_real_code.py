@@ -432,6 +432,21 @@ def test_12_a_closed_pipe_ends_the_report_quietly() -> None:
     assert "Traceback" not in err, err
 
 
+# -- 13. the report names the call without type annotations --------------------------------
+
+
+def annotated(q: np.ndarray, k: np.ndarray, v: np.ndarray, *, causal: bool = False) -> np.ndarray:
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    if causal:
+        s = np.where(np.tril(np.ones(s.shape, dtype=bool)), s, -np.inf)
+    return _softmax(s) @ v
+
+
+def test_13_the_call_is_named_without_annotations() -> None:
+    """jax.nn.dot_product_attention's annotations made its one line six."""
+    assert check(annotated).called_as == "annotated(q, k, v, *, causal=False)"
+
+
 # -- speed ----------------------------------------------------------------------------------
 
 
