@@ -135,9 +135,9 @@ def _say_how_called(kern: Kernel, rep: Report) -> None:
         said = ", ".join(f"{k}={v!r}" for k, v in extra.items())
         rep.notes.append(f"extra arguments: {said}")
     if kern.reference is not CORRECT:
-        rep.notes.append(
-            f"the reference uses the scale passed as `{sig.scale}`: {kern.reference.detail}"
-        )
+        passed = [f"`{n}`" for n in (sig.scale, sig.softcap) if n and n in kern.args]
+        said = f"the {' and '.join(passed)} passed" if passed else "the kernel's defaults"
+        rep.notes.append(f"the reference follows {said}: {kern.reference.detail}")
 
 
 def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:

@@ -8,8 +8,8 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -39,6 +39,7 @@ MASK_NAMES = ("mask", "attn_mask", "attention_mask")
 # added to the scores like an additive mask (xformers, flash-attn's reference, flax)
 BIAS_NAMES = ("bias", "attn_bias", "attention_bias")
 SCALE_NAMES = ("scale", "scaling", "softmax_scale", "sm_scale")
+SOFTCAP_NAMES = ("softcap", "softcapping", "logit_softcapping", "attn_logit_softcapping")
 
 
 class TargetError(Exception):
@@ -160,6 +161,8 @@ class Signature:
     text: str = ""  # the parameters as text, "(q, k, v, causal=False)", for the report
     by_name: bool = False  # q, k, v are not the first three parameters, in order
     dropout: str | None = None  # a dropout probability with a default above 0
+    softcap: str | None = None  # the parameter that soft-caps the scores (Gemma 2)
+    softcap_default: Any = None
 
     @property
     def mask(self) -> str | None:
@@ -211,6 +214,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     ]
     scale = next((n for n in SCALE_NAMES if n in names), None)
     dropout = next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
+    softcap = next((n for n in SOFTCAP_NAMES if n in names), None)
     known = {*(qkv or ()), flag, scale, *(m.name for m in masks)}
     needed = [p.name for p in params if p.default is p.empty and p.name in names]
     if len(required) >= 3 or all(found) or (len(pos) >= 3 and not varargs):
@@ -231,7 +235,13 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         _plain_text(sig),
         qkv is not None and list(qkv) != [p.name for p in pos[:3]],
         dropout,
+        softcap,
+        names[softcap].default if softcap else None,
     )
+
+
+def _number(x: Any) -> TypeGuard[int | float]:
+    return isinstance(x, int | float) and not isinstance(x, bool)
 
 
 def _plain_text(sig: inspect.Signature) -> str:
@@ -243,8 +253,9 @@ def _plain_text(sig: inspect.Signature) -> str:
 
 def _dropout_default(name: str, default: Any) -> bool:
     """`dropout_p=0.1`, `attn_drop=0.1`: a probability of dropping, on unless set to 0."""
-    number = isinstance(default, int | float) and not isinstance(default, bool)
-    return "drop" in name.lower() and not is_mask_name(name) and number and 0 < default < 1
+    return (
+        "drop" in name.lower() and not is_mask_name(name) and _number(default) and 0 < default < 1
+    )
 
 
 # -- the mask convention ---------------------------------------------------------------------
@@ -312,9 +323,13 @@ class Kernel:
         self.reference: Variant = CORRECT
         self.square_only = False  # every batched call fails: written for one (n, d) sequence
         user_scale = self.args.get(sig.scale) if sig.scale else None
-        if isinstance(user_scale, int | float) and not isinstance(user_scale, bool):
+        if _number(user_scale):
             detail = f"softmax({user_scale:g} q k^T) v"
             self.reference = Variant(None, detail, "alpha", p=user_scale)
+        cap = self.args.get(sig.softcap, sig.softcap_default) if sig.softcap else None
+        if _number(cap) and cap > 0:  # 0 or None: no capping, as in flash-attn and Gemma
+            detail = f"{self.reference.detail}, the scores s capped as {cap:g} tanh(s / {cap:g})"
+            self.reference = replace(self.reference, detail=detail, cap=float(cap))
 
     @property
     def mask_kind(self) -> str | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -107,6 +107,7 @@ class Variant:
     fill: float = 0.0
     p: float = 1.0  # parameter of the score function
     features: bool = False  # v @ softmax(q^T k / sqrt d): attention over features
+    cap: float = 0.0  # logit soft-capping (Gemma 2): scores s become cap * tanh(s / cap)
 
     def run(self, q: Array, k: Array, v: Array, dtype: type = np.float64) -> Array | None:
         """The output on (n, d) inputs, computed in `dtype`, as float64; None if undefined."""
@@ -118,6 +119,8 @@ class Variant:
             s = SCORES[self.scores](q, k, self.p)
             if s is None or s.shape != (q.shape[0], k.shape[0]):
                 return None
+            if self.cap > 0:
+                s = dtype(self.cap) * np.tanh(s / dtype(self.cap))
             keep = KEEP[self.keep](s.shape[0]) if self.keep else None
             if keep is not None and self.how == "inf":
                 s = np.where(keep, s, dtype(-np.inf))
@@ -180,7 +183,7 @@ def causal_bugs(base: Variant, fill: float | None = None) -> tuple[Variant, ...]
     """
 
     def on(id_: str, detail: str, keep: str, how: str = "inf", value: float = 0.0) -> Variant:
-        return Variant(id_, detail, base.scores, base.norm, keep, how, value, base.p, base.features)
+        return replace(base, id=id_, detail=detail, keep=keep, how=how, fill=value)
 
     found = (
         (
@@ -210,9 +213,7 @@ def causal_bugs(base: Variant, fill: float | None = None) -> tuple[Variant, ...]
 
 def masked(base: Variant, keep: str | None = "causal") -> Variant:
     """`base` under a correct -inf mask: the causal reference for a kernel whose base is legit."""
-    return Variant(
-        base.id, base.detail, base.scores, base.norm, keep, "inf", 0.0, base.p, base.features
-    )
+    return replace(base, keep=keep, how="inf", fill=0.0)
 
 
 @dataclass(frozen=True)

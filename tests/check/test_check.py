@@ -138,6 +138,8 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # dropout: a probability argument is passed as 0; dropout that is always on is random
     "torch_dropout_p_argument.py": ("attention", set(), 0),
     "torch_dropout_always_on.py": ("attention", {"random-output"}, 1),
+    # logit soft-capping on by default (Gemma 2): the reference caps the scores too
+    "torch_softcap.py": ("attention_capped", set(), 0),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),

@@ -447,6 +447,31 @@ def test_13_the_call_is_named_without_annotations() -> None:
     assert check(annotated).called_as == "annotated(q, k, v, *, causal=False)"
 
 
+# -- 14. logit soft-capping ----------------------------------------------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    ("name", "args", "said"),
+    [
+        ("attention", {"softcap": 5.0}, "the `softcap` passed"),
+        ("attention", {"softcap": 5.0, "scaling": 0.25}, "the `scaling` and `softcap` passed"),
+        ("attention_capped", None, "the kernel's defaults"),
+    ],
+)
+def test_14_softcapped_scores_are_the_reference(name: str, args: Any, said: str) -> None:
+    """Gemma 2's cap is right, not a wrong output; the reference takes it from the call."""
+    report = check(load("torch_softcap.py", name), args=args)
+    assert report.ok, str(report)
+    assert f"the reference follows {said}" in notes(report) and "tanh" in notes(report)
+
+
+@needs_torch
+def test_14_without_its_cap_the_kernel_is_plain_attention() -> None:
+    report = check(load("torch_softcap.py", "attention"))
+    assert report.ok and "tanh" not in notes(report), str(report)
+
+
 # -- speed ----------------------------------------------------------------------------------
 
 
