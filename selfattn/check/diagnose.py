@@ -9,7 +9,7 @@ import numpy as np
 from . import repro, stress, tiles
 from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title, weights
 from .frameworks import LAYOUTS
-from .probe import MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
+from .probe import BIAS_NAMES, MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
 from .reference import (
     CAUSAL,
     CORRECT,
@@ -152,21 +152,22 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
         notes.append(f"causal mask through the flag `{kern.sig.flag}`")
     for param in kern.masks.values():
         probe_mask(kern, param, others)
+        what = "bias" if param.name.lower() in BIAS_NAMES else "mask"
         if param.kind == "unusable":
             notes.append(
-                f"mask argument `{param.name}`: no mask of shape (n, n), (1, 1, n, n) or (1, n) "
+                f"{what} argument `{param.name}`: no mask of shape (n, n), (1, 1, n, n) or (1, n) "
                 "was accepted; not checked"
             )
         elif param.form == "padding":
             notes.append(
-                f"mask argument `{param.name}` is a (batch, n) key-padding mask, assumed "
+                f"{what} argument `{param.name}` is a (batch, n) key-padding mask, assumed "
                 f"{MASK_KINDS[param.kind or 'keep']}: it cannot express causality, so padding "
                 "is checked instead"
             )
         else:
             shape = " of shape (1, 1, n, n)" if param.form == "batched" else ""
             notes.append(
-                f"mask argument `{param.name}`{shape}: assumed {MASK_KINDS[param.kind or 'keep']}"
+                f"{what} argument `{param.name}`{shape}: assumed {MASK_KINDS[param.kind or 'keep']}"
             )
             drivers.append(param.name)
     return drivers, notes

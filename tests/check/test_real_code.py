@@ -393,6 +393,7 @@ def test_11_causal_mask_through_attn_bias_and_a_dropout_mask() -> None:
     assert report.ok, str(report)
     passed = {c.name for c in report.checks if c.status == "pass"}
     assert "causal mask applied as in the reference" in passed, str(report)
+    assert "bias argument `attn_bias`: assumed additive" in notes(report), notes(report)
 
 
 # -- 12. dropout ----------------------------------------------------------------------------
