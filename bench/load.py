@@ -197,6 +197,15 @@ def measure_load(base: str, site: Path, page: str = "index.html") -> list:
     return rows
 
 
+def worst(runs: dict, key: str) -> list[float]:
+    """The median over runs of the longest task (`key` "long") or frame ("frames"), for the
+    page and then for the blank."""
+    return [
+        statistics.median(max(r[key], default=0) for r in runs[which])
+        for which in ("page", "blank")
+    ]
+
+
 def report_load(rows: list, page: str = "index.html") -> None:
     print(
         f"\n## loading on a slow phone ({page}, {PHONE['width']}x{PHONE['height']}, cold cache, "
@@ -218,14 +227,8 @@ def report_load(rows: list, page: str = "index.html") -> None:
         blank = statistics.median(r["first"] for r in runs["blank"])
         every = statistics.median(r["all"] for r in runs["page"])
         long = statistics.median(len(r["long"]) for r in runs["page"])
-        longest, blank_longest = (
-            statistics.median(max(r["long"], default=0) for r in runs[which])
-            for which in ("page", "blank")
-        )
-        frame, blank_frame = (
-            statistics.median(max(r["frames"], default=0) for r in runs[which])
-            for which in ("page", "blank")
-        )
+        longest, blank_longest = worst(runs, "long")
+        frame, blank_frame = worst(runs, "frames")
 
         def trips(ms: float, rtt: float = profile.rtt) -> str:
             return f"{ms / rtt:.1f}" if rtt else "-"
