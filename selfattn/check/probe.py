@@ -548,8 +548,8 @@ def connect(
             except CallFailed as exc:
                 failures.append((f"{backend.label} {to_layout(q, lay).shape}", str(exc)))
                 continue
-            kern.lp, kern.rounded = kern.last_lp, kern.last_rounded or kern.weights_rounded(q, k)
-            kern.lp = kern.rounded or kern.lp
+            kern.rounded = kern.last_rounded or kern.weights_rounded(q, k)
+            kern.lp = kern.rounded or kern.last_lp
             kern.layout_forced = layout is not None
             if layout or kern.mixes(q, k, v, out):
                 return kern
