@@ -216,8 +216,8 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
                 )
                 return
         rep.check(check_name, "pass", shapes(ctx.probes, outs))
-        keep = "causal-padded" if kern.always_causal else "padded"
-        if base is not None and not matches(masked(base, keep), ctx.probes, outs, kern.lp):
+        kept = "causal-padded" if kern.always_causal else "padded"  # a key of KEEP
+        if base is not None and not matches(masked(base, kept), ctx.probes, outs, kern.lp):
             rep.check(f"attention over the unpadded keys (`{name}`)", "fail")
             rep.add(
                 "wrong-output",
