@@ -124,6 +124,31 @@ def test_a_link_lands_on_its_figure_and_stays(browser, site_url, target, width):
     page.context.close()
 
 
+# An observer that never reports and an idle time that never comes: what starts is what the
+# page starts by itself, before any layout has told it what is near the screen.
+SILENT = """
+window.IntersectionObserver = class { observe() {} unobserve() {} disconnect() {} };
+window.requestIdleCallback = () => 0;
+"""
+
+
+@pytest.mark.parametrize(("fragment", "first"), [("", "F01"), ("#F05", "F05"), ("#causal", None)])
+def test_the_first_figure_needed_starts_before_any_layout(browser, site_url, fragment, first):
+    """From the top, F01 is drawn as soon as the page's module runs, not after the observer's
+    first report; a link to a figure starts that one instead, and a link to a heading waits
+    for the observer."""
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    context.add_init_script(SILENT)
+    page = context.new_page()
+    page.goto(site_url + "en/" + fragment)
+    page.wait_for_timeout(500)
+    started = page.evaluate(
+        "[...document.querySelectorAll('figure[data-module]')].filter(f => f.figure).map(f => f.id)"
+    )
+    assert started == ([first] if first else [])
+    context.close()
+
+
 @pytest.mark.parametrize(
     "fragment",
     [

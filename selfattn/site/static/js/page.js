@@ -71,6 +71,10 @@ export function startPage(load) {
   if (anchor) {
     const drawn = anchor.dataset.module ? start(anchor) : Promise.resolve();
     drawn.then(() => requestAnimationFrame(() => anchor.scrollIntoView()));
+  } else if (figures.length) {
+    // read from the top, the first figure is the first one needed: start it now rather than
+    // after the observer's first report, which waits for a whole layout of the page
+    start(figures[0]);
   }
 
   // the rest, one figure per idle moment
