@@ -1,4 +1,4 @@
-"""`selfattn check`: probe an attention kernel or model for the bugs that never raise.
+"""`selfattn check`: probe an attention kernel, layer or model for the bugs that never raise.
 
 from selfattn.check import check
 report = check(my_attention)          # a function of (q, k, v[, causal | mask]), any layout
@@ -21,6 +21,7 @@ import numpy as np
 from .diagnose import check_kernel
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
+from .layer import check_layer, find_projections
 from .model import check_model
 from .probe import Runner, TargetError, Timeout, connect, read_signature, summarize
 from .report import Check, Finding, Report
@@ -44,9 +45,11 @@ def check(
 ) -> Report:
     """Probe `fn` and return a Report; never raises because of what `fn` does.
 
-    kind: "kernel" (q, k, v[, causal | mask]) or "model" (token ids -> vectors); by default
-    read from the signature, else tried in that order. `timeout` bounds each call and
-    `budget` the whole check; a call that does not return in time gives verdict "error".
+    kind: "kernel" (q, k, v[, causal | mask]), "layer" (hidden states x -> x, through its own
+    q, k, v projections) or "model" (token ids -> vectors); by default read from the
+    signature and the module's attributes, else kernel and model tried in that order.
+    `timeout` bounds each call and `budget` the whole check; a call that does not return in
+    time gives verdict "error".
     `layout` ("nd", "bnd", "bhnd" or "bnhd") forces how inputs are shaped instead of probing;
     `args` are extra keyword arguments for every call, e.g. {"scaling": 0.125, "module": None}.
     `name` and `import_line` only change how the report names the target.
@@ -73,7 +76,7 @@ def check(
             if _eval_mode(fn, rep):  # the reproductions must run it the same way
                 imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
             how = Calling(layout, {**_no_dropout(sig), **(args or {})})
-            _dispatch(fn, runner, sig, kind or sig.kind, rep, imp, call_name, how)
+            _dispatch(fn, runner, sig, kind or _kind(fn, sig.kind), rep, imp, call_name, how)
         except TargetError as exc:
             rep.error = str(exc)
         except Exception as exc:  # a bug in the checker must still give a clean verdict
@@ -151,6 +154,19 @@ def _eval_mode(fn: Any, rep: Report) -> bool:
     return True
 
 
+def _module_of(fn: Any) -> Any:
+    """The nn.Module a target is, or whose method it is."""
+    return fn if hasattr(fn, "named_modules") else getattr(fn, "__self__", None)
+
+
+def _kind(fn: Any, read: str | None) -> str | None:
+    """A module holding q, k, v projections and called on one input is a layer, not a model
+    of token ids; otherwise what the signature said."""
+    if read == "kernel" or find_projections(_module_of(fn)) is None:
+        return read
+    return "layer"
+
+
 def _dispatch(
     fn: Any,
     runner: Runner,
@@ -163,6 +179,13 @@ def _dispatch(
 ) -> None:
     if kind == "model":
         check_model(fn, runner, rep, imp, name)
+        return
+    if kind == "layer":
+        module = _module_of(fn)
+        proj = find_projections(module)
+        if proj is None:
+            raise TargetError(f"{name} holds no q, k, v projections under a known name")
+        check_layer(fn, module, proj, runner, rep, imp, name)
         return
     try:
         kern = connect(fn, runner, sig, name, how.layout, how.args)

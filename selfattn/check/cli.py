@@ -42,7 +42,9 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("target", help="FILE.py:NAME, a function (or callable object) in FILE.py")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--kind", choices=("kernel", "model"), help="skip guessing from the signature")
+    p.add_argument(
+        "--kind", choices=("kernel", "layer", "model"), help="skip guessing from the signature"
+    )
     p.add_argument(
         "--layout",
         choices=tuple(LAYOUTS),

@@ -186,6 +186,16 @@ SPECS: tuple[Spec, ...] = (
         "lse_i = m_i + log(l_i), or rescale each l_i and partial output by exp(m_i - m).",
     ),
     Spec(
+        "heads-split-wrong",
+        "error",
+        "the heads are split by reshaping (batch, n, C) to (batch, heads, n, head_dim), which "
+        "cuts across positions",
+        "Each head's rows are then pieces of several tokens, so outputs mix positions (the "
+        "future too, under a causal mask), and nothing raises because the sizes agree.",
+        "Split as `t.view(B, T, heads, head_dim).transpose(1, 2)` and join back with "
+        "`.transpose(1, 2).reshape(B, T, C)`.",
+    ),
+    Spec(
         "random-output",
         "error",
         "the output is random: two calls on the same inputs differ",

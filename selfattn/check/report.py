@@ -48,7 +48,7 @@ class Report:
     """Everything `check` learned about one target."""
 
     target: str
-    kind: str | None = None  # "kernel" | "model"
+    kind: str | None = None  # "kernel" | "layer" | "model"
     backend: str | None = None  # e.g. "numpy float64"
     called_as: str | None = None
     notes: list[str] = field(default_factory=list)

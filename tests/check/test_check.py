@@ -140,6 +140,13 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_dropout_always_on.py": ("attention", {"random-output"}, 1),
     # logit soft-capping on by default (Gemma 2): the reference caps the scores too
     "torch_softcap.py": ("attention_capped", set(), 0),
+    # layers with their own projections, called on hidden states x (batch, n, C)
+    "torch_layer_nanogpt.py": ("manual", set(), 0),
+    "torch_layer_vit.py": ("attn", set(), 0),
+    "torch_layer_lecture_head.py": ("head", {"scale-wrong"}, 1),
+    "torch_layer_gpt2_conv1d.py": ("gpt2", {"causal-mask-off-by-one"}, 1),
+    "torch_layer_heads_mixed.py": ("attn", {"heads-split-wrong"}, 1),
+    "torch_layer_softmax_axis.py": ("attend", {"softmax-wrong-axis"}, 1),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),

@@ -473,6 +473,84 @@ def test_14_without_its_cap_the_kernel_is_plain_attention() -> None:
     assert report.ok and "tanh" not in notes(report), str(report)
 
 
+# -- 15. a layer with its own projections, called on hidden states ---------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize(
+    ("file", "name", "said"),
+    [
+        ("torch_layer_nanogpt.py", "manual", "checked as causal: its class is CausalSelfAttention"),
+        ("torch_layer_nanogpt.py", "flash", "checked as causal: its class is CausalSelfAttention"),
+        ("torch_layer_vit.py", "attn", "every position sees the whole sequence"),
+    ],
+)
+def test_15_a_layer_is_checked_against_its_own_weights(file: str, name: str, said: str) -> None:
+    """nanoGPT's CausalSelfAttention was called as a model of token ids and could not be
+    checked at all; a vision transformer's encoder layer sees every patch on purpose."""
+    report = check(load(file, name))
+    assert report.ok and report.kind == "layer", str(report)
+    assert said in notes(report) and "the reference uses the layer's own weights" in notes(report)
+    assert "matches float64 reference attention layer" in str(report)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["half", "bfloat16"])
+def test_15_a_layer_in_half_precision_keeps_its_precision(dtype: str) -> None:
+    layer = getattr(load("torch_layer_nanogpt.py", "manual"), dtype)()
+    report = check(layer)
+    assert report.ok and f"torch {'float16' if dtype == 'half' else dtype}" in str(report.backend)
+
+
+@needs_torch
+def test_15_gpt2_conv1d_weights_are_read_as_in_by_out() -> None:
+    """The same layer with its buffer mended is right: the reference read the Conv1D maps
+    the right way round, and the (output, weights) pair was taken for its output."""
+    layer = load("torch_layer_gpt2_conv1d.py", "gpt2")
+    assert check(layer).ids == ["causal-mask-off-by-one"]
+    layer.bias = torch.tril(torch.ones_like(layer.bias))  # type: ignore[union-attr]
+    assert check(layer).ok
+
+
+@needs_torch
+def test_15_the_reproduction_prints_what_differs(tmp_path: Path) -> None:
+    """The lecture head's reproduction runs as printed and shows numbers other than the
+    expected ones."""
+    imp = "from torch_layer_lecture_head import head"
+    report = check(load("torch_layer_lecture_head.py", "head"), name="head", import_line=imp)
+    (finding,) = report.errors
+    assert finding.id == "scale-wrong" and "32**-0.5" in finding.message
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", finding.repro],
+        capture_output=True,
+        text=True,
+        cwd=CORPUS,
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    got = [float(x) for x in proc.stdout.split("[")[1].split("]")[0].split(",")]
+    expected = [float(x) for x in finding.repro.rsplit("[", 1)[1].rstrip("]").split(",")]
+    assert len(got) == len(expected) == 4
+    assert max(abs(a - b) for a, b in zip(got, expected, strict=True)) > 1e-3
+
+
+@needs_torch
+def test_15_a_module_without_known_projections_is_refused_as_a_layer() -> None:
+    class Mixer(torch.nn.Module):  # type: ignore[name-defined, misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.mix = torch.nn.Linear(4, 4)  # type: ignore[union-attr]
+
+        def forward(self, x: Any) -> Any:
+            return self.mix(x)
+
+    report = check(Mixer(), kind="layer")
+    assert report.verdict == "error"
+    assert "holds no q, k, v projections under a known name" in str(report.error)
+
+
 # -- speed ----------------------------------------------------------------------------------
 
 
