@@ -23,7 +23,16 @@ from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
 from .layer import check_layer, find_projections
 from .model import check_model
-from .probe import Runner, TargetError, Timeout, connect, read_signature, summarize
+from .probe import (
+    Q_NAMES,
+    Runner,
+    TargetError,
+    Timeout,
+    connect,
+    is_mask_name,
+    read_signature,
+    summarize,
+)
 from .report import Check, Finding, Report
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
@@ -76,7 +85,7 @@ def check(
             if _eval_mode(fn, rep):  # the reproductions must run it the same way
                 imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
             how = Calling(layout, {**_no_dropout(sig), **(args or {})})
-            _dispatch(fn, runner, sig, kind or _kind(fn, sig.kind), rep, imp, call_name, how)
+            _dispatch(fn, runner, sig, kind or _kind(fn, sig), rep, imp, call_name, how)
         except TargetError as exc:
             rep.error = str(exc)
         except Exception as exc:  # a bug in the checker must still give a clean verdict
@@ -159,11 +168,12 @@ def _module_of(fn: Any) -> Any:
     return fn if hasattr(fn, "named_modules") else getattr(fn, "__self__", None)
 
 
-def _kind(fn: Any, read: str | None) -> str | None:
-    """A module holding q, k, v projections and called on one input is a layer, not a model
-    of token ids; otherwise what the signature said."""
-    if read == "kernel" or find_projections(_module_of(fn)) is None:
-        return read
+def _kind(fn: Any, sig: Any) -> str | None:
+    """A module holding q, k, v projections is a layer called on hidden states, unless its
+    parameters are named q, k, v; otherwise what the signature said."""
+    named = sig.qkv is not None and sig.qkv[0].lower() in Q_NAMES
+    if named or find_projections(_module_of(fn)) is None:
+        return sig.kind
     return "layer"
 
 
@@ -185,7 +195,10 @@ def _dispatch(
         proj = find_projections(module)
         if proj is None:
             raise TargetError(f"{name} holds no q, k, v projections under a known name")
-        check_layer(fn, module, proj, runner, rep, imp, name)
+        # a layer's second and third parameters are no k and v: a mask among them is a mask
+        given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
+        masks = [n for n in given if is_mask_name(n)]
+        check_layer(module, proj, masks, runner, rep, imp, name)
         return
     try:
         kern = connect(fn, runner, sig, name, how.layout, how.args)

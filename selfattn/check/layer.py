@@ -43,7 +43,8 @@ SEPARATE = (
     ("q", "k", "v"),
 )
 OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out")
-HEADS = ("n_head", "num_heads", "n_heads", "heads", "nh")
+HEADS = ("n_head", "num_heads", "n_heads", "num_attention_heads", "heads", "nh")
+HEAD_SIZES = ("head_dim", "head_size", "attention_head_size", "dim_head", "d_head")
 
 SIZES = ((8, 0), (5, 1), (16, 2))  # (n, seed) of the inputs x compared with the reference
 BATCH = 2
@@ -175,10 +176,13 @@ def find_projections(module: Any) -> Projections | None:
         return None
     q, k, v = found
     inner = q.w.shape[1]
+    counts = [getattr(module, n, None) for n in HEADS]
+    sizes = [getattr(module, n, None) for n in HEAD_SIZES]
+    counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
     heads = next(
         (
             h
-            for h in (getattr(module, n, None) for n in HEADS)
+            for h in counts
             if isinstance(h, int) and h >= 1 and inner % h == 0 and v.w.shape[1] % h == 0
         ),
         1,
@@ -215,14 +219,62 @@ def causal_intent(module: Any) -> str | None:
     return None
 
 
+# How a causal mask may go into a layer's mask argument, as a (1, 1, n, n) tensor: added to
+# the scores (0 or the dtype's lowest value, as Hugging Face's models hand it to eager
+# attention), or boolean, True = may attend (F.scaled_dot_product_attention) or True = hidden.
+MASK_FORMS = ("additive", "keep", "block")
+
+
+@dataclass(frozen=True)
+class CausalMask:
+    """The causal mask handed to the layer's mask argument `param`, in `form`."""
+
+    param: str
+    form: str
+
+    def make(self, n: int, dtype: Any) -> Any:
+        import torch  # pyright: ignore[reportMissingImports]
+
+        keep = torch.ones(n, n, dtype=torch.bool).tril()[None, None]
+        if self.form == "additive":
+            return torch.zeros(1, 1, n, n, dtype=dtype).masked_fill(~keep, torch.finfo(dtype).min)
+        return keep if self.form == "keep" else ~keep
+
+    def text(self, dtype: str) -> list[str]:
+        """The reproductions' `causal(n)`, making the same mask."""
+        keep = "torch.ones(n, n, dtype=torch.bool).tril()[None, None]"
+        made = {
+            "additive": f"torch.zeros(1, 1, n, n, dtype={dtype}).masked_fill(~keep, "
+            f"torch.finfo({dtype}).min)",
+            "keep": "keep",
+            "block": "~keep",
+        }[self.form]
+        return [
+            f"def causal(n):  # the causal mask as `{self.param}` takes it: {self.said}",
+            f"    keep = {keep}",
+            f"    return {made}",
+            "",
+        ]
+
+    @property
+    def said(self) -> str:
+        return {
+            "additive": "added to the scores, 0 or the lowest value",
+            "keep": "boolean, True = may attend",
+            "block": "boolean, True = hidden",
+        }[self.form]
+
+
 class Layer:
-    """A target called as layer(x), x a torch tensor (batch, n, C) in the layer's dtype."""
+    """A target called as layer(x), x a torch tensor (batch, n, C) in the layer's dtype, with
+    a causal mask in its mask argument once one is found to be what makes it causal."""
 
     def __init__(self, runner: Runner, module: Any, proj: Projections) -> None:
         self.runner, self.proj = runner, proj
         param = next(iter(module.parameters()))
         self.dtype = param.dtype
         self.lp = precision(str(self.dtype))
+        self.mask: CausalMask | None = None
 
     def x(self, n: int, seed: int, batch: int = 1) -> Array:
         """The input the reproductions make with torch.randn and this seed, as float64."""
@@ -235,7 +287,9 @@ class Layer:
         """The output for x (batch, n, C) as float64 (batch, n, C_out), or CallFailed."""
         import torch  # pyright: ignore[reportMissingImports]
 
-        out = np.asarray(self.runner(torch.tensor(x, dtype=self.dtype)))
+        given = torch.tensor(x, dtype=self.dtype)
+        extra = {self.mask.param: self.mask.make(x.shape[1], self.dtype)} if self.mask else {}
+        out = np.asarray(self.runner(given, **extra))
         if out.ndim == 2 and x.shape[0] == 1:
             out = out[None]
         if out.ndim != 3 or out.shape[:2] != x.shape[:2]:
@@ -253,8 +307,15 @@ class Layer:
 
 
 def check_layer(
-    fn: Any, module: Any, proj: Projections, runner: Runner, rep: Report, imp: str, name: str
+    module: Any,
+    proj: Projections,
+    masks: list[str],
+    runner: Runner,
+    rep: Report,
+    imp: str,
+    name: str,
 ) -> None:
+    """Check a layer; `masks` are its mask arguments, which may carry its causal mask."""
     layer = Layer(runner, module, proj)
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)
@@ -282,6 +343,15 @@ def check_layer(
     causal = reason is not None or leak is None
     if reason is not None:
         rep.notes.append(f"checked as causal: {reason}")
+        # a layer may leave its mask to the model around it (Hugging Face's eager attention)
+        layer.mask = _mask_that_hides_the_future(layer, masks, x0, tol) if leak else None
+        if layer.mask is not None:
+            leak = None
+            rep.notes.append(
+                f"the causal mask goes in through `{layer.mask.param}` ({layer.mask.said}, "
+                f"(1, 1, n, n)): without it the layer sees the future"
+            )
+            text.mask = layer.mask
     elif causal:
         rep.notes.append("masks the future by itself (no flag, no triangular buffer): causal")
     else:
@@ -359,6 +429,22 @@ def _candidates(causal: bool, proj: Projections) -> list[Suspect]:
     return [*(Suspect(masked(v)) for v in plain), *(Suspect(v) for v in causal_bugs(CORRECT)), *cut]
 
 
+def _mask_that_hides_the_future(
+    layer: Layer, masks: list[str], x: Array, tol: float
+) -> CausalMask | None:
+    """The first mask argument and form under which the layer no longer sees the future."""
+    for param in masks:
+        for form in MASK_FORMS:
+            layer.mask = CausalMask(param, form)
+            try:
+                if _future_leak(layer, x, layer(x), tol) is None:
+                    return layer.mask
+            except CallFailed:
+                continue
+    layer.mask = None
+    return None
+
+
 def _future_leak(layer: Layer, x: Array, out: Array, tol: float) -> tuple[int, int] | None:
     """(row, i): the first output row at or before i that moves when only x after i changes."""
     n = x.shape[1]
@@ -404,6 +490,7 @@ class _Text:
     def __init__(self, name: str, imp: str, width: int, dtype: Any) -> None:
         self.name, self.imp, self.width = name, imp, width
         self.dtype = str(dtype)
+        self.mask: CausalMask | None = None
 
     def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
         return (
@@ -412,12 +499,15 @@ class _Text:
         )
 
     def _head(self) -> list[str]:
+        mask = self.mask.text(self.dtype) if self.mask else []
+        given = f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
         return [
             "import torch",
             self.imp,
             "",
+            *mask,
             "def y(x):  # the output, also when the layer returns a tuple",
-            f"    out = {self.name}(x)",
+            f"    out = {self.name}(x{given})",
             "    return out[0] if isinstance(out, tuple) else out",
             "",
         ]
@@ -443,11 +533,12 @@ class _Text:
         return "\n".join(lines)
 
     def expected(self, x: Array, seed: int, proj: Projections, want: Suspect) -> str:
-        """What the layer should print for its input x (n, C), made with `seed`."""
-        n = x.shape[0]
+        """What the layer should print for its input x (n, C), made with `seed`: a middle
+        row, which a causal mask and the scale both reach (the first row sees one key, the
+        last sees all)."""
+        n, row = x.shape[0], x.shape[0] // 2
         ref = want.run(proj, x)
-        row = ref[-1, :4] if ref is not None else np.zeros(0)
-        shown = ", ".join(f"{v:.4f}" for v in row)
-        lines = [*self._head(), self._x(n, seed), "print(y(x)[0, -1, :4])"]
+        shown = ", ".join(f"{v:.4f}" for v in (ref[row, :4] if ref is not None else ()))
+        lines = [*self._head(), self._x(n, seed), f"print(y(x)[0, {row}, :4])"]
         lines.append(f"# expected ({want.detail}, from the layer's own weights): [{shown}]")
         return "\n".join(lines)

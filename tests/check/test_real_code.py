@@ -512,28 +512,48 @@ def test_15_gpt2_conv1d_weights_are_read_as_in_by_out() -> None:
     assert check(layer).ok
 
 
+def printed_and_expected(repro: str) -> tuple[list[float], list[float]]:
+    """Run a layer's reproduction next to the corpus: the four numbers it prints, and the
+    four its last line says are expected."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = [sys.executable, "-c", repro]
+    proc = subprocess.run(run, capture_output=True, text=True, cwd=CORPUS, env=env, check=True)
+    got = [float(x) for x in proc.stdout.split("[")[1].split("]")[0].split(",")]
+    expected = [float(x) for x in repro.rsplit("[", 1)[1].rstrip("]").split(",")]
+    assert len(got) == len(expected) == 4
+    return got, expected
+
+
 @needs_torch
-def test_15_the_reproduction_prints_what_differs(tmp_path: Path) -> None:
-    """The lecture head's reproduction runs as printed and shows numbers other than the
+def test_15_the_reproduction_prints_what_differs() -> None:
+    """The lecture head's reproduction runs as printed and shows other numbers than the
     expected ones."""
     imp = "from torch_layer_lecture_head import head"
     report = check(load("torch_layer_lecture_head.py", "head"), name="head", import_line=imp)
     (finding,) = report.errors
     assert finding.id == "scale-wrong" and "32**-0.5" in finding.message
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(
-        [sys.executable, "-c", finding.repro],
-        capture_output=True,
-        text=True,
-        cwd=CORPUS,
-        env=env,
-        timeout=60,
-        check=True,
-    )
-    got = [float(x) for x in proc.stdout.split("[")[1].split("]")[0].split(",")]
-    expected = [float(x) for x in finding.repro.rsplit("[", 1)[1].rstrip("]").split(",")]
-    assert len(got) == len(expected) == 4
+    got, expected = printed_and_expected(finding.repro)
     assert max(abs(a - b) for a, b in zip(got, expected, strict=True)) > 1e-3
+
+
+@needs_torch
+def test_15_a_layer_that_leaves_its_mask_to_the_model_is_handed_one() -> None:
+    """Hugging Face's eager layers say `is_causal` and apply only the mask the model builds:
+    alone they see the future, which is no bug of theirs. The check hands them the causal
+    mask, and the reproductions build the same one."""
+    layer = load("torch_layer_mask_from_model.py", "attn")
+    report = check(layer)
+    assert report.ok and "goes in through `attention_mask`" in notes(report), str(report)
+    layer.scaling = 16**-0.5  # the model width, not the head size
+    imp = "from torch_layer_mask_from_model import attn\nattn.scaling = 16**-0.5"
+    (finding,) = check(layer, name="attn", import_line=imp).errors
+    assert finding.id == "scale-wrong"
+    assert "attention_mask=causal(x.shape[1])" in finding.repro
+    got, expected = printed_and_expected(finding.repro)
+    assert max(abs(a - b) for a, b in zip(got, expected, strict=True)) > 1e-3
+    layer.scaling = 4**-0.5
+    got, expected = printed_and_expected(finding.repro.replace("16**-0.5", "4**-0.5"))
+    assert max(abs(a - b) for a, b in zip(got, expected, strict=True)) < 1e-3
 
 
 @needs_torch
