@@ -11,7 +11,7 @@ and then checked by changing only the later positions of x.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -43,6 +43,7 @@ SEPARATE = (
     ("q", "k", "v"),
 )
 OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out")
+NORMS = ("norm", "pre_norm", "input_norm", "ln")  # a LayerNorm or RMSNorm the layer may apply first
 HEADS = ("n_head", "num_heads", "n_heads", "num_attention_heads", "heads", "nh")
 HEAD_SIZES = ("head_dim", "head_size", "attention_head_size", "dim_head", "d_head")
 
@@ -65,6 +66,24 @@ class Affine:
 
 
 @dataclass(frozen=True)
+class Norm:
+    """A LayerNorm (or, `rms`, an RMSNorm) over the last axis, read from the layer."""
+
+    w: Array
+    b: Array
+    eps: float
+    rms: bool
+    name: str
+
+    def __call__(self, x: Array, dtype: type = np.float64) -> Array:
+        x = x.astype(dtype)
+        if not self.rms:
+            x = x - x.mean(axis=-1, keepdims=True)
+        scale = np.sqrt((x * x).mean(axis=-1, keepdims=True) + dtype(self.eps))
+        return x / scale * self.w.astype(dtype) + self.b.astype(dtype)
+
+
+@dataclass(frozen=True)
 class Projections:
     """The layer's maps from x to q, k, v and from the joined heads to the output."""
 
@@ -74,6 +93,7 @@ class Projections:
     out: Affine | None
     heads: int
     names: str  # the attributes they were read from, for the report
+    norm: Norm | None = None  # applied to x first, when the layer does (vit-pytorch)
 
     @property
     def width(self) -> int:
@@ -91,6 +111,7 @@ class Projections:
 
         `cut`: the heads are split as (n, C) reshaped to (heads, n, head_dim), across positions.
         """
+        x = self.norm(x, dtype) if self.norm is not None else x
         q, k, v = (self._split(p(x, dtype), cut) for p in (self.q, self.k, self.v))
         heads = []
         for h in range(self.heads):
@@ -193,7 +214,23 @@ def find_projections(module: Any) -> Projections | None:
         if candidate is not None and candidate.w.shape[0] == v.w.shape[1]:
             out, names = candidate, f"{names}, {name}"
             break
-    return Projections(q, k, v, out, heads, names)
+    return Projections(q, k, v, out, heads, names, _norm(module, q.w.shape[0]))
+
+
+def _norm(module: Any, width: int) -> Norm | None:
+    """A LayerNorm or RMSNorm over x's width held under a name a pre-norm goes by."""
+    for name in NORMS:
+        norm = getattr(module, name, None)
+        kind = type(norm).__name__
+        if "LayerNorm" not in kind and "RMSNorm" not in kind:
+            continue
+        weight, bias = getattr(norm, "weight", None), getattr(norm, "bias", None)
+        w = _numpy(weight) if weight is not None else np.ones(width)
+        b = _numpy(bias) if bias is not None else np.zeros(width)
+        eps = getattr(norm, "eps", None) or getattr(norm, "variance_epsilon", None)
+        if w.shape == b.shape == (width,):
+            return Norm(w, b, float(eps or np.finfo(np.float32).eps), "RMS" in kind, name)
+    return None
 
 
 def causal_intent(module: Any) -> str | None:
@@ -358,6 +395,11 @@ def check_layer(
         rep.notes.append("every position sees the whole sequence: checked without a mask")
 
     want = Suspect(CAUSAL if causal else CORRECT)
+    if proj.norm is not None:
+        proj = layer.proj = _with_or_without_norm(layer, want, x0[0], first[0])
+        if proj.norm is not None:
+            kind = "RMSNorm" if proj.norm.rms else "LayerNorm"
+            rep.notes.append(f"x goes through `{proj.norm.name}` ({kind}) before the projections")
     which = "causal" if causal else "no mask"
     check_name = f"matches float64 reference attention layer ({which})"
     results = [(x, layer(x)) for x in (layer.x(n, s) for n, s in SIZES)]
@@ -397,6 +439,21 @@ def check_layer(
                     "causal-leak", f"{title('causal-leak')}: {detail}", text.leak(n0, s0, after)
                 )
     _batched(layer, text, rep, tol)
+
+
+def _with_or_without_norm(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
+    """The layer holds a norm: whether it applies it to x is read from which reference the
+    output is nearer."""
+    plain = replace(layer.proj, norm=None)
+    errors = []
+    for proj in (layer.proj, plain):
+        ref = want.run(proj, x)
+        if ref is None:
+            errors.append(np.inf)
+            continue
+        rows = np.isfinite(ref).all(axis=-1)
+        errors.append(float(np.max(np.abs(out[rows] - ref[rows]))) if rows.any() else np.inf)
+    return layer.proj if errors[0] <= errors[1] else plain
 
 
 def _agrees(layer: Layer, x: Array, out: Array, suspect: Suspect) -> bool:

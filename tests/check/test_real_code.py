@@ -557,6 +557,18 @@ def test_15_a_layer_that_leaves_its_mask_to_the_model_is_handed_one() -> None:
 
 
 @needs_torch
+def test_15_a_norm_the_layer_holds_is_applied_when_the_layer_applies_it() -> None:
+    """vit-pytorch's attention normalises x itself; a layer that holds a norm the block
+    around it applies does not."""
+    layer = load("torch_layer_prenorm.py", "attn")
+    report = check(layer)
+    assert report.ok and "x goes through `norm` (LayerNorm)" in notes(report), str(report)
+    layer.norm.forward = lambda x: x  # held, not applied
+    report = check(layer)
+    assert report.ok and "x goes through" not in notes(report), str(report)
+
+
+@needs_torch
 def test_15_a_module_without_known_projections_is_refused_as_a_layer() -> None:
     class Mixer(torch.nn.Module):  # type: ignore[name-defined, misc]
         def __init__(self) -> None:
