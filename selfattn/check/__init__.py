@@ -21,7 +21,7 @@ import numpy as np
 from .diagnose import check_kernel
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
-from .layer import check_layer, find_projections
+from .layer import check_layer
 from .model import check_model
 from .probe import (
     Q_NAMES,
@@ -33,6 +33,7 @@ from .probe import (
     read_signature,
     summarize,
 )
+from .projections import find_projections
 from .report import Check, Finding, Report
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
@@ -198,7 +199,7 @@ def _dispatch(
         # a layer's second and third parameters are no k and v: a mask among them is a mask
         given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
         masks = [n for n in given if is_mask_name(n)]
-        check_layer(module, proj, masks, runner, rep, imp, name)
+        check_layer(module, proj, masks, sig.flag, runner, rep, imp, name)
         return
     try:
         kern = connect(fn, runner, sig, name, how.layout, how.args)

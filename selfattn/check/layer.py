@@ -1,12 +1,11 @@
 """Probing an attention layer that holds its own projections, called as layer(x) on hidden
 states x of shape (batch, n, C): nanoGPT's CausalSelfAttention and Head, timm's Attention,
-Hugging Face's GPT2Attention, lucidrains' and diffusers' to_q / to_k / to_v.
+Hugging Face's GPT2Attention, vit-pytorch's and Whisper's attention.
 
-The projections are found under the names published code gives them, and the reference is
-computed in float64 from the layer's own weights, head by head, so the known-bug variants of
-the kernel check name what a layer gets wrong too. Whether the layer may see the future is
-read from the layer itself (a class named causal, a triangular mask buffer, `is_causal`),
-and then checked by changing only the later positions of x.
+The reference is the layer's own weights (projections.py), head by head, so the known-bug
+variants of the kernel check name what a layer gets wrong too. Whether the layer may see the
+future is read from the layer itself (a class named causal, a triangular mask buffer,
+`is_causal`), and then checked by changing only the later positions of x.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ import numpy as np
 from .context import title
 from .frameworks import precision
 from .probe import CallFailed, Runner, TargetError
+from .projections import Projections, Suspect, as_float64, causal_intent
 from .reference import (
     ATOL,
     CAUSAL,
@@ -32,228 +32,10 @@ from .reference import (
 from .report import Report
 
 Array = np.ndarray
-
-# Where published layers keep their projections, as attribute names.
-FUSED = ("c_attn", "qkv", "to_qkv", "Wqkv", "qkv_proj")  # one map to q, k, v side by side
-SEPARATE = (
-    ("query", "key", "value"),
-    ("q_proj", "k_proj", "v_proj"),
-    ("to_q", "to_k", "to_v"),
-    ("wq", "wk", "wv"),
-    ("q", "k", "v"),
-)
-OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out")
-NORMS = ("norm", "pre_norm", "input_norm", "ln")  # a LayerNorm or RMSNorm the layer may apply first
-HEADS = ("n_head", "num_heads", "n_heads", "num_attention_heads", "heads", "nh")
-HEAD_SIZES = ("head_dim", "head_size", "attention_head_size", "dim_head", "d_head")
+Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
 
 SIZES = ((8, 0), (5, 1), (16, 2))  # (n, seed) of the inputs x compared with the reference
 BATCH = 2
-
-
-@dataclass(frozen=True)
-class Affine:
-    """y = x w + b, with w of shape (in, out), read from a torch Linear or a GPT-2 Conv1D."""
-
-    w: Array
-    b: Array
-
-    def __call__(self, x: Array, dtype: type = np.float64) -> Array:
-        return x.astype(dtype) @ self.w.astype(dtype) + self.b.astype(dtype)
-
-    def columns(self, part: slice) -> Affine:
-        return Affine(self.w[:, part], self.b[part])
-
-
-@dataclass(frozen=True)
-class Norm:
-    """A LayerNorm (or, `rms`, an RMSNorm) over the last axis, read from the layer."""
-
-    w: Array
-    b: Array
-    eps: float
-    rms: bool
-    name: str
-
-    def __call__(self, x: Array, dtype: type = np.float64) -> Array:
-        x = x.astype(dtype)
-        if not self.rms:
-            x = x - x.mean(axis=-1, keepdims=True)
-        scale = np.sqrt((x * x).mean(axis=-1, keepdims=True) + dtype(self.eps))
-        return x / scale * self.w.astype(dtype) + self.b.astype(dtype)
-
-
-@dataclass(frozen=True)
-class Projections:
-    """The layer's maps from x to q, k, v and from the joined heads to the output."""
-
-    q: Affine
-    k: Affine
-    v: Affine
-    out: Affine | None
-    heads: int
-    names: str  # the attributes they were read from, for the report
-    norm: Norm | None = None  # applied to x first, when the layer does (vit-pytorch)
-
-    @property
-    def width(self) -> int:
-        """C, the width of x."""
-        return self.q.w.shape[0]
-
-    @property
-    def head_size(self) -> int:
-        return self.q.w.shape[1] // self.heads
-
-    def run(
-        self, x: Array, variant: Variant, dtype: type = np.float64, cut: bool = False
-    ) -> Array | None:
-        """The layer's output on x (n, C) with each head computed as `variant`, as float64.
-
-        `cut`: the heads are split as (n, C) reshaped to (heads, n, head_dim), across positions.
-        """
-        x = self.norm(x, dtype) if self.norm is not None else x
-        q, k, v = (self._split(p(x, dtype), cut) for p in (self.q, self.k, self.v))
-        heads = []
-        for h in range(self.heads):
-            out = variant.run(q[h], k[h], v[h], dtype)
-            if out is None:
-                return None
-            heads.append(out)
-        joined = np.concatenate(heads, axis=-1)
-        if self.out is not None:
-            with np.errstate(all="ignore"):
-                joined = self.out(joined, dtype)
-        return np.asarray(joined, dtype=np.float64)
-
-    def _split(self, t: Array, cut: bool) -> Array:
-        n, size = t.shape[0], t.shape[1] // self.heads
-        return (
-            t.reshape(self.heads, n, size) if cut else t.reshape(n, self.heads, size).swapaxes(0, 1)
-        )
-
-
-@dataclass(frozen=True)
-class Suspect:
-    """One way a layer may compute: `variant` in every head, the heads split across the
-    positions (`cut`) or as they should be."""
-
-    variant: Variant
-    cut: bool = False
-
-    @property
-    def id(self) -> str | None:
-        return "heads-split-wrong" if self.cut else self.variant.id
-
-    @property
-    def detail(self) -> str:
-        if self.cut:
-            return "heads split as (batch, heads, n, head_dim) straight from (batch, n, C)"
-        return self.variant.detail
-
-    def run(self, proj: Projections, x: Array, dtype: type = np.float64) -> Array | None:
-        return proj.run(x, self.variant, dtype, self.cut)
-
-
-def _numpy(t: Any) -> Array:
-    return t.detach().cpu().double().numpy()
-
-
-def _affine(module: Any) -> Affine | None:
-    """A Linear, a Conv1D (weight stored as (in, out)), or the first of a Sequential."""
-    if getattr(module, "weight", None) is None and hasattr(module, "__getitem__"):
-        module = next((m for m in module if getattr(m, "weight", None) is not None), None)
-    weight = getattr(module, "weight", None)
-    if weight is None or not hasattr(weight, "detach") or weight.ndim != 2:
-        return None
-    w = _numpy(weight)
-    w = w if type(module).__name__ == "Conv1D" else w.T
-    bias = getattr(module, "bias", None)
-    b = _numpy(bias) if bias is not None and hasattr(bias, "detach") else np.zeros(w.shape[1])
-    return Affine(w, b) if b.shape == (w.shape[1],) else None
-
-
-def find_projections(module: Any) -> Projections | None:
-    """The projections of an attention layer, or None when none is found under a known name."""
-    if not hasattr(module, "named_modules"):
-        return None
-    found: tuple[Affine, Affine, Affine] | None = None
-    names = ""
-    for name in FUSED:
-        both = _affine(getattr(module, name, None))
-        if both is not None and both.w.shape[1] % 3 == 0:
-            inner = both.w.shape[1] // 3
-            parts = (slice(i * inner, (i + 1) * inner) for i in range(3))
-            q, k, v = (both.columns(p) for p in parts)
-            found, names = (q, k, v), name
-            break
-    for trio in SEPARATE if found is None else ():
-        maps = [_affine(getattr(module, n, None)) for n in trio]
-        if all(m is not None for m in maps):
-            q, k, v = maps  # type: ignore[misc]
-            if q.w.shape == k.w.shape and q.w.shape[0] == v.w.shape[0]:  # type: ignore[union-attr]
-                found, names = (q, k, v), ", ".join(trio)  # type: ignore[assignment]
-                break
-    if found is None:
-        return None
-    q, k, v = found
-    inner = q.w.shape[1]
-    counts = [getattr(module, n, None) for n in HEADS]
-    sizes = [getattr(module, n, None) for n in HEAD_SIZES]
-    counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
-    heads = next(
-        (
-            h
-            for h in counts
-            if isinstance(h, int) and h >= 1 and inner % h == 0 and v.w.shape[1] % h == 0
-        ),
-        1,
-    )
-    out = None
-    for name in OUTPUT:
-        candidate = _affine(getattr(module, name, None))
-        if candidate is not None and candidate.w.shape[0] == v.w.shape[1]:
-            out, names = candidate, f"{names}, {name}"
-            break
-    return Projections(q, k, v, out, heads, names, _norm(module, q.w.shape[0]))
-
-
-def _norm(module: Any, width: int) -> Norm | None:
-    """A LayerNorm or RMSNorm over x's width held under a name a pre-norm goes by."""
-    for name in NORMS:
-        norm = getattr(module, name, None)
-        kind = type(norm).__name__
-        if "LayerNorm" not in kind and "RMSNorm" not in kind:
-            continue
-        weight, bias = getattr(norm, "weight", None), getattr(norm, "bias", None)
-        w = _numpy(weight) if weight is not None else np.ones(width)
-        b = _numpy(bias) if bias is not None else np.zeros(width)
-        eps = getattr(norm, "eps", None) or getattr(norm, "variance_epsilon", None)
-        if w.shape == b.shape == (width,):
-            return Norm(w, b, float(eps or np.finfo(np.float32).eps), "RMS" in kind, name)
-    return None
-
-
-def causal_intent(module: Any) -> str | None:
-    """Why the layer is meant to hide the future, or None when nothing in it says so."""
-    cls = type(module).__name__
-    if "causal" in cls.lower():
-        return f"its class is {cls}"
-    for name in ("is_causal", "causal"):
-        if getattr(module, name, None) is True:
-            return f"its `{name}` is True"
-    for name, buf in getattr(module, "named_buffers", lambda: [])():
-        m = _numpy(buf)
-        while m.ndim > 2 and m.shape[0] == 1:
-            m = m[0]
-        if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 2:
-            continue
-        values = set(np.unique(m).tolist())
-        keep = m != 0 if values <= {0.0, 1.0} else m == 0 if (m < 0).any() else None
-        if keep is None or keep.all() or not keep.any():
-            continue
-        if np.array_equal(keep, np.tril(keep, 1)) or np.array_equal(keep, np.triu(keep, -1)):
-            return f"its buffer `{name}` is a triangular mask"
-    return None
 
 
 # How a causal mask may go into a layer's mask argument, as a (1, 1, n, n) tensor: added to
@@ -312,13 +94,14 @@ class Layer:
         self.dtype = param.dtype
         self.lp = precision(str(self.dtype))
         self.mask: CausalMask | None = None
+        self.flag: str | None = None  # a causal flag passed as True
 
     def x(self, n: int, seed: int, batch: int = 1) -> Array:
         """The input the reproductions make with torch.randn and this seed, as float64."""
         import torch  # pyright: ignore[reportMissingImports]
 
         g = torch.Generator().manual_seed(seed)
-        return _numpy(torch.randn(batch, n, self.proj.width, generator=g, dtype=self.dtype))
+        return as_float64(torch.randn(batch, n, self.proj.width, generator=g, dtype=self.dtype))
 
     def __call__(self, x: Array) -> Array:
         """The output for x (batch, n, C) as float64 (batch, n, C_out), or CallFailed."""
@@ -326,6 +109,7 @@ class Layer:
 
         given = torch.tensor(x, dtype=self.dtype)
         extra = {self.mask.param: self.mask.make(x.shape[1], self.dtype)} if self.mask else {}
+        extra |= {self.flag: True} if self.flag else {}
         out = np.asarray(self.runner(given, **extra))
         if out.ndim == 2 and x.shape[0] == 1:
             out = out[None]
@@ -347,12 +131,14 @@ def check_layer(
     module: Any,
     proj: Projections,
     masks: list[str],
+    flag: str | None,
     runner: Runner,
     rep: Report,
     imp: str,
     name: str,
 ) -> None:
-    """Check a layer; `masks` are its mask arguments, which may carry its causal mask."""
+    """Check a layer; `masks` are its mask arguments, which may carry its causal mask, and
+    `flag` its causal flag (timm's `is_causal`), checked on as well as off."""
     layer = Layer(runner, module, proj)
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)
@@ -391,17 +177,54 @@ def check_layer(
             text.mask = layer.mask
     elif causal:
         rep.notes.append("masks the future by itself (no flag, no triangular buffer): causal")
-    else:
+    elif flag is None:
         rep.notes.append("every position sees the whole sequence: checked without a mask")
+    else:
+        rep.notes.append(
+            f"every position sees the whole sequence with `{flag}` off: checked without a mask, "
+            f"and with `{flag}=True` as causal"
+        )
 
     want = Suspect(CAUSAL if causal else CORRECT)
     if proj.norm is not None:
-        proj = layer.proj = _with_or_without_norm(layer, want, x0[0], first[0])
-        if proj.norm is not None:
-            kind = "RMSNorm" if proj.norm.rms else "LayerNorm"
-            rep.notes.append(f"x goes through `{proj.norm.name}` ({kind}) before the projections")
-    which = "causal" if causal else "no mask"
-    check_name = f"matches float64 reference attention layer ({which})"
+        layer.proj = _with_or_without_norm(layer, want, x0[0], first[0])
+        if layer.proj.norm is not None:
+            kind = "RMSNorm" if layer.proj.norm.rms else "LayerNorm"
+            said = f"x goes through `{layer.proj.norm.name}` ({kind}) before the projections"
+            rep.notes.append(said)
+    _judge(layer, text, rep, causal, leak, "causal" if causal else "no mask")
+    if flag is not None and not causal:
+        _flag_on(layer, text, rep, flag, first, tol)
+    _batched(layer, text, rep, tol)
+
+
+def _flag_on(layer: Layer, text: _Text, rep: Report, flag: str, off: Array, tol: float) -> None:
+    """With its causal flag set, the layer must hide the future and be causal attention."""
+    layer.flag = text.flag = flag
+    n, seed = SIZES[0]
+    x = layer.x(n, seed)
+    on = layer(x)
+    if float(np.max(np.abs(on - off))) <= tol:
+        rep.check(f"causal mask via `{flag}`", "fail", f"`{flag}=True` changes nothing")
+        rep.add(
+            "causal-flag-ignored",
+            f"{title('causal-flag-ignored')}: `{flag}=True` gives the output of `{flag}=False`",
+            text.leak(n, seed, 0),
+        )
+    else:
+        _judge(layer, text, rep, True, _future_leak(layer, x, on, tol), f"causal via `{flag}`")
+    layer.flag = text.flag = None
+
+
+def _judge(
+    layer: Layer, text: _Text, rep: Report, causal: bool, leak: Leak | None, label: str
+) -> None:
+    """Compare with the reference; name the bug when it does not match; then, for a causal
+    layer, whether the future reaches the past."""
+    proj, (n0, s0) = layer.proj, SIZES[0]
+    x0 = layer.x(n0, s0)
+    want = Suspect(CAUSAL if causal else CORRECT)
+    check_name = f"matches float64 reference attention layer ({label})"
     results = [(x, layer(x)) for x in (layer.x(n, s) for n, s in SIZES)]
     sizes = ", ".join(f"n = {n}" for n, _ in SIZES)
     named = False  # a known bug, or an unexplained output, already reported
@@ -426,19 +249,18 @@ def check_layer(
             if not (causal and leak):  # a leak says more than "wrong": it is reported below
                 rep.add("wrong-output", title("wrong-output"), text.expected(x0[0], s0, proj, want))
                 named = True
-    if causal:
-        leak_name = "no future leak: output i ignores x after i"
-        if leak is None:
-            rep.check(leak_name, "pass", f"x of shape (1, {n0}, {proj.width}), every i")
-        else:
-            row, after = leak
-            detail = f"output {row} moves when only x after position {after} changes"
-            rep.check(leak_name, "fail", detail)
-            if not named:
-                rep.add(
-                    "causal-leak", f"{title('causal-leak')}: {detail}", text.leak(n0, s0, after)
-                )
-    _batched(layer, text, rep, tol)
+    if not causal:
+        return
+    via = f" (`{layer.flag}=True`)" if layer.flag else ""
+    leak_name = f"no future leak{via}: output i ignores x after i"
+    if leak is None:
+        rep.check(leak_name, "pass", f"x of shape (1, {n0}, {proj.width}), every i")
+        return
+    row, after = leak
+    detail = f"output {row} moves when only x after position {after} changes"
+    rep.check(leak_name, "fail", detail)
+    if not named:
+        rep.add("causal-leak", f"{title('causal-leak')}: {detail}", text.leak(n0, s0, after))
 
 
 def _with_or_without_norm(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
@@ -502,7 +324,7 @@ def _mask_that_hides_the_future(
     return None
 
 
-def _future_leak(layer: Layer, x: Array, out: Array, tol: float) -> tuple[int, int] | None:
+def _future_leak(layer: Layer, x: Array, out: Array, tol: float) -> Leak | None:
     """(row, i): the first output row at or before i that moves when only x after i changes."""
     n = x.shape[1]
     rng = np.random.default_rng(7)
@@ -548,6 +370,7 @@ class _Text:
         self.name, self.imp, self.width = name, imp, width
         self.dtype = str(dtype)
         self.mask: CausalMask | None = None
+        self.flag: str | None = None
 
     def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
         return (
@@ -558,6 +381,7 @@ class _Text:
     def _head(self) -> list[str]:
         mask = self.mask.text(self.dtype) if self.mask else []
         given = f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
+        given += f", {self.flag}=True" if self.flag else ""
         return [
             "import torch",
             self.imp,

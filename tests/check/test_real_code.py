@@ -569,6 +569,18 @@ def test_15_a_norm_the_layer_holds_is_applied_when_the_layer_applies_it() -> Non
 
 
 @needs_torch
+@pytest.mark.parametrize("name", ["manual", "normed"])
+def test_15_a_causal_flag_is_checked_on_as_well_as_off(name: str) -> None:
+    """timm's `forward(x, attn_mask=None, is_causal=False)`: off, every patch sees every other;
+    on, the same layer must be causal attention. `normed` has QK-norm, per head."""
+    report = check(load("torch_layer_causal_flag.py", name))
+    assert report.ok, str(report)
+    checked = [c.name for c in report.checks if c.status == "pass"]
+    assert "matches float64 reference attention layer (no mask)" in checked
+    assert "matches float64 reference attention layer (causal via `is_causal`)" in checked
+
+
+@needs_torch
 def test_15_a_module_without_known_projections_is_refused_as_a_layer() -> None:
     class Mixer(torch.nn.Module):  # type: ignore[name-defined, misc]
         def __init__(self) -> None:

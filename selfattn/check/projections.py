@@ -1,0 +1,266 @@
+"""An attention layer's own weights, read under the names published code gives them: the maps
+from hidden states x to q, k, v (fused like nanoGPT's `c_attn` and timm's `qkv`, or separate
+like `query` / `key` / `value` and `q_proj` / `k_proj` / `v_proj`, Linear or GPT-2's Conv1D),
+the map out, the number of heads, a norm on x or on q and k; and what in the layer says it
+is causal. From them, the layer's output in float64 with each head computed as a reference
+variant, right or one of the known bugs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .reference import Variant
+
+Array = np.ndarray
+
+# Where published layers keep their projections, as attribute names.
+FUSED = ("c_attn", "qkv", "to_qkv", "Wqkv", "qkv_proj")  # one map to q, k, v side by side
+SEPARATE = (
+    ("query", "key", "value"),
+    ("q_proj", "k_proj", "v_proj"),
+    ("to_q", "to_k", "to_v"),
+    ("wq", "wk", "wv"),
+    ("q", "k", "v"),
+)
+OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out")
+NORMS = ("norm", "pre_norm", "input_norm", "ln")  # a LayerNorm or RMSNorm the layer may apply first
+# QK-norm (timm's qk_norm, OLMo 2, Qwen 3): q and k normalised, per head or across the heads
+Q_NORMS = ("q_norm", "q_layernorm", "query_norm", "norm_q")
+K_NORMS = ("k_norm", "k_layernorm", "key_norm", "norm_k")
+HEADS = ("n_head", "num_heads", "n_heads", "num_attention_heads", "heads", "nh")
+HEAD_SIZES = ("head_dim", "head_size", "attention_head_size", "dim_head", "d_head")
+
+
+@dataclass(frozen=True)
+class Affine:
+    """y = x w + b, with w of shape (in, out), read from a torch Linear or a GPT-2 Conv1D."""
+
+    w: Array
+    b: Array
+
+    def __call__(self, x: Array, dtype: type = np.float64) -> Array:
+        return x.astype(dtype) @ self.w.astype(dtype) + self.b.astype(dtype)
+
+    def columns(self, part: slice) -> Affine:
+        return Affine(self.w[:, part], self.b[part])
+
+
+@dataclass(frozen=True)
+class Norm:
+    """A LayerNorm (or, `rms`, an RMSNorm) over the last axis, read from the layer."""
+
+    w: Array
+    b: Array
+    eps: float
+    rms: bool
+    name: str
+
+    def __call__(self, x: Array, dtype: type = np.float64) -> Array:
+        x = x.astype(dtype)
+        if not self.rms:
+            x = x - x.mean(axis=-1, keepdims=True)
+        scale = np.sqrt((x * x).mean(axis=-1, keepdims=True) + dtype(self.eps))
+        return x / scale * self.w.astype(dtype) + self.b.astype(dtype)
+
+
+@dataclass(frozen=True)
+class Projections:
+    """The layer's maps from x to q, k, v and from the joined heads to the output."""
+
+    q: Affine
+    k: Affine
+    v: Affine
+    out: Affine | None
+    heads: int
+    names: str  # the attributes they were read from, for the report
+    norm: Norm | None = None  # applied to x first, when the layer does (vit-pytorch)
+    q_norm: Norm | None = None  # QK-norm, over each head or over all heads at once
+    k_norm: Norm | None = None
+
+    @property
+    def width(self) -> int:
+        """C, the width of x."""
+        return self.q.w.shape[0]
+
+    @property
+    def head_size(self) -> int:
+        return self.q.w.shape[1] // self.heads
+
+    def run(
+        self, x: Array, variant: Variant, dtype: type = np.float64, cut: bool = False
+    ) -> Array | None:
+        """The layer's output on x (n, C) with each head computed as `variant`, as float64.
+
+        `cut`: the heads are split as (n, C) reshaped to (heads, n, head_dim), across positions.
+        """
+        x = self.norm(x, dtype) if self.norm is not None else x
+        q, k, v = (self._split(p(x, dtype), cut) for p in (self.q, self.k, self.v))
+        q, k = self._qk_norm(q, self.q_norm, dtype), self._qk_norm(k, self.k_norm, dtype)
+        heads = []
+        for h in range(self.heads):
+            out = variant.run(q[h], k[h], v[h], dtype)
+            if out is None:
+                return None
+            heads.append(out)
+        joined = np.concatenate(heads, axis=-1)
+        if self.out is not None:
+            with np.errstate(all="ignore"):
+                joined = self.out(joined, dtype)
+        return np.asarray(joined, dtype=np.float64)
+
+    def _qk_norm(self, t: Array, norm: Norm | None, dtype: type) -> Array:
+        """`t` (heads, n, head_dim) normalised over each head, or over the heads joined."""
+        if norm is None:
+            return t
+        if norm.w.shape[0] == t.shape[-1]:
+            return norm(t, dtype)
+        joined = norm(t.swapaxes(0, 1).reshape(t.shape[1], -1), dtype)
+        return joined.reshape(t.shape[1], self.heads, -1).swapaxes(0, 1)
+
+    def _split(self, t: Array, cut: bool) -> Array:
+        n, size = t.shape[0], t.shape[1] // self.heads
+        return (
+            t.reshape(self.heads, n, size) if cut else t.reshape(n, self.heads, size).swapaxes(0, 1)
+        )
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """One way a layer may compute: `variant` in every head, the heads split across the
+    positions (`cut`) or as they should be."""
+
+    variant: Variant
+    cut: bool = False
+
+    @property
+    def id(self) -> str | None:
+        return "heads-split-wrong" if self.cut else self.variant.id
+
+    @property
+    def detail(self) -> str:
+        if self.cut:
+            return "heads split as (batch, heads, n, head_dim) straight from (batch, n, C)"
+        return self.variant.detail
+
+    def run(self, proj: Projections, x: Array, dtype: type = np.float64) -> Array | None:
+        return proj.run(x, self.variant, dtype, self.cut)
+
+
+def as_float64(t: Any) -> Array:
+    """A torch tensor's values as a float64 numpy array."""
+    return t.detach().cpu().double().numpy()
+
+
+def _affine(module: Any) -> Affine | None:
+    """A Linear, a Conv1D (weight stored as (in, out)), or the first of a Sequential."""
+    if getattr(module, "weight", None) is None and hasattr(module, "__getitem__"):
+        module = next((m for m in module if getattr(m, "weight", None) is not None), None)
+    weight = getattr(module, "weight", None)
+    if weight is None or not hasattr(weight, "detach") or weight.ndim != 2:
+        return None
+    w = as_float64(weight)
+    w = w if type(module).__name__ == "Conv1D" else w.T
+    bias = getattr(module, "bias", None)
+    b = as_float64(bias) if bias is not None and hasattr(bias, "detach") else np.zeros(w.shape[1])
+    return Affine(w, b) if b.shape == (w.shape[1],) else None
+
+
+def find_projections(module: Any) -> Projections | None:
+    """The projections of an attention layer, or None when none is found under a known name."""
+    if not hasattr(module, "named_modules"):
+        return None
+    found: tuple[Affine, Affine, Affine] | None = None
+    names = ""
+    for name in FUSED:
+        both = _affine(getattr(module, name, None))
+        if both is not None and both.w.shape[1] % 3 == 0:
+            inner = both.w.shape[1] // 3
+            parts = (slice(i * inner, (i + 1) * inner) for i in range(3))
+            q, k, v = (both.columns(p) for p in parts)
+            found, names = (q, k, v), name
+            break
+    for trio in SEPARATE if found is None else ():
+        maps = [_affine(getattr(module, n, None)) for n in trio]
+        if all(m is not None for m in maps):
+            q, k, v = maps  # type: ignore[misc]
+            if q.w.shape == k.w.shape and q.w.shape[0] == v.w.shape[0]:  # type: ignore[union-attr]
+                found, names = (q, k, v), ", ".join(trio)  # type: ignore[assignment]
+                break
+    if found is None:
+        return None
+    q, k, v = found
+    inner = q.w.shape[1]
+    counts = [getattr(module, n, None) for n in HEADS]
+    sizes = [getattr(module, n, None) for n in HEAD_SIZES]
+    counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
+    heads = next(
+        (
+            h
+            for h in counts
+            if isinstance(h, int) and h >= 1 and inner % h == 0 and v.w.shape[1] % h == 0
+        ),
+        1,
+    )
+    out = None
+    for name in OUTPUT:
+        candidate = _affine(getattr(module, name, None))
+        if candidate is not None and candidate.w.shape[0] == v.w.shape[1]:
+            out, names = candidate, f"{names}, {name}"
+            break
+    per_head = (inner // heads, inner)
+    return Projections(
+        q,
+        k,
+        v,
+        out,
+        heads,
+        names,
+        _norm(module, NORMS, (q.w.shape[0],)),
+        _norm(module, Q_NORMS, per_head),
+        _norm(module, K_NORMS, per_head),
+    )
+
+
+def _norm(module: Any, names: tuple[str, ...], widths: tuple[int, ...]) -> Norm | None:
+    """A LayerNorm or RMSNorm over one of `widths`, held under one of `names`."""
+    for name in names:
+        norm = getattr(module, name, None)
+        kind = type(norm).__name__
+        if "LayerNorm" not in kind and "RMSNorm" not in kind:
+            continue
+        weight, bias = getattr(norm, "weight", None), getattr(norm, "bias", None)
+        shape: Any = getattr(norm, "normalized_shape", None) or getattr(weight, "shape", None)
+        width = int(shape[-1]) if shape else 0
+        w = as_float64(weight) if weight is not None else np.ones(width)
+        b = as_float64(bias) if bias is not None else np.zeros(width)
+        eps = getattr(norm, "eps", None) or getattr(norm, "variance_epsilon", None)
+        if width in widths and w.shape == b.shape == (width,):
+            return Norm(w, b, float(eps or np.finfo(np.float32).eps), "RMS" in kind, name)
+    return None
+
+
+def causal_intent(module: Any) -> str | None:
+    """Why the layer is meant to hide the future, or None when nothing in it says so."""
+    cls = type(module).__name__
+    if "causal" in cls.lower():
+        return f"its class is {cls}"
+    for name in ("is_causal", "causal"):
+        if getattr(module, name, None) is True:
+            return f"its `{name}` is True"
+    for name, buf in getattr(module, "named_buffers", lambda: [])():
+        m = as_float64(buf)
+        while m.ndim > 2 and m.shape[0] == 1:
+            m = m[0]
+        if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 2:
+            continue
+        values = set(np.unique(m).tolist())
+        keep = m != 0 if values <= {0.0, 1.0} else m == 0 if (m < 0).any() else None
+        if keep is None or keep.all() or not keep.any():
+            continue
+        if np.array_equal(keep, np.tril(keep, 1)) or np.array_equal(keep, np.triu(keep, -1)):
+            return f"its buffer `{name}` is a triangular mask"
+    return None
