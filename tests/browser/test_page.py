@@ -34,6 +34,17 @@ def test_every_figure_once_each_in_order(article):
         assert article.page.get_attribute(f"#{fid}", "data-figure") == fid
 
 
+def test_monospace_only_for_code(article):
+    """DESIGN.md: labels and read-outs use the page's sans; monospace is for code alone."""
+    mono = article.page.evaluate(
+        """[...document.querySelectorAll('body *')]
+          .filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+          .filter((el) => /mono/i.test(getComputedStyle(el).fontFamily) && !el.closest('code, pre'))
+          .map((el) => el.className || el.tagName)"""
+    )
+    assert mono == []
+
+
 def test_maths_is_mathml_and_the_code_shows_four_steps(article):
     page = article.page
     assert page.locator("math").count() > 5
