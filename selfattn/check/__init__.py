@@ -171,9 +171,11 @@ def _module_of(fn: Any) -> Any:
 
 def _kind(fn: Any, sig: Any) -> str | None:
     """A module holding q, k, v projections is a layer called on hidden states, unless its
-    parameters are named q, k, v; otherwise what the signature said."""
+    parameters are named q, k, v (nn.MultiheadAttention's are, and it is a layer all the
+    same: it projects what it is given); otherwise what the signature said."""
+    proj = find_projections(_module_of(fn))
     named = sig.qkv is not None and sig.qkv[0].lower() in Q_NAMES
-    if named or find_projections(_module_of(fn)) is None:
+    if proj is None or (named and not proj.qkv_args):
         return sig.kind
     return "layer"
 

@@ -10,6 +10,7 @@ future is read from the layer itself (a class named causal, a triangular mask bu
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -42,6 +43,11 @@ BATCH = 2
 # the scores (0 or the dtype's lowest value, as Hugging Face's models hand it to eager
 # attention), or boolean, True = may attend (F.scaled_dot_product_attention) or True = hidden.
 MASK_FORMS = ("additive", "keep", "block")
+# the usual cause of a wrong triangle around nn.MultiheadAttention
+MHA_MASK = (
+    "nn.MultiheadAttention reads a boolean attn_mask as True = may NOT attend, the opposite of "
+    "F.scaled_dot_product_attention: pass `~tril` (or `torch.triu(ones, 1).bool()`)"
+)
 
 
 @dataclass(frozen=True)
@@ -50,20 +56,26 @@ class CausalMask:
 
     param: str
     form: str
+    square: bool = False  # (n, n), as nn.MultiheadAttention takes it, not (1, 1, n, n)
+
+    @property
+    def shape(self) -> str:
+        return "(n, n)" if self.square else "(1, 1, n, n)"
 
     def make(self, n: int, dtype: Any) -> Any:
         import torch  # pyright: ignore[reportMissingImports]
 
-        keep = torch.ones(n, n, dtype=torch.bool).tril()[None, None]
+        keep = torch.ones(n, n, dtype=torch.bool).tril()
+        keep = keep if self.square else keep[None, None]
         if self.form == "additive":
-            return torch.zeros(1, 1, n, n, dtype=dtype).masked_fill(~keep, torch.finfo(dtype).min)
+            return torch.zeros(keep.shape, dtype=dtype).masked_fill(~keep, torch.finfo(dtype).min)
         return keep if self.form == "keep" else ~keep
 
     def text(self, dtype: str) -> list[str]:
         """The reproductions' `causal(n)`, making the same mask."""
-        keep = "torch.ones(n, n, dtype=torch.bool).tril()[None, None]"
+        keep = "torch.ones(n, n, dtype=torch.bool).tril()" + ("" if self.square else "[None, None]")
         made = {
-            "additive": f"torch.zeros(1, 1, n, n, dtype={dtype}).masked_fill(~keep, "
+            "additive": f"torch.zeros(keep.shape, dtype={dtype}).masked_fill(~keep, "
             f"torch.finfo({dtype}).min)",
             "keep": "keep",
             "block": "~keep",
@@ -107,12 +119,15 @@ class Layer:
         """The output for x (batch, n, C) as float64 (batch, n, C_out), or CallFailed."""
         import torch  # pyright: ignore[reportMissingImports]
 
+        proj = self.proj
         given = torch.tensor(x, dtype=self.dtype)
+        given = given.transpose(0, 1) if proj.time_first else given
         extra = {self.mask.param: self.mask.make(x.shape[1], self.dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
-        out = np.asarray(self.runner(given, **extra))
+        out = np.asarray(self.runner(*[given] * (3 if proj.qkv_args else 1), **extra))
         if out.ndim == 2 and x.shape[0] == 1:
-            out = out[None]
+            out = out[:, None] if proj.time_first else out[None]
+        out = out.swapaxes(0, 1) if proj.time_first and out.ndim == 3 else out
         if out.ndim != 3 or out.shape[:2] != x.shape[:2]:
             raise CallFailed(f"returned shape {out.shape} for x of shape {x.shape}")
         return out
@@ -153,7 +168,7 @@ def check_layer(
         f"projections `{proj.names}`: {proj.heads} head{'s' if proj.heads > 1 else ''} of size "
         f"{proj.head_size}, C = {proj.width}; the reference uses the layer's own weights"
     )
-    text = _Text(name, imp, proj.width, layer.dtype)
+    text = _Text(name, imp, proj, layer.dtype)
     tol = layer.tolerance(x0[0], Suspect(CORRECT))
     if float(np.max(np.abs(layer(x0) - first))) > tol:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")
@@ -172,7 +187,7 @@ def check_layer(
             leak = None
             rep.notes.append(
                 f"the causal mask goes in through `{layer.mask.param}` ({layer.mask.said}, "
-                f"(1, 1, n, n)): without it the layer sees the future"
+                f"{layer.mask.shape}): without it the layer sees the future"
             )
             text.mask = layer.mask
     elif causal:
@@ -203,7 +218,12 @@ def _flag_on(layer: Layer, text: _Text, rep: Report, flag: str, off: Array, tol:
     layer.flag = text.flag = flag
     n, seed = SIZES[0]
     x = layer.x(n, seed)
-    on = layer(x)
+    try:
+        on = layer(x)
+    except CallFailed as exc:  # nn.MultiheadAttention's is_causal is a hint that needs a mask
+        rep.check(f"causal mask via `{flag}`", "skip", f"`{flag}=True` alone: {exc}")
+        layer.flag = text.flag = None
+        return
     if float(np.max(np.abs(on - off))) <= tol:
         rep.check(f"causal mask via `{flag}`", "fail", f"`{flag}=True` changes nothing")
         rep.add(
@@ -242,6 +262,8 @@ def _judge(
         if hit is not None and hit.id is not None:
             rep.check(check_name, "fail", f"matches the known bug: {hit.detail}")
             said = title(hit.id) if hit.cut else f"{title(hit.id)} ({hit.detail})"
+            if proj.names.split(", ")[0].endswith("in_proj_weight") and "triangle" in hit.id:
+                said += f"; {MHA_MASK}"
             rep.add(hit.id, said, text.expected(x0[0], s0, proj, want))
             named = True
         else:
@@ -313,8 +335,8 @@ def _mask_that_hides_the_future(
 ) -> CausalMask | None:
     """The first mask argument and form under which the layer no longer sees the future."""
     for param in masks:
-        for form in MASK_FORMS:
-            layer.mask = CausalMask(param, form)
+        for form, square in itertools.product(MASK_FORMS, (False, True)):
+            layer.mask = CausalMask(param, form, square)
             try:
                 if _future_leak(layer, x, layer(x), tol) is None:
                     return layer.mask
@@ -366,9 +388,10 @@ def _batched(layer: Layer, text: _Text, rep: Report, tol: float) -> None:
 class _Text:
     """The reproductions: torch code a reader can paste next to the file."""
 
-    def __init__(self, name: str, imp: str, width: int, dtype: Any) -> None:
-        self.name, self.imp, self.width = name, imp, width
+    def __init__(self, name: str, imp: str, proj: Projections, dtype: Any) -> None:
+        self.name, self.imp, self.width = name, imp, proj.width
         self.dtype = str(dtype)
+        self.qkv_args, self.time_first = proj.qkv_args, proj.time_first
         self.mask: CausalMask | None = None
         self.flag: str | None = None
 
@@ -380,16 +403,20 @@ class _Text:
 
     def _head(self) -> list[str]:
         mask = self.mask.text(self.dtype) if self.mask else []
-        given = f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
+        x = "x.transpose(0, 1)" if self.time_first else "x"
+        given = ", ".join([x] * (3 if self.qkv_args else 1))
+        given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
         given += f", {self.flag}=True" if self.flag else ""
+        back = ".transpose(0, 1)" if self.time_first else ""
+        said = "x as (n, batch, C), " if self.time_first else ""
         return [
             "import torch",
             self.imp,
             "",
             *mask,
-            "def y(x):  # the output, also when the layer returns a tuple",
-            f"    out = {self.name}(x{given})",
-            "    return out[0] if isinstance(out, tuple) else out",
+            f"def y(x):  # the output, {said}also when the layer returns a tuple",
+            f"    out = {self.name}({given})",
+            f"    return (out[0] if isinstance(out, tuple) else out){back}",
             "",
         ]
 

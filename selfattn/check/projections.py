@@ -8,7 +8,7 @@ variant, right or one of the known bugs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -80,6 +80,10 @@ class Projections:
     norm: Norm | None = None  # applied to x first, when the layer does (vit-pytorch)
     q_norm: Norm | None = None  # QK-norm, over each head or over all heads at once
     k_norm: Norm | None = None
+    # how x goes in: nn.MultiheadAttention takes (query, key, value), x three times, and
+    # without batch_first wants (n, batch, C); a wrapper around one passes its x on
+    qkv_args: bool = False
+    time_first: bool = False
 
     @property
     def width(self) -> int:
@@ -170,29 +174,41 @@ def _affine(module: Any) -> Affine | None:
 
 
 def find_projections(module: Any) -> Projections | None:
-    """The projections of an attention layer, or None when none is found under a known name."""
+    """The projections of an attention layer, or None when none is found under a known name.
+
+    They may be the module's own, an nn.MultiheadAttention's packed `in_proj_weight`, or
+    those of the one attention layer a thin wrapper holds (all its weights are that layer's:
+    a module that adds a mask to an `attn` it calls, not a block with norms and an MLP).
+    """
     if not hasattr(module, "named_modules"):
         return None
-    found: tuple[Affine, Affine, Affine] | None = None
-    names = ""
-    for name in FUSED:
-        both = _affine(getattr(module, name, None))
-        if both is not None and both.w.shape[1] % 3 == 0:
-            inner = both.w.shape[1] // 3
-            parts = (slice(i * inner, (i + 1) * inner) for i in range(3))
-            q, k, v = (both.columns(p) for p in parts)
-            found, names = (q, k, v), name
-            break
-    for trio in SEPARATE if found is None else ():
-        maps = [_affine(getattr(module, n, None)) for n in trio]
-        if all(m is not None for m in maps):
-            q, k, v = maps  # type: ignore[misc]
-            if q.w.shape == k.w.shape and q.w.shape[0] == v.w.shape[0]:  # type: ignore[union-attr]
-                found, names = (q, k, v), ", ".join(trio)  # type: ignore[assignment]
-                break
+    own = _own_projections(module)
+    if own is not None:
+        return own
+    held = [
+        (name, proj)
+        for name, child in module.named_modules()
+        if child is not module and (proj := _own_projections(child)) is not None
+    ]
+    if len(held) != 1:
+        return None
+    name, proj = held[0]
+    # a thin wrapper only: a block with its own norms or MLP computes more than attention
+    child = module.get_submodule(name)
+    if {id(w) for w in module.parameters()} != {id(w) for w in child.parameters()}:
+        return None
+    return replace(
+        proj,
+        names=", ".join(f"{name}.{n}" for n in proj.names.split(", ")),
+        qkv_args=False,  # the wrapper takes x, and hands it on three times itself
+    )
+
+
+def _own_projections(module: Any) -> Projections | None:
+    found = _packed(module) or _fused(module) or _separate(module)
     if found is None:
         return None
-    q, k, v = found
+    (q, k, v), names = found
     inner = q.w.shape[1]
     counts = [getattr(module, n, None) for n in HEADS]
     sizes = [getattr(module, n, None) for n in HEAD_SIZES]
@@ -212,6 +228,7 @@ def find_projections(module: Any) -> Projections | None:
             out, names = candidate, f"{names}, {name}"
             break
     per_head = (inner // heads, inner)
+    packed = names.startswith("in_proj")
     return Projections(
         q,
         k,
@@ -222,7 +239,49 @@ def find_projections(module: Any) -> Projections | None:
         _norm(module, NORMS, (q.w.shape[0],)),
         _norm(module, Q_NORMS, per_head),
         _norm(module, K_NORMS, per_head),
+        qkv_args=packed,
+        time_first=packed and not getattr(module, "batch_first", False),
     )
+
+
+Trio = tuple[tuple[Affine, Affine, Affine], str]
+
+
+def _split3(both: Affine) -> tuple[Affine, Affine, Affine]:
+    inner = both.w.shape[1] // 3
+    q, k, v = (both.columns(slice(i * inner, (i + 1) * inner)) for i in range(3))
+    return q, k, v
+
+
+def _packed(module: Any) -> Trio | None:
+    """nn.MultiheadAttention's parameters: `in_proj_weight` (3C, C) and `in_proj_bias`."""
+    weight = getattr(module, "in_proj_weight", None)
+    if weight is None or not hasattr(weight, "detach") or weight.ndim != 2:
+        return None
+    w = as_float64(weight).T
+    bias = getattr(module, "in_proj_bias", None)
+    b = as_float64(bias) if bias is not None else np.zeros(w.shape[1])
+    if w.shape[1] % 3 or b.shape != (w.shape[1],):
+        return None
+    return _split3(Affine(w, b)), "in_proj_weight"
+
+
+def _fused(module: Any) -> Trio | None:
+    for name in FUSED:
+        both = _affine(getattr(module, name, None))
+        if both is not None and both.w.shape[1] % 3 == 0:
+            return _split3(both), name
+    return None
+
+
+def _separate(module: Any) -> Trio | None:
+    for trio in SEPARATE:
+        q, k, v = (_affine(getattr(module, n, None)) for n in trio)
+        if q is None or k is None or v is None:
+            continue
+        if q.w.shape == k.w.shape and q.w.shape[0] == v.w.shape[0]:
+            return (q, k, v), ", ".join(trio)
+    return None
 
 
 def _norm(module: Any, names: tuple[str, ...], widths: tuple[int, ...]) -> Norm | None:

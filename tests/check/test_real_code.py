@@ -581,6 +581,34 @@ def test_15_a_causal_flag_is_checked_on_as_well_as_off(name: str) -> None:
 
 
 @needs_torch
+@pytest.mark.parametrize("name", ["mha", "mha_batch_first", "causal"])
+def test_15_multihead_attention_and_a_wrapper_around_it(name: str) -> None:
+    """nn.MultiheadAttention takes x three times, as (n, batch, C) unless batch_first; a
+    module whose only weights are one of them is that layer with its mask."""
+    report = check(load("torch_layer_multihead.py", name))
+    assert report.ok and report.kind == "layer", str(report)
+    assert "in_proj_weight, " in notes(report)
+
+
+@needs_torch
+def test_15_a_tril_handed_to_multihead_attention_is_named() -> None:
+    report = check(load("torch_layer_multihead.py", "causal_tril"))
+    (finding,) = report.errors
+    assert finding.id == "causal-mask-wrong-triangle"
+    assert "reads a boolean attn_mask as True = may NOT attend" in finding.message
+
+
+@needs_torch
+def test_15_a_block_with_its_own_norm_and_mlp_is_no_layer() -> None:
+    """Only a thin wrapper counts: a transformer block computes more than its attention."""
+    block = torch.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32)  # type: ignore[union-attr]
+    from selfattn.check.projections import find_projections
+
+    assert find_projections(block) is None
+    assert find_projections(block.self_attn) is not None
+
+
+@needs_torch
 def test_15_a_module_without_known_projections_is_refused_as_a_layer() -> None:
     class Mixer(torch.nn.Module):  # type: ignore[name-defined, misc]
         def __init__(self) -> None:
