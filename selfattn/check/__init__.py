@@ -201,7 +201,7 @@ def _dispatch(
         # a layer's second and third parameters are no k and v: a mask among them is a mask
         given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
         masks = [n for n in given if is_mask_name(n)]
-        check_layer(module, proj, masks, sig.flag, runner, rep, imp, name)
+        check_layer(module, proj, masks, sig.flag, how.args, runner, rep, imp, name)
         return
     try:
         kern = connect(fn, runner, sig, name, how.layout, how.args)

@@ -35,8 +35,10 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding selfatt
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="selfattn check",
-        description="Probe an attention kernel (q, k, v[, causal | mask], in any layout) or a "
-        "model (token ids -> vectors) for the bugs that never raise.",
+        description="Probe an attention kernel (q, k, v[, causal | mask], in any layout), a "
+        "layer with its own projections (hidden states x -> x: nanoGPT's CausalSelfAttention, "
+        "timm's Attention, nn.MultiheadAttention) or a model (token ids -> vectors) for the "
+        "bugs that never raise.",
         epilog="exit status: 0 no error found, 1 an error found, 2 the target could not be "
         "loaded or called",
     )

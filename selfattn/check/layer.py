@@ -107,6 +107,7 @@ class Layer:
         self.lp = precision(str(self.dtype))
         self.mask: CausalMask | None = None
         self.flag: str | None = None  # a causal flag passed as True
+        self.args: dict[str, Any] = {}  # the caller's own, for every call
 
     def x(self, n: int, seed: int, batch: int = 1) -> Array:
         """The input the reproductions make with torch.randn and this seed, as float64."""
@@ -124,6 +125,7 @@ class Layer:
         given = given.transpose(0, 1) if proj.time_first else given
         extra = {self.mask.param: self.mask.make(x.shape[1], self.dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
+        extra = {**self.args, **extra}
         out = np.asarray(self.runner(*[given] * (3 if proj.qkv_args else 1), **extra))
         if out.ndim == 2 and x.shape[0] == 1:
             out = out[:, None] if proj.time_first else out[None]
@@ -147,14 +149,17 @@ def check_layer(
     proj: Projections,
     masks: list[str],
     flag: str | None,
+    args: dict[str, Any],
     runner: Runner,
     rep: Report,
     imp: str,
     name: str,
 ) -> None:
-    """Check a layer; `masks` are its mask arguments, which may carry its causal mask, and
-    `flag` its causal flag (timm's `is_causal`), checked on as well as off."""
+    """Check a layer; `masks` are its mask arguments, which may carry its causal mask, `flag`
+    its causal flag (timm's `is_causal`), checked on as well as off, and `args` what the caller
+    passes to every call."""
     layer = Layer(runner, module, proj)
+    layer.args = args
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)
     try:
@@ -169,6 +174,7 @@ def check_layer(
         f"{proj.head_size}, C = {proj.width}; the reference uses the layer's own weights"
     )
     text = _Text(name, imp, proj, layer.dtype)
+    text.args = "".join(f", {k}={v!r}" for k, v in args.items())
     tol = layer.tolerance(x0[0], Suspect(CORRECT))
     if float(np.max(np.abs(layer(x0) - first))) > tol:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")
@@ -392,6 +398,7 @@ class _Text:
         self.name, self.imp, self.width = name, imp, proj.width
         self.dtype = str(dtype)
         self.qkv_args, self.time_first = proj.qkv_args, proj.time_first
+        self.args = ""  # the caller's extra arguments, as `, name=value`
         self.mask: CausalMask | None = None
         self.flag: str | None = None
 
@@ -404,7 +411,7 @@ class _Text:
     def _head(self) -> list[str]:
         mask = self.mask.text(self.dtype) if self.mask else []
         x = "x.transpose(0, 1)" if self.time_first else "x"
-        given = ", ".join([x] * (3 if self.qkv_args else 1))
+        given = ", ".join([x] * (3 if self.qkv_args else 1)) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
         given += f", {self.flag}=True" if self.flag else ""
         back = ".transpose(0, 1)" if self.time_first else ""

@@ -588,6 +588,11 @@ def test_15_multihead_attention_and_a_wrapper_around_it(name: str) -> None:
     report = check(load("torch_layer_multihead.py", name))
     assert report.ok and report.kind == "layer", str(report)
     assert "in_proj_weight, " in notes(report)
+    if name != "causal":  # the caller's arguments go to every call, as for a kernel
+        report = check(load("torch_layer_multihead.py", name), args={"need_weights": False})
+        assert report.ok and report.calls >= 10, str(report)
+        bad = check(load("torch_layer_multihead.py", name), args={"bogus": 1})
+        assert bad.verdict == "error" and "bogus" in str(bad.error)
 
 
 @needs_torch
