@@ -206,13 +206,13 @@ def check_layer(
             f"and with `{flag}=True` as causal"
         )
 
-    want = Suspect(CAUSAL if causal else CORRECT)
-    if proj.norm is not None:
-        layer.proj = _with_or_without_norm(layer, want, x0[0], first[0])
-        if layer.proj.norm is not None:
-            kind = "RMSNorm" if layer.proj.norm.rms else "LayerNorm"
-            said = f"x goes through `{layer.proj.norm.name}` ({kind}) before the projections"
-            rep.notes.append(said)
+    layer.proj = _wiring(layer, Suspect(CAUSAL if causal else CORRECT), x0[0], first[0])
+    if layer.proj.norm is not None:
+        kind = "RMSNorm" if layer.proj.norm.rms else "LayerNorm"
+        said = f"x goes through `{layer.proj.norm.name}` ({kind}) before the projections"
+        rep.notes.append(said)
+    if layer.proj.residual:
+        rep.notes.append("the layer adds x to its output (a residual): checked as x + attention")
     _judge(layer, text, rep, causal, leak, "causal" if causal else "no mask")
     if flag is not None and not causal:
         _flag_on(layer, text, rep, flag, first, tol)
@@ -291,19 +291,21 @@ def _judge(
         rep.add("causal-leak", f"{title('causal-leak')}: {detail}", text.leak(n0, s0, after))
 
 
-def _with_or_without_norm(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
-    """The layer holds a norm: whether it applies it to x is read from which reference the
-    output is nearer."""
-    plain = replace(layer.proj, norm=None)
+def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
+    """Whether the layer applies the norm it holds to x, and adds x to its output: read from
+    which reference its output is nearest (by a wide margin, when either is right)."""
+    proj = layer.proj
+    norms = (proj.norm, None) if proj.norm is not None else (None,)
+    ways = [replace(proj, norm=norm, residual=res) for norm in norms for res in (False, True)]
     errors = []
-    for proj in (layer.proj, plain):
-        ref = want.run(proj, x)
+    for way in ways:
+        ref = want.run(way, x)
         if ref is None:
             errors.append(np.inf)
             continue
         rows = np.isfinite(ref).all(axis=-1)
         errors.append(float(np.max(np.abs(out[rows] - ref[rows]))) if rows.any() else np.inf)
-    return layer.proj if errors[0] <= errors[1] else plain
+    return ways[int(np.argmin(errors))]
 
 
 def _agrees(layer: Layer, x: Array, out: Array, suspect: Suspect) -> bool:

@@ -84,6 +84,7 @@ class Projections:
     # without batch_first wants (n, batch, C); a wrapper around one passes its x on
     qkv_args: bool = False
     time_first: bool = False
+    residual: bool = False  # the layer returns x + attention, as a block's first half does
 
     @property
     def width(self) -> int:
@@ -101,6 +102,7 @@ class Projections:
 
         `cut`: the heads are split as (n, C) reshaped to (heads, n, head_dim), across positions.
         """
+        given = x
         x = self.norm(x, dtype) if self.norm is not None else x
         q, k, v = (self._split(p(x, dtype), cut) for p in (self.q, self.k, self.v))
         q, k = self._qk_norm(q, self.q_norm, dtype), self._qk_norm(k, self.k_norm, dtype)
@@ -111,9 +113,11 @@ class Projections:
                 return None
             heads.append(out)
         joined = np.concatenate(heads, axis=-1)
-        if self.out is not None:
-            with np.errstate(all="ignore"):
-                joined = self.out(joined, dtype)
+        with np.errstate(all="ignore"):
+            joined = self.out(joined, dtype) if self.out is not None else joined
+            if self.residual and joined.shape != given.shape:
+                return None  # no residual from C to another width
+            joined = joined + given.astype(dtype) if self.residual else joined
         return np.asarray(joined, dtype=np.float64)
 
     def _qk_norm(self, t: Array, norm: Norm | None, dtype: type) -> Array:

@@ -614,6 +614,17 @@ def test_15_a_block_with_its_own_norm_and_mlp_is_no_layer() -> None:
 
 
 @needs_torch
+def test_15_a_residual_is_read_from_the_output() -> None:
+    """A layer that returns x + attention (the first half of a block) is checked as that."""
+    layer = load("torch_layer_nanogpt.py", "manual")
+    plain = layer.forward
+    layer.forward = lambda x: x + plain(x)
+    report = check(layer)
+    assert report.ok and "adds x to its output" in notes(report), str(report)
+    assert "adds x" not in notes(check(load("torch_layer_nanogpt.py", "manual")))
+
+
+@needs_torch
 def test_15_a_module_without_known_projections_is_refused_as_a_layer() -> None:
     class Mixer(torch.nn.Module):  # type: ignore[name-defined, misc]
         def __init__(self) -> None:
