@@ -39,9 +39,10 @@ SIZES = ((8, 0), (5, 1), (16, 2))  # (n, seed) of the inputs x compared with the
 BATCH = 2
 
 
-# How a causal mask may go into a layer's mask argument, as a (1, 1, n, n) tensor: added to
-# the scores (0 or the dtype's lowest value, as Hugging Face's models hand it to eager
-# attention), or boolean, True = may attend (F.scaled_dot_product_attention) or True = hidden.
+# How a causal mask may go into a layer's mask argument, as a (1, 1, n, n) or (n, n) tensor:
+# added to the scores (0 or the dtype's lowest value, as Hugging Face's models hand it to
+# eager attention), or boolean, True = may attend (F.scaled_dot_product_attention) or
+# True = hidden (nn.MultiheadAttention).
 MASK_FORMS = ("additive", "keep", "block")
 # the usual cause of a wrong triangle around nn.MultiheadAttention
 MHA_MASK = (
@@ -268,7 +269,7 @@ def _judge(
         if hit is not None and hit.id is not None:
             rep.check(check_name, "fail", f"matches the known bug: {hit.detail}")
             said = title(hit.id) if hit.cut else f"{title(hit.id)} ({hit.detail})"
-            if proj.names.split(", ")[0].endswith("in_proj_weight") and "triangle" in hit.id:
+            if proj.packed and "triangle" in hit.id:
                 said += f"; {MHA_MASK}"
             rep.add(hit.id, said, text.expected(x0[0], s0, proj, want))
             named = True

@@ -87,6 +87,11 @@ class Projections:
     residual: bool = False  # the layer returns x + attention, as a block's first half does
 
     @property
+    def packed(self) -> bool:
+        """Read from nn.MultiheadAttention's packed `in_proj_weight` (maybe in a wrapper)."""
+        return self.names.split(", ")[0].endswith("in_proj_weight")
+
+    @property
     def width(self) -> int:
         """C, the width of x."""
         return self.q.w.shape[0]
