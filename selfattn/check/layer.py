@@ -167,7 +167,11 @@ def check_layer(
         first = layer(x0)
     except CallFailed as exc:
         shape = f"(1, {n0}, {proj.width}) {str(layer.dtype).replace('torch.', '')}"
-        raise TargetError(f"{name}(x) could not be called with x of shape {shape}: {exc}") from None
+        raise TargetError(
+            f"{rep.called_as or name} could not be called with x of shape {shape} alone: {exc}. "
+            "Give its other arguments with --arg NAME=VALUE, or check the attention function "
+            "it calls (e.g. eager_attention_forward) as a kernel"
+        ) from None
     rep.kind = "layer"
     rep.backend = f"torch {str(layer.dtype).replace('torch.', '')} x of shape (batch, n, C)"
     rep.notes.append(

@@ -625,6 +625,21 @@ def test_15_a_residual_is_read_from_the_output() -> None:
 
 
 @needs_torch
+def test_15_a_layer_that_needs_more_than_x_says_how_to_go_on() -> None:
+    """LLaMA's attention also wants rotary position embeddings: the error names the call and
+    the two ways forward."""
+    layer = load("torch_layer_nanogpt.py", "manual")
+    plain = layer.forward
+    layer.forward = lambda x, freqs_cis: plain(x)
+    report = check(layer)
+    assert report.verdict == "error"
+    assert "(x, freqs_cis) could not be called with x of shape (1, 8, 12) float32 alone" in str(
+        report.error
+    )
+    assert "--arg NAME=VALUE" in str(report.error)
+
+
+@needs_torch
 def test_15_a_module_without_known_projections_is_refused_as_a_layer() -> None:
     class Mixer(torch.nn.Module):  # type: ignore[name-defined, misc]
         def __init__(self) -> None:
