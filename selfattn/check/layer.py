@@ -36,6 +36,8 @@ Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
 
 SIZES = ((8, 0), (5, 1), (16, 2))  # (n, seed) of the inputs x compared with the reference
+# which part of a fused map is which: as published code splits it, q, k, v first
+ORDERS = ("qkv", "kqv", "qvk", "kvq", "vqk", "vkq")
 BATCH = 2
 
 
@@ -135,9 +137,9 @@ class Layer:
             raise CallFailed(f"returned shape {out.shape} for x of shape {x.shape}")
         return out
 
-    def tolerance(self, x: Array, suspect: Suspect) -> float:
-        ref = suspect.run(self.proj, x)
-        low = suspect.run(self.proj, x, self.lp.dtype)
+    def tolerance(self, x: Array, suspect: Suspect, proj: Projections | None = None) -> float:
+        ref = suspect.run(proj or self.proj, x)
+        low = suspect.run(proj or self.proj, x, self.lp.dtype)
         if ref is None or low is None or not np.isfinite(ref).any():
             return ATOL
         with np.errstate(all="ignore"):
@@ -216,6 +218,11 @@ def check_layer(
         kind = "RMSNorm" if layer.proj.norm.rms else "LayerNorm"
         said = f"x goes through `{layer.proj.norm.name}` ({kind}) before the projections"
         rep.notes.append(said)
+    if layer.proj.wiring:
+        rep.notes.append(
+            f"{layer.proj.wiring}: right for weights trained this way, wrong for a checkpoint "
+            "stored as q, k, v side by side"
+        )
     if layer.proj.residual:
         rep.notes.append("the layer adds x to its output (a residual): checked as x + attention")
     _judge(layer, text, rep, causal, leak, "causal" if causal else "no mask")
@@ -297,30 +304,51 @@ def _judge(
 
 
 def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
-    """Whether the layer applies the norm it holds to x, and adds x to its output: read from
-    which reference its output is nearest (by a wide margin, when either is right)."""
+    """How the layer's weights are wired: how it reads a fused map's columns, whether it
+    applies the norm it holds to x, and whether it adds x to its output.
+
+    A reading other than the plain one is taken only when it makes the output right: a buggy
+    layer is nearer to some rewiring by chance, and would be explained away. When none is
+    right, only the norm is decided, by which reference the output is nearer.
+    """
     proj = layer.proj
     norms = (proj.norm, None) if proj.norm is not None else (None,)
-    ways = [replace(proj, norm=norm, residual=res) for norm in norms for res in (False, True)]
-    errors = []
-    for way in ways:
-        ref = want.run(way, x)
-        if ref is None:
-            errors.append(np.inf)
-            continue
-        rows = np.isfinite(ref).all(axis=-1)
-        errors.append(float(np.max(np.abs(out[rows] - ref[rows]))) if rows.any() else np.inf)
-    return ways[int(np.argmin(errors))]
+    reads = [(o, h) for h in (False, True) for o in ORDERS] if proj.fused is not None else []
+    wired = [proj.rewired(order, per_head) for order, per_head in reads] or [proj]
+    ways = [
+        replace(w, norm=norm, residual=res)
+        for w in wired
+        for norm in norms
+        for res in (False, True)
+    ]
+    right = next((w for w in ways if _agrees(layer, x, out, want, w)), None)
+    if right is not None:
+        return right
+    plain = [replace(proj, norm=norm) for norm in norms]
+    return min(plain, key=lambda w: _error(w, want, x, out))
 
 
-def _agrees(layer: Layer, x: Array, out: Array, suspect: Suspect) -> bool:
-    ref = suspect.run(layer.proj, x)
+def _error(proj: Projections, want: Suspect, x: Array, out: Array) -> float:
+    ref = want.run(proj, x)
+    if ref is None or ref.shape != out.shape:
+        return np.inf
+    rows = np.isfinite(ref).all(axis=-1)
+    return float(np.max(np.abs(out[rows] - ref[rows]))) if rows.any() else np.inf
+
+
+def _agrees(
+    layer: Layer, x: Array, out: Array, suspect: Suspect, proj: Projections | None = None
+) -> bool:
+    """Whether `out` is the layer's output (`proj`, by default as read) computed as
+    `suspect`, within the layer's precision."""
+    proj = proj or layer.proj
+    ref = suspect.run(proj, x)
     if ref is None or ref.shape != out.shape:
         return False
     rows = np.isfinite(ref).all(axis=-1)
     if not rows.any() or not np.isfinite(out[rows]).all():
         return False
-    return float(np.max(np.abs(out[rows] - ref[rows]))) <= layer.tolerance(x, suspect)
+    return float(np.max(np.abs(out[rows] - ref[rows]))) <= layer.tolerance(x, suspect, proj)
 
 
 def _candidates(causal: bool, proj: Projections) -> list[Suspect]:

@@ -18,7 +18,14 @@ from .reference import Variant
 Array = np.ndarray
 
 # Where published layers keep their projections, as attribute names.
-FUSED = ("c_attn", "qkv", "to_qkv", "Wqkv", "qkv_proj")  # one map to q, k, v side by side
+FUSED = (
+    "c_attn",
+    "qkv",
+    "to_qkv",
+    "Wqkv",
+    "qkv_proj",
+    "query_key_value",
+)  # one map to q, k, v side by side
 SEPARATE = (
     ("query", "key", "value"),
     ("q_proj", "k_proj", "v_proj"),
@@ -26,7 +33,7 @@ SEPARATE = (
     ("wq", "wk", "wv"),
     ("q", "k", "v"),
 )
-OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out")
+OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out", "dense")
 NORMS = ("norm", "pre_norm", "input_norm", "ln")  # a LayerNorm or RMSNorm the layer may apply first
 # QK-norm (timm's qk_norm, OLMo 2, Qwen 3): q and k normalised, per head or across the heads
 Q_NORMS = ("q_norm", "q_layernorm", "query_norm", "norm_q")
@@ -45,7 +52,7 @@ class Affine:
     def __call__(self, x: Array, dtype: type = np.float64) -> Array:
         return x.astype(dtype) @ self.w.astype(dtype) + self.b.astype(dtype)
 
-    def columns(self, part: slice) -> Affine:
+    def columns(self, part: slice | Array) -> Affine:
         return Affine(self.w[:, part], self.b[part])
 
 
@@ -85,6 +92,31 @@ class Projections:
     qkv_args: bool = False
     time_first: bool = False
     residual: bool = False  # the layer returns x + attention, as a block's first half does
+    # the one map q, k and v come from, and how its columns are read: which third is which
+    # ("qkv" in order), or per head, (heads, 3, head_dim), as GPT-NeoX and BLOOM store them
+    fused: Affine | None = None
+    order: str = "qkv"
+    per_head: bool = False
+
+    def rewired(self, order: str, per_head: bool) -> Projections:
+        """The same layer with the fused map's columns read another way."""
+        if self.fused is None:
+            return self
+        parts = dict(zip(order, _split3(self.fused, self.heads if per_head else 1), strict=True))
+        return replace(
+            self, q=parts["q"], k=parts["k"], v=parts["v"], order=order, per_head=per_head
+        )
+
+    @property
+    def wiring(self) -> str:
+        """How the fused map is read, when not as q, k, v side by side; else ""."""
+        name = self.names.split(", ")[0]
+        said = []
+        if self.order != "qkv":
+            said.append(f"`{name}`'s parts are used as {', '.join(self.order)}, not q, k, v")
+        if self.per_head:
+            said.append(f"`{name}` is read per head, as (heads, 3, head_dim)")
+        return "; ".join(said)
 
     @property
     def packed(self) -> bool:
@@ -217,7 +249,7 @@ def _own_projections(module: Any) -> Projections | None:
     found = _packed(module) or _fused(module) or _separate(module)
     if found is None:
         return None
-    (q, k, v), names = found
+    (q, k, v), names, fused = found
     inner = q.w.shape[1]
     counts = [getattr(module, n, None) for n in HEADS]
     sizes = [getattr(module, n, None) for n in HEAD_SIZES]
@@ -250,16 +282,20 @@ def _own_projections(module: Any) -> Projections | None:
         _norm(module, K_NORMS, per_head),
         qkv_args=packed,
         time_first=packed and not getattr(module, "batch_first", False),
+        fused=fused,
     )
 
 
-Trio = tuple[tuple[Affine, Affine, Affine], str]
+# q, k, v; the attributes they were read from; the one map they come from, if one
+Trio = tuple[tuple[Affine, Affine, Affine], str, Affine | None]
 
 
-def _split3(both: Affine) -> tuple[Affine, Affine, Affine]:
-    inner = both.w.shape[1] // 3
-    q, k, v = (both.columns(slice(i * inner, (i + 1) * inner)) for i in range(3))
-    return q, k, v
+def _split3(both: Affine, groups: int = 1) -> tuple[Affine, Affine, Affine]:
+    """The three parts of a fused map, in the order its columns hold them: side by side, or
+    (groups > 1) inside each of `groups` heads."""
+    cols = np.arange(both.w.shape[1]).reshape(groups, 3, -1)
+    first, second, third = (both.columns(cols[:, i].reshape(-1)) for i in range(3))
+    return first, second, third
 
 
 def _packed(module: Any) -> Trio | None:
@@ -272,14 +308,14 @@ def _packed(module: Any) -> Trio | None:
     b = as_float64(bias) if bias is not None else np.zeros(w.shape[1])
     if w.shape[1] % 3 or b.shape != (w.shape[1],):
         return None
-    return _split3(Affine(w, b)), "in_proj_weight"
+    return _split3(Affine(w, b)), "in_proj_weight", Affine(w, b)
 
 
 def _fused(module: Any) -> Trio | None:
     for name in FUSED:
         both = _affine(getattr(module, name, None))
         if both is not None and both.w.shape[1] % 3 == 0:
-            return _split3(both), name
+            return _split3(both), name, both
     return None
 
 
@@ -289,7 +325,7 @@ def _separate(module: Any) -> Trio | None:
         if q is None or k is None or v is None:
             continue
         if q.w.shape == k.w.shape and q.w.shape[0] == v.w.shape[0]:
-            return (q, k, v), ", ".join(trio)
+            return (q, k, v), ", ".join(trio), None
     return None
 
 

@@ -640,6 +640,25 @@ def test_15_a_layer_that_needs_more_than_x_says_how_to_go_on() -> None:
 
 
 @needs_torch
+def test_15_a_fused_map_read_per_head_or_in_another_order() -> None:
+    """GPT-NeoX and BLOOM store each head's q, k, v together; a layer that splits its map as
+    k, q, v is right for weights trained that way. Either is said, never taken for a bug."""
+    report = check(load("torch_layer_per_head_qkv.py", "attn"))
+    assert report.ok and "`query_key_value` is read per head" in notes(report), str(report)
+    layer = load("torch_layer_nanogpt.py", "manual")
+
+    def keys_first(x: Any) -> Any:  # the same layer, splitting its map as k, q, v
+        B, T, C = x.shape
+        k, q, v = (t.view(B, T, 3, C // 3).transpose(1, 2) for t in layer.c_attn(x).split(C, 2))
+        y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)  # type: ignore[union-attr]
+        return layer.c_proj(y.transpose(1, 2).reshape(B, T, C))
+
+    layer.forward = keys_first
+    report = check(layer)
+    assert report.ok and "parts are used as k, q, v" in notes(report), str(report)
+
+
+@needs_torch
 def test_15_a_module_without_known_projections_is_refused_as_a_layer() -> None:
     class Mixer(torch.nn.Module):  # type: ignore[name-defined, misc]
         def __init__(self) -> None:
