@@ -176,9 +176,10 @@ def check_layer(
         ) from None
     rep.kind = "layer"
     rep.backend = f"torch {str(layer.dtype).replace('torch.', '')} x of shape (batch, n, C)"
+    grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
     rep.notes.append(
         f"projections `{proj.names}`: {proj.heads} head{'s' if proj.heads > 1 else ''} of size "
-        f"{proj.head_size}, C = {proj.width}; the reference uses the layer's own weights"
+        f"{proj.head_size}{grouped}, C = {proj.width}; the reference uses the layer's own weights"
     )
     text = _Text(name, imp, proj, layer.dtype)
     text.args = "".join(f", {k}={v!r}" for k, v in args.items())
@@ -221,7 +222,7 @@ def check_layer(
     if layer.proj.wiring:
         rep.notes.append(
             f"{layer.proj.wiring}: right for weights trained this way, wrong for a checkpoint "
-            "stored as q, k, v side by side"
+            "trained the usual way"
         )
     if layer.proj.residual:
         rep.notes.append("the layer adds x to its output (a residual): checked as x + attention")
@@ -315,6 +316,8 @@ def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
     norms = (proj.norm, None) if proj.norm is not None else (None,)
     reads = [(o, h) for h in (False, True) for o in ORDERS] if proj.fused is not None else []
     wired = [proj.rewired(order, per_head) for order, per_head in reads] or [proj]
+    if 0 < proj.kv_heads < proj.heads:  # grouped-query: which q heads share a k, v head
+        wired += [replace(w, tiled=True) for w in wired]
     ways = [
         replace(w, norm=norm, residual=res)
         for w in wired

@@ -97,6 +97,10 @@ class Projections:
     fused: Affine | None = None
     order: str = "qkv"
     per_head: bool = False
+    # grouped-query attention: k and v have `kv_heads` heads, each serving a group of q heads
+    # in turn (repeat_interleave); `tiled`, the q heads go round the kv heads (repeat)
+    kv_heads: int = 0  # 0: as many as q
+    tiled: bool = False
 
     def rewired(self, order: str, per_head: bool) -> Projections:
         """The same layer with the fused map's columns read another way."""
@@ -116,6 +120,8 @@ class Projections:
             said.append(f"`{name}`'s parts are used as {', '.join(self.order)}, not q, k, v")
         if self.per_head:
             said.append(f"`{name}` is read per head, as (heads, 3, head_dim)")
+        if self.tiled:
+            said.append("the q heads take the k, v heads in turn (repeat, not repeat_interleave)")
         return "; ".join(said)
 
     @property
@@ -141,11 +147,14 @@ class Projections:
         """
         given = x
         x = self.norm(x, dtype) if self.norm is not None else x
-        q, k, v = (self._split(p(x, dtype), cut) for p in (self.q, self.k, self.v))
+        kv = self.kv_heads or self.heads
+        q = self._split(self.q(x, dtype), cut, self.heads)
+        k, v = (self._split(p(x, dtype), cut, kv) for p in (self.k, self.v))
         q, k = self._qk_norm(q, self.q_norm, dtype), self._qk_norm(k, self.k_norm, dtype)
         heads = []
         for h in range(self.heads):
-            out = variant.run(q[h], k[h], v[h], dtype)
+            j = h % kv if self.tiled else h // (self.heads // kv)
+            out = variant.run(q[h], k[j], v[j], dtype)
             if out is None:
                 return None
             heads.append(out)
@@ -164,13 +173,13 @@ class Projections:
         if norm.w.shape[0] == t.shape[-1]:
             return norm(t, dtype)
         joined = norm(t.swapaxes(0, 1).reshape(t.shape[1], -1), dtype)
-        return joined.reshape(t.shape[1], self.heads, -1).swapaxes(0, 1)
+        return joined.reshape(t.shape[1], t.shape[0], -1).swapaxes(0, 1)
 
-    def _split(self, t: Array, cut: bool) -> Array:
-        n, size = t.shape[0], t.shape[1] // self.heads
-        return (
-            t.reshape(self.heads, n, size) if cut else t.reshape(n, self.heads, size).swapaxes(0, 1)
-        )
+    @staticmethod
+    def _split(t: Array, cut: bool, heads: int) -> Array:
+        """(n, heads * size) as (heads, n, size); `cut`, reshaped across the positions."""
+        n, size = t.shape[0], t.shape[1] // heads
+        return t.reshape(heads, n, size) if cut else t.reshape(n, heads, size).swapaxes(0, 1)
 
 
 @dataclass(frozen=True)
@@ -254,18 +263,16 @@ def _own_projections(module: Any) -> Projections | None:
     counts = [getattr(module, n, None) for n in HEADS]
     sizes = [getattr(module, n, None) for n in HEAD_SIZES]
     counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
-    heads = next(
-        (
-            h
-            for h in counts
-            if isinstance(h, int) and h >= 1 and inner % h == 0 and v.w.shape[1] % h == 0
-        ),
-        1,
-    )
+    heads = next((h for h in counts if isinstance(h, int) and h >= 1 and inner % h == 0), 1)
+    size = inner // heads
+    kv_heads = k.w.shape[1] // size
+    if k.w.shape[1] % size or heads % kv_heads or v.w.shape[1] % kv_heads:
+        return None
+    joined = heads * (v.w.shape[1] // kv_heads)
     out = None
     for name in OUTPUT:
         candidate = _affine(getattr(module, name, None))
-        if candidate is not None and candidate.w.shape[0] == v.w.shape[1]:
+        if candidate is not None and candidate.w.shape[0] == joined:
             out, names = candidate, f"{names}, {name}"
             break
     per_head = (inner // heads, inner)
@@ -283,6 +290,7 @@ def _own_projections(module: Any) -> Projections | None:
         qkv_args=packed,
         time_first=packed and not getattr(module, "batch_first", False),
         fused=fused,
+        kv_heads=kv_heads,
     )
 
 
@@ -324,7 +332,8 @@ def _separate(module: Any) -> Trio | None:
         q, k, v = (_affine(getattr(module, n, None)) for n in trio)
         if q is None or k is None or v is None:
             continue
-        if q.w.shape == k.w.shape and q.w.shape[0] == v.w.shape[0]:
+        # k and v may have fewer heads than q (grouped-query attention)
+        if q.w.shape[0] == k.w.shape[0] == v.w.shape[0] and k.w.shape[1] <= q.w.shape[1]:
             return (q, k, v), ", ".join(trio), None
     return None
 

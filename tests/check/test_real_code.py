@@ -659,6 +659,17 @@ def test_15_a_fused_map_read_per_head_or_in_another_order() -> None:
 
 
 @needs_torch
+def test_15_grouped_query_attention_and_how_its_heads_are_shared() -> None:
+    """k and v with fewer heads than q, as LLaMA 2 and Mistral have them; repeat in place of
+    repeat_interleave pairs the heads the other way, which is said, not called a bug."""
+    report = check(load("torch_layer_grouped_query.py", "attn"))
+    assert report.ok and "4 heads of size 4, sharing 2 k, v heads" in notes(report), str(report)
+    assert "repeat, not repeat_interleave" not in notes(report)
+    report = check(load("torch_layer_grouped_query.py", "tiled"))
+    assert report.ok and "repeat, not repeat_interleave" in notes(report), str(report)
+
+
+@needs_torch
 def test_15_a_module_without_known_projections_is_refused_as_a_layer() -> None:
     class Mixer(torch.nn.Module):  # type: ignore[name-defined, misc]
         def __init__(self) -> None:
