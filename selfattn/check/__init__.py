@@ -33,7 +33,7 @@ from .probe import (
     read_signature,
     summarize,
 )
-from .projections import find_projections
+from .projections import Projections, find_projections
 from .report import Check, Finding, Report
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
@@ -86,7 +86,10 @@ def check(
             if _eval_mode(fn, rep):  # the reproductions must run it the same way
                 imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
             how = Calling(layout, {**_no_dropout(sig), **(args or {})})
-            _dispatch(fn, runner, sig, kind or _kind(fn, sig), rep, imp, call_name, how)
+            # read once: whether this is a layer, and then the layer's weights
+            proj = find_projections(_module_of(fn)) if kind in (None, "layer") else None
+            kind = kind or _kind(sig, proj)
+            _dispatch(fn, runner, sig, kind, rep, imp, call_name, how, proj)
         except TargetError as exc:
             rep.error = str(exc)
         except Exception as exc:  # a bug in the checker must still give a clean verdict
@@ -169,11 +172,10 @@ def _module_of(fn: Any) -> Any:
     return fn if hasattr(fn, "named_modules") else getattr(fn, "__self__", None)
 
 
-def _kind(fn: Any, sig: Any) -> str | None:
-    """A module holding q, k, v projections is a layer called on hidden states, unless its
-    parameters are named q, k, v (nn.MultiheadAttention's are, and it is a layer all the
-    same: it projects what it is given); otherwise what the signature said."""
-    proj = find_projections(_module_of(fn))
+def _kind(sig: Any, proj: Projections | None) -> str | None:
+    """A module holding q, k, v projections (`proj`) is a layer called on hidden states,
+    unless its parameters are named q, k, v (nn.MultiheadAttention's are, and it is a layer
+    all the same: it projects what it is given); otherwise what the signature said."""
     named = sig.qkv is not None and sig.qkv[0].lower() in Q_NAMES
     if proj is None or (named and not proj.qkv_args):
         return sig.kind
@@ -189,19 +191,18 @@ def _dispatch(
     imp: str,
     name: str,
     how: Calling,
+    proj: Projections | None = None,
 ) -> None:
     if kind == "model":
         check_model(fn, runner, rep, imp, name)
         return
     if kind == "layer":
-        module = _module_of(fn)
-        proj = find_projections(module)
         if proj is None:
             raise TargetError(f"{name} holds no q, k, v projections under a known name")
         # a layer's second and third parameters are no k and v: a mask among them is a mask
         given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
         masks = [n for n in given if is_mask_name(n)]
-        check_layer(module, proj, masks, sig.flag, how.args, runner, rep, imp, name)
+        check_layer(_module_of(fn), proj, masks, sig.flag, how.args, runner, rep, imp, name)
         return
     try:
         kern = connect(fn, runner, sig, name, how.layout, how.args)

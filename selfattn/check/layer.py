@@ -112,6 +112,11 @@ class Layer:
         self.flag: str | None = None  # a causal flag passed as True
         self.args: dict[str, Any] = {}  # the caller's own, for every call
 
+    @property
+    def dtype_name(self) -> str:
+        """`float16`, for the report: the dtype without torch's prefix."""
+        return str(self.dtype).removeprefix("torch.")
+
     def x(self, n: int, seed: int, batch: int = 1) -> Array:
         """The input the reproductions make with torch.randn and this seed, as float64."""
         import torch  # pyright: ignore[reportMissingImports]
@@ -168,14 +173,14 @@ def check_layer(
     try:
         first = layer(x0)
     except CallFailed as exc:
-        shape = f"(1, {n0}, {proj.width}) {str(layer.dtype).replace('torch.', '')}"
+        shape = f"(1, {n0}, {proj.width}) {layer.dtype_name}"
         raise TargetError(
             f"{rep.called_as or name} could not be called with x of shape {shape} alone: {exc}. "
             "Give its other arguments with --arg NAME=VALUE, or check the attention function "
             "it calls (e.g. eager_attention_forward) as a kernel"
         ) from None
     rep.kind = "layer"
-    rep.backend = f"torch {str(layer.dtype).replace('torch.', '')} x of shape (batch, n, C)"
+    rep.backend = f"torch {layer.dtype_name} x of shape (batch, n, C)"
     grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
     rep.notes.append(
         f"projections `{proj.names}`: {proj.heads} head{'s' if proj.heads > 1 else ''} of size "
@@ -261,10 +266,10 @@ def _judge(
     """Compare with the reference; name the bug when it does not match; then, for a causal
     layer, whether the future reaches the past."""
     proj, (n0, s0) = layer.proj, SIZES[0]
-    x0 = layer.x(n0, s0)
     want = Suspect(CAUSAL if causal else CORRECT)
     check_name = f"matches float64 reference attention layer ({label})"
     results = [(x, layer(x)) for x in (layer.x(n, s) for n, s in SIZES)]
+    x0 = results[0][0]  # SIZES[0]'s, which the reproductions make
     sizes = ", ".join(f"n = {n}" for n, _ in SIZES)
     named = False  # a known bug, or an unexplained output, already reported
     if all(_agrees(layer, x[0], out[0], want) for x, out in results):
@@ -332,11 +337,15 @@ def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
 
 
 def _error(proj: Projections, want: Suspect, x: Array, out: Array) -> float:
+    """How far `out` is from `proj` computed as `want`, over the rows the reference defines;
+    inf when it cannot be compared or is not finite there."""
     ref = want.run(proj, x)
     if ref is None or ref.shape != out.shape:
         return np.inf
     rows = np.isfinite(ref).all(axis=-1)
-    return float(np.max(np.abs(out[rows] - ref[rows]))) if rows.any() else np.inf
+    if not rows.any() or not np.isfinite(out[rows]).all():
+        return np.inf
+    return float(np.max(np.abs(out[rows] - ref[rows])))
 
 
 def _agrees(
@@ -345,13 +354,7 @@ def _agrees(
     """Whether `out` is the layer's output (`proj`, by default as read) computed as
     `suspect`, within the layer's precision."""
     proj = proj or layer.proj
-    ref = suspect.run(proj, x)
-    if ref is None or ref.shape != out.shape:
-        return False
-    rows = np.isfinite(ref).all(axis=-1)
-    if not rows.any() or not np.isfinite(out[rows]).all():
-        return False
-    return float(np.max(np.abs(out[rows] - ref[rows]))) <= layer.tolerance(x, suspect, proj)
+    return _error(proj, suspect, x, out) <= layer.tolerance(x, suspect, proj)
 
 
 def _candidates(causal: bool, proj: Projections) -> list[Suspect]:
@@ -481,7 +484,9 @@ class _Text:
 
     def batch(self, n: int, seed: int) -> str:
         lines = [*self._head(), self._x(n, seed, BATCH, "xs")]
-        lines.append("print(max((y(xs)[b] - y(xs[b:b+1])[0]).abs().max() for b in range(2)))")
+        lines.append(
+            f"print(max((y(xs)[b] - y(xs[b:b+1])[0]).abs().max() for b in range({BATCH})))"
+        )
         lines[-1] += "  # should be 0"
         return "\n".join(lines)
 

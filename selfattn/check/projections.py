@@ -213,12 +213,16 @@ def _affine(module: Any) -> Affine | None:
     """A Linear, a Conv1D (weight stored as (in, out)), or the first of a Sequential."""
     if getattr(module, "weight", None) is None and hasattr(module, "__getitem__"):
         module = next((m for m in module if getattr(m, "weight", None) is not None), None)
-    weight = getattr(module, "weight", None)
+    stored_in_by_out = type(module).__name__ == "Conv1D"
+    return _read(getattr(module, "weight", None), getattr(module, "bias", None), stored_in_by_out)
+
+
+def _read(weight: Any, bias: Any, stored_in_by_out: bool = False) -> Affine | None:
+    """A weight matrix and its bias (None: no bias) as an Affine; a torch weight is stored
+    (out, in) unless it comes from a Conv1D."""
     if weight is None or not hasattr(weight, "detach") or weight.ndim != 2:
         return None
-    w = as_float64(weight)
-    w = w if type(module).__name__ == "Conv1D" else w.T
-    bias = getattr(module, "bias", None)
+    w = as_float64(weight) if stored_in_by_out else as_float64(weight).T
     b = as_float64(bias) if bias is not None and hasattr(bias, "detach") else np.zeros(w.shape[1])
     return Affine(w, b) if b.shape == (w.shape[1],) else None
 
@@ -275,7 +279,7 @@ def _own_projections(module: Any) -> Projections | None:
         if candidate is not None and candidate.w.shape[0] == joined:
             out, names = candidate, f"{names}, {name}"
             break
-    per_head = (inner // heads, inner)
+    per_head = (size, inner)
     packed = names.startswith("in_proj")
     return Projections(
         q,
@@ -308,15 +312,10 @@ def _split3(both: Affine, groups: int = 1) -> tuple[Affine, Affine, Affine]:
 
 def _packed(module: Any) -> Trio | None:
     """nn.MultiheadAttention's parameters: `in_proj_weight` (3C, C) and `in_proj_bias`."""
-    weight = getattr(module, "in_proj_weight", None)
-    if weight is None or not hasattr(weight, "detach") or weight.ndim != 2:
+    both = _read(getattr(module, "in_proj_weight", None), getattr(module, "in_proj_bias", None))
+    if both is None or both.w.shape[1] % 3:
         return None
-    w = as_float64(weight).T
-    bias = getattr(module, "in_proj_bias", None)
-    b = as_float64(bias) if bias is not None else np.zeros(w.shape[1])
-    if w.shape[1] % 3 or b.shape != (w.shape[1],):
-        return None
-    return _split3(Affine(w, b)), "in_proj_weight", Affine(w, b)
+    return _split3(both), "in_proj_weight", both
 
 
 def _fused(module: Any) -> Trio | None:
