@@ -64,7 +64,8 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
         g,
       );
       const square = svg("rect", { class: "square" }, g);
-      const box = svg("rect", { class: "masked-box", x: -9, y: -15, width: 18, height: 14, rx: 2 }, g);
+      // wide enough for "−∞" at the tick size, centred on its text
+      const box = svg("rect", { class: "masked-box", x: -13, y: -16, width: 26, height: 15, rx: 2 }, g);
       const fill = svg("text", { class: "masked-fill", y: -4.5 }, g);
       const value = svg(
         "text",

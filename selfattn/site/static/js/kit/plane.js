@@ -211,48 +211,70 @@ export function shadow(plane, { cls = "shadow" } = {}) {
 }
 
 /**
- * Hide the axis numbers that an arrowhead or a label would sit on (label boxes estimated
- * as untangle estimates them: 7.5 px a character, 15 px tall).
+ * A step of the type scale (style.css: --type-label, --type-tick), in px, as the picture
+ * sees it: the article's root or a notebook widget's.
+ * @param {Element} picture @param {"label" | "tick"} step @returns {number}
+ */
+function typeSize(picture, step) {
+  const known = typeSizes.get(picture) ?? {};
+  if (!known[step]) {
+    // read once per picture, not per draw, where it would force a style recalc each frame
+    const px = Number.parseFloat(getComputedStyle(picture).getPropertyValue(`--type-${step}`));
+    if (!px) return TYPE_FALLBACK[step]; // not in a document yet: ask again next time
+    typeSizes.set(picture, { ...known, [step]: px });
+    return px;
+  }
+  return known[step];
+}
+const TYPE_FALLBACK = { label: 13.5, tick: 11.5 };
+/** @type {WeakMap<Element, Record<string, number>>} */
+const typeSizes = new WeakMap();
+
+/**
+ * Where each shown arrow label sits, estimated from its text rather than measured (getBBox
+ * would force a layout of the page on every drag): 0.58 em a character, 1.15 em tall.
+ * @param {ReturnType<typeof makePlane>} plane
+ * @returns {{label: SVGTextElement, x: number, y: number, width: number, height: number}[]}
+ */
+function labelBoxes(plane) {
+  const em = typeSize(plane.root, "label");
+  return [...plane.layers.labels.querySelectorAll("text")]
+    .filter((label) => label.style.display !== "none" && label.textContent)
+    .map((label) => {
+      const width = label.textContent.length * 0.58 * em,
+        anchor = label.getAttribute("text-anchor");
+      const x = Number(label.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
+      const y = Number(label.getAttribute("y")) + Number(label.getAttribute("dy") ?? 0) - 0.85 * em;
+      return { label, x, y, width, height: 1.15 * em };
+    });
+}
+
+/**
+ * Hide the axis numbers that an arrowhead or a label would sit on.
  * @param {ReturnType<typeof makePlane>} plane @param {number[][]} tips
  */
 export function clearTicks(plane, tips) {
-  const boxes = [...plane.layers.labels.querySelectorAll("text")]
-    .filter((l) => l.style.display !== "none")
-    .map((l) => {
-      const width = (l.textContent ?? "").length * 7.5,
-        anchor = l.getAttribute("text-anchor");
-      const x = Number(l.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
-      const y = Number(l.getAttribute("y")) + Number(l.getAttribute("dy") ?? 0) - 11;
-      return [x, y, x + width, y + 15];
-    });
+  const boxes = labelBoxes(plane).map(({ x, y, width, height }) => [x, y, x + width, y + height]);
   boxes.push(...tips.map((p) => [plane.sx(p[0]) - 9, plane.sy(p[1]) - 9, plane.sx(p[0]) + 9, plane.sy(p[1]) + 9]));
+  const em = typeSize(plane.root, "tick");
   for (const tick of plane.layers.grid.querySelectorAll("text")) {
     const x = Number(tick.getAttribute("x")),
       y = Number(tick.getAttribute("y"));
-    const w = (tick.textContent ?? "").length * 7,
+    const w = (tick.textContent ?? "").length * 0.62 * em,
       left = tick.classList.contains("end") ? x - w : x - w / 2;
-    const hit = boxes.some(([a, b, c, d]) => a < left + w && left < c && b < y + 2 && y - 10 < d);
+    const hit = boxes.some(([a, b, c, d]) => a < left + w && left < c && b < y + 2 && y - 0.9 * em < d);
     /** @type {SVGElement} */ (tick).style.display = hit ? "none" : "";
   }
 }
 
 /**
  * Push apart arrow labels that would overlap, keeping each near its tip. Call it at
- * the end of draw, once every label is in place. Boxes are estimated from the text
- * (13 px labels), not measured: getBBox would force a layout of the page on every drag.
+ * the end of draw, once every label is in place.
  * @param {ReturnType<typeof makePlane>} plane
  */
 export function untangle(plane) {
-  const boxes = [];
-  for (const label of plane.layers.labels.querySelectorAll("text")) {
-    label.removeAttribute("dy");
-    if (label.style.display === "none" || !label.textContent) continue;
-    const width = label.textContent.length * 7.5,
-      height = 15;
-    const anchor = label.getAttribute("text-anchor");
-    const x = Number(label.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
-    boxes.push({ label, x, y: Number(label.getAttribute("y")) - 11, width, height, dy: 0 });
-  }
+  for (const label of plane.layers.labels.querySelectorAll("text")) label.removeAttribute("dy");
+  const boxes = labelBoxes(plane).map((box) => ({ ...box, dy: 0 }));
   boxes.sort((a, b) => a.y - b.y);
   for (let pass = 0; pass < 4; pass += 1) {
     for (let i = 0; i < boxes.length; i += 1) {
