@@ -45,6 +45,26 @@ def test_monospace_only_for_code(article):
     assert mono == []
 
 
+def test_figures_speak_one_type_scale(article):
+    """A figure's words come in the scale's four sizes (style.css: --type-tick, -note, -label,
+    -figure) and two weights; only the emphasised read-out, the stepper's name, sub- and
+    superscripts and the menu's glyph are sized from those."""
+    off = article.page.evaluate(
+        """(() => {
+          const root = getComputedStyle(document.documentElement);
+          const steps = ['tick', 'note', 'label', 'figure'].map((s) => parseFloat(root.getPropertyValue(`--type-${s}`)));
+          const exempt = '.readout.key output, .step-name, sub, sup, .sub, .sup, math, [aria-hidden="true"]';
+          return [...document.querySelectorAll('figure[data-module] *')]
+            .filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+            .filter((el) => !el.closest(exempt))
+            .map((el) => [el, getComputedStyle(el)])
+            .filter(([, s]) => !steps.includes(parseFloat(s.fontSize)) || !['400', '650'].includes(s.fontWeight))
+            .map(([el, s]) => `${el.closest('figure').id} ${el.tagName}.${el.getAttribute('class')} ${s.fontSize} ${s.fontWeight}`);
+        })()"""
+    )
+    assert off == [], sorted(set(off))[:20]
+
+
 def test_maths_is_mathml_and_the_code_shows_four_steps(article):
     page = article.page
     assert page.locator("math").count() > 5
