@@ -52,14 +52,19 @@ def test_figures_speak_one_type_scale(article):
     off = article.page.evaluate(
         """(() => {
           const root = getComputedStyle(document.documentElement);
-          const steps = ['tick', 'note', 'label', 'figure'].map((s) => parseFloat(root.getPropertyValue(`--type-${s}`)));
-          const exempt = '.readout.key output, .step-name, sub, sup, .sub, .sup, math, [aria-hidden="true"]';
+          const steps = ['tick', 'note', 'label', 'figure']
+            .map((s) => parseFloat(root.getPropertyValue(`--type-${s}`)));
+          const exempt = '.readout.key output, .step-name, sub, sup, .sub, .sup, math, '
+            + '[aria-hidden="true"]';
+          const words = (el) => [...el.childNodes]
+            .some((n) => n.nodeType === 3 && n.textContent.trim());
           return [...document.querySelectorAll('figure[data-module] *')]
-            .filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
-            .filter((el) => !el.closest(exempt))
+            .filter((el) => words(el) && !el.closest(exempt))
             .map((el) => [el, getComputedStyle(el)])
-            .filter(([, s]) => !steps.includes(parseFloat(s.fontSize)) || !['400', '650'].includes(s.fontWeight))
-            .map(([el, s]) => `${el.closest('figure').id} ${el.tagName}.${el.getAttribute('class')} ${s.fontSize} ${s.fontWeight}`);
+            .filter(([, s]) => !steps.includes(parseFloat(s.fontSize))
+              || !['400', '650'].includes(s.fontWeight))
+            .map(([el, s]) => `${el.closest('figure').id} ${el.tagName}.${el.getAttribute('class')}`
+              + ` ${s.fontSize} ${s.fontWeight}`);
         })()"""
     )
     assert off == [], sorted(set(off))[:20]
