@@ -55,7 +55,7 @@ PROFILES = (
     Profile("Fast 3G, 4x CPU", rtt=150, down=1600 * KBIT, up=750 * KBIT, cpu=4),
     Profile("6x CPU", cpu=6),
 )
-RUNS = 3  # per profile and page; the table shows medians
+RUNS = 5  # per profile and page; the table shows medians
 PHONE: ViewportSize = {"width": 360, "height": 740}
 LIMIT_MS = 30_000  # give up waiting for every figure after this long
 
@@ -214,19 +214,21 @@ def report_load(rows: list, page: str = "index.html") -> None:
     print("first: the first figure drawn and answering; blank: a page of the same bytes in one")
     print("round of subresources; RTTs: time / round trip; long: tasks > 50 ms until all ready,")
     print("and the longest (the page's, then the blank's: what its bytes alone cost); frame: the")
-    print("longest animation frame until all ready, rendering included (the page's, the blank's)\n")
-    header = ("profile", "first", "RTTs", "blank", "RTTs", "ratio", "all", "RTTs", "long", "max")
-    header += ("blank", "frame", "blank")
-    print(
-        "{:<16} {:>7} {:>5} {:>7} {:>5} {:>6} {:>7} {:>5} {:>5} {:>5} {:>6} {:>6} {:>6}".format(
-            *header
-        )
-    )
+    print("longest animation frame until all ready, rendering included (the page's, the blank's);")
+    print("ratio: first / blank of each page load and the blank load after it, the median and the")
+    print("range over the runs: paired, the machine's slow drifts cancel\n")
+    header = ("profile", "first", "RTTs", "blank", "RTTs", "ratio", "range", "all", "RTTs", "long")
+    header += ("max", "blank", "frame", "blank")
+    widths = (-16, 7, 5, 7, 5, 6, 10, 7, 5, 5, 5, 6, 6, 6)  # negative: left-aligned
+    cells = zip(header, widths, strict=True)
+    print(" ".join(f"{h:<{-w}}" if w < 0 else f"{h:>{w}}" for h, w in cells))
     for profile, runs in rows:
         first = statistics.median(r["first"] for r in runs["page"])
         blank = statistics.median(r["first"] for r in runs["blank"])
         every = statistics.median(r["all"] for r in runs["page"])
         long = statistics.median(len(r["long"]) for r in runs["page"])
+        ratios = [p["first"] / b["first"] for p, b in zip(runs["page"], runs["blank"], strict=True)]
+        ratio = statistics.median(ratios)
         longest, blank_longest = worst(runs, "long")
         frame, blank_frame = worst(runs, "frames")
 
@@ -235,7 +237,8 @@ def report_load(rows: list, page: str = "index.html") -> None:
 
         print(
             f"{profile.name:<16} {first:>5.0f}ms {trips(first):>5} {blank:>5.0f}ms "
-            f"{trips(blank):>5} {first / blank:>5.2f}x {every:>5.0f}ms {trips(every):>5} "
+            f"{trips(blank):>5} {ratio:>5.2f}x {min(ratios):>4.2f}-{max(ratios):.2f} "
+            f"{every:>5.0f}ms {trips(every):>5} "
             f"{long:>5.0f} {longest:>3.0f}ms {blank_longest:>4.0f}ms {frame:>4.0f}ms "
             f"{blank_frame:>4.0f}ms"
         )
