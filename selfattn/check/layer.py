@@ -170,6 +170,9 @@ def check_layer(
     layer.args = args
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)
+    turned = proj.wrapped and proj.time_first and _turns_x(layer, x0)
+    if turned:
+        layer.proj = proj = replace(proj, time_first=False)
     try:
         first = layer(x0)
     except CallFailed as exc:
@@ -180,12 +183,18 @@ def check_layer(
             "it calls (e.g. eager_attention_forward) as a kernel"
         ) from None
     rep.kind = "layer"
-    rep.backend = f"torch {layer.dtype_name} x of shape (batch, n, C)"
+    shape = "(n, batch, C)" if proj.time_first else "(batch, n, C)"
+    rep.backend = f"torch {layer.dtype_name} x of shape {shape}"
     grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
     rep.notes.append(
         f"projections `{proj.names}`: {proj.heads} head{'s' if proj.heads > 1 else ''} of size "
         f"{proj.head_size}{grouped}, C = {proj.width}; the reference uses the layer's own weights"
     )
+    if turned:
+        held = proj.names.split(".")[0]
+        rep.notes.append(
+            f"takes x as (batch, n, C) and turns it for `{held}`, which wants (n, batch, C)"
+        )
     text = _Text(name, imp, proj, layer.dtype)
     text.args = "".join(f", {k}={v!r}" for k, v in args.items())
     tol = layer.tolerance(x0[0], Suspect(CORRECT))
@@ -235,6 +244,34 @@ def check_layer(
     if flag is not None and not causal:
         _flag_on(layer, text, rep, flag, first, tol)
     _batched(layer, text, rep, tol)
+
+
+def _turns_x(layer: Layer, x: Array) -> bool:
+    """Whether a wrapper around a module that wants x as (n, batch, C) takes (batch, n, C)
+    itself and turns it. Fed its module's layout, such a wrapper reads each position as a
+    sequence of its own, and no position reaches another; fed (batch, n, C), they meet.
+    Attention of any kind, right or buggy, lets some position see the first or the last."""
+
+    def mixes() -> bool:
+        try:
+            alone = layer(x)
+            for j in (0, x.shape[1] - 1):
+                moved = x.copy()
+                moved[:, j] += 1.0
+                others = np.arange(x.shape[1]) != j
+                if not np.allclose(alone[:, others], layer(moved)[:, others], equal_nan=True):
+                    return True
+        except CallFailed:
+            pass
+        return False
+
+    if mixes():
+        return False
+    layer.proj = replace(layer.proj, time_first=False)
+    try:
+        return mixes()
+    finally:
+        layer.proj = replace(layer.proj, time_first=True)
 
 
 def _flag_on(layer: Layer, text: _Text, rep: Report, flag: str, off: Array, tol: float) -> None:

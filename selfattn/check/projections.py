@@ -88,7 +88,8 @@ class Projections:
     q_norm: Norm | None = None  # QK-norm, over each head or over all heads at once
     k_norm: Norm | None = None
     # how x goes in: nn.MultiheadAttention takes (query, key, value), x three times, and
-    # without batch_first wants (n, batch, C); a wrapper around one passes its x on
+    # without batch_first wants (n, batch, C); a wrapper around one takes x once, in that
+    # layout or as (batch, n, C), turned for the module (check_layer finds out which)
     qkv_args: bool = False
     time_first: bool = False
     residual: bool = False  # the layer returns x + attention, as a block's first half does
@@ -123,6 +124,11 @@ class Projections:
         if self.tiled:
             said.append("the q heads take the k, v heads in turn (repeat, not repeat_interleave)")
         return "; ".join(said)
+
+    @property
+    def wrapped(self) -> bool:
+        """Read from the one attention layer a thin wrapper holds, not from the target itself."""
+        return "." in self.names.split(", ")[0]
 
     @property
     def packed(self) -> bool:

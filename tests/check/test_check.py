@@ -151,6 +151,7 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_prenorm.py": ("attn", set(), 0),
     "torch_layer_causal_flag.py": ("fused", {"causal-flag-ignored"}, 1),
     "torch_layer_multihead.py": ("causal_tril", {"causal-mask-wrong-triangle"}, 1),
+    "torch_layer_turned.py": ("turned_tril", {"causal-mask-wrong-triangle"}, 1),
     "torch_layer_per_head_qkv.py": ("attn", set(), 0),
     "torch_layer_grouped_query.py": ("attn", set(), 0),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,

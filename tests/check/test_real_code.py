@@ -604,6 +604,21 @@ def test_15_a_tril_handed_to_multihead_attention_is_named() -> None:
 
 
 @needs_torch
+@pytest.mark.parametrize(
+    ("name", "shape"), [("turned", "(batch, n, C)"), ("as_given", "(n, batch, C)")]
+)
+def test_15_a_wrapper_takes_x_in_its_own_layout(name: str, shape: str) -> None:
+    """Around a module that wants (n, batch, C), a wrapper may take x so, or as (batch, n, C)
+    and turn it itself (PyTorch before batch_first): it is fed the layout in which its
+    positions meet, not the module's by default (before, `turned` was a wrong output)."""
+    report = check(load("torch_layer_turned.py", name))
+    assert report.ok and report.kind == "layer", str(report)
+    assert f"x of shape {shape}" in report.backend
+    turned = "takes x as (batch, n, C) and turns it for `self_attn`" in notes(report)
+    assert turned == (name == "turned")
+
+
+@needs_torch
 def test_15_a_block_with_its_own_norm_and_mlp_is_no_layer() -> None:
     """Only a thin wrapper counts: a transformer block computes more than its attention."""
     block = torch.nn.TransformerEncoderLayer(16, 4, dim_feedforward=32)  # type: ignore[union-attr]
