@@ -33,6 +33,8 @@ SEPARATE = (
     ("wq", "wk", "wv"),
     ("q", "k", "v"),
 )
+# q alone, and k and v from one map, k's columns first (lucidrains' `to_kv`, timm's PVT `kv`)
+PAIRED = (("to_q", "to_kv"), ("q", "kv"), ("q_proj", "kv_proj"))
 OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out", "dense")
 NORMS = ("norm", "pre_norm", "input_norm", "ln")  # a LayerNorm or RMSNorm the layer may apply first
 # QK-norm (timm's qk_norm, OLMo 2, Qwen 3): q and k normalised, per head or across the heads
@@ -242,7 +244,7 @@ def find_projections(module: Any) -> Projections | None:
     """
     if not hasattr(module, "named_modules"):
         return None
-    own = _own_projections(module)
+    own = _own_projections(module) or _heads_held(module)
     if own is not None:
         return own
     held = [
@@ -264,8 +266,46 @@ def find_projections(module: Any) -> Projections | None:
     )
 
 
+def _heads_held(module: Any) -> Projections | None:
+    """Heads kept as modules of their own, each with its q, k and v maps, joined by the
+    module's map out: the lecture's `MultiHeadAttention`, a ModuleList of `Head`s and `proj`.
+    Read as one layer whose head h has the columns of the h-th."""
+    for name, child in module.named_children():
+        if type(child).__name__ != "ModuleList" or len(child) < 1:
+            continue
+        each = [_own_projections(head) for head in child]
+        if any(p is None or p.heads != 1 or p.out is not None or p.norm for p in each):
+            continue
+        heads = [p for p in each if p is not None]
+        if len({(p.width, p.head_size) for p in heads}) != 1:
+            continue
+        joined = [
+            Affine(
+                np.hstack([getattr(p, m).w for p in heads]),
+                np.concatenate([getattr(p, m).b for p in heads]),
+            )
+            for m in "qkv"
+        ]
+        q, k, v = joined
+        out_name, out = next(
+            ((n, a) for n in OUTPUT if (a := _affine(getattr(module, n, None))) is not None),
+            (None, None),
+        )
+        if out is None or out.w.shape[0] != v.w.shape[1]:
+            continue
+        # everything the module holds is those heads and that map: no norm, no MLP
+        mine = {id(w) for w in child.parameters()} | {
+            id(w) for w in getattr(module, str(out_name)).parameters()
+        }
+        if {id(w) for w in module.parameters()} != mine:
+            continue
+        said = ", ".join(f"{name}[*].{n}" for n in heads[0].names.split(", "))
+        return Projections(q, k, v, out, len(heads), f"{said}, {out_name}")
+    return None
+
+
 def _own_projections(module: Any) -> Projections | None:
-    found = _packed(module) or _fused(module) or _separate(module)
+    found = _packed(module) or _fused(module) or _separate(module) or _paired(module)
     if found is None:
         return None
     (q, k, v), names, fused = found
@@ -340,6 +380,21 @@ def _separate(module: Any) -> Trio | None:
         # k and v may have fewer heads than q (grouped-query attention)
         if q.w.shape[0] == k.w.shape[0] == v.w.shape[0] and k.w.shape[1] <= q.w.shape[1]:
             return (q, k, v), ", ".join(trio), None
+    return None
+
+
+def _paired(module: Any) -> Trio | None:
+    for pair in PAIRED:
+        q, kv = (_affine(getattr(module, n, None)) for n in pair)
+        if q is None or kv is None or kv.w.shape[1] % 2 or q.w.shape[0] != kv.w.shape[0]:
+            continue
+        half = kv.w.shape[1] // 2
+        if half <= q.w.shape[1]:  # k and v may have fewer heads than q
+            return (
+                (q, kv.columns(slice(0, half)), kv.columns(slice(half, None))),
+                ", ".join(pair),
+                None,
+            )
     return None
 
 

@@ -483,6 +483,10 @@ def test_14_without_its_cap_the_kernel_is_plain_attention() -> None:
         ("torch_layer_nanogpt.py", "manual", "checked as causal: its class is CausalSelfAttention"),
         ("torch_layer_nanogpt.py", "flash", "checked as causal: its class is CausalSelfAttention"),
         ("torch_layer_vit.py", "attn", "every position sees the whole sequence"),
+        # heads held as modules, and k, v from one map: both were taken for models of ids
+        ("torch_layer_heads_as_modules.py", "mha", "`heads[*].query, heads[*].key, "),
+        ("torch_layer_heads_as_modules.py", "mha", "its buffer `heads.0.tril` is a triangular"),
+        ("torch_layer_to_kv.py", "attn", "projections `to_q, to_kv, to_out`: 2 heads of size 8"),
     ],
 )
 def test_15_a_layer_is_checked_against_its_own_weights(file: str, name: str, said: str) -> None:
