@@ -196,6 +196,16 @@ SPECS: tuple[Spec, ...] = (
         "`.transpose(1, 2).reshape(B, T, C)`.",
     ),
     Spec(
+        "heads-joined-wrong",
+        "error",
+        "the heads are joined by reshaping (batch, heads, n, head_dim) to (batch, n, C), which "
+        "cuts across positions",
+        "Each output row is then pieces of several tokens' results, so outputs mix positions "
+        "(the future too, under a causal mask), and nothing raises because the sizes agree.",
+        "Move the heads back first: `out.transpose(1, 2).reshape(B, T, C)` (`.contiguous()` "
+        "before a `.view`).",
+    ),
+    Spec(
         "random-output",
         "error",
         "the output is random: two calls on the same inputs differ",

@@ -322,7 +322,7 @@ def _judge(
         )
         if hit is not None and hit.id is not None:
             rep.check(check_name, "fail", f"matches the known bug: {hit.detail}")
-            said = title(hit.id) if hit.cut else f"{title(hit.id)} ({hit.detail})"
+            said = title(hit.id) if hit.reshaped else f"{title(hit.id)} ({hit.detail})"
             if proj.packed and "triangle" in hit.id:
                 said += f"; {MHA_MASK}"
             rep.add(hit.id, said, text.expected(x0[0], s0, proj, want))
@@ -408,7 +408,7 @@ def _candidates(causal: bool, proj: Projections) -> list[Suspect]:
     # the likelier reading in a layer
     plain = [by_width, *NONCAUSAL_BUGS] if proj.width != proj.head_size else [*NONCAUSAL_BUGS]
     base = CAUSAL if causal else CORRECT
-    cut = [Suspect(base, cut=True)] if proj.heads > 1 else []
+    cut = [Suspect(base, cut=True), Suspect(base, mixed=True)] if proj.heads > 1 else []
     if not causal:
         return [*(Suspect(v) for v in plain), *cut]
     return [*(Suspect(masked(v)) for v in plain), *(Suspect(v) for v in causal_bugs(CORRECT)), *cut]

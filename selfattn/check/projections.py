@@ -31,6 +31,7 @@ SEPARATE = (
     ("q_proj", "k_proj", "v_proj"),
     ("to_q", "to_k", "to_v"),
     ("wq", "wk", "wv"),
+    ("W_query", "W_key", "W_value"),  # Raschka's LLMs from scratch
     ("q", "k", "v"),
 )
 # q alone, and k and v from one map, k's columns first (lucidrains' `to_kv`, timm's PVT `kv`)
@@ -147,11 +148,17 @@ class Projections:
         return self.q.w.shape[1] // self.heads
 
     def run(
-        self, x: Array, variant: Variant, dtype: type = np.float64, cut: bool = False
+        self,
+        x: Array,
+        variant: Variant,
+        dtype: type = np.float64,
+        cut: bool = False,
+        mixed: bool = False,
     ) -> Array | None:
         """The layer's output on x (n, C) with each head computed as `variant`, as float64.
 
-        `cut`: the heads are split as (n, C) reshaped to (heads, n, head_dim), across positions.
+        `cut`: the heads are split as (n, C) reshaped to (heads, n, head_dim), across positions;
+        `mixed`: they are joined as (heads, n, head_dim) reshaped to (n, C), the same way.
         """
         given = x
         x = self.norm(x, dtype) if self.norm is not None else x
@@ -166,7 +173,7 @@ class Projections:
             if out is None:
                 return None
             heads.append(out)
-        joined = np.concatenate(heads, axis=-1)
+        joined = np.stack(heads).reshape(x.shape[0], -1) if mixed else np.concatenate(heads, -1)
         with np.errstate(all="ignore"):
             joined = self.out(joined, dtype) if self.out is not None else joined
             if self.residual and joined.shape != given.shape:
@@ -192,24 +199,34 @@ class Projections:
 
 @dataclass(frozen=True)
 class Suspect:
-    """One way a layer may compute: `variant` in every head, the heads split across the
-    positions (`cut`) or as they should be."""
+    """One way a layer may compute: `variant` in every head, the heads split (`cut`) or
+    joined (`mixed`) across the positions, or as they should be."""
 
     variant: Variant
     cut: bool = False
+    mixed: bool = False
 
     @property
     def id(self) -> str | None:
-        return "heads-split-wrong" if self.cut else self.variant.id
+        if self.cut:
+            return "heads-split-wrong"
+        return "heads-joined-wrong" if self.mixed else self.variant.id
+
+    @property
+    def reshaped(self) -> bool:
+        """The heads go wrong, not the attention in them."""
+        return self.cut or self.mixed
 
     @property
     def detail(self) -> str:
         if self.cut:
             return "heads split as (batch, heads, n, head_dim) straight from (batch, n, C)"
+        if self.mixed:
+            return "heads joined as (batch, n, C) straight from (batch, heads, n, head_dim)"
         return self.variant.detail
 
     def run(self, proj: Projections, x: Array, dtype: type = np.float64) -> Array | None:
-        return proj.run(x, self.variant, dtype, self.cut)
+        return proj.run(x, self.variant, dtype, self.cut, self.mixed)
 
 
 def as_float64(t: Any) -> Array:
@@ -267,9 +284,10 @@ def find_projections(module: Any) -> Projections | None:
 
 
 def _heads_held(module: Any) -> Projections | None:
-    """Heads kept as modules of their own, each with its q, k and v maps, joined by the
-    module's map out: the lecture's `MultiHeadAttention`, a ModuleList of `Head`s and `proj`.
-    Read as one layer whose head h has the columns of the h-th."""
+    """Heads kept as modules of their own, each with its q, k and v maps, joined and mapped
+    out by the module's own map if it has one: the lecture's `MultiHeadAttention`, a
+    ModuleList of `Head`s and `proj` (LLMs from scratch's wrapper has no map out). Read as
+    one layer whose head h has the columns of the h-th."""
     for name, child in module.named_children():
         if type(child).__name__ != "ModuleList" or len(child) < 1:
             continue
@@ -291,16 +309,17 @@ def _heads_held(module: Any) -> Projections | None:
             ((n, a) for n in OUTPUT if (a := _affine(getattr(module, n, None))) is not None),
             (None, None),
         )
-        if out is None or out.w.shape[0] != v.w.shape[1]:
+        if out is not None and out.w.shape[0] != v.w.shape[1]:
             continue
         # everything the module holds is those heads and that map: no norm, no MLP
-        mine = {id(w) for w in child.parameters()} | {
-            id(w) for w in getattr(module, str(out_name)).parameters()
-        }
+        mine = {id(w) for w in child.parameters()}
+        if out_name is not None:
+            mine |= {id(w) for w in getattr(module, out_name).parameters()}
         if {id(w) for w in module.parameters()} != mine:
             continue
         said = ", ".join(f"{name}[*].{n}" for n in heads[0].names.split(", "))
-        return Projections(q, k, v, out, len(heads), f"{said}, {out_name}")
+        said += f", {out_name}" if out_name is not None else ""
+        return Projections(q, k, v, out, len(heads), said)
     return None
 
 

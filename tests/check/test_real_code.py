@@ -487,6 +487,9 @@ def test_14_without_its_cap_the_kernel_is_plain_attention() -> None:
         ("torch_layer_heads_as_modules.py", "mha", "`heads[*].query, heads[*].key, "),
         ("torch_layer_heads_as_modules.py", "mha", "its buffer `heads.0.tril` is a triangular"),
         ("torch_layer_to_kv.py", "attn", "projections `to_q, to_kv, to_out`: 2 heads of size 8"),
+        ("torch_layer_from_scratch.py", "single", "`W_query, W_key, W_value`: 1 head of size 8"),
+        ("torch_layer_from_scratch.py", "stacked", "W_value`: 2 heads of size 4, C = 16"),
+        ("torch_layer_from_scratch.py", "mha", "W_value, out_proj`: 4 heads of size 4, C = 16"),
     ],
 )
 def test_15_a_layer_is_checked_against_its_own_weights(file: str, name: str, said: str) -> None:
