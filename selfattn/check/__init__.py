@@ -152,14 +152,22 @@ def _eval_mode(fn: Any, rep: Report) -> bool:
     """An nn.Module in training mode would apply dropout: check it as it runs in inference.
 
     The target may be the module or one of its methods (Hugging Face's `attn._attn`), whose
-    dropout is the module's.
+    dropout is the module's: an nn.Dropout it holds, or a probability it passes to
+    `F.dropout(..., training=self.training)` (T5's `self.dropout`, Llama's
+    `self.attention_dropout`).
     """
     module = getattr(fn, "__self__", fn)
-    modules = getattr(module, "modules", None)
+    modules: Any = getattr(module, "modules", None)
     if getattr(module, "training", False) is not True or not callable(modules):
         return False
-    layers: Any = modules()
-    if not any("Dropout" in type(m).__name__ for m in layers):
+    layers = list(modules())
+    held = any("Dropout" in type(m).__name__ for m in layers)
+    said = any(
+        "dropout" in name.lower() and isinstance(p, float) and p > 0
+        for m in layers
+        for name, p in vars(m).items()
+    )
+    if not (held or said):
         return False
     module.eval()
     whose = "the module" if module is fn else f"the module of {fn.__name__}"

@@ -98,7 +98,9 @@ SPECS: tuple[Spec, ...] = (
         "the scores are not scaled: softmax(q k^T) instead of softmax(q k^T / sqrt(d))",
         "Score spread grows like sqrt(d), so at real widths softmax saturates to one-hot "
         "weights and gradients vanish; training is slow or unstable.",
-        "Divide the scores by math.sqrt(d) where d = q.shape[-1].",
+        "Divide the scores by math.sqrt(d) where d = q.shape[-1]. (T5 and GPT-Neo leave it "
+        "out on purpose, T5 with 1/sqrt(d) folded into how q is initialised: a model trained "
+        "that way is right as it is.)",
     ),
     Spec(
         "scale-by-d",

@@ -32,11 +32,12 @@ SEPARATE = (
     ("to_q", "to_k", "to_v"),
     ("wq", "wk", "wv"),
     ("W_query", "W_key", "W_value"),  # Raschka's LLMs from scratch
+    ("q_lin", "k_lin", "v_lin"),  # DistilBERT
     ("q", "k", "v"),
 )
 # q alone, and k and v from one map, k's columns first (lucidrains' `to_kv`, timm's PVT `kv`)
 PAIRED = (("to_q", "to_kv"), ("q", "kv"), ("q_proj", "kv_proj"))
-OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out", "dense")
+OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out", "dense", "o", "out_lin")
 NORMS = ("norm", "pre_norm", "input_norm", "ln")  # a LayerNorm or RMSNorm the layer may apply first
 # QK-norm (timm's qk_norm, OLMo 2, Qwen 3): q and k normalised, per head or across the heads
 Q_NORMS = ("q_norm", "q_layernorm", "query_norm", "norm_q")

@@ -490,6 +490,9 @@ def test_14_without_its_cap_the_kernel_is_plain_attention() -> None:
         ("torch_layer_from_scratch.py", "single", "`W_query, W_key, W_value`: 1 head of size 8"),
         ("torch_layer_from_scratch.py", "stacked", "W_value`: 2 heads of size 4, C = 16"),
         ("torch_layer_from_scratch.py", "mha", "W_value, out_proj`: 4 heads of size 4, C = 16"),
+        # dropout as a probability handed to F.dropout: before, a random output
+        ("torch_layer_t5_style.py", "scaled", "the module was switched to eval mode (no dropout)"),
+        ("torch_layer_t5_style.py", "scaled", "projections `q, k, v, o`: 4 heads of size 8"),
     ],
 )
 def test_15_a_layer_is_checked_against_its_own_weights(file: str, name: str, said: str) -> None:
