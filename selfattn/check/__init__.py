@@ -157,10 +157,11 @@ def _eval_mode(fn: Any, rep: Report) -> bool:
     `self.attention_dropout`).
     """
     module = getattr(fn, "__self__", fn)
-    modules: Any = getattr(module, "modules", None)
-    if getattr(module, "training", False) is not True or not callable(modules):
+    if getattr(module, "training", False) is not True or not callable(
+        getattr(module, "modules", None)
+    ):
         return False
-    layers = list(modules())
+    layers: list[Any] = list(module.modules())
     held = any("Dropout" in type(m).__name__ for m in layers)
     said = any(
         "dropout" in name.lower() and isinstance(p, float) and p > 0
