@@ -86,13 +86,15 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
 
 
 def _random(ctx: Ctx) -> bool:
-    """Whether two calls on the same inputs give different outputs (dropout left on)."""
+    """Whether calls on the same inputs give different outputs (dropout left on). Three calls,
+    not two: on the first probe's 36 weights, dropout at 0.1 keeps the very same ones in two
+    calls about once in 1,300 checks, and in three about once in 80,000."""
     kern, rep, p = ctx.kern, ctx.rep, ctx.probes[0]
     try:
-        first, again = kern.call(p.q, p.k, p.v), kern.call(p.q, p.k, p.v)
+        first, *again = (kern.call(p.q, p.k, p.v) for _ in range(3))
     except CallFailed:
         return False  # said by the checks that run every shape
-    moved = float(np.nanmax(np.abs(again - first), initial=0.0))
+    moved = max(float(np.nanmax(np.abs(a - first), initial=0.0)) for a in again)
     if moved <= tolerance(p.q, p.k, p.v, kern.lp):
         rep.check("same output for the same input", "pass")
         return False
