@@ -170,7 +170,7 @@ def check_layer(
     layer.args = args
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)
-    turned = proj.wrapped and proj.time_first and _turns_x(layer, x0)
+    turned = bool(proj.holder) and proj.time_first and _turns_x(layer, x0)
     if turned:
         layer.proj = proj = replace(proj, time_first=False)
     try:
@@ -191,9 +191,8 @@ def check_layer(
         f"{proj.head_size}{grouped}, C = {proj.width}; the reference uses the layer's own weights"
     )
     if turned:
-        held = proj.names.split(".")[0]
         rep.notes.append(
-            f"takes x as (batch, n, C) and turns it for `{held}`, which wants (n, batch, C)"
+            f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants (n, batch, C)"
         )
     text = _Text(name, imp, proj, layer.dtype)
     text.args = "".join(f", {k}={v!r}" for k, v in args.items())

@@ -96,6 +96,7 @@ class Projections:
     # layout or as (batch, n, C), turned for the module (check_layer finds out which)
     qkv_args: bool = False
     time_first: bool = False
+    holder: str = ""  # the attribute a thin wrapper holds the layer under; "": the target's own
     residual: bool = False  # the layer returns x + attention, as a block's first half does
     # the one map q, k and v come from, and how its columns are read: which third is which
     # ("qkv" in order), or per head, (heads, 3, head_dim), as GPT-NeoX and BLOOM store them
@@ -128,11 +129,6 @@ class Projections:
         if self.tiled:
             said.append("the q heads take the k, v heads in turn (repeat, not repeat_interleave)")
         return "; ".join(said)
-
-    @property
-    def wrapped(self) -> bool:
-        """Read from the one attention layer a thin wrapper holds, not from the target itself."""
-        return "." in self.names.split(", ")[0]
 
     @property
     def packed(self) -> bool:
@@ -281,6 +277,7 @@ def find_projections(module: Any) -> Projections | None:
         proj,
         names=", ".join(f"{name}.{n}" for n in proj.names.split(", ")),
         qkv_args=False,  # the wrapper takes x, and hands it on three times itself
+        holder=name,
     )
 
 
@@ -298,20 +295,14 @@ def _heads_held(module: Any) -> Projections | None:
         heads = [p for p in each if p is not None]
         if len({(p.width, p.head_size) for p in heads}) != 1:
             continue
-        joined = [
+        q, k, v = (
             Affine(
                 np.hstack([getattr(p, m).w for p in heads]),
                 np.concatenate([getattr(p, m).b for p in heads]),
             )
             for m in "qkv"
-        ]
-        q, k, v = joined
-        out_name, out = next(
-            ((n, a) for n in OUTPUT if (a := _affine(getattr(module, n, None))) is not None),
-            (None, None),
         )
-        if out is not None and out.w.shape[0] != v.w.shape[1]:
-            continue
+        out_name, out = _map_out(module, v.w.shape[1])
         # everything the module holds is those heads and that map: no norm, no MLP
         mine = {id(w) for w in child.parameters()}
         if out_name is not None:
@@ -338,13 +329,8 @@ def _own_projections(module: Any) -> Projections | None:
     kv_heads = k.w.shape[1] // size
     if k.w.shape[1] % size or heads % kv_heads or v.w.shape[1] % kv_heads:
         return None
-    joined = heads * (v.w.shape[1] // kv_heads)
-    out = None
-    for name in OUTPUT:
-        candidate = _affine(getattr(module, name, None))
-        if candidate is not None and candidate.w.shape[0] == joined:
-            out, names = candidate, f"{names}, {name}"
-            break
+    out_name, out = _map_out(module, heads * (v.w.shape[1] // kv_heads))
+    names += f", {out_name}" if out_name is not None else ""
     per_head = (size, inner)
     packed = names.startswith("in_proj")
     return Projections(
@@ -366,6 +352,16 @@ def _own_projections(module: Any) -> Projections | None:
 
 # q, k, v; the attributes they were read from; the one map they come from, if one
 Trio = tuple[tuple[Affine, Affine, Affine], str, Affine | None]
+
+
+def _map_out(module: Any, joined: int) -> tuple[str | None, Affine | None]:
+    """The module's map out of its `joined` heads, under the first published name that holds
+    one of that width, and that name; (None, None) when it has none."""
+    for name in OUTPUT:
+        candidate = _affine(getattr(module, name, None))
+        if candidate is not None and candidate.w.shape[0] == joined:
+            return name, candidate
+    return None, None
 
 
 def _split3(both: Affine, groups: int = 1) -> tuple[Affine, Affine, Affine]:
