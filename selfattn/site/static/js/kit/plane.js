@@ -211,24 +211,25 @@ export function shadow(plane, { cls = "shadow" } = {}) {
 }
 
 /**
- * A step of the type scale (style.css: --type-label, --type-tick), in px, as the picture
- * sees it: the article's root or a notebook widget's.
- * @param {Element} picture @param {"label" | "tick"} step @returns {number}
+ * The type scale's label and tick steps (style.css: --type-label, --type-tick), in px, as
+ * the picture sees them: the article's root or a notebook widget's. Read once per picture,
+ * not per draw, where it would force a style recalc each frame.
+ * @param {Element} picture @returns {{label: number, tick: number}}
  */
-function typeSize(picture, step) {
-  const known = typeSizes.get(picture) ?? {};
-  if (!known[step]) {
-    // read once per picture, not per draw, where it would force a style recalc each frame
-    const px = Number.parseFloat(getComputedStyle(picture).getPropertyValue(`--type-${step}`));
-    if (!px) return TYPE_FALLBACK[step]; // not in a document yet: ask again next time
-    typeSizes.set(picture, { ...known, [step]: px });
-    return px;
+function typeSizes(picture) {
+  let known = readSizes.get(picture);
+  if (!known) {
+    const style = getComputedStyle(picture);
+    const step = (/** @type {string} */ name) => Number.parseFloat(style.getPropertyValue(`--type-${name}`));
+    known = { label: step("label"), tick: step("tick") };
+    if (!known.label || !known.tick) return TYPE_FALLBACK; // not in a document yet: ask again next time
+    readSizes.set(picture, known);
   }
-  return known[step];
+  return known;
 }
 const TYPE_FALLBACK = { label: 13.5, tick: 11.5 };
-/** @type {WeakMap<Element, Record<string, number>>} */
-const typeSizes = new WeakMap();
+/** @type {WeakMap<Element, {label: number, tick: number}>} */
+const readSizes = new WeakMap();
 
 /**
  * Where each shown arrow label sits, estimated from its text rather than measured (getBBox
@@ -237,7 +238,7 @@ const typeSizes = new WeakMap();
  * @returns {{label: SVGTextElement, x: number, y: number, width: number, height: number}[]}
  */
 function labelBoxes(plane) {
-  const em = typeSize(plane.root, "label");
+  const em = typeSizes(plane.root).label;
   return [...plane.layers.labels.querySelectorAll("text")]
     .filter((label) => label.style.display !== "none" && label.textContent)
     .map((label) => {
@@ -256,7 +257,7 @@ function labelBoxes(plane) {
 export function clearTicks(plane, tips) {
   const boxes = labelBoxes(plane).map(({ x, y, width, height }) => [x, y, x + width, y + height]);
   boxes.push(...tips.map((p) => [plane.sx(p[0]) - 9, plane.sy(p[1]) - 9, plane.sx(p[0]) + 9, plane.sy(p[1]) + 9]));
-  const em = typeSize(plane.root, "tick");
+  const em = typeSizes(plane.root).tick;
   for (const tick of plane.layers.grid.querySelectorAll("text")) {
     const x = Number(tick.getAttribute("x")),
       y = Number(tick.getAttribute("y"));
