@@ -13,7 +13,14 @@ stylesheet, and one module carrying the
 bytes of every script the page had fetched by the time its first figure was ready (as
 comments), which then makes one slider work. That is the best any arrangement of those
 bytes can do (the HTML, then one round of subresources), so a ratio of 1 means the
-module graph and the figures' start-up cost nothing beyond their bytes.
+module graph, the figures' start-up and laying out the article's text cost nothing beyond
+their bytes.
+
+The text is no script's doing, so a second reference takes it apart from the rest: the
+page itself, prose, maths and stylesheet as served, with its modules swapped for that one
+module of comments, which makes the first figure a slider. Page over prose is what the
+module graph and the figures' start-up cost; prose over blank is what the first layout of
+the article's text costs, which no arrangement of the scripts can take back.
 
 `python -m bench.load` runs this part of `make bench` alone.
 """
@@ -112,6 +119,29 @@ el.figure = { state: {} };
 el.append(input);
 """
 
+# the first figure becomes a slider in its stage, as a drawn figure fills its stage; the others
+# count as ready where they are, still the empty placeholders they are on the page by then
+PROSE_MODULE = """
+const [first, ...rest] = document.querySelectorAll("figure[data-module]");
+const input = Object.assign(document.createElement("input"), { type: "range" });
+input.setAttribute("aria-label", "prose");
+(first.querySelector(".stage") ?? first).append(input);
+for (const el of [first, ...rest]) el.figure = { state: {} };
+"""
+
+MODULE_TAG = re.compile(r'<script type="module" src="[^"]*"></script>')
+
+
+def comments_module(site: Path, name: str, scripts: list[str], body: str) -> str:
+    """Write a module `name` carrying the bytes of `scripts` as comments, then `body`."""
+    comment = "".join(
+        f"// {line}\n"
+        for path in scripts
+        for line in (site / path.lstrip("/")).read_text("utf-8").splitlines()
+    )
+    (site / name).write_text(comment + body, "utf-8")
+    return name
+
 
 def blank_page(site: Path, page: str, scripts: list[str]) -> str:
     """Write a blank page as heavy as `page`'s first screen (see the module docstring);
@@ -129,12 +159,7 @@ def blank_page(site: Path, page: str, scripts: list[str]) -> str:
     else:
         style = f'<link rel="stylesheet" href="{linked.group(1)}">' if linked else ""
     text = text.replace("</", "<\\/")
-    comment = "".join(
-        f"// {line}\n"
-        for path in scripts
-        for line in (site / path.lstrip("/")).read_text("utf-8").splitlines()
-    )
-    (site / "blank-load.js").write_text(comment + BLANK_MODULE, "utf-8")
+    comments_module(site, "blank-load.js", scripts, BLANK_MODULE)
     (site / "blank-load.html").write_text(
         f'<!doctype html><html lang="{lang.group(1) if lang else "en"}"><head>'
         '<meta charset="utf-8"><title>blank</title>\n'
@@ -146,6 +171,25 @@ def blank_page(site: Path, page: str, scripts: list[str]) -> str:
         "utf-8",
     )
     return "blank-load.html"
+
+
+def prose_page(site: Path, page: str, scripts: list[str]) -> str:
+    """Write `page` as served with its modules swapped for one module of comments that makes
+    the first figure a slider (see the module docstring); return its path in the site."""
+    text = (site / page).read_text("utf-8")
+    tags = MODULE_TAG.findall(text)
+    if not tags:
+        raise ValueError(f"{page}: no module script to swap")
+    # beside the page, so that its relative addresses (./static/...) still resolve
+    name = str(Path(page).with_name("prose-load.html"))
+    module = comments_module(
+        site, str(Path(page).with_name("prose-load.js")), scripts, PROSE_MODULE
+    )
+    text = text.replace(tags[0], f'<script type="module" src="./{Path(module).name}"></script>', 1)
+    for tag in tags[1:]:
+        text = text.replace(tag, "", 1)
+    (site / name).write_text(text, "utf-8")
+    return name
 
 
 def load_once(browser: Browser, url: str, profile: Profile) -> dict:
@@ -179,19 +223,23 @@ def load_once(browser: Browser, url: str, profile: Profile) -> dict:
 
 
 def measure_load(base: str, site: Path, page: str = "index.html") -> list:
-    """Per profile, every run of the page and of its blank, interleaved so that both see the
-    same noise from the machine."""
+    """Per profile, every run of the page and of its two references (see the module
+    docstring), interleaved so that all three see the same noise from the machine."""
     url = base + page.removesuffix("index.html")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         reference = load_once(browser, url, PROFILES[0])
-        blank = base + blank_page(site, page, reference["scripts"])
+        others = {
+            "blank": base + blank_page(site, page, reference["scripts"]),
+            "prose": base + prose_page(site, page, reference["scripts"]),
+        }
         rows = []
         for profile in PROFILES:
-            runs = {"page": [], "blank": []}
+            runs = {"page": [], **{which: [] for which in others}}
             for _ in range(RUNS):
                 runs["page"].append(load_once(browser, url, profile))
-                runs["blank"].append(load_once(browser, blank, profile))
+                for which, other in others.items():
+                    runs[which].append(load_once(browser, other, profile))
             rows.append((profile, runs))
         browser.close()
     return rows
@@ -206,6 +254,12 @@ def worst(runs: dict, key: str) -> list[float]:
     ]
 
 
+def paired(runs: dict, which: str) -> str:
+    """First / first of each page load and the `which` load after it: median, then range."""
+    ratios = [p["first"] / r["first"] for p, r in zip(runs["page"], runs[which], strict=True)]
+    return f"{statistics.median(ratios):>5.2f}x {min(ratios):>4.2f}-{max(ratios):.2f}"
+
+
 def report_load(rows: list, page: str = "index.html") -> None:
     print(
         f"\n## loading on a slow phone ({page}, {PHONE['width']}x{PHONE['height']}, cold cache, "
@@ -216,19 +270,25 @@ def report_load(rows: list, page: str = "index.html") -> None:
     print("and the longest (the page's, then the blank's: what its bytes alone cost); frame: the")
     print("longest animation frame until all ready, rendering included (the page's, the blank's);")
     print("ratio: first / blank of each page load and the blank load after it, the median and the")
-    print("range over the runs: paired, the machine's slow drifts cancel\n")
-    header = ("profile", "first", "RTTs", "blank", "RTTs", "ratio", "range", "all", "RTTs", "long")
-    header += ("max", "blank", "frame", "blank")
-    widths = (-16, 7, 5, 7, 5, 6, 10, 7, 5, 5, 5, 6, 6, 6)  # negative: left-aligned
+    print("range over the runs: paired, the machine's slow drifts cancel; prose: the page with its")
+    print("modules swapped for one module of comments, and first / prose paired the same way: what")
+    print("the scripts cost beyond their bytes, the text's first layout set aside\n")
+    header = ("profile", "first", "RTTs", "blank", "RTTs", "ratio", "range", "prose", "ratio")
+    header += ("range", "all", "RTTs", "long", "max", "blank", "frame", "blank")
+    widths = (-16, 7, 5, 7, 5, 6, 10, 7, 6, 10, 7, 5, 5, 5, 6, 6, 6)  # negative: left-aligned
     cells = zip(header, widths, strict=True)
     print(" ".join(f"{h:<{-w}}" if w < 0 else f"{h:>{w}}" for h, w in cells))
     for profile, runs in rows:
-        first = statistics.median(r["first"] for r in runs["page"])
-        blank = statistics.median(r["first"] for r in runs["blank"])
-        every = statistics.median(r["all"] for r in runs["page"])
+        first, blank, prose, every = (
+            statistics.median(r[key] for r in runs[which])
+            for which, key in (
+                ("page", "first"),
+                ("blank", "first"),
+                ("prose", "first"),
+                ("page", "all"),
+            )
+        )
         long = statistics.median(len(r["long"]) for r in runs["page"])
-        ratios = [p["first"] / b["first"] for p, b in zip(runs["page"], runs["blank"], strict=True)]
-        ratio = statistics.median(ratios)
         longest, blank_longest = worst(runs, "long")
         frame, blank_frame = worst(runs, "frames")
 
@@ -237,7 +297,7 @@ def report_load(rows: list, page: str = "index.html") -> None:
 
         print(
             f"{profile.name:<16} {first:>5.0f}ms {trips(first):>5} {blank:>5.0f}ms "
-            f"{trips(blank):>5} {ratio:>5.2f}x {min(ratios):>4.2f}-{max(ratios):.2f} "
+            f"{trips(blank):>5} {paired(runs, 'blank')} {prose:>5.0f}ms {paired(runs, 'prose')} "
             f"{every:>5.0f}ms {trips(every):>5} "
             f"{long:>5.0f} {longest:>3.0f}ms {blank_longest:>4.0f}ms {frame:>4.0f}ms "
             f"{blank_frame:>4.0f}ms"
