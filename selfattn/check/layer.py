@@ -10,6 +10,7 @@ future is read from the layer itself (a class named causal, a triangular mask bu
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from dataclasses import dataclass, replace
 from typing import Any
@@ -31,6 +32,7 @@ from .reference import (
     masked,
 )
 from .report import Report
+from .rotary import Rotary, rotations
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -46,6 +48,8 @@ BATCH = 2
 # eager attention), or boolean, True = may attend (F.scaled_dot_product_attention) or
 # True = hidden (nn.MultiheadAttention).
 MASK_FORMS = ("additive", "keep", "block")
+# where a layer may be told the position it starts at (Meta's LLaMA `start_pos`, for its cache)
+STARTS = ("start_pos",)
 # the usual cause of a wrong triangle around nn.MultiheadAttention
 MHA_MASK = (
     "nn.MultiheadAttention reads a boolean attn_mask as True = may NOT attend, the opposite of "
@@ -110,6 +114,7 @@ class Layer:
         self.lp = precision(str(self.dtype))
         self.mask: CausalMask | None = None
         self.flag: str | None = None  # a causal flag passed as True
+        self.rotary: Rotary | None = None  # the rotation the model would hand in, at angle 0
         self.args: dict[str, Any] = {}  # the caller's own, for every call
 
     @property
@@ -133,6 +138,9 @@ class Layer:
         given = given.transpose(0, 1) if proj.time_first else given
         extra = {self.mask.param: self.mask.make(x.shape[1], self.dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
+        extra |= (
+            {self.rotary.param: self.rotary.make(x.shape[1], self.dtype)} if self.rotary else {}
+        )
         extra = {**self.args, **extra}
         out = np.asarray(self.runner(*[given] * (3 if proj.qkv_args else 1), **extra))
         if out.ndim == 2 and x.shape[0] == 1:
@@ -166,6 +174,8 @@ def check_layer(
     """Check a layer; `masks` are its mask arguments, which may carry its causal mask, `flag`
     its causal flag (timm's `is_causal`), checked on as well as off, and `args` what the caller
     passes to every call."""
+    params = _forward_parameters(module)
+    args = {**args, **_required(params, masks, args)}
     layer = Layer(runner, module, proj)
     layer.args = args
     n0, s0 = SIZES[0]
@@ -174,7 +184,7 @@ def check_layer(
     if turned:
         layer.proj = proj = replace(proj, time_first=False)
     try:
-        first = layer(x0)
+        first = _first_call(layer, x0, rotations(params, args, proj.head_size))
     except CallFailed as exc:
         shape = f"(1, {n0}, {proj.width}) {layer.dtype_name}"
         raise TargetError(
@@ -194,8 +204,15 @@ def check_layer(
         rep.notes.append(
             f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants (n, batch, C)"
         )
+    if layer.rotary is not None:
+        rep.notes.append(
+            f"rotary embeddings go in through `{layer.rotary.param}`: handed in at angle 0 "
+            f"({layer.rotary.said}), so the layer is checked as attention without positions "
+            "(the rotation itself is the model's, not checked)"
+        )
     text = _Text(name, imp, proj, layer.dtype)
     text.args = "".join(f", {k}={v!r}" for k, v in args.items())
+    text.rotary = layer.rotary
     tol = layer.tolerance(x0[0], Suspect(CORRECT))
     if float(np.max(np.abs(layer(x0) - first))) > tol:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")
@@ -243,6 +260,35 @@ def check_layer(
     if flag is not None and not causal:
         _flag_on(layer, text, rep, flag, first, tol)
     _batched(layer, text, rep, tol)
+
+
+def _forward_parameters(module: Any) -> dict[str, inspect.Parameter]:
+    try:
+        return dict(inspect.signature(module.forward).parameters)
+    except (AttributeError, TypeError, ValueError):
+        return {}
+
+
+def _required(
+    params: dict[str, inspect.Parameter], masks: list[str], given: dict[str, Any]
+) -> dict[str, Any]:
+    """What a layer cannot be called without and the caller has not given: a mask argument with
+    no default (Mistral's `attention_mask`) as None, no mask, until one is found to be what
+    makes the layer causal; the position it starts at as 0."""
+    needed = {n for n, p in params.items() if p.default is inspect.Parameter.empty} - set(given)
+    return {n: None for n in masks if n in needed} | {n: 0 for n in STARTS if n in needed}
+
+
+def _first_call(layer: Layer, x: Array, rotaries: list[Rotary]) -> Array:
+    """The layer's output for x, with the first of the rotations it may take that it accepts
+    (kept for every later call), or alone when it takes none."""
+    for rotary in rotaries:
+        layer.rotary = rotary
+        try:
+            return layer(x)
+        except CallFailed:
+            layer.rotary = None
+    return layer(x)
 
 
 def _turns_x(layer: Layer, x: Array) -> bool:
@@ -478,6 +524,7 @@ class _Text:
         self.args = ""  # the caller's extra arguments, as `, name=value`
         self.mask: CausalMask | None = None
         self.flag: str | None = None
+        self.rotary: Rotary | None = None
 
     def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
         return (
@@ -487,9 +534,11 @@ class _Text:
 
     def _head(self) -> list[str]:
         mask = self.mask.text(self.dtype) if self.mask else []
+        mask += self.rotary.text(self.dtype) if self.rotary else []
         x = "x.transpose(0, 1)" if self.time_first else "x"
         given = ", ".join([x] * (3 if self.qkv_args else 1)) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
+        given += f", {self.rotary.param}=rotation(x.shape[1])" if self.rotary else ""
         given += f", {self.flag}=True" if self.flag else ""
         back = ".transpose(0, 1)" if self.time_first else ""
         said = "x as (n, batch, C), " if self.time_first else ""

@@ -156,6 +156,7 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_to_kv.py": ("attn_by_dim", {"scale-wrong"}, 1),
     "torch_layer_from_scratch.py": ("mha_joined", {"heads-joined-wrong"}, 1),
     "torch_layer_t5_style.py": ("unscaled", {"scale-missing"}, 1),
+    "torch_layer_rotary.py": ("meta_by_dim", {"scale-by-d"}, 1),
     "torch_layer_per_head_qkv.py": ("attn", set(), 0),
     "torch_layer_grouped_query.py": ("attn", set(), 0),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,

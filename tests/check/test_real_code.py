@@ -493,6 +493,15 @@ def test_14_without_its_cap_the_kernel_is_plain_attention() -> None:
         # dropout as a probability handed to F.dropout: before, a random output
         ("torch_layer_t5_style.py", "scaled", "the module was switched to eval mode (no dropout)"),
         ("torch_layer_t5_style.py", "scaled", "projections `q, k, v, o`: 4 heads of size 8"),
+        # rotary embeddings handed in by the model: before, could not be called with x alone
+        (
+            "torch_layer_rotary.py",
+            "meta",
+            "through `freqs_cis`: handed in at angle 0 (e^(i 0) = 1)",
+        ),
+        ("torch_layer_rotary.py", "fast", "(cos 1 and sin 0 in a last axis of two)"),
+        ("torch_layer_rotary.py", "hf", "through `position_embeddings`: handed in at angle 0"),
+        ("torch_layer_rotary.py", "hf", "the causal mask goes in through `attention_mask`"),
     ],
 )
 def test_15_a_layer_is_checked_against_its_own_weights(file: str, name: str, said: str) -> None:
@@ -651,14 +660,14 @@ def test_15_a_residual_is_read_from_the_output() -> None:
 
 @needs_torch
 def test_15_a_layer_that_needs_more_than_x_says_how_to_go_on() -> None:
-    """LLaMA's attention also wants rotary position embeddings: the error names the call and
-    the two ways forward."""
+    """A layer that also wants what the check cannot make up (here the ids of the documents
+    packed into one sequence): the error names the call and the two ways forward."""
     layer = load("torch_layer_nanogpt.py", "manual")
     plain = layer.forward
-    layer.forward = lambda x, freqs_cis: plain(x)
+    layer.forward = lambda x, document_ids: plain(x)
     report = check(layer)
     assert report.verdict == "error"
-    assert "(x, freqs_cis) could not be called with x of shape (1, 8, 12) float32 alone" in str(
+    assert "(x, document_ids) could not be called with x of shape (1, 8, 12) float32 alone" in str(
         report.error
     )
     assert "--arg NAME=VALUE" in str(report.error)

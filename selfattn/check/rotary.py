@@ -1,0 +1,74 @@
+"""Rotary position embeddings handed into a layer, given as the identity: angle 0 everywhere.
+
+A LLaMA-family layer does not make its rotation; the model around it hands each call the
+angles, as cos and sin (Hugging Face's `position_embeddings`), as complex numbers e^(i angle)
+(Meta's LLaMA and torchtitan's `freqs_cis`), or as cos and sin in a last axis of two
+(gpt-fast's `freqs_cis`). At angle 0 the rotation leaves q and k as they are, so the layer is
+checked as attention without positions: its scale, mask, softmax and heads, against its own
+weights. The rotation itself is the model's, and is not checked here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+# where a layer takes its rotation, and the forms it may take there, tried in this order
+FORMS = {"position_embeddings": ("cos_sin",), "freqs_cis": ("complex", "pairs")}
+
+
+@dataclass(frozen=True)
+class Rotary:
+    """Angle 0 at every position, as the layer's argument `param` takes it, in `form`."""
+
+    param: str
+    form: str
+    head_size: int
+
+    def make(self, n: int, dtype: Any) -> Any:
+        import torch  # pyright: ignore[reportMissingImports]
+
+        half = self.head_size // 2
+        if self.form == "cos_sin":
+            shape = (1, n, self.head_size)
+            return torch.ones(shape, dtype=dtype), torch.zeros(shape, dtype=dtype)
+        if self.form == "complex":
+            wide = dtype == torch.float64
+            return torch.ones(n, half, dtype=torch.complex128 if wide else torch.complex64)
+        return torch.stack([torch.ones(n, half), torch.zeros(n, half)], -1).to(dtype)
+
+    def text(self, dtype: str) -> list[str]:
+        """The reproductions' `rotation(n)`, making the same angles."""
+        size, half = self.head_size, self.head_size // 2
+        made = {
+            "cos_sin": f"torch.ones(1, n, {size}, dtype={dtype}), "
+            f"torch.zeros(1, n, {size}, dtype={dtype})",
+            "complex": f"torch.ones(n, {half}, dtype=torch.complex64)",
+            "pairs": f"torch.stack([torch.ones(n, {half}), torch.zeros(n, {half})], -1)"
+            f".to({dtype})",
+        }[self.form]
+        return [
+            f"def rotation(n):  # `{self.param}` at angle 0, {self.said}: q and k as they are",
+            f"    return {made}",
+            "",
+        ]
+
+    @property
+    def said(self) -> str:
+        return {
+            "cos_sin": "(cos, sin) = (1, 0)",
+            "complex": "e^(i 0) = 1",
+            "pairs": "cos 1 and sin 0 in a last axis of two",
+        }[self.form]
+
+
+def rotations(params: Iterable[str], given: dict[str, Any], head_size: int) -> list[Rotary]:
+    """The ways a layer whose forward takes `params` may take its rotation that the caller has
+    not given, in the order to try them; none when it takes none."""
+    return [
+        Rotary(name, form, head_size)
+        for name, forms in FORMS.items()
+        if name in params and name not in given
+        for form in forms
+    ]
