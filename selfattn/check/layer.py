@@ -19,7 +19,7 @@ import numpy as np
 
 from .context import title
 from .frameworks import precision
-from .probe import CallFailed, Runner, TargetError
+from .probe import SOFTCAP_NAMES, CallFailed, Runner, TargetError
 from .projections import Projections, Suspect, as_float64, causal_intent
 from .reference import (
     ATOL,
@@ -176,6 +176,8 @@ def check_layer(
     passes to every call."""
     params = _forward_parameters(module)
     args = {**args, **_required(params, masks, args)}
+    cap, capped_by = _softcap(module.get_submodule(proj.holder) if proj.holder else module)
+    proj = replace(proj, cap=cap)
     layer = Layer(runner, module, proj)
     layer.args = args
     n0, s0 = SIZES[0]
@@ -203,6 +205,11 @@ def check_layer(
     if turned:
         rep.notes.append(
             f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants (n, batch, C)"
+        )
+    if cap:
+        rep.notes.append(
+            f"the scores are soft-capped as {cap:g} tanh(s / {cap:g}) (`{capped_by}`): so is the "
+            "reference"
         )
     if layer.rotary is not None:
         rep.notes.append(
@@ -277,6 +284,16 @@ def _required(
     makes the layer causal; the position it starts at as 0."""
     needed = {n for n, p in params.items() if p.default is inspect.Parameter.empty} - set(given)
     return {n: None for n in masks if n in needed} | {n: 0 for n in STARTS if n in needed}
+
+
+def _softcap(module: Any) -> tuple[float, str]:
+    """The cap a layer puts on its scores, s to cap * tanh(s / cap), and the attribute saying
+    so (Gemma 2's `attn_logit_softcapping`); 0 when it caps nothing (None or 0 there)."""
+    for name in SOFTCAP_NAMES:
+        cap = getattr(module, name, None)
+        if isinstance(cap, int | float) and not isinstance(cap, bool) and cap > 0:
+            return float(cap), name
+    return 0.0, ""
 
 
 def _first_call(layer: Layer, x: Array, rotaries: list[Rotary]) -> Array:

@@ -107,6 +107,7 @@ class Projections:
     # in turn (repeat_interleave); `tiled`, the q heads go round the kv heads (repeat)
     kv_heads: int = 0  # 0: as many as q
     tiled: bool = False
+    cap: float = 0.0  # scores soft-capped as cap * tanh(s / cap) (Gemma 2), 0: not
 
     def rewired(self, order: str, per_head: bool) -> Projections:
         """The same layer with the fused map's columns read another way."""
@@ -158,6 +159,7 @@ class Projections:
         `mixed`: they are joined as (heads, n, head_dim) reshaped to (n, C), the same way.
         """
         given = x
+        variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
         x = self.norm(x, dtype) if self.norm is not None else x
         kv = self.kv_heads or self.heads
         q = self._split(self.q(x, dtype), cut, self.heads)

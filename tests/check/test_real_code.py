@@ -502,6 +502,12 @@ def test_14_without_its_cap_the_kernel_is_plain_attention() -> None:
         ("torch_layer_rotary.py", "fast", "(cos 1 and sin 0 in a last axis of two)"),
         ("torch_layer_rotary.py", "hf", "through `position_embeddings`: handed in at angle 0"),
         ("torch_layer_rotary.py", "hf", "the causal mask goes in through `attention_mask`"),
+        # Gemma 2's soft cap on the scores, read from the layer: before, a wrong output
+        (
+            "torch_layer_rotary.py",
+            "capped",
+            "soft-capped as 50 tanh(s / 50) (`attn_logit_softcapping`)",
+        ),
     ],
 )
 def test_15_a_layer_is_checked_against_its_own_weights(file: str, name: str, said: str) -> None:

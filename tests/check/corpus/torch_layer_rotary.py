@@ -10,6 +10,8 @@ embeddings and the layer turns q and k by them.
 - `hf`: maps `q_proj`...`o_proj`; `position_embeddings` = (cos, sin), (batch, n, d), applied
   with half the features turned (rotate_half); `attention_mask` required, which the model hands
   in as the causal mask; `is_causal` set.
+- `capped`: as `hf`, the scores soft-capped as 50 tanh(s / 50) before the mask, as Gemma 2's
+  `attn_logit_softcapping` does.
 """
 
 import math
@@ -70,8 +72,9 @@ class Attention(nn.Module):
 
 
 class DecoderAttention(nn.Module):
-    def __init__(self, hidden_size=32, num_heads=4):
+    def __init__(self, hidden_size=32, num_heads=4, softcap=None):
         super().__init__()
+        self.attn_logit_softcapping = softcap
         self.head_dim = hidden_size // num_heads
         self.scaling = self.head_dim**-0.5
         self.is_causal = True
@@ -88,6 +91,9 @@ class DecoderAttention(nn.Module):
         cos, sin = (t.unsqueeze(1) for t in position_embeddings)
         q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
         scores = q @ k.transpose(2, 3) * self.scaling
+        if self.attn_logit_softcapping is not None:
+            cap = self.attn_logit_softcapping
+            scores = torch.tanh(scores / cap) * cap
         if attention_mask is not None:
             scores = scores + attention_mask
         weights = F.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
@@ -100,3 +106,4 @@ meta = Attention()
 meta_by_dim = Attention(by_dim=True)
 fast = Attention(turn=turn_pairs)
 hf = DecoderAttention()
+capped = DecoderAttention(softcap=50.0)
