@@ -25,6 +25,7 @@ FUSED = (
     "Wqkv",
     "qkv_proj",
     "query_key_value",
+    "wqkv",  # gpt-fast
 )  # one map to q, k, v side by side
 SEPARATE = (
     ("query", "key", "value"),
@@ -43,6 +44,8 @@ NORMS = ("norm", "pre_norm", "input_norm", "ln")  # a LayerNorm or RMSNorm the l
 Q_NORMS = ("q_norm", "q_layernorm", "query_norm", "norm_q")
 K_NORMS = ("k_norm", "k_layernorm", "key_norm", "norm_k")
 HEADS = ("n_head", "num_heads", "n_heads", "num_attention_heads", "heads", "nh")
+# how many k, v heads a layer has, when fewer than q's (grouped-query attention)
+KV_HEADS = ("num_key_value_heads", "n_kv_heads", "num_kv_heads", "n_kv_head", "n_local_heads")
 HEAD_SIZES = ("head_dim", "head_size", "attention_head_size", "dim_head", "d_head")
 
 
@@ -385,9 +388,38 @@ def _packed(module: Any) -> Trio | None:
 def _fused(module: Any) -> Trio | None:
     for name in FUSED:
         both = _affine(getattr(module, name, None))
-        if both is not None and both.w.shape[1] % 3 == 0:
+        if both is None:
+            continue
+        grouped = _grouped(module, both.w.shape[1])
+        if grouped is not None:  # read one way only: its parts differ in width
+            q, kv = grouped
+            parts = (slice(0, q), slice(q, q + kv), slice(q + kv, None))
+            return (
+                (both.columns(parts[0]), both.columns(parts[1]), both.columns(parts[2])),
+                name,
+                None,
+            )
+        if both.w.shape[1] % 3 == 0:
             return _split3(both), name, both
     return None
+
+
+def _grouped(module: Any, width: int) -> tuple[int, int] | None:
+    """The widths of q and of each of k, v in a fused map of `width` columns holding fewer k, v
+    heads than q heads (Phi-3's `qkv_proj`, gpt-fast's `wqkv`), from the head size and the k, v
+    head count the layer keeps; None when it keeps neither or they do not add up to that."""
+    size = next((s for n in HEAD_SIZES if _count(s := getattr(module, n, None))), None)
+    kv = next((h for n in KV_HEADS if _count(h := getattr(module, n, None))), None)
+    if size is None or kv is None:
+        return None
+    q = width - 2 * kv * size
+    if q <= kv * size or q % (kv * size):
+        return None
+    return q, kv * size
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def _separate(module: Any) -> Trio | None:

@@ -500,6 +500,8 @@ def test_14_without_its_cap_the_kernel_is_plain_attention() -> None:
             "through `freqs_cis`: handed in at angle 0 (e^(i 0) = 1)",
         ),
         ("torch_layer_rotary.py", "fast", "(cos 1 and sin 0 in a last axis of two)"),
+        # a fused map with fewer k, v heads than q heads: before, not found
+        ("torch_layer_rotary.py", "fast", "`wqkv, wo`: 4 heads of size 8, sharing 2 k, v heads"),
         ("torch_layer_rotary.py", "hf", "through `position_embeddings`: handed in at angle 0"),
         ("torch_layer_rotary.py", "hf", "the causal mask goes in through `attention_mask`"),
         # Gemma 2's soft cap on the scores, read from the layer: before, a wrong output

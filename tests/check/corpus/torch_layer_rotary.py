@@ -5,8 +5,9 @@ embeddings and the layer turns q and k by them.
   applied to pairs of features viewed as complex; `start_pos` saying where the call writes its
   keys and values into a cache; an additive `mask` handed in (None: every position sees all).
 - `meta_by_dim`: the same, dividing the scores by the head size instead of its square root.
-- `fast`: as `meta`, with the angles as cos and sin in a last axis of two, (n, d / 2, 2), as
-  gpt-fast hands them in.
+- `fast`: as gpt-fast writes it, one fused map `wqkv` to 4 q heads and 2 k, v heads, the
+  angles as cos and sin in a last axis of two, (n, d / 2, 2), and a boolean `mask` handed to
+  F.scaled_dot_product_attention.
 - `hf`: maps `q_proj`...`o_proj`; `position_embeddings` = (cos, sin), (batch, n, d), applied
   with half the features turned (rotate_half); `attention_mask` required, which the model hands
   in as the causal mask; `is_causal` set.
@@ -71,6 +72,28 @@ class Attention(nn.Module):
         return self.wo((weights @ values).transpose(1, 2).reshape(b, n, -1))
 
 
+class FastAttention(nn.Module):
+    def __init__(self, dim=32, n_head=4, n_local_heads=2):
+        super().__init__()
+        self.n_head, self.n_local_heads, self.head_dim = n_head, n_local_heads, dim // n_head
+        self.wqkv = nn.Linear(dim, (n_head + 2 * n_local_heads) * self.head_dim, bias=False)
+        self.wo = nn.Linear(dim, dim, bias=False)
+
+    def forward(self, x, freqs_cis, mask, input_pos=None):
+        b, n, _ = x.shape
+        kv_size = self.n_local_heads * self.head_dim
+        q, k, v = self.wqkv(x).split([self.n_head * self.head_dim, kv_size, kv_size], dim=-1)
+        q = q.view(b, n, self.n_head, self.head_dim)
+        k = k.view(b, n, self.n_local_heads, self.head_dim)
+        v = v.view(b, n, self.n_local_heads, self.head_dim)
+        q, k = turn_pairs(q, freqs_cis), turn_pairs(k, freqs_cis)
+        q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+        shared = self.n_head // self.n_local_heads
+        k, v = k.repeat_interleave(shared, dim=1), v.repeat_interleave(shared, dim=1)
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.wo(y.transpose(1, 2).contiguous().view(b, n, -1))
+
+
 class DecoderAttention(nn.Module):
     def __init__(self, hidden_size=32, num_heads=4, softcap=None):
         super().__init__()
@@ -104,6 +127,6 @@ class DecoderAttention(nn.Module):
 torch.manual_seed(0)
 meta = Attention()
 meta_by_dim = Attention(by_dim=True)
-fast = Attention(turn=turn_pairs)
+fast = FastAttention()
 hf = DecoderAttention()
 capped = DecoderAttention(softcap=50.0)
