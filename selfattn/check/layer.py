@@ -32,7 +32,7 @@ from .reference import (
     masked,
 )
 from .report import Report
-from .rotary import Rotary, rotations
+from .rotary import AT_ZERO, Rotary, angles_at_zero, rotations
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -173,7 +173,23 @@ def check_layer(
 ) -> None:
     """Check a layer; `masks` are its mask arguments, which may carry its causal mask, `flag`
     its causal flag (timm's `is_causal`), checked on as well as off, and `args` what the caller
-    passes to every call."""
+    passes to every call. A rotation it makes itself is held at angle 0 meanwhile."""
+    with angles_at_zero(module) as zeroed:
+        _check_layer(module, proj, masks, flag, args, runner, rep, imp, name, zeroed)
+
+
+def _check_layer(
+    module: Any,
+    proj: Projections,
+    masks: list[str],
+    flag: str | None,
+    args: dict[str, Any],
+    runner: Runner,
+    rep: Report,
+    imp: str,
+    name: str,
+    zeroed: list[str],
+) -> None:
     params = _forward_parameters(module)
     args = {**args, **_required(params, masks, args)}
     cap, capped_by = _softcap(module.get_submodule(proj.holder) if proj.holder else module)
@@ -217,9 +233,15 @@ def check_layer(
             f"({layer.rotary.said}), so the layer is checked as attention without positions "
             "(the rotation itself is the model's, not checked)"
         )
+    if zeroed:
+        rep.notes.append(
+            f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in zeroed)})"
+            " are held at angle 0 for the check, so it is checked as attention without positions"
+            " (they are put back after)"
+        )
     text = _Text(name, imp, proj, layer.dtype)
     text.args = "".join(f", {k}={v!r}" for k, v in args.items())
-    text.rotary = layer.rotary
+    text.rotary, text.zeroed = layer.rotary, zeroed
     tol = layer.tolerance(x0[0], Suspect(CORRECT))
     if float(np.max(np.abs(layer(x0) - first))) > tol:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")
@@ -542,6 +564,7 @@ class _Text:
         self.mask: CausalMask | None = None
         self.flag: str | None = None
         self.rotary: Rotary | None = None
+        self.zeroed: list[str] = []  # the angles of a rotation the layer makes itself
 
     def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
         return (
@@ -559,10 +582,14 @@ class _Text:
         given += f", {self.flag}=True" if self.flag else ""
         back = ".transpose(0, 1)" if self.time_first else ""
         said = "x as (n, batch, C), " if self.time_first else ""
+        still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
+        if still:
+            still = ["with torch.no_grad():  # its own rotation at angle 0, as checked", *still, ""]
         return [
             "import torch",
             self.imp,
             "",
+            *still,
             *mask,
             f"def y(x):  # the output, {said}also when the layer returns a tuple",
             f"    out = {self.name}({given})",

@@ -6,16 +6,29 @@ angles, as cos and sin (Hugging Face's `position_embeddings`), as complex number
 (gpt-fast's `freqs_cis`). At angle 0 the rotation leaves q and k as they are, so the layer is
 checked as attention without positions: its scale, mask, softmax and heads, against its own
 weights. The rotation itself is the model's, and is not checked here.
+
+A layer that makes its rotation itself, from angles it keeps (an `inv_freq`, a `cos` and `sin`
+it has worked out), is set to angle 0 the same way for the check, and put back after.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 # where a layer takes its rotation, and the forms it may take there, tried in this order
 FORMS = {"position_embeddings": ("cos_sin",), "freqs_cis": ("complex", "pairs")}
+# the angles a layer that rotates by itself may keep, by name, and what each holds at angle 0:
+# frequencies or angles 0 (HF's and GPT-NeoX's `inv_freq`, lucidrains' `freqs`), cos 1 and
+# sin 0 worked out ahead (modded-nanogpt's `cos`, `sin`; older HF's `cos_cached`), e^(i 0) = 1
+AT_ZERO = {
+    **dict.fromkeys(("inv_freq", "freqs", "cached_freqs", "angular_freq"), 0.0),
+    **dict.fromkeys(("cos", "cos_cached", "_cos_cached"), 1.0),
+    **dict.fromkeys(("sin", "sin_cached", "_sin_cached"), 0.0),
+    "freqs_cis": 1.0,
+}
 
 
 @dataclass(frozen=True)
@@ -41,10 +54,11 @@ class Rotary:
     def text(self, dtype: str) -> list[str]:
         """The reproductions' `rotation(n)`, making the same angles."""
         size, half = self.head_size, self.head_size // 2
+        wide = "torch.complex128" if dtype == "torch.float64" else "torch.complex64"
         made = {
             "cos_sin": f"torch.ones(1, n, {size}, dtype={dtype}), "
             f"torch.zeros(1, n, {size}, dtype={dtype})",
-            "complex": f"torch.ones(n, {half}, dtype=torch.complex64)",
+            "complex": f"torch.ones(n, {half}, dtype={wide})",
             "pairs": f"torch.stack([torch.ones(n, {half}), torch.zeros(n, {half})], -1)"
             f".to({dtype})",
         }[self.form]
@@ -72,3 +86,31 @@ def rotations(params: Iterable[str], given: dict[str, Any], head_size: int) -> l
         if name in params and name not in given
         for form in forms
     ]
+
+
+@contextmanager
+def angles_at_zero(module: Any) -> Iterator[list[str]]:
+    """Within: every angle `module` keeps for a rotation it makes itself set to angle 0 in
+    place (see AT_ZERO); yields their names, and puts the values back after."""
+    import torch  # pyright: ignore[reportMissingImports]
+
+    kept = [
+        (f"{owner}.{name}".lstrip("."), value)
+        for owner, child in module.named_modules()
+        for name, value in [
+            *vars(child).items(),
+            *child._buffers.items(),
+            *child._parameters.items(),
+        ]
+        if name in AT_ZERO and isinstance(value, torch.Tensor) and value.numel()
+    ]
+    saved = [value.detach().clone() for _, value in kept]
+    with torch.no_grad():
+        for name, value in kept:
+            value.fill_(AT_ZERO[name.rsplit(".", 1)[-1]])
+    try:
+        yield [name for name, _ in kept]
+    finally:
+        with torch.no_grad():
+            for (_, value), old in zip(kept, saved, strict=True):
+                value.copy_(old)

@@ -504,6 +504,8 @@ def test_14_without_its_cap_the_kernel_is_plain_attention() -> None:
         ("torch_layer_rotary.py", "fast", "`wqkv, wo`: 4 heads of size 8, sharing 2 k, v heads"),
         ("torch_layer_rotary.py", "hf", "through `position_embeddings`: handed in at angle 0"),
         ("torch_layer_rotary.py", "hf", "the causal mask goes in through `attention_mask`"),
+        # a layer that rotates q and k itself: before, a wrong output
+        ("torch_layer_rotary.py", "inner", "its angles (`rotary.cos`, `rotary.sin`) are held at"),
         # Gemma 2's soft cap on the scores, read from the layer: before, a wrong output
         (
             "torch_layer_rotary.py",
@@ -664,6 +666,18 @@ def test_15_a_residual_is_read_from_the_output() -> None:
     report = check(layer)
     assert report.ok and "adds x to its output" in notes(report), str(report)
     assert "adds x" not in notes(check(load("torch_layer_nanogpt.py", "manual")))
+
+
+@needs_torch
+def test_15_a_layer_rotating_by_itself_gets_its_angles_back() -> None:
+    """The check holds a layer's own rotation at angle 0 and then puts it back as it was."""
+    layer = load("torch_layer_rotary.py", "inner")
+    before = [layer.rotary.cos.clone(), layer.rotary.sin.clone()]
+    x = torch.randn(1, 8, 32)  # type: ignore[union-attr]
+    out = layer(x)
+    assert check(layer).ok
+    assert torch.equal(layer.rotary.cos, before[0]) and torch.equal(layer.rotary.sin, before[1])  # type: ignore[union-attr]
+    assert torch.equal(layer(x), out)  # type: ignore[union-attr]
 
 
 @needs_torch

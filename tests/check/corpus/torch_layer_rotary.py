@@ -11,6 +11,8 @@ embeddings and the layer turns q and k by them.
 - `hf`: maps `q_proj`...`o_proj`; `position_embeddings` = (cos, sin), (batch, n, d), applied
   with half the features turned (rotate_half); `attention_mask` required, which the model hands
   in as the causal mask; `is_causal` set.
+- `inner`: nanoGPT's layer that rotates q and k itself, by a `Rotary` module holding cos and
+  sin worked out ahead for every position, as modded-nanogpt's does.
 - `capped`: as `hf`, the scores soft-capped as 50 tanh(s / 50) before the mask, as Gemma 2's
   `attn_logit_softcapping` does.
 """
@@ -94,6 +96,38 @@ class FastAttention(nn.Module):
         return self.wo(y.transpose(1, 2).contiguous().view(b, n, -1))
 
 
+class Rotary(nn.Module):
+    def __init__(self, head_dim, max_seq=64, base=10000.0):
+        super().__init__()
+        freqs = 1.0 / base ** (torch.arange(0, head_dim, 2).float() / head_dim)
+        angles = torch.outer(torch.arange(max_seq).float(), freqs)
+        self.register_buffer("cos", angles.cos(), persistent=False)
+        self.register_buffer("sin", angles.sin(), persistent=False)
+
+    def forward(self, x):  # x (b, h, n, d): the first and second halves of d turned as pairs
+        cos, sin = self.cos[None, None, : x.shape[2]], self.sin[None, None, : x.shape[2]]
+        first, second = x.float().chunk(2, dim=-1)
+        turned = torch.cat((first * cos + second * sin, second * cos - first * sin), -1)
+        return turned.type_as(x)
+
+
+class InnerRotary(nn.Module):
+    def __init__(self, n_embd=32, n_head=4):
+        super().__init__()
+        self.n_head = n_head
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd)
+        self.c_proj = nn.Linear(n_embd, n_embd)
+        self.rotary = Rotary(n_embd // n_head)
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
+        q, k = self.rotary(q), self.rotary(k)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+
 class DecoderAttention(nn.Module):
     def __init__(self, hidden_size=32, num_heads=4, softcap=None):
         super().__init__()
@@ -130,3 +164,4 @@ meta_by_dim = Attention(by_dim=True)
 fast = FastAttention()
 hf = DecoderAttention()
 capped = DecoderAttention(softcap=50.0)
+inner = InnerRotary()
