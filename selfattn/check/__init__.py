@@ -35,6 +35,7 @@ from .probe import (
 )
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
+from .rotary import angles_at_zero
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
 
@@ -211,7 +212,9 @@ def _dispatch(
         # a layer's second and third parameters are no k and v: a mask among them is a mask
         given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
         masks = [n for n in given if is_mask_name(n)]
-        check_layer(_module_of(fn), proj, masks, sig.flag, how.args, runner, rep, imp, name)
+        module = _module_of(fn)
+        with angles_at_zero(module) as zeroed:
+            check_layer(module, proj, masks, sig.flag, how.args, runner, rep, imp, name, zeroed)
         return
     try:
         kern = connect(fn, runner, sig, name, how.layout, how.args)

@@ -32,7 +32,7 @@ from .reference import (
     masked,
 )
 from .report import Report
-from .rotary import AT_ZERO, Rotary, angles_at_zero, rotations
+from .rotary import AT_ZERO, Rotary, rotations
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -170,26 +170,12 @@ def check_layer(
     rep: Report,
     imp: str,
     name: str,
-) -> None:
-    """Check a layer; `masks` are its mask arguments, which may carry its causal mask, `flag`
-    its causal flag (timm's `is_causal`), checked on as well as off, and `args` what the caller
-    passes to every call. A rotation it makes itself is held at angle 0 meanwhile."""
-    with angles_at_zero(module) as zeroed:
-        _check_layer(module, proj, masks, flag, args, runner, rep, imp, name, zeroed)
-
-
-def _check_layer(
-    module: Any,
-    proj: Projections,
-    masks: list[str],
-    flag: str | None,
-    args: dict[str, Any],
-    runner: Runner,
-    rep: Report,
-    imp: str,
-    name: str,
     zeroed: list[str],
 ) -> None:
+    """Check a layer; `masks` are its mask arguments, which may carry its causal mask, `flag`
+    its causal flag (timm's `is_causal`), checked on as well as off, `args` what the caller
+    passes to every call, and `zeroed` the angles of a rotation it makes itself, held at angle
+    0 meanwhile (rotary.angles_at_zero)."""
     params = _forward_parameters(module)
     args = {**args, **_required(params, masks, args)}
     cap, capped_by = _softcap(module.get_submodule(proj.holder) if proj.holder else module)
