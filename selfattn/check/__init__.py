@@ -214,7 +214,7 @@ def _dispatch(
         masks = [n for n in given if is_mask_name(n)]
         module = _module_of(fn)
         with angles_at_zero(module) as zeroed:
-            check_layer(module, proj, masks, sig.flag, how.args, runner, rep, imp, name, zeroed)
+            check_layer(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed)
         return
     try:
         kern = connect(fn, runner, sig, name, how.layout, how.args)

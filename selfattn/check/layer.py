@@ -10,7 +10,6 @@ future is read from the layer itself (a class named causal, a triangular mask bu
 
 from __future__ import annotations
 
-import inspect
 import itertools
 from dataclasses import dataclass, replace
 from typing import Any
@@ -19,7 +18,7 @@ import numpy as np
 
 from .context import title
 from .frameworks import precision
-from .probe import SOFTCAP_NAMES, CallFailed, Runner, TargetError
+from .probe import CallFailed, Runner, Signature, TargetError
 from .projections import Projections, Suspect, as_float64, causal_intent
 from .reference import (
     ATOL,
@@ -164,7 +163,7 @@ def check_layer(
     module: Any,
     proj: Projections,
     masks: list[str],
-    flag: str | None,
+    sig: Signature,
     args: dict[str, Any],
     runner: Runner,
     rep: Report,
@@ -172,14 +171,12 @@ def check_layer(
     name: str,
     zeroed: list[str],
 ) -> None:
-    """Check a layer; `masks` are its mask arguments, which may carry its causal mask, `flag`
-    its causal flag (timm's `is_causal`), checked on as well as off, `args` what the caller
-    passes to every call, and `zeroed` the angles of a rotation it makes itself, held at angle
-    0 meanwhile (rotary.angles_at_zero)."""
-    params = _forward_parameters(module)
+    """Check a layer; `masks` are its mask arguments, which may carry its causal mask, `sig`
+    its signature, whose causal flag (timm's `is_causal`) is checked on as well as off, `args`
+    what the caller passes to every call, and `zeroed` the angles of a rotation it makes
+    itself, held at angle 0 meanwhile (rotary.angles_at_zero)."""
+    flag, params = sig.flag, sig.params
     args = {**args, **_required(params, masks, args)}
-    cap, capped_by = _softcap(module.get_submodule(proj.holder) if proj.holder else module)
-    proj = replace(proj, cap=cap)
     layer = Layer(runner, module, proj)
     layer.args = args
     n0, s0 = SIZES[0]
@@ -208,10 +205,10 @@ def check_layer(
         rep.notes.append(
             f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants (n, batch, C)"
         )
-    if cap:
+    if proj.cap:
         rep.notes.append(
-            f"the scores are soft-capped as {cap:g} tanh(s / {cap:g}) (`{capped_by}`): so is the "
-            "reference"
+            f"the scores are soft-capped as {proj.cap:g} tanh(s / {proj.cap:g}) "
+            f"(`{proj.capped_by}`): so is the reference"
         )
     if layer.rotary is not None:
         rep.notes.append(
@@ -277,31 +274,12 @@ def check_layer(
     _batched(layer, text, rep, tol)
 
 
-def _forward_parameters(module: Any) -> dict[str, inspect.Parameter]:
-    try:
-        return dict(inspect.signature(module.forward).parameters)
-    except (AttributeError, TypeError, ValueError):
-        return {}
-
-
-def _required(
-    params: dict[str, inspect.Parameter], masks: list[str], given: dict[str, Any]
-) -> dict[str, Any]:
-    """What a layer cannot be called without and the caller has not given: a mask argument with
-    no default (Mistral's `attention_mask`) as None, no mask, until one is found to be what
-    makes the layer causal; the position it starts at as 0."""
-    needed = {n for n, p in params.items() if p.default is inspect.Parameter.empty} - set(given)
+def _required(params: dict[str, bool], masks: list[str], given: dict[str, Any]) -> dict[str, Any]:
+    """What a layer cannot be called without and the caller has not given (`params`: whether
+    each is required): a mask argument with no default (Mistral's `attention_mask`) as None,
+    no mask, until one is found to be what makes the layer causal; the start position as 0."""
+    needed = {n for n, required in params.items() if required} - set(given)
     return {n: None for n in masks if n in needed} | {n: 0 for n in STARTS if n in needed}
-
-
-def _softcap(module: Any) -> tuple[float, str]:
-    """The cap a layer puts on its scores, s to cap * tanh(s / cap), and the attribute saying
-    so (Gemma 2's `attn_logit_softcapping`); 0 when it caps nothing (None or 0 there)."""
-    for name in SOFTCAP_NAMES:
-        cap = getattr(module, name, None)
-        if isinstance(cap, int | float) and not isinstance(cap, bool) and cap > 0:
-            return float(cap), name
-    return 0.0, ""
 
 
 def _first_call(layer: Layer, x: Array, rotaries: list[Rotary]) -> Array:

@@ -163,6 +163,8 @@ class Signature:
     dropout: str | None = None  # a dropout probability with a default above 0
     softcap: str | None = None  # the parameter that soft-caps the scores (Gemma 2)
     softcap_default: Any = None
+    # every named parameter, and whether it is required (a layer's rotation, its start)
+    params: dict[str, bool] = field(default_factory=dict)
 
     @property
     def mask(self) -> str | None:
@@ -237,6 +239,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         dropout,
         softcap,
         names[softcap].default if softcap else None,
+        {n: p.default is p.empty for n, p in names.items()},
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .probe import SOFTCAP_NAMES
 from .reference import Variant
 
 Array = np.ndarray
@@ -111,6 +112,7 @@ class Projections:
     kv_heads: int = 0  # 0: as many as q
     tiled: bool = False
     cap: float = 0.0  # scores soft-capped as cap * tanh(s / cap) (Gemma 2), 0: not
+    capped_by: str = ""  # the attribute that says so
 
     def rewired(self, order: str, per_head: bool) -> Projections:
         """The same layer with the fused map's columns read another way."""
@@ -338,6 +340,7 @@ def _own_projections(module: Any) -> Projections | None:
     names += f", {out_name}" if out_name is not None else ""
     per_head = (size, inner)
     packed = names.startswith("in_proj")
+    capped_by = next((n for n in SOFTCAP_NAMES if _positive(getattr(module, n, None))), "")
     return Projections(
         q,
         k,
@@ -352,6 +355,8 @@ def _own_projections(module: Any) -> Projections | None:
         time_first=packed and not getattr(module, "batch_first", False),
         fused=fused,
         kv_heads=kv_heads,
+        cap=float(getattr(module, capped_by)) if capped_by else 0.0,
+        capped_by=capped_by,
     )
 
 
@@ -420,6 +425,11 @@ def _grouped(module: Any, width: int) -> tuple[int, int] | None:
 
 def _count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _positive(value: Any) -> bool:
+    """A number above 0 (a soft cap of None or 0 caps nothing)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
 def _separate(module: Any) -> Trio | None:
