@@ -2,7 +2,7 @@
 
 Each is a choice of the text (a score to push a bar to, a context length to price), so the
 figures must use the same value the prose prints: Python owns it, the page reads it. So does
-the one random draw a figure reports (F25's spread at initialisation): numpy makes it here, and
+the one random draw a figure reports (F26's spread at initialisation): numpy makes it here, and
 the page needs no random numbers of its own.
 """
 
@@ -14,10 +14,10 @@ from .cost import GPT2_SMALL
 FLOOR_SCORE = -30.0  # a score low enough that its weight is invisible yet not zero (F13)
 NAMED_RAW = 8.0  # the raw score F21's prose pushes cat's bar to
 GPT2_CONTEXT = 1_024  # GPT-2's context length, F23's starting point
-LONG_CONTEXT = 131_072  # a long context of today's models, priced in F23 and F26
+LONG_CONTEXT = 131_072  # a long context of today's models, priced in F23 and F24
 THOUSAND_TOKENS = 1_000  # 1,000 tokens → 1,000,000 dot products (F23)
 HUGE_SHIFT = 1_000  # F11's largest shift: past exp's overflow in float64
-INIT_WIDTH = GPT2_SMALL.d_head  # F25 runs its √d assertion at a GPT-2 small head's width, 64
+INIT_WIDTH = GPT2_SMALL.d_head  # F26 runs its √d assertion at a GPT-2 small head's width, 64
 
 
 def for_page() -> dict[str, float]:

@@ -114,6 +114,6 @@ def spread(points: np.ndarray) -> float:
 def spread_at_init(width: int, pairs: int = 32, seed: int = 2024) -> float:
     """The standard deviation of raw scores q·k at random initialisation: `pairs` queries
     against as many keys, every coordinate drawn from N(0, 1). It grows as √width, which is
-    what the √d divisor undoes (F25's assertion reads it at a GPT-2 small head's width)."""
+    what the √d divisor undoes (F26's assertion reads it at a GPT-2 small head's width)."""
     Q, K = np.random.default_rng(seed).standard_normal((2, pairs, width))
     return float(raw_scores(Q, K).std())

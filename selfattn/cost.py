@@ -42,7 +42,7 @@ def token_bytes(n: int, model: Model = GPT2_SMALL) -> int:
 
 
 def output_bytes(n: int, model: Model = GPT2_SMALL) -> int:
-    """One head's output, n vectors of width d_head: all a tiled pass writes (F23, F26)."""
+    """One head's output, n vectors of width d_head: all a tiled pass writes (F23, F24)."""
     return n * model.d_head * model.bytes_per_number
 
 

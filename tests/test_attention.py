@@ -80,7 +80,7 @@ def test_unknown_mask_mode_is_refused():
 
 
 def test_spread_at_init_grows_as_the_root_of_the_width():
-    """The spread F25's √d assertion reads: about √d raw, so about 1 once divided by √d."""
+    """The spread F26's √d assertion reads: about √d raw, so about 1 once divided by √d."""
     for width in (16, 64, 256, 1024):
         assert spread_at_init(width) == pytest.approx(math.sqrt(width), rel=0.1)
     assert spread_at_init(64) == spread_at_init(64)  # one seeded draw, the same on every build

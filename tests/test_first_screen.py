@@ -167,7 +167,7 @@ def test_the_policy_allows_the_inline_script_and_stylesheet_by_their_hashes_and_
     scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
     styles = re.findall(r"<style>(.*?)</style>", page, flags=re.S)
     assert len(scripts) == 1 and "matchMedia" in scripts[0]
-    assert len(styles) == 1 and "--query" in styles[0] and "#F26" in styles[0]
+    assert len(styles) == 1 and "--query" in styles[0] and "#F24" in styles[0]
     assert sources("script-src") == allowed(scripts[0])
     assert sources("style-src") == allowed(styles[0])
     assert "unsafe" not in policy and 'rel="stylesheet"' not in page

@@ -73,9 +73,9 @@ KEY_READOUT = {
     "F21": "output",
     "F22": "output",
     "F23": "head",
-    "F24": "it.cat",
-    "F25": "failing",
-    "F26": "output",
+    "F25": "it.cat",
+    "F26": "failing",
+    "F24": "output",
 }
 
 # (figure, start, garbage, expected): from `start`, set(garbage) must leave exactly `expected`.
@@ -183,34 +183,34 @@ GARBAGE_CASES = [
     ("F23", {"n": 1024}, {"n": -5}, {"n": 16}),
     ("F23", {"n": 1024}, {"n": 1000.4}, {"n": 1000}),
     # only false itself switches the mask off: a string or a number leaves it on
-    ("F24", {"causal": False}, {"causal": "false"}, {"causal": True}),
-    ("F24", {"causal": False}, {"causal": 0}, {"causal": True}),
+    ("F25", {"causal": False}, {"causal": "false"}, {"causal": True}),
+    ("F25", {"causal": False}, {"causal": 0}, {"causal": True}),
     (
-        "F25",
+        "F26",
         ALL_BUGS,
         {"multiply": "yes", "noPositions": 0, "noSqrt": None, "longKey": {}},
         NO_BUGS,
     ),
     (
-        "F26",
+        "F24",
         {"tile": 2, "step": 1, "bug": "rescale"},
         {"tile": 7, "step": 99, "bug": "x"},
         {"tile": 1, "step": 6, "bug": "none"},
     ),
     (
-        "F26",
+        "F24",
         {"tile": 1, "step": 0, "bug": "none"},
         {"tile": "2", "step": 2.6},
         {"tile": 2, "step": 3, "bug": "none"},
     ),
     (
-        "F26",
+        "F24",
         {"tile": 1, "step": 0, "bug": "none"},
         {"tile": 3, "step": "NaN", "bug": None},
         {"tile": 3, "step": 0, "bug": "none"},
     ),
     (
-        "F26",
+        "F24",
         {"tile": 1, "step": 0, "bug": "none"},
         {"tile": 3, "step": -4, "bug": "divide"},
         {"tile": 3, "step": 0, "bug": "divide"},

@@ -1,4 +1,4 @@
-"""F26, row it streamed over the keys in tiles: driven through its real controls, read-outs
+"""F24, row it streamed over the keys in tiles: driven through its real controls, read-outs
 checked against the Python model, and onlineSoftmax (attention.js) against a numpy version."""
 
 from __future__ import annotations
@@ -54,31 +54,31 @@ def page(article):
 
 @pytest.mark.parametrize("tile", [1, 2, 3])
 def test_tiles_land_on_the_full_pass_output(page, tile):
-    page.locator(f"#F26 input[name=tile][value='{tile}']").check()
+    page.locator(f"#F24 input[name=tile][value='{tile}']").check()
     next_frame(page)
-    assert state(page, "F26") == {"tile": tile, "step": 0, "bug": "none"}
+    assert state(page, "F24") == {"tile": tile, "step": 0, "bug": "none"}
     states = streamed(RUN["S"][IT], RUN["V"], tile)
     for k in range(1, len(states)):
-        press(page, "#F26 button[name=next]", "Enter")  # the keyboard, as a reader would
+        press(page, "#F24 button[name=next]", "Enter")  # the keyboard, as a reader would
         m, ell, _, out = states[k]
-        r = clean_readouts(page, "F26")
+        r = clean_readouts(page, "F24")
         assert r["m"] == fixed(m)
         assert r["l"] == fixed(ell, 3)
         assert r["output"] == vector(out)
-    assert state(page, "F26")["step"] == len(states) - 1
+    assert state(page, "F24")["step"] == len(states) - 1
     assert r["output"] == OUT == prose_numbers(HEAD)["output.it"]
-    assert page.get_attribute("#F26 button[name=next]", "aria-disabled") == "true"
-    assert page.locator("#F26 circle.point.output").is_visible()
+    assert page.get_attribute("#F24 button[name=next]", "aria-disabled") == "true"
+    assert page.locator("#F24 circle.point.output").is_visible()
 
 
 def test_rescale_is_shown_when_the_max_changes(page):
-    set_state(page, "F26", {"tile": 1, "step": 0, "bug": "none"})
-    assert clean_readouts(page, "F26")["m"] == "−∞"
+    set_state(page, "F24", {"tile": 1, "step": 0, "bug": "none"})
+    assert clean_readouts(page, "F24")["m"] == "−∞"
     s = RUN["S"][IT]
     running = -math.inf
     for k in range(len(s)):
-        click(page, "#F26 button[name=next]")
-        text = clean_readouts(page, "F26")["rescale"]
+        click(page, "#F24 button[name=next]")
+        text = clean_readouts(page, "F24")["rescale"]
         new = max(running, s[k])
         if not math.isfinite(running):
             assert text == "—"
@@ -92,39 +92,39 @@ def test_rescale_is_shown_when_the_max_changes(page):
 @pytest.mark.parametrize("bug", BUGS[1:])
 def test_each_bug_moves_the_landing_point(page, bug):
     tile = 1  # the max arrives in the second tile, so every bug shows
-    set_state(page, "F26", {"tile": tile, "step": 0, "bug": "none"})
-    page.locator(f"#F26 input[name=bug][value='{bug}']").check()
+    set_state(page, "F24", {"tile": tile, "step": 0, "bug": "none"})
+    page.locator(f"#F24 input[name=bug][value='{bug}']").check()
     next_frame(page)
     for _ in range(len(HEAD.tokens)):
-        click(page, "#F26 button[name=next]")
-    r = clean_readouts(page, "F26")
+        click(page, "#F24 button[name=next]")
+    r = clean_readouts(page, "F24")
     wrong = final(tile, bug)
     assert r["output"] == vector(wrong) != OUT
     assert np.linalg.norm(wrong - RUN["out"][IT]) > 0.02
-    assert page.locator("#F26 .arrow.wrong").is_visible()
-    assert not page.locator("#F26 .arrow.output").is_visible()
+    assert page.locator("#F24 .arrow.wrong").is_visible()
+    assert not page.locator("#F24 .arrow.output").is_visible()
 
 
 def test_back_and_play_step_and_stop(page):
-    set_state(page, "F26", {"tile": 2, "step": 2, "bug": "none"})
-    click(page, "#F26 button[name=back]")
-    assert state(page, "F26")["step"] == 1
-    click(page, "#F26 button[name=play]")
+    set_state(page, "F24", {"tile": 2, "step": 2, "bug": "none"})
+    click(page, "#F24 button[name=back]")
+    assert state(page, "F24")["step"] == 1
+    click(page, "#F24 button[name=play]")
     page.wait_for_function(
-        "() => document.getElementById('F26').figure.state.step === 3", timeout=5000
+        "() => document.getElementById('F24').figure.state.step === 3", timeout=5000
     )
     page.wait_for_timeout(900)
-    assert state(page, "F26")["step"] == 3
-    assert clean_readouts(page, "F26")["output"] == OUT
+    assert state(page, "F24")["step"] == 3
+    assert clean_readouts(page, "F24")["output"] == OUT
 
 
 def test_every_state_is_free_of_nan(page):
     for tile in (1, 2, 3):
         for bug in BUGS:
             for step in range(len(streamed(RUN["S"][IT], RUN["V"], tile)) + 1):
-                set_state(page, "F26", {"tile": tile, "step": step, "bug": bug})
-                clean_readouts(page, "F26")
-                text = page.inner_text("#F26")
+                set_state(page, "F24", {"tile": tile, "step": step, "bug": bug})
+                clean_readouts(page, "F24")
+                text = page.inner_text("#F24")
                 assert not BAD_TEXT.search(text), (tile, bug, step)
 
 

@@ -1,7 +1,7 @@
-"""F17–F25 driven through their real controls, read-outs checked against the Python model.
+"""F17–F26 driven through their real controls, read-outs checked against the Python model.
 
 The causal mask (F17–F19), the weighted sum (F20–F22), the cost (F23, with cost.js
-against cost.py), the whole map (F24) and the four silent bugs (F25).
+against cost.py), the whole map (F25) and the four silent bugs (F26).
 """
 
 from __future__ import annotations
@@ -518,10 +518,10 @@ def test_F23_readouts_match_cost_py_at_any_length(page, n):
 
 
 def test_F23_links_its_bytes_to_the_tiled_pass(page):
-    """The line under the chart says what a tiled pass writes instead, and leads to F26."""
-    link = page.locator("#F23 a[href='#F26']")
+    """The line under the chart says what a tiled pass writes instead, and leads to F24."""
+    link = page.locator("#F23 a[href='#F24']")
     assert link.count() == 1
-    assert page.locator("#F26").count() == 1
+    assert page.locator("#F24").count() == 1
     for n in (1024, 131072):
         set_state(page, "F23", {"n": n})
         line = link.locator("xpath=..").inner_text()
@@ -529,39 +529,39 @@ def test_F23_links_its_bytes_to_the_tiled_pass(page):
         assert size(n * gpt2.d_head * gpt2.bytes_per_number) in line
     assert PROSE["tiled.n131072.written"] in line
     link.click()
-    page.wait_for_function("() => location.hash === '#F26'", polling=100)
+    page.wait_for_function("() => location.hash === '#F24'", polling=100)
 
 
-# -- F24: the whole map -----------------------------------------------------------------------
+# -- F25: the whole map -----------------------------------------------------------------------
 
 
-def test_F24_switching_the_mask_fills_the_triangle(page):
-    set_state(page, "F24", {"causal": True})
+def test_F25_switching_the_mask_fills_the_triangle(page):
+    set_state(page, "F25", {"causal": True})
     for causal in (True, False):
         W = (CAUSAL if causal else OPEN)["W"]
-        r = readouts(page, "F24")
+        r = readouts(page, "F25")
         for i, q in enumerate(TOKENS):
             for j, k in enumerate(TOKENS):
                 assert r[f"W.{q}.{k}"] == cell_weight(W[i, j]), (causal, q, k)
         assert r["masked"] == str(int(causal_mask(N).sum()) if causal else 0)
-        assert page.locator("#F24 .cell.masked").count() == (15 if causal else 0)
+        assert page.locator("#F25 .cell.masked").count() == (15 if causal else 0)
         # what the mask leaves is written in each masked cell's small box: an exact 0
         masked_texts = page.eval_on_selector_all(
-            "#F24 .cell.masked .cell-value", "els => els.map(e => e.textContent)"
+            "#F25 .cell.masked .cell-value", "els => els.map(e => e.textContent)"
         )
         assert masked_texts == (["0"] * 15 if causal else [])
         if causal:
             assert r["it.cat"] == claim("causal.it.cat") == "0.34"
             assert r["it.ran"] == "0"
-            click(page, "#F24 label.switch")
+            click(page, "#F25 label.switch")
         else:
             assert r["it.cat"] == claim("softmax.it.cat") == "0.30"
             assert r["it.ran"] == fixed(OPEN["W"][IT, RAN])
-    press(page, "#F24 input[name=causal]", "Space")
-    assert state(page, "F24") == {"causal": True}
+    press(page, "#F25 input[name=causal]", "Space")
+    assert state(page, "F25") == {"causal": True}
 
 
-# -- F25: four silent bugs --------------------------------------------------------------------
+# -- F26: four silent bugs --------------------------------------------------------------------
 
 
 def rotate(M: np.ndarray) -> np.ndarray:
@@ -573,7 +573,7 @@ def rotate(M: np.ndarray) -> np.ndarray:
 
 
 def buggy_head(bugs: dict[str, bool], order=None, masked: bool = True):
-    """The toy head with F25's bugs, written again in numpy."""
+    """The toy head with F26's bugs, written again in numpy."""
     order = np.arange(N) if order is None else np.asarray(order)
     X = HEAD.X[order]
     Q, K, V = X @ HEAD.W_Q, X @ HEAD.W_K, X @ HEAD.W_V
@@ -620,11 +620,11 @@ def f25_expect(bugs: dict[str, bool]) -> dict[str, str]:
 
 
 def check_f25(page: Page, bugs: dict[str, bool]) -> None:
-    assert state(page, "F25") == bugs
-    r = readouts(page, "F25")
+    assert state(page, "F26") == bugs
+    r = readouts(page, "F26")
     expected = f25_expect(bugs)
     assert pick(r, expected) == expected
-    leaks = page.locator("#F25 .cell.leak").count()
+    leaks = page.locator("#F26 .cell.leak").count()
     assert leaks == (int(causal_mask(N).sum()) if bugs["multiply"] else 0)
     raw = spread_at_init(INIT_WIDTH)  # numpy's draw, at a GPT-2 small head's width of 64
     assert r["check.sqrt.value"] == fixed(raw if bugs["noSqrt"] else raw / math.sqrt(INIT_WIDTH))
@@ -634,27 +634,27 @@ def check_f25(page: Page, bugs: dict[str, bool]) -> None:
 BUGS = ("multiply", "noPositions", "noSqrt", "longKey")
 
 
-def test_F25_starts_as_the_toy_head_with_no_positions(page):
-    set_state(page, "F25", {"multiply": False, "noPositions": True, "noSqrt": False})
-    set_state(page, "F25", {"longKey": False})
+def test_F26_starts_as_the_toy_head_with_no_positions(page):
+    set_state(page, "F26", {"multiply": False, "noPositions": True, "noSqrt": False})
+    set_state(page, "F26", {"longKey": False})
     start = {"multiply": False, "noPositions": True, "noSqrt": False, "longKey": False}
     check_f25(page, start)
     _, W, _ = buggy_head(start)
     np.testing.assert_allclose(W, CAUSAL["W"], atol=1e-15)  # the toy head as it is
-    r = readouts(page, "F25")
+    r = readouts(page, "F26")
     assert r["check.positions"] == "✗ fails"  # the toy has no positions: the check says so
     assert r["it.cat"] == claim("causal.it.cat")
 
 
 @pytest.mark.parametrize("bug", BUGS)
-def test_F25_each_switch_changes_the_map_and_its_assertion(page, bug):
+def test_F26_each_switch_changes_the_map_and_its_assertion(page, bug):
     start = {"multiply": False, "noPositions": True, "noSqrt": False, "longKey": False}
-    set_state(page, "F25", start)
-    before = readouts(page, "F25")
-    click(page, f"#F25 label.switch:has(input[name={bug}])")
+    set_state(page, "F26", start)
+    before = readouts(page, "F26")
+    click(page, f"#F26 label.switch:has(input[name={bug}])")
     flipped = {**start, bug: not start[bug]}
     check_f25(page, flipped)
-    after = readouts(page, "F25")
+    after = readouts(page, "F26")
     changed = [k for k in before if k.startswith("W.") and before[k] != after[k]]
     assert changed, f"{bug} left the map as it was"
     name = {
@@ -668,15 +668,15 @@ def test_F25_each_switch_changes_the_map_and_its_assertion(page, bug):
         leaked = float(MULTIPLY["W"][np.triu_indices(N, 1)].sum())
         assert after["check.mask.value"] == fixed(leaked, 3)
         assert after["it.ran"] == cell_weight(MULTIPLY["W"][IT, RAN])
-    press(page, f"#F25 input[name={bug}]", "Space")
+    press(page, f"#F26 input[name={bug}]", "Space")
     check_f25(page, start)
 
 
-def test_F25_all_bugs_at_once(page):
+def test_F26_all_bugs_at_once(page):
     everything = dict.fromkeys(BUGS, True)
-    set_state(page, "F25", everything)
+    set_state(page, "F26", everything)
     check_f25(page, everything)
     fixed_all = {**dict.fromkeys(BUGS, False)}
-    set_state(page, "F25", fixed_all)
+    set_state(page, "F26", fixed_all)
     check_f25(page, fixed_all)
-    assert readouts(page, "F25")["failing"] == "0 / 5"
+    assert readouts(page, "F26")["failing"] == "0 / 5"

@@ -35,8 +35,8 @@ def check(page, figure_id: str, step: int) -> None:
         assert shown["inside"] in ("yes", "是"), where
     if figure_id == "F19" and not state(page, "F19")["multiply"]:
         assert number(shown["masked.all"]) == 0, where  # −∞ leaves exactly nothing
-    if figure_id == "F24":
-        causal = state(page, "F24")["causal"]
+    if figure_id == "F25":
+        causal = state(page, "F25")["causal"]
         for i, query in enumerate(TOKENS):
             row = [number(shown[f"W.{query}.{key}"]) for key in TOKENS]
             assert all(w >= 0 for w in row) and abs(sum(row) - 1) < 0.04, where

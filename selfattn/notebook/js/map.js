@@ -1,5 +1,5 @@
 // show_map's widget: an attention map of the reader's own weights in the article's visual
-// language (F24): area ∝ weight, the focus wash on the selected row, masked cells drawn as
+// language (F25): area ∝ weight, the focus wash on the selected row, masked cells drawn as
 // masked, and every cell or row that breaks an invariant marked red and named. Up to 24
 // tokens it is the article's own grid (kit/grid.js); past that the canvas twin draws it.
 

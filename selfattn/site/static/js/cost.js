@@ -28,7 +28,7 @@ export function tokenBytes(n, model = GPT2_SMALL) {
   return n * model.dModel * model.bytesPerNumber;
 }
 
-/** One head's output, n vectors of width d_head: all a tiled pass writes (F23, F26). @param {number} n @param {Model} [model] */
+/** One head's output, n vectors of width d_head: all a tiled pass writes (F23, F24). @param {number} n @param {Model} [model] */
 export function outputBytes(n, model = GPT2_SMALL) {
   return n * dHead(model) * model.bytesPerNumber;
 }

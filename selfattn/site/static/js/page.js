@@ -65,7 +65,7 @@ export function startPage(load) {
     near.observe(el);
   }
 
-  // A link to a figure or a heading (#F26, #causal) lands on it once that figure has drawn:
+  // A link to a figure or a heading (#F24, #causal) lands on it once that figure has drawn:
   // the browser jumps while the page is still parsing, before anything above has its height.
   const anchor = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
   if (anchor) {

@@ -142,9 +142,9 @@ export default function (el, _head, article) {
       en: `GPT-2 small: d_model = ${model.dModel}, d = ${d} per head, fp16 at ${model.bytesPerNumber} bytes a number.`,
     }),
   );
-  // The bytes above are what a tiled pass never writes: a live line, linked to F26 below.
+  // The bytes above are what a tiled pass never writes: a live line, linked to F24 below.
   const tiled = html("span");
-  const link = html("a", { href: "#F26" }, t({ zh: "图 F26", en: "F26" }));
+  const link = html("a", { href: "#F24" }, t({ zh: "图 F24", en: "F24" }));
   note("").append(tiled, link, t({ zh: " 一块一块地算给你看。", en: " streams it tile by tile." }));
 
   const fig = figure(el, {

@@ -1,5 +1,5 @@
-// One matrix for every figure that shows one: scores (F08–F10, F17) and weights (F24,
-// F25) alike. A cell's square has area ∝ |value| against a reference square in the
+// One matrix for every figure that shows one: scores (F08–F10, F17) and weights (F25,
+// F26) alike. A cell's square has area ∝ |value| against a reference square in the
 // legend; positive is filled, negative hollow (sign is shape, not hue); a masked cell is
 // what the mask leaves, a small dashed box with −∞ or 0, its former value greyed where the
 // figure is about what was thrown away; weight that leaks onto a masked key is wrong (red).

@@ -1,4 +1,4 @@
-// F25: four bugs that never raise, each on a switch, each next to the assertion that
+// F26: four bugs that never raise, each on a switch, each next to the assertion that
 // catches it, run on the map as it stands. Our toy head has no positional encoding, so
 // that switch starts on; switching it off adds RoPE (q and k at position p turned by p
 // rad), which the head was never fitted with: the note says what that does to w(it, cat).

@@ -1,4 +1,4 @@
-// F24: the whole attention map, six rows of weights, with the causal mask on or off.
+// F25: the whole attention map, six rows of weights, with the causal mask on or off.
 // With the mask the upper triangle is empty and it gives cat more; without, ran takes a share.
 
 import { figure, t } from "../figure.js";

@@ -1,4 +1,4 @@
-// F26: row it streamed over the keys in tiles, as a tiled kernel computes it. A running max
+// F24: row it streamed over the keys in tiles, as a tiled kernel computes it. A running max
 // m, a running sum ℓ and an unnormalised accumulator, rescaled by exp(m_old − m_new) when the
 // max grows; the partial output (purple) walks across the values (green) and lands exactly on
 // the full pass's output. Three classic bugs (red) land it somewhere else.
