@@ -1,0 +1,59 @@
+"""learn.js retraces learn.py: the same start for a seed, the same loss, row and weights after
+every step, run in Chromium on the task Python ships."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from selfattn import learn
+
+from .conftest import open_page
+from .test_attention_js import run_js
+
+STEPS = 60  # past the opening run's crossing onto the noun, at a larger rate to get there
+
+TRAIN = """
+  const [task, seed, rate, steps] = arg;
+  let [WQ, WK] = m.start(seed, task.startRange);
+  const out = { start: [WQ, WK], loss: [], weights: [] };
+  for (let k = 0; k <= steps; k += 1) {
+    const p = m.forwardBackward(task, WQ, WK);
+    out.loss.push(p.loss);
+    out.weights.push(p.weights);
+    if (k < steps) { WQ = m.descend(WQ, p.dWQ, rate); WK = m.descend(WK, p.dWK, rate); }
+  }
+  out.end = [WQ, WK];
+  return out;
+"""
+
+
+@pytest.fixture(scope="module")
+def page(browser, site_url):
+    watched = open_page(browser, site_url + "en/")
+    yield watched.page
+    assert watched.errors == []
+    watched.page.context.close()
+
+
+@pytest.mark.parametrize("seed, rate", [(learn.SEED, 0.3), (4, 0.1), (123, 1.0)])
+def test_steps_in_the_page_match_python(page, seed, rate):
+    task = learn.pronoun_task()
+    want = learn.train(task, seed, rate, STEPS)
+    got = run_js(page, "learn.js", TRAIN, [task.to_json(), seed, rate, STEPS])
+    assert np.array_equal(np.array(got["start"]), np.array([want.W_Q[0], want.W_K[0]]))
+    assert np.allclose(got["loss"], want.loss, rtol=1e-10, atol=1e-12)
+    assert np.allclose(got["weights"], want.weights, rtol=1e-10, atol=1e-12)
+    assert np.allclose(got["end"], [want.W_Q[-1], want.W_K[-1]], rtol=1e-10, atol=1e-12)
+
+
+def test_every_start_matches_python_s(page):
+    seeds = list(range(1, 200))
+    got = run_js(
+        page,
+        "learn.js",
+        "return arg.map((s) => m.start(s, 1));",
+        seeds,
+    )
+    want = [np.array(learn.start(s)).tolist() for s in seeds]
+    assert got == want

@@ -1,0 +1,83 @@
+"""learn.py: the pronoun task is honest, its gradients are the loss's, training finds the noun."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from selfattn import learn
+
+
+@pytest.fixture(scope="module")
+def task() -> learn.Task:
+    return learn.pronoun_task()
+
+
+def test_mulberry32_is_the_published_generator():
+    # the first draws of mulberry32(1) and (9), as its reference JavaScript prints them
+    first = [x for x, _ in zip(learn.mulberry32(1), range(3), strict=False)]
+    assert first == [0.6270739405881613, 0.002735721180215478, 0.5274470399599522]
+    assert next(learn.mulberry32(9)) == 0.19872891809791327
+
+
+def test_a_start_is_two_decimals_within_its_range():
+    for seed in range(1, 50):
+        for W in learn.start(seed):
+            assert W.shape == (2, 2)
+            assert np.all(np.abs(W) <= learn.START_RANGE)
+            assert np.allclose(W * 100, np.round(W * 100), atol=1e-9)
+    assert not np.array_equal(learn.start(1)[0], learn.start(2)[0])
+
+
+def test_only_the_noun_tells_the_sentences_apart(task):
+    differ = np.any(task.X[0] != task.X[1], axis=1)
+    assert differ.tolist() == [t == "{noun}" for t in learn.TEMPLATE]
+    assert task.labels.tolist() == [1.0, 0.0]
+
+
+def test_gradients_are_the_loss_s_own(task):
+    """Central differences on every entry of W_Q and W_K, at several random starts."""
+    h = 1e-6
+    for seed in (1, 4, 9, 17):
+        W_Q, W_K = learn.start(seed)
+        p = learn.forward_backward(task, W_Q, W_K)
+        for name, grad in (("Q", p.dW_Q), ("K", p.dW_K)):
+            numeric = np.zeros((2, 2))
+            for i in range(2):
+                for j in range(2):
+                    step = np.zeros((2, 2))
+                    step[i, j] = h
+                    args = {"Q": (W_Q + step, W_K), "K": (W_Q, W_K + step)}[name]
+                    back = {"Q": (W_Q - step, W_K), "K": (W_Q, W_K - step)}[name]
+                    up = learn.forward_backward(task, *args).loss
+                    down = learn.forward_backward(task, *back).loss
+                    numeric[i, j] = (up - down) / (2 * h)
+            assert np.allclose(grad, numeric, rtol=1e-6, atol=1e-9), (seed, name)
+
+
+def test_the_row_of_it_is_a_distribution_over_what_it_may_read(task):
+    p = learn.forward_backward(task, *learn.start(3))
+    assert p.weights.shape == (2, len(learn.TEMPLATE))
+    assert np.allclose(p.weights.sum(axis=1), 1)
+
+
+def test_training_is_deterministic_for_a_seed(task):
+    a, b = learn.train(task, 5, steps=30), learn.train(task, 5, steps=30)
+    assert np.array_equal(a.W_Q, b.W_Q) and np.array_equal(a.loss, b.loss)
+
+
+def test_the_opening_run_starts_elsewhere_and_ends_on_the_noun():
+    run = learn.opening()
+    noun = learn.TEMPLATE.index("{noun}")
+    assert not run.on_noun(0)  # the story: row it starts on another token
+    assert run.on_noun()
+    assert run.loss[-1] < run.loss[0] / 10
+    assert np.all(run.weights[-1][:, noun] > 0.8)
+    assert np.all(np.diff(run.loss) < 1e-12)  # small steps: the loss never rises
+
+
+def test_seeds_that_find_the_noun_are_counted():
+    count = learn.seeds_on_noun()
+    task = learn.pronoun_task()
+    assert count == sum(learn.train(task, s).on_noun() for s in range(1, learn.SEEDS + 1))
+    assert 0 < count <= learn.SEEDS
