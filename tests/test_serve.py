@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bench.harness import first_response_seconds
+from tests.harness import first_response_seconds
 from selfattn.site.serve import Site, make_server
 
 from .site.golden import SAMPLE
