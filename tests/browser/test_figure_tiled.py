@@ -48,8 +48,8 @@ def final(tile: int, bug: str) -> np.ndarray:
 
 
 @pytest.fixture
-def page(article):
-    return article.page
+def page(article_at_start):
+    return article_at_start.page
 
 
 @pytest.mark.parametrize("tile", [1, 2, 3])
