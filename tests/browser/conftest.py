@@ -35,7 +35,11 @@ class Watched:
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on(
             "request",
-            lambda r: not r.url.startswith((origin, "data:")) and self.foreign.append(r.url),
+            # a blob the page made itself (an export's download) is of its own origin
+            lambda r: (
+                not r.url.startswith((origin, "data:", f"blob:{origin}"))
+                and self.foreign.append(r.url)
+            ),
         )
 
 
@@ -83,12 +87,18 @@ class Shared(Watched):
 
     def reset(self) -> None:
         """Every figure back to its state at load, drawn without easing (so no test reads a
-        square mid-flight), the media back to the screen's, the focus back on the body."""
+        square mid-flight), the media back to the screen's, the share menus closed and the
+        focus back on the body."""
         page = self.page
         page.emulate_media(media="screen", reduced_motion="reduce")
         page.evaluate(RESET_JS, self.initial)
-        page.evaluate("() => document.activeElement?.blur()")
-        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.evaluate("""() => {
+            for (const menu of document.querySelectorAll('details.figure-tools')) menu.open = false;
+            document.activeElement?.blur();
+        }""")
+        page.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
         page.emulate_media(reduced_motion="no-preference")
 
 

@@ -21,7 +21,9 @@ def test_every_claim_on_the_page_equals_the_python_value(article_at_start):
 
 
 def test_the_spec_numbers_appear_as_printed(article_at_start):
-    text = article_at_start.page.text_content("article")  # innerText leaves out sections not drawn yet
+    text = article_at_start.page.text_content(
+        "article"
+    )  # innerText leaves out sections not drawn yet
     for printed in ("1.72", "−0.32", "1.2 × 10⁻¹⁴", "0.572", "[0.82, 0.81]", "171", "32.0 GiB"):
         assert printed in text
 
