@@ -38,7 +38,6 @@ from pathlib import Path
 from playwright.sync_api import Browser, ViewportSize, sync_playwright
 
 from selfattn.site.serve import make_server
-
 from tests.harness import CHROMIUM, FLAGS
 
 
