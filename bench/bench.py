@@ -22,8 +22,8 @@ from playwright.sync_api import sync_playwright
 from selfattn import leak
 from selfattn.site.build import build, loaded_files
 from selfattn.site.serve import make_server
+from tests.harness import CHROMIUM, FLAGS, first_response_seconds
 
-from .harness import CHROMIUM, FLAGS, first_response_seconds
 from .load import measure_load, report_load
 
 # For every input the reader makes: the time from the event to just after the frame

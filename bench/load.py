@@ -38,8 +38,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, ViewportSize, sync_playwright
 
 from selfattn.site.serve import make_server
-
-from .harness import CHROMIUM, FLAGS
+from tests.harness import CHROMIUM, FLAGS
 
 
 @dataclass(frozen=True)

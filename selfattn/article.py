@@ -18,6 +18,8 @@ LONG_CONTEXT = 131_072  # a long context of today's models, priced in F23 and F2
 THOUSAND_TOKENS = 1_000  # 1,000 tokens → 1,000,000 dot products (F23)
 HUGE_SHIFT = 1_000  # F11's largest shift: past exp's overflow in float64
 INIT_WIDTH = GPT2_SMALL.d_head  # F26 runs its √d assertion at a GPT-2 small head's width, 64
+STRETCH = 10.0  # how many times longer F26 makes `and`'s key when nothing keeps keys in check
+KEY_LIMIT = 4.0  # the longest key over the median key that F26's assertion allows
 
 
 def for_page() -> dict[str, float]:
@@ -31,4 +33,6 @@ def for_page() -> dict[str, float]:
         "hugeShift": HUGE_SHIFT,
         "initWidth": INIT_WIDTH,
         "initSpread": spread_at_init(INIT_WIDTH),
+        "stretch": STRETCH,
+        "keyLimit": KEY_LIMIT,
     }

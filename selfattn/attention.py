@@ -1,5 +1,6 @@
-"""Attention in numpy: projections, scores, softmax, masks and the weighted sum (the maths of
-the toy head; `head.py` holds the head itself, and `static/js/attention.js` mirrors this).
+"""Attention in numpy: projections, scores, softmax, masks, the weighted sum and its tiled pass
+(the maths of the toy head; `head.py` holds the head itself, `static/js/attention.js` mirrors
+this, and `bugs.py` holds the head with F26's silent bugs).
 
 Row-vector convention as in PyTorch: a sentence is X of shape (n, d), one row per
 token, and q = x @ W_Q. Every function is pure and takes its parameters explicitly,
@@ -8,7 +9,8 @@ so the same code serves the 2-D toy, the width experiment and the tests.
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -117,3 +119,60 @@ def spread_at_init(width: int, pairs: int = 32, seed: int = 2024) -> float:
     what the √d divisor undoes (F26's assertion reads it at a GPT-2 small head's width)."""
     Q, K = np.random.default_rng(seed).standard_normal((2, pairs, width))
     return float(raw_scores(Q, K).std())
+
+
+# -- the tiled pass (F24) ---------------------------------------------------------
+
+
+# the mistakes a tiled kernel makes, by the ids `selfattn check` names them with
+TiledBug = Literal["online-softmax-no-rescale", "online-softmax-early-normalize"]
+
+
+class Running(NamedTuple):
+    """What a tiled pass holds after `keys` keys: the running max m, the running sum l of
+    exp(s − m), the accumulator, the factor exp(m_old − m_new) the last tile rescaled by
+    (None before any max), and the output so far (None while l is 0)."""
+
+    m: float
+    l: float  # noqa: E741 (the article's ℓ)
+    acc: np.ndarray
+    rescale: float | None
+    out: np.ndarray | None
+    keys: int
+
+
+def online_softmax(
+    s: np.ndarray,
+    V: np.ndarray,
+    tile: int,
+    bug: TiledBug | None = None,
+    start: tuple[float, float, np.ndarray] | None = None,
+) -> list[Running]:
+    """One row's softmax(s) @ V streamed over the keys in tiles of `tile`, as a tiled kernel
+    computes it: m and l rescaled whenever the max grows, divided once at the end. Returns the
+    state before any tile and after each one; the last `out` is softmax(s) @ V.
+
+    `bug` makes one of the mistakes the checker names; `start` carries (m, l, acc) over from
+    another row, as a kernel that forgets to reset its accumulator does.
+    >>> online_softmax(np.array([0.0, 0.0]), np.eye(2), 1)[-1].out.tolist()
+    [0.5, 0.5]
+    """
+    s, V = np.asarray(s, dtype=float), np.asarray(V, dtype=float)  # (n,), (n, d)
+    m, ell, acc = start if start is not None else (-math.inf, 0.0, np.zeros(V.shape[1]))
+    states = [Running(m, ell, acc, None, acc / ell if ell > 0 else None, 0)]
+    for first in range(0, len(s), tile):
+        last = min(len(s), first + tile)
+        new = max(m, float(s[first:last].max()))
+        rescale = math.exp(m - new) if math.isfinite(m) else None
+        # nothing held yet: what acc and l hold is scaled by 0; the bug keeps it as it was
+        skip = bug == "online-softmax-no-rescale"
+        c = 0.0 if rescale is None else 1.0 if skip else rescale
+        p = np.exp(s[first:last] - new)  # (tile,)
+        total = c * acc + p @ V[first:last]  # (d,)
+        ell = c * ell + float(p.sum())
+        # normalising early keeps acc divided by the old l, and divides it again by the new one
+        early = bug == "online-softmax-early-normalize"
+        acc = total / ell if early else total
+        m = new
+        states.append(Running(m, ell, acc, rescale, acc if early else acc / ell, last))
+    return states

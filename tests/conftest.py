@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-from bench.harness import CHROMIUM, FLAGS
+from tests.harness import CHROMIUM, FLAGS
 
 
 @pytest.fixture(scope="session")

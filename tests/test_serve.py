@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from bench.harness import first_response_seconds
 from selfattn.site.serve import Site, make_server
+from tests.harness import first_response_seconds
 
 from .site.golden import SAMPLE
 

@@ -35,7 +35,11 @@ class Watched:
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on(
             "request",
-            lambda r: not r.url.startswith((origin, "data:")) and self.foreign.append(r.url),
+            # a blob the page made itself (an export's download) is of its own origin
+            lambda r: (
+                not r.url.startswith((origin, "data:", f"blob:{origin}"))
+                and self.foreign.append(r.url)
+            ),
         )
 
 
@@ -60,7 +64,91 @@ def wait_for_figures(page: Page, seconds: float = 10) -> None:
         page.wait_for_timeout(20)
 
 
-@pytest.fixture(params=["", "en/"], ids=["zh", "en"])
+LANGUAGES = {"zh": "", "en": "en/"}
+
+# every figure's state, by id (a JS function of nothing)
+STATES_JS = """() => Object.fromEntries([...document.querySelectorAll('figure[data-module]')]
+    .map(f => [f.id, f.figure.state]))"""
+# set every figure that left its state at load back to it; returns the ids it set
+RESET_JS = """initial => Object.entries(initial).filter(([id, s]) => {
+    const f = document.getElementById(id).figure;
+    if (JSON.stringify(f.state) === JSON.stringify(s)) return false;
+    f.set(s);
+    return true;
+}).map(([id]) => id)"""
+
+
+class Shared(Watched):
+    """A page opened once for many tests, each starting from the figures' states at load."""
+
+    def __init__(self, page: Page, origin: str) -> None:
+        super().__init__(page, origin)
+        self.initial: dict = {}
+
+    def reset(self) -> None:
+        """Every figure back to its state at load, drawn without easing (so no test reads a
+        square mid-flight), the media back to the screen's, the share menus closed and the
+        focus back on the body."""
+        page = self.page
+        page.emulate_media(media="screen", reduced_motion="reduce")
+        page.evaluate(RESET_JS, self.initial)
+        page.evaluate("""() => {
+            for (const menu of document.querySelectorAll('details.figure-tools')) menu.open = false;
+            document.activeElement?.blur();
+        }""")
+        page.evaluate(
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+        page.emulate_media(reduced_motion="no-preference")
+
+
+def open_shared(browser: Browser, url: str) -> Shared:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    shared = Shared(page, "/".join(url.split("/")[:3]))
+    page.goto(url)
+    wait_for_figures(page)
+    shared.initial = page.evaluate(STATES_JS)
+    return shared
+
+
+@pytest.fixture(scope="module")
+def shared_en(browser: Browser, site_url: str) -> Iterator[Shared]:
+    """The English page, opened once per module (its tests set the state they need)."""
+    shared = open_shared(browser, site_url + "en/")
+    yield shared
+    shared.page.context.close()
+
+
+@pytest.fixture(scope="module", params=list(LANGUAGES.values()), ids=list(LANGUAGES))
+def shared_article(request, browser: Browser, site_url: str) -> Iterator[Shared]:
+    """Each language page, opened once per module."""
+    shared = open_shared(browser, site_url + request.param)
+    yield shared
+    shared.page.context.close()
+
+
+def at_start(shared: Shared) -> Iterator[Shared]:
+    shared.reset()
+    yield shared
+    assert shared.errors == [], shared.errors
+    assert shared.foreign == [], shared.foreign
+
+
+@pytest.fixture
+def en_at_start(shared_en: Shared) -> Iterator[Shared]:
+    """The module's English page with every figure as it was at load; fails the test if the
+    page logged an error or asked another origin."""
+    yield from at_start(shared_en)
+
+
+@pytest.fixture
+def article_at_start(shared_article: Shared) -> Iterator[Shared]:
+    """The module's page in each language, every figure as it was at load (see en_at_start)."""
+    yield from at_start(shared_article)
+
+
+@pytest.fixture(params=list(LANGUAGES.values()), ids=list(LANGUAGES))
 def article(request, browser: Browser, site_url: str) -> Iterator[Watched]:
     """Each language page, opened fresh; fails the test if the page logged an error."""
     watched = open_page(browser, site_url + request.param)

@@ -1,15 +1,25 @@
-"""attention.js and kit/format.js against fixtures the Python model writes, and kit/notation.js's
-reading of subscripts, run in Chromium."""
+"""attention.js, F26's buggy head and kit/format.js against fixtures the Python model writes,
+and kit/notation.js's reading of subscripts, run in Chromium."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 
 from selfattn import cost
-from selfattn.attention import MASK_MODES, attention, softmax, spread, stacked_alone
+from selfattn.article import STRETCH
+from selfattn.attention import (
+    MASK_MODES,
+    attention,
+    online_softmax,
+    softmax,
+    spread,
+    stacked_alone,
+)
+from selfattn.bugs import SWITCHES, SilentBugs, buggy_head
 from selfattn.claims import width_mix
 from selfattn.head import load_head
 from selfattn.numbers import cell_weight, fixed, grouped, percent, scientific, size, vector, weight
@@ -181,3 +191,107 @@ def test_angle_and_matrix_mixing(page):
     )
     assert math.isclose(got[0], 90.0)
     np.testing.assert_allclose(got[1], 0.75 * head.W_K + 0.25 * head.W_Q, rtol=1e-14)
+
+
+# F24's bugs as attention.js names them, and as the checker does
+TILED_BUGS = {
+    "none": None,
+    "rescale": "online-softmax-no-rescale",
+    "divide": "online-softmax-early-normalize",
+}
+
+
+def test_online_softmax_matches_python(page):
+    """Every state of the tiled pass (m, l, acc, the rescale and the output so far), random
+    rows and tiles, each bug, and a start carried over from another row."""
+    rng = np.random.default_rng(26)
+    cases = []
+    for k in range(24):
+        n, d = int(rng.integers(1, 9)), int(rng.integers(1, 5))
+        s, V = rng.normal(scale=3, size=n), rng.normal(size=(n, d))
+        start = None
+        if k % 4 == 3:
+            start = {
+                "m": float(rng.normal()),
+                "l": float(rng.uniform(0.5, 3)),
+                "acc": rng.normal(size=d).tolist(),
+            }
+        bug = list(TILED_BUGS)[k % 3]
+        cases.append(
+            {
+                "s": s.tolist(),
+                "V": V.tolist(),
+                "tile": int(rng.integers(1, 4)),
+                "bug": bug,
+                "start": start,
+            }
+        )
+    got = run_js(
+        page,
+        "attention.js",
+        """return arg.map(c => m
+            .onlineSoftmax(c.s, c.V, c.tile, {bug: c.bug, start: c.start ?? undefined})
+            .map(x => ({...x, m: x.m === -Infinity ? null : x.m})));""",
+        cases,
+    )
+    for case, states in zip(cases, got, strict=True):
+        start = case["start"] and (
+            case["start"]["m"],
+            case["start"]["l"],
+            np.array(case["start"]["acc"]),
+        )
+        expect = online_softmax(
+            np.array(case["s"]), np.array(case["V"]), case["tile"], TILED_BUGS[case["bug"]], start
+        )
+        assert len(states) == len(expect)
+        for js, py in zip(states, expect, strict=True):
+            assert js["keys"] == py.keys
+            assert (js["m"] is None) == (py.m == -math.inf)
+            if js["m"] is not None:
+                assert js["m"] == pytest.approx(py.m, rel=1e-12)
+            assert js["l"] == pytest.approx(py.l, rel=1e-12, abs=1e-300)
+            np.testing.assert_allclose(js["acc"], py.acc, rtol=1e-12, atol=1e-13)
+            assert (js["rescale"] is None) == (py.rescale is None)
+            if py.rescale is not None:
+                assert js["rescale"] == pytest.approx(py.rescale, rel=1e-12)
+            assert (js["out"] is None) == (py.out is None)
+            if py.out is not None:
+                np.testing.assert_allclose(js["out"], py.out, rtol=1e-12, atol=1e-13)
+        if case["bug"] == "none" and start is None:  # and the pass lands on softmax(s) @ V
+            w = softmax(np.array(case["s"]))
+            np.testing.assert_allclose(states[-1]["out"], w @ np.array(case["V"]), rtol=1e-12)
+
+
+def test_silent_bugs_head_matches_python(page):
+    """F26's head with every combination of its four switches, read forwards and backwards,
+    masked and not: keys, weights and outputs as bugs.py computes them."""
+    head = load_head()
+    n = len(head.tokens)
+    cases = []
+    for on in itertools.product([False, True], repeat=len(SWITCHES)):
+        switches = dict(zip(SWITCHES, on, strict=True))
+        for order in (list(range(n)), list(range(n))[::-1]):
+            for masked in (True, False):
+                run = buggy_head(head, SilentBugs.from_switches(switches), np.array(order), masked)
+                expect = {name: a.tolist() for name, a in run.items()}
+                cases.append(
+                    {"switches": switches, "order": order, "masked": masked, "expect": expect}
+                )
+    got = run_js(
+        page,
+        "figures/F26-silent-bugs.js",
+        """const head = {...arg.head, index: (t) => arg.head.tokens.indexOf(t)};
+           return arg.cases.map(c => m.run(head, c.switches, c.order, c.masked, arg.stretch));""",
+        {
+            "head": {"tokens": list(head.tokens)}
+            | {name: getattr(head, name).tolist() for name in ("X", "W_Q", "W_K", "W_V")},
+            "cases": cases,
+            "stretch": STRETCH,
+        },
+    )
+    assert len(cases) == 2**4 * 4
+    for case, js in zip(cases, got, strict=True):
+        for name, expected in case["expect"].items():
+            np.testing.assert_allclose(
+                js[name], expected, rtol=1e-12, atol=1e-14, err_msg=f"{name} {case}"
+            )

@@ -17,8 +17,8 @@ PROSE = prose_numbers(load_head())
 
 
 @pytest.fixture
-def page(article):
-    return article.page
+def page(article_at_start):
+    return article_at_start.page
 
 
 def test_the_curves_end_where_the_runs_ended(page):

@@ -14,15 +14,15 @@ import pytest
 from playwright.sync_api import Page
 
 from selfattn import cost
-from selfattn.article import INIT_WIDTH
+from selfattn.article import INIT_WIDTH, KEY_LIMIT
 from selfattn.attention import (
-    apply_mask,
     causal_mask,
     softmax,
     spread,
     spread_at_init,
     stacked_alone,
 )
+from selfattn.bugs import SilentBugs, buggy_head, key_length_ratio
 from selfattn.claims import BY_ID, convex_gap, output_with_raw_score
 from selfattn.head import load_head
 from selfattn.numbers import Percent, fixed, grouped, scientific, size, vector
@@ -564,39 +564,21 @@ def test_F25_switching_the_mask_fills_the_triangle(page):
 # -- F26: four silent bugs --------------------------------------------------------------------
 
 
-def rotate(M: np.ndarray) -> np.ndarray:
-    """RoPE for d = 2: row p turned by p radians."""
-    p = np.arange(len(M))[:, None]
-    return np.hstack(
-        [M[:, :1] * np.cos(p) - M[:, 1:] * np.sin(p), M[:, :1] * np.sin(p) + M[:, 1:] * np.cos(p)]
-    )
-
-
-def buggy_head(bugs: dict[str, bool], order=None, masked: bool = True):
-    """The toy head with F26's bugs, written again in numpy."""
-    order = np.arange(N) if order is None else np.asarray(order)
-    X = HEAD.X[order]
-    Q, K, V = X @ HEAD.W_Q, X @ HEAD.W_K, X @ HEAD.W_V
-    if bugs["longKey"]:
-        K[order == AND] *= 10
-    if not bugs["noPositions"]:
-        Q, K = rotate(Q), rotate(K)
-    S = Q @ K.T / (1.0 if bugs["noSqrt"] else math.sqrt(2))
-    mode = ("multiply" if bugs["multiply"] else "causal") if masked else "none"
-    W = softmax(apply_mask(S, mode))
-    return K, W, W @ V
+def buggy(switches: dict[str, bool], order=None, masked: bool = True) -> dict[str, np.ndarray]:
+    """F26's head with the bugs its switches turn on (bugs.py)."""
+    return buggy_head(HEAD, SilentBugs.from_switches(switches), order, masked)
 
 
 def f25_expect(bugs: dict[str, bool]) -> dict[str, str]:
-    K, W, _ = buggy_head(bugs)
+    run = buggy(bugs)
+    W = run["W"]
     future = causal_mask(N)
     leaked = float(W[future].sum())
     reverse = np.arange(N)[::-1]
-    _, _, plain = buggy_head(bugs, masked=False)
-    _, _, shuffled = buggy_head(bugs, order=reverse, masked=False)
+    plain = buggy(bugs, masked=False)["out"]
+    shuffled = buggy(bugs, order=reverse, masked=False)["out"]
     change = float(np.abs(shuffled - plain[reverse]).max())
-    lengths = np.linalg.norm(K, axis=1)
-    ratio = float(lengths.max() / np.median(lengths))
+    ratio = key_length_ratio(run["K"])
     verdict = {True: "✓ passes", False: "✗ fails"}
     expect = {
         "check.rows": verdict[True],
@@ -605,7 +587,7 @@ def f25_expect(bugs: dict[str, bool]) -> dict[str, str]:
         "check.positions": verdict[change > 1e-9],
         "check.positions.value": fixed(change),
         "check.sqrt": verdict[not bugs["noSqrt"]],
-        "check.keys": verdict[ratio < 4],
+        "check.keys": verdict[ratio < KEY_LIMIT],
         "check.keys.value": fixed(ratio),
         "it.cat": fixed(W[IT, CAT]),
         "it.ran": cell_weight(W[IT, RAN]),
@@ -639,7 +621,7 @@ def test_F26_starts_as_the_toy_head_with_no_positions(page):
     set_state(page, "F26", {"longKey": False})
     start = {"multiply": False, "noPositions": True, "noSqrt": False, "longKey": False}
     check_f25(page, start)
-    _, W, _ = buggy_head(start)
+    W = buggy(start)["W"]
     np.testing.assert_allclose(W, CAUSAL["W"], atol=1e-15)  # the toy head as it is
     r = readouts(page, "F26")
     assert r["check.positions"] == "✗ fails"  # the toy has no positions: the check says so

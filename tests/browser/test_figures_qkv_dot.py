@@ -20,8 +20,8 @@ def x_of(token: str) -> np.ndarray:
     return HEAD.X[HEAD.index(token)]
 
 
-def test_f01_slider_installs_the_matrices_one_by_one(en):
-    page = en.page
+def test_f01_slider_installs_the_matrices_one_by_one(en_at_start):
+    page = en_at_start.page
     slider = "#F01 input[type=range]"
     assert readouts(page, "F01")["q"] == "—"
     press(page, slider, "ArrowRight")
@@ -36,8 +36,8 @@ def test_f01_slider_installs_the_matrices_one_by_one(en):
     assert state(page, "F01") == {"installed": 0}
 
 
-def test_f02_drag_moves_every_projection(en):
-    page = en.page
+def test_f02_drag_moves_every_projection(en_at_start):
+    page = en_at_start.page
     drag(page, "F02", ".handle", [-1.2, 0.7])
     x = np.array(state(page, "F02")["x"])
     assert np.allclose(x, [-1.2, 0.7], atol=0.03)  # the pointer lands where it was aimed
@@ -46,8 +46,8 @@ def test_f02_drag_moves_every_projection(en):
         assert got[name] == vector(x @ W)
 
 
-def test_f02_pushing_up_swings_the_query_not_the_value(en):
-    page = en.page
+def test_f02_pushing_up_swings_the_query_not_the_value(en_at_start):
+    page = en_at_start.page
     press(page, "#F02 .handle", "ArrowUp", 20)  # 20 × 0.05 = one unit straight up
     x = np.array(state(page, "F02")["x"])
     assert np.allclose(x, x_of("it") + np.array([0, 1]), atol=1e-9)
@@ -58,8 +58,8 @@ def test_f02_pushing_up_swings_the_query_not_the_value(en):
     assert q_turn >= 3 * v_turn and v_turn < 10
 
 
-def test_f03_steps_through_all_six_queries(en):
-    page = en.page
+def test_f03_steps_through_all_six_queries(en_at_start):
+    page = en_at_start.page
     for step in range(len(TOKENS)):
         token = state(page, "F03")["token"]
         got = readouts(page, "F03")
@@ -71,30 +71,30 @@ def test_f03_steps_through_all_six_queries(en):
         assert state(page, "F03")["token"] == (token + 1) % len(TOKENS), step
 
 
-def test_f03_it_prefers_cat(en):
-    got = readouts(en.page, "F03")
+def test_f03_it_prefers_cat(en_at_start):
+    got = readouts(en_at_start.page, "F03")
     assert (got["score.cat"], got["score.it"], got["winner"]) == ("1.72", "1.14", "cat")
 
 
 @pytest.mark.parametrize("mix", [0.0, 0.37, 1.0])
-def test_f04_mixing_merges_both_directions(en, mix):
-    page = en.page
+def test_f04_mixing_merges_both_directions(en_at_start, mix):
+    page = en_at_start.page
     set_state(page, "F04", {"mix": mix})
     got = readouts(page, "F04")
     assert got["cat.ate"] == fixed(mixed_key_score(HEAD, "cat", "ate", mix))
     assert got["ate.cat"] == fixed(mixed_key_score(HEAD, "ate", "cat", mix))
 
 
-def test_f04_keyboard_reaches_both_ends(en):
-    page = en.page
+def test_f04_keyboard_reaches_both_ends(en_at_start):
+    page = en_at_start.page
     press(page, "#F04 input[type=range]", "End")
     assert readouts(page, "F04") == {"cat.ate": "1.16", "ate.cat": "1.16"}
     press(page, "#F04 input[type=range]", "Home")
     assert readouts(page, "F04") == {"cat.ate": "0.51", "ate.cat": "−0.32"}
 
 
-def test_f05_score_is_shadow_times_length_and_flips_sign_at_a_right_angle(en):
-    page = en.page
+def test_f05_score_is_shadow_times_length_and_flips_sign_at_a_right_angle(en_at_start):
+    page = en_at_start.page
     key = x_of("cat") @ HEAD.W_K
     for q in ([1.0, 0.5], [-1.5, 1.0], [0.6, -1.2]):
         drag(page, "F05", ".handle", q)
@@ -109,8 +109,8 @@ def test_f05_score_is_shadow_times_length_and_flips_sign_at_a_right_angle(en):
     assert got["score"] == "0.00" and got["angle"] == "90°"
 
 
-def test_f06_rows_of_bars(en):
-    page = en.page
+def test_f06_rows_of_bars(en_at_start):
+    page = en_at_start.page
     set_state(page, "F06", {"token": "cat"})
     got = readouts(page, "F06")
     assert got["score.cat"] == "3.02" == fixed(R.max()) == got["cat"]
@@ -121,8 +121,8 @@ def test_f06_rows_of_bars(en):
     assert state(page, "F06")["token"] == HEAD.index("cat")
 
 
-def test_f07_and_overtakes_cat_at_four_point_four(en):
-    page = en.page
+def test_f07_and_overtakes_cat_at_four_point_four(en_at_start):
+    page = en_at_start.page
     slider = "#F07 input[type=range]"
     press(page, slider, "ArrowRight", 33)  # 1.0 + 33 × 0.1 = 4.3
     assert state(page, "F07")["f"] == pytest.approx(4.3)

@@ -130,8 +130,8 @@ def reference_side(page: Page, figure_id: str) -> float:
     return float(side)
 
 
-def test_f08_button_fills_one_row_at_a_time_and_counts_dot_products(en):
-    page = en.page
+def test_f08_button_fills_one_row_at_a_time_and_counts_dot_products(en_at_start):
+    page = en_at_start.page
     page.emulate_media(reduced_motion="reduce")  # squares land at once
     button = page.locator("#F08 button[name=fill]")
     assert side(page, "F08") == {"rows": f"0 / {N}", "dots": "0"}
@@ -159,8 +159,8 @@ def test_f08_button_fills_one_row_at_a_time_and_counts_dot_products(en):
     assert state(page, "F08") == {"rows": 0}
 
 
-def test_f08_keyboard_fills_with_enter_and_space(en):
-    page = en.page
+def test_f08_keyboard_fills_with_enter_and_space(en_at_start):
+    page = en_at_start.page
     press(page, "#F08 button[name=fill]", "Enter", 2)
     press(page, "#F08 button[name=fill]", " ")
     assert state(page, "F08") == {"rows": 3}
@@ -176,8 +176,8 @@ EASED = {
 
 
 @pytest.mark.parametrize("figure_id", EASED)
-def test_discrete_changes_ease_from_where_they_were(en, figure_id):
-    page = en.page
+def test_discrete_changes_ease_from_where_they_were(en_at_start, figure_id):
+    page = en_at_start.page
     partial, selector, attribute = EASED[figure_id]
     before = page.locator(selector).get_attribute(attribute)
     # the ease starts from the old geometry in the very frame the new state is drawn
@@ -197,8 +197,8 @@ def test_discrete_changes_ease_from_where_they_were(en, figure_id):
 # -- F09: walk down the rows -----------------------------------------------------------
 
 
-def test_f09_steps_down_every_row(en):
-    page = en.page
+def test_f09_steps_down_every_row(en_at_start):
+    page = en_at_start.page
     spreads = {}
     for step in range(N):
         row = state(page, "F09")["row"]
@@ -222,8 +222,8 @@ def test_f09_steps_down_every_row(en):
     assert min(spreads, key=spreads.get) == "the"  # row `the` is the flat one
 
 
-def test_f09_previous_row_by_keyboard(en):
-    page = en.page
+def test_f09_previous_row_by_keyboard(en_at_start):
+    page = en_at_start.page
     press(page, "#F09 .step-prev", "Enter", 2)
     assert state(page, "F09")["row"] == N - 2
     assert side(page, "F09")["row"] == TOKENS[N - 2]
@@ -243,8 +243,8 @@ def cell_centre(page: Page, query: str, key: str) -> tuple[float, float]:
     )
 
 
-def test_f10_transpose_swaps_the_two_directions(en):
-    page = en.page
+def test_f10_transpose_swaps_the_two_directions(en_at_start):
+    page = en_at_start.page
     page.emulate_media(reduced_motion="reduce")  # no transition: cells land at once
     button = page.locator("#F10 button[name=transpose]")
     assert side(page, "F10") == {"cat.ate": fixed(S[CAT, ATE]), "ate.cat": fixed(S[ATE, CAT])}
@@ -284,8 +284,8 @@ def staircase_end_and_edge(page: Page) -> tuple[float, float]:
     )
 
 
-def test_f11_every_row_sums_to_one_on_the_top_edge(en):
-    page = en.page
+def test_f11_every_row_sums_to_one_on_the_top_edge(en_at_start):
+    page = en_at_start.page
     figure = page.locator("#F11")
     for row, token in enumerate(TOKENS):
         figure.get_by_role("radio", name=token, exact=True).check()
@@ -299,8 +299,8 @@ def test_f11_every_row_sums_to_one_on_the_top_edge(en):
         assert top == pytest.approx(edge, abs=1e-6)
 
 
-def test_f11_row_it_claims_and_arrow_keys(en):
-    page = en.page
+def test_f11_row_it_claims_and_arrow_keys(en_at_start):
+    page = en_at_start.page
     got = readouts(page, "F11")
     assert got["w.cat"] == claim(page, "softmax.it.cat") == weight_text(W[IT, CAT], 2)
     assert got["w.the"] == claim(page, "softmax.it.the") == weight_text(W[IT, 0], 2)
@@ -309,8 +309,8 @@ def test_f11_row_it_claims_and_arrow_keys(en):
     assert readouts(page, "F11")["w.ran"] == weight_text(W[IT + 1, IT + 1], 2)
 
 
-def test_f11_shifting_every_score_by_c_moves_no_weight(en):
-    page = en.page
+def test_f11_shifting_every_score_by_c_moves_no_weight(en_at_start):
+    page = en_at_start.page
     figure = page.locator("#F11")
     figure.get_by_role("radio", name="it", exact=True).check()
     next_frame(page)
@@ -336,8 +336,8 @@ def test_f11_shifting_every_score_by_c_moves_no_weight(en):
     assert readouts(page, "F11")["c"] == fixed(-S[IT].max()) == "−" + claim(page, "matrix.it.cat")
 
 
-def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en):
-    page = en.page
+def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en_at_start):
+    page = en_at_start.page
     figure = page.locator("#F11")
     figure.get_by_role("radio", name="it", exact=True).check()
     huge = claim(page, "softmax.shift.huge")
@@ -376,8 +376,8 @@ def f12_expected(score: float) -> dict[str, str]:
     return bars("w", w, bar_weight) | bars("s", scores, fixed) | {"sum": fixed(w.sum(), 3)}
 
 
-def test_f12_drag_cats_score_and_the_others_give_way(en):
-    page = en.page
+def test_f12_drag_cats_score_and_the_others_give_way(en_at_start):
+    page = en_at_start.page
     chart = "#F12 svg.bars"
     centre(page, "#F12")
     assert readouts(page, "F12") == f12_expected(S[IT, CAT])
@@ -403,8 +403,8 @@ def test_f12_drag_cats_score_and_the_others_give_way(en):
     assert readouts(page, "F12") == f12_expected(8)
 
 
-def test_f12_keyboard_steps_and_ends(en):
-    page = en.page
+def test_f12_keyboard_steps_and_ends(en_at_start):
+    page = en_at_start.page
     handle = "#F12 .handle"
     press(page, handle, "ArrowUp", 3)
     assert state(page, "F12")["score"] == pytest.approx(1.5)  # snapped to the 0.1 grid
@@ -417,8 +417,8 @@ def test_f12_keyboard_steps_and_ends(en):
     assert page.locator(handle).get_attribute("aria-valuetext") == "−4.00"
 
 
-def test_f12_sum_stays_one_everywhere(en):
-    page = en.page
+def test_f12_sum_stays_one_everywhere(en_at_start):
+    page = en_at_start.page
     for score in np.arange(-4, 8.01, 0.75):
         set_state(page, "F12", {"score": float(score)})
         assert readouts(page, "F12")["sum"] == "1.000"
@@ -427,8 +427,8 @@ def test_f12_sum_stays_one_everywhere(en):
 # -- F13: push a score down to −30 ------------------------------------------------------------
 
 
-def test_f13_minus_thirty_leaves_a_weight_that_is_not_zero(en):
-    page = en.page
+def test_f13_minus_thirty_leaves_a_weight_that_is_not_zero(en_at_start):
+    page = en_at_start.page
     press(page, "#F13 .handle", "Home")
     assert state(page, "F13")["score"] == -30
     w = row_it_with_cat(-30.0)
@@ -442,8 +442,8 @@ def test_f13_minus_thirty_leaves_a_weight_that_is_not_zero(en):
     assert readouts(page, "F13")["w.cat"] == weight_text(row_it_with_cat(3.0)[CAT])
 
 
-def test_f13_at_minus_thirty_the_linear_bar_vanishes_while_the_log_axis_still_shows_it(en):
-    page = en.page
+def test_f13_at_minus_thirty_the_linear_bar_vanishes_while_the_log_axis_still_shows_it(en_at_start):
+    page = en_at_start.page
     geometry = """() => {
         const svg = document.querySelector('#F13 svg.floor');
         const bar = svg.querySelector('rect.weight-bar');
@@ -467,8 +467,8 @@ def test_f13_at_minus_thirty_the_linear_bar_vanishes_while_the_log_axis_still_sh
     press(page, "#F13 .handle", "End")
 
 
-def test_f13_drag_along_the_score_axis(en):
-    page = en.page
+def test_f13_drag_along_the_score_axis(en_at_start):
+    page = en_at_start.page
     centre(page, "#F13")
     ruler = axis_in_client(page, "#F13 svg.floor", "line.gridline", "text.tick", 4, False)
     drag_handle(page, "#F13 .handle", x=pixel_for(ruler, -12.0))
@@ -500,8 +500,8 @@ def walk_widths(page: Page, figure_id: str):
         yield width
 
 
-def test_f14_spread_grows_as_root_width(en):
-    page = en.page
+def test_f14_spread_grows_as_root_width(en_at_start):
+    page = en_at_start.page
     for width in walk_widths(page, "F14"):
         assert readouts(page, "F14") == {
             "spread": fixed(math.sqrt(width)),
@@ -545,8 +545,8 @@ def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float
     )
 
 
-def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en):
-    page = en.page
+def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en_at_start):
+    page = en_at_start.page
     for width in (1, 16, 64, 256):
         set_state(page, "F14", {"width": width})
         w, spread = dot_on_axes(page, ".dot.low")
@@ -561,8 +561,8 @@ def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en):
     assert labels == ["÷ √d: 1, comfortable", "no divisor: √d", "÷ d: 1/√d"]
 
 
-def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en):
-    page = en.page
+def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en_at_start):
+    page = en_at_start.page
     labels = page.locator("#F14 .log-scale span.labelled").all_text_contents()
     assert labels == ["1", "4", "16", "64", "256"]
     # the reference line is drawn where the left axis says 1
@@ -574,8 +574,8 @@ def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en):
     assert line == pytest.approx(ticks["0"] + (ticks["4"] - ticks["0"]) / 4)
 
 
-def test_f15_the_mix_collapses_with_width(en):
-    page = en.page
+def test_f15_the_mix_collapses_with_width(en_at_start):
+    page = en_at_start.page
     for width in walk_widths(page, "F15"):
         top, gradient = top_and_gradient(width_mix(HEAD, width, "none"))
         mix = width_mix(HEAD, width, "none")
@@ -590,8 +590,8 @@ def test_f15_the_mix_collapses_with_width(en):
 
 
 @pytest.mark.parametrize(("divisor", "name"), [("none", "nothing"), ("sqrt", "√d"), ("d", "d")])
-def test_f16_each_divisor_at_every_width(en, divisor, name):
-    page = en.page
+def test_f16_each_divisor_at_every_width(en_at_start, divisor, name):
+    page = en_at_start.page
     page.locator("#F16").get_by_role("radio", name=name, exact=True).check()
     next_frame(page)
     assert state(page, "F16")["divisor"] == divisor
@@ -615,8 +615,8 @@ def test_f16_each_divisor_at_every_width(en, divisor, name):
         assert tops[-1] == "1.000"
 
 
-def test_f16_arrow_keys_move_between_divisors(en):
-    page = en.page
+def test_f16_arrow_keys_move_between_divisors(en_at_start):
+    page = en_at_start.page
     press(page, "#F16 input[type=radio]:checked", "ArrowRight")
     assert state(page, "F16")["divisor"] == "sqrt"
     press(page, "#F16 input[type=range]", "End")
@@ -642,8 +642,8 @@ PROSE = {
 }
 
 
-def test_at_most_four_readouts_beside_each_figure_and_one_key(article):
-    page = article.page
+def test_at_most_four_readouts_beside_each_figure_and_one_key(article_at_start):
+    page = article_at_start.page
     for figure_id in FIGURES:
         beside = page.locator(f"#{figure_id} .readouts [data-readout]")
         assert 1 <= beside.count() <= 4, figure_id
@@ -652,8 +652,8 @@ def test_at_most_four_readouts_beside_each_figure_and_one_key(article):
         assert "_" not in page.locator(f"#{figure_id} .stage").inner_text(), figure_id
 
 
-def test_each_figure_states_its_claims_in_the_prose_next_to_it(article):
-    page = article.page
+def test_each_figure_states_its_claims_in_the_prose_next_to_it(article_at_start):
+    page = article_at_start.page
     for figure_id, claim_ids in PROSE.items():
         after = page.locator(f"#{figure_id} + p")
         for claim_id in claim_ids:
@@ -662,8 +662,8 @@ def test_each_figure_states_its_claims_in_the_prose_next_to_it(article):
                 assert printed == BY_ID[claim_id].computed(HEAD), claim_id
 
 
-def test_the_prose_around_these_figures_has_every_number_filled(en):
-    text = en.page.evaluate(
+def test_the_prose_around_these_figures_has_every_number_filled(en_at_start):
+    text = en_at_start.page.evaluate(
         """() => { let e = document.getElementById('matrix'), out = '';
             for (e = e.nextElementSibling; e && e.id !== 'causal'; e = e.nextElementSibling)
                 out += e.textContent;

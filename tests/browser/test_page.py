@@ -10,9 +10,9 @@ from selfattn.site.prose_numbers import prose_numbers
 from .drive import FIGURES
 
 
-def test_every_claim_on_the_page_equals_the_python_value(article):
+def test_every_claim_on_the_page_equals_the_python_value(article_at_start):
     expected = prose_numbers(load_head())
-    claims = article.page.evaluate(
+    claims = article_at_start.page.evaluate(
         "[...document.querySelectorAll('[data-claim]')].map(e => [e.dataset.claim, e.textContent])"
     )
     assert len(claims) > 40
@@ -20,23 +20,25 @@ def test_every_claim_on_the_page_equals_the_python_value(article):
         assert text == expected[claim_id], claim_id
 
 
-def test_the_spec_numbers_appear_as_printed(article):
-    text = article.page.text_content("article")  # innerText leaves out sections not drawn yet
+def test_the_spec_numbers_appear_as_printed(article_at_start):
+    text = article_at_start.page.text_content(
+        "article"
+    )  # innerText leaves out sections not drawn yet
     for printed in ("1.72", "−0.32", "1.2 × 10⁻¹⁴", "0.572", "[0.82, 0.81]", "171", "32.0 GiB"):
         assert printed in text
 
 
-def test_every_figure_once_each_in_order(article):
-    ids = article.page.evaluate("[...document.querySelectorAll('figure')].map(f => f.id)")
+def test_every_figure_once_each_in_order(article_at_start):
+    ids = article_at_start.page.evaluate("[...document.querySelectorAll('figure')].map(f => f.id)")
     # the tiled pass (F24) closes the cost section, before the whole map (F25)
     assert ids == [f for f in FIGURES if f not in ("F25", "F26", "F24")] + ["F24", "F25", "F26"]
     for fid in FIGURES:
-        assert article.page.get_attribute(f"#{fid}", "data-figure") == fid
+        assert article_at_start.page.get_attribute(f"#{fid}", "data-figure") == fid
 
 
-def test_monospace_only_for_code(article):
+def test_monospace_only_for_code(article_at_start):
     """DESIGN.md: labels and read-outs use the page's sans; monospace is for code alone."""
-    mono = article.page.evaluate(
+    mono = article_at_start.page.evaluate(
         """[...document.querySelectorAll('body *')]
           .filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
           .filter((el) => /mono/i.test(getComputedStyle(el).fontFamily) && !el.closest('code, pre'))
@@ -45,11 +47,11 @@ def test_monospace_only_for_code(article):
     assert mono == []
 
 
-def test_figures_speak_one_type_scale(article):
+def test_figures_speak_one_type_scale(article_at_start):
     """A figure's words come in the scale's four sizes (style.css: --type-tick, -note, -label,
     -figure) and two weights; only the emphasised read-out, the stepper's name, sub- and
     superscripts and the menu's glyph are sized from those."""
-    off = article.page.evaluate(
+    off = article_at_start.page.evaluate(
         """(() => {
           const root = getComputedStyle(document.documentElement);
           const steps = ['tick', 'note', 'label', 'figure']
@@ -70,16 +72,16 @@ def test_figures_speak_one_type_scale(article):
     assert off == [], sorted(set(off))[:20]
 
 
-def test_maths_is_mathml_and_the_code_shows_four_steps(article):
-    page = article.page
+def test_maths_is_mathml_and_the_code_shows_four_steps(article_at_start):
+    page = article_at_start.page
     assert page.locator("math").count() > 5
     code = page.text_content("pre code")  # as the page has it, drawn or not yet
     assert "softmax" in code and re.search(r"-inf|−inf|-math\.inf|float\(", code)
 
 
-def test_parameters_are_shown_with_two_decimals(article):
+def test_parameters_are_shown_with_two_decimals(article_at_start):
     head = load_head().to_json()
-    cells = article.page.evaluate(
+    cells = article_at_start.page.evaluate(
         "[...document.querySelectorAll('.params mtable.bracketed mtd')].map(e => e.textContent)"
     )
     expected = [f"{v:.2f}".replace("-", "−") for t in head["tokens"] for v in head["embeddings"][t]]
@@ -87,7 +89,7 @@ def test_parameters_are_shown_with_two_decimals(article):
         expected += [f"{v:.2f}".replace("-", "−") for row in head[name] for v in row]
     assert cells == expected
     # typeset as the maths around it: X, then W_Q, W_K and W_V, each a bracketed matrix
-    names = article.page.evaluate(
+    names = article_at_start.page.evaluate(
         "[...document.querySelectorAll('.params math')].map(m => m.querySelector('mi').textContent)"
     )
     assert names == ["X", "W", "W", "W"]

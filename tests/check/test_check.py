@@ -1,6 +1,9 @@
 """`selfattn check` against its corpus: each bug named, no false alarm, hostile targets contained.
 
-Every corpus file goes through both the Python API and the CLI (`python -m selfattn.check.cli`).
+Every corpus file goes through the Python API, its verdict read from the report and from the
+JSON the CLI prints; the CLI itself (`python -m selfattn.check.cli`: a child interpreter, exit
+status, stdout) runs on a handful of files that stand for the rest, and on the files the API
+cannot be handed.
 """
 
 from __future__ import annotations
@@ -171,7 +174,19 @@ CLI_ONLY = {
     "hostile_import_error.py",
     "hostile_exits.py",
 }
+# The CLI's transport on a file of each kind: ok, buggy (one id and two), a target that
+# prints, raises, exits or calls sys.exit, one that does not import, and torch with --arg.
+THROUGH_CLI = {
+    "correct_numpy_basic.py",
+    "buggy_mask_multiply.py",
+    "buggy_not_normalized.py",
+    "hostile_prints.py",
+    "hostile_raises.py",
+    "hostile_sys_exit.py",
+    "torch_hf_eager_bf16.py",
+} | CLI_ONLY
 WARNINGS = {"long-key-takeover", "batched-input-unsupported"}
+VERDICTS = {0: "ok", 1: "buggy", 2: "error"}
 FAST = 2.0  # per-call timeout in these tests, so the sleeper costs 2 s, not 10
 
 
@@ -264,9 +279,20 @@ def test_api(file: str) -> None:
         assert report.error and "Traceback" not in report.error
     for f in report.findings:  # each finding comes with a reproduction
         assert f.repro and CASES[file][0] in f.repro, f.id
+    assert_json_says(report.to_dict(), status, expected)
 
 
-@pytest.mark.parametrize("file", sorted(CASES))
+def assert_json_says(report: dict[str, Any], status: int, expected: set[str]) -> None:
+    """The report as JSON (what --json prints) gives the verdict and every finding in full."""
+    assert report["exit_status"] == status and report["verdict"] == VERDICTS[status]
+    assert "Traceback" not in json.dumps(report)
+    assert _errors(report["findings"]) == expected
+    for f in report["findings"]:
+        assert set(f) >= {"id", "severity", "message", "why", "fix", "repro"}
+        assert f["severity"] in ("error", "warning") and "\n" not in f["message"]
+
+
+@pytest.mark.parametrize("file", sorted(THROUGH_CLI))
 def test_cli_json(file: str) -> None:
     _skip_missing(file)
     name, expected, status = CASES[file]
@@ -276,12 +302,8 @@ def test_cli_json(file: str) -> None:
     assert time.monotonic() - started < 60
     assert "Traceback" not in proc.stdout + proc.stderr
     report = json.loads(proc.stdout)  # stdout is the JSON alone, even if the target prints
-    assert proc.returncode == status == report["exit_status"], proc.stdout
-    assert report["verdict"] == {0: "ok", 1: "buggy", 2: "error"}[status]
-    assert _errors(report["findings"]) == expected
-    for f in report["findings"]:
-        assert set(f) >= {"id", "severity", "message", "why", "fix", "repro"}
-        assert f["severity"] in ("error", "warning") and "\n" not in f["message"]
+    assert proc.returncode == status, proc.stdout
+    assert_json_says(report, status, expected)
 
 
 def test_correct_kernels_warn_only_about_long_keys() -> None:

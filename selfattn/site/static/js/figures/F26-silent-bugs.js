@@ -12,9 +12,6 @@ import { cellWeight, fixed, scientific } from "../kit/format.js";
 import { gridLegend, weightMap } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
-const STRETCH = 10; // how much longer `and`'s key grows when nothing keeps keys in check
-const KEY_LIMIT = 4; // longest key over the median key that the assertion allows
-
 const BUGS = ["multiply", "noPositions", "noSqrt", "longKey"];
 const START = { multiply: false, noPositions: true, noSqrt: false, longKey: false };
 
@@ -26,16 +23,18 @@ const rotate = ([a, b], angle) => [
 ];
 
 /**
- * The head with the chosen bugs, on the sentence read in `order`, with or without the mask.
+ * The head with the chosen bugs, on the sentence read in `order`, with or without the mask;
+ * `stretch` is how many times longer `and`'s key grows (article.py's STRETCH). bugs.py
+ * computes the same head, and a test holds the two together.
  * @returns {{K: number[][], W: number[][], out: number[][]}}
  */
-function run(head, bugs, order, masked) {
+export function run(head, bugs, order, masked, stretch) {
   const and = head.index("and");
   const X = order.map((j) => head.X[j]);
   let Q = project(X, head.W_Q),
     K = project(X, head.W_K);
   const V = project(X, head.W_V);
-  if (bugs.longKey) K = K.map((k, p) => (order[p] === and ? k.map((x) => x * STRETCH) : k));
+  if (bugs.longKey) K = K.map((k, p) => (order[p] === and ? k.map((x) => x * stretch) : k));
   if (!bugs.noPositions) {
     Q = Q.map((q, p) => rotate(q, p));
     K = K.map((k, p) => rotate(k, p));
@@ -58,7 +57,7 @@ export default function (el, head, article) {
   const reading = tokens.map((_, j) => j);
   const reversed = [...reading].reverse();
   // the √d assertion at random init, at a GPT-2 small head's width: Python draws the scores
-  const { initWidth, initSpread } = article;
+  const { initWidth, initSpread, stretch, keyLimit } = article;
   const spreads = { sqrt: initSpread / Math.sqrt(initWidth), none: initSpread };
   const { picture, side, readouts } = stage(el);
   picture.classList.add("sticky-map");
@@ -86,7 +85,7 @@ export default function (el, head, article) {
   );
 
   // what RoPE does to this head, computed, so the note's numbers are the map's
-  const catWith = (noPositions) => run(head, { ...START, noPositions }, reading, true).W[it][cat];
+  const catWith = (noPositions) => run(head, { ...START, noPositions }, reading, true, stretch).W[it][cat];
   const turn = it - cat;
   const notes = {
     multiply: t({
@@ -102,8 +101,8 @@ export default function (el, head, article) {
       en: `At d = 2 the map only sharpens a little; at d = ${initWidth} the scores spread ${Math.sqrt(initWidth)} times wider.`,
     }),
     longKey: t({
-      zh: `and 的键变长 ${STRETCH} 倍，抢走了能看到它的行。`,
-      en: `and's key grows ${STRETCH}× longer and takes over the rows that see it.`,
+      zh: `and 的键变长 ${stretch} 倍，抢走了能看到它的行。`,
+      en: `and's key grows ${stretch}× longer and takes over the rows that see it.`,
     }),
   };
   const labels = {
@@ -166,7 +165,7 @@ export default function (el, head, article) {
     }),
     longKey: assertion(cards.longKey, {
       name: "check.keys",
-      code: `length = key.norm(dim=-1)\nassert length.max() < ${KEY_LIMIT} * length.median()`,
+      code: `length = key.norm(dim=-1)\nassert length.max() < ${keyLimit} * length.median()`,
       measure: t({ zh: "最长键 ÷ 中位数", en: "longest ÷ median key" }),
     }),
   });
@@ -185,7 +184,7 @@ export default function (el, head, article) {
         switches[bug].show(bugs[bug]);
         cards[bug].classList.toggle("on", bugs[bug]);
       }
-      const { K, W } = run(head, bugs, reading, true);
+      const { K, W } = run(head, bugs, reading, true, stretch);
       const future = (i, j) => j > i;
       map.set(W, {
         row: it,
@@ -210,8 +209,8 @@ export default function (el, head, article) {
       checks.multiply.show(verdicts.multiply, exactly(leaked, 3));
 
       // shuffle the sentence (read it backwards), mask off: do the outputs only follow their tokens?
-      const plain = run(head, bugs, reading, false).out;
-      const shuffled = run(head, bugs, reversed, false).out;
+      const plain = run(head, bugs, reading, false, stretch).out;
+      const shuffled = run(head, bugs, reversed, false, stretch).out;
       const change = Math.max(...shuffled.flatMap((o, p) => o.map((x, b) => Math.abs(x - plain[reversed[p]][b]))));
       verdicts.noPositions = change > 1e-9;
       checks.noPositions.show(verdicts.noPositions, fixed(change));
@@ -224,7 +223,7 @@ export default function (el, head, article) {
       const sorted = [...lengths].sort((a, b) => a - b);
       const median = (sorted[(n - 1) >> 1] + sorted[n >> 1]) / 2;
       const ratio = Math.max(...lengths) / median;
-      verdicts.longKey = ratio < KEY_LIMIT;
+      verdicts.longKey = ratio < keyLimit;
       checks.longKey.show(verdicts.longKey, fixed(ratio));
 
       out.show({ failing: `${Object.values(verdicts).filter((ok) => !ok).length} / 5` });

@@ -1,4 +1,4 @@
-"""Debian Chromium, its flags, and timing a fresh server: for `make bench`, and for the tests."""
+"""Debian Chromium, its flags, and timing a fresh server: for the tests, and for `make bench`."""
 
 from __future__ import annotations
 

@@ -1,0 +1,96 @@
+"""A figure's state in the address: a link round-trips it, lands on its figure and stays,
+starts the figure it names first, and anything malformed in it is clamped or ignored."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import open_page
+from .drive import FIGURES, clean_readouts, next_frame, readouts, state
+from .menu import use_menu
+
+
+@pytest.mark.parametrize("figure_id", FIGURES)
+def test_url_state_round_trip(en_at_start, browser, figure_id):
+    page = en_at_start.page
+    original = state(page, figure_id)
+    use_menu(page, figure_id, "Link")
+    next_frame(page)
+    link = page.evaluate("location.href")
+    assert f"#{figure_id}:" in link
+    second = open_page(browser, link)
+    assert state(second.page, figure_id) == original
+    assert second.errors == []
+    second.page.context.close()
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+@pytest.mark.parametrize("target", ["F03", "F08", "F19", "F26", "F24", "causal"])
+def test_a_link_lands_on_its_figure_and_stays(browser, site_url, target, width):
+    """#F24 puts F24 at the top of the screen, though everything above it draws (or keeps a
+    placeholder's height) after the browser's own jump, and a reader's scroll down and back
+    up finds it where it was."""
+    watched = open_page(browser, site_url + f"en/#{target}", width=width)
+    page = watched.page
+    top = f"Math.round(document.getElementById('{target}').getBoundingClientRect().top)"
+    page.wait_for_timeout(300)
+    assert page.evaluate(top) == 0
+    page.mouse.wheel(0, 700)
+    page.wait_for_timeout(300)
+    page.mouse.wheel(0, -700)
+    page.wait_for_timeout(300)
+    assert page.evaluate(top) == 0
+    assert watched.errors == []
+    page.context.close()
+
+
+# An observer that never reports and an idle time that never comes: what starts is what the
+# page starts by itself, before any layout has told it what is near the screen.
+SILENT = """
+window.IntersectionObserver = class { observe() {} unobserve() {} disconnect() {} };
+window.requestIdleCallback = () => 0;
+"""
+
+
+@pytest.mark.parametrize(("fragment", "first"), [("", "F01"), ("#F05", "F05"), ("#causal", None)])
+def test_the_first_figure_needed_starts_before_any_layout(browser, site_url, fragment, first):
+    """From the top, F01 is drawn as soon as the page's module runs, not after the observer's
+    first report; a link to a figure starts that one instead, and a link to a heading waits
+    for the observer."""
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    context.add_init_script(SILENT)
+    page = context.new_page()
+    page.goto(site_url + "en/" + fragment)
+    page.wait_for_timeout(500)
+    started = page.evaluate(
+        "[...document.querySelectorAll('figure[data-module]')].filter(f => f.figure).map(f => f.id)"
+    )
+    assert started == ([first] if first else [])
+    context.close()
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        "#F07:f=4.4",
+        "#F07:f=abc",
+        "#F07:f=%ZZ",
+        "#F02:x=1e999,NaN",
+        "#F03:token=dog;extra=1",
+        "#F99:x=1",
+        "#F12:=;;==",
+        "#F23:n=-5",
+        "#F05:q=1,2,3",
+    ],
+)
+def test_malformed_url_state_is_clamped_or_ignored(browser, site_url, fragment):
+    watched = open_page(browser, site_url + "en/" + fragment)
+    page = watched.page
+    assert watched.errors == []
+    for figure_id in FIGURES:
+        clean_readouts(page, figure_id, f"after {fragment}")
+    if fragment == "#F07:f=4.4":
+        assert state(page, "F07") == {"f": 4.4} and readouts(page, "F07")["winner"] == "and"
+    if fragment == "#F07:f=abc":
+        assert state(page, "F07") == {"f": 1}
+    page.context.close()
