@@ -63,24 +63,3 @@ export function clampPoint(p, reach, fallback) {
   // a point already pulled in to the circle may sit a rounding error outside it: leave it
   return r > reach * (1 + 1e-12) ? x.map((c) => (c * reach) / r) : x;
 }
-
-/** Create an HTML element with attributes and children. */
-export function html(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") el.textContent = v;
-    else el.setAttribute(k, String(v));
-  }
-  el.append(...children);
-  return el;
-}
-
-/** The page's language: "zh" or "en". */
-export function language() {
-  return document.documentElement.lang.startsWith("zh") ? "zh" : "en";
-}
-
-/** Pick a string for the page's language from {zh, en}. */
-export function t(strings) {
-  return strings[language()];
-}

@@ -2,8 +2,9 @@
 // to tail (green, the value terms), the output and its path (purple), and the polygon the
 // output can never leave. Labels are untangled by the plane (kit/plane.js) at each draw.
 
+import { svg } from "./kit/dom.js";
 import { setSvg } from "./kit/notation.js";
-import { arrow, svg } from "./kit/plane.js";
+import { arrow } from "./kit/plane.js";
 
 /**
  * Value arrows from the origin, labelled with their tokens, faint: the ground the sum walks on.

@@ -3,12 +3,14 @@
 // the key is long, whose area is the score. The biggest area wins.
 
 import { argmax } from "../attention.js";
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { axis, chart, linear, ticks } from "../kit/chart.js";
 import { stepper, tokenIndex } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
 import { setSvg } from "../kit/notation.js";
-import { around, arrow, clearTicks, makePlane, shadow, svg, untangle } from "../kit/plane.js";
+import { around, arrow, clearTicks, makePlane, shadow, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const GAP = 10,

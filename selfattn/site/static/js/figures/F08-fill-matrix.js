@@ -1,7 +1,8 @@
 // F08: a button fills the score matrix one query's row at a time; each square grows in
 // (area ∝ |score|, filled positive, hollow negative) and the dot products are counted.
 
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
 import { grouped } from "../kit/format.js";
 import { gridLegend, makeGrid } from "../kit/grid.js";

@@ -1,7 +1,8 @@
 // F10: flip the score matrix over its diagonal; the squares travel to their mirror
 // places, and S[cat, ate] and S[ate, cat] trade places: the matrix is not symmetric.
 
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
 import { stage } from "../kit/stage.js";

@@ -3,12 +3,13 @@
 // linear axis vanishes long before it does.
 
 import { softmaxRow } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { axis, chart, linear, log } from "../kit/chart.js";
+import { svg } from "../kit/dom.js";
 import { fixed, scientific, weight } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
 import { setSvg } from "../kit/notation.js";
-import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const HIGHEST = 3;

@@ -2,11 +2,12 @@
 // the dashed line at 1 where softmax is comfortable. Dividing by √d holds it on that line;
 // dividing by d over-corrects, down to 1/√d.
 
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { axis, chart, linear, log, through } from "../kit/chart.js";
+import { svg } from "../kit/dom.js";
 import { fixed, grouped } from "../kit/format.js";
 import { setSvg } from "../kit/notation.js";
-import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { clampWidth, LARGEST_LOG, widthSlider } from "../width.js";
 

@@ -5,13 +5,14 @@
 // falls below what the text itself allows, and read through a correct mask it is lost.
 
 import { assertion } from "../assertion.js";
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { axis, chart, linear, through } from "../kit/chart.js";
 import { toggle } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed, weight } from "../kit/format.js";
 import { setHtml, setSvg } from "../kit/notation.js";
-import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 /** Exactly zero prints as 0, so "0" and "0.000" never look alike. */

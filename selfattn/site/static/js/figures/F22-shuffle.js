@@ -2,7 +2,8 @@
 // places and the path of green terms takes another route, but the sum, taken here in the
 // shuffled order, lands where it did: the purple output does not move.
 
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { button } from "../kit/controls.js";
 import { scientific, vector } from "../kit/format.js";

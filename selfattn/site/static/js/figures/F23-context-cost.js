@@ -15,12 +15,13 @@ import {
   scoreBytes,
   tokenBytes,
 } from "../cost.js";
-import { clampNumber, figure, html, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { axis, chart, log } from "../kit/chart.js";
 import { slider } from "../kit/controls.js";
+import { html, svg } from "../kit/dom.js";
 import { fixed, grouped, size } from "../kit/format.js";
 import { setSvg } from "../kit/notation.js";
-import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const SHORTEST = 4,

@@ -5,12 +5,14 @@
 
 import { onlineSoftmax } from "../attention.js";
 import { outputBytes, scoreBytes } from "../cost.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { button, choices } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed, grouped, size, vector } from "../kit/format.js";
 import { still } from "../kit/motion.js";
 import { setHtml } from "../kit/notation.js";
-import { around, arrow, makePlane, svg, untangle } from "../kit/plane.js";
+import { around, arrow, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { point, valueArrows } from "../weighted-sum.js";
 

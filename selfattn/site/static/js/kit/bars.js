@@ -5,9 +5,9 @@
 // (a small dashed box) and weight that leaks onto it as wrong (red hatch).
 
 import { axis, chart, linear } from "./chart.js";
+import { svg } from "./dom.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
-import { svg } from "./plane.js";
 
 let hatches = 0;
 

@@ -1,9 +1,9 @@
 // Scales and the frame of a chart: an SVG with margins sized for its labels, layers in
 // drawing order, and axes whose tick labels stay inside the picture.
 
+import { svg } from "./dom.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
-import { svg } from "./plane.js";
 
 /**
  * @typedef {((v: number) => number) & {invert(p: number): number, domain: number[], range: number[]}} Scale

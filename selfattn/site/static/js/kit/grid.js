@@ -4,10 +4,10 @@
 // what the mask leaves, a small dashed box with −∞ or 0, its former value greyed where the
 // figure is about what was thrown away; weight that leaks onto a masked key is wrong (red).
 
-import { html, t } from "../figure.js";
+import { t } from "../i18n.js";
+import { html, svg } from "./dom.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
-import { svg } from "./plane.js";
 
 /**
  * @typedef {{masked?: "−∞"|"0"|null, leak?: boolean, greyed?: boolean, text?: string}} CellMark

@@ -1,22 +1,8 @@
 // An SVG plane for 2-D vectors: axes and grid, labelled arrows, a perpendicular drop,
 // and drag handles that follow a pointer or the arrow keys.
 
+import { svg } from "./dom.js";
 import { setSvg } from "./notation.js";
-
-const NS = "http://www.w3.org/2000/svg";
-
-/**
- * Create an SVG element with attributes, optionally appended to a parent.
- * @template {keyof SVGElementTagNameMap} K
- * @param {K} tag @param {Record<string, string|number>} [attrs] @param {Element} [parent]
- * @returns {SVGElementTagNameMap[K]}
- */
-export function svg(tag, attrs = {}, parent) {
-  const el = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (parent) parent.append(el);
-  return el;
-}
 
 /**
  * A plane showing x in [x0, x1] and y in [y0, y1], `unit` pixels per unit.
