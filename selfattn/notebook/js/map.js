@@ -5,8 +5,8 @@
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makeGrid, gridLegend } from "../../site/static/js/kit/grid.js";
-import { makeCanvasGrid, elide } from "../../site/static/js/kit/canvas-grid.js";
-import { fixed, cellWeight } from "../../site/static/js/kit/format.js";
+import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
+import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
 import { floats, shell, colours, exportMenu } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over

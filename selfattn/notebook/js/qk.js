@@ -5,8 +5,7 @@
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makePlane, around, arrow, untangle } from "../../site/static/js/kit/plane.js";
-import { fixed, percent } from "../../site/static/js/kit/format.js";
-import { elide } from "../../site/static/js/kit/canvas-grid.js";
+import { elide, fixed, percent } from "../../site/static/js/kit/format.js";
 import { convexHull, polygon, point } from "../../site/static/js/weighted-sum.js";
 import { floats, shell, exportMenu } from "./common.js";
 

@@ -5,8 +5,8 @@ import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { scoreGrid, scoreLegend } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
-import { scoreGrid, scoreLegend } from "./F08-fill-matrix.js";
 
 export default function (el, head) {
   const cat = head.index("cat"),

@@ -194,3 +194,25 @@ export function gridLegend(items) {
   };
   return html("ul", { class: "grid-legend" }, ...items.map(({ kind, text }) => html("li", {}, sample(kind), text)));
 }
+
+/** The score matrix as F08–F10 draw it: every |score| against the largest one. */
+export function scoreGrid(parent, head, label) {
+  const { S } = head.run();
+  return makeGrid(parent, {
+    rows: head.tokens,
+    columns: head.tokens,
+    name: "S",
+    label,
+    scale: Math.max(...S.flat().map(Math.abs)),
+    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
+    reference: { value: 1, text: t({ zh: "这个方块 = 1.00", en: "this square = 1.00" }) },
+  });
+}
+
+/** The key under F08–F10's grid: what filled and hollow mean. */
+export function scoreLegend() {
+  return gridLegend([
+    { kind: "pos", text: t({ zh: "正分：实心", en: "positive: filled" }) },
+    { kind: "neg", text: t({ zh: "负分：空心", en: "negative: hollow" }) },
+  ]);
+}
