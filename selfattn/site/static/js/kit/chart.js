@@ -49,7 +49,7 @@ export function ticks(lo, hi, count = 4) {
 
 /**
  * The `d` of a path through data points, placed by the chart's scales.
- * @param {Scale} x @param {Scale} y @param {number[][]} points [[u, v], …] in data units
+ * @param {(u: number) => number} x @param {(v: number) => number} y @param {number[][]} points [[u, v], …] in data units
  */
 export function through(x, y, points) {
   return points.map(([u, v], i) => `${i ? "L" : "M"} ${x(u).toFixed(2)} ${y(v).toFixed(2)}`).join(" ");
