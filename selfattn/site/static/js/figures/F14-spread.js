@@ -58,7 +58,7 @@ export default function (el, _head) {
     at: 3,
   });
   const guide = svg("path", { class: "guide" }, layers.marks);
-  const low = on.dot({ cls: "low", r: 5 }),
+  const low = on.dot({ cls: "dot low", r: 5 }),
     high = on.dot({ r: 6 });
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
   const out = readouts(

@@ -92,8 +92,8 @@ export function marks(frame, x = same, y = same) {
    * @param {number[][]} points
    * @param {{cls?: string, label?: string, labelCls?: string, end?: "right"|"above"|"below"}} [o]
    */
-  function line(points, { cls = "", label: text = "", labelCls = "line-label", end = "right" } = {}) {
-    const path = svg("path", { class: `line ${cls}`.trim() }, layers.marks);
+  function line(points, { cls = "line", label: text = "", labelCls = "line-label", end = "right" } = {}) {
+    const path = svg("path", { class: cls }, layers.marks);
     const name = text ? label(frame, labelCls, text, 0, 0, "start") : null;
     const line = {
       path,
@@ -125,8 +125,8 @@ export function marks(frame, x = same, y = same) {
    * over every line.
    * @param {{cls?: string, r?: number, layer?: "marks"|"handles", at?: number[]}} [o]
    */
-  function dot({ cls = "", r = 4.5, layer = "marks", at } = {}) {
-    const el = svg("circle", { class: `dot ${cls}`.trim(), r }, layers[layer]);
+  function dot({ cls = "dot", r = 4.5, layer = "marks", at } = {}) {
+    const el = svg("circle", { class: cls, r }, layers[layer]);
     const dot = {
       el,
       /** @param {number} u @param {number} v */
@@ -145,7 +145,7 @@ export function marks(frame, x = same, y = same) {
    * @param {{value: (u: number) => number, cls?: string}[]} lines
    * @param {{cls?: string, dotCls?: string}} [o]
    */
-  function marker(lines, { cls = "marker", dotCls = "" } = {}) {
+  function marker(lines, { cls = "marker", dotCls = "dot" } = {}) {
     const down = svg("line", { class: cls, y1: box.top, y2: box.bottom }, layers.marks);
     const dots = lines.map((l) => ({ ...l, at: dot({ cls: `${dotCls} ${l.cls ?? ""}`.trim(), layer: "handles" }) }));
     return {
