@@ -26,15 +26,13 @@ export function valueArrows(plane, tokens, V, { cls = "value faint" } = {}) {
  * @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  */
 export function tipToTail(plane, count) {
-  const arrows = Array.from({ length: count }, () => {
-    const a = arrow(plane, { cls: "value term" });
-    return { a, g: /** @type {Element} */ (plane.layers.shapes.lastElementChild) };
-  });
+  const arrows = Array.from({ length: count }, () => arrow(plane, { cls: "value term" }));
   return {
     /** @param {number[][][]} steps @param {number} [shown] how many are added @param {number} [current] */
     set(steps, shown = steps.length, current = -1) {
       const tip = shown ? steps[shown - 1][1] : [0, 0];
-      arrows.forEach(({ a, g }, k) => {
+      arrows.forEach((a, k) => {
+        const { g } = a;
         if (k < shown) a.set(steps[k][1], steps[k][0]);
         else a.set(tip, tip);
         g.classList.toggle("waiting", k >= shown);

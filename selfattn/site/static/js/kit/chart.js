@@ -60,9 +60,9 @@ export function through(x, y, points) {
  * layers (grid, marks, labels, handles) so labels always paint over marks.
  * @param {HTMLElement} parent
  * @param {{width?: number, height: number, margin?: {top?: number, right?: number, bottom?: number, left?: number},
- *   label: string, cls?: string}} o
+ *   label: string, cls?: string, title?: string}} o `title` heads the chart, above its box
  */
-export function chart(parent, { width = 360, height, margin = {}, label, cls = "" }) {
+export function chart(parent, { width = 360, height, margin = {}, label, cls = "", title: heading = "" }) {
   const { top = 12, right = 12, bottom = 28, left = 36 } = margin;
   const root = svg("svg", {
     viewBox: `0 0 ${width} ${height}`,
@@ -74,7 +74,18 @@ export function chart(parent, { width = 360, height, margin = {}, label, cls = "
     ["grid", "marks", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]),
   );
   parent.append(root);
-  return { root, layers, width, height, box: { left, right: width - right, top, bottom: height - bottom } };
+  const frame = { root, layers, width, height, box: { left, right: width - right, top, bottom: height - bottom } };
+  if (heading) title(frame, heading);
+  return frame;
+}
+
+/**
+ * A line of title over a chart, at height `y` from its top; a chart of stacked number lines
+ * heads each with one.
+ * @param {{layers: Record<string, SVGGElement>}} frame @param {string} text @param {number} [y]
+ */
+export function title(frame, text, y = 14) {
+  setSvg(svg("text", { x: 4, y, class: "chart-title" }, frame.layers.grid), text);
 }
 
 /**
