@@ -7,19 +7,21 @@ import { ease, settle, snapshot } from "./kit/motion.js";
 
 /**
  * Make `el` a figure. `clamp` turns any partial state (from a control, a test or a URL)
- * into a valid one; `draw` paints everything from state.
+ * into a valid one, given the valid state before it (the initial state, at first): a pure
+ * function, so a value it refuses falls back on what was there; `draw` paints everything
+ * from state.
  * @template S
  * @param {HTMLElement} el
- * @param {{state: S, clamp?: (s: S) => S, draw: (s: S) => void, discrete?: string[]}} spec
+ * @param {{state: S, clamp?: (s: S, previous: S) => S, draw: (s: S) => void, discrete?: string[]}} spec
  * @returns {{state: S, set(partial: Partial<S>): void, redraw(): void}}
  */
 export function figure(el, { state, clamp = (s) => s, draw, discrete = [] }) {
   let pending = false;
   let drawn = state;
   const api = {
-    state: clamp({ ...state }),
+    state: clamp({ ...state }, state),
     set(partial) {
-      api.state = clamp({ ...api.state, ...partial });
+      api.state = clamp({ ...api.state, ...partial }, api.state);
       if (pending) return;
       pending = true;
       requestAnimationFrame(() => {

@@ -89,15 +89,10 @@ export default function (el, head) {
     }),
   );
 
-  let valid = reading;
   const fig = figure(el, {
     state: { order: reading },
-    clamp(s) {
-      // anything that is not a permutation of the six keys leaves the order as it was
-      const order = isPermutation(s.order, n) ? [...s.order] : valid;
-      valid = order;
-      return { order };
-    },
+    // anything that is not a permutation of the six keys leaves the order as it was
+    clamp: (s, previous) => ({ order: isPermutation(s.order, n) ? [...s.order] : previous.order }),
     discrete: ["order"],
     draw({ order }) {
       const steps = stepsInOrder(w, V, order);
@@ -106,11 +101,10 @@ export default function (el, head) {
       end.set(o);
       untangle(plane);
       bars.set(w, { order });
-      readout.show({ output: vector(o) });
+      const shift = Math.hypot(o[0] - original[0], o[1] - original[1]);
+      readout.show({ output: vector(o), moved: shift === 0 ? "0" : scientific(shift) });
       // the full-precision sum, for anyone (a test) who wants more than two decimals
       exact.dataset.exact = JSON.stringify(o);
-      const shift = Math.hypot(o[0] - original[0], o[1] - original[1]);
-      readout.show({ moved: shift === 0 ? "0" : scientific(shift) });
     },
   });
 }
