@@ -12,6 +12,17 @@ import { setSvg } from "./notation.js";
 /** @type {Place} */
 const same = (v) => v;
 
+/**
+ * About how wide a label runs, in px, without asking the page for a layout: a CJK character
+ * a full em, any other 0.6 em, at the size of a chart's notes.
+ * @param {string} text
+ */
+function textWidth(text, em = 13.5) {
+  let width = 0;
+  for (const c of text) width += (c.codePointAt(0) ?? 0) >= 0x2e80 ? em : 0.6 * em;
+  return width;
+}
+
 // how far a label stands off its mark, in px: clear of a 2.5 px stroke and its text's halo
 const OFF = 6;
 const BELOW = 15; // from a mark to the baseline of a label hung under it (tick or note size)
@@ -86,38 +97,29 @@ export function marks(frame, x = same, y = same) {
   }
 
   /**
-   * A line through data points [[u, v], …], named past its last point: to its `right`
-   * (in the chart's margin), or `above` or `below` its end for a line that runs to the
-   * box's edge. `set` redraws it through new points.
+   * A line through data points [[u, v], …], named past its last point: to its `right` (in
+   * the chart's margin), or `above` or `below` it for a line that runs to the box's edge,
+   * clear of the line all along the label's width.
    * @param {number[][]} points
    * @param {{cls?: string, label?: string, labelCls?: string, end?: "right"|"above"|"below"}} [o]
+   * @returns {{path: SVGPathElement, label: SVGTextElement|null}}
    */
   function line(points, { cls = "line", label: text = "", labelCls = "line-label", end = "right" } = {}) {
-    const path = svg("path", { class: cls }, layers.marks);
-    const name = text ? label(frame, labelCls, text, 0, 0, "start") : null;
-    const line = {
-      path,
-      label: name,
-      /** @param {number[][]} now */
-      set(now) {
-        path.setAttribute("d", through(x, y, now));
-        const last = now.at(-1);
-        if (!name || !last) return;
-        const px = x(last[0]),
-          py = y(last[1]);
-        const [lx, ly, anchor] =
-          end === "right"
-            ? [px + OFF, py + 4, "start"]
-            : end === "above"
-              ? [px - 2, py - OFF - 1, "end"]
-              : [px - 2, py + BELOW + 2, "end"];
-        name.setAttribute("x", String(lx));
-        name.setAttribute("y", String(ly));
-        name.setAttribute("text-anchor", anchor);
-      },
-    };
-    line.set(points);
-    return line;
+    const path = svg("path", { class: cls, d: through(x, y, points) }, layers.marks);
+    if (!text || !points.length) return { path, label: null };
+    const drawn = points.map(([u, v]) => [x(u), y(v)]);
+    const [px, py] = /** @type {number[]} */ (drawn.at(-1));
+    if (end === "right") return { path, label: label(frame, labelCls, text, px + OFF, py + 4, "start") };
+    // the heights the line takes under the label's width, ending at its last point
+    const from = px - 2 - textWidth(text);
+    const under = drawn.filter(([u]) => u >= from).map(([, v]) => v);
+    const k = drawn.findIndex(([u]) => u >= from);
+    if (k > 0) {
+      const [[u0, v0], [u1, v1]] = [drawn[k - 1], drawn[k]];
+      under.push(v0 + ((from - u0) * (v1 - v0)) / (u1 - u0));
+    }
+    const ly = end === "above" ? Math.min(...under) - OFF - 1 : Math.max(...under) + BELOW + 2;
+    return { path, label: label(frame, labelCls, text, px - 2, ly, "end") };
   }
 
   /**
