@@ -23,8 +23,8 @@ function textWidth(text, em = 13.5) {
   return width;
 }
 
-// how far a label stands off its mark, in px: clear of a 2.5 px stroke and its text's halo
-const OFF = 6;
+// how far a label stands off its mark, in px: clear of a 3 px stroke and its text's halo
+const OFF = 5;
 const BELOW = 15; // from a mark to the baseline of a label hung under it (tick or note size)
 
 /**
@@ -118,7 +118,7 @@ export function marks(frame, x = same, y = same) {
       const [[u0, v0], [u1, v1]] = [drawn[k - 1], drawn[k]];
       under.push(v0 + ((from - u0) * (v1 - v0)) / (u1 - u0));
     }
-    const ly = end === "above" ? Math.min(...under) - OFF - 1 : Math.max(...under) + BELOW + 2;
+    const ly = end === "above" ? Math.min(...under) - OFF - 2 : Math.max(...under) + BELOW + 2;
     return { path, label: label(frame, labelCls, text, px - 2, ly, "end") };
   }
 
