@@ -2,7 +2,7 @@
 // meet, the theme of whatever page holds the widget, tensors sent as base64 float32, the
 // one quiet export menu, and a stand-in for anywidget's model in a saved HTML file.
 
-import { html } from "../../site/static/js/figure.js";
+import { html } from "../../site/static/js/kit/dom.js";
 import { standaloneSvg, pngFromSvg, download } from "../../site/static/js/export.js";
 
 /** base64 of little-endian float32 → Float32Array. @param {string} text */

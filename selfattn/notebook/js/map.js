@@ -3,11 +3,10 @@
 // masked, and every cell or row that breaks an invariant marked red and named. Up to 24
 // tokens it is the article's own grid (kit/grid.js); past that the canvas twin draws it.
 
-import { html } from "../../site/static/js/figure.js";
+import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makeGrid, gridLegend } from "../../site/static/js/kit/grid.js";
-import { makeCanvasGrid, elide } from "../../site/static/js/kit/canvas-grid.js";
-import { svg } from "../../site/static/js/kit/plane.js";
-import { fixed, cellWeight } from "../../site/static/js/kit/format.js";
+import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
+import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
 import { floats, shell, colours, exportMenu } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over

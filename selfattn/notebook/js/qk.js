@@ -3,10 +3,9 @@
 // otherwise the Python side projects onto the two principal directions and the picture
 // says so, with the share of variance the projection keeps.
 
-import { html } from "../../site/static/js/figure.js";
-import { makePlane, around, arrow, svg, untangle } from "../../site/static/js/kit/plane.js";
-import { fixed, percent } from "../../site/static/js/kit/format.js";
-import { elide } from "../../site/static/js/kit/canvas-grid.js";
+import { html, svg } from "../../site/static/js/kit/dom.js";
+import { makePlane, around, arrow, untangle } from "../../site/static/js/kit/plane.js";
+import { elide, fixed, percent } from "../../site/static/js/kit/format.js";
 import { convexHull, polygon, point } from "../../site/static/js/weighted-sum.js";
 import { floats, shell, exportMenu } from "./common.js";
 

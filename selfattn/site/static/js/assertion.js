@@ -2,7 +2,8 @@
 // and a word (never colour alone, and red only when it fails) in a data-readout, plus
 // the quantity it looks at, labelled in the prose's notation.
 
-import { html, t } from "./figure.js";
+import { t } from "./i18n.js";
+import { html } from "./kit/dom.js";
 import { setHtml } from "./kit/notation.js";
 
 /** The verdict words, in the page's language. */

@@ -7,19 +7,21 @@ import { ease, settle, snapshot } from "./kit/motion.js";
 
 /**
  * Make `el` a figure. `clamp` turns any partial state (from a control, a test or a URL)
- * into a valid one; `draw` paints everything from state.
+ * into a valid one, given the valid state before it (the initial state, at first): a pure
+ * function, so a value it refuses falls back on what was there; `draw` paints everything
+ * from state.
  * @template S
  * @param {HTMLElement} el
- * @param {{state: S, clamp?: (s: S) => S, draw: (s: S) => void, discrete?: string[]}} spec
+ * @param {{state: S, clamp?: (s: S, previous: S) => S, draw: (s: S) => void, discrete?: string[]}} spec
  * @returns {{state: S, set(partial: Partial<S>): void, redraw(): void}}
  */
 export function figure(el, { state, clamp = (s) => s, draw, discrete = [] }) {
   let pending = false;
   let drawn = state;
   const api = {
-    state: clamp({ ...state }),
+    state: clamp({ ...state }, state),
     set(partial) {
-      api.state = clamp({ ...api.state, ...partial });
+      api.state = clamp({ ...api.state, ...partial }, api.state);
       if (pending) return;
       pending = true;
       requestAnimationFrame(() => {
@@ -62,25 +64,4 @@ export function clampPoint(p, reach, fallback) {
   const r = Math.hypot(...x);
   // a point already pulled in to the circle may sit a rounding error outside it: leave it
   return r > reach * (1 + 1e-12) ? x.map((c) => (c * reach) / r) : x;
-}
-
-/** Create an HTML element with attributes and children. */
-export function html(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") el.textContent = v;
-    else el.setAttribute(k, String(v));
-  }
-  el.append(...children);
-  return el;
-}
-
-/** The page's language: "zh" or "en". */
-export function language() {
-  return document.documentElement.lang.startsWith("zh") ? "zh" : "en";
-}
-
-/** Pick a string for the page's language from {zh, en}. */
-export function t(strings) {
-  return strings[language()];
 }

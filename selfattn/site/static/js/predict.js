@@ -1,7 +1,8 @@
 // Predict, then see: at a few moments the figure waits, blurred, for the reader's guess.
 // Any guess, the skip button, or simply using the figure's controls reveals it.
 
-import { html, t } from "./figure.js";
+import { t } from "./i18n.js";
+import { html } from "./kit/dom.js";
 
 /**
  * @param {HTMLElement} el a started figure

@@ -1,7 +1,8 @@
 // One quiet menu per figure (⋯): a link to its current state, and its picture and numbers to keep.
 
 import { download, figureNumbers, pngFromSvg, standaloneSvg } from "./export.js";
-import { html, t } from "./figure.js";
+import { t } from "./i18n.js";
+import { html } from "./kit/dom.js";
 import { hashForState } from "./share.js";
 
 /**

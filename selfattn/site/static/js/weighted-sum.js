@@ -2,8 +2,9 @@
 // to tail (green, the value terms), the output and its path (purple), and the polygon the
 // output can never leave. Labels are untangled by the plane (kit/plane.js) at each draw.
 
+import { svg } from "./kit/dom.js";
 import { setSvg } from "./kit/notation.js";
-import { arrow, svg } from "./kit/plane.js";
+import { arrow } from "./kit/plane.js";
 
 /**
  * Value arrows from the origin, labelled with their tokens, faint: the ground the sum walks on.
@@ -25,15 +26,13 @@ export function valueArrows(plane, tokens, V, { cls = "value faint" } = {}) {
  * @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  */
 export function tipToTail(plane, count) {
-  const arrows = Array.from({ length: count }, () => {
-    const a = arrow(plane, { cls: "value term" });
-    return { a, g: /** @type {Element} */ (plane.layers.shapes.lastElementChild) };
-  });
+  const arrows = Array.from({ length: count }, () => arrow(plane, { cls: "value term" }));
   return {
     /** @param {number[][][]} steps @param {number} [shown] how many are added @param {number} [current] */
     set(steps, shown = steps.length, current = -1) {
       const tip = shown ? steps[shown - 1][1] : [0, 0];
-      arrows.forEach(({ a, g }, k) => {
+      arrows.forEach((a, k) => {
+        const { g } = a;
         if (k < shown) a.set(steps[k][1], steps[k][0]);
         else a.set(tip, tip);
         g.classList.toggle("waiting", k >= shown);

@@ -1,9 +1,11 @@
 // The width experiment that F14–F16 share: a width slider on a log axis (1 … 256) and
 // the mix of row `ate` as the head widens, divided by nothing, √d or d.
 
-import { clampNumber, html, t } from "./figure.js";
+import { clampNumber } from "./figure.js";
+import { t } from "./i18n.js";
 import { makeBars } from "./kit/bars.js";
 import { slider } from "./kit/controls.js";
+import { html } from "./kit/dom.js";
 import { grouped, weight } from "./kit/format.js";
 
 export const LARGEST_LOG = 8; // widths 2⁰ … 2⁸

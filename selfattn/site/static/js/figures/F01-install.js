@@ -1,6 +1,7 @@
 // F01: a slider installs W_Q, W_K, W_V one by one on the input of it; each adds an arrow.
 
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { slider } from "../kit/controls.js";
 import { vector } from "../kit/format.js";
 import { around, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";

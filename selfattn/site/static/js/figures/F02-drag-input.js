@@ -2,7 +2,8 @@
 // arcs show how far q and v have turned from where they started.
 
 import { angleBetween, times } from "../attention.js";
-import { clampPoint, figure, t } from "../figure.js";
+import { clampPoint, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { fixed, vector } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
 import { arc, around, arrow, makePlane, ring, untangle } from "../kit/plane.js";

@@ -3,12 +3,15 @@
 // the key is long, whose area is the score. The biggest area wins.
 
 import { argmax } from "../attention.js";
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { axis, chart, linear, ticks } from "../kit/chart.js";
 import { stepper, tokenIndex } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
+import { marks } from "../kit/marks.js";
 import { setSvg } from "../kit/notation.js";
-import { around, arrow, clearTicks, makePlane, shadow, svg, untangle } from "../kit/plane.js";
+import { around, arrow, clearTicks, makePlane, shadow, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const GAP = 10,
@@ -33,10 +36,7 @@ export default function (el, head) {
   });
   picture.append(plane.root);
   const drops = tokens.map(() => shadow(plane));
-  const keys = tokens.map((name) => {
-    const drawn = arrow(plane, { cls: "key", label: name });
-    return { drawn, g: /** @type {SVGElement} */ (plane.layers.shapes.lastElementChild) };
-  });
+  const keys = tokens.map((name) => arrow(plane, { cls: "key", label: name }));
   const query = arrow(plane, { cls: "query" });
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
@@ -44,6 +44,7 @@ export default function (el, head) {
     height: 220,
     cls: "areas",
     margin: { top: 42, bottom: 24, left: 34, right: 8 },
+    title: t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),
     label: t({
       zh: "每个分数画成矩形：高是影子，宽是键长，面积是分数",
       en: "Each score as a rectangle: the shadow tall, the key's length wide, the score its area",
@@ -53,10 +54,6 @@ export default function (el, head) {
   const flat = shadows.flat();
   const y = linear([Math.min(0, ...flat), Math.max(0, ...flat)], [box.bottom - 16, box.top]);
   axis(frame, y, { side: "left", values: ticks(y.domain[0], y.domain[1], 3) });
-  setSvg(
-    svg("text", { x: 4, y: 14, class: "chart-title" }, layers.grid),
-    t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),
-  );
   // pixels per unit of key length, with a floor under the narrowest so every name fits
   const room = box.right - box.left - GAP * (tokens.length - 1);
   let perUnit = room / lengths.reduce((a, b) => a + b, 0);
@@ -66,7 +63,7 @@ export default function (el, head) {
   const slots = lengths.map((l) => Math.max(NARROWEST, l * perUnit));
   const lefts = slots.map((_, j) => box.left + slots.slice(0, j).reduce((a, b) => a + b + GAP, 0));
   const zero = y(0);
-  svg("line", { x1: box.left, x2: box.right, y1: zero, y2: zero, class: "baseline" }, layers.marks);
+  marks(frame, undefined, y).rule({ y: 0, cls: "baseline", layer: "marks" });
   const areas = tokens.map((name, j) => {
     const mid = lefts[j] + slots[j] / 2,
       w = lengths[j] * perUnit;
@@ -109,9 +106,8 @@ export default function (el, head) {
       query.set(q, [0, 0], `q_${tokens[token]}`);
       K.forEach((k, j) => {
         drops[j].set(q, k);
-        drops[j].along.classList.toggle("faint", j !== best);
-        /** @type {Element} */ (drops[j].along.previousElementSibling).classList.toggle("faint", j !== best);
-        keys[j].drawn.set(k);
+        for (const line of [drops[j].drop, drops[j].along]) line.classList.toggle("faint", j !== best);
+        keys[j].set(k);
         keys[j].g.classList.toggle("winner", j === best);
         const s = shadows[token][j],
           a = y(Math.max(0, s)),

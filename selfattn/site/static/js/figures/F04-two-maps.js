@@ -1,7 +1,8 @@
 // F04: mix W_Q into W_K; the two directions of one pair of words merge into one number.
 
 import { dot, mixMatrices, times } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { slider } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";

@@ -2,10 +2,12 @@
 // score is the shadow's length times the key's.
 
 import { angleBetween, dot, norm } from "../attention.js";
-import { clampPoint, figure, t } from "../figure.js";
+import { clampPoint, figure } from "../figure.js";
+import { t } from "../i18n.js";
+import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { arc, around, arrow, clearTicks, makePlane, ring, shadow, svg, untangle } from "../kit/plane.js";
+import { arc, around, arrow, clearTicks, makePlane, ring, shadow, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const NS = "http://www.w3.org/2000/svg";

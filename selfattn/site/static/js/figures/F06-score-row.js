@@ -2,7 +2,8 @@
 // one scale for every row, so a row can be compared with the next.
 
 import { argmax } from "../attention.js";
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { ticks } from "../kit/chart.js";
 import { stepper, tokenIndex } from "../kit/controls.js";

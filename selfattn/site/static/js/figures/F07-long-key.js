@@ -1,7 +1,8 @@
 // F07: stretch and's key; it wins row it on length alone, without ever turning.
 
 import { argmax, dot } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { slider } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";

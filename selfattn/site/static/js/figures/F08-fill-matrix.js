@@ -1,33 +1,12 @@
 // F08: a button fills the score matrix one query's row at a time; each square grows in
 // (area ∝ |score|, filled positive, hollow negative) and the dot products are counted.
 
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
 import { grouped } from "../kit/format.js";
-import { gridLegend, makeGrid } from "../kit/grid.js";
+import { scoreGrid, scoreLegend } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
-
-/** The score matrix as F08–F10 draw it: every |score| against the largest one. */
-export function scoreGrid(parent, head, label) {
-  const { S } = head.run();
-  return makeGrid(parent, {
-    rows: head.tokens,
-    columns: head.tokens,
-    name: "S",
-    label,
-    scale: Math.max(...S.flat().map(Math.abs)),
-    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
-    reference: { value: 1, text: t({ zh: "这个方块 = 1.00", en: "this square = 1.00" }) },
-  });
-}
-
-/** The key under F08–F10's grid: what filled and hollow mean. */
-export function scoreLegend() {
-  return gridLegend([
-    { kind: "pos", text: t({ zh: "正分：实心", en: "positive: filled" }) },
-    { kind: "neg", text: t({ zh: "负分：空心", en: "negative: hollow" }) },
-  ]);
-}
 
 export default function (el, head) {
   const { tokens } = head,

@@ -2,11 +2,12 @@
 // Row it peaks under cat; row the is nearly flat.
 
 import { argmax } from "../attention.js";
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { stepper, tokenIndex } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { scoreGrid, scoreLegend } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
-import { scoreGrid, scoreLegend } from "./F08-fill-matrix.js";
 
 export default function (el, head) {
   const { tokens } = head;

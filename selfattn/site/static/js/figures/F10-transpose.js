@@ -1,11 +1,12 @@
 // F10: flip the score matrix over its diagonal; the squares travel to their mirror
 // places, and S[cat, ate] and S[ate, cat] trade places: the matrix is not symmetric.
 
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
+import { scoreGrid, scoreLegend } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
-import { scoreGrid, scoreLegend } from "./F08-fill-matrix.js";
 
 export default function (el, head) {
   const cat = head.index("cat"),

@@ -4,11 +4,12 @@
 // (∞/∞ has no value), while subtracting the row's max first never does.
 
 import { argmax, softmaxRow } from "../attention.js";
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { choices, toggle, tokenIndex } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed, grouped, scientific, weight } from "../kit/format.js";
-import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 /** c for a shift's name, in a row of scores. @param {string} shift @param {number[]} row */

@@ -1,7 +1,8 @@
 // F12: drag cat's score in row it; the other five weights give way and Σw stays 1.
 
 import { softmaxRow } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { fixed } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";

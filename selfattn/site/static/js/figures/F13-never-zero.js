@@ -3,12 +3,14 @@
 // linear axis vanishes long before it does.
 
 import { softmaxRow } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
-import { axis, chart, linear, log } from "../kit/chart.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
+import { axis, chart, linear, log, title } from "../kit/chart.js";
+import { svg } from "../kit/dom.js";
 import { fixed, scientific, weight } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
+import { marks } from "../kit/marks.js";
 import { setSvg } from "../kit/notation.js";
-import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const HIGHEST = 3;
@@ -45,23 +47,24 @@ export default function (el, head, article) {
   axis(frame, x, { side: "bottom", values: [LOWEST, -20, -10, 0], format: (v) => fixed(v, 0) });
   axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
-  const title = (y, text) => setSvg(svg("text", { class: "chart-title", x: 4, y }, layers.grid), text);
-  title(16, t({ zh: "cat 的分数 s（空心点：另外五个）", en: "cat's score s (hollow dots: the other five)" }));
-  title(WEIGHT_Y - 26, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }));
+  title(frame, t({ zh: "cat 的分数 s（空心点：另外五个）", en: "cat's score s (hollow dots: the other five)" }), 16);
+  title(frame, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }), WEIGHT_Y - 26);
   title(
-    BAR_Y - 24,
+    frame,
     t({ zh: "同一个权重画成柱子（线性轴，0 到 1）", en: "the same weight as a bar (linear axis, 0 to 1)" }),
+    BAR_Y - 24,
   );
   setSvg(
     svg("text", { class: "zero-note", x: box.left, y: WEIGHT_Y + 36 }, layers.labels),
     t({ zh: "← 0 不在这条轴上：它在无穷远的左边", en: "← 0 is not on this axis: it lies infinitely far left" }),
   );
-  for (const y of [SCORE_Y, WEIGHT_Y])
-    svg("line", { class: "baseline", x1: box.left, x2: box.right, y1: y, y2: y }, layers.grid);
+  const onScores = marks(frame, x),
+    onWeights = marks(frame, xw);
+  for (const y of [SCORE_Y, WEIGHT_Y]) onScores.rule({ y, cls: "baseline" });
   const link = svg("line", { class: "link", y1: SCORE_Y, y2: WEIGHT_Y }, layers.marks);
-  for (const j of others) svg("circle", { class: "other", r: 3.5, cx: x(row[j]), cy: SCORE_Y }, layers.marks);
-  const otherWeights = others.map(() => svg("circle", { class: "other", r: 3.5, cy: WEIGHT_Y }, layers.marks));
-  const marker = svg("circle", { class: "weight-marker", r: 6, cy: WEIGHT_Y }, layers.marks);
+  for (const j of others) onScores.dot({ cls: "other", r: 3.5, at: [row[j], SCORE_Y] });
+  const otherWeights = others.map(() => onWeights.dot({ cls: "other", r: 3.5 }));
+  const marker = onWeights.dot({ cls: "weight-marker", r: 6 });
   const bar = svg("rect", { class: "weight-bar", x: linearW(0), y: BAR_Y - 12, height: 12 }, layers.marks);
   const knob = valueHandle(frame.root, {
     label: t({ zh: "cat 的分数", en: "cat's score" }),
@@ -85,19 +88,11 @@ export default function (el, head, article) {
       knob.place(s, `${fixed(s)}; w = ${weight(w[cat])}`);
       link.setAttribute("x1", String(x(s)));
       link.setAttribute("x2", String(xw(w[cat])));
-      marker.setAttribute("cx", String(xw(w[cat])));
+      marker.set(w[cat], WEIGHT_Y);
       bar.setAttribute("width", String(linearW(w[cat]) - linearW(0)));
-      otherWeights.forEach((dot, k) => {
-        dot.setAttribute("cx", String(xw(w[others[k]])));
-      });
-      out.show({
-        "w.cat": weight(w[cat]),
-        score: fixed(s),
-        sum: fixed(
-          w.reduce((a, b) => a + b, 0),
-          3,
-        ),
-      });
+      for (const [k, dot] of otherWeights.entries()) dot.set(w[others[k]], WEIGHT_Y);
+      const sum = w.reduce((a, b) => a + b, 0);
+      out.show({ "w.cat": weight(w[cat]), score: fixed(s), sum: fixed(sum, 3) });
     },
   });
 }

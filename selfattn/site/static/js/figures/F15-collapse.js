@@ -2,10 +2,11 @@
 // and the gradient w(1 − w) through the winner collapses with it.
 
 import { widthMix } from "../attention.js";
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { axis, chart, linear, through } from "../kit/chart.js";
+import { svg } from "../kit/dom.js";
 import { fixed, weight } from "../kit/format.js";
-import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { baseScores, clampWidth, mixBars, topWeight, widthSlider } from "../width.js";
 

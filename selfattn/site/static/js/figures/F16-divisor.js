@@ -2,7 +2,8 @@
 // every width, with d it drifts toward a uniform average.
 
 import { widthMix } from "../attention.js";
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { choices } from "../kit/controls.js";
 import { fixed, grouped, weight } from "../kit/format.js";
 import { stage } from "../kit/stage.js";

@@ -2,7 +2,8 @@
 // replaces the ones above the diagonal by −∞, each left as a small dashed box with the
 // score it threw away greyed and struck through, while the counter keeps the tally.
 
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
 import { grouped } from "../kit/format.js";
 import { gridLegend, makeGrid } from "../kit/grid.js";

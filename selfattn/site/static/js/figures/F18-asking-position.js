@@ -3,7 +3,8 @@
 // without the mask, and the keys the mask removes are small dashed boxes with 0.
 
 import { argmax } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { slider } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";

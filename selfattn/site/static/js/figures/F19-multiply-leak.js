@@ -5,13 +5,14 @@
 // falls below what the text itself allows, and read through a correct mask it is lost.
 
 import { assertion } from "../assertion.js";
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
-import { axis, chart, linear, through } from "../kit/chart.js";
+import { axis, chart, linear } from "../kit/chart.js";
 import { toggle } from "../kit/controls.js";
 import { fixed, weight } from "../kit/format.js";
-import { setHtml, setSvg } from "../kit/notation.js";
-import { svg } from "../kit/plane.js";
+import { marks } from "../kit/marks.js";
+import { setHtml } from "../kit/notation.js";
 import { stage } from "../kit/stage.js";
 
 /** Exactly zero prints as 0, so "0" and "0.000" never look alike. */
@@ -38,7 +39,7 @@ function lossChart(picture, training) {
       en: "Training loss of one small model trained with each mask: the × 0 run falls below the floor the text itself allows",
     }),
   });
-  const { box, layers } = frame;
+  const { box } = frame;
   const last = correct.steps.at(-1) ?? 1;
   const x = linear([0, last], [box.left, box.right]);
   const y = linear([0, 3], [box.bottom, box.top]);
@@ -52,25 +53,19 @@ function lossChart(picture, training) {
     values: [0, last / 4, last / 2, (3 * last) / 4, last],
     title: t({ zh: "训练步数", en: "training step" }),
   });
-  svg("line", { class: "reference", x1: box.left, x2: box.right, y1: y(floor), y2: y(floor) }, layers.grid);
-  setSvg(
-    // under the line at the right, between the honest curve above it and the leaky one far below
-    svg("text", { class: "reference-label end", x: box.right - 4, y: y(floor) + 15 }, layers.labels),
-    t({ zh: `文本本身的下限 ${fixed(floor)}`, en: `the text's own floor ${fixed(floor)}` }),
-  );
+  const on = marks(frame, x, y);
+  // under the line at the right, between the honest curve above it and the leaky one far below
+  on.rule({
+    y: floor,
+    label: t({ zh: `文本本身的下限 ${fixed(floor)}`, en: `the text's own floor ${fixed(floor)}` }),
+    side: "below",
+  });
   /** @param {Run} run @param {string} cls @param {string} name */
-  const curve = (run, cls, name) => {
-    const d = through(
-      x,
-      y,
+  const curve = (run, cls, name) =>
+    on.line(
       run.steps.map((step, i) => [step, run.train_loss[i]]),
+      { cls: `curve ${cls}`, label: `${name} ${fixed(run.train_loss.at(-1) ?? 0)}`, labelCls: `curve-label ${cls}` },
     );
-    const path = svg("path", { class: `curve ${cls}`, d }, layers.marks);
-    const end = run.train_loss.at(-1) ?? 0;
-    const label = svg("text", { class: `curve-label ${cls}`, x: box.right + 5, y: y(end) + 4 }, layers.labels);
-    setSvg(label, `${name} ${fixed(end)}`);
-    return { path, label };
-  };
   return { correct: curve(correct, "correct", "−∞"), leaky: curve(leaky, "leak", "× 0") };
 }
 
@@ -146,7 +141,7 @@ export default function (el, head, _article, training) {
       for (const [name, c] of Object.entries(curves)) {
         const mine = (name === "leaky") === multiply;
         c.path.classList.toggle("current", mine);
-        c.label.classList.toggle("current", mine);
+        c.label?.classList.toggle("current", mine);
       }
       const run = multiply ? training.leaky : training.correct;
       setHtml(

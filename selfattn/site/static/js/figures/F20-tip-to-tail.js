@@ -3,10 +3,12 @@
 // it ends at the new vector of it, the output, in purple.
 
 import { dot, norm } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed, vector } from "../kit/format.js";
-import { around, arrow, makePlane, svg, untangle } from "../kit/plane.js";
+import { around, arrow, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { point, stepsInOrder, tipToTail, valueArrows } from "../weighted-sum.js";
 

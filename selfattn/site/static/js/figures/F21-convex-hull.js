@@ -5,13 +5,15 @@
 // and values) nests a polygon inside the last, until the six tokens are one point.
 
 import { softmaxRow, spread, stackedAlone, weightedSum } from "../attention.js";
-import { clampNumber, figure, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { choices } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed, percent, vector, weight } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
 import { setHtml } from "../kit/notation.js";
-import { around, arrow, makePlane, svg, untangle } from "../kit/plane.js";
+import { around, arrow, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { convexHull, insideConvex, point, polygon, reshape, valueArrows } from "../weighted-sum.js";
 

@@ -2,7 +2,8 @@
 // places and the path of green terms takes another route, but the sum, taken here in the
 // shuffled order, lands where it did: the purple output does not move.
 
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { button } from "../kit/controls.js";
 import { scientific, vector } from "../kit/format.js";
@@ -88,15 +89,10 @@ export default function (el, head) {
     }),
   );
 
-  let valid = reading;
   const fig = figure(el, {
     state: { order: reading },
-    clamp(s) {
-      // anything that is not a permutation of the six keys leaves the order as it was
-      const order = isPermutation(s.order, n) ? [...s.order] : valid;
-      valid = order;
-      return { order };
-    },
+    // anything that is not a permutation of the six keys leaves the order as it was
+    clamp: (s, previous) => ({ order: isPermutation(s.order, n) ? [...s.order] : previous.order }),
     discrete: ["order"],
     draw({ order }) {
       const steps = stepsInOrder(w, V, order);
@@ -105,11 +101,10 @@ export default function (el, head) {
       end.set(o);
       untangle(plane);
       bars.set(w, { order });
-      readout.show({ output: vector(o) });
+      const shift = Math.hypot(o[0] - original[0], o[1] - original[1]);
+      readout.show({ output: vector(o), moved: shift === 0 ? "0" : scientific(shift) });
       // the full-precision sum, for anyone (a test) who wants more than two decimals
       exact.dataset.exact = JSON.stringify(o);
-      const shift = Math.hypot(o[0] - original[0], o[1] - original[1]);
-      readout.show({ moved: shift === 0 ? "0" : scientific(shift) });
     },
   });
 }

@@ -15,12 +15,14 @@ import {
   scoreBytes,
   tokenBytes,
 } from "../cost.js";
-import { clampNumber, figure, html, t } from "../figure.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { axis, chart, log } from "../kit/chart.js";
 import { slider } from "../kit/controls.js";
+import { html, svg } from "../kit/dom.js";
 import { fixed, grouped, size } from "../kit/format.js";
+import { marks } from "../kit/marks.js";
 import { setSvg } from "../kit/notation.js";
-import { svg } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const SHORTEST = 4,
@@ -28,6 +30,8 @@ const SHORTEST = 4,
 const BYTES = [2 ** 8, 2 ** 46]; // 256 bytes … 64 TiB: room above the top line for its label
 const COUNTS = [1e2, 1e15]; // operations: room above the n² part's end for its label
 const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+/** The context lengths each line is drawn through: four a doubling, 16 … 131,072. */
+const LENGTHS = Array.from({ length: (LONGEST - SHORTEST) * 4 + 1 }, (_, i) => 2 ** (SHORTEST + i / 4));
 
 /** 10⁶ for a million: powers of ten as the axis prints them. */
 function power(v) {
@@ -47,12 +51,19 @@ function times(ratio) {
 }
 
 /**
- * A chart on the context-length axis (log, 16 … 131,072 tokens) with a log quantity up
- * the side: both of F23's charts, so their n line up.
- * @param {HTMLElement} picture
- * @param {{cls: string, label: string, range: number[], values: number[], format: (v: number) => string}} o
+ * @typedef {{cls: string, value: (n: number) => number, label?: string, end?: "above"|"below"}} Series
+ *   one line: its quantity at n, and its name where it ends when it has one there
  */
-function contextChart(picture, { cls, label, range, values, format }) {
+
+/**
+ * A chart on the context-length axis (log, 16 … 131,072 tokens) with a log quantity up
+ * the side, its `lines` and a marker at the reader's n on them: both of F23's charts, so
+ * their n line up.
+ * @param {HTMLElement} picture
+ * @param {{cls: string, label: string, range: number[], values: number[], format: (v: number) => string,
+ *   lines: Series[]}} o
+ */
+function contextChart(picture, { cls, label, range, values, format, lines }) {
   const frame = chart(picture, {
     width: 380,
     height: 270,
@@ -74,7 +85,13 @@ function contextChart(picture, { cls, label, range, values, format }) {
   const ticks = [...layers.grid.querySelectorAll("text.tick:not(.end)")];
   ticks.at(0)?.classList.add("start");
   ticks.at(-1)?.classList.add("end");
-  return { frame, x, y };
+  const on = marks(frame, x, y);
+  for (const line of lines)
+    on.line(
+      LENGTHS.map((n) => [n, line.value(n)]),
+      { cls: `cost-line ${line.cls}`, label: line.label, labelCls: `line-label ${line.cls}`, end: line.end ?? "above" },
+    );
+  return { frame, x, y, on, marker: on.marker(lines, { dotCls: "cost-dot" }) };
 }
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} _head @param {import("../kit/head.js").Article} article */
@@ -83,7 +100,8 @@ export default function (el, _head, article) {
     d = dHead(model),
     heads = model.layers * model.heads;
   const { picture, controls, readouts, note } = stage(el);
-  const { frame, x, y } = contextChart(picture, {
+  // each line named where it ends: above its right end, the lowest one below it, where no line runs
+  const { marker } = contextChart(picture, {
     cls: "cost",
     label: t({
       zh: "字节数随上下文长度变化，两条轴都是对数刻度",
@@ -92,31 +110,25 @@ export default function (el, _head, article) {
     range: BYTES,
     values: [2 ** 10, 2 ** 20, 2 ** 30, 2 ** 40],
     format: (b) => size(b, 0),
+    lines: [
+      {
+        cls: "all-heads",
+        value: (n) => allHeadsScoreBytes(n, model),
+        label: t({ zh: `全部 ${heads} 个头的分数`, en: `all ${heads} heads' scores` }),
+      },
+      {
+        cls: "one-head",
+        value: (n) => scoreBytes(n, model),
+        label: t({ zh: "一个头的分数", en: "one head's scores" }),
+      },
+      {
+        cls: "tokens",
+        value: (n) => tokenBytes(n, model),
+        label: t({ zh: "token 本身", en: "the tokens" }),
+        end: "below",
+      },
+    ],
   });
-  const { box, layers } = frame;
-  const series = [
-    {
-      cls: "all-heads",
-      bytes: (n) => allHeadsScoreBytes(n, model),
-      label: t({ zh: `全部 ${heads} 个头的分数`, en: `all ${heads} heads' scores` }),
-    },
-    { cls: "one-head", bytes: (n) => scoreBytes(n, model), label: t({ zh: "一个头的分数", en: "one head's scores" }) },
-    { cls: "tokens", bytes: (n) => tokenBytes(n, model), label: t({ zh: "token 本身", en: "the tokens" }) },
-  ].map((s) => {
-    const points = [];
-    for (let k = SHORTEST; k <= LONGEST + 1e-9; k += 0.25)
-      points.push(`${x(2 ** k).toFixed(1)},${y(s.bytes(2 ** k)).toFixed(1)}`);
-    svg("polyline", { points: points.join(" "), class: `cost-line ${s.cls}` }, layers.marks);
-    // each line named where it ends: above its right end, the lowest one below it, where no line runs
-    const below = s.cls === "tokens";
-    svg(
-      "text",
-      { x: box.right - 2, y: y(s.bytes(2 ** LONGEST)) + (below ? 17 : -7), class: `line-label ${s.cls}` },
-      layers.labels,
-    ).textContent = s.label;
-    return { ...s, dot: svg("circle", { r: 4.5, class: `cost-dot ${s.cls}` }, layers.handles) };
-  });
-  const marker = svg("line", { y1: box.top, y2: box.bottom, class: "marker" }, layers.marks);
   const work = operations(picture, model, article.thousandTokens);
 
   const length = slider(controls, {
@@ -152,13 +164,8 @@ export default function (el, _head, article) {
     clamp: (s) => ({ n: Math.round(clampNumber(s.n, 2 ** SHORTEST, 2 ** LONGEST, article.gpt2Context)) }),
     draw({ n }) {
       length.show(Math.log2(n), grouped(n));
-      marker.setAttribute("x1", String(x(n)));
-      marker.setAttribute("x2", String(x(n)));
-      work.show(n);
-      for (const s of series) {
-        s.dot.setAttribute("cx", String(x(n)));
-        s.dot.setAttribute("cy", String(y(s.bytes(n))));
-      }
+      marker.set(n);
+      work.set(n);
       tiled.textContent = t({
         zh: `分块计算从不写出分数矩阵：这个头只写 n·d 个输出，${size(outputBytes(n, model))}。`,
         en: `A tiled pass never writes the score matrix: this head writes its n·d outputs, ${size(outputBytes(n, model))}. `,
@@ -181,7 +188,12 @@ export default function (el, _head, article) {
  * @param {number} THOUSAND the prose's example length
  */
 function operations(picture, model, THOUSAND) {
-  const { frame, x, y } = contextChart(picture, {
+  const projections = { cls: "projections", value: (/** @type {number} */ n) => projectionMacs(n, model) };
+  const dots = { cls: "dots", value: (/** @type {number} */ n) => dotProducts(n) };
+  // Each label sits on the side of its rising line where no other line runs: the n² part above
+  // its right end, the projections above their line left of the crossing (the n² part is below
+  // there), the dot products below theirs, the crossover along the floor left of its drop line.
+  const { frame, x, y, on, marker } = contextChart(picture, {
     cls: "cost ops",
     label: t({
       zh: "一层的乘加次数随上下文长度变化：投影与 n² 部分在 n = 2·d_model 处相交，两条轴都是对数刻度",
@@ -190,59 +202,39 @@ function operations(picture, model, THOUSAND) {
     range: COUNTS,
     values: [1e3, 1e6, 1e9, 1e12],
     format: power,
+    lines: [
+      {
+        cls: "n-squared",
+        value: (n) => layerScoreMacs(n, model),
+        label: t({ zh: "n² 部分 2·n²·d_{model}", en: "n² part 2·n²·d_{model}" }),
+      },
+      projections,
+      dots,
+    ],
   });
-  const { box, layers } = frame;
-  /** @param {string} cls @param {string} text @param {{x: number, y: number, anchor?: string}} at */
-  const label = (cls, text, at) =>
-    setSvg(
-      svg("text", { x: at.x, y: at.y, class: `line-label ${cls} ${at.anchor ?? ""}`.trim() }, layers.labels),
-      text,
-    );
-  const series = [
-    { cls: "n-squared", count: (/** @type {number} */ n) => layerScoreMacs(n, model) },
-    { cls: "projections", count: (/** @type {number} */ n) => projectionMacs(n, model) },
-    { cls: "dots", count: (/** @type {number} */ n) => dotProducts(n) },
-  ].map((s) => {
-    const points = [];
-    for (let k = SHORTEST; k <= LONGEST + 1e-9; k += 0.25)
-      points.push(`${x(2 ** k).toFixed(1)},${y(s.count(2 ** k)).toFixed(1)}`);
-    svg("polyline", { points: points.join(" "), class: `cost-line ${s.cls}` }, layers.marks);
-    return { ...s, dot: svg("circle", { r: 4.5, class: `cost-dot ${s.cls}` }, layers.handles) };
-  });
-  // Each label sits on the side of its rising line where no other line runs: the n² part above
-  // its right end, the projections above their line left of the crossing (the n² part is below
-  // there), the dot products below theirs, the crossover along the floor left of its drop line.
-  const [squared, projections, dots] = series;
-  label("n-squared", t({ zh: "n² 部分 2·n²·d_{model}", en: "n² part 2·n²·d_{model}" }), {
-    x: box.right - 2,
-    y: y(squared.count(2 ** LONGEST)) - 7,
-  });
-  // two short lines each, so both fit left of the crossing and right of the 1,000 mark
-  const stack = (
-    /** @type {string} */ cls,
-    /** @type {string[]} */ lines,
-    /** @type {{x: number, y: number, anchor?: string}} */ at,
-  ) => {
+  // two or three short lines each, so they fit left of the crossing and right of the 1,000 mark
+  /** @param {string} cls @param {string[]} lines @param {{x: number, y: number, anchor?: "start"|"end"}} at */
+  const stack = (cls, lines, { x: lx, y: ly, anchor = "end" }) => {
     lines.forEach((text, k) => {
-      label(cls, text, { ...at, y: at.y + 14 * k });
+      const at = { x: lx, y: ly + 14 * k, class: `line-label ${cls}`, "text-anchor": anchor };
+      setSvg(svg("text", at, frame.layers.labels), text);
     });
   };
   stack("projections", [t({ zh: "四个投影", en: "projections" }), "4·n·d_{model}²"], {
     x: x(1024) - 6,
-    y: y(projections.count(1024)) - 22,
+    y: y(projections.value(1024)) - 22,
   });
   const cross = projectionsDominateUntil(model);
-  svg("circle", { cx: x(cross), cy: y(projectionMacs(cross, model)), r: 5, class: "crossing" }, layers.marks);
-  svg(
-    "line",
-    { x1: x(cross), x2: x(cross), y1: y(projectionMacs(cross, model)), y2: box.bottom, class: "drop" },
-    layers.marks,
-  );
-  label("crossover", t({ zh: `交点 n = ${grouped(cross)}`, en: `crossover n = ${grouped(cross)}` }), {
-    x: x(cross) - 5,
-    y: box.bottom - 6,
+  on.dot({ cls: "crossing", r: 5, at: [cross, projectionMacs(cross, model)] });
+  on.rule({
+    x: cross,
+    from: projectionMacs(cross, model),
+    cls: "drop",
+    layer: "marks",
+    label: t({ zh: `交点 n = ${grouped(cross)}`, en: `crossover n = ${grouped(cross)}` }),
+    labelCls: "line-label crossover",
   });
-  svg("circle", { cx: x(THOUSAND), cy: y(dotProducts(THOUSAND)), r: 4, class: "thousand" }, layers.marks);
+  on.dot({ cls: "thousand", r: 4, at: [THOUSAND, dotProducts(THOUSAND)] });
   stack(
     "dots",
     [
@@ -250,19 +242,8 @@ function operations(picture, model, THOUSAND) {
       t({ zh: "每层每个头", en: "per head, per layer" }),
       `${grouped(THOUSAND)} → ${grouped(dotProducts(THOUSAND))}`,
     ],
-    { x: x(THOUSAND) + 7, y: y(dots.count(THOUSAND)) + 16, anchor: "start" },
+    { x: x(THOUSAND) + 7, y: y(dots.value(THOUSAND)) + 16, anchor: "start" },
   );
   frame.root.dataset.crossover = String(cross);
-  const marker = svg("line", { y1: box.top, y2: box.bottom, class: "marker" }, layers.marks);
-  return {
-    /** @param {number} n */
-    show(n) {
-      marker.setAttribute("x1", String(x(n)));
-      marker.setAttribute("x2", String(x(n)));
-      for (const s of series) {
-        s.dot.setAttribute("cx", String(x(n)));
-        s.dot.setAttribute("cy", String(y(s.count(n))));
-      }
-    },
-  };
+  return marker;
 }

@@ -5,12 +5,14 @@
 
 import { onlineSoftmax } from "../attention.js";
 import { outputBytes, scoreBytes } from "../cost.js";
-import { clampNumber, figure, t } from "../figure.js";
-import { button, choices } from "../kit/controls.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
+import { choices } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed, grouped, size, vector } from "../kit/format.js";
-import { still } from "../kit/motion.js";
 import { setHtml } from "../kit/notation.js";
-import { around, arrow, makePlane, svg, untangle } from "../kit/plane.js";
+import { around, arrow, makePlane, untangle } from "../kit/plane.js";
+import { player } from "../kit/player.js";
 import { stage } from "../kit/stage.js";
 import { point, valueArrows } from "../weighted-sum.js";
 
@@ -89,26 +91,14 @@ export default function (el, head, article) {
     options: TILES.map((k) => ({ value: String(k), label: String(k) })),
     onInput: (v) => fig.set({ tile: Number(v), step: 0 }),
   });
-  const row = document.createElement("div");
-  row.className = "tile-buttons";
-  controls.append(row);
-  const back = button(row, {
-    label: t({ zh: "◀ 退一块", en: "◀ Back a tile" }),
-    name: "back",
-    onPress: () => {
-      stop();
-      fig.set({ step: fig.state.step - 1 });
-    },
+  const steps = player(controls, {
+    label: t({ zh: "一块一块地走", en: "Tile by tile" }),
+    at: () => fig.state.step,
+    last: () => runs[fig.state.tile].none.length - 1,
+    go: (step) => fig.set({ step }),
+    tick: TICK_MS,
+    words: { back: { zh: "◀ 退一块", en: "◀ Back a tile" }, next: { zh: "下一块 ▶", en: "Next tile ▶" } },
   });
-  const next = button(row, {
-    label: t({ zh: "下一块 ▶", en: "Next tile ▶" }),
-    name: "next",
-    onPress: () => {
-      stop();
-      fig.set({ step: fig.state.step + 1 });
-    },
-  });
-  const play = button(row, { label: t({ zh: "播放", en: "Play" }), name: "play", onPress: () => toggle() });
   const bugChoice = choices(controls, {
     legend: t({ zh: "经典的分块错误", en: "A classic tiling bug" }),
     name: "bug",
@@ -155,27 +145,6 @@ export default function (el, head, article) {
     }),
   };
 
-  let timer = 0;
-  function stop() {
-    if (timer) clearInterval(timer);
-    timer = 0;
-    play.el.textContent = t({ zh: "播放", en: "Play" });
-  }
-  function toggle() {
-    if (timer) return stop();
-    const last = runs[fig.state.tile].none.length - 1;
-    if (fig.state.step >= last) fig.set({ step: 0 });
-    // under reduced motion the button still steps, one tile a press
-    if (still()) return fig.set({ step: fig.state.step + 1 });
-    play.el.textContent = t({ zh: "暂停", en: "Pause" });
-    timer = window.setInterval(() => {
-      const end = runs[fig.state.tile].none.length - 1;
-      if (fig.state.step >= end) return stop();
-      fig.set({ step: fig.state.step + 1 });
-      if (fig.state.step >= end) stop();
-    }, TICK_MS);
-  }
-
   const fig = figure(el, {
     state: { tile: 1, step: 0, bug: "none" },
     clamp: (s) => {
@@ -196,8 +165,7 @@ export default function (el, head, article) {
       const broken = bug !== "none" && step === last && vector(here.out ?? [0, 0]) !== vector(out[it]);
       tileChoice.show(String(tile));
       bugChoice.show(bug);
-      back.enable(step > 0);
-      next.enable(step < last);
+      steps.show(step, last);
       el.classList.toggle("bug-on", bug !== "none");
       // boxes: arrived, the newest tile, still to come; a gap between tiles
       boxes.forEach(({ g, rect, name, score }, j) => {

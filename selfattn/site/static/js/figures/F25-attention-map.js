@@ -1,7 +1,8 @@
 // F25: the whole attention map, six rows of weights, with the causal mask on or off.
 // With the mask the upper triangle is empty and it gives cat more; without, ran takes a share.
 
-import { figure, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { toggle } from "../kit/controls.js";
 import { cellWeight, fixed } from "../kit/format.js";
 import { gridLegend, weightMap } from "../kit/grid.js";

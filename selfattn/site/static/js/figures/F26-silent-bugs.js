@@ -6,8 +6,10 @@
 
 import { assertion } from "../assertion.js";
 import { applyMask, project, softmax, weightedSum } from "../attention.js";
-import { figure, html, t } from "../figure.js";
+import { figure } from "../figure.js";
+import { t } from "../i18n.js";
 import { toggle } from "../kit/controls.js";
+import { html } from "../kit/dom.js";
 import { cellWeight, fixed, scientific } from "../kit/format.js";
 import { gridLegend, weightMap } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";

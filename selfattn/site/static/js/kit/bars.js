@@ -5,9 +5,9 @@
 // (a small dashed box) and weight that leaks onto it as wrong (red hatch).
 
 import { axis, chart, linear } from "./chart.js";
+import { svg } from "./dom.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
-import { svg } from "./plane.js";
 
 let hatches = 0;
 
@@ -42,6 +42,7 @@ export function makeBars(
     height,
     label,
     cls: "bars",
+    title,
     margin: { top: title ? 34 : 20, bottom: 26, left: ticks.length ? 34 : 8, right: reference ? 44 : 8 },
   });
   const { box, layers, root } = frame;
@@ -51,7 +52,6 @@ export function makeBars(
   const n = labels.length,
     slot = (box.right - box.left) / n;
   const x = (/** @type {number} */ k) => box.left + slot * (k + 0.5);
-  if (title) setSvg(svg("text", { x: 4, y: 14, class: "chart-title" }, layers.grid), title);
   axis(frame, y, { side: "left", values: ticks });
   if (edge) svg("line", { x1: box.left, x2: box.right, y1: y(hi), y2: y(hi), class: "top-edge" }, layers.grid);
   const zero = y(Math.max(lo, 0));

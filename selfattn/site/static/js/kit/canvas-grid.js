@@ -5,10 +5,7 @@
 // labels thin out to what fits and elide past eight characters. Hover and the focused row
 // move an overlay only, so the map stays responsive however large it is.
 
-/** A token label that fits: "representation" → "represe…". @param {string} s @param {number} [most] */
-export function elide(s, most = 8) {
-  return s.length > most ? `${s.slice(0, most - 1)}…` : s;
-}
+import { elide } from "./format.js";
 
 /**
  * @param {HTMLElement} parent

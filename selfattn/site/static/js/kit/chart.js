@@ -1,9 +1,9 @@
 // Scales and the frame of a chart: an SVG with margins sized for its labels, layers in
 // drawing order, and axes whose tick labels stay inside the picture.
 
+import { svg } from "./dom.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
-import { svg } from "./plane.js";
 
 /**
  * @typedef {((v: number) => number) & {invert(p: number): number, domain: number[], range: number[]}} Scale
@@ -49,7 +49,7 @@ export function ticks(lo, hi, count = 4) {
 
 /**
  * The `d` of a path through data points, placed by the chart's scales.
- * @param {Scale} x @param {Scale} y @param {number[][]} points [[u, v], …] in data units
+ * @param {(u: number) => number} x @param {(v: number) => number} y @param {number[][]} points [[u, v], …] in data units
  */
 export function through(x, y, points) {
   return points.map(([u, v], i) => `${i ? "L" : "M"} ${x(u).toFixed(2)} ${y(v).toFixed(2)}`).join(" ");
@@ -60,9 +60,9 @@ export function through(x, y, points) {
  * layers (grid, marks, labels, handles) so labels always paint over marks.
  * @param {HTMLElement} parent
  * @param {{width?: number, height: number, margin?: {top?: number, right?: number, bottom?: number, left?: number},
- *   label: string, cls?: string}} o
+ *   label: string, cls?: string, title?: string}} o `title` heads the chart, above its box
  */
-export function chart(parent, { width = 360, height, margin = {}, label, cls = "" }) {
+export function chart(parent, { width = 360, height, margin = {}, label, cls = "", title: heading = "" }) {
   const { top = 12, right = 12, bottom = 28, left = 36 } = margin;
   const root = svg("svg", {
     viewBox: `0 0 ${width} ${height}`,
@@ -74,7 +74,18 @@ export function chart(parent, { width = 360, height, margin = {}, label, cls = "
     ["grid", "marks", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]),
   );
   parent.append(root);
-  return { root, layers, width, height, box: { left, right: width - right, top, bottom: height - bottom } };
+  const frame = { root, layers, width, height, box: { left, right: width - right, top, bottom: height - bottom } };
+  if (heading) title(frame, heading);
+  return frame;
+}
+
+/**
+ * A line of title over a chart, at height `y` from its top; a chart of stacked number lines
+ * heads each with one.
+ * @param {{layers: Record<string, SVGGElement>}} frame @param {string} text @param {number} [y]
+ */
+export function title(frame, text, y = 14) {
+  setSvg(svg("text", { x: 4, y, class: "chart-title" }, frame.layers.grid), text);
 }
 
 /**

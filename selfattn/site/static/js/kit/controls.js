@@ -2,7 +2,8 @@
 // only reports what the reader asked for (through its callback, which writes state);
 // draw moves it with `show`, so tests, links and the reader go through one path.
 
-import { html, t } from "../figure.js";
+import { t } from "../i18n.js";
+import { html } from "./dom.js";
 import { plain, setHtml } from "./notation.js";
 
 /**

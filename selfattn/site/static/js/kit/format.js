@@ -116,3 +116,8 @@ export function size(bytes, decimals = 1) {
   }
   return `${fixed(bytes, unit ? decimals : 0)} ${UNITS[unit]}`;
 }
+
+/** A token label that fits: "representation" → "represe…". @param {string} s @param {number} [most] */
+export function elide(s, most = 8) {
+  return s.length > most ? `${s.slice(0, most - 1)}…` : s;
+}

@@ -4,10 +4,10 @@
 // what the mask leaves, a small dashed box with −∞ or 0, its former value greyed where the
 // figure is about what was thrown away; weight that leaks onto a masked key is wrong (red).
 
-import { html, t } from "../figure.js";
+import { t } from "../i18n.js";
+import { html, svg } from "./dom.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
-import { svg } from "./plane.js";
 
 /**
  * @typedef {{masked?: "−∞"|"0"|null, leak?: boolean, greyed?: boolean, text?: string}} CellMark
@@ -193,4 +193,26 @@ export function gridLegend(items) {
     return icon;
   };
   return html("ul", { class: "grid-legend" }, ...items.map(({ kind, text }) => html("li", {}, sample(kind), text)));
+}
+
+/** The score matrix as F08–F10 draw it: every |score| against the largest one. */
+export function scoreGrid(parent, head, label) {
+  const { S } = head.run();
+  return makeGrid(parent, {
+    rows: head.tokens,
+    columns: head.tokens,
+    name: "S",
+    label,
+    scale: Math.max(...S.flat().map(Math.abs)),
+    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
+    reference: { value: 1, text: t({ zh: "这个方块 = 1.00", en: "this square = 1.00" }) },
+  });
+}
+
+/** The key under F08–F10's grid: what filled and hollow mean. */
+export function scoreLegend() {
+  return gridLegend([
+    { kind: "pos", text: t({ zh: "正分：实心", en: "positive: filled" }) },
+    { kind: "neg", text: t({ zh: "负分：空心", en: "negative: hollow" }) },
+  ]);
 }

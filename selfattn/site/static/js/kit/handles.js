@@ -3,7 +3,7 @@
 // page); arrow keys step them (Shift: ten steps); a number also takes Page Up/Down and
 // Home/End. They only report: `onMove` writes state, and draw calls `place`.
 
-import { svg } from "./plane.js";
+import { svg } from "./dom.js";
 
 /**
  * Drag with a pointer on `target`: captured, so the drag follows the pointer anywhere,

@@ -1,22 +1,8 @@
 // An SVG plane for 2-D vectors: axes and grid, labelled arrows, a perpendicular drop,
 // and drag handles that follow a pointer or the arrow keys.
 
+import { svg } from "./dom.js";
 import { setSvg } from "./notation.js";
-
-const NS = "http://www.w3.org/2000/svg";
-
-/**
- * Create an SVG element with attributes, optionally appended to a parent.
- * @template {keyof SVGElementTagNameMap} K
- * @param {K} tag @param {Record<string, string|number>} [attrs] @param {Element} [parent]
- * @returns {SVGElementTagNameMap[K]}
- */
-export function svg(tag, attrs = {}, parent) {
-  const el = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  if (parent) parent.append(el);
-  return el;
-}
 
 /**
  * A plane showing x in [x0, x1] and y in [y0, y1], `unit` pixels per unit.
@@ -137,7 +123,8 @@ export function arc(plane, { radius = 34, cls = "", name = "" } = {}) {
 }
 
 /**
- * A labelled arrow from `from` to `to`; `set` moves it, `set(null)` hides it.
+ * A labelled arrow from `from` to `to`; `set` moves it, `set(null)` hides it; `g` holds its
+ * shaft and head, for a class that restyles both.
  * @param {ReturnType<typeof makePlane>} plane @param {{cls: string, label?: string}} o
  */
 export function arrow(plane, { cls, label = "" }) {
@@ -147,6 +134,7 @@ export function arrow(plane, { cls, label = "" }) {
   const text = svg("text", { class: `label ${cls}` }, plane.layers.labels);
   setSvg(text, label);
   return {
+    g,
     /** @param {number[]|null} to @param {number[]} [from] @param {string} [newLabel] */
     set(to, from = [0, 0], newLabel) {
       const hidden = to === null || !Number.isFinite(to[0]) || !Number.isFinite(to[1]);
@@ -182,13 +170,14 @@ export function arrow(plane, { cls, label = "" }) {
 /**
  * The foot of the perpendicular from the tip of `q` onto the line through `k`,
  * drawn as a dashed drop and a thick shadow along k.
- * @returns {{set(q: number[], k: number[]): number, along: SVGLineElement}} set returns the
- *   signed shadow length
+ * @returns {{set(q: number[], k: number[]): number, drop: SVGLineElement, along: SVGLineElement}} set
+ *   returns the signed shadow length
  */
 export function shadow(plane, { cls = "shadow" } = {}) {
   const drop = svg("line", { class: "drop" }, plane.layers.under);
   const along = svg("line", { class: cls }, plane.layers.under);
   return {
+    drop,
     along,
     set(q, k) {
       const kk = k[0] * k[0] + k[1] * k[1];

@@ -2,7 +2,7 @@
 // read-outs, the one the prose names emphasised. On a wide screen the controls and
 // read-outs sit beside the picture; on a phone, right under it.
 
-import { html } from "../figure.js";
+import { html } from "./dom.js";
 import { setHtml } from "./notation.js";
 
 const MOST_READOUTS = 4;

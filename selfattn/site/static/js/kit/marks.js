@@ -1,0 +1,164 @@
+// The marks a chart draws on its scales: a rule named beside it, a line through data named
+// past its end, a dot, and a marker (a rule down the chart at the reader's x, with a dot
+// where it crosses each line). Every label is placed off its own mark, never on it.
+
+import { through } from "./chart.js";
+import { svg } from "./dom.js";
+import { setSvg } from "./notation.js";
+
+/** @typedef {ReturnType<typeof import("./chart.js").chart>} Frame */
+/** @typedef {(v: number) => number} Place data → pixels; pixels themselves through `same` */
+
+/** @type {Place} */
+const same = (v) => v;
+
+/**
+ * About how wide a label runs, in px, without asking the page for a layout: a CJK character
+ * a full em, any other 0.6 em, at the size of a chart's notes.
+ * @param {string} text
+ */
+function textWidth(text, em = 13.5) {
+  let width = 0;
+  for (const c of text) width += (c.codePointAt(0) ?? 0) >= 0x2e80 ? em : 0.6 * em;
+  return width;
+}
+
+// how far a label stands off its mark, in px: clear of a 3 px stroke and its text's halo
+const OFF = 5;
+const BELOW = 15; // from a mark to the baseline of a label hung under it (tick or note size)
+
+/**
+ * A text in the chart's labels layer, anchored at (x, y).
+ * @param {Frame} frame @param {string} cls @param {string} text @param {number} x @param {number} y
+ * @param {"start"|"middle"|"end"} anchor
+ */
+function label(frame, cls, text, x, y, anchor) {
+  const el = svg("text", { class: cls, x, y, "text-anchor": anchor }, frame.layers.labels);
+  setSvg(el, text);
+  return el;
+}
+
+/**
+ * The marks of one chart, on its scales `x` and `y` (leave one out to give that coordinate
+ * in pixels: a number line drawn at a fixed height).
+ * @param {Frame} frame @param {Place} [x] @param {Place} [y]
+ */
+export function marks(frame, x = same, y = same) {
+  const { box, layers } = frame;
+
+  /**
+   * A rule across the box at data `y`, or down it at data `x` (from `from` down to `to`, or the axis);
+   * `label` names it beside the rule, on its `side`, from `at` (a data value along the rule;
+   * the box's far end when not given).
+   * @param {{y?: number, x?: number, from?: number, to?: number, cls?: string, layer?: "grid"|"marks", label?: string,
+   *   labelCls?: string, side?: "above"|"below"|"left"|"right", at?: number}} o
+   */
+  function rule({
+    y: v,
+    x: u,
+    from,
+    to,
+    cls = "reference",
+    layer = "grid",
+    label: text = "",
+    labelCls = "reference-label",
+    side,
+    at,
+  }) {
+    const ends = at === undefined;
+    if (v !== undefined) {
+      const p = y(v);
+      const line = svg("line", { class: cls, x1: box.left, x2: box.right, y1: p, y2: p }, layers[layer]);
+      if (text)
+        label(
+          frame,
+          labelCls,
+          text,
+          ends ? box.right - 4 : x(at),
+          side === "below" ? p + BELOW : p - OFF,
+          ends ? "end" : "start",
+        );
+      return line;
+    }
+    const p = x(/** @type {number} */ (u));
+    const top = from === undefined ? box.top : y(from);
+    const bottom = to === undefined ? box.bottom : y(to);
+    const line = svg("line", { class: cls, x1: p, x2: p, y1: top, y2: bottom }, layers[layer]);
+    if (text)
+      label(
+        frame,
+        labelCls,
+        text,
+        side === "right" ? p + OFF : p - OFF,
+        ends ? box.bottom - OFF : y(at),
+        side === "right" ? "start" : "end",
+      );
+    return line;
+  }
+
+  /**
+   * A line through data points [[u, v], …], named past its last point: to its `right` (in
+   * the chart's margin), or `above` or `below` it for a line that runs to the box's edge,
+   * clear of the line all along the label's width.
+   * @param {number[][]} points
+   * @param {{cls?: string, label?: string, labelCls?: string, end?: "right"|"above"|"below"}} [o]
+   * @returns {{path: SVGPathElement, label: SVGTextElement|null}}
+   */
+  function line(points, { cls = "line", label: text = "", labelCls = "line-label", end = "right" } = {}) {
+    const path = svg("path", { class: cls, d: through(x, y, points) }, layers.marks);
+    if (!text || !points.length) return { path, label: null };
+    const drawn = points.map(([u, v]) => [x(u), y(v)]);
+    const [px, py] = /** @type {number[]} */ (drawn.at(-1));
+    if (end === "right") return { path, label: label(frame, labelCls, text, px + OFF, py + 4, "start") };
+    // the heights the line takes under the label's width, ending at its last point
+    const from = px - 2 - textWidth(text);
+    const under = drawn.filter(([u]) => u >= from).map(([, v]) => v);
+    const k = drawn.findIndex(([u]) => u >= from);
+    if (k > 0) {
+      const [[u0, v0], [u1, v1]] = [drawn[k - 1], drawn[k]];
+      under.push(v0 + ((from - u0) * (v1 - v0)) / (u1 - u0));
+    }
+    const ly = end === "above" ? Math.min(...under) - OFF - 2 : Math.max(...under) + BELOW + 2;
+    return { path, label: label(frame, labelCls, text, px - 2, ly, "end") };
+  }
+
+  /**
+   * A dot at a data point; `set` moves it. Dots the reader moves go in the handles layer,
+   * over every line.
+   * @param {{cls?: string, r?: number, layer?: "marks"|"handles", at?: number[]}} [o]
+   */
+  function dot({ cls = "dot", r = 4.5, layer = "marks", at } = {}) {
+    const el = svg("circle", { class: cls, r }, layers[layer]);
+    const dot = {
+      el,
+      /** @param {number} u @param {number} v */
+      set(u, v) {
+        el.setAttribute("cx", String(x(u)));
+        el.setAttribute("cy", String(y(v)));
+      },
+    };
+    if (at) dot.set(at[0], at[1]);
+    return dot;
+  }
+
+  /**
+   * The reader's place on the x axis: a rule down the chart at `u` and a dot on each of
+   * `lines` (each a value at u, and its dot's class). `set(u)` moves them together.
+   * @param {{value: (u: number) => number, cls?: string}[]} lines
+   * @param {{cls?: string, dotCls?: string}} [o]
+   */
+  function marker(lines, { cls = "marker", dotCls = "dot" } = {}) {
+    const down = svg("line", { class: cls, y1: box.top, y2: box.bottom }, layers.marks);
+    const dots = lines.map((l) => ({ ...l, at: dot({ cls: `${dotCls} ${l.cls ?? ""}`.trim(), layer: "handles" }) }));
+    return {
+      /** @param {number} u */
+      set(u) {
+        down.setAttribute("x1", String(x(u)));
+        down.setAttribute("x2", String(x(u)));
+        for (const { value, at } of dots) at.set(u, value(u));
+      },
+    };
+  }
+
+  return { rule, line, dot, marker };
+}

@@ -1,0 +1,68 @@
+// A player over a sequence of steps (tiles arriving, rows filling): back, play or pause, next,
+// and back to the start, as buttons the keyboard reaches like any other. Playing asks the
+// figure for the next step every `tick` ms until the last; a reader who asked for no motion
+// gets one step a press instead of a running picture.
+
+import { t } from "../i18n.js";
+import { button } from "./controls.js";
+import { html } from "./dom.js";
+import { still } from "./motion.js";
+
+const WORDS = {
+  start: { zh: "↺ 从头", en: "↺ Start" },
+  back: { zh: "◀ 上一步", en: "◀ Back" },
+  next: { zh: "下一步 ▶", en: "Next ▶" },
+  play: { zh: "播放", en: "Play" },
+  pause: { zh: "暂停", en: "Pause" },
+};
+
+/**
+ * `at` reads the step the figure shows, `last` its last step, and `go` asks the figure for
+ * a step (fig.set, which clamps it); `show(step, last)` from draw keeps the buttons true.
+ * `words` renames buttons for the figure ("Next tile ▶").
+ * @param {HTMLElement} parent
+ * @param {{label: string, at: () => number, last: () => number, go: (step: number) => void, tick?: number,
+ *   words?: Partial<Record<keyof typeof WORDS, {zh: string, en: string}>>}} o
+ */
+export function player(parent, { label, at, last, go, tick = 700, words = {} }) {
+  const say = (/** @type {keyof typeof WORDS} */ word) => t(words[word] ?? WORDS[word]);
+  const group = html("div", { class: "player", role: "group", "aria-label": label });
+  parent.append(group);
+  let timer = 0;
+  function stop() {
+    if (timer) clearInterval(timer);
+    timer = 0;
+    play.el.textContent = say("play");
+  }
+  /** A step chosen by the reader stops the playing. @param {number} step */
+  const jump = (step) => {
+    stop();
+    go(step);
+  };
+  const start = button(group, { label: say("start"), name: "start", onPress: () => jump(0) });
+  const back = button(group, { label: say("back"), name: "back", onPress: () => jump(at() - 1) });
+  const play = button(group, {
+    label: say("play"),
+    name: "play",
+    onPress() {
+      if (timer) return stop();
+      if (at() >= last()) go(0);
+      else if (still()) go(at() + 1);
+      if (still()) return;
+      play.el.textContent = say("pause");
+      timer = window.setInterval(() => {
+        go(at() + 1);
+        if (at() >= last()) stop();
+      }, tick);
+    },
+  });
+  const next = button(group, { label: say("next"), name: "next", onPress: () => jump(at() + 1) });
+  return {
+    /** @param {number} step @param {number} end the last step */
+    show(step, end) {
+      start.enable(step > 0);
+      back.enable(step > 0);
+      next.enable(step < end);
+    },
+  };
+}
