@@ -60,6 +60,7 @@ def _computed(head: Head) -> dict[str, str]:
         **_stacked(head),
         **_training(),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
+        "softmax.ate.top": fixed(float(head.run()["W"][head.index("ate")].max())),
         "softmax.shift.max": fixed(-float(head.run()["S"][head.index("it")].max())),
         "softmax.shift.huge": grouped(HUGE_SHIFT),
         "softmax.overflow": fixed(math.log(sys.float_info.max)),

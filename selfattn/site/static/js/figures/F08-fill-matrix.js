@@ -7,7 +7,7 @@ import { grouped } from "../kit/format.js";
 import { gridLegend, makeGrid } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
-/** The score matrix as F08–F10 draw it: every |score| against the largest one. */
+/** The scaled score matrix (q·k/√d) as F08–F10 draw it: every |score| against the largest one. */
 export function scoreGrid(parent, head, label) {
   const { S } = head.run();
   return makeGrid(parent, {
@@ -16,7 +16,10 @@ export function scoreGrid(parent, head, label) {
     name: "S",
     label,
     scale: Math.max(...S.flat().map(Math.abs)),
-    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
+    titles: {
+      rows: t({ zh: "查询", en: "queries" }),
+      columns: t({ zh: "键（缩放后的分数 q·k/√2）", en: "keys (scaled scores q·k/√2)" }),
+    },
     reference: { value: 1, text: t({ zh: "这个方块 = 1.00", en: "this square = 1.00" }) },
   });
 }
@@ -34,7 +37,11 @@ export default function (el, head) {
     n = tokens.length;
   const { S } = head.run();
   const { picture, controls, side, readouts } = stage(el);
-  const grid = scoreGrid(picture, head, t({ zh: "分数矩阵，按行填入", en: "The score matrix, filled row by row" }));
+  const grid = scoreGrid(
+    picture,
+    head,
+    t({ zh: "缩放后的分数矩阵 q·k/√2，按行填入", en: "The scaled score matrix q·k/√2, filled row by row" }),
+  );
   const fill = button(controls, {
     label: "",
     name: "fill",

@@ -93,7 +93,7 @@ export default function (el, head, article) {
   });
   const out = readouts(
     {
-      output: t({ zh: "it 的输出", en: "output of it" }),
+      output: t({ zh: "it 的输出（第 1 层）", en: "output of it, layer 1" }),
       "w.cat": "w(it, cat)",
       gap: t({ zh: "离 v(cat) 还差", en: "gap to v(cat)" }),
       inside: t({ zh: "在多边形里", en: "inside the polygon" }),

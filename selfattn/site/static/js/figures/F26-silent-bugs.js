@@ -98,7 +98,7 @@ export default function (el, head, article) {
       en: `Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE: q and k at position p turn by p radians. The head was fitted without positions, so the turn upsets the directions it learned: the query of it sits ${turn} positions after the key of cat and now meets that key ${turn} radians further round, so w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
     }),
     noSqrt: t({
-      zh: `d = 2 时只是稍微尖一点；d = ${initWidth} 时分数的离散度是 ${Math.sqrt(initWidth)}。`,
+      zh: `d = 2 时只是稍微尖一点；d = ${initWidth} 时分数的标准差是 ${Math.sqrt(initWidth)}。`,
       en: `At d = 2 the map only sharpens a little; at d = ${initWidth} the scores spread ${Math.sqrt(initWidth)} times wider.`,
     }),
     longKey: t({
