@@ -34,16 +34,30 @@ def kinds() -> dict[str, Kind]:
     return {c.id: c.kind for c in CLAIMS if c.kind is not None} | COMPUTED_SCORES
 
 
-def named_kind(sentence: str, at: int, lang: str) -> Kind | None:
-    """The kind of score a sentence names for the number at `at`: the nearest kind word
-    before it, or if there is none, the nearest after it."""
-    words = KIND_WORDS[lang]
-    found = [(m.start(), kind) for kind, word in words.items() for m in re.finditer(word, sentence)]
-    before = [f for f in found if f[0] < at]
-    if before:
-        return max(before)[1]
-    after = [f for f in found if f[0] > at]
-    return min(after)[1] if after else None
+CLAUSE_MARKS = ",;:()，；：（）"
+
+
+def named_kind(words: str, start: int, end: int, lang: str) -> Kind | None:
+    """The kind of score a sentence names for the number printed at [start, end): the kind
+    word nearest to it in its clause ("a raw 1.72", "1.72 raw"); if the clause names none,
+    the nearest one before it in the sentence, else the nearest after."""
+    found = sorted(
+        (m.start(), m.end(), kind)
+        for kind, word in KIND_WORDS[lang].items()
+        for m in re.finditer(word, words)
+    )
+    opens = max((i + 1 for i, c in enumerate(words[:start]) if c in CLAUSE_MARKS), default=0)
+    closes = min(
+        (end + i for i, c in enumerate(words[end:]) if c in CLAUSE_MARKS), default=len(words)
+    )
+    clause = [
+        (start - e if e <= start else s - end, kind) for s, e, kind in found if opens <= s < closes
+    ]
+    if clause:
+        return min(clause)[1]
+    before = [kind for s, e, kind in found if e <= start]
+    after = [kind for s, e, kind in found if s >= end]
+    return before[-1] if before else after[0] if after else None
 
 
 def unnamed_scores(source: str, lang: str) -> list[str]:
@@ -53,16 +67,18 @@ def unnamed_scores(source: str, lang: str) -> list[str]:
     problems = []
     for paragraph in source.split("\n\n"):
         for sentence in SENTENCE_END[lang].split(paragraph):
+            # the words are read around the directives, never inside them ("….raw")
+            words = CLAIM.sub(lambda m: " " * len(m.group(0)), sentence)
             for match in CLAIM.finditer(sentence):
                 claim_id, kind = match.group(1), known.get(match.group(1))
                 if kind in SCORE_KINDS:
-                    said = named_kind(sentence, match.start(), lang)
+                    said = named_kind(words, match.start(), match.end(), lang)
                     if said != kind:
                         problems.append(
                             f"{lang}: {claim_id} is a {kind}, but its sentence says "
                             f"{said or 'no kind'}: {sentence.strip()!r}"
                         )
-                elif kind is None and AS_SCORE[lang].search(sentence[: match.start()]):
+                elif kind is None and AS_SCORE[lang].search(words[: match.start()].rstrip() + " "):
                     problems.append(
                         f"{lang}: {claim_id} is printed as a score but has no kind: "
                         f"{sentence.strip()!r}"
