@@ -149,6 +149,11 @@ def mixed_key_score(h: Head, query: str, key: str, t: float = 1.0, scores: str =
     return attention(h.X, h.W_Q, W_K, h.W_V)[scores][..., h.index(query), h.index(key)]
 
 
+def shadows(h: Head, query: str) -> np.ndarray:
+    """Each key's shadow of `query`'s query: q·k/|k|, the length F03 draws along each key."""
+    return row(h, "R", query) / np.linalg.norm(h.run()["K"], axis=-1)
+
+
 def _weights_row_it_minus30(h: Head) -> np.ndarray:
     scores = row(h, "S", "it").copy()
     scores[..., h.index("cat")] = FLOOR_SCORE
@@ -207,6 +212,12 @@ CLAIMS: tuple[Claim, ...] = (
         lambda h: R(h, "it", "cat"),
         condition=lambda h: top_of(row(h, "R", "it"), h.index("cat")),
         kind="raw score",
+    ),
+    Claim(
+        "shadow.it.own",
+        "F03",
+        "in row it, it's own key catches the longest shadow, though cat's key scores highest",
+        condition=lambda h: top_of(shadows(h, "it"), h.index("it")),
     ),
     Claim("qk.it.it.raw", "F03", "R[it, it]", "1.14", lambda h: R(h, "it", "it"), kind="raw score"),
     Claim(

@@ -15,7 +15,7 @@ from ..article import (
     THOUSAND_TOKENS,
 )
 from ..attention import spread, stacked_alone
-from ..claims import CLAIMS, output_with_raw_score
+from ..claims import CLAIMS, output_with_raw_score, turn_degrees
 from ..head import Head
 from ..numbers import fixed, grouped, size, vector, weight
 
@@ -50,10 +50,22 @@ def _training() -> dict[str, str]:
     }
 
 
+def _angles(head: Head) -> dict[str, str]:
+    """Degrees between it's query and the keys F07 compares: and's, which a stretch makes win,
+    and cat's, which wins unstretched."""
+    run = head.run()
+    q = run["Q"][head.index("it")]
+    return {
+        f"angle.it.{key}": fixed(float(turn_degrees(q, run["K"][head.index(key)])), 0)
+        for key in ("and", "cat")
+    }
+
+
 def _computed(head: Head) -> dict[str, str]:
     gpt2 = cost.GPT2_SMALL
     d_toy = head.X.shape[-1]
     return {
+        **_angles(head),
         "output.it": vector(head.run()["out"][head.index("it")]),
         "convex.cat8": vector(output_with_raw_score(head, "it", "cat", NAMED_RAW)),
         "convex.cat8.raw": fixed(NAMED_RAW),

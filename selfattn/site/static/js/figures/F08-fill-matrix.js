@@ -16,11 +16,12 @@ export function scoreGrid(parent, head, label) {
     name: "S",
     label,
     scale: Math.max(...S.flat().map(Math.abs)),
-    titles: {
-      rows: t({ zh: "查询", en: "queries" }),
-      columns: t({ zh: "键（缩放后的分数 q·k/√2）", en: "keys (scaled scores q·k/√2)" }),
+    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
+    // the kind of score goes beside the one number every grid prints, its reference square
+    reference: {
+      value: 1,
+      text: t({ zh: "这个方块 = 缩放后的分数 q·k/√2 为 1.00", en: "this square = a scaled score q·k/√2 of 1.00" }),
     },
-    reference: { value: 1, text: t({ zh: "这个方块 = 1.00", en: "this square = 1.00" }) },
   });
 }
 

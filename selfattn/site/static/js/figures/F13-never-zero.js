@@ -46,7 +46,10 @@ export default function (el, head, article) {
   axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
   const title = (y, text) => setSvg(svg("text", { class: "chart-title", x: 4, y }, layers.grid), text);
-  title(16, t({ zh: "cat 的分数 s（空心点：另外五个）", en: "cat's score s (hollow dots: the other five)" }));
+  title(
+    16,
+    t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow dots: the other five)" }),
+  );
   title(WEIGHT_Y - 26, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }));
   title(
     BAR_Y - 24,
@@ -64,7 +67,7 @@ export default function (el, head, article) {
   const marker = svg("circle", { class: "weight-marker", r: 6, cy: WEIGHT_Y }, layers.marks);
   const bar = svg("rect", { class: "weight-bar", x: linearW(0), y: BAR_Y - 12, height: 12 }, layers.marks);
   const knob = valueHandle(frame.root, {
-    label: t({ zh: "cat 的分数", en: "cat's score" }),
+    label: t({ zh: "cat 缩放后的分数", en: "cat's scaled score" }),
     min: LOWEST,
     max: HIGHEST,
     step: 0.5,
