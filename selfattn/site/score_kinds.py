@@ -27,21 +27,21 @@ AS_SCORE = {
 }
 SENTENCE_END = {"en": re.compile(r"(?<=[.!?])\s+(?=[A-Z*])"), "zh": re.compile(r"(?<=[。！？])")}
 CLAIM = re.compile(r"\{\{claim ([a-z0-9._]+)\}\}")
+CLAUSE_MARKS = ",;:()，；：（）"
 
 
 def kinds() -> dict[str, Kind]:
     """id → what the number is, for every claim and every computed score."""
-    return {c.id: c.kind for c in CLAIMS if c.kind is not None} | COMPUTED_SCORES
-
-
-CLAUSE_MARKS = ",;:()，；：（）"
+    known: dict[str, Kind] = {c.id: c.kind for c in CLAIMS if c.kind is not None}
+    known.update(COMPUTED_SCORES)
+    return known
 
 
 def named_kind(words: str, start: int, end: int, lang: str) -> Kind | None:
     """The kind of score a sentence names for the number printed at [start, end): the kind
     word nearest to it in its clause ("a raw 1.72", "1.72 raw"); if the clause names none,
     the nearest one before it in the sentence, else the nearest after."""
-    found = sorted(
+    found: list[tuple[int, int, Kind]] = sorted(
         (m.start(), m.end(), kind)
         for kind, word in KIND_WORDS[lang].items()
         for m in re.finditer(word, words)
@@ -50,13 +50,13 @@ def named_kind(words: str, start: int, end: int, lang: str) -> Kind | None:
     closes = min(
         (end + i for i, c in enumerate(words[end:]) if c in CLAUSE_MARKS), default=len(words)
     )
-    clause = [
+    clause: list[tuple[int, Kind]] = [
         (start - e if e <= start else s - end, kind) for s, e, kind in found if opens <= s < closes
     ]
     if clause:
         return min(clause)[1]
-    before = [kind for s, e, kind in found if e <= start]
-    after = [kind for s, e, kind in found if s >= end]
+    before: list[Kind] = [kind for _, e, kind in found if e <= start]
+    after: list[Kind] = [kind for s, _, kind in found if s >= end]
     return before[-1] if before else after[0] if after else None
 
 

@@ -34,6 +34,6 @@ def test_every_stated_score_is_the_kind_it_names(article):
                 continue
             value = RUN[kinds[0]][HEAD.index(asker), HEAD.index(key)]
             if fixed(value) != number:
-                wrong.append(f"{asker} → {key}: {kinds[0]} is {fixed(value)}, the page says {number}")
+                wrong.append(f"{asker} → {key}: {kinds[0]} {fixed(value)}, the page says {number}")
     assert stated >= AT_LEAST, f"only {stated} stated scores found: has the wording changed?"
     assert wrong == [], wrong

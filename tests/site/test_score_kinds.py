@@ -83,7 +83,7 @@ def test_the_build_refuses_a_page_with_an_unnamed_score(tmp_path):
         (content / path.name).write_text(path.read_text("utf-8"), "utf-8")
     en = content / "en.md"
     en.write_text(en.read_text("utf-8").replace("The raw score", "The score"), "utf-8")
-    with pytest.raises(builder.BuildError, match="qk.it.cat.raw"):
+    with pytest.raises(builder.BuildError, match=r"qk\.it\.cat\.raw"):
         builder.build(tmp_path / "site", head=None, content=content)
 
 

@@ -25,7 +25,10 @@ export function addPrediction(el, { answer, question, options, why }) {
         feedback.textContent =
           i === answer
             ? t({ zh: `猜对了。${why}`, en: `Right. ${why}` })
-            : t({ zh: `不对，答案是“${options[answer]}”。${why}`, en: `Not quite. The answer: “${options[answer]}”. ${why}` });
+            : t({
+                zh: `不对，答案是“${options[answer]}”。${why}`,
+                en: `Not quite. The answer: “${options[answer]}”. ${why}`,
+              });
       },
     }),
   );
