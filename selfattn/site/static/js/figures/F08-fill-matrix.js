@@ -20,7 +20,7 @@ export function scoreGrid(parent, head, label) {
     // the kind of score goes beside the one number every grid prints, its reference square
     reference: {
       value: 1,
-      text: t({ zh: "这个方块 = 缩放后的分数 q·k/√2 为 1.00", en: "this square = a scaled score q·k/√2 of 1.00" }),
+      text: t({ zh: "这个方块：q·k/√2 = 1.00", en: "this square: q·k/√2 = 1.00" }),
     },
   });
 }
