@@ -52,6 +52,10 @@ export default function (el, head, article) {
     height: 250,
     reference: true,
     ticks: [0, 4, 8, 12],
+    title: t({
+      zh: "it 这一行的原始分 q·k（÷√2 后才进 softmax）",
+      en: "Raw scores q·k in the row of it (÷√2 before softmax)",
+    }),
     label: t({
       zh: "it 这一行的原始分数；cat 的柱子可以拖",
       en: "The raw scores in the row of it; the bar of cat can be dragged",
