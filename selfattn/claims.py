@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -21,6 +22,11 @@ from .numbers import FirstStep, Fixed, Percent, Scientific
 
 Value = Callable[[Head], np.ndarray]  # a number per head (a batch gives one per head)
 Margin = Callable[[Head], np.ndarray]
+# What a printed number is. The two kinds of score must never be confused on the page: a
+# raw score is q·k, a scaled one q·k/√d (the toy's d is 2), and the prose names which
+# (the build checks it, see site/score_kinds.py).
+Kind = Literal["raw score", "scaled score", "weight", "stretch", "coordinate", "distance"]
+SCORE_KINDS: tuple[Kind, ...] = ("raw score", "scaled score")
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,7 @@ class Claim:
     value: Value | None = None
     fmt: Fixed | Scientific | Percent | FirstStep = Fixed(2)
     condition: Margin | None = None  # positive when the stated ordering holds
+    kind: Kind | None = None  # what the printed number is; None only for a stated fact
 
     def computed(self, head: Head) -> str:
         if self.value is None:
@@ -135,11 +142,16 @@ def swing(h: Head) -> tuple[np.ndarray, np.ndarray]:
     return turn(h.W_Q), turn(h.W_V)
 
 
-def mixed_key_score(h: Head, query: str, key: str, t: float = 1.0) -> np.ndarray:
-    """S[query, key] with W_K(t) = (1 − t)·W_K + t·W_Q (F04's slider)."""
+def mixed_key_score(h: Head, query: str, key: str, t: float = 1.0, scores: str = "S") -> np.ndarray:
+    """S[query, key] (or, with scores="R", the raw R) with W_K(t) = (1 − t)·W_K + t·W_Q
+    (F04's slider)."""
     W_K = (1 - t) * h.W_K + t * h.W_Q
-    S_ = attention(h.X, h.W_Q, W_K, h.W_V)["S"]
-    return S_[..., h.index(query), h.index(key)]
+    return attention(h.X, h.W_Q, W_K, h.W_V)[scores][..., h.index(query), h.index(key)]
+
+
+def shadows(h: Head, query: str) -> np.ndarray:
+    """Each key's shadow of `query`'s query: q·k/|k|, the length F03 draws along each key."""
+    return row(h, "R", query) / np.linalg.norm(h.run()["K"], axis=-1)
 
 
 def _weights_row_it_minus30(h: Head) -> np.ndarray:
@@ -199,16 +211,54 @@ CLAIMS: tuple[Claim, ...] = (
         "1.72",
         lambda h: R(h, "it", "cat"),
         condition=lambda h: top_of(row(h, "R", "it"), h.index("cat")),
+        kind="raw score",
     ),
-    Claim("qk.it.it.raw", "F03", "R[it, it]", "1.14", lambda h: R(h, "it", "it")),
-    Claim("asym.cat.ate", "F04", "S[cat, ate]", "0.51", lambda h: S(h, "cat", "ate")),
-    Claim("asym.ate.cat", "F04", "S[ate, cat]", "−0.32", lambda h: S(h, "ate", "cat")),
+    Claim(
+        "shadow.it.own",
+        "F03",
+        "in row it, it's own key catches the longest shadow, though cat's key scores highest",
+        condition=lambda h: top_of(shadows(h, "it"), h.index("it")),
+    ),
+    Claim("qk.it.it.raw", "F03", "R[it, it]", "1.14", lambda h: R(h, "it", "it"), kind="raw score"),
+    Claim(
+        "asym.cat.ate",
+        "F04",
+        "S[cat, ate]",
+        "0.51",
+        lambda h: S(h, "cat", "ate"),
+        kind="scaled score",
+    ),
+    Claim(
+        "asym.ate.cat",
+        "F04",
+        "S[ate, cat]",
+        "−0.32",
+        lambda h: S(h, "ate", "cat"),
+        kind="scaled score",
+    ),
+    Claim(
+        "asym.cat.ate.raw",
+        "F04",
+        "R[cat, ate]",
+        "0.72",
+        lambda h: R(h, "cat", "ate"),
+        kind="raw score",
+    ),
+    Claim(
+        "mix.full.cat.ate.raw",
+        "F04",
+        "W_K → W_Q: R[cat, ate] = R[ate, cat]",
+        "1.64",
+        lambda h: mixed_key_score(h, "cat", "ate", scores="R"),
+        kind="raw score",
+    ),
     Claim(
         "mix.full.cat.ate",
         "F04",
         "W_K → W_Q: S[cat, ate] = S[ate, cat]",
         "1.16",
         lambda h: mixed_key_score(h, "cat", "ate"),
+        kind="scaled score",
     ),
     Claim(
         "bars.cat.cat.raw",
@@ -217,6 +267,7 @@ CLAIMS: tuple[Claim, ...] = (
         "3.02",
         lambda h: R(h, "cat", "cat"),
         condition=lambda h: top_of(_flat(h.run()["R"]), h.index("cat") * (len(h.tokens) + 1)),
+        kind="raw score",
     ),
     Claim(
         "bars.ate.cat.raw",
@@ -227,6 +278,7 @@ CLAIMS: tuple[Claim, ...] = (
         condition=lambda h: top_of(
             -_flat(h.run()["R"]), h.index("ate") * len(h.tokens) + h.index("cat")
         ),
+        kind="raw score",
     ),
     Claim(
         "longkey.and.factor",
@@ -236,6 +288,7 @@ CLAIMS: tuple[Claim, ...] = (
         long_key_threshold,
         FirstStep(0.1),
         condition=_long_key_margin,
+        kind="stretch",
     ),
     Claim(
         "matrix.it.cat",
@@ -243,6 +296,7 @@ CLAIMS: tuple[Claim, ...] = (
         "S[it, cat], the largest of row it",
         "1.22",
         lambda h: S(h, "it", "cat"),
+        kind="scaled score",
     ),
     Claim(
         "matrix.the.flattest",
@@ -257,6 +311,7 @@ CLAIMS: tuple[Claim, ...] = (
         "0.30",
         lambda h: W(h, "it", "cat"),
         condition=lambda h: top_of(row(h, "W", "it"), h.index("cat")),
+        kind="weight",
     ),
     Claim(
         "softmax.it.the",
@@ -265,6 +320,7 @@ CLAIMS: tuple[Claim, ...] = (
         "0.11",
         lambda h: W(h, "it", "the"),
         condition=lambda h: top_of(-row(h, "W", "it"), h.index("the")),
+        kind="weight",
     ),
     Claim(
         "softmax.floor.minus30",
@@ -273,6 +329,7 @@ CLAIMS: tuple[Claim, ...] = (
         "1.2 × 10⁻¹⁴",
         _weights_row_it_minus30,
         Scientific(2),
+        kind="weight",
     ),
     Claim(
         "sqrtd.d1",
@@ -281,6 +338,7 @@ CLAIMS: tuple[Claim, ...] = (
         "0.572",
         lambda h: width_mix(h, 1).max(axis=-1),
         Fixed(3),
+        kind="weight",
     ),
     Claim(
         "sqrtd.d16",
@@ -289,6 +347,7 @@ CLAIMS: tuple[Claim, ...] = (
         "0.991",
         lambda h: width_mix(h, 16).max(axis=-1),
         Fixed(3),
+        kind="weight",
     ),
     Claim(
         "sqrtd.d64",
@@ -297,6 +356,7 @@ CLAIMS: tuple[Claim, ...] = (
         "1.000",
         lambda h: width_mix(h, 64).max(axis=-1),
         Fixed(3),
+        kind="weight",
     ),
     Claim(
         "causal.pos0.the",
@@ -304,6 +364,7 @@ CLAIMS: tuple[Claim, ...] = (
         "causal weight of row the on the",
         "1.00",
         lambda h: W(h, "the", "the", "causal"),
+        kind="weight",
     ),
     Claim(
         "causal.it.cat",
@@ -311,6 +372,7 @@ CLAIMS: tuple[Claim, ...] = (
         "causal weight of row it on cat",
         "0.34",
         lambda h: W(h, "it", "cat", "causal"),
+        kind="weight",
     ),
     Claim(
         "mulmask.it.ran",
@@ -319,6 +381,7 @@ CLAIMS: tuple[Claim, ...] = (
         "0.092",
         lambda h: W(h, "it", "ran", "multiply"),
         Fixed(3),
+        kind="weight",
     ),
     Claim(
         "output.it.x",
@@ -326,6 +389,7 @@ CLAIMS: tuple[Claim, ...] = (
         "output of it, x",
         "0.82",
         lambda h: h.run()["out"][..., h.index("it"), 0],
+        kind="coordinate",
     ),
     Claim(
         "output.it.y",
@@ -333,6 +397,7 @@ CLAIMS: tuple[Claim, ...] = (
         "output of it, y",
         "0.81",
         lambda h: h.run()["out"][..., h.index("it"), 1],
+        kind="coordinate",
     ),
     Claim(
         "convex.cat8.x",
@@ -340,6 +405,7 @@ CLAIMS: tuple[Claim, ...] = (
         "output of it with R[it, cat] = 8, x",
         "1.21",
         lambda h: output_with_raw_score(h, "it", "cat", NAMED_RAW)[..., 0],
+        kind="coordinate",
     ),
     Claim(
         "convex.cat8.y",
@@ -347,6 +413,7 @@ CLAIMS: tuple[Claim, ...] = (
         "output of it with R[it, cat] = 8, y",
         "0.93",
         lambda h: output_with_raw_score(h, "it", "cat", NAMED_RAW)[..., 1],
+        kind="coordinate",
     ),
     Claim(
         "convex.cat8.gap",
@@ -355,6 +422,7 @@ CLAIMS: tuple[Claim, ...] = (
         "1%",
         convex_gap,
         Percent(),
+        kind="distance",
     ),
     Claim(
         "values.forward",

@@ -28,6 +28,7 @@ from ..head import Head, load_head
 from ..numbers import fixed
 from .bundle import BundleError, bundle
 from .prose_numbers import prose_numbers
+from .score_kinds import unnamed_scores
 
 SITE = Path(str(resources.files("selfattn.site")))
 CONTENT, STATIC, TEMPLATES = SITE / "content", SITE / "static", SITE / "templates"
@@ -295,6 +296,7 @@ def predictions(lang: str, numbers: dict[str, str], content: Path = CONTENT) -> 
             "answer": spec["answer"],
             "question": fill(spec[lang]["question"]),
             "options": [fill(o) for o in spec[lang]["options"]],
+            "why": fill(spec[lang]["why"]),
         }
         for fid, spec in data.items()
     }
@@ -353,8 +355,11 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
     script, sheet = inline_script(), stylesheet()  # the same inside every page
     for language in LANGUAGES:
         source = (content / f"{language.source}.md").read_text("utf-8")
-        title, _, rest = source.partition("\n")
+        title_line, _, rest = source.partition("\n")
+        title = MarkdownIt("commonmark").renderInline(title_line.lstrip("# ").strip())
         firsts.add(tuple(first_screen(rest)))
+        if problems := unnamed_scores(rest, language.source):
+            raise BuildError("a score does not say which kind it is:\n" + "\n".join(problems))
         body = render_article(rest, numbers, language.source, env, content)
         body = body.replace(
             "PARAMS",
@@ -372,7 +377,8 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
         page = env.get_template("page.html").render(
             lang=language.code,
             short=language.source,
-            title=title.lstrip("# ").strip(),
+            title=html.unescape(re.sub(r"<[^>]+>", "", title)),  # <title> holds plain text
+            heading=title,
             body=body,
             root=root,
             data=data.replace("</", "<\\/"),

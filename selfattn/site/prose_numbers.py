@@ -15,7 +15,7 @@ from ..article import (
     THOUSAND_TOKENS,
 )
 from ..attention import spread, stacked_alone
-from ..claims import CLAIMS, output_with_raw_score
+from ..claims import CLAIMS, output_with_raw_score, turn_degrees
 from ..head import Head
 from ..numbers import fixed, grouped, size, vector, weight
 
@@ -50,16 +50,29 @@ def _training() -> dict[str, str]:
     }
 
 
+def _angles(head: Head) -> dict[str, str]:
+    """Degrees between it's query and the keys F07 compares: and's, which a stretch makes win,
+    and cat's, which wins unstretched."""
+    run = head.run()
+    q = run["Q"][head.index("it")]
+    return {
+        f"angle.it.{key}": fixed(float(turn_degrees(q, run["K"][head.index(key)])), 0)
+        for key in ("and", "cat")
+    }
+
+
 def _computed(head: Head) -> dict[str, str]:
     gpt2 = cost.GPT2_SMALL
     d_toy = head.X.shape[-1]
     return {
+        **_angles(head),
         "output.it": vector(head.run()["out"][head.index("it")]),
         "convex.cat8": vector(output_with_raw_score(head, "it", "cat", NAMED_RAW)),
         "convex.cat8.raw": fixed(NAMED_RAW),
         **_stacked(head),
         **_training(),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
+        "softmax.ate.top": fixed(float(head.run()["W"][head.index("ate")].max())),
         "softmax.shift.max": fixed(-float(head.run()["S"][head.index("it")].max())),
         "softmax.shift.huge": grouped(HUGE_SHIFT),
         "softmax.overflow": fixed(math.log(sys.float_info.max)),

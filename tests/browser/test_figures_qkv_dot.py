@@ -81,16 +81,16 @@ def test_f04_mixing_merges_both_directions(en_at_start, mix):
     page = en_at_start.page
     set_state(page, "F04", {"mix": mix})
     got = readouts(page, "F04")
-    assert got["cat.ate"] == fixed(mixed_key_score(HEAD, "cat", "ate", mix))
-    assert got["ate.cat"] == fixed(mixed_key_score(HEAD, "ate", "cat", mix))
+    assert got["cat.ate"] == fixed(mixed_key_score(HEAD, "cat", "ate", mix, scores="R"))
+    assert got["ate.cat"] == fixed(mixed_key_score(HEAD, "ate", "cat", mix, scores="R"))
 
 
 def test_f04_keyboard_reaches_both_ends(en_at_start):
     page = en_at_start.page
     press(page, "#F04 input[type=range]", "End")
-    assert readouts(page, "F04") == {"cat.ate": "1.16", "ate.cat": "1.16"}
+    assert readouts(page, "F04") == {"cat.ate": "1.64", "ate.cat": "1.64"}  # raw, as the prose
     press(page, "#F04 input[type=range]", "Home")
-    assert readouts(page, "F04") == {"cat.ate": "0.51", "ate.cat": "−0.32"}
+    assert readouts(page, "F04") == {"cat.ate": "0.72", "ate.cat": "−0.45"}
 
 
 def test_f05_score_is_shadow_times_length_and_flips_sign_at_a_right_angle(en_at_start):

@@ -1,24 +1,39 @@
-"""Predict-then-see: a figure veiled until the reader guesses, or skips."""
+"""Predict, then see: nothing that gives the answer away shows before the guess, and the
+feedback quotes the answer and says why."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+QUESTIONS = ["F03", "F15", "F19"]
+HIDDEN = ".stage .picture, .stage .readouts, figcaption"
 
-@pytest.mark.parametrize("figure_id", ["F03", "F15", "F19"])
-def test_predict_then_see(en, figure_id):
+
+def hidden(page, figure_id: str) -> list[bool]:
+    return page.evaluate(
+        "([id, sel]) => [...document.querySelectorAll(`#${id} :is(${sel})`)]"
+        ".map(e => getComputedStyle(e).visibility === 'hidden')",
+        [figure_id, HIDDEN],
+    )
+
+
+@pytest.mark.parametrize("figure_id", QUESTIONS)
+def test_the_picture_and_caption_wait_for_the_guess(article, figure_id):
+    page = article.page
+    assert all(hidden(page, figure_id)) and len(hidden(page, figure_id)) >= 2
+    page.locator(f"#{figure_id} .guess").first.click()
+    assert not any(hidden(page, figure_id))
+
+
+@pytest.mark.parametrize("figure_id", QUESTIONS)
+def test_a_wrong_guess_is_told_the_answer_and_why(en, figure_id):
     page = en.page
-    figure = page.locator(f"#{figure_id}")
-    assert "veiled" in figure.get_attribute("class")
-    guesses = figure.locator(".guess")
-    guesses.nth(0).click()
-    assert "veiled" not in (figure.get_attribute("class") or "")
-    feedback = figure.locator(".predict-feedback").inner_text()
-    assert feedback.startswith(("Right", "Not quite"))
-    assert figure.locator(".guess.right").count() == 1
-
-
-def test_a_prediction_can_be_skipped(en):
-    page = en.page
-    page.click("#F15 .skip")
-    assert "veiled" not in (page.get_attribute("#F15", "class") or "")
+    spec = json.loads(page.text_content("#selfattn-data") or "{}")["predictions"][figure_id]
+    wrong = next(i for i in range(len(spec["options"])) if i != spec["answer"])
+    page.locator(f"#{figure_id} .guess").nth(wrong).click()
+    feedback = page.inner_text(f"#{figure_id} .predict-feedback")
+    answer = spec["options"][spec["answer"]]
+    assert feedback == f"Not quite. The answer: “{answer}”. {spec['why']}"
+    assert spec["why"].count(". ") == 0, "the reason is one sentence"

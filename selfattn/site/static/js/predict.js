@@ -1,14 +1,15 @@
-// Predict, then see: at a few moments the figure waits, blurred, for the reader's guess.
-// Any guess, the skip button, or simply using the figure's controls reveals it.
+// Predict, then see: at a few moments the figure waits, hidden, for the reader's guess.
+// Any guess, the skip button, or simply using the figure's controls reveals it, and the
+// feedback says in one sentence why the answer is what it is.
 
 import { t } from "./i18n.js";
 import { html } from "./kit/dom.js";
 
 /**
  * @param {HTMLElement} el a started figure
- * @param {{answer: number, question: string, options: string[]}} spec in the page's language
+ * @param {{answer: number, question: string, options: string[], why: string}} spec in the page's language
  */
-export function addPrediction(el, { answer, question, options }) {
+export function addPrediction(el, { answer, question, options, why }) {
   const feedback = html("p", { class: "predict-feedback", role: "status" });
   const reveal = () => {
     el.classList.remove("veiled");
@@ -21,10 +22,14 @@ export function addPrediction(el, { answer, question, options }) {
         reveal();
         buttons[i].setAttribute("aria-pressed", "true");
         buttons[answer].classList.add("right");
+        // the answer is quoted whole, so an option that opens with a capital reads as one
         feedback.textContent =
           i === answer
-            ? t({ zh: "猜对了。", en: "Right." })
-            : t({ zh: `不对，答案是：${options[answer]}。`, en: `Not quite: the answer is ${options[answer]}.` });
+            ? t({ zh: `猜对了。${why}`, en: `Right. ${why}` })
+            : t({
+                zh: `不对，答案是“${options[answer]}”。${why}`,
+                en: `Not quite. The answer: “${options[answer]}”. ${why}`,
+              });
       },
     }),
   );
@@ -41,9 +46,11 @@ export function addPrediction(el, { answer, question, options }) {
     html("div", { class: "guesses" }, ...buttons, skip),
     feedback,
   );
-  el.querySelector(".stage").before(box);
+  const stage = /** @type {HTMLElement} */ (el.querySelector(".stage"));
+  stage.before(box);
+  // the picture and its caption would give the answer away: hidden, with a word on why
+  stage.dataset.veil = t({ zh: "猜过之后，图就会出现", en: "The picture appears once you guess" });
   el.classList.add("veiled");
   // reaching for a control is an answer too: the reader wants to see
-  const stage = el.querySelector(".stage");
   for (const type of ["pointerdown", "keydown", "input"]) stage.addEventListener(type, reveal, { once: true });
 }

@@ -1,4 +1,5 @@
 // F04: mix W_Q into W_K; the two directions of one pair of words merge into one number.
+// The scores are raw (q·k): the page scales them only from the score matrix on.
 
 import { dot, mixMatrices, times } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
@@ -17,7 +18,6 @@ const PAIRS = [
 export default function (el, head) {
   const words = ["cat", "ate"];
   const x = Object.fromEntries(words.map((w) => [w, head.X[head.index(w)]]));
-  const root = Math.sqrt(head.d);
   const q = Object.fromEntries(words.map((w) => [w, times(x[w], head.W_Q)]));
   const keysAt = (/** @type {number} */ mix) => {
     const WK = mixMatrices(head.W_K, head.W_Q, mix);
@@ -25,7 +25,7 @@ export default function (el, head) {
   };
   const scoresAt = (/** @type {number} */ mix) => {
     const k = keysAt(mix);
-    return PAIRS.map(([a, b]) => dot(q[a], k[b]) / root);
+    return PAIRS.map(([a, b]) => dot(q[a], k[b]));
   };
   // a key moves on a straight line as the mix goes from 0 to 1: its two ends bound it
   const ends = [keysAt(0), keysAt(1)];
@@ -48,8 +48,8 @@ export default function (el, head) {
     names: PAIRS.map((pair) => pair.join(".")),
     height: 170,
     domain: [Math.min(0, ...extremes), Math.max(0, ...extremes)],
-    title: t({ zh: "分数 = q·k / √d", en: "score = q·k / √d" }),
-    label: t({ zh: "两个方向的分数", en: "The score in each direction" }),
+    title: t({ zh: "原始分 = q·k", en: "raw score = q·k" }),
+    label: t({ zh: "两个方向的原始分", en: "The raw score in each direction" }),
   });
   const mixer = slider(controls, {
     label: t({ zh: "W_K 里混入的 W_Q", en: "W_Q mixed into W_K" }),

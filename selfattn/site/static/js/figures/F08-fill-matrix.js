@@ -13,7 +13,11 @@ export default function (el, head) {
     n = tokens.length;
   const { S } = head.run();
   const { picture, controls, side, readouts } = stage(el);
-  const grid = scoreGrid(picture, head, t({ zh: "分数矩阵，按行填入", en: "The score matrix, filled row by row" }));
+  const grid = scoreGrid(
+    picture,
+    head,
+    t({ zh: "缩放后的分数矩阵 q·k/√2，按行填入", en: "The scaled score matrix q·k/√2, filled row by row" }),
+  );
   const fill = button(controls, {
     label: "",
     name: "fill",

@@ -22,7 +22,7 @@ export default function (el, head) {
   });
   const out = readouts(
     {
-      max: t({ zh: "这一行最高分", en: "top score in the row" }),
+      max: t({ zh: "这一行缩放后的最高分", en: "top scaled score in the row" }),
       top: t({ zh: "它所在的键", en: "under key" }),
       spread: t({ zh: "最高 − 最低", en: "max − min" }),
     },

@@ -1,4 +1,4 @@
-// F12: drag cat's score in row it; the other five weights give way and Σw stays 1.
+// F12: drag cat's scaled score in row it; the other five weights give way and Σw stays 1.
 
 import { softmaxRow } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
@@ -25,8 +25,14 @@ export default function (el, head) {
     ticks: [-4, 0, 4, 8],
     height: 230,
     name: "s",
-    title: t({ zh: "it 这一行的分数 s：上下拖 cat 的", en: "Scores s in row it: drag cat's up or down" }),
-    label: t({ zh: "it 这一行的分数，cat 的可以拖动", en: "The scores of row it; cat's can be dragged" }),
+    title: t({
+      zh: "it 这一行缩放后的分数 s（cat 那根可以上下拖）",
+      en: "Scaled scores s in row it (drag cat's up or down)",
+    }),
+    label: t({
+      zh: "it 这一行缩放后的分数，cat 那根可以拖动",
+      en: "The scaled scores of row it; cat's can be dragged",
+    }),
   });
   const weights = makeBars(picture, {
     labels: head.tokens,
@@ -39,7 +45,7 @@ export default function (el, head) {
     label: t({ zh: "it 这一行的权重", en: "The weights of row it" }),
   });
   const knob = valueHandle(scores.root, {
-    label: t({ zh: "cat 的分数", en: "cat's score" }),
+    label: t({ zh: "cat 缩放后的分数", en: "cat's scaled score" }),
     min: LOWEST,
     max: HIGHEST,
     step: 0.1,

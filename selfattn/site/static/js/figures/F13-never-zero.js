@@ -47,7 +47,11 @@ export default function (el, head, article) {
   axis(frame, x, { side: "bottom", values: [LOWEST, -20, -10, 0], format: (v) => fixed(v, 0) });
   axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
-  title(frame, t({ zh: "cat 的分数 s（空心点：另外五个）", en: "cat's score s (hollow dots: the other five)" }), 16);
+  title(
+    frame,
+    t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow dots: the other five)" }),
+    16,
+  );
   title(frame, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }), WEIGHT_Y - 26);
   title(
     frame,
@@ -67,7 +71,7 @@ export default function (el, head, article) {
   const marker = onWeights.dot({ cls: "weight-marker", r: 6 });
   const bar = svg("rect", { class: "weight-bar", x: linearW(0), y: BAR_Y - 12, height: 12 }, layers.marks);
   const knob = valueHandle(frame.root, {
-    label: t({ zh: "cat 的分数", en: "cat's score" }),
+    label: t({ zh: "cat 缩放后的分数", en: "cat's scaled score" }),
     min: LOWEST,
     max: HIGHEST,
     step: 0.5,

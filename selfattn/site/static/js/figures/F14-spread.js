@@ -19,12 +19,12 @@ export default function (el, _head) {
     height: 230,
     margin: { left: 30, right: 14, top: 26, bottom: 42 },
     cls: "spread",
-    label: t({ zh: "分数的离散度随宽度按 √d 增长", en: "The spread of the scores grows as √d with the width" }),
+    label: t({ zh: "分数的标准差随宽度按 √d 增长", en: "The spread of the scores grows as √d with the width" }),
   });
   const { box, layers } = frame;
   const x = log([1, WIDEST], [box.left, box.right]);
   const y = linear([0, Math.sqrt(WIDEST)], [box.bottom, box.top]);
-  axis(frame, y, { side: "left", values: [0, 4, 8, 12, 16], title: t({ zh: "离散度 √d", en: "spread √d" }) });
+  axis(frame, y, { side: "left", values: [0, 4, 8, 12, 16], title: t({ zh: "标准差 √d", en: "spread √d" }) });
   axis(frame, x, {
     side: "bottom",
     values: [1, 4, 16, 64, 256],

@@ -1,5 +1,7 @@
 // F16: choose the divisor (none, √d, d) and drag the width: with √d the mix holds at
-// every width, with d it drifts toward a uniform average.
+// every width, with d it drifts toward a uniform average. The experiment's head of width d
+// scores √d times the toy's raw row `ate`, so our toy head (d = 2, raw ÷ √2) is not its
+// width 2: the note says where the toy sits, so F11 and this figure never seem to disagree.
 
 import { widthMix } from "../attention.js";
 import { figure } from "../figure.js";
@@ -15,7 +17,7 @@ const DIVISORS = ["none", "sqrt", "d"];
 export default function (el, head) {
   const base = baseScores(head);
   const n = head.tokens.length;
-  const { picture, controls, readouts } = stage(el);
+  const { picture, controls, readouts, note } = stage(el);
   // beside each bar, the weight a plain average would give it: where d drifts to
   const bars = mixBars(picture, head, {
     title: t({ zh: `ate 这一行的权重；虚框：平均 1/${n}`, en: `Row ate's weights; dashed: the average 1/${n}` }),
@@ -38,6 +40,14 @@ export default function (el, head) {
       gradient: "w(1−w)",
     },
     { key: "top" },
+  );
+
+  const toyTop = fixed(Math.max(...head.run().W[head.index("ate")]), 2);
+  note(
+    t({
+      zh: `宽度 1 的分数就是玩具头的原始分 q·k；宽度 2 的分数是它的 √2 倍。玩具头本身（d = 2，除以 √2，见 F11）对应这里宽度 2、除以 d：最大权重 ${toyTop}。`,
+      en: `At width 1 the scores are our toy's raw q·k; at width 2, √2 times those. Our toy head itself (d = 2, divided by √2, F11) sits at width 2 with the divisor d here: top weight ${toyTop}.`,
+    }),
   );
 
   const fig = figure(el, {

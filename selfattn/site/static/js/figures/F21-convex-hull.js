@@ -54,6 +54,10 @@ export default function (el, head, article) {
     height: 250,
     reference: true,
     ticks: [0, 4, 8, 12],
+    title: t({
+      zh: "it 这一行的原始分 q·k（÷√2 后才进 softmax）",
+      en: "Raw scores q·k in the row of it (÷√2 before softmax)",
+    }),
     label: t({
       zh: "it 这一行的原始分数；cat 的柱子可以拖",
       en: "The raw scores in the row of it; the bar of cat can be dragged",
@@ -95,7 +99,7 @@ export default function (el, head, article) {
   });
   const out = readouts(
     {
-      output: t({ zh: "it 的输出", en: "output of it" }),
+      output: t({ zh: "it 的输出（第 1 层）", en: "output of it, layer 1" }),
       "w.cat": "w(it, cat)",
       gap: t({ zh: "离 v(cat) 还差", en: "gap to v(cat)" }),
       inside: t({ zh: "在多边形里", en: "inside the polygon" }),

@@ -95,11 +95,11 @@ export default function (el, head, article) {
       en: "Masked scores become 0, not −∞, so the future still gets weight.",
     }),
     noPositions: t({
-      zh: `玩具头本来就没有位置编码，所以这个开关一开始是开着的。关掉它就加上 RoPE：位置 p 的 q、k 转 p 弧度。这个头训练时没有位置，转动打乱了它学到的方向：it 的查询和 cat 的键相隔 ${turn} 个位置，多转了 ${turn} 弧度，于是 w(it, cat) 从 ${fixed(catWith(true))} 掉到 ${fixed(catWith(false))}。`,
-      en: `Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE: q and k at position p turn by p radians. The head was fitted without positions, so the turn upsets the directions it learned: the query of it sits ${turn} positions after the key of cat and now meets that key ${turn} radians further round, so w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
+      zh: `玩具头本来就没有位置编码，所以这个开关一开始是开着的。关掉它就加上 RoPE（旋转位置编码）：位置 p 的 q、k 转 p 弧度。这个头训练时没有位置，转动打乱了它学到的方向：it 的查询和 cat 的键相隔 ${turn} 个位置，多转了 ${turn} 弧度，于是 w(it, cat) 从 ${fixed(catWith(true))} 掉到 ${fixed(catWith(false))}。`,
+      en: `Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE (rotary position embedding): q and k at position p turn by p radians. The head was fitted without positions, so the turn upsets the directions it learned: the query of it sits ${turn} positions after the key of cat and now meets that key ${turn} radians further round, so w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
     }),
     noSqrt: t({
-      zh: `d = 2 时只是稍微尖一点；d = ${initWidth} 时分数的离散度是 ${Math.sqrt(initWidth)}。`,
+      zh: `d = 2 时只是稍微尖一点；d = ${initWidth} 时分数的标准差是 ${Math.sqrt(initWidth)}。`,
       en: `At d = 2 the map only sharpens a little; at d = ${initWidth} the scores spread ${Math.sqrt(initWidth)} times wider.`,
     }),
     longKey: t({

@@ -205,7 +205,7 @@ export function scoreGrid(parent, head, label) {
     label,
     scale: Math.max(...S.flat().map(Math.abs)),
     titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
-    reference: { value: 1, text: t({ zh: "这个方块 = 1.00", en: "this square = 1.00" }) },
+    reference: { value: 1, text: t({ zh: "这个方块：q·k/√2 = 1.00", en: "this square: q·k/√2 = 1.00" }) },
   });
 }
 
