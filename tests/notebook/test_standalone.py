@@ -197,3 +197,51 @@ def test_the_head_view_projects_and_says_so(browser: Browser, tmp_path: Path) ->
     page.locator("button.token", has_text="it").click()
     assert readout(page, "row").startswith("query 4: it")
     page.close()
+
+
+def test_a_real_sized_head_labels_its_axes_by_the_grid_and_no_two_labels_overlap(
+    browser: Browser, tmp_path: Path
+) -> None:
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.normal(size=(14, 64)) * 2.2 for _ in range(3))
+    q[:, 0] += 8  # queries reach about 15, as a trained head's do
+    tokens = [
+        "the",
+        "cat",
+        "ate",
+        "and",
+        "it",
+        "ran",
+        "because",
+        "it",
+        "was",
+        "hungry",
+        ".",
+        "then",
+        "it",
+        "slept",
+    ]
+    widget = show(q, k, v, tokens=tokens, mask="causal")
+    page, foreign, errors = open_file(browser, widget.save_html(tmp_path / "head.html"))
+    for i in (13, 4, 9):
+        page.locator("button.token").nth(i).click()
+        boxes = page.evaluate(
+            """() => [...document.querySelector('#selfattn-widget').shadowRoot
+                .querySelectorAll('svg.plane')].map((svg) => {
+                  const edge = svg.getBoundingClientRect();
+                  return [...svg.querySelectorAll('text')]
+                    .filter((t) => t.textContent && getComputedStyle(t).display !== 'none')
+                    .map((t) => { const b = t.getBoundingClientRect();
+                      return {text: t.textContent, tick: t.classList.contains('tick'),
+                              x: b.x, y: b.y, r: b.right, b: b.bottom, edge: edge.right}; });
+                })"""
+        )
+        for plane in boxes:
+            ticks = [float(b["text"].replace("\u2212", "-")) for b in plane if b["tick"]]
+            assert len(ticks) < 12 and all(t == round(t) for t in ticks)
+            for a, b in itertools.combinations(plane, 2):
+                apart = a["r"] <= b["x"] or b["r"] <= a["x"] or a["b"] <= b["y"] or b["b"] <= a["y"]
+                assert apart, f"{a['text']!r} overlaps {b['text']!r}"
+            assert all(b["r"] <= b["edge"] + 1 for b in plane), "a label runs off the plane"
+    assert foreign == [] and errors == []
+    page.close()
