@@ -126,12 +126,21 @@ class AttentionMap(_Widget):
         )
 
     def _slice(self, layer: int, head: int) -> dict[str, Any]:
+        """What the picture needs of one head, its weights as float32."""
         w = self._stack[layer * self._heads + head]  # (n, n)
-        return {
-            "weights": floats(np.nan_to_num(w)),
-            "checks": self._checks[layer * self._heads + head],
-            "scale": full_cell(w),
-        }
+        return {**self._marks(layer, head), "weights": floats(np.nan_to_num(w))}
+
+    def _marks(self, layer: int, head: int) -> dict[str, Any]:
+        w = self._stack[layer * self._heads + head]
+        return {"checks": self._checks[layer * self._heads + head], "scale": full_cell(w)}
+
+    def _packed(self, layer: int, head: int, bits: int) -> tuple[dict[str, Any], float]:
+        """One head as a saved file holds it, and how far packing moved its weights."""
+        found = self._checks[layer * self._heads + head]
+        exact = np.ones(len(self.tokens), dtype=bool)
+        exact[next(c["rows"] for c in found if c["invariant"] == "rows sum to 1")] = False
+        weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact)
+        return {**self._marks(layer, head), "weights": weights}, error
 
     @traitlets.validate("layer")
     def _clamp_layer(self, proposal: Any) -> int:
@@ -206,13 +215,8 @@ class AttentionMap(_Widget):
         slices, error = {}, 0.0
         for layer in kept["layer"]:
             for head in kept["head"]:
-                k = layer * self._heads + head
-                sums = next(c for c in self._checks[k] if c["invariant"] == "rows sum to 1")
-                exact = np.ones(n, dtype=bool)
-                exact[sums["rows"]] = False
-                packed, off = store.pack(self._stack[k], bits, exact)
+                slices[f"{layer},{head}"], off = self._packed(layer, head, bits)
                 error = max(error, off)
-                slices[f"{layer},{head}"] = {**self._slice(layer, head), "weights": packed}
         layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
         head = self.head if self.head in kept["head"] else kept["head"][0]
         shown = slices[f"{layer},{head}"]

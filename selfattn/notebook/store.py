@@ -20,35 +20,43 @@ from typing import Any
 import numpy as np
 
 BITS = (8, 16)
-LEVEL = 6  # gzip's default: level 9 is a third slower for a few percent
+LEVEL = 3  # 4× faster than gzip's default 6 on 8-bit codes, for a file about 15% larger
 
 
-def _nudge(codes: np.ndarray, key: np.ndarray, counts: np.ndarray, by: int) -> None:
-    """Add `by` to the `counts[i]` cells of each row i with the largest `key`, in place."""
-    most = int(counts.max(initial=0))
+def _nudge(codes: np.ndarray, key: np.ndarray, allowed: np.ndarray, counts: np.ndarray) -> None:
+    """Move by one code, toward `counts`' sign, the |counts[i]| cells of each row i that
+    `allowed` lets move and whose `key` is largest, in place."""
+    most = int(np.abs(counts).max(initial=0))
     if not most:
         return
     rows = np.flatnonzero(counts)
-    top = np.argpartition(-key[rows], most - 1, axis=1)[:, :most]  # (rows, most), unsorted
-    order = np.argsort(-np.take_along_axis(key[rows], top, axis=1), axis=1)
+    sign = np.sign(counts[rows])[:, None]
+    ranked = np.where(allowed[rows], key[rows] * sign, -np.inf)  # (rows, n)
+    top = np.argpartition(-ranked, most - 1, axis=1)[:, :most]  # (rows, most), unsorted
+    order = np.argsort(-np.take_along_axis(ranked, top, axis=1), axis=1)
     top = np.take_along_axis(top, order, axis=1)
-    chosen = np.arange(most) < counts[rows, None]
-    np.add.at(codes, (np.repeat(rows, chosen.sum(axis=1)), top[chosen]), by)
+    chosen = np.arange(most) < np.abs(counts[rows, None])
+    np.add.at(
+        codes,
+        (np.repeat(rows, chosen.sum(axis=1)), top[chosen]),
+        np.repeat(sign[:, 0], chosen.sum(axis=1)),
+    )
 
 
 def quantise(weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray) -> np.ndarray:
     """Codes 0..2**bits − 1 for weights in [0, 1]; the rows marked `rows_sum_to_one` are
     rescaled to sum to 1 first and their codes sum to exactly 2**bits − 1."""
     full = (1 << bits) - 1
-    w = np.asarray(weights, dtype=np.float64)
-    sums = w.sum(axis=1, keepdims=True)
-    exact = rows_sum_to_one & (sums[:, 0] > 0)
-    x = np.where(exact[:, None], w / np.where(sums > 0, sums, 1), w) * full
-    codes = np.rint(x).astype(np.int64)
+    w = np.asarray(weights, dtype=np.float32)  # 24 bits of mantissa: room for 16-bit codes
+    sums = w.sum(axis=1, dtype=np.float64)
+    exact = rows_sum_to_one & (sums > 0)
+    x = w * np.where(exact, full / np.where(sums > 0, sums, 1), full).astype(np.float32)[:, None]
+    codes = np.rint(x).astype(np.int32)
     residual = x - codes  # in [−0.5, 0.5]: how far each code was rounded down
-    short = np.where(exact, full - codes.sum(axis=1), 0)  # |short| ≤ half the nonzero cells
-    _nudge(codes, np.where(w > 0, residual, -np.inf), np.maximum(short, 0), 1)
-    _nudge(codes, np.where(codes > 0, -residual, -np.inf), np.maximum(-short, 0), -1)
+    short = np.where(exact, full - codes.sum(axis=1, dtype=np.int64), 0)  # ≤ half the nonzero cells
+    # a row short of the full code gains one on the cells rounded down most, never on a
+    # zero; a row over it gives one back from the cells rounded up most, never below zero
+    _nudge(codes, residual, np.where(short[:, None] > 0, w > 0, codes > 0), short)
     return codes.astype(np.uint8 if bits == 8 else np.uint16)
 
 
@@ -60,15 +68,15 @@ def pack(
     given one."""
     if bits not in BITS:
         raise ValueError(f"bits must be one of {BITS}, not {bits}")
-    w = np.asarray(weights, dtype=np.float64)
+    w = np.asarray(weights)
     if np.all(np.isfinite(w)) and w.min(initial=0) >= 0 and w.max(initial=0) <= 1:
         codes = quantise(w, bits, rows_sum_to_one)
-        stored = codes / ((1 << bits) - 1)
+        stored = codes / np.float32((1 << bits) - 1)
         raw = codes.astype(codes.dtype.newbyteorder("<")).tobytes()
     else:
         bits = 32
         stored = w.astype(np.float32)
         raw = stored.astype("<f4").tobytes()
-    error = np.abs(np.nan_to_num(stored - w, nan=0.0, posinf=0.0, neginf=0.0))
+    error = np.abs(np.nan_to_num(stored - w.astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0))
     packed = {"bits": bits, "gzip": base64.b64encode(gzip.compress(raw, LEVEL, mtime=0))}
     return {**packed, "gzip": packed["gzip"].decode("ascii")}, float(error.max(initial=0))
