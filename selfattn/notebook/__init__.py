@@ -184,8 +184,19 @@ class AttentionMap(_Widget):
             data, _ = bundle
             k = self.layer * self._heads + self.head
             where = self._name(self.layer, self.head) if self._ndim > 2 else ""
+            others = [
+                f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
+                for b in self.broken
+                if (b["layer"], b["head"]) != (self.layer, self.head)
+            ]
+            elsewhere = f"Heads that break an invariant: {'; '.join(others)}. " if others else ""
             data["text/html"] = picture.still(
-                self._stack[k], self._checks[k], causal=self.causal, title=self.title, where=where
+                self._stack[k],
+                self._checks[k],
+                causal=self.causal,
+                title=self.title,
+                where=where,
+                elsewhere=elsewhere,
             )
         return bundle
 

@@ -60,7 +60,7 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarra
 
         share, masked, bad = pool(share), pool(masked) & ~pool(~masked[:n, :n]), pool(bad)
         n = m // block
-    cell = max(1, SIDE // n)
+    cell = max(1, min(SIDE // n, 40))
     inked = share > 0
     if cell >= 4:  # squares: a pixel is inked when it is inside its cell's square
         offset = np.abs(np.arange(cell) + 0.5 - cell / 2)
@@ -77,9 +77,16 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarra
 
 
 def still(
-    weights: np.ndarray, found: list[dict[str, Any]], *, causal: bool, title: str, where: str
+    weights: np.ndarray,
+    found: list[dict[str, Any]],
+    *,
+    causal: bool,
+    title: str,
+    where: str,
+    elsewhere: str = "",
 ) -> str:
-    """HTML holding the map on screen as a PNG, with what it is and what it breaks."""
+    """HTML holding the map on screen as a PNG, with what it is and what it breaks, and
+    `elsewhere`, what the heads not shown break."""
     wrong = [cell for c in found if not c["ok"] for cell in c["cells"]]
     data = base64.b64encode(png(draw(weights, causal, wrong))).decode("ascii")
     n = weights.shape[-1]
@@ -87,7 +94,7 @@ def still(
     failed = [f"{c['invariant']}: {c['message']}" for c in found if not c["ok"]]
     said = "; ".join(failed) if failed else "keeps every invariant"
     where = f", {where}" if where else ""
-    caption = f"{name}{where}: {said}. A still picture; run the cell for the live map."
+    caption = f"{name}{where}: {said}. {elsewhere}A still picture; run the cell for the live map."
     return (
         f'<figure class="selfattn-still" style="margin:0">'
         f'<img src="data:image/png;base64,{data}" alt="{html.escape(caption)}" '
