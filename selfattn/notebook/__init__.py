@@ -175,30 +175,34 @@ class AttentionMap(_Widget):
             if not c["ok"]
         ]
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict, dict] | None:
-        """The widget, and beside it a still picture of the map on screen: a front end
-        with no widget state (GitHub, nbviewer, a reopened notebook whose state was not
-        saved) shows the picture instead of "Loading widget..."."""
-        bundle = super()._repr_mimebundle_(**kwargs)
+    def _ipython_display_(self) -> None:
+        """The widget, then a still picture of the map as an output of its own. A notebook
+        reopened without the widget's state shows "Error displaying widget" in JupyterLab
+        rather than any other part of the widget's output, so the picture stands apart:
+        GitHub, nbviewer, an untrusted or stateless reopened notebook show it, and the live
+        widget hides it (map.js)."""
+        from IPython.display import display
+
+        bundle = self._repr_mimebundle_()
         if bundle is not None:
-            data, _ = bundle
-            k = self.layer * self._heads + self.head
-            where = self._name(self.layer, self.head) if self._ndim > 2 else ""
-            others = [
-                f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
-                for b in self.broken
-                if (b["layer"], b["head"]) != (self.layer, self.head)
-            ]
-            elsewhere = f"Heads that break an invariant: {'; '.join(others)}. " if others else ""
-            data["text/html"] = picture.still(
-                self._stack[k],
-                self._checks[k],
-                causal=self.causal,
-                title=self.title,
-                where=where,
-                elsewhere=elsewhere,
-            )
-        return bundle
+            display(bundle[0], metadata=bundle[1], raw=True)
+        display({"text/html": self._still()}, raw=True)
+
+    def _still(self) -> str:
+        k = self.layer * self._heads + self.head
+        others = [
+            f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
+            for b in self.broken
+            if (b["layer"], b["head"]) != (self.layer, self.head)
+        ]
+        return picture.still(
+            self._stack[k],
+            self._checks[k],
+            causal=self.causal,
+            title=self.title,
+            where=self._name(self.layer, self.head) if self._ndim > 2 else "",
+            elsewhere=f"Heads that break an invariant: {'; '.join(others)}. " if others else "",
+        )
 
     def save_html(
         self,

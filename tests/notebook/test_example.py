@@ -35,11 +35,11 @@ def test_the_example_runs_and_its_saved_outputs_show_the_map_without_a_kernel(
     saved = nbformat.read(tmp_path / "ran.ipynb", as_version=4)
 
     outputs = {cell.id: cell.get("outputs", []) for cell in saved.cells}
-    shown = [o for o in outputs[saved.cells[2].id] if o.get("output_type") == "execute_result"]
-    assert len(shown) == 1 and WIDGET in shown[0]["data"]
-    still = shown[0]["data"]["text/html"]
-    assert "data:image/png;base64," in still and "a random two-layer model" in still
-    model = shown[0]["data"][WIDGET]["model_id"]
+    widget, still = (o["data"] for o in outputs[saved.cells[2].id])
+    assert WIDGET in widget and "text/html" not in widget
+    assert "data:image/png;base64," in still["text/html"]
+    assert "a random two-layer model" in still["text/html"]
+    model = widget[WIDGET]["model_id"]
     state = saved.metadata["widgets"][STATE]["state"]
     assert state[model]["state"]["tokens"][:3] == ["the", "cat", "ate"]
     assert state[model]["state"]["_esm"]  # the widget's code is saved too: it can render again

@@ -91,6 +91,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ran = nbformat.reads(json.dumps(notebook_of(CELLS[:1])), as_version=4)
     nbclient.NotebookClient(ran, timeout=120, kernel_name="python3").execute()
     nbformat.write(ran, root / "reopened.ipynb")
+    nbformat.sign.NotebookNotary().sign(ran)  # as JupyterLab signs a notebook the reader saves
+    nbformat.write(ran, root / "trusted.ipynb")
+    del ran.metadata["widgets"]
+    nbformat.sign.NotebookNotary().sign(ran)
+    nbformat.write(ran, root / "stateless.ipynb")
     port = free_port()
     command = [
         sys.executable,
@@ -157,6 +162,8 @@ def test_python_and_the_browser_talk_both_ways(lab: str, browser: Browser) -> No
         page.screenshot(path=str(SHOTS / "jupyterlab-first.png"))
     row = page.locator('.selfattn-nb [data-readout="row"]')
     assert row.inner_text() == "0 · the"
+    still = page.locator(".selfattn-still")
+    assert still.count() == 1 and not still.is_visible()  # the live widget hides it
     run_cell(page, 1)  # Python sets the row: the map redraws
     row.filter(has_text="3 · and").wait_for(timeout=60_000)
     widget = page.locator(".selfattn-nb")
@@ -218,19 +225,31 @@ def test_a_long_map_zooms_and_a_real_head_reads_in_light_and_dark(
     page.close()
 
 
+@pytest.mark.parametrize(
+    ("name", "state"),
+    [
+        ("reopened", True),  # as nbclient saved it, widget state and all
+        ("trusted", True),  # the same, signed as JupyterLab signs a notebook the reader saves
+        ("stateless", False),  # saved with no state: "Error displaying widget" beside it
+    ],
+)
 def test_a_notebook_saved_after_a_run_shows_the_map_when_reopened(
-    lab: str, browser: Browser
+    lab: str, browser: Browser, name: str, state: bool
 ) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 1000})
-    page.goto(lab + "lab/tree/reopened.ipynb?reset", timeout=120_000)
+    page.goto(lab + f"lab/tree/{name}.ipynb?reset", timeout=120_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
-    # no cell is run: JupyterLab has no widget model, and shows the still picture saved
-    # beside the widget instead of "Loading widget..."
-    still = page.locator(".jp-OutputArea-output img[src^='data:image/png;base64,']")
-    try:
-        still.wait_for(timeout=60_000)
+    try:  # no cell is run: what shows is what the notebook saved
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+        page.wait_for_timeout(3000)  # the widget manager has had its say
     finally:
-        page.screenshot(path=str(SHOTS / "jupyterlab-reopened.png"))
-    output = page.locator(".jp-OutputArea-output").first.inner_text()
-    assert "Loading widget" not in output and "weights[1, 2] (rows sum to 1, causal)" in output
+        page.screenshot(path=str(SHOTS / f"jupyterlab-reopened-{name}.png"))
+    widget = page.locator(".selfattn-nb[data-draw-ms]")
+    still = page.locator(".selfattn-still")
+    # the live widget, drawn from the saved state, or else the still picture: one, never none
+    assert widget.count() == (1 if state else 0) or still.is_visible()
+    assert still.is_visible() != (widget.count() == 1)
+    if still.is_visible():
+        assert "weights[1, 2] (rows sum to 1, causal)" in still.inner_text()
+    assert "Loading widget" not in page.locator(".jp-Cell").first.inner_text()
     page.close()

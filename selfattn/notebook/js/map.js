@@ -17,9 +17,19 @@ const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its
 /** The weights of one row as a plain array. @param {Float32Array} w @param {number} n @param {number} i */
 const rowOf = (w, n, i) => Array.from(w.subarray(i * n, i * n + n));
 
+// Python prints a still picture of the map as the output after the widget's (picture.py),
+// for wherever the widget cannot draw; where it does, the still is hidden
+const STILL_RULE = [".jp-OutputArea-child", ".output_area"]
+  .map((output) => `${output}:has(.selfattn-host) + ${output}:has(.selfattn-still)`)
+  .join(", ");
+
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderMap({ model, el }) {
   const started = performance.now();
+  el.classList.add("selfattn-host");
+  if (!document.getElementById("selfattn-still-rule")) {
+    document.head.append(html("style", { id: "selfattn-still-rule", text: `${STILL_RULE} { display: none; }` }));
+  }
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const n = tokens.length;
   const shape = /** @type {number[]} */ (model.get("shape"));
