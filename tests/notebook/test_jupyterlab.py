@@ -1,4 +1,5 @@
-"""A real JupyterLab: a Python-side change redraws the map, and a click reaches Python.
+"""A real JupyterLab: a Python-side change redraws the map, a click reaches Python, a long map
+zooms, a real-sized head reads in light and dark, and a saved notebook shows its map reopened.
 
 Slow (a server, a kernel, a browser), so `make test` skips it; `make test-notebook` runs it.
 The server is started on a random loopback port and stopped by its PID.
