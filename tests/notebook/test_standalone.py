@@ -172,6 +172,7 @@ def test_a_long_map_zooms_into_a_dragged_region_and_says_the_value_at_the_pointe
     tip_box = tip.bounding_box()
     assert tip_box and abs(tip_box["x"] - x) < 40 and abs(tip_box["y"] - y) < 40
     assert tip.inner_text() == readout(page, "hover") and "→ token" in tip.inner_text()
+    row_at_pointer = int(tip.inner_text().split(" →")[0].removeprefix("token"))
     page.mouse.down()
     page.mouse.move(x + 60, y + 60, steps=4)
     page.mouse.up()
@@ -181,6 +182,13 @@ def test_a_long_map_zooms_into_a_dragged_region_and_says_the_value_at_the_pointe
     assert 10 < last - first + 1 < 120  # a region of tokens, drawn a few pixels a cell
     page.get_by_role("button", name="whole map").click()
     assert "zoomed" not in (page.locator("canvas").get_attribute("aria-label") or "")
+    page.mouse.move(x, y)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -100)  # Ctrl + wheel: in by 1.5 about the pointer
+    page.keyboard.up("Control")
+    label = page.locator("canvas").get_attribute("aria-label") or ""
+    first, last = (int(v) for v in label.split("queries ")[1].split(" and")[0].split("–"))
+    assert last - first + 1 == 200 and first - 1 <= row_at_pointer < last
     assert foreign == [] and errors == []
     page.close()
 

@@ -165,6 +165,21 @@ export function renderMap({ model, el }) {
         const [j0, j1] = [start.cell[1], end[1]].sort((a, b) => a - b);
         if (i1 > i0 || j1 > j0) zoomTo({ r0: i0, r1: i1 + 1, c0: j0, c1: j1 + 1 });
       });
+      // Ctrl + wheel (a trackpad's pinch) zooms about the cell under the pointer; a plain
+      // wheel still scrolls the notebook
+      grid.root.addEventListener("wheel", (event) => {
+        const cell = at(event);
+        if (!event.ctrlKey || !cell) return;
+        event.preventDefault();
+        const grow = event.deltaY > 0 ? 1.5 : 1 / 1.5;
+        const span = (lo, hi, c) => {
+          const size = Math.min(n, Math.max(8, Math.round((hi - lo) * grow)));
+          const start = Math.min(n - size, Math.max(0, Math.round(c - ((c - lo) / (hi - lo)) * size)));
+          return [start, start + size];
+        };
+        const [a0, a1] = span(r0, r1, cell[0]), [b0, b1] = span(c0, c1, cell[1]);
+        zoomTo(a1 - a0 === n && b1 - b0 === n ? null : { r0: a0, r1: a1, c0: b0, c1: b1 });
+      }, { passive: false });
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
       picture = { kind: "canvas", root: grid.root, grid };
     }
@@ -181,7 +196,7 @@ export function renderMap({ model, el }) {
       ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
       { kind: "leak", text: "breaks an invariant" },
     ]));
-    if (n > SVG_UP_TO) legend.append(html("p", { class: "figure-note", text: "drag over the map to zoom in; Esc or “whole map” to zoom out" }));
+    if (n > SVG_UP_TO) legend.append(html("p", { class: "figure-note", text: "drag over the map, or Ctrl + wheel, to zoom in; Esc or “whole map” to zoom out" }));
   }
 
   /** Show only queries r0..r1 and keys c0..c1 (end excluded), or the whole map. */
