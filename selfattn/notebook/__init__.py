@@ -131,6 +131,7 @@ class AttentionMap(_Widget):
         return {**self._marks(layer, head), "weights": floats(np.nan_to_num(w))}
 
     def _marks(self, layer: int, head: int) -> dict[str, Any]:
+        """What marks a head's picture besides its weights: its checks, a full cell's weight."""
         w = self._stack[layer * self._heads + head]
         return {"checks": self._checks[layer * self._heads + head], "scale": full_cell(w)}
 
@@ -189,6 +190,7 @@ class AttentionMap(_Widget):
         display({"text/html": self._still()}, raw=True)
 
     def _still(self) -> str:
+        """The map on screen as a still picture, naming what every other head breaks."""
         k = self.layer * self._heads + self.head
         others = [
             f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
