@@ -52,7 +52,7 @@ def checks(
     and with `causal` nothing above the diagonal. Each says which rows and cells fail.
 
     >>> [c["ok"] for c in checks(np.full((2, 2), 0.5), causal=False)]
-    [True, True, True]
+    [True, True]
     """
     out = []
     bad = np.argwhere(~np.isfinite(weights))
