@@ -253,3 +253,33 @@ def test_a_real_sized_head_labels_its_axes_by_the_grid_and_no_two_labels_overlap
             assert all(b["r"] <= b["edge"] + 1 for b in plane), "a label runs off the plane"
     assert foreign == [] and errors == []
     page.close()
+
+
+def test_a_map_longer_than_its_pixels_draws_each_block_by_its_largest_weight(
+    browser: Browser, tmp_path: Path
+) -> None:
+    w = causal_weights(1300)
+    w[100, 700] = 0.3  # a leak far from the diagonal, in one cell of a 3 × 3 block
+    path = show_map(w, [f"t{i}" for i in range(1300)], causal=True).save_html(tmp_path / "l.html")
+    page, foreign, errors = open_file(browser, path)
+    canvas = page.locator("canvas")
+    assert "each square the largest weight of 3 × 3 cells" in (
+        canvas.get_attribute("aria-label") or ""
+    )
+    red = page.evaluate(
+        """() => {
+          const c = document.querySelector('#selfattn-widget').shadowRoot.querySelector('canvas');
+          const box = c.getBoundingClientRect(), px = c.width / box.width;
+          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          let count = 0;
+          for (let i = 0; i < d.length; i += 4) if (d[i] > 150 && d[i + 1] < 90) count += 1;
+          return count;
+        }"""
+    )
+    assert red > 0  # the leak is drawn, whatever the pooling
+    box = canvas.bounding_box()
+    assert box
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.9)
+    assert readout(page, "row").split(" ")[0] in {str(i) for i in range(900, 1300)}
+    assert foreign == [] and errors == []
+    page.close()

@@ -121,14 +121,19 @@ export function renderMap({ model, el }) {
     } else {
       const { r0, r1, c0, c1 } = view;
       const zoomed = r1 - r0 < n || c1 - c0 < n;
+      const side = Math.min(640, Math.max(360, n * 1.2));
+      // past one cell a pixel, a square is a faint smudge: a block of cells is drawn as one,
+      // with the block's largest weight, so a spike never vanishes
+      const block = Math.ceil(Math.max(r1 - r0, c1 - c0) / side);
+      const every = (lo, hi) => tokens.slice(lo, hi).filter((_, k) => k % block === 0);
+      const pooled = block > 1 ? `, each square the largest weight of ${block} × ${block} cells` : "";
       const grid = makeCanvasGrid(holder, {
-        rows: tokens.slice(r0, r1), columns: tokens.slice(c0, c1),
-        label: zoomed ? `${label}, zoomed to queries ${r0 + 1}–${r1} and keys ${c0 + 1}–${c1}` : label,
-        side: Math.min(640, Math.max(360, n * 1.2)),
+        rows: every(r0, r1), columns: every(c0, c1), side,
+        label: `${label}${zoomed ? `, zoomed to queries ${r0 + 1}–${r1} and keys ${c0 + 1}–${c1}` : ""}${pooled}`,
       });
       const at = (event) => {
-        const local = grid.cellAt(event);
-        return local && [local[0] + r0, local[1] + c0];
+        const cell = grid.cellAt(event);
+        return cell && [Math.min(r1 - 1, r0 + cell[0] * block), Math.min(c1 - 1, c0 + cell[1] * block)];
       };
       // a click picks a row; a drag draws a region and zooms into it
       const region = html("div", { class: "region" });
@@ -181,7 +186,7 @@ export function renderMap({ model, el }) {
         zoomTo(a1 - a0 === n && b1 - b0 === n ? null : { r0: a0, r1: a1, c0: b0, c1: b1 });
       }, { passive: false });
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
-      picture = { kind: "canvas", root: grid.root, grid };
+      picture = { kind: "canvas", root: grid.root, grid, block };
     }
     picture.root.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && zoomOut.isConnected) return zoomTo(null);
@@ -289,15 +294,24 @@ export function renderMap({ model, el }) {
       });
     } else {
       const { r0, r1, c0, c1 } = view;
-      const m = c1 - c0;
-      const shown = new Float32Array((r1 - r0) * m);
-      for (let i = r0; i < r1; i += 1) shown.set(weights.subarray(i * n + c0, i * n + c1), (i - r0) * m);
+      const { block } = picture;
+      const rows = Math.ceil((r1 - r0) / block), m = Math.ceil((c1 - c0) / block);
+      const shown = new Float32Array(rows * m);
+      for (let i = r0; i < r1; i += 1) {
+        const at = Math.floor((i - r0) / block) * m;
+        for (let j = c0; j < c1; j += 1) {
+          const k = at + Math.floor((j - c0) / block);
+          shown[k] = Math.max(shown[k], weights[i * n + j]);
+        }
+      }
       const inside = (i, j) => i >= r0 && i < r1 && j >= c0 && j < c1;
+      const local = (i, j) => [Math.floor((i - r0) / block), Math.floor((j - c0) / block)];
       picture.grid.draw(shown, {
         scale: model.get("scale"),
-        masked: (i, j) => maskedAt(i + r0, j + c0),
-        wrong: [...cells.keys()].map((k) => [Math.floor(k / n), k % n]).filter(([i, j]) => inside(i, j)).map(([i, j]) => [i - r0, j - c0]),
-        wrongRows: [...sumRows].filter((i) => i >= r0 && i < r1).map((i) => i - r0),
+        // a block is masked when all of it is: its bottom-left cell is, under a causal mask
+        masked: (i, j) => maskedAt(Math.min(r1 - 1, r0 + (i + 1) * block - 1), c0 + j * block),
+        wrong: [...cells.keys()].map((k) => [Math.floor(k / n), k % n]).filter(([i, j]) => inside(i, j)).map(([i, j]) => local(i, j)),
+        wrongRows: [...sumRows].filter((i) => i >= r0 && i < r1).map((i) => local(i, c0)[0]),
         colours: colours(root),
       });
     }
@@ -335,8 +349,10 @@ export function renderMap({ model, el }) {
       if (hover) picture.root.querySelectorAll("g.cell")[hover[0] * n + hover[1]]?.classList.add("hover");
     } else {
       const { r0, r1, c0, c1 } = view;
+      const { block } = picture;
       const seen = hover && hover[0] >= r0 && hover[0] < r1 && hover[1] >= c0 && hover[1] < c1;
-      picture.grid.focus(row >= r0 && row < r1 ? row - r0 : -1, seen ? [hover[0] - r0, hover[1] - c0] : null);
+      const local = (i, lo) => Math.floor((i - lo) / block);
+      picture.grid.focus(row >= r0 && row < r1 ? local(row, r0) : -1, seen ? [local(hover[0], r0), local(hover[1], c0)] : null);
     }
     out.row.textContent = `${row} · ${elide(tokens[row], 16)}`;
     out.top.textContent = `${elide(tokens[top], 12)} ${fixed(w[top], 3)}`;
