@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.notebook.home import jupyter_home
+
 nbclient = pytest.importorskip("nbclient")
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("ipykernel")
@@ -28,6 +30,8 @@ def test_the_example_runs_and_its_saved_outputs_show_the_map_without_a_kernel(
     # the kernel is a subprocess: it imports selfattn from this tree
     root = str(EXAMPLE.parents[1])
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    for name, value in jupyter_home(tmp_path).items():
+        monkeypatch.setenv(name, value)
     nbclient.NotebookClient(
         notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": tmp_path}}
     ).execute()

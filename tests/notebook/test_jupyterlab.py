@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests.notebook.home import jupyter_home
+
 if not os.environ.get("SELFATTN_LIVE_NOTEBOOK"):
     pytest.skip("a live JupyterLab: run `make test-notebook`", allow_module_level=True)
 pytest.importorskip("jupyterlab")
@@ -86,16 +88,25 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("lab")
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in jupyter_home(root).items():
+            env.setenv(name, value)  # the server, its kernels and nbclient below all read them
+        yield from serve(root)
+
+
+def serve(root: Path) -> Iterator[str]:
+    """Write the notebooks the tests open, start JupyterLab on them, stop it after."""
     (root / "live.ipynb").write_text(json.dumps(notebook_of(CELLS)))
     (root / "more.ipynb").write_text(json.dumps(notebook_of(MORE)))
     # run and saved by nbclient, as CI or a colleague would: reopened, it must show the map
     ran = nbformat.reads(json.dumps(notebook_of(CELLS[:1])), as_version=4)
     nbclient.NotebookClient(ran, timeout=120, kernel_name="python3").execute()
     nbformat.write(ran, root / "reopened.ipynb")
-    nbformat.sign.NotebookNotary().sign(ran)  # as JupyterLab signs a notebook the reader saves
+    notary = nbformat.sign.NotebookNotary()
+    notary.sign(ran)  # as JupyterLab signs a notebook the reader saves
     nbformat.write(ran, root / "trusted.ipynb")
     del ran.metadata["widgets"]
-    nbformat.sign.NotebookNotary().sign(ran)
+    notary.sign(ran)
     nbformat.write(ran, root / "stateless.ipynb")
     port = free_port()
     command = [
@@ -111,16 +122,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "--ServerApp.disable_check_xsrf=True",
         "--allow-root",
     ]
-    # settings (the theme a test picks) and workspaces live in the test's folder, not in ~
-    env = {
-        **os.environ,
-        "JUPYTERLAB_SETTINGS_DIR": str(root / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(root / "workspaces"),
-        "JUPYTER_CONFIG_DIR": str(root / "config"),
-    }
-    proc = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root, env=env
-    )
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
     try:
         url = f"http://127.0.0.1:{port}/"
         deadline = time.monotonic() + 120
