@@ -58,17 +58,16 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarra
         def pool(a: np.ndarray) -> np.ndarray:
             return np.pad(a, pad).reshape(m // block, block, m // block, block).max(axis=(1, 3))
 
-        share, masked, bad = pool(share), pool(masked) & ~pool(~masked[:n, :n]), pool(bad)
+        share, masked, bad = pool(share), pool(masked) & ~pool(~masked), pool(bad)
         n = m // block
     cell = max(1, min(SIDE // n, 40))
-    inked = share > 0
     if cell >= 4:  # squares: a pixel is inked when it is inside its cell's square
         offset = np.abs(np.arange(cell) + 0.5 - cell / 2)
         reach = np.maximum.outer(offset, offset)  # (cell, cell): distance from the centre
         inside = np.kron(share * (cell - 1) / 2, np.ones((cell, cell))) > np.tile(reach, (n, n))
         ink = inside[..., None] * 1.0
     else:  # shades: a cell's darkness ∝ its weight's share
-        ink = np.kron(share, np.ones((cell, cell)))[..., None] * inked.any()
+        ink = np.kron(share, np.ones((cell, cell)))[..., None]
     wash = np.kron(masked, np.ones((cell, cell), bool))[..., None]
     red = np.kron(bad, np.ones((cell, cell), bool))[..., None]
     paper = np.where(wash, MASKED, PAPER)
