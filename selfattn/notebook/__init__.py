@@ -3,7 +3,8 @@
 >>> from selfattn.notebook import show_map, show
 >>> m = show_map(weights, tokens, causal=True)  # doctest: +SKIP
 >>> m.row  # the query row the reader picked in the browser  # doctest: +SKIP
->>> m.save_html("map.html")  # one file, works offline  # doctest: +SKIP
+>>> m.failed  # every head that breaks an invariant, and what it breaks  # doctest: +SKIP
+>>> m.save_html("map.html", layers=[0, 11])  # one file, works offline  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from selfattn.notebook import assets
+from selfattn.notebook import assets, picture, store
 from selfattn.notebook.data import (
+    TOLERANCE,
     as_array,
     attention_weights,
     checks,
+    dtype_name,
     floats,
     full_cell,
     looks_causal,
@@ -59,19 +62,34 @@ class _Widget(anywidget.AnyWidget):
         ]
         return {name: getattr(self, name) for name in names}
 
-    def _slices(self) -> dict[str, dict[str, Any]]:
-        return {}
-
     def save_html(self, path: str | Path) -> Path:
         """Write the widget as one standalone HTML file: it opens offline, from file://,
         and asks no other origin for anything. Returns the path written."""
-        path = Path(path)
-        path.write_text(assets.page(self._state(), self._slices()), encoding="utf-8")
-        return path
+        return _write(path, assets.page(self._state()))
+
+
+def _write(path: str | Path, text: str) -> Path:
+    path = Path(path)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _kept(asked: Any, count: int, axis: str) -> list[int]:
+    """The indices save_html keeps on one axis: all of them, or the ones asked for."""
+    if asked is None:
+        return list(range(count))
+    kept = sorted({int(i) for i in ([asked] if isinstance(asked, int) else asked)})
+    if not kept or kept[0] < 0 or kept[-1] >= count:
+        raise ValueError(f"{axis}s to keep must be among 0..{count - 1}, not {asked!r}")
+    return kept
 
 
 class AttentionMap(_Widget):
-    """An attention map of any `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)` array."""
+    """An attention map of any `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)` array.
+
+    Every head is checked when the map is made: `failed` lists what each head breaks,
+    whichever head is on screen, and `broken` tells the picture which heads to point at.
+    """
 
     weights = traitlets.Unicode().tag(sync=True)
     shape = traitlets.List(traitlets.Int()).tag(sync=True)
@@ -80,28 +98,50 @@ class AttentionMap(_Widget):
     causal = traitlets.Bool(False).tag(sync=True)
     scale = traitlets.Float(1.0).tag(sync=True)
     checks = traitlets.List().tag(sync=True)
+    broken = traitlets.List().tag(sync=True)
 
-    def __init__(self, stack: np.ndarray, tokens: list[str], causal: bool, title: str) -> None:
+    def __init__(
+        self, stack: np.ndarray, tokens: list[str], causal: bool, title: str, dtype: str
+    ) -> None:
         self._layers = stack.shape[0] if stack.ndim == 4 else 1
         self._heads = stack.shape[-3] if stack.ndim >= 3 else 1
         self._stack = stack.reshape(-1, *stack.shape[-2:])  # (layers·heads, n, n)
-        self._causal_given = causal
+        self._ndim = stack.ndim
+        self._dtype = dtype
+        tolerance = TOLERANCE.get(dtype, TOLERANCE["float64"])
+        self._checks = [checks(w, causal, tolerance) for w in self._stack]
+        broken = [
+            {"layer": k // self._heads, "head": k % self._heads, "invariants": names}
+            for k, found in enumerate(self._checks)
+            if (names := [c["invariant"] for c in found if not c["ok"]])
+        ]
         super().__init__(
             kind="map",
             tokens=tokens,
             title=title,
             shape=list(stack.shape),
             causal=causal,
+            broken=broken,
             **self._slice(0, 0),
         )
 
     def _slice(self, layer: int, head: int) -> dict[str, Any]:
+        """What the picture needs of one head, its weights as float32."""
         w = self._stack[layer * self._heads + head]  # (n, n)
-        return {
-            "weights": floats(np.nan_to_num(w)),
-            "checks": checks(w, self._causal_given),
-            "scale": full_cell(w),
-        }
+        return {**self._marks(layer, head), "weights": floats(np.nan_to_num(w))}
+
+    def _marks(self, layer: int, head: int) -> dict[str, Any]:
+        """What marks a head's picture besides its weights: its checks, a full cell's weight."""
+        w = self._stack[layer * self._heads + head]
+        return {"checks": self._checks[layer * self._heads + head], "scale": full_cell(w)}
+
+    def _packed(self, layer: int, head: int, bits: int) -> tuple[dict[str, Any], float]:
+        """One head as a saved file holds it, and how far packing moved its weights."""
+        found = self._checks[layer * self._heads + head]
+        exact = np.ones(len(self.tokens), dtype=bool)
+        exact[next(c["rows"] for c in found if c["invariant"] == "rows sum to 1")] = False
+        weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact)
+        return {**self._marks(layer, head), "weights": weights}, error
 
     @traitlets.validate("layer")
     def _clamp_layer(self, proposal: Any) -> int:
@@ -117,19 +157,100 @@ class AttentionMap(_Widget):
             for name, value in self._slice(self.layer, self.head).items():
                 setattr(self, name, value)
 
-    def _slices(self) -> dict[str, dict[str, Any]]:
-        if self._layers * self._heads == 1:
-            return {}  # the state holds the one map already
-        return {
-            f"{layer},{head}": self._slice(layer, head)
-            for layer in range(self._layers)
-            for head in range(self._heads)
-        }
+    def _name(self, layer: int, head: int) -> str:
+        """A head as the reader indexes the array they passed: weights[layer, head]."""
+        return ["weights", f"weights[{head}]", f"weights[{layer}, {head}]"][self._ndim - 2]
 
     @property
     def failed(self) -> list[str]:
-        """The invariants the shown map breaks, by name: [] when it keeps them all."""
-        return [c["invariant"] for c in self.checks if not c["ok"]]
+        """Every invariant any head breaks, one message each, naming the head as the array
+        passed in indexes it: [] when every head keeps them all.
+
+        >>> m.failed  # doctest: +SKIP
+        ['weights[1, 2]: causal: 1 weight above the diagonal: the future leaks']
+        """
+        return [
+            f"{self._name(b['layer'], b['head'])}: {c['invariant']}: {c['message']}"
+            for b in self.broken
+            for c in self._checks[b["layer"] * self._heads + b["head"]]
+            if not c["ok"]
+        ]
+
+    def _ipython_display_(self) -> None:
+        """The widget, then a still picture of the map as an output of its own. A notebook
+        reopened without the widget's state shows "Error displaying widget" in JupyterLab
+        rather than any other part of the widget's output, so the picture stands apart:
+        GitHub, nbviewer, an untrusted or stateless reopened notebook show it, and the live
+        widget hides it (map.js)."""
+        from IPython.display import display
+
+        bundle = self._repr_mimebundle_()
+        if bundle is not None:
+            display(bundle[0], metadata=bundle[1], raw=True)
+        display({"text/html": self._still()}, raw=True)
+
+    def _still(self) -> str:
+        """The map on screen as a still picture, naming what every other head breaks."""
+        k = self.layer * self._heads + self.head
+        others = [
+            f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
+            for b in self.broken
+            if (b["layer"], b["head"]) != (self.layer, self.head)
+        ]
+        return picture.still(
+            self._stack[k],
+            self._checks[k],
+            causal=self.causal,
+            title=self.title,
+            where=self._name(self.layer, self.head) if self._ndim > 2 else "",
+            elsewhere=f"Heads that break an invariant: {'; '.join(others)}. " if others else "",
+        )
+
+    def save_html(
+        self,
+        path: str | Path,
+        *,
+        layers: int | list[int] | None = None,
+        heads: int | list[int] | None = None,
+        bits: int | None = None,
+    ) -> Path:
+        """Write the map as one standalone HTML file that opens offline from file:// and
+        asks no other origin for anything; returns the path written.
+
+        `layers` and `heads` keep only those (indices, as for `m.layer` and `m.head`).
+        Weights are stored in `bits` (8 or 16; by default 16 up to 256 tokens, where a
+        cell's number is printed, and 8 beyond), rows that sum to 1 still do, zeros stay
+        zero, and the page says how far a stored weight is at most from yours; each head
+        is gzipped and unpacked in the browser only when shown.
+        """
+        n = len(self.tokens)
+        bits = bits or (16 if n <= 256 else 8)
+        kept = {
+            "layer": _kept(layers, self._layers, "layer"),
+            "head": _kept(heads, self._heads, "head"),
+        }
+        slices, error = {}, 0.0
+        for layer in kept["layer"]:
+            for head in kept["head"]:
+                slices[f"{layer},{head}"], off = self._packed(layer, head, bits)
+                error = max(error, off)
+        layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
+        head = self.head if self.head in kept["head"] else kept["head"][0]
+        shown = slices[f"{layer},{head}"]
+        if len(slices) > 1:  # the page unpacks the shown head from its slice: stored once
+            shown = {**shown, "weights": ""}
+        state = {
+            **self._state(),
+            **shown,
+            "layer": layer,
+            "head": head,
+            "kept": kept,
+            "stored": (
+                f"weights stored in {bits} bits, each at most {error:.2g} from the notebook's "
+                f"({self._dtype}); rows that sum to 1 still do, zeros stay zero"
+            ),
+        }
+        return _write(path, assets.page(state, slices if len(slices) > 1 else {}))
 
 
 class HeadView(_Widget):
@@ -153,7 +274,9 @@ def show_map(
 
     `weights` is `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)`; anything with
     `__array__`. `causal=None` draws the upper triangle as masked when it is all zero;
-    `causal=True` also checks that no weight sits above the diagonal.
+    `causal=True` also checks that no weight sits above the diagonal. Rows must sum to 1
+    within what the dtype the weights came in allows (bfloat16 1e-2, float16 2e-3,
+    float32 1e-4, float64 1e-6).
     """
     stack = as_array(weights)
     if stack.ndim not in (2, 3, 4) or stack.shape[-1] != stack.shape[-2]:
@@ -166,7 +289,7 @@ def show_map(
         raise ValueError(f"{len(tokens)} tokens for a map of {n} keys")
     if causal is None:
         causal = all(looks_causal(w) for w in stack.reshape(-1, n, n))
-    return AttentionMap(stack, tokens, bool(causal), title or "")
+    return AttentionMap(stack, tokens, bool(causal), title or "", dtype_name(weights))
 
 
 def show(

@@ -59,7 +59,7 @@ body {{ margin: 0; padding: 16px; background: #fdfcf8; }}
 <script type="module">
 {code}
 const data = JSON.parse(document.getElementById("selfattn-data").textContent);
-const model = selfattn_entry.standaloneModel(data.state, data.slices);
+const model = await selfattn_entry.standaloneModel(data.state, data.slices);
 selfattn_entry.default.render({{ model, el: document.getElementById("selfattn-widget") }});
 </script>
 </body>

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from selfattn.notebook import show_map
 from selfattn.notebook.data import attention_weights, checks, full_cell, looks_causal, projection
 
 
@@ -59,3 +61,30 @@ def test_a_long_map_is_scaled_so_one_spike_does_not_hide_the_rest() -> None:
     w[0] = 0
     w[0, 0] = 1
     assert full_cell(w) < 0.02 and full_cell(w[:6, :6]) == 1
+
+
+def test_row_sums_are_held_to_what_the_dtype_the_weights_came_in_allows() -> None:
+    w = np.tril(np.ones((6, 6)))
+    w /= w.sum(axis=1, keepdims=True)
+    w[3] *= 1.002  # a half-precision softmax lands about this far from 1
+    assert show_map(w.astype(np.float32), list("abcdef")).failed != []
+    assert show_map(w.astype(np.float16), list("abcdef")).failed == []
+    torch = pytest.importorskip("torch")
+    assert show_map(torch.tensor(w).to(torch.bfloat16), list("abcdef")).failed == []
+    w[3] *= 1.05  # a real bug is caught in any dtype
+    assert show_map(torch.tensor(w).to(torch.bfloat16), list("abcdef")).failed == [
+        "weights: rows sum to 1: 1 row not summing to 1 (row 3: 1.0547)"
+    ]
+
+
+def test_failed_names_every_broken_head_whichever_is_shown() -> None:
+    stack = np.full((3, 4, 4), 0.25)
+    stack[2, 0, 1] = -0.25
+    m = show_map(stack, list("abcd"))
+    assert m.head == 0 and m.broken == [
+        {"layer": 0, "head": 2, "invariants": ["non-negative", "rows sum to 1"]}
+    ]
+    assert m.failed == [
+        "weights[2]: non-negative: 1 negative weight, the lowest -0.25",
+        "weights[2]: rows sum to 1: 1 row not summing to 1 (row 0: 0.5000)",
+    ]

@@ -1,4 +1,5 @@
-"""A real JupyterLab: a Python-side change redraws the map, and a click reaches Python.
+"""A real JupyterLab: a Python-side change redraws the map, a click reaches Python, a long map
+zooms, a real-sized head reads in light and dark, and a saved notebook shows its map reopened.
 
 Slow (a server, a kernel, a browser), so `make test` skips it; `make test-notebook` runs it.
 The server is started on a random loopback port and stopped by its PID.
@@ -19,22 +20,63 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from tests.notebook.home import jupyter_home
+
 if not os.environ.get("SELFATTN_LIVE_NOTEBOOK"):
     pytest.skip("a live JupyterLab: run `make test-notebook`", allow_module_level=True)
 pytest.importorskip("jupyterlab")
+nbclient = pytest.importorskip("nbclient")
+nbformat = pytest.importorskip("nbformat")
 
 SHOTS = Path(os.environ.get("SELFATTN_SHOTS", "build/notebook-shots"))
 
 CELLS = [
-    "import numpy as np\nfrom selfattn.notebook import show_map\n"
+    "import numpy as np\nfrom selfattn.notebook import show, show_map\n"
     "tokens = ['the', 'cat', 'ate', 'and', 'it', 'ran']\n"
-    "normal = np.random.default_rng(0).normal(size=(6, 6))\n"
-    "scores = np.where(np.tril(np.ones((6, 6), bool)), normal, -np.inf)\n"
-    "w = np.exp(scores - scores.max(1, keepdims=True)); w /= w.sum(1, keepdims=True)\n"
-    "m = show_map(w, tokens, causal=True, title='live map')\nm",
+    "def causal(n, seed):\n"
+    "    normal = np.random.default_rng(seed).normal(size=(n, n)) * 2\n"
+    "    scores = np.where(np.tril(np.ones((n, n), bool)), normal, -np.inf)\n"
+    "    w = np.exp(scores - scores.max(1, keepdims=True)); return w / w.sum(1, keepdims=True)\n"
+    "stack = np.stack([[causal(6, 3 * layer + head) for head in range(3)] for layer in range(2)])\n"
+    "stack[1, 2, 1, 4] = 0.2  # layer 2, head 3 leaks the future\n"
+    "m = show_map(stack, tokens, causal=True, title='live map')\nm",
     "m.row = 3",
     "print('row', m.row)",
 ]
+
+# what a newcomer meets first on a real model: a long map, a head whose queries reach 15
+MORE = [
+    "import numpy as np\nfrom selfattn.notebook import show, show_map\n"
+    "normal = np.random.default_rng(0).normal(size=(300, 300)) * 2\n"
+    "scores = np.where(np.tril(np.ones((300, 300), bool)), normal, -np.inf)\n"
+    "w = np.exp(scores - scores.max(1, keepdims=True)); w /= w.sum(1, keepdims=True)\n"
+    "show_map(w, [f'token{i}' for i in range(300)], title='a long map')",
+    "rng = np.random.default_rng(5)\n"
+    "q, k, v = (rng.normal(size=(14, 64)) * 2.2 for _ in range(3)); q[:, 0] += 8\n"
+    "tokens = 'the cat ate and it ran because it was hungry . then it slept'.split()\n"
+    "show(q, k, v, tokens=tokens, mask='causal', title='a real-sized head')",
+]
+
+
+def notebook_of(cells: list[str]) -> dict:
+    return {
+        "cells": [
+            {
+                "cell_type": "code",
+                "id": f"cell-{i}",
+                "metadata": {},
+                "source": text,
+                "outputs": [],
+                "execution_count": None,
+            }
+            for i, text in enumerate(cells)
+        ],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
 
 def free_port() -> int:
@@ -46,24 +88,26 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("lab")
-    notebook = {
-        "cells": [
-            {
-                "cell_type": "code",
-                "metadata": {},
-                "source": text,
-                "outputs": [],
-                "execution_count": None,
-            }
-            for text in CELLS
-        ],
-        "metadata": {
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    (root / "live.ipynb").write_text(json.dumps(notebook))
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in jupyter_home(root).items():
+            env.setenv(name, value)  # the server, its kernels and nbclient below all read them
+        yield from serve(root)
+
+
+def serve(root: Path) -> Iterator[str]:
+    """Write the notebooks the tests open, start JupyterLab on them, stop it after."""
+    (root / "live.ipynb").write_text(json.dumps(notebook_of(CELLS)))
+    (root / "more.ipynb").write_text(json.dumps(notebook_of(MORE)))
+    # run and saved by nbclient, as CI or a colleague would: reopened, it must show the map
+    ran = nbformat.reads(json.dumps(notebook_of(CELLS[:1])), as_version=4)
+    nbclient.NotebookClient(ran, timeout=120, kernel_name="python3").execute()
+    nbformat.write(ran, root / "reopened.ipynb")
+    notary = nbformat.sign.NotebookNotary()
+    notary.sign(ran)  # as JupyterLab signs a notebook the reader saves
+    nbformat.write(ran, root / "trusted.ipynb")
+    del ran.metadata["widgets"]
+    notary.sign(ran)
+    nbformat.write(ran, root / "stateless.ipynb")
     port = free_port()
     command = [
         sys.executable,
@@ -121,19 +165,94 @@ def test_python_and_the_browser_talk_both_ways(lab: str, browser: Browser) -> No
         page.screenshot(path=str(SHOTS / "jupyterlab-first.png"))
     row = page.locator('.selfattn-nb [data-readout="row"]')
     assert row.inner_text() == "0 · the"
+    still = page.locator(".selfattn-still")
+    assert still.count() == 1 and not still.is_visible()  # the live widget hides it
     run_cell(page, 1)  # Python sets the row: the map redraws
     row.filter(has_text="3 · and").wait_for(timeout=60_000)
+    widget = page.locator(".selfattn-nb")
+    assert widget.locator('[data-readout="layer"]').inner_text() == "1 / 2"
+    widget.get_by_role("button", name="layer 2 · head 3: rows sum to 1, causal").click()
+    widget.locator('[data-readout="head"]').filter(has_text="3 / 3").wait_for(timeout=60_000)
+    page.locator('g.cell[data-row="ate"][data-column="cat"]').hover()
+    assert "ate → cat: " in widget.locator('[data-readout="tip"]').inner_text()
     page.locator('g.cell[data-row="it"][data-column="cat"]').click()  # the reader clicks
     row.filter(has_text="4 · it").wait_for()
     run_cell(page, 2)
     page.locator(".jp-OutputArea-output", has_text="row 4").wait_for(timeout=60_000)
     page.locator(".selfattn-nb").screenshot(path=str(SHOTS / "jupyterlab-light.png"))
+    page.mouse.move(0, 0)
     page.get_by_role("menuitem", name="Settings").click()
     page.get_by_text("Theme", exact=True).hover()
     page.get_by_text("JupyterLab Dark", exact=True).click()
-    page.wait_for_selector(".selfattn-nb[data-theme='dark']", timeout=60_000)
+    try:
+        page.wait_for_selector(".selfattn-nb[data-theme='dark']", timeout=60_000)
+    finally:
+        page.screenshot(path=str(SHOTS / "jupyterlab-dark-switch.png"))
     page.wait_for_timeout(500)
+    page.locator('g.cell[data-row="ate"][data-column="cat"]').hover()
     page.locator(".selfattn-nb").screenshot(path=str(SHOTS / "jupyterlab-dark.png"))
     page.screenshot(path=str(SHOTS / "jupyterlab-dark-page.png"))
     page.close()
     print(f"\nJupyterLab round trip in {time.monotonic() - start:.1f} s")
+
+
+def test_a_long_map_zooms_and_a_real_head_reads_in_light_and_dark(
+    lab: str, browser: Browser
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    page.goto(lab + "lab/tree/more.ipynb?reset", timeout=120_000)
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+    run_cell(page, 0)
+    page.keyboard.press("Shift+Enter")  # the next cell: JupyterLab draws only cells in view
+    page.wait_for_selector(".selfattn-nb.qk[data-draw-ms]", timeout=120_000)
+    canvas = page.locator(".selfattn-nb canvas")
+    box = canvas.bounding_box()
+    assert box
+    x, y = box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.75
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 70, y + 50, steps=4)
+    page.mouse.up()
+    assert "zoomed to queries" in (canvas.get_attribute("aria-label") or "")
+    for theme in ("light", "dark"):
+        page.mouse.move(0, 0)
+        page.get_by_role("menuitem", name="Settings").click()
+        page.get_by_text("Theme", exact=True).hover()
+        page.get_by_text(f"JupyterLab {theme.title()}", exact=True).click()
+        page.wait_for_selector(f".selfattn-nb[data-theme='{theme}']", timeout=60_000)
+        page.wait_for_timeout(500)
+        page.mouse.move(x + 30, y + 20)
+        for i, name in enumerate(["long-map-zoomed", "real-head"]):
+            shot = SHOTS / f"jupyterlab-{name}-{theme}.png"
+            page.locator(".selfattn-nb").nth(i).screenshot(path=str(shot))
+    page.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "state"),
+    [
+        ("reopened", True),  # as nbclient saved it, widget state and all
+        ("trusted", True),  # the same, signed as JupyterLab signs a notebook the reader saves
+        ("stateless", False),  # saved with no state: "Error displaying widget" beside it
+    ],
+)
+def test_a_notebook_saved_after_a_run_shows_the_map_when_reopened(
+    lab: str, browser: Browser, name: str, state: bool
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.goto(lab + f"lab/tree/{name}.ipynb?reset", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    try:  # no cell is run: what shows is what the notebook saved
+        page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+        page.wait_for_timeout(3000)  # the widget manager has had its say
+    finally:
+        page.screenshot(path=str(SHOTS / f"jupyterlab-reopened-{name}.png"))
+    widget = page.locator(".selfattn-nb[data-draw-ms]")
+    still = page.locator(".selfattn-still")
+    # the live widget, drawn from the saved state, or else the still picture: one, never none
+    assert widget.count() == (1 if state else 0) or still.is_visible()
+    assert still.is_visible() != (widget.count() == 1)
+    if still.is_visible():
+        assert "weights[1, 2] (rows sum to 1, causal)" in still.inner_text()
+    assert "Loading widget" not in page.locator(".jp-Cell").first.inner_text()
+    page.close()

@@ -9,7 +9,8 @@ import itertools
 from pathlib import Path
 
 import numpy as np
-from playwright.sync_api import Browser, Page
+import pytest
+from playwright.sync_api import Browser, Page, expect
 
 from selfattn.notebook import show, show_map
 
@@ -94,23 +95,100 @@ def test_a_512_token_map_draws_on_a_canvas_and_stays_responsive(
     page.close()
 
 
-def test_a_broken_head_in_a_stack_is_marked_and_named(browser: Browser, tmp_path: Path) -> None:
+def test_every_head_is_checked_and_a_leak_turns_only_its_cells_red(
+    browser: Browser, tmp_path: Path
+) -> None:
     stack = np.stack([np.stack([causal_weights(6, seed) for seed in range(3)])] * 2)  # (2, 3, 6, 6)
-    stack[1, 2, 1, 4] = 0.2  # the future leaks in layer 1, head 2
+    stack[1, 2, 1, 4] = 0.2  # the future leaks in layer 1, head 2...
+    stack[1, 2, 1, stack[1, 2, 1].argmax()] -= 0.2  # ...and row cat still sums to 1
+    stack[0, 1, 3, 3] += 0.5  # row and of layer 0, head 1 sums to 1.5
     widget = show_map(stack, TOKENS, causal=True)
-    assert widget.failed == []
-    widget.layer, widget.head = 1, 2
-    assert widget.failed == ["rows sum to 1", "causal"]
-    widget.layer, widget.head = 0, 0
+    assert widget.layer == widget.head == 0 and widget.failed == [
+        "weights[0, 1]: rows sum to 1: 1 row not summing to 1 (row 3: 1.5000)",
+        "weights[1, 2]: causal: 1 weight above the diagonal: the future leaks",
+    ]
     page, foreign, errors = open_file(browser, widget.save_html(tmp_path / "stack.html"))
+    heads = page.locator('[data-readout="heads"]')
+    expect(heads).to_contain_text("2 of 6 heads break an invariant")
     assert page.locator(".checks .failed").count() == 0
-    page.get_by_label("next layer").click()
-    page.get_by_label("next head").click()
-    page.get_by_label("next head").click()
-    assert readout(page, "layer") == "1 / 2" and readout(page, "head") == "2 / 3"
-    assert page.locator(".checks .failed").count() == 2
+    assert readout(page, "layer") == "1 / 2" and readout(page, "head") == "1 / 3"
+    heads.get_by_role("button", name="layer 2 · head 3: causal").click()
+    expect(page.locator('[data-readout="head"]')).to_have_text("3 / 3")
+    assert readout(page, "layer") == "2 / 2" and page.locator(".checks .failed").count() == 1
     assert page.locator('g.cell.leak[data-row="cat"][data-column="it"]').count() == 1
-    assert page.locator(".row-sum.wrong").count() == 1
+    assert page.locator(".row-sum.wrong").count() == 0  # the leaking row sums to 1
+    page.get_by_label("next layer").click()  # layer 1, head 3: wraps around
+    page.get_by_label("previous head").click()
+    expect(page.locator('[data-readout="head"]')).to_have_text("2 / 3")
+    expect(page.locator(".row-sum.wrong")).to_have_count(1)
+    assert page.locator(".row-sum.wrong").text_content() == "1.500"
+    assert foreign == [] and errors == []
+    page.close()
+
+
+def test_a_saved_file_keeps_the_heads_asked_for_and_says_how_it_stored_them(
+    browser: Browser, tmp_path: Path
+) -> None:
+    stack = np.stack(
+        [
+            np.stack([causal_weights(40, seed + 3 * layer) for seed in range(3)])
+            for layer in range(4)
+        ]
+    )  # (4, 3, 40, 40)
+    widget = show_map(stack, [f"t{i}" for i in range(40)])
+    path = widget.save_html(tmp_path / "kept.html", layers=[1, 3], heads=2, bits=8)
+    page, foreign, errors = open_file(browser, path)
+    assert readout(page, "layer") == "2 / 4" and readout(page, "head") == "3 / 3"
+    stored = readout(page, "stored")
+    assert (
+        stored.startswith("weights stored in 8 bits, each at most 0.00") and "(float64)" in stored
+    )
+    page.get_by_label("next layer").click()
+    expect(page.locator('[data-readout="layer"]')).to_have_text("4 / 4")
+    page.get_by_label("next layer").click()
+    expect(page.locator('[data-readout="layer"]')).to_have_text("2 / 4")
+    assert readout(page, "sum") == "1.000"  # renormalised: the row still sums to 1
+    assert foreign == [] and errors == []
+    page.close()
+    with pytest.raises(ValueError, match=r"among 0\.\.3"):
+        widget.save_html(tmp_path / "none.html", layers=[4])
+
+
+def test_a_long_map_zooms_into_a_dragged_region_and_says_the_value_at_the_pointer(
+    browser: Browser, tmp_path: Path
+) -> None:
+    path = show_map(causal_weights(300), [f"token{i}" for i in range(300)]).save_html(
+        tmp_path / "map300.html"
+    )
+    page, foreign, errors = open_file(browser, path)
+    canvas = page.locator("canvas")
+    assert page.locator("[data-export]").all_text_contents() == ["PNG (the canvas, as pixels)"]
+    box = canvas.bounding_box()
+    assert box
+    x, y = box["x"] + box["width"] * 0.4, box["y"] + box["height"] * 0.7
+    page.mouse.move(x, y)
+    tip = page.locator('[data-readout="tip"]')
+    expect(tip).to_be_visible()
+    tip_box = tip.bounding_box()
+    assert tip_box and abs(tip_box["x"] - x) < 40 and abs(tip_box["y"] - y) < 40
+    assert tip.inner_text() == readout(page, "hover") and "→ token" in tip.inner_text()
+    row_at_pointer = int(tip.inner_text().split(" →")[0].removeprefix("token"))
+    page.mouse.down()
+    page.mouse.move(x + 60, y + 60, steps=4)
+    page.mouse.up()
+    label = canvas.get_attribute("aria-label") or ""
+    assert "zoomed to queries" in label
+    first, last = (int(v) for v in label.split("queries ")[1].split(" and")[0].split("–"))
+    assert 10 < last - first + 1 < 120  # a region of tokens, drawn a few pixels a cell
+    page.get_by_role("button", name="whole map").click()
+    assert "zoomed" not in (page.locator("canvas").get_attribute("aria-label") or "")
+    page.mouse.move(x, y)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -100)  # Ctrl + wheel: in by 1.5 about the pointer
+    page.keyboard.up("Control")
+    label = page.locator("canvas").get_attribute("aria-label") or ""
+    first, last = (int(v) for v in label.split("queries ")[1].split(" and")[0].split("–"))
+    assert last - first + 1 == 200 and first - 1 <= row_at_pointer < last
     assert foreign == [] and errors == []
     page.close()
 
@@ -126,4 +204,82 @@ def test_the_head_view_projects_and_says_so(browser: Browser, tmp_path: Path) ->
     )
     page.locator("button.token", has_text="it").click()
     assert readout(page, "row").startswith("query 4: it")
+    page.close()
+
+
+def test_a_real_sized_head_labels_its_axes_by_the_grid_and_no_two_labels_overlap(
+    browser: Browser, tmp_path: Path
+) -> None:
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.normal(size=(14, 64)) * 2.2 for _ in range(3))
+    q[:, 0] += 8  # queries reach about 15, as a trained head's do
+    tokens = [
+        "the",
+        "cat",
+        "ate",
+        "and",
+        "it",
+        "ran",
+        "because",
+        "it",
+        "was",
+        "hungry",
+        ".",
+        "then",
+        "it",
+        "slept",
+    ]
+    widget = show(q, k, v, tokens=tokens, mask="causal")
+    page, foreign, errors = open_file(browser, widget.save_html(tmp_path / "head.html"))
+    for i in (13, 4, 9):
+        page.locator("button.token").nth(i).click()
+        boxes = page.evaluate(
+            """() => [...document.querySelector('#selfattn-widget').shadowRoot
+                .querySelectorAll('svg.plane')].map((svg) => {
+                  const edge = svg.getBoundingClientRect();
+                  return [...svg.querySelectorAll('text')]
+                    .filter((t) => t.textContent && getComputedStyle(t).display !== 'none')
+                    .map((t) => { const b = t.getBoundingClientRect();
+                      return {text: t.textContent, tick: t.classList.contains('tick'),
+                              x: b.x, y: b.y, r: b.right, b: b.bottom, edge: edge.right}; });
+                })"""
+        )
+        for plane in boxes:
+            ticks = [float(b["text"].replace("\u2212", "-")) for b in plane if b["tick"]]
+            assert len(ticks) < 12 and all(t == round(t) for t in ticks)
+            for a, b in itertools.combinations(plane, 2):
+                apart = a["r"] <= b["x"] or b["r"] <= a["x"] or a["b"] <= b["y"] or b["b"] <= a["y"]
+                assert apart, f"{a['text']!r} overlaps {b['text']!r}"
+            assert all(b["r"] <= b["edge"] + 1 for b in plane), "a label runs off the plane"
+    assert foreign == [] and errors == []
+    page.close()
+
+
+def test_a_map_longer_than_its_pixels_draws_each_block_by_its_largest_weight(
+    browser: Browser, tmp_path: Path
+) -> None:
+    w = causal_weights(1300)
+    w[100, 700] = 0.3  # a leak far from the diagonal, in one cell of a 3 × 3 block
+    path = show_map(w, [f"t{i}" for i in range(1300)], causal=True).save_html(tmp_path / "l.html")
+    page, foreign, errors = open_file(browser, path)
+    canvas = page.locator("canvas")
+    assert "each square the largest weight of 3 × 3 cells" in (
+        canvas.get_attribute("aria-label") or ""
+    )
+    red = page.evaluate(
+        """() => {
+          const c = document.querySelector('#selfattn-widget').shadowRoot.querySelector('canvas');
+          const box = c.getBoundingClientRect(), px = c.width / box.width;
+          const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          let count = 0;
+          for (let i = 0; i < d.length; i += 4) if (d[i] > 150 && d[i + 1] < 90) count += 1;
+          return count;
+        }"""
+    )
+    assert red > 0  # the leak is drawn, whatever the pooling
+    box = canvas.bounding_box()
+    assert box
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.9)
+    assert readout(page, "row").split(" ")[0] in {str(i) for i in range(900, 1300)}
+    assert foreign == [] and errors == []
     page.close()

@@ -1,16 +1,48 @@
 // What both notebook widgets share: a shadow root so the notebook's styles and ours never
-// meet, the theme of whatever page holds the widget, tensors sent as base64 float32, the
-// one quiet export menu, and a stand-in for anywidget's model in a saved HTML file.
+// meet, the theme of whatever page holds the widget, tensors sent as base64 float32 (or, in
+// a saved file, gzipped 8- or 16-bit codes), the one quiet export menu, and a stand-in for
+// anywidget's model in a saved HTML file.
 
 import { html } from "../../site/static/js/kit/dom.js";
 import { standaloneSvg, pngFromSvg, download } from "../../site/static/js/export.js";
 
-/** base64 of little-endian float32 → Float32Array. @param {string} text */
-export function floats(text) {
+/** base64 → bytes. @param {string} text */
+function bytesOf(text) {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i); // Uint8Array.from(…, fn) is 10× slower
-  return new Float32Array(bytes.buffer);
+  return bytes;
+}
+
+/**
+ * The weights as a Float32Array: base64 of little-endian float32 (what a notebook sends),
+ * or the array a saved file's stand-in model has already unpacked.
+ * @param {string|Float32Array} weights
+ */
+export function floats(weights) {
+  return typeof weights === "string" ? new Float32Array(bytesOf(weights).buffer) : weights;
+}
+
+/**
+ * A saved file's weights, `{bits, gzip}`, unpacked with the browser's own gzip: codes of
+ * 8 or 16 bits become weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
+ * @param {{bits: number, gzip: string}} packed @returns {Promise<Float32Array>}
+ */
+async function unpack({ bits, gzip }) {
+  const stream = new Blob([bytesOf(gzip)]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const buffer = await new Response(stream).arrayBuffer();
+  if (bits === 32) return new Float32Array(buffer);
+  const codes = bits === 8 ? new Uint8Array(buffer) : new Uint16Array(buffer);
+  const full = 2 ** bits - 1;
+  const out = new Float32Array(codes.length);
+  for (let i = 0; i < codes.length; i += 1) out[i] = codes[i] / full;
+  return out;
+}
+
+/** A slice with its packed weights unpacked. @param {Record<string, any>} slice */
+async function unpacked(slice) {
+  const w = slice.weights;
+  return w && typeof w === "object" && "gzip" in w ? { ...slice, weights: await unpack(w) } : slice;
 }
 
 /** Whether the page around `el` is dark: the first opaque background up the tree decides. */
@@ -68,19 +100,16 @@ export function colours(root) {
 
 /**
  * The one quiet menu: the picture as SVG or PNG. `picture()` returns the current SVG or
- * canvas, so the export is of what the reader sees.
+ * canvas, so the export is of what the reader sees; a canvas is pixels, so it offers PNG
+ * only (`kinds`), and says so, rather than a PNG dressed as an SVG.
  * @param {HTMLElement} parent @param {() => Element} picture @param {string} name
+ * @param {string[]} [kinds]
  */
-export function exportMenu(parent, picture, name) {
+export function exportMenu(parent, picture, name, kinds = ["svg", "png"]) {
   const save = async (kind) => {
     const el = picture();
     if (el instanceof HTMLCanvasElement) {
-      const png = await new Promise((resolve) => el.toBlob(resolve, "image/png"));
-      if (kind === "png") return download(png, `${name}.png`);
-      const url = el.toDataURL("image/png");
-      const { width, height } = el.getBoundingClientRect();
-      const text = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><image href="${url}" width="${width}" height="${height}"/></svg>`;
-      return download(new Blob([text], { type: "image/svg+xml" }), `${name}.svg`);
+      return download(await new Promise((resolve) => el.toBlob(resolve, "image/png")), `${name}.png`);
     }
     const svgEl = /** @type {SVGSVGElement} */ (el);
     const text = standaloneSvg(svgEl);
@@ -88,8 +117,9 @@ export function exportMenu(parent, picture, name) {
     const box = svgEl.viewBox.baseVal;
     return download(await pngFromSvg(text, box.width, box.height), `${name}.png`);
   };
-  const buttons = ["svg", "png"].map((kind) => {
-    const b = html("button", { type: "button", "data-export": kind, text: kind.toUpperCase() });
+  const buttons = kinds.map((kind) => {
+    const text = kind === "png" && kinds.length === 1 ? "PNG (the canvas, as pixels)" : kind.toUpperCase();
+    const b = html("button", { type: "button", "data-export": kind, text });
     b.addEventListener("click", () => save(kind));
     return b;
   });
@@ -100,27 +130,35 @@ export function exportMenu(parent, picture, name) {
 
 /**
  * anywidget's model, for a saved HTML page with no kernel behind it: get, set,
- * save_changes, on and off. `slices` (optional) holds the data of every layer and head,
- * swapped in when the reader picks another, as the Python side does in a notebook.
+ * save_changes, on and off. `slices` (optional) holds the data of every layer and head kept,
+ * unpacked and swapped in when the reader picks another, as the Python side does in a
+ * notebook; changes reach the listeners in the order they were saved.
  * @param {Record<string, any>} state @param {Record<string, Record<string, any>>} [slices]
  */
-export function standaloneModel(state, slices = {}) {
+export async function standaloneModel(state, slices = {}) {
   /** @type {Map<string, Set<Function>>} */
   const listeners = new Map();
   const changed = new Set();
+  Object.assign(state, await unpacked(slices[`${state.layer},${state.head}`] ?? state));
+  let saved = Promise.resolve();
   const model = {
     get: (name) => state[name],
     set(name, value) {
       state[name] = value;
       changed.add(name);
-      if ((name === "layer" || name === "head") && slices[`${state.layer},${state.head}`]) {
-        for (const [k, v] of Object.entries(slices[`${state.layer},${state.head}`])) model.set(k, v);
-      }
     },
     save_changes() {
       const names = [...changed];
       changed.clear();
-      for (const name of names) for (const f of listeners.get(`change:${name}`) ?? []) f();
+      const slice = (names.includes("layer") || names.includes("head")) && slices[`${state.layer},${state.head}`];
+      saved = saved.then(async () => {
+        if (slice) {
+          const data = await unpacked(slice);
+          Object.assign(state, data);
+          names.push(...Object.keys(data));
+        }
+        for (const name of new Set(names)) for (const f of listeners.get(`change:${name}`) ?? []) f();
+      });
     },
     on(event, f) {
       if (!listeners.has(event)) listeners.set(event, new Set());

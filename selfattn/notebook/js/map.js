@@ -1,7 +1,8 @@
 // show_map's widget: an attention map of the reader's own weights in the article's visual
 // language (F25): area ∝ weight, the focus wash on the selected row, masked cells drawn as
-// masked, and every cell or row that breaks an invariant marked red and named. Up to 24
-// tokens it is the article's own grid (kit/grid.js); past that the canvas twin draws it.
+// masked, and every cell or row that breaks an invariant marked red and named, with the
+// heads that break one listed whichever head is shown. Up to 24 tokens it is the article's
+// own grid (kit/grid.js); past that the canvas twin draws it, and dragging over it zooms in.
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makeGrid, gridLegend } from "../../site/static/js/kit/grid.js";
@@ -15,9 +16,19 @@ const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its
 /** The weights of one row as a plain array. @param {Float32Array} w @param {number} n @param {number} i */
 const rowOf = (w, n, i) => Array.from(w.subarray(i * n, i * n + n));
 
+// Python prints a still picture of the map as the output after the widget's (picture.py),
+// for wherever the widget cannot draw; where it does, the still is hidden
+const STILL_RULE = [".jp-OutputArea-child", ".output_area"]
+  .map((output) => `${output}:has(.selfattn-host) + ${output}:has(.selfattn-still)`)
+  .join(", ");
+
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderMap({ model, el }) {
   const started = performance.now();
+  el.classList.add("selfattn-host");
+  if (!document.getElementById("selfattn-still-rule")) {
+    document.head.append(html("style", { id: "selfattn-still-rule", text: `${STILL_RULE} { display: none; }` }));
+  }
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const n = tokens.length;
   const shape = /** @type {number[]} */ (model.get("shape"));
@@ -37,19 +48,28 @@ export function renderMap({ model, el }) {
   body.append(holder, side);
   const readouts = html("dl", { class: "readouts" });
   const checks = html("ul", { class: "checks" });
+  const heads = html("div", { class: "heads", "data-readout": "heads" });
   const legend = html("div");
-  side.append(readouts, checks, legend);
+  const stored = html("p", { class: "figure-note", "data-readout": "stored", text: model.get("stored") ?? "" });
+  side.append(readouts, checks, heads, legend, stored);
+  const tip = html("div", { class: "tip", "data-readout": "tip", role: "status" });
+  const zoomOut = html("button", { type: "button", class: "zoom-out", text: "whole map" });
+  zoomOut.addEventListener("click", () => zoomTo(null));
+  holder.append(tip);
   root.append(head, body);
-  exportMenu(head, () => /** @type {Element} */ (picture?.root), "attention-map");
+  exportMenu(head, () => /** @type {Element} */ (picture?.root), "attention-map", n > SVG_UP_TO ? ["png"] : ["svg", "png"]);
 
-  // head and layer steppers, only for the axes the tensor has
+  // head and layer steppers, only for the axes the tensor has, counting from 1 as a reader
+  // does; a saved file steps through the layers and heads it kept
   const axes = shape.length === 4 ? ["layer", "head"] : shape.length === 3 ? ["head"] : [];
+  const kept = model.get("kept") ?? {};
   const steppers = axes.map((axis) => {
     const count = shape[axes.length === 2 && axis === "head" ? 1 : 0];
+    const values = kept[axis] ?? Array.from({ length: count }, (_, k) => k);
     const name = html("span", { class: "step-name", "data-readout": axis });
     const step = (by) => {
-      const to = (model.get(axis) + by + count) % count;
-      model.set(axis, to);
+      const at = values.indexOf(model.get(axis));
+      model.set(axis, values[(at + by + values.length) % values.length]);
       model.save_changes();
     };
     const back = html("button", { type: "button", "aria-label": `previous ${axis}`, text: "◀" });
@@ -68,9 +88,10 @@ export function renderMap({ model, el }) {
   const out = { row: readout("row", "query row"), top: readout("top", "largest weight"), sum: readout("sum", "row sum"), hover: readout("hover", "under the pointer") };
 
   const maskedAt = (i, j) => model.get("causal") && j > i;
+  let view = { r0: 0, r1: n, c0: 0, c1: n }; // the part of a canvas map on screen
 
   function build() {
-    holder.replaceChildren();
+    holder.replaceChildren(tip);
     const label = `Attention map of ${n} tokens: each row is one query's weights over the keys`;
     if (n <= SVG_UP_TO) {
       const grid = makeGrid(holder, {
@@ -92,21 +113,82 @@ export function renderMap({ model, el }) {
       });
       grid.root.addEventListener("pointermove", (event) => {
         const g = /** @type {Element} */ (event.target).closest("g.cell");
-        hoverAt((g && index.get(g)) ?? null);
+        hoverAt((g && index.get(g)) ?? null, event);
       });
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
       picture = { kind: "svg", root: grid.root, grid, sums };
     } else {
-      const grid = makeCanvasGrid(holder, { rows: tokens, columns: tokens, label, side: Math.min(640, Math.max(360, n * 1.2)) });
-      grid.root.addEventListener("click", (event) => {
-        const at = grid.cellAt(event);
-        if (at) pick(at[0]);
+      const { r0, r1, c0, c1 } = view;
+      const zoomed = r1 - r0 < n || c1 - c0 < n;
+      const side = Math.min(640, Math.max(360, n * 1.2));
+      // past one cell a pixel, a square is a faint smudge: a block of cells is drawn as one,
+      // with the block's largest weight, so a spike never vanishes
+      const block = Math.ceil(Math.max(r1 - r0, c1 - c0) / side);
+      const every = (lo, hi) => tokens.slice(lo, hi).filter((_, k) => k % block === 0);
+      const pooled = block > 1 ? `, each square the largest weight of ${block} × ${block} cells` : "";
+      const grid = makeCanvasGrid(holder, {
+        rows: every(r0, r1), columns: every(c0, c1), side,
+        label: `${label}${zoomed ? `, zoomed to queries ${r0 + 1}–${r1} and keys ${c0 + 1}–${c1}` : ""}${pooled}`,
       });
-      grid.root.addEventListener("pointermove", (event) => hoverAt(grid.cellAt(event)));
+      const at = (event) => {
+        const cell = grid.cellAt(event);
+        return cell && [Math.min(r1 - 1, r0 + cell[0] * block), Math.min(c1 - 1, c0 + cell[1] * block)];
+      };
+      // a click picks a row; a drag draws a region and zooms into it
+      const region = html("div", { class: "region" });
+      grid.wrap.append(region);
+      let from = /** @type {{x: number, y: number, cell: number[]}|null} */ (null);
+      const corner = (event) => {
+        const box = grid.wrap.getBoundingClientRect();
+        return { x: event.clientX - box.left, y: event.clientY - box.top };
+      };
+      grid.root.addEventListener("pointerdown", (event) => {
+        const cell = at(event);
+        if (!cell) return;
+        grid.root.setPointerCapture(event.pointerId);
+        from = { ...corner(event), cell };
+      });
+      grid.root.addEventListener("pointermove", (event) => {
+        hoverAt(at(event), event);
+        if (!from) return;
+        const to = corner(event);
+        Object.assign(region.style, {
+          display: "block", left: `${Math.min(from.x, to.x)}px`, top: `${Math.min(from.y, to.y)}px`,
+          width: `${Math.abs(to.x - from.x)}px`, height: `${Math.abs(to.y - from.y)}px`,
+        });
+      });
+      grid.root.addEventListener("pointerup", (event) => {
+        const start = from, to = corner(event), end = at(event);
+        from = null;
+        region.style.display = "none";
+        if (!start) return;
+        const dragged = Math.hypot(to.x - start.x, to.y - start.y) > 8;
+        if (!dragged) return start.cell && pick(start.cell[0]);
+        if (!end) return;
+        const [i0, i1] = [start.cell[0], end[0]].sort((a, b) => a - b);
+        const [j0, j1] = [start.cell[1], end[1]].sort((a, b) => a - b);
+        if (i1 > i0 || j1 > j0) zoomTo({ r0: i0, r1: i1 + 1, c0: j0, c1: j1 + 1 });
+      });
+      // Ctrl + wheel (a trackpad's pinch) zooms about the cell under the pointer; a plain
+      // wheel still scrolls the notebook
+      grid.root.addEventListener("wheel", (event) => {
+        const cell = at(event);
+        if (!event.ctrlKey || !cell) return;
+        event.preventDefault();
+        const grow = event.deltaY > 0 ? 1.5 : 1 / 1.5;
+        const span = (lo, hi, c) => {
+          const size = Math.min(n, Math.max(8, Math.round((hi - lo) * grow)));
+          const start = Math.min(n - size, Math.max(0, Math.round(c - ((c - lo) / (hi - lo)) * size)));
+          return [start, start + size];
+        };
+        const [a0, a1] = span(r0, r1, cell[0]), [b0, b1] = span(c0, c1, cell[1]);
+        zoomTo(a1 - a0 === n && b1 - b0 === n ? null : { r0: a0, r1: a1, c0: b0, c1: b1 });
+      }, { passive: false });
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
-      picture = { kind: "canvas", root: grid.root, grid };
+      picture = { kind: "canvas", root: grid.root, grid, block };
     }
     picture.root.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && zoomOut.isConnected) return zoomTo(null);
       const by = { ArrowUp: -1, ArrowDown: 1, PageUp: -10, PageDown: 10 }[event.key];
       if (!by) return;
       event.preventDefault();
@@ -118,6 +200,17 @@ export function renderMap({ model, el }) {
       ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
       { kind: "leak", text: "breaks an invariant" },
     ]));
+    if (n > SVG_UP_TO) legend.append(html("p", { class: "figure-note", text: "drag over the map, or Ctrl + wheel, to zoom in; Esc or “whole map” to zoom out" }));
+  }
+
+  /** Show only queries r0..r1 and keys c0..c1 (end excluded), or the whole map. */
+  function zoomTo(region) {
+    view = region ?? { r0: 0, r1: n, c0: 0, c1: n };
+    if (region) pickers.append(zoomOut);
+    else zoomOut.remove();
+    picture = null;
+    paint();
+    picture.root.focus();
   }
 
   function pick(i) {
@@ -125,9 +218,21 @@ export function renderMap({ model, el }) {
     model.save_changes();
   }
 
+  const cellText = ([i, j]) => `${elide(tokens[i], 10)} → ${elide(tokens[j], 10)}: ${maskedAt(i, j) ? "masked" : fixed(weights[i * n + j], 4)}`;
+
   let hoverFrame = 0;
-  function hoverAt(at) {
+  /** The cell under the pointer: its value beside the pointer, its ring on the map. */
+  function hoverAt(at, event) {
     hover = at;
+    tip.style.display = at && event ? "block" : "none";
+    if (at && event) {
+      const box = holder.getBoundingClientRect();
+      const x = event.clientX - box.left, y = event.clientY - box.top;
+      tip.textContent = cellText(at);
+      tip.style.left = `${x}px`;
+      tip.style.top = `${y}px`;
+      tip.classList.toggle("flip", x > box.width / 2); // stays inside the picture
+    }
     if (hoverFrame) return;
     hoverFrame = requestAnimationFrame(() => {
       hoverFrame = 0;
@@ -135,20 +240,42 @@ export function renderMap({ model, el }) {
     });
   }
 
-  /** The wrong cells and rows the Python side found, by invariant. */
+  /** The wrong cells the Python side found, and the rows whose sum is not 1 (only those
+   * turn the Σ red: a row that leaks still sums to 1). */
   function failures() {
-    const cells = new Map(), rows = new Set();
+    const cells = new Map(), sumRows = new Set();
     for (const check of model.get("checks")) {
       for (const [i, j] of check.cells) cells.set(i * n + j, check.invariant);
-      for (const i of check.rows) rows.add(i);
+      if (check.invariant === "rows sum to 1") for (const i of check.rows) sumRows.add(i);
     }
-    return { cells, rows };
+    return { cells, sumRows };
+  }
+
+  /** The heads that break an invariant, whichever is shown, each a button that shows it. */
+  function listHeads() {
+    const broken = model.get("broken") ?? [];
+    const total = shape.slice(0, -2).reduce((a, b) => a * b, 1);
+    if (!axes.length) return heads.replaceChildren();
+    const name = (b) => (axes.length === 2 ? `layer ${b.layer + 1} · head ${b.head + 1}` : `head ${b.head + 1}`);
+    const says = broken.length ? `${broken.length} of ${total} heads ${broken.length === 1 ? "breaks" : "break"} an invariant:` : `all ${total} heads keep every invariant`;
+    heads.replaceChildren(html("p", { class: broken.length ? "failed" : "ok", text: says }));
+    const shown = broken.slice(0, 8).map((b) => {
+      const go = html("button", { type: "button", class: "go", text: `${name(b)}: ${b.invariants.join(", ")}` });
+      go.addEventListener("click", () => {
+        model.set("layer", b.layer);
+        model.set("head", b.head);
+        model.save_changes();
+      });
+      return go;
+    });
+    heads.append(...shown);
+    if (broken.length > shown.length) heads.append(html("p", { text: `and ${broken.length - shown.length} more (m.failed lists them all)` }));
   }
 
   /** Everything that depends on the weights: the picture and the checks. */
   function paint() {
     if (!picture) build();
-    const { cells, rows } = failures();
+    const { cells, sumRows } = failures();
     if (picture.kind === "svg") {
       const values = Array.from({ length: n }, (_, i) => rowOf(weights, n, i));
       picture.grid.set(values, {
@@ -162,14 +289,28 @@ export function renderMap({ model, el }) {
       });
       picture.sums.forEach((text, i) => {
         text.textContent = fixed(rowOf(weights, n, i).reduce((a, b) => a + b, 0), 3);
-        text.classList.toggle("wrong", rows.has(i));
+        text.classList.toggle("wrong", sumRows.has(i));
       });
     } else {
-      picture.grid.draw(weights, {
+      const { r0, r1, c0, c1 } = view;
+      const { block } = picture;
+      const rows = Math.ceil((r1 - r0) / block), m = Math.ceil((c1 - c0) / block);
+      const shown = new Float32Array(rows * m);
+      for (let i = r0; i < r1; i += 1) {
+        const at = Math.floor((i - r0) / block) * m;
+        for (let j = c0; j < c1; j += 1) {
+          const k = at + Math.floor((j - c0) / block);
+          shown[k] = Math.max(shown[k], weights[i * n + j]);
+        }
+      }
+      const inside = (i, j) => i >= r0 && i < r1 && j >= c0 && j < c1;
+      const local = (i, j) => [Math.floor((i - r0) / block), Math.floor((j - c0) / block)];
+      picture.grid.draw(shown, {
         scale: model.get("scale"),
-        masked: maskedAt,
-        wrong: [...cells.keys()].map((k) => [Math.floor(k / n), k % n]),
-        wrongRows: [...rows],
+        // a block is masked when all of it is: its bottom-left cell is, under a causal mask
+        masked: (i, j) => maskedAt(Math.min(r1 - 1, r0 + (i + 1) * block - 1), c0 + j * block),
+        wrong: [...cells.keys()].map((k) => [Math.floor(k / n), k % n]).filter(([i, j]) => inside(i, j)).map(([i, j]) => local(i, j)),
+        wrongRows: [...sumRows].filter((i) => i >= r0 && i < r1).map((i) => local(i, c0)[0]),
         colours: colours(root),
       });
     }
@@ -184,7 +325,8 @@ export function renderMap({ model, el }) {
       return li;
     }));
     title.textContent = model.get("title") || `attention map, ${n} tokens`;
-    for (const { axis, count, name } of steppers) name.textContent = `${model.get(axis)} / ${count}`;
+    for (const { axis, count, name } of steppers) name.textContent = `${model.get(axis) + 1} / ${count}`;
+    listHeads();
     focus();
   }
 
@@ -205,12 +347,16 @@ export function renderMap({ model, el }) {
       picture.root.querySelectorAll("g.cell.hover").forEach((g) => g.classList.remove("hover"));
       if (hover) picture.root.querySelectorAll("g.cell")[hover[0] * n + hover[1]]?.classList.add("hover");
     } else {
-      picture.grid.focus(row, hover);
+      const { r0, r1, c0, c1 } = view;
+      const { block } = picture;
+      const seen = hover && hover[0] >= r0 && hover[0] < r1 && hover[1] >= c0 && hover[1] < c1;
+      const local = (i, lo) => Math.floor((i - lo) / block);
+      picture.grid.focus(row >= r0 && row < r1 ? local(row, r0) : -1, seen ? [local(hover[0], r0), local(hover[1], c0)] : null);
     }
     out.row.textContent = `${row} · ${elide(tokens[row], 16)}`;
     out.top.textContent = `${elide(tokens[top], 12)} ${fixed(w[top], 3)}`;
     out.sum.textContent = fixed(w.reduce((a, b) => a + b, 0), 3);
-    out.hover.textContent = hover ? `${elide(tokens[hover[0]], 8)} → ${elide(tokens[hover[1]], 8)}: ${fixed(weights[hover[0] * n + hover[1]], 4)}` : "—";
+    out.hover.textContent = hover ? cellText(hover) : "—";
   }
 
   const onWeights = () => {
@@ -223,6 +369,7 @@ export function renderMap({ model, el }) {
   model.on("change:checks", paint);
   model.on("change:row", onRow);
   model.on("change:title", paint);
+  model.on("change:broken", paint);
   build();
   paint();
   root.dataset.drawMs = (performance.now() - started).toFixed(1);
@@ -232,5 +379,6 @@ export function renderMap({ model, el }) {
     model.off("change:checks", paint);
     model.off("change:row", onRow);
     model.off("change:title", paint);
+    model.off("change:broken", paint);
   };
 }

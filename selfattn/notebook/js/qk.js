@@ -4,7 +4,7 @@
 // says so, with the share of variance the projection keeps.
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
-import { makePlane, around, arrow, untangle } from "../../site/static/js/kit/plane.js";
+import { makePlane, around, arrow, untangle, clearTicks } from "../../site/static/js/kit/plane.js";
 import { elide, fixed, percent } from "../../site/static/js/kit/format.js";
 import { convexHull, polygon, point } from "../../site/static/js/weighted-sum.js";
 import { floats, shell, exportMenu } from "./common.js";
@@ -18,7 +18,27 @@ function planeFor(points, label, px = 340) {
   const step = [0.25, 0.5, 1, 2, 5, 10, 20, 50].find((s) => spread / s <= 5) ?? 100;
   const range = around(points, { pad: step * 0.8, step });
   const unit = px / Math.max(range.x[1] - range.x[0], range.y[1] - range.y[0]);
-  return makePlane({ ...range, unit, label, grid: step });
+  const plane = makePlane({ ...range, unit, label, grid: step });
+  // drawn at its own size, never stretched: a tall, narrow plane would blow its labels up
+  plane.root.style.maxWidth = `${(range.x[1] - range.x[0]) * unit}px`;
+  return plane;
+}
+
+/**
+ * After untangle: hide, in the order given (the most important first), every label that
+ * still overlaps one already kept, then the ticks under what is left: names never pile up.
+ * @param {ReturnType<typeof makePlane>} plane @param {SVGTextElement[]} labels @param {number[][]} tips
+ */
+function thin(plane, labels, tips) {
+  const kept = [];
+  for (const label of labels) {
+    if (label.style.display === "none" || !label.textContent) continue;
+    const b = label.getBBox();
+    const hit = kept.some((k) => b.x < k.x + k.width && k.x < b.x + b.width && b.y < k.y + k.height && k.y < b.y + b.height);
+    if (hit) label.style.display = "none";
+    else kept.push(b);
+  }
+  clearTicks(plane, tips);
 }
 
 /** @param {{model: any, el: HTMLElement}} o */
@@ -101,11 +121,18 @@ export function renderQK({ model, el }) {
       keyLabels[j].style.display = named ? "" : "none";
       keyLabels[j].setAttribute("x", String(left.sx(k[0]) + 10));
       keyLabels[j].setAttribute("y", String(left.sy(k[1]) - 8));
+      keyLabels[j].setAttribute("text-anchor", "start");
       keyLabels[j].textContent = named ? `${elide(tokens[j], 10)} ${fixed(w[j])}` : "";
+      if (named && keyLabels[j].getBBox().x + keyLabels[j].getBBox().width > left.root.viewBox.baseVal.width) {
+        keyLabels[j].setAttribute("x", String(left.sx(k[0]) - 10)); // past the right edge: read leftward
+        keyLabels[j].setAttribute("text-anchor", "end");
+      }
     });
     query.set(Q[i], [0, 0], `q ${elide(tokens[i], 10)}`);
     best.set(K[order[0]]);
     untangle(left);
+    const [queryLabel] = left.layers.labels.querySelectorAll("text.query");
+    thin(left, [queryLabel, ...order.map((j) => keyLabels[j])], [Q[i], ...K]);
 
     // largest terms first, so the first arrows are the ones worth naming
     let at = [0, 0];
@@ -125,6 +152,9 @@ export function renderQK({ model, el }) {
     output.set(at);
     dot.set(at);
     untangle(right);
+    const [outputLabel] = right.layers.labels.querySelectorAll("text.output");
+    const termLabels = [...right.layers.labels.querySelectorAll("text.term")];
+    thin(right, [outputLabel, ...termLabels], [at, ...steps.map((step) => step[1])]);
     chips.forEach((c, j) => {
       c.classList.toggle("current", j === i);
       c.classList.toggle("masked", Boolean(mask && mask[i * n + j] === "0"));

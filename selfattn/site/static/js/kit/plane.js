@@ -4,6 +4,8 @@
 import { svg } from "./dom.js";
 import { setSvg } from "./notation.js";
 
+const TICK_GAP = 32; // px between tick numbers: "−100" at the tick size, and a gap
+
 /**
  * A plane showing x in [x0, x1] and y in [y0, y1], `unit` pixels per unit.
  * @param {{x: [number, number], y: [number, number], unit?: number, label: string, grid?: number}} o
@@ -26,20 +28,20 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
     const axis = Math.abs(gy) < 1e-9;
     svg("line", { x1: 0, x2: width, y1: sy(gy), y2: sy(gy), class: axis ? "axis" : "gridline" }, layers.grid);
   }
-  for (let t = Math.floor(x0) + 1; t < x1; t += 1) {
-    if (t !== 0)
-      svg("text", { x: sx(t), y: sy(0) + 14, class: "tick" }, layers.grid).textContent = String(t).replace(
-        "-",
-        "\u2212",
-      );
-  }
-  for (let t = Math.floor(y0) + 1; t < y1; t += 1) {
-    if (t !== 0)
-      svg("text", { x: sx(0) - 6, y: sy(t) + 4, class: "tick end" }, layers.grid).textContent = String(t).replace(
-        "-",
-        "\u2212",
-      );
-  }
+  // numbers on grid lines, never finer than 1 (the article's half-step grids keep whole
+  // ticks) and never closer than a number is wide: a wide plane labels every few lines
+  let tick = grid;
+  while (tick < 1 - 1e-9 || tick * unit < TICK_GAP) tick *= 2;
+  const ticks = (lo, hi) => {
+    const out = [];
+    for (let k = Math.floor(lo / tick) + 1; k * tick < hi - 1e-9; k += 1) if (k) out.push(k * tick);
+    return out;
+  };
+  const number = (t) => String(Number(t.toFixed(6))).replace("-", "\u2212");
+  for (const t of ticks(x0, x1))
+    svg("text", { x: sx(t), y: sy(0) + 14, class: "tick" }, layers.grid).textContent = number(t);
+  for (const t of ticks(y0, y1))
+    svg("text", { x: sx(0) - 6, y: sy(t) + 4, class: "tick end" }, layers.grid).textContent = number(t);
 
   /** Screen point of a pointer event → plane coordinates. */
   function toPlane(event) {

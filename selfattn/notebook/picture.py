@@ -1,0 +1,102 @@
+"""A still picture of one map, as a PNG in HTML: what a notebook shows where the widget can't.
+
+The article's encodings, drawn from numpy alone: a square per cell with area ∝ weight (a
+shade per cell once cells are too small for squares), the masked triangle washed grey, and a
+cell that breaks an invariant red.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import struct
+import zlib
+from typing import Any
+
+import numpy as np
+
+from selfattn.notebook.data import full_cell
+
+SIDE = 480  # the picture's width in pixels, at most
+PAPER, INK, MASKED, WRONG = (253, 252, 248), (31, 35, 40), (232, 233, 235), (196, 48, 43)
+
+
+def png(rgb: np.ndarray) -> bytes:
+    """An (h, w, 3) uint8 array as PNG bytes."""
+    h, w, _ = rgb.shape
+    rows = np.hstack([np.zeros((h, 1), np.uint8), rgb.reshape(h, w * 3)]).tobytes()
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows, 6))
+        + chunk(b"IEND", b"")
+    )
+
+
+def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarray:
+    """The map as pixels: `cell` pixels a cell, or one pixel for `block` cells (the block's
+    largest weight, so a spike never vanishes) when the map is longer than SIDE."""
+    n = weights.shape[-1]
+    w = np.nan_to_num(np.abs(weights), nan=0.0, posinf=0.0, neginf=0.0)
+    share = np.sqrt(np.minimum(w / full_cell(weights), 1))  # side of a square ∝ √weight
+    masked = np.triu(np.ones((n, n), bool), k=1) if causal else np.zeros((n, n), bool)
+    bad = np.zeros((n, n), bool)
+    for i, j in wrong:
+        bad[i, j] = True
+    block = -(-n // SIDE)
+    if block > 1:  # pool blocks of cells into one pixel each
+        m = -(-n // block) * block
+        pad = ((0, m - n), (0, m - n))
+
+        def pool(a: np.ndarray) -> np.ndarray:
+            return np.pad(a, pad).reshape(m // block, block, m // block, block).max(axis=(1, 3))
+
+        share, masked, bad = pool(share), pool(masked) & ~pool(~masked), pool(bad)
+        n = m // block
+    cell = max(1, min(SIDE // n, 40))
+    if cell >= 4:  # squares: a pixel is inked when it is inside its cell's square
+        offset = np.abs(np.arange(cell) + 0.5 - cell / 2)
+        reach = np.maximum.outer(offset, offset)  # (cell, cell): distance from the centre
+        inside = np.kron(share * (cell - 1) / 2, np.ones((cell, cell))) > np.tile(reach, (n, n))
+        ink = inside[..., None] * 1.0
+    else:  # shades: a cell's darkness ∝ its weight's share
+        ink = np.kron(share, np.ones((cell, cell)))[..., None]
+    wash = np.kron(masked, np.ones((cell, cell), bool))[..., None]
+    red = np.kron(bad, np.ones((cell, cell), bool))[..., None]
+    paper = np.where(wash, MASKED, PAPER)
+    rgb = paper * (1 - ink) + np.array(INK) * ink
+    return np.where(red, WRONG, rgb).round().astype(np.uint8)
+
+
+def still(
+    weights: np.ndarray,
+    found: list[dict[str, Any]],
+    *,
+    causal: bool,
+    title: str,
+    where: str,
+    elsewhere: str = "",
+) -> str:
+    """HTML holding the map on screen as a PNG, with what it is and what it breaks, and
+    `elsewhere`, what the heads not shown break."""
+    wrong = [cell for c in found if not c["ok"] for cell in c["cells"]]
+    data = base64.b64encode(png(draw(weights, causal, wrong))).decode("ascii")
+    n = weights.shape[-1]
+    name = title or f"attention map, {n} tokens"
+    failed = [f"{c['invariant']}: {c['message']}" for c in found if not c["ok"]]
+    said = "; ".join(failed) if failed else "keeps every invariant"
+    where = f", {where}" if where else ""
+    caption = f"{name}{where}: {said}. {elsewhere}A still picture; run the cell for the live map."
+    return (
+        f'<figure class="selfattn-still" style="margin:0">'
+        f'<img src="data:image/png;base64,{data}" alt="{html.escape(caption)}" '
+        f'style="max-width:100%;image-rendering:pixelated">'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )

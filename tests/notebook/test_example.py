@@ -1,0 +1,54 @@
+"""The example notebook runs top to bottom (nbclient, a real kernel), and what it saves shows the
+map again when reopened: the widget's state in the notebook, a still picture beside the widget."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.notebook.home import jupyter_home
+
+nbclient = pytest.importorskip("nbclient")
+nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("ipykernel")
+pytest.importorskip("torch")
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "attention.ipynb"
+WIDGET = "application/vnd.jupyter.widget-view+json"
+STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def test_the_example_runs_and_its_saved_outputs_show_the_map_without_a_kernel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notebook = nbformat.read(EXAMPLE, as_version=4)
+    nbformat.validate(notebook)  # every cell has an id: nbformat would warn, and the test fail
+    shutil.copy(EXAMPLE, tmp_path / EXAMPLE.name)
+    # the kernel is a subprocess: it imports selfattn from this tree
+    root = str(EXAMPLE.parents[1])
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    for name, value in jupyter_home(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    nbclient.NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": tmp_path}}
+    ).execute()
+    nbformat.write(notebook, tmp_path / "ran.ipynb")
+    saved = nbformat.read(tmp_path / "ran.ipynb", as_version=4)
+
+    outputs = {cell.id: cell.get("outputs", []) for cell in saved.cells}
+    widget, still = (o["data"] for o in outputs[saved.cells[2].id])
+    assert WIDGET in widget and "text/html" not in widget
+    assert "data:image/png;base64," in still["text/html"]
+    assert "a random two-layer model" in still["text/html"]
+    model = widget[WIDGET]["model_id"]
+    state = saved.metadata["widgets"][STATE]["state"]
+    assert state[model]["state"]["tokens"][:3] == ["the", "cat", "ate"]
+    assert state[model]["state"]["_esm"]  # the widget's code is saved too: it can render again
+
+    failed = outputs[saved.cells[5].id][0]["data"]["text/plain"]
+    assert "weights[1, 3]: causal: 1 weight above the diagonal" in failed
+    assert outputs[saved.cells[6].id][0]["data"]["text/plain"] == "[]"  # bfloat16 passes
+    assert (tmp_path / "attention-map.html").stat().st_size > 10_000
