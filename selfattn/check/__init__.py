@@ -75,7 +75,12 @@ def check(
     imp = import_line or f"from {module} import {call_name.split('.')[0]}"
     rep = Report(name)
     runner = Runner(fn, timeout, budget)
-    with warnings.catch_warnings(), np.errstate(all="ignore"), _one_torch_thread():
+    with (
+        warnings.catch_warnings(),
+        np.errstate(all="ignore"),
+        _one_torch_thread(),
+        _as_found(_module_of(fn)),
+    ):
         # The target's warnings (overflow in exp, deprecations) must not turn into errors
         # in a caller that runs with -W error; NaN and inf are judged from the output.
         warnings.simplefilter("ignore")
@@ -97,7 +102,6 @@ def check(
             if os.environ.get("SELFATTN_CHECK_DEBUG"):
                 raise
             rep.error = f"internal error in selfattn check: {summarize(exc)}"
-    runner.close()
     rep.calls = runner.calls
     rep.seconds = time.monotonic() - started
     return rep
@@ -120,6 +124,34 @@ def _one_torch_thread() -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(threads)
+
+
+@contextlib.contextmanager
+def _as_found(module: Any) -> Iterator[None]:
+    """Leave a module as the check found it: each submodule's training mode (the check
+    switches dropout off), and the values of every tensor it holds, parameters, buffers and
+    plain attributes alike (a cache the layer fills, angles held at 0), in the same objects."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(module, torch.nn.Module):
+        yield
+        return
+    modes = [(m, m.training) for m in module.modules()]
+    held = [
+        (store, name, value, value.detach().clone())
+        for m in module.modules()
+        for store in (m._parameters, m._buffers, vars(m))
+        for name, value in list(store.items())
+        if isinstance(value, torch.Tensor)
+    ]
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            for store, name, value, before in held:
+                store[name] = value
+                value.copy_(before)
+        for m, training in modes:
+            m.training = training
 
 
 def _name_in_module(fn: Any) -> str | None:

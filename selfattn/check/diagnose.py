@@ -247,7 +247,7 @@ def _padding_repro(kern: Kernel, imp: str) -> str:
     }.get(kern.mask_kind or "keep", f"mask = {lib}.array([{pad}])")
     mask = mask.replace("torch.array", "torch.tensor")
     lines = [*repro.head(kern, imp), *repro.literals(kern, q=q, k=k, v=v), mask]
-    lines += [f"out = {kern.call_text(False, masked=True)}"]
+    lines += [f"out = {kern.call_text(False, masked=True)}", "print(out)"]
     lines.append("# v is zero except on the padded keys, so out should be all 0")
     return "\n".join([*lines, "# got:", *repro.show(out)])
 
