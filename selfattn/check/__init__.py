@@ -36,6 +36,7 @@ from .probe import (
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
 from .rotary import angles_at_zero
+from .trace import read_layer
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
 
@@ -93,7 +94,7 @@ def check(
                 imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
             how = Calling(layout, {**_no_dropout(sig), **(args or {})})
             # read once: whether this is a layer, and then the layer's weights
-            proj = find_projections(_module_of(fn)) if kind in (None, "layer") else None
+            proj = _projections(fn, kind, runner)
             kind = kind or _kind(sig, proj)
             _dispatch(fn, runner, sig, kind, rep, imp, call_name, how, proj)
         except TargetError as exc:
@@ -212,6 +213,15 @@ def _eval_mode(fn: Any, rep: Report) -> bool:
 def _module_of(fn: Any) -> Any:
     """The nn.Module a target is, or whose method it is."""
     return fn if hasattr(fn, "named_modules") else getattr(fn, "__self__", None)
+
+
+def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | None:
+    """A layer's projections, found by name and read from one run of it (names are hints: a
+    layer whose names were never seen is read from what it runs), or None."""
+    if kind not in (None, "layer"):
+        return None
+    proj = find_projections(_module_of(fn))
+    return read_layer(fn, runner, proj) if fn is _module_of(fn) else proj
 
 
 def _kind(sig: Any, proj: Projections | None) -> str | None:

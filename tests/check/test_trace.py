@@ -1,0 +1,102 @@
+"""Layers read from what they run, not from what their attributes are named (issue 32)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from selfattn.check import check
+
+torch = pytest.importorskip("torch")
+nn, F = torch.nn, torch.nn.functional
+
+
+class Mixer(nn.Module):
+    """A fused map `mix`, `groups` heads, the heads joined by `emit`: names never seen."""
+
+    def __init__(self, width: int = 16, groups: int = 4, scale: float | None = None) -> None:
+        super().__init__()
+        self.mix = nn.Linear(width, 3 * width)
+        self.emit = nn.Linear(width, width)
+        self.groups, self.scale = groups, scale
+
+    def forward(self, x: Any) -> Any:
+        b, n, c = x.shape
+        q, k, v = self.mix(x).chunk(3, dim=-1)
+        q, k, v = (t.view(b, n, self.groups, c // self.groups).transpose(1, 2) for t in (q, k, v))
+        scale = self.scale or 1 / math.sqrt(q.shape[-1])
+        w = (q @ k.transpose(-2, -1) * scale).softmax(-1)
+        return self.emit((w @ v).transpose(1, 2).reshape(b, n, c))
+
+
+class Fused(nn.Module):
+    """Separate maps `Wq`, `Wk`, `Wv`, `Wo`, `h` heads, fused attention, causal."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        self.Wq, self.Wk, self.Wv = (nn.Linear(width, width, bias=False) for _ in range(3))
+        self.Wo = nn.Linear(width, width)
+        self.h = 2
+
+    def forward(self, x: Any) -> Any:
+        b, n, c = x.shape
+        q, k, v = (m(x).view(b, n, self.h, -1).transpose(1, 2) for m in (self.Wq, self.Wk, self.Wv))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.Wo(y.transpose(1, 2).reshape(b, n, c))
+
+
+class HeadsElsewhere(Mixer):
+    """A fused map under a known name (`qkv`), the head count under one that is not (`h`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv, self.h = self.mix, self.groups
+        del self.mix, self.groups
+
+    def forward(self, x: Any) -> Any:
+        b, n, c = x.shape
+        q, k, v = (t.view(b, n, self.h, -1).transpose(1, 2) for t in self.qkv(x).chunk(3, dim=-1))
+        w = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).softmax(-1)
+        return self.emit((w @ v).transpose(1, 2).reshape(b, n, c))
+
+
+class OutElsewhere(nn.Module):
+    """Maps in under known names (`q_proj`...), the map out under one that is not (`merge`)."""
+
+    def __init__(self, width: int = 16) -> None:
+        super().__init__()
+        self.q_proj, self.k_proj, self.v_proj = (nn.Linear(width, width) for _ in range(3))
+        self.merge = nn.Linear(width, width)
+        self.num_heads = 2
+
+    def forward(self, x: Any) -> Any:
+        b, n, c = x.shape
+        q, k, v = (
+            p(x).view(b, n, self.num_heads, -1).transpose(1, 2)
+            for p in (self.q_proj, self.k_proj, self.v_proj)
+        )
+        y = F.scaled_dot_product_attention(q, k, v)
+        return self.merge(y.transpose(1, 2).reshape(b, n, c))
+
+
+@pytest.mark.parametrize(
+    ("layer", "said"),
+    [
+        (Mixer(), "projections `mix, emit`: 4 heads of size 4"),
+        (Fused(), "projections `Wq, Wk, Wv, Wo`: 2 heads of size 8"),
+        (HeadsElsewhere(), "projections `qkv, emit`: 4 heads of size 4"),
+        (OutElsewhere(), "projections `q_proj, k_proj, v_proj, merge`: 2 heads of size 8"),
+    ],
+)
+def test_layer_read_from_its_run(layer: Any, said: str) -> None:
+    report = check(layer)
+    assert report.ok and report.kind == "layer", str(report)
+    assert any(said in note for note in report.notes), report.notes
+
+
+def test_bug_in_a_layer_read_from_its_run() -> None:
+    """The maps read from the run feed the same reference and the same known bugs."""
+    report = check(Mixer(groups=2, scale=1 / 8))  # 1/d, d = 8: scaled by d, not sqrt(d)
+    assert [f.id for f in report.errors] == ["scale-by-d"], str(report)
