@@ -229,7 +229,7 @@ def _kind(sig: Any, proj: Projections | None) -> str | None:
     unless its parameters are named q, k, v (nn.MultiheadAttention's are, and it is a layer
     all the same: it projects what it is given); otherwise what the signature said."""
     named = sig.qkv is not None and sig.qkv[0].lower() in Q_NAMES
-    if proj is None or (named and not proj.qkv_args):
+    if proj is None or (named and proj.inputs == 1):
         return sig.kind
     return "layer"
 

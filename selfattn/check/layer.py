@@ -141,7 +141,7 @@ class Layer:
             {self.rotary.param: self.rotary.make(x.shape[1], self.dtype)} if self.rotary else {}
         )
         extra = {**self.args, **extra}
-        out = np.asarray(self.runner(*[given] * (3 if proj.qkv_args else 1), **extra))
+        out = np.asarray(self.runner(*[given] * proj.inputs, **extra))
         if out.ndim == 2 and x.shape[0] == 1:
             out = out[:, None] if proj.time_first else out[None]
         out = out.swapaxes(0, 1) if proj.time_first and out.ndim == 3 else out
@@ -523,7 +523,7 @@ class _Text:
     def __init__(self, name: str, imp: str, proj: Projections, dtype: Any) -> None:
         self.name, self.imp, self.width = name, imp, proj.width
         self.dtype = str(dtype)
-        self.qkv_args, self.time_first = proj.qkv_args, proj.time_first
+        self.inputs, self.time_first = proj.inputs, proj.time_first
         self.args = ""  # the caller's extra arguments, as `, name=value`
         self.mask: CausalMask | None = None
         self.flag: str | None = None
@@ -540,7 +540,7 @@ class _Text:
         mask = self.mask.text(self.dtype) if self.mask else []
         mask += self.rotary.text(self.dtype) if self.rotary else []
         x = "x.transpose(0, 1)" if self.time_first else "x"
-        given = ", ".join([x] * (3 if self.qkv_args else 1)) + self.args
+        given = ", ".join([x] * self.inputs) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
         given += f", {self.rotary.param}=rotation(x.shape[1])" if self.rotary else ""
         given += f", {self.flag}=True" if self.flag else ""

@@ -97,8 +97,9 @@ class Projections:
     k_norm: Norm | None = None
     # how x goes in: nn.MultiheadAttention takes (query, key, value), x three times, and
     # without batch_first wants (n, batch, C); a wrapper around one takes x once, in that
-    # layout or as (batch, n, C), turned for the module (check_layer finds out which)
-    qkv_args: bool = False
+    # layout or as (batch, n, C), turned for the module (check_layer finds out which); a
+    # layer of (x, context) or (x, y=None) attends to x itself when given x twice
+    inputs: int = 1
     time_first: bool = False
     holder: str = ""  # the attribute a thin wrapper holds the layer under; "": the target's own
     residual: bool = False  # the layer returns x + attention, as a block's first half does
@@ -283,7 +284,7 @@ def find_projections(module: Any) -> Projections | None:
     return replace(
         proj,
         names=", ".join(f"{name}.{n}" for n in proj.names.split(", ")),
-        qkv_args=False,  # the wrapper takes x, and hands it on three times itself
+        inputs=1,  # the wrapper takes x, and hands it on three times itself
         holder=name,
     )
 
@@ -351,7 +352,7 @@ def _own_projections(module: Any) -> Projections | None:
         _norm(module, NORMS, (q.w.shape[0],)),
         _norm(module, Q_NORMS, per_head),
         _norm(module, K_NORMS, per_head),
-        qkv_args=packed,
+        inputs=3 if packed else 1,
         time_first=packed and not getattr(module, "batch_first", False),
         fused=fused,
         kv_heads=kv_heads,

@@ -12,11 +12,12 @@ the layer wrote them and runs whatever Python the forward holds.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .probe import CallFailed, Runner
+from .probe import CallFailed, Runner, is_mask_name
 from .projections import Affine, Projections, _read, _split3
 
 # calls that pass x on unchanged in meaning: the maps in may be applied to what they return
@@ -31,7 +32,9 @@ class Seen:
     maps_in: list[tuple[str, Affine]] = field(default_factory=list)  # in the order applied
     map_out: tuple[str, Affine] | None = None
     heads: int = 0  # 0: no softmax or fused attention was seen
-    qkv_args: bool = False  # called as layer(x, x, x), as layer(q, k, v) layers take x
+    inputs: int = 1  # x given once, twice (x, context) or three times (q, k, v)
+    # the maps in (indexes into maps_in) q, k and v come from, as the computation used them
+    roles: list[frozenset[int]] = field(default_factory=list)
 
 
 def _name(func: Any) -> str:
@@ -39,37 +42,107 @@ def _name(func: Any) -> str:
 
 
 def watch(module: Any, x: Any, times: int) -> Seen:
-    """Run `module(x)` (`times` 3: `module(x, x, x)`) once and read what it computed; call on
-    the worker thread."""
+    """Run the layer once on x given `times` times, as `module(x)`, `module(x, x)` (x and its
+    context, cross-attention used as self-attention) or `module(x, x, x)` (q, k, v), and read
+    what it computed; call on the worker thread."""
     import torch  # pyright: ignore[reportMissingImports]
     from torch.overrides import TorchFunctionMode  # pyright: ignore[reportMissingImports]
 
-    names = {id(p): n for n, p in module.named_parameters()}
-    seen, xs, after = Seen(qkv_args=times == 3), {id(x)}, [False]
+    watcher = _Watcher(module, x, times)
 
     class Record(TorchFunctionMode):
         def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
             out = func(*args, **(kwargs or {}))
-            name = _name(func)
-            first = args[0] if args else None
-            if name in PASS_ON and id(first) in xs and isinstance(out, torch.Tensor):
-                xs.add(id(out))
-            elif name in SOFTMAX and isinstance(first, torch.Tensor) and first.ndim >= 3:
-                # scores (batch, heads, n, n) or (batch * heads, n, n); q (batch, heads, n, d)
-                heads = first.shape[-3] if first.ndim >= 4 else first.shape[0] // len(x)
-                seen.heads += int(heads)
-                after[0] = True
-            elif (found := _weight(name, args, names)) is not None:
-                inp, label, affine = found
-                if id(inp) in xs and not after[0]:
-                    seen.maps_in.append((label, affine))
-                elif after[0]:
-                    seen.map_out = (label, affine)  # the last one wins
+            watcher.saw(_name(func), args, kwargs or {}, out)
             return out
 
     with Record(), torch.no_grad():
         module(*[x] * times)
-    return seen
+    return watcher.seen
+
+
+class _Watcher:
+    """Follows each tensor back to the maps in it comes from (by id: every tensor is kept
+    alive until the run ends, so no id is reused), to tell q, k and v apart by their part in
+    the computation: the product that feeds the softmax takes q then k, the one that consumes
+    its weights takes v."""
+
+    def __init__(self, module: Any, x: Any, times: int) -> None:
+        self.names = {id(p): n for n, p in module.named_parameters()}
+        self.seen = Seen(inputs=times)
+        self.xs = {id(x)}  # x, and x viewed or normalised
+        self.batch = len(x)
+        self.origin: dict[int, frozenset[int]] = {}  # tensor -> indexes of its maps in
+        self.made: dict[int, list[Any]] = {}  # tensor -> the tensors it was computed from
+        self.weights: set[int] = set()  # the softmax's output, and what passes it on
+        self.kept: list[Any] = []
+
+    def saw(self, name: str, args: Any, kwargs: dict[str, Any], out: Any) -> None:
+        given = [a for a in (*args, *kwargs.values()) if _is_tensor(a)]
+        outs = [o for o in (out if isinstance(out, tuple | list) else [out]) if _is_tensor(o)]
+        self.kept += [*given, *outs]
+        first: Any = args[0] if args else None
+        if name in PASS_ON and id(first) in self.xs:
+            self.xs.update(id(o) for o in outs)
+        elif name in SOFTMAX and _is_tensor(first) and first.ndim >= 3:
+            self._attention(name, args, outs)
+        elif (found := _weight(name, args, self.names)) is not None:
+            self._map(found, outs)
+            return
+        self._follow(given, outs)
+
+    def _follow(self, given: list[Any], outs: list[Any]) -> None:
+        origin = frozenset().union(*(self.origin.get(id(t), frozenset()) for t in given))
+        fed = [t for t in given if id(t) in self.weights]
+        for o in outs:
+            if not any(o is t for t in given):  # `.float()` of a float tensor returns it
+                self.origin[id(o)], self.made[id(o)] = origin, given
+        if not fed:
+            return
+        other = [self.origin.get(id(t)) for t in given if id(t) not in self.weights]
+        if len(self.seen.roles) == 2 and any(other):
+            self.seen.roles.append(next(o for o in other if o))  # weights @ v
+        else:
+            self.weights.update(id(o) for o in outs)  # dropout, a cast: still the weights
+
+    def _map(self, found: tuple[Any, str, Affine], outs: list[Any]) -> None:
+        inp, label, affine = found
+        if id(inp) in self.xs and not self.weights and not self.seen.heads:
+            for o in outs:
+                self.origin[id(o)] = frozenset([len(self.seen.maps_in)])
+            self.seen.maps_in.append((label, affine))
+        elif self.seen.heads:
+            self.seen.map_out = (label, affine)  # the last one wins
+
+    def _attention(self, name: str, args: Any, outs: list[Any]) -> None:
+        first = args[0]
+        # scores (batch, heads, n, n) or (batch * heads, n, n); q (batch, heads, n, d)
+        heads = first.shape[-3] if first.ndim >= 4 else first.shape[0] // self.batch
+        self.seen.heads += int(heads)
+        if self.seen.roles:
+            return  # heads computed one by one: the first one tells
+        if name == "scaled_dot_product_attention":
+            self.seen.roles = [self.origin.get(id(t), frozenset()) for t in args[:3]]
+            return
+        self.seen.roles = self._product(first)
+        self.weights.update(id(o) for o in outs)
+
+    def _product(self, scores: Any) -> list[frozenset[int]]:
+        """The origins of the two factors of the product the scores come from: q's, k's."""
+        t = scores
+        for _ in range(8):  # back through scaling, masking, casting
+            parts = self.made.get(id(t), [])
+            mapped = [p for p in parts if self.origin.get(id(p))]
+            if len(mapped) >= 2:
+                return [self.origin[id(mapped[0])], self.origin[id(mapped[1])]]
+            if not mapped:
+                return []
+            t = mapped[0]
+        return []
+
+
+def _is_tensor(x: Any) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "detach")
 
 
 def _weight(name: str, args: Any, names: dict[int, str]) -> tuple[Any, str, Affine] | None:
@@ -92,12 +165,12 @@ def widths(module: Any) -> list[int]:
 
 
 def observe(module: Any, runner: Runner, width: int) -> Seen | None:
-    """What the layer computes on a float32 x of shape (1, 5, width), given once or, for a
-    layer of (q, k, v), three times; None if it fails."""
+    """What the layer computes on a float32 x of shape (1, 5, width), given as few times as
+    it takes (once, or as (x, context) or (q, k, v)); None if it fails every way."""
     import torch  # pyright: ignore[reportMissingImports]
 
     x = torch.randn(1, 5, width, generator=torch.Generator().manual_seed(0))
-    for times in (1, 3):
+    for times in _ways(module):
         try:
             seen = runner.call_other(watch, module, x, times)
         except CallFailed:
@@ -106,10 +179,31 @@ def observe(module: Any, runner: Runner, width: int) -> Seen | None:
     return None
 
 
+def _order(roles: list[frozenset[int]]) -> list[int]:
+    """Which of three maps in makes q, k and v: as the products used them when each came from
+    one map of its own, else the order they were applied in."""
+    picked = [next(iter(r)) for r in roles if len(r) == 1]
+    return picked if len(picked) == 3 and sorted(picked) == [0, 1, 2] else [0, 1, 2]
+
+
+def _ways(module: Any) -> list[int]:
+    """How many times x may be given: never in place of a mask (`forward(x, attn_mask)`)."""
+    try:
+        params = list(inspect.signature(module.forward).parameters.values())
+    except (TypeError, ValueError):
+        return [1]
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    names = [p.name for p in params if p.kind in kinds][:3]
+    return [
+        t for t in (1, 2, 3) if t <= max(len(names), 1) and not any(map(is_mask_name, names[1:t]))
+    ]
+
+
 def projections(seen: Seen) -> Projections | None:
     """The layer's projections as the run showed them: one fused map (q, k, v side by side),
     q and a fused k, v, or three maps in the order the layer applied them."""
-    labels = ", ".join(label for label, _ in seen.maps_in)
+    order = _order(seen.roles) if len(seen.maps_in) == 3 else range(len(seen.maps_in))
+    labels = ", ".join(seen.maps_in[i][0] for i in order)
     maps = [a for _, a in seen.maps_in]
     fused = None
     if len(maps) == 1 and maps[0].w.shape[1] % 3 == 0:
@@ -119,7 +213,7 @@ def projections(seen: Seen) -> Projections | None:
         q, half = maps[0], maps[1].w.shape[1] // 2
         k, v = maps[1].columns(slice(0, half)), maps[1].columns(slice(half, None))
     elif len(maps) == 3:
-        q, k, v = maps
+        q, k, v = (maps[i] for i in _order(seen.roles))
     else:
         return None
     inner = q.w.shape[1]
@@ -127,7 +221,7 @@ def projections(seen: Seen) -> Projections | None:
         return None
     out = seen.map_out[1] if seen.map_out and seen.map_out[1].w.shape[0] == inner else None
     labels += f", {seen.map_out[0]}" if out is not None and seen.map_out else ""
-    return Projections(q, k, v, out, seen.heads, labels, qkv_args=seen.qkv_args, fused=fused)
+    return Projections(q, k, v, out, seen.heads, labels, inputs=seen.inputs, fused=fused)
 
 
 def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Projections | None:
@@ -147,6 +241,8 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
         grouped = proj.kv_heads not in (0, proj.heads)
         if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
             proj = replace(proj, heads=seen.heads, kv_heads=0)
+        if proj.inputs == 1 and seen.inputs > 1:  # torchtune's (x, y=None): y is needed
+            proj = replace(proj, inputs=seen.inputs)
         if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:
             proj = replace(proj, out=seen.map_out[1], names=f"{proj.names}, {seen.map_out[0]}")
         return proj
