@@ -493,6 +493,8 @@ class Kernel:
             return "None"
         lib = {"torch": "torch", "jax": "jnp"}.get(self.backend.name, "np")
         size = f"1, {q}.shape[-2]" if param.form == "padding" else f"{q}.shape[-2], {q}.shape[-2]"
+        if param.form == "batched":  # (1, 1, n, n), or (1, n, n) beside (1, n, d) inputs
+            size = f"1, {size}" if self.layout == "bnd" else f"1, 1, {size}"
         if param.kind == "additive":
             return f"{lib}.zeros(({size}))"
         return f"{'~' if param.kind == 'block' else ''}{lib}.ones(({size}), dtype=bool)"

@@ -57,7 +57,7 @@ def watch(module: Any, x: Any, times: int) -> Seen:
             return out
 
     with Record(), torch.no_grad():
-        module(*[x] * times)
+        module(*[x] * times, **dict.fromkeys(_required(module)[times:]))
     return watcher.seen
 
 
@@ -186,14 +186,24 @@ def _order(roles: list[frozenset[int]]) -> list[int]:
     return picked if len(picked) == 3 and sorted(picked) == [0, 1, 2] else [0, 1, 2]
 
 
+def _positional(module: Any) -> list[Any]:
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p for p in params if p.kind in kinds]
+
+
+def _required(module: Any) -> list[str]:
+    """The positional parameters without a default: those after x's are passed None (ESPnet's
+    `mask`, d2l's `valid_lens`)."""
+    return [p.name for p in _positional(module) if p.default is p.empty]
+
+
 def _ways(module: Any) -> list[int]:
     """How many times x may be given: never in place of a mask (`forward(x, attn_mask)`)."""
-    try:
-        params = list(inspect.signature(module.forward).parameters.values())
-    except (TypeError, ValueError):
-        return [1]
-    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    names = [p.name for p in params if p.kind in kinds][:3]
+    names = [p.name for p in _positional(module)][:3]
     return [
         t for t in (1, 2, 3) if t <= max(len(names), 1) and not any(map(is_mask_name, names[1:t]))
     ]
