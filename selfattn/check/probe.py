@@ -226,7 +226,9 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     required = [p for p in pos if p.default is p.empty]
     varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
     names = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-    lower = {n.lower(): n for n in names}
+    # q, k, v by name among the positional parameters when there are three: a keyword-only
+    # `key` after them is a random key (JAX, equinox), not the keys
+    lower = {n.lower(): n for n, p in names.items() if len(pos) < 3 or p.kind is not p.KEYWORD_ONLY}
     found = [_named(lower, c) for c in (Q_NAMES, K_NAMES, V_NAMES)]
     qkv = tuple(lower[f] for f in found) if all(found) else None  # type: ignore[index]
     if qkv is None and len(pos) >= 3 and not varargs:

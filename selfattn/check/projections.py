@@ -353,7 +353,9 @@ def _own_projections(module: Any) -> Projections | None:
         _norm(module, Q_NORMS, per_head),
         _norm(module, K_NORMS, per_head),
         inputs=3 if packed else 1,
-        time_first=packed and not getattr(module, "batch_first", False),
+        # nn.MultiheadAttention says batch_first; a layer of its own holding in_proj_weight
+        # and saying nothing takes (batch, n, C), as layers do
+        time_first=packed and getattr(module, "batch_first", True) is False,
         fused=fused,
         kv_heads=kv_heads,
         cap=float(getattr(module, capped_by)) if capped_by else 0.0,

@@ -251,7 +251,7 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
         grouped = proj.kv_heads not in (0, proj.heads)
         if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
             proj = replace(proj, heads=seen.heads, kv_heads=0)
-        if proj.inputs == 1 and seen.inputs > 1:  # torchtune's (x, y=None): y is needed
+        if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
             proj = replace(proj, inputs=seen.inputs)
         if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:
             proj = replace(proj, out=seen.map_out[1], names=f"{proj.names}, {seen.map_out[0]}")

@@ -100,3 +100,39 @@ def test_bug_in_a_layer_read_from_its_run() -> None:
     """The maps read from the run feed the same reference and the same known bugs."""
     report = check(Mixer(groups=2, scale=1 / 8))  # 1/d, d = 8: scaled by d, not sqrt(d)
     assert [f.id for f in report.errors] == ["scale-by-d"], str(report)
+
+
+class PackedBatchFirst(nn.Module):
+    """nn.MultiheadAttention's packed `in_proj_weight`, in a layer of its own that takes
+    (batch, n, C) and has no `batch_first` to say so."""
+
+    def __init__(self, width: int = 12, heads: int = 3) -> None:
+        super().__init__()
+        self.in_proj_weight = nn.Parameter(torch.randn(3 * width, width) / width**0.5)
+        self.in_proj_bias = nn.Parameter(torch.zeros(3 * width))
+        self.out_proj = nn.Linear(width, width)
+        self.num_heads = heads
+
+    def forward(self, x: Any) -> Any:
+        b, n, c = x.shape
+        qkv = F.linear(x, self.in_proj_weight, self.in_proj_bias).chunk(3, dim=-1)
+        q, k, v = (t.view(b, n, self.num_heads, -1).transpose(1, 2) for t in qkv)
+        y = F.scaled_dot_product_attention(q, k, v)
+        return self.out_proj(y.transpose(1, 2).reshape(b, n, c))
+
+
+def test_packed_weights_without_batch_first_take_batch_first() -> None:
+    report = check(PackedBatchFirst())
+    assert report.ok, str(report)
+    assert "(n, batch, C)" not in str(report)
+
+
+def test_a_keyword_only_random_key_is_not_the_keys() -> None:
+    np = pytest.importorskip("numpy")
+
+    def attention(query: Any, key_states: Any, value: Any, *, key: Any = None) -> Any:
+        s = query @ key_states.swapaxes(-2, -1) / np.sqrt(query.shape[-1])
+        w = np.exp(s - s.max(-1, keepdims=True))
+        return w / w.sum(-1, keepdims=True) @ value
+
+    assert check(attention).ok
