@@ -149,6 +149,10 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
     """
     drivers, notes = [], []
     others = () if kern.layout_forced else tuple(LAYOUTS)
+    if kern.sig.flag is None and (found := _flag_by_effect(kern)) is not None:
+        kern.sig = replace(kern.sig, flag=found)
+        kern.flag, kern.mask = found, None
+        notes.append(f"`{found}` changes every output but the last: taken as the causal flag")
     if kern.sig.flag is not None:
         drivers.append(kern.sig.flag)
         notes.append(f"causal mask through the flag `{kern.sig.flag}`")
@@ -173,6 +177,35 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
             )
             drivers.append(param.name)
     return drivers, notes
+
+
+def _flag_by_effect(kern: Kernel) -> str | None:
+    """A switch (a parameter defaulting to False) that asks for the causal mask under a name of
+    its own (`mask_future`, `autoregressive`), found by its effect: set to True, it changes the
+    output but not its last row, the query that sees every key with or without the mask."""
+    rng = np.random.default_rng(5)
+    q, k, v = rng.standard_normal((3, 6, 4))
+    try:
+        plain = kern.call(q, k, v)
+    except CallFailed:
+        return None
+    tol = tolerance(q, k, v, kern.lp)
+    for name in kern.sig.switches:
+        before = kern.args.get(name)
+        kern.args[name] = True
+        try:
+            out = kern.call(q, k, v)
+        except CallFailed:
+            out = None
+        finally:
+            kern.args.pop(name)
+            if before is not None:
+                kern.args[name] = before
+        if out is None or np.allclose(out, plain, atol=tol):
+            continue
+        if np.allclose(out[-1], plain[-1], atol=tol):
+            return name
+    return None
 
 
 def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:

@@ -188,6 +188,8 @@ class Signature:
     softcap_default: Any = None
     # every named parameter, and whether it is required (a layer's rotation, its start)
     params: dict[str, bool] = field(default_factory=dict)
+    # parameters that default to True or False: one may be a causal flag under another name
+    switches: list[str] = field(default_factory=list)
 
     @property
     def mask(self) -> str | None:
@@ -234,10 +236,10 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     if qkv is None and len(pos) >= 3 and not varargs:
         qkv = (pos[0].name, pos[1].name, pos[2].name)
     flag = next((n for n in FLAG_NAMES if n in names), None)
-    masks = [
+    masks = [  # `mask_future=False` is a switch, not a mask
         MaskParam(n, p.default is p.empty)
         for n, p in names.items()
-        if is_mask_name(n) and n not in (qkv or ())
+        if is_mask_name(n) and n not in (qkv or ()) and not isinstance(p.default, bool)
     ]
     scale = next((n for n in SCALE_NAMES if n in names), None)
     dropout = next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
@@ -265,6 +267,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         softcap,
         names[softcap].default if softcap else None,
         {n: p.default is p.empty for n, p in names.items()},
+        [n for n, p in names.items() if p.default is False and n not in known],
     )
 
 
