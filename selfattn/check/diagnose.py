@@ -179,6 +179,16 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
     return drivers, notes
 
 
+def _window(ctx: Ctx, base: Variant, causal: Outs) -> int:
+    """The window of a sliding-window kernel (Mistral): the width w, shorter than the longest
+    probe, whose band of keys i - w < j <= i gives the causal outputs; 0 when none does."""
+    longest = max(p.shape[0] for p in ctx.probes)
+    for w in range(1, longest):
+        if matches(replace(masked(base), window=w), ctx.probes, causal, ctx.kern.lp):
+            return w
+    return 0
+
+
 def _flag_by_effect(kern: Kernel) -> str | None:
     """A switch (a parameter defaulting to False) that asks for the causal mask under a name of
     its own (`mask_future`, `autoregressive`), found by its effect: set to True, it changes the
@@ -538,6 +548,13 @@ def _diagnose_causal(
         return False
     if base is not None and not leaks and matches(masked(base), probes, causal, kern.lp):
         rep.check(name, "pass", shapes(probes, causal))
+        return True
+    if base is not None and not leaks and (window := _window(ctx, base, causal)):
+        rep.notes.append(
+            f"sliding-window attention: each query sees itself and the {window - 1} keys "
+            "before it (window found by probing)"
+        )
+        rep.check(name, "pass", f"{shapes(probes, causal)}; window of {window}")
         return True
     fill = _fill(kern) if leaks else None
     bugs = causal_bugs(base, fill) if base is not None else ()
