@@ -113,6 +113,7 @@ class Projections:
     kv_heads: int = 0  # 0: as many as q
     tiled: bool = False
     cap: float = 0.0  # scores soft-capped as cap * tanh(s / cap) (Gemma 2), 0: not
+    cosine: float = 0.0  # scaled cosine attention (Swin v2): scores t * cos(q, k), t this
     capped_by: str = ""  # the attribute that says so
 
     def rewired(self, order: str, per_head: bool) -> Projections:
@@ -166,6 +167,8 @@ class Projections:
         """
         given = x
         variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
+        if self.cosine and variant.scores == "sdpa":
+            variant = replace(variant, scores="cosine", p=self.cosine)
         x = self.norm(x, dtype) if self.norm is not None else x
         kv = self.kv_heads or self.heads
         q = self._split(self.q(x, dtype), cut, self.heads)

@@ -22,6 +22,8 @@ from .projections import Affine, Projections, _read, _split3
 
 # calls that pass x on unchanged in meaning: the maps in may be applied to what they return
 PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "to", "float", "type_as"}
+VIEWS = {"transpose", "permute", "__getitem__", "unbind", "chunk", "split", "mT"}
+UNIT_KEPT = PASS_ON | VIEWS  # calls that leave vectors of length 1 so
 SOFTMAX = {"softmax", "_softmax", "scaled_dot_product_attention"}
 
 
@@ -35,6 +37,7 @@ class Seen:
     inputs: int = 1  # x given once, twice (x, context) or three times (q, k, v)
     # the maps in (indexes into maps_in) q, k and v come from, as the computation used them
     roles: list[frozenset[int]] = field(default_factory=list)
+    cosine: float = 0.0  # scores = cosine * cos(q, k), scaled cosine attention; 0: not
 
 
 def _name(func: Any) -> str:
@@ -75,6 +78,7 @@ class _Watcher:
         self.origin: dict[int, frozenset[int]] = {}  # tensor -> indexes of its maps in
         self.made: dict[int, list[Any]] = {}  # tensor -> the tensors it was computed from
         self.weights: set[int] = set()  # the softmax's output, and what passes it on
+        self.unit: set[int] = set()  # q or k normalised to length 1, and views of them
         self.kept: list[Any] = []
 
     def saw(self, name: str, args: Any, kwargs: dict[str, Any], out: Any) -> None:
@@ -89,14 +93,16 @@ class _Watcher:
         elif (found := _weight(name, args, self.names)) is not None:
             self._map(found, outs)
             return
-        self._follow(given, outs)
+        self._follow(name, given, outs)
 
-    def _follow(self, given: list[Any], outs: list[Any]) -> None:
+    def _follow(self, name: str, given: list[Any], outs: list[Any]) -> None:
         origin = frozenset().union(*(self.origin.get(id(t), frozenset()) for t in given))
         fed = [t for t in given if id(t) in self.weights]
         for o in outs:
             if not any(o is t for t in given):  # `.float()` of a float tensor returns it
                 self.origin[id(o)], self.made[id(o)] = origin, given
+        if given and (name == "normalize" or (id(given[0]) in self.unit and name in UNIT_KEPT)):
+            self.unit.update(id(o) for o in outs)
         if not fed:
             return
         other = [self.origin.get(id(t)) for t in given if id(t) not in self.weights]
@@ -124,21 +130,34 @@ class _Watcher:
         if name == "scaled_dot_product_attention":
             self.seen.roles = [self.origin.get(id(t), frozenset()) for t in args[:3]]
             return
-        self.seen.roles = self._product(first)
+        factors = self._product(first)
+        self.seen.roles = [self.origin[id(f)] for f in factors]
         self.weights.update(id(o) for o in outs)
+        if factors and all(id(f) in self.unit for f in factors):
+            self.seen.cosine = _temperature(first, *factors)
 
-    def _product(self, scores: Any) -> list[frozenset[int]]:
-        """The origins of the two factors of the product the scores come from: q's, k's."""
+    def _product(self, scores: Any) -> list[Any]:
+        """The two factors of the product the scores come from, q's then k's."""
         t = scores
         for _ in range(8):  # back through scaling, masking, casting
             parts = self.made.get(id(t), [])
             mapped = [p for p in parts if self.origin.get(id(p))]
             if len(mapped) >= 2:
-                return [self.origin[id(mapped[0])], self.origin[id(mapped[1])]]
+                return mapped[:2]
             if not mapped:
                 return []
             t = mapped[0]
         return []
+
+
+def _temperature(scores: Any, q: Any, k: Any) -> float:
+    """The scale t of scores = t * cosine(q, k), one for every head (Swin v2's clamped
+    `logit_scale`, learned per head); 0 when the heads differ or the ratio is not constant."""
+    ratio = (scores / (q @ k)).flatten(-2)
+    per_head = ratio.median(dim=-1).values
+    t = float(per_head.flatten()[0])
+    same = bool(((ratio - t).abs() <= 1e-4 * max(abs(t), 1.0)).all())
+    return t if same and t > 0 else 0.0
 
 
 def _is_tensor(x: Any) -> bool:
@@ -231,7 +250,9 @@ def projections(seen: Seen) -> Projections | None:
         return None
     out = seen.map_out[1] if seen.map_out and seen.map_out[1].w.shape[0] == inner else None
     labels += f", {seen.map_out[0]}" if out is not None and seen.map_out else ""
-    return Projections(q, k, v, out, seen.heads, labels, inputs=seen.inputs, fused=fused)
+    return Projections(
+        q, k, v, out, seen.heads, labels, inputs=seen.inputs, fused=fused, cosine=seen.cosine
+    )
 
 
 def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Projections | None:
@@ -251,6 +272,7 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
         grouped = proj.kv_heads not in (0, proj.heads)
         if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
             proj = replace(proj, heads=seen.heads, kv_heads=0)
+        proj = replace(proj, cosine=seen.cosine)
         if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
             proj = replace(proj, inputs=seen.inputs)
         if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:
