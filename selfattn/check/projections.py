@@ -100,6 +100,7 @@ class Projections:
     # layout or as (batch, n, C), turned for the module (check_layer finds out which); a
     # layer of (x, context) or (x, y=None) attends to x itself when given x twice
     inputs: int = 1
+    image: bool = False  # x goes in as an image (batch, H, W, C): here n x 1, (batch, n, 1, C)
     time_first: bool = False
     holder: str = ""  # the attribute a thin wrapper holds the layer under; "": the target's own
     residual: bool = False  # the layer returns x + attention, as a block's first half does

@@ -35,6 +35,7 @@ class Seen:
     map_out: tuple[str, Affine] | None = None
     heads: int = 0  # 0: no softmax or fused attention was seen
     inputs: int = 1  # x given once, twice (x, context) or three times (q, k, v)
+    image: bool = False  # x given as an image (batch, H, W, C), here (1, 5, 1, width)
     # the maps in (indexes into maps_in) q, k and v come from, as the computation used them
     roles: list[frozenset[int]] = field(default_factory=list)
     cosine: float = 0.0  # scores = cosine * cos(q, k), scaled cosine attention; 0: not
@@ -189,12 +190,16 @@ def observe(module: Any, runner: Runner, width: int) -> Seen | None:
     import torch  # pyright: ignore[reportMissingImports]
 
     x = torch.randn(1, 5, width, generator=torch.Generator().manual_seed(0))
-    for times in _ways(module):
+    # x as a sequence, given as many times as it takes; else as an image, n x 1
+    for given, times in [*((x, t) for t in _ways(module)), (x[:, :, None], 1)]:
         try:
-            seen = runner.call_other(watch, module, x, times)
+            seen = runner.call_other(watch, module, given, times)
         except CallFailed:
             continue
-        return seen if isinstance(seen, Seen) and seen.heads and seen.maps_in else None
+        if not isinstance(seen, Seen) or not seen.heads or not seen.maps_in:
+            return None
+        seen.image = given.ndim == 4
+        return seen
     return None
 
 
@@ -251,7 +256,16 @@ def projections(seen: Seen) -> Projections | None:
     out = seen.map_out[1] if seen.map_out and seen.map_out[1].w.shape[0] == inner else None
     labels += f", {seen.map_out[0]}" if out is not None and seen.map_out else ""
     return Projections(
-        q, k, v, out, seen.heads, labels, inputs=seen.inputs, fused=fused, cosine=seen.cosine
+        q,
+        k,
+        v,
+        out,
+        seen.heads,
+        labels,
+        inputs=seen.inputs,
+        fused=fused,
+        cosine=seen.cosine,
+        image=seen.image,
     )
 
 
@@ -272,7 +286,7 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
         grouped = proj.kv_heads not in (0, proj.heads)
         if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
             proj = replace(proj, heads=seen.heads, kv_heads=0)
-        proj = replace(proj, cosine=seen.cosine)
+        proj = replace(proj, cosine=seen.cosine, image=seen.image)
         if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
             proj = replace(proj, inputs=seen.inputs)
         if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:

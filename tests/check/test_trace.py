@@ -136,3 +136,22 @@ def test_a_keyword_only_random_key_is_not_the_keys() -> None:
         return w / w.sum(-1, keepdims=True) @ value
 
     assert check(attention).ok
+
+
+def test_image_layer_is_checked_as_an_n_by_1_image() -> None:
+    """Segment Anything's attention takes (B, H, W, C): x is given as an n x 1 image, and a
+    bug in it is named with a reproduction that runs."""
+    import contextlib
+    import io
+
+    from corpus_cases import load
+
+    layer = load("torch_layer_sam_image.py")
+    assert check(layer).ok
+    layer.scale = 1.0  # the scale left out
+    report = check(layer)
+    assert [f.id for f in report.errors] == ["scale-missing"], str(report)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(report.errors[0].repro, {})
+    assert "tensor(" in printed.getvalue()
