@@ -98,19 +98,22 @@ class _Watcher:
 
     def _follow(self, name: str, given: list[Any], outs: list[Any]) -> None:
         origin = frozenset().union(*(self.origin.get(id(t), frozenset()) for t in given))
-        fed = [t for t in given if id(t) in self.weights]
         for o in outs:
             if not any(o is t for t in given):  # `.float()` of a float tensor returns it
                 self.origin[id(o)], self.made[id(o)] = origin, given
         if given and (name == "normalize" or (id(given[0]) in self.unit and name in UNIT_KEPT)):
             self.unit.update(id(o) for o in outs)
-        if not fed:
-            return
+        if any(id(t) in self.weights for t in given):
+            self._after_softmax(given, outs)
+
+    def _after_softmax(self, given: list[Any], outs: list[Any]) -> None:
+        """The call that takes the weights and a tensor from a map in is weights @ v; before
+        it, dropout or a cast hands the weights on."""
         other = [self.origin.get(id(t)) for t in given if id(t) not in self.weights]
         if len(self.seen.roles) == 2 and any(other):
-            self.seen.roles.append(next(o for o in other if o))  # weights @ v
+            self.seen.roles.append(next(o for o in other if o))
         else:
-            self.weights.update(id(o) for o in outs)  # dropout, a cast: still the weights
+            self.weights.update(id(o) for o in outs)
 
     def _map(self, found: tuple[Any, str, Affine], outs: list[Any]) -> None:
         inp, label, affine = found
@@ -238,18 +241,12 @@ def projections(seen: Seen) -> Projections | None:
     q and a fused k, v, or three maps in the order the layer applied them."""
     order = _order(seen.roles) if len(seen.maps_in) == 3 else range(len(seen.maps_in))
     labels = ", ".join(seen.maps_in[i][0] for i in order)
-    maps = [a for _, a in seen.maps_in]
-    fused = None
-    if len(maps) == 1 and maps[0].w.shape[1] % 3 == 0:
-        fused = maps[0]
-        q, k, v = _split3(fused)
-    elif len(maps) == 2 and maps[1].w.shape[1] % 2 == 0:
-        q, half = maps[0], maps[1].w.shape[1] // 2
-        k, v = maps[1].columns(slice(0, half)), maps[1].columns(slice(half, None))
-    elif len(maps) == 3:
-        q, k, v = (maps[i] for i in _order(seen.roles))
-    else:
+    maps = [seen.maps_in[i][1] for i in order]
+    fused = maps[0] if len(maps) == 1 else None
+    qkv = _qkv(maps)
+    if qkv is None:
         return None
+    q, k, v = qkv
     inner = q.w.shape[1]
     if inner % seen.heads or k.w.shape != q.w.shape:
         return None
@@ -267,6 +264,16 @@ def projections(seen: Seen) -> Projections | None:
         cosine=seen.cosine,
         image=seen.image,
     )
+
+
+def _qkv(maps: list[Affine]) -> tuple[Affine, Affine, Affine] | None:
+    """q, k, v from the maps in: one fused (thirds), q and a fused k, v (halves), or three."""
+    if len(maps) == 1 and maps[0].w.shape[1] % 3 == 0:
+        return _split3(maps[0])
+    if len(maps) == 2 and maps[1].w.shape[1] % 2 == 0:
+        half = maps[1].w.shape[1] // 2
+        return maps[0], maps[1].columns(slice(0, half)), maps[1].columns(slice(half, None))
+    return (maps[0], maps[1], maps[2]) if len(maps) == 3 else None
 
 
 def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Projections | None:
