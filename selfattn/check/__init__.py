@@ -36,6 +36,7 @@ from .probe import (
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
 from .rotary import angles_at_zero
+from .trace import read_layer
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
 
@@ -75,7 +76,12 @@ def check(
     imp = import_line or f"from {module} import {call_name.split('.')[0]}"
     rep = Report(name)
     runner = Runner(fn, timeout, budget)
-    with warnings.catch_warnings(), np.errstate(all="ignore"), _one_torch_thread():
+    with (
+        warnings.catch_warnings(),
+        np.errstate(all="ignore"),
+        _one_torch_thread(),
+        _as_found(_module_of(fn)),
+    ):
         # The target's warnings (overflow in exp, deprecations) must not turn into errors
         # in a caller that runs with -W error; NaN and inf are judged from the output.
         warnings.simplefilter("ignore")
@@ -88,7 +94,7 @@ def check(
                 imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
             how = Calling(layout, {**_no_dropout(sig), **(args or {})})
             # read once: whether this is a layer, and then the layer's weights
-            proj = find_projections(_module_of(fn)) if kind in (None, "layer") else None
+            proj = _projections(fn, kind, runner)
             kind = kind or _kind(sig, proj)
             _dispatch(fn, runner, sig, kind, rep, imp, call_name, how, proj)
         except TargetError as exc:
@@ -97,7 +103,6 @@ def check(
             if os.environ.get("SELFATTN_CHECK_DEBUG"):
                 raise
             rep.error = f"internal error in selfattn check: {summarize(exc)}"
-    runner.close()
     rep.calls = runner.calls
     rep.seconds = time.monotonic() - started
     return rep
@@ -120,6 +125,34 @@ def _one_torch_thread() -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(threads)
+
+
+@contextlib.contextmanager
+def _as_found(module: Any) -> Iterator[None]:
+    """Leave a module as the check found it: each submodule's training mode (the check
+    switches dropout off), and the values of every tensor it holds, parameters, buffers and
+    plain attributes alike (a cache the layer fills, angles held at 0), in the same objects."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(module, torch.nn.Module):
+        yield
+        return
+    modes = [(m, m.training) for m in module.modules()]
+    held = [
+        (store, name, value, value.detach().clone())
+        for m in module.modules()
+        for store in (m._parameters, m._buffers, vars(m))
+        for name, value in list(store.items())
+        if isinstance(value, torch.Tensor)
+    ]
+    try:
+        yield
+    finally:
+        with torch.no_grad():
+            for store, name, value, before in held:
+                store[name] = value
+                value.copy_(before)
+        for m, training in modes:
+            m.training = training
 
 
 def _name_in_module(fn: Any) -> str | None:
@@ -182,12 +215,21 @@ def _module_of(fn: Any) -> Any:
     return fn if hasattr(fn, "named_modules") else getattr(fn, "__self__", None)
 
 
+def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | None:
+    """A layer's projections, found by name and read from one run of it (names are hints: a
+    layer whose names were never seen is read from what it runs), or None."""
+    if kind not in (None, "layer"):
+        return None
+    proj = find_projections(_module_of(fn))
+    return read_layer(fn, runner, proj) if fn is _module_of(fn) else proj
+
+
 def _kind(sig: Any, proj: Projections | None) -> str | None:
     """A module holding q, k, v projections (`proj`) is a layer called on hidden states,
     unless its parameters are named q, k, v (nn.MultiheadAttention's are, and it is a layer
     all the same: it projects what it is given); otherwise what the signature said."""
     named = sig.qkv is not None and sig.qkv[0].lower() in Q_NAMES
-    if proj is None or (named and not proj.qkv_args):
+    if proj is None or (named and proj.inputs == 1):
         return sig.kind
     return "layer"
 

@@ -149,6 +149,10 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
     """
     drivers, notes = [], []
     others = () if kern.layout_forced else tuple(LAYOUTS)
+    if kern.sig.flag is None and (found := _flag_by_effect(kern)) is not None:
+        kern.sig = replace(kern.sig, flag=found)
+        kern.flag, kern.mask = found, None
+        notes.append(f"`{found}` changes every output but the last: taken as the causal flag")
     if kern.sig.flag is not None:
         drivers.append(kern.sig.flag)
         notes.append(f"causal mask through the flag `{kern.sig.flag}`")
@@ -173,6 +177,45 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
             )
             drivers.append(param.name)
     return drivers, notes
+
+
+def _window(ctx: Ctx, base: Variant, causal: Outs) -> int:
+    """The window of a sliding-window kernel (Mistral): the width w, shorter than the longest
+    probe, whose band of keys i - w < j <= i gives the causal outputs; 0 when none does."""
+    longest = max(p.shape[0] for p in ctx.probes)
+    for w in range(1, longest):
+        if matches(replace(masked(base), window=w), ctx.probes, causal, ctx.kern.lp):
+            return w
+    return 0
+
+
+def _flag_by_effect(kern: Kernel) -> str | None:
+    """A switch (a parameter defaulting to False) that asks for the causal mask under a name of
+    its own (`mask_future`, `autoregressive`), found by its effect: set to True, it changes the
+    output but not its last row, the query that sees every key with or without the mask."""
+    rng = np.random.default_rng(5)
+    q, k, v = rng.standard_normal((3, 6, 4))
+    try:
+        plain = kern.call(q, k, v)
+    except CallFailed:
+        return None
+    tol = tolerance(q, k, v, kern.lp)
+    for name in kern.sig.switches:
+        before = kern.args.get(name)
+        kern.args[name] = True
+        try:
+            out = kern.call(q, k, v)
+        except CallFailed:
+            out = None
+        finally:
+            kern.args.pop(name)
+            if before is not None:
+                kern.args[name] = before
+        if out is None or np.allclose(out, plain, atol=tol):
+            continue
+        if np.allclose(out[-1], plain[-1], atol=tol):
+            return name
+    return None
 
 
 def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
@@ -247,7 +290,7 @@ def _padding_repro(kern: Kernel, imp: str) -> str:
     }.get(kern.mask_kind or "keep", f"mask = {lib}.array([{pad}])")
     mask = mask.replace("torch.array", "torch.tensor")
     lines = [*repro.head(kern, imp), *repro.literals(kern, q=q, k=k, v=v), mask]
-    lines += [f"out = {kern.call_text(False, masked=True)}"]
+    lines += [f"out = {kern.call_text(False, masked=True)}", "print(out)"]
     lines.append("# v is zero except on the padded keys, so out should be all 0")
     return "\n".join([*lines, "# got:", *repro.show(out)])
 
@@ -505,6 +548,13 @@ def _diagnose_causal(
         return False
     if base is not None and not leaks and matches(masked(base), probes, causal, kern.lp):
         rep.check(name, "pass", shapes(probes, causal))
+        return True
+    if base is not None and not leaks and (window := _window(ctx, base, causal)):
+        rep.notes.append(
+            f"sliding-window attention: each query sees itself and the {window - 1} keys "
+            "before it (window found by probing)"
+        )
+        rep.check(name, "pass", f"{shapes(probes, causal)}; window of {window}")
         return True
     fill = _fill(kern) if leaks else None
     bugs = causal_bugs(base, fill) if base is not None else ()

@@ -37,6 +37,7 @@ class Returned:
 
     value: Any
     dtype: str  # the dtype the target returned, "" when it had none
+    pair: bool = False  # the output was the first of a tuple, (output, weights)
 
 
 def _arraylike(x: Any) -> bool:
@@ -49,26 +50,26 @@ def materialize(out: Any) -> Returned:
     Runs on the thread that called the target: MLX arrays can only be read there. A pair
     (output, weights), as many kernels return, counts as its first element.
     """
-    if isinstance(out, tuple | list) and out and _arraylike(out[0]):
-        out = out[0]
+    pair = isinstance(out, tuple | list) and bool(out) and _arraylike(out[0])
+    out = out[0] if pair else out
     dtype = str(getattr(out, "dtype", ""))
     if isinstance(out, np.ndarray):
-        return Returned(out, dtype)
+        return Returned(out, dtype, pair)
     try:
         if hasattr(out, "detach") and hasattr(out, "cpu"):  # a torch tensor
             import torch  # pyright: ignore[reportMissingImports]
 
             tensor: Any = out
-            return Returned(tensor.detach().cpu().to(torch.float64).numpy(), dtype)
+            return Returned(tensor.detach().cpu().to(torch.float64).numpy(), dtype, pair)
         to_numpy = getattr(out, "numpy", None)
         if callable(to_numpy):  # tinygrad, MLX, TensorFlow
-            return Returned(np.asarray(to_numpy()), dtype)
+            return Returned(np.asarray(to_numpy()), dtype, pair)
         if hasattr(out, "__array__"):  # JAX, MLX, anything else that converts
-            return Returned(np.asarray(out), dtype)
+            return Returned(np.asarray(out), dtype, pair)
     except Exception as exc:
         why = f"returned a {type(out).__name__} that cannot be read: {summarize(exc)}"
         raise CallFailed(why) from exc
-    return Returned(out, dtype)
+    return Returned(out, dtype, pair)
 
 
 def precision(dtype: str) -> Precision:
@@ -260,20 +261,33 @@ def from_layout(out: Array, layout: str, shape: tuple[int, ...]) -> Array:
     4-D kernels may answer in the other 4-D layout (Hugging Face's eager attention returns
     (b, n, h, d) for (b, h, n, d) input) or with the heads merged, (b, n, h * d).
     """
-    got = tuple(out.shape)
-    want = to_layout(np.empty(shape), layout).shape
-    if got == want:
-        return _back(out, layout, shape)
+    answer = answered_in(tuple(out.shape), layout, shape)
+    if answer == "merged":
+        b, h, n, dv = shape if len(shape) == 4 else (1, 1, *shape)
+        return _back(out.reshape(b, n, h, dv), "bnhd", shape)
+    if answer == "batch":
+        return out[0]
+    if answer is None:
+        want = to_layout(np.empty(shape), layout).shape
+        raise CallFailed(f"returned shape {tuple(out.shape)}, expected {want}")
+    return _back(out, answer, shape)
+
+
+def answered_in(got: tuple[int, ...], layout: str, shape: tuple[int, ...]) -> str | None:
+    """The layout of an output of shape `got` to input in `layout`: the same, the other 4-D
+    one, "merged" heads (b, n, h * d), a leading "batch" of one, or None when none fits."""
+    if got == to_layout(np.empty(shape), layout).shape:
+        return layout
     if layout in ("bhnd", "bnhd"):
         other = "bnhd" if layout == "bhnd" else "bhnd"
         if got == to_layout(np.empty(shape), other).shape:
-            return _back(out, other, shape)
+            return other
         b, h, n, dv = shape if len(shape) == 4 else (1, 1, *shape)
         if got == (b, n, h * dv):
-            return _back(out.reshape(b, n, h, dv), "bnhd", shape)
-    if layout == "nd" and len(shape) == 2 and got == (1, *shape):  # a leading batch of one
-        return out[0]
-    raise CallFailed(f"returned shape {got}, expected {want}")
+            return "merged"
+    if layout == "nd" and len(shape) == 2 and got == (1, *shape):
+        return "batch"
+    return None
 
 
 def _back(out: Array, layout: str, shape: tuple[int, ...]) -> Array:
@@ -287,3 +301,14 @@ def _back(out: Array, layout: str, shape: tuple[int, ...]) -> Array:
 def layout_text(layout: str) -> str:
     """How `q` is written in a reproduction to put it in `layout`."""
     return {"nd": "", "bnd": "[None]", "bhnd": "[None, None]", "bnhd": "[None, :, None]"}[layout]
+
+
+# How a reproduction takes the (n, d) output back from an output answered in each layout.
+BACK_TEXT = {
+    "nd": "",
+    "bnd": "[0]",
+    "bhnd": "[0, 0]",
+    "bnhd": "[0, :, 0]",
+    "merged": "[0]",
+    "batch": "[0]",
+}

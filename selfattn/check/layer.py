@@ -135,13 +135,15 @@ class Layer:
         proj = self.proj
         given = torch.tensor(x, dtype=self.dtype)
         given = given.transpose(0, 1) if proj.time_first else given
+        given = given[:, :, None] if proj.image else given
         extra = {self.mask.param: self.mask.make(x.shape[1], self.dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
         extra |= (
             {self.rotary.param: self.rotary.make(x.shape[1], self.dtype)} if self.rotary else {}
         )
         extra = {**self.args, **extra}
-        out = np.asarray(self.runner(*[given] * (3 if proj.qkv_args else 1), **extra))
+        out = np.asarray(self.runner(*[given] * proj.inputs, **extra))
+        out = out[:, :, 0] if proj.image and out.ndim == 4 else out
         if out.ndim == 2 and x.shape[0] == 1:
             out = out[:, None] if proj.time_first else out[None]
         out = out.swapaxes(0, 1) if proj.time_first and out.ndim == 3 else out
@@ -195,6 +197,7 @@ def check_layer(
         ) from None
     rep.kind = "layer"
     shape = "(n, batch, C)" if proj.time_first else "(batch, n, C)"
+    shape = "(batch, n, 1, C), an n x 1 image" if proj.image else shape
     rep.backend = f"torch {layer.dtype_name} x of shape {shape}"
     grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
     rep.notes.append(
@@ -523,7 +526,7 @@ class _Text:
     def __init__(self, name: str, imp: str, proj: Projections, dtype: Any) -> None:
         self.name, self.imp, self.width = name, imp, proj.width
         self.dtype = str(dtype)
-        self.qkv_args, self.time_first = proj.qkv_args, proj.time_first
+        self.inputs, self.time_first, self.image = proj.inputs, proj.time_first, proj.image
         self.args = ""  # the caller's extra arguments, as `, name=value`
         self.mask: CausalMask | None = None
         self.flag: str | None = None
@@ -539,13 +542,14 @@ class _Text:
     def _head(self) -> list[str]:
         mask = self.mask.text(self.dtype) if self.mask else []
         mask += self.rotary.text(self.dtype) if self.rotary else []
-        x = "x.transpose(0, 1)" if self.time_first else "x"
-        given = ", ".join([x] * (3 if self.qkv_args else 1)) + self.args
+        x = "x.transpose(0, 1)" if self.time_first else "x[:, :, None]" if self.image else "x"
+        given = ", ".join([x] * self.inputs) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
         given += f", {self.rotary.param}=rotation(x.shape[1])" if self.rotary else ""
         given += f", {self.flag}=True" if self.flag else ""
-        back = ".transpose(0, 1)" if self.time_first else ""
+        back = ".transpose(0, 1)" if self.time_first else "[:, :, 0]" if self.image else ""
         said = "x as (n, batch, C), " if self.time_first else ""
+        said = "x as an n x 1 image, " if self.image else said
         still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
         if still:
             still = ["with torch.no_grad():  # its own rotation at angle 0, as checked", *still, ""]

@@ -14,10 +14,12 @@ from typing import Any, TypeGuard
 import numpy as np
 
 from .frameworks import (
+    BACK_TEXT,
     LAYOUTS,
     Backend,
     CallFailed,
     Returned,
+    answered_in,
     backends_for,
     from_layout,
     layout_text,
@@ -50,11 +52,45 @@ class Timeout(TargetError):
     """The target did not return in time; nothing more is tried."""
 
 
-class Runner:
-    """Calls the target in a daemon thread so that a call that never returns can be abandoned.
+Job = tuple[Callable[..., Any], tuple, dict, "queue.Queue[tuple[bool, Any]]"]
 
-    The output is read into numpy on that same thread (MLX arrays can only be read there).
+
+class Worker:
+    """The daemon thread that makes every call to a target, check after check, so that a call
+    that never returns can be abandoned.
+
+    One thread, not one per check: tinygrad keeps its compile cache in an SQLite connection
+    that only the thread that opened it may use, and a second check on a thread of its own
+    failed with "SQLite objects created in a thread can only be used in that same thread".
+    The output is read into numpy on that thread too (MLX arrays can only be read there).
     """
+
+    def __init__(self) -> None:
+        self.jobs: queue.Queue[Job] = queue.Queue()
+        threading.Thread(target=self._serve, name="selfattn-check", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            fn, args, kwargs, reply = self.jobs.get()
+            # errstate is per thread: the target's overflow must not raise here.
+            with np.errstate(all="ignore"):
+                try:
+                    reply.put((True, materialize(fn(*args, **kwargs))))
+                except BaseException as exc:  # a target may even call sys.exit()
+                    reply.put((False, exc))
+
+
+_worker: list[Worker] = []  # the one in use; replaced only when a call is abandoned in it
+
+
+def worker() -> Worker:
+    if not _worker:
+        _worker.append(Worker())
+    return _worker[0]
+
+
+class Runner:
+    """Calls the target on the worker thread, within a timeout per call and a budget in all."""
 
     def __init__(self, fn: Callable[..., Any], timeout: float, budget: float) -> None:
         self.fn = fn
@@ -63,41 +99,27 @@ class Runner:
         self.deadline = time.monotonic() + budget
         self.calls = 0
         self.last_dtype = ""
-        self._jobs: queue.Queue[tuple[tuple, dict, queue.Queue] | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
-
-    def _serve(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            args, kwargs, reply = job
-            # errstate is per thread: the target's overflow must not raise here.
-            with np.errstate(all="ignore"):
-                try:
-                    reply.put((True, materialize(self.fn(*args, **kwargs))))
-                except BaseException as exc:  # a target may even call sys.exit()
-                    reply.put((False, exc))
-
-    def close(self) -> None:
-        """Let the thread end once it is free (a call stuck in the target keeps it)."""
-        if self._thread is not None:
-            self._jobs.put(None)
-            self._thread = None
+        self.last_pair = False  # the last output was the first of a tuple
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call_other(self.fn, *args, **kwargs)
+
+    def call_other(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`fn(*args, **kwargs)` on the worker thread, as the target is called (a function
+        that runs the target under a trace)."""
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise Timeout(
                 f"gave up after {self.budget:.3g} s and {self.calls} calls: the target is too slow"
             )
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._serve, name="selfattn-check", daemon=True)
-            self._thread.start()
-        reply: queue.Queue = queue.Queue()
-        self._jobs.put((args, kwargs, reply))
+        reply: queue.Queue[tuple[bool, Any]] = queue.Queue()
+        worker().jobs.put((fn, args, kwargs, reply))
         self.calls += 1
         wait = min(self.timeout, remaining)
         try:
             ok, value = reply.get(timeout=wait)
         except queue.Empty:
+            _worker.clear()  # the call still holds the thread: later calls need another
             given = [*args, *(a for a in kwargs.values() if hasattr(a, "shape"))]
             shapes = ", ".join(describe(a) for a in given)
             raise Timeout(
@@ -107,6 +129,7 @@ class Runner:
             raise CallFailed(summarize(value))
         assert isinstance(value, Returned)
         self.last_dtype = value.dtype
+        self.last_pair = value.pair
         return value.value
 
 
@@ -165,6 +188,8 @@ class Signature:
     softcap_default: Any = None
     # every named parameter, and whether it is required (a layer's rotation, its start)
     params: dict[str, bool] = field(default_factory=dict)
+    # parameters that default to True or False: one may be a causal flag under another name
+    switches: list[str] = field(default_factory=list)
 
     @property
     def mask(self) -> str | None:
@@ -203,16 +228,18 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     required = [p for p in pos if p.default is p.empty]
     varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
     names = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-    lower = {n.lower(): n for n in names}
+    # q, k, v by name among the positional parameters when there are three: a keyword-only
+    # `key` after them is a random key (JAX, equinox), not the keys
+    lower = {n.lower(): n for n, p in names.items() if len(pos) < 3 or p.kind is not p.KEYWORD_ONLY}
     found = [_named(lower, c) for c in (Q_NAMES, K_NAMES, V_NAMES)]
     qkv = tuple(lower[f] for f in found) if all(found) else None  # type: ignore[index]
     if qkv is None and len(pos) >= 3 and not varargs:
         qkv = (pos[0].name, pos[1].name, pos[2].name)
     flag = next((n for n in FLAG_NAMES if n in names), None)
-    masks = [
+    masks = [  # `mask_future=False` is a switch, not a mask
         MaskParam(n, p.default is p.empty)
         for n, p in names.items()
-        if is_mask_name(n) and n not in (qkv or ())
+        if is_mask_name(n) and n not in (qkv or ()) and not isinstance(p.default, bool)
     ]
     scale = next((n for n in SCALE_NAMES if n in names), None)
     dropout = next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
@@ -240,6 +267,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         softcap,
         names[softcap].default if softcap else None,
         {n: p.default is p.empty for n, p in names.items()},
+        [n for n, p in names.items() if p.default is False and n not in known],
     )
 
 
@@ -325,6 +353,8 @@ class Kernel:
         self.wide = True
         self.reference: Variant = CORRECT
         self.square_only = False  # every batched call fails: written for one (n, d) sequence
+        self.pair = False  # the kernel returns (output, weights)
+        self.back = ""  # source text taking the (n, d) output from what a call returns
         user_scale = self.args.get(sig.scale) if sig.scale else None
         if _number(user_scale):
             detail = f"softmax({user_scale:g} q k^T) v"
@@ -417,6 +447,7 @@ class Kernel:
         args, kwargs = self._bind(qs, ks, vs, extra)
         raw = self.runner(*args, **kwargs)
         out = to_numpy(raw, (*q.shape[:-1], v.shape[-1]), lay)
+        self._read_back(raw, out.shape)
         self.last_lp = precision(self.runner.last_dtype)
         self.last_rounded = None
         if self.last_lp is FLOAT32 and (inside := rounded_inside(out)) is not None:
@@ -424,6 +455,13 @@ class Kernel:
         # float64 out and not rounded to half on the way: likely float64 inside
         self.wide = "64" in self.runner.last_dtype and self.last_rounded is None
         return out
+
+    def _read_back(self, raw: Any, shape: tuple[int, ...]) -> None:
+        """How a reproduction takes the (n, d) output from what the call returned."""
+        self.pair = self.runner.last_pair
+        if len(shape) == 2:
+            answer = answered_in(tuple(np.shape(raw)), self.layout, shape) or "nd"
+            self.back = ("[0]" if self.pair else "") + BACK_TEXT[answer]
 
     def call_text(
         self, causal: bool, q: str = "q", k: str = "k", v: str = "v", masked: bool = False
@@ -439,7 +477,7 @@ class Kernel:
         if self.flag is not None and not self.always_causal:
             named[self.flag] = str(causal)
         for name, param in self.masks.items():
-            if name == self.mask and (masked or self.mask_arg(2, causal) is not None):
+            if name == self.mask and (masked or (causal and self.mask_arg(2, True) is not None)):
                 named[name] = "mask"
             elif param.required:
                 named[name] = self._full_text(param, q)
@@ -452,7 +490,7 @@ class Kernel:
                     break
                 parts.append(named.pop(name))
         parts += [f"{key}={value}" for key, value in named.items()]
-        return f"{self.name}({', '.join(parts)})"
+        return f"{self.name}({', '.join(parts)}){self.back}"
 
     def _full_text(self, param: MaskParam, q: str) -> str:
         """Source text for a mask that keeps everything, for a required mask not under test."""
@@ -460,13 +498,16 @@ class Kernel:
             return "None"
         lib = {"torch": "torch", "jax": "jnp"}.get(self.backend.name, "np")
         size = f"1, {q}.shape[-2]" if param.form == "padding" else f"{q}.shape[-2], {q}.shape[-2]"
+        if param.form == "batched":  # (1, 1, n, n), or (1, n, n) beside (1, n, d) inputs
+            size = f"1, {size}" if self.layout == "bnd" else f"1, 1, {size}"
         if param.kind == "additive":
             return f"{lib}.zeros(({size}))"
         return f"{'~' if param.kind == 'block' else ''}{lib}.ones(({size}), dtype=bool)"
 
     def mask_text(self, n: int, causal: bool) -> str | None:
-        """Source text building the mask used for `causal`, or None when none is passed."""
-        if self.mask_arg(n, causal) is None:
+        """Source text building the causal mask, or None when it is not passed (without
+        `causal`, a required mask is written out in the call, keeping every key)."""
+        if not causal or self.mask_arg(n, causal) is None:
             return None
         lib = {"torch": "torch", "jax": "jnp"}.get(self.backend.name, "np")
         if self.mask_form == "padding":
@@ -481,8 +522,8 @@ class Kernel:
             return "mask = " + wrap.format(f"~{keep}")
         if self.mask_kind == "additive":
             if lib == "torch":
-                return f"mask = torch.zeros_like({keep}, dtype=torch.float).masked_fill(~{keep}, "
-                "float('-inf'))"
+                zeros = f"torch.zeros_like({keep}, dtype=torch.float)"
+                return f"mask = {zeros}.masked_fill(~{keep}, float('-inf'))"
             return "mask = " + wrap.format(f"{lib}.where({keep}, 0.0, -{lib}.inf)")
         return "mask = " + wrap.format(keep)
 
@@ -547,7 +588,7 @@ def connect(
         for lay in [layout] if layout else LAYOUTS:
             kern = Kernel(runner, sig, backend, name, lay, args)
             try:
-                out = kern.call(q, k, v)
+                out = _first_call(kern, q, k, v)
             except CallFailed as exc:
                 failures.append((f"{backend.label} {to_layout(q, lay).shape}", str(exc)))
                 continue
@@ -560,6 +601,26 @@ def connect(
         if first is not None:
             return first
     raise TargetError(f"{name}(q, k, v) could not be called: {_failed(failures)}")
+
+
+def _first_call(kern: Kernel, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The plain call; when it fails on a required mask passed as None, the mask's convention
+    is probed and the call made again with a mask that keeps every key (picoGPT's
+    `attention(q, k, v, mask)` adds its mask to the scores, and cannot add None)."""
+    try:
+        return kern.call(q, k, v)
+    except CallFailed:
+        unprobed = [m for m in kern.masks.values() if m.required and m.kind is None]
+        if not unprobed:
+            raise
+    try:
+        for param in unprobed:
+            probe_mask(kern, param)
+        return kern.call(q, k, v)
+    except CallFailed:
+        for param in unprobed:  # another layout may take None after all
+            param.kind, param.form = None, "square"
+        raise
 
 
 def _failed(failures: list[tuple[str, str]]) -> str:

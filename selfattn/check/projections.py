@@ -97,8 +97,10 @@ class Projections:
     k_norm: Norm | None = None
     # how x goes in: nn.MultiheadAttention takes (query, key, value), x three times, and
     # without batch_first wants (n, batch, C); a wrapper around one takes x once, in that
-    # layout or as (batch, n, C), turned for the module (check_layer finds out which)
-    qkv_args: bool = False
+    # layout or as (batch, n, C), turned for the module (check_layer finds out which); a
+    # layer of (x, context) or (x, y=None) attends to x itself when given x twice
+    inputs: int = 1
+    image: bool = False  # x goes in as an image (batch, H, W, C): here n x 1, (batch, n, 1, C)
     time_first: bool = False
     holder: str = ""  # the attribute a thin wrapper holds the layer under; "": the target's own
     residual: bool = False  # the layer returns x + attention, as a block's first half does
@@ -112,6 +114,7 @@ class Projections:
     kv_heads: int = 0  # 0: as many as q
     tiled: bool = False
     cap: float = 0.0  # scores soft-capped as cap * tanh(s / cap) (Gemma 2), 0: not
+    cosine: float = 0.0  # scaled cosine attention (Swin v2): scores t * cos(q, k), t this
     capped_by: str = ""  # the attribute that says so
 
     def rewired(self, order: str, per_head: bool) -> Projections:
@@ -165,6 +168,8 @@ class Projections:
         """
         given = x
         variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
+        if self.cosine and variant.scores == "sdpa":
+            variant = replace(variant, scores="cosine", p=self.cosine)
         x = self.norm(x, dtype) if self.norm is not None else x
         kv = self.kv_heads or self.heads
         q = self._split(self.q(x, dtype), cut, self.heads)
@@ -283,7 +288,7 @@ def find_projections(module: Any) -> Projections | None:
     return replace(
         proj,
         names=", ".join(f"{name}.{n}" for n in proj.names.split(", ")),
-        qkv_args=False,  # the wrapper takes x, and hands it on three times itself
+        inputs=1,  # the wrapper takes x, and hands it on three times itself
         holder=name,
     )
 
@@ -351,8 +356,10 @@ def _own_projections(module: Any) -> Projections | None:
         _norm(module, NORMS, (q.w.shape[0],)),
         _norm(module, Q_NORMS, per_head),
         _norm(module, K_NORMS, per_head),
-        qkv_args=packed,
-        time_first=packed and not getattr(module, "batch_first", False),
+        inputs=3 if packed else 1,
+        # nn.MultiheadAttention says batch_first; a layer of its own holding in_proj_weight
+        # and saying nothing takes (batch, n, C), as layers do
+        time_first=packed and getattr(module, "batch_first", True) is False,
         fused=fused,
         kv_heads=kv_heads,
         cap=float(getattr(module, capped_by)) if capped_by else 0.0,

@@ -108,6 +108,7 @@ class Variant:
     p: float = 1.0  # parameter of the score function
     features: bool = False  # v @ softmax(q^T k / sqrt d): attention over features
     cap: float = 0.0  # logit soft-capping (Gemma 2): scores s become cap * tanh(s / cap)
+    window: int = 0  # sliding-window attention (Mistral): query i sees keys i - window < j
 
     def run(self, q: Array, k: Array, v: Array, dtype: type = np.float64) -> Array | None:
         """The output on (n, d) inputs, computed in `dtype`, as float64; None if undefined."""
@@ -122,6 +123,8 @@ class Variant:
             if self.cap > 0:
                 s = dtype(self.cap) * np.tanh(s / dtype(self.cap))
             keep = KEEP[self.keep](s.shape[0]) if self.keep else None
+            if keep is not None and self.window:
+                keep = keep & np.triu(np.ones_like(keep), k=1 - self.window)
             if keep is not None and self.how == "inf":
                 s = np.where(keep, s, dtype(-np.inf))
             elif keep is not None and self.how == "fill":

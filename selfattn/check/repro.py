@@ -78,7 +78,7 @@ def mismatch(kern: Kernel, expected: Variant, causal: bool, import_line: str) ->
     mask = kern.mask_text(q.shape[0], causal)
     lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
     lines += [mask] if mask else []
-    lines += [f"out = {kern.call_text(causal)}", f"# expected ({expected.detail}):"]
+    lines += [f"out = {kern.call_text(causal)}", "print(out)", f"# expected ({expected.detail}):"]
     return "\n".join([*lines, *show(expected.run(q, k, v)), "# got:", *show(out)])
 
 
@@ -144,6 +144,6 @@ def nonfinite(
         mask = kern.mask_text(q.shape[0], causal)
         lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
         lines += [mask] if mask else []
-        lines += [f"out = {kern.call_text(causal)}", "# got:", *show(out)]
+        lines += [f"out = {kern.call_text(causal)}", "print(out)", "# got:", *show(out)]
         return "\n".join(lines)
     return ""

@@ -33,6 +33,7 @@ def batched(ctx: Ctx, base: Variant) -> None:
     lines = [*repro.head(kern, ctx.imp), *repro.random_inputs(kern, 9, *shape)]
     batch_kern = copy(kern)
     batch_kern.layout = "nd"  # the inputs are drawn in the kernel's layout above
+    batch_kern.back = "[0]" if kern.pair else ""  # the output as it comes, if not in a pair
     for causal in modes:
         want = masked(base) if causal else base
         try:
@@ -244,9 +245,10 @@ def long_key(ctx: Ctx) -> None:
         f"k[{j}] *= {LONG:g}",
         f"v = {'torch.zeros_like(v)' if kern.backend.name == 'torch' else 'np.zeros_like(v)'}",
         f"v[{j}, 0] = 1",
+        *filter(None, [kern.mask_text(n, causal)]),
         f"out = {kern.call_text(causal)}",
-        f"print((out[{rows.start or 0}:, 0] > 0.5).mean())  # share of queries that give key {j} "
-        f"most of their weight: {taken:.2f}",
+        f"print(float((out[{rows.start or 0}:, 0] > 0.5).sum()) / {len(w)})  # share of queries "
+        f"that give key {j} most of their weight: {taken:.2f}",
     ]
     rep.add(
         "long-key-takeover",

@@ -1,0 +1,302 @@
+"""Watching a torch layer run once: the maps from x to q, k, v, the map out and the head count,
+read from the calls it makes, whatever its attributes are named.
+
+torch.overrides.TorchFunctionMode sees every torch function and Tensor method the layer calls
+(F.linear, addmm, softmax, scaled_dot_product_attention, view), with the very tensors it
+passes: a map in is a weight applied to x (or to x normalised, or viewed), the map out is the
+last weight applied after the softmax, and the heads are the axis the scores carry them on.
+A dispatch-mode trace would see aten calls after the Python names are gone, and torch.fx
+cannot trace a layer whose forward branches on its input; the function mode keeps the calls as
+the layer wrote them and runs whatever Python the forward holds.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .probe import CallFailed, Runner, is_mask_name
+from .projections import Affine, Projections, _read, _split3
+
+# calls that pass x on unchanged in meaning: the maps in may be applied to what they return
+PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "to", "float", "type_as"}
+VIEWS = {"transpose", "permute", "__getitem__", "unbind", "chunk", "split", "mT"}
+UNIT_KEPT = PASS_ON | VIEWS  # calls that leave vectors of length 1 so
+SOFTMAX = {"softmax", "_softmax", "scaled_dot_product_attention"}
+
+
+@dataclass
+class Seen:
+    """What one run of the layer on x showed."""
+
+    maps_in: list[tuple[str, Affine]] = field(default_factory=list)  # in the order applied
+    map_out: tuple[str, Affine] | None = None
+    heads: int = 0  # 0: no softmax or fused attention was seen
+    inputs: int = 1  # x given once, twice (x, context) or three times (q, k, v)
+    image: bool = False  # x given as an image (batch, H, W, C), here (1, 5, 1, width)
+    # the maps in (indexes into maps_in) q, k and v come from, as the computation used them
+    roles: list[frozenset[int]] = field(default_factory=list)
+    cosine: float = 0.0  # scores = cosine * cos(q, k), scaled cosine attention; 0: not
+
+
+def _name(func: Any) -> str:
+    return getattr(func, "__name__", "")
+
+
+def watch(module: Any, x: Any, times: int) -> Seen:
+    """Run the layer once on x given `times` times, as `module(x)`, `module(x, x)` (x and its
+    context, cross-attention used as self-attention) or `module(x, x, x)` (q, k, v), and read
+    what it computed; call on the worker thread."""
+    import torch  # pyright: ignore[reportMissingImports]
+    from torch.overrides import TorchFunctionMode  # pyright: ignore[reportMissingImports]
+
+    watcher = _Watcher(module, x, times)
+
+    class Record(TorchFunctionMode):
+        def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
+            out = func(*args, **(kwargs or {}))
+            watcher.saw(_name(func), args, kwargs or {}, out)
+            return out
+
+    with Record(), torch.no_grad():
+        module(*[x] * times, **dict.fromkeys(_required(module)[times:]))
+    return watcher.seen
+
+
+class _Watcher:
+    """Follows each tensor back to the maps in it comes from (by id: every tensor is kept
+    alive until the run ends, so no id is reused), to tell q, k and v apart by their part in
+    the computation: the product that feeds the softmax takes q then k, the one that consumes
+    its weights takes v."""
+
+    def __init__(self, module: Any, x: Any, times: int) -> None:
+        self.names = {id(p): n for n, p in module.named_parameters()}
+        self.seen = Seen(inputs=times)
+        self.xs = {id(x)}  # x, and x viewed or normalised
+        self.batch = len(x)
+        self.origin: dict[int, frozenset[int]] = {}  # tensor -> indexes of its maps in
+        self.made: dict[int, list[Any]] = {}  # tensor -> the tensors it was computed from
+        self.weights: set[int] = set()  # the softmax's output, and what passes it on
+        self.unit: set[int] = set()  # q or k normalised to length 1, and views of them
+        self.kept: list[Any] = []
+
+    def saw(self, name: str, args: Any, kwargs: dict[str, Any], out: Any) -> None:
+        given = [a for a in (*args, *kwargs.values()) if _is_tensor(a)]
+        outs = [o for o in (out if isinstance(out, tuple | list) else [out]) if _is_tensor(o)]
+        self.kept += [*given, *outs]
+        first: Any = args[0] if args else None
+        if name in PASS_ON and id(first) in self.xs:
+            self.xs.update(id(o) for o in outs)
+        elif name in SOFTMAX and _is_tensor(first) and first.ndim >= 3:
+            self._attention(name, args, outs)
+        elif (found := _weight(name, args, self.names)) is not None:
+            self._map(found, outs)
+            return
+        self._follow(name, given, outs)
+
+    def _follow(self, name: str, given: list[Any], outs: list[Any]) -> None:
+        origin = frozenset().union(*(self.origin.get(id(t), frozenset()) for t in given))
+        for o in outs:
+            if not any(o is t for t in given):  # `.float()` of a float tensor returns it
+                self.origin[id(o)], self.made[id(o)] = origin, given
+        if given and (name == "normalize" or (id(given[0]) in self.unit and name in UNIT_KEPT)):
+            self.unit.update(id(o) for o in outs)
+        if any(id(t) in self.weights for t in given):
+            self._after_softmax(given, outs)
+
+    def _after_softmax(self, given: list[Any], outs: list[Any]) -> None:
+        """The call that takes the weights and a tensor from a map in is weights @ v; before
+        it, dropout or a cast hands the weights on."""
+        other = [self.origin.get(id(t)) for t in given if id(t) not in self.weights]
+        if len(self.seen.roles) == 2 and any(other):
+            self.seen.roles.append(next(o for o in other if o))
+        else:
+            self.weights.update(id(o) for o in outs)
+
+    def _map(self, found: tuple[Any, str, Affine], outs: list[Any]) -> None:
+        inp, label, affine = found
+        if id(inp) in self.xs and not self.weights and not self.seen.heads:
+            for o in outs:
+                self.origin[id(o)] = frozenset([len(self.seen.maps_in)])
+            self.seen.maps_in.append((label, affine))
+        elif self.seen.heads:
+            self.seen.map_out = (label, affine)  # the last one wins
+
+    def _attention(self, name: str, args: Any, outs: list[Any]) -> None:
+        first = args[0]
+        # scores (batch, heads, n, n) or (batch * heads, n, n); q (batch, heads, n, d)
+        heads = first.shape[-3] if first.ndim >= 4 else first.shape[0] // self.batch
+        self.seen.heads += int(heads)
+        if self.seen.roles:
+            return  # heads computed one by one: the first one tells
+        if name == "scaled_dot_product_attention":
+            self.seen.roles = [self.origin.get(id(t), frozenset()) for t in args[:3]]
+            return
+        factors = self._product(first)
+        self.seen.roles = [self.origin[id(f)] for f in factors]
+        self.weights.update(id(o) for o in outs)
+        if factors and all(id(f) in self.unit for f in factors):
+            self.seen.cosine = _temperature(first, *factors)
+
+    def _product(self, scores: Any) -> list[Any]:
+        """The two factors of the product the scores come from, q's then k's."""
+        t = scores
+        for _ in range(8):  # back through scaling, masking, casting
+            parts = self.made.get(id(t), [])
+            mapped = [p for p in parts if self.origin.get(id(p))]
+            if len(mapped) >= 2:
+                return mapped[:2]
+            if not mapped:
+                return []
+            t = mapped[0]
+        return []
+
+
+def _temperature(scores: Any, q: Any, k: Any) -> float:
+    """The scale t of scores = t * cosine(q, k), one for every head (Swin v2's clamped
+    `logit_scale`, learned per head); 0 when the heads differ or the ratio is not constant."""
+    ratio = (scores / (q @ k)).flatten(-2)
+    per_head = ratio.median(dim=-1).values
+    t = float(per_head.flatten()[0])
+    same = bool(((ratio - t).abs() <= 1e-4 * max(abs(t), 1.0)).all())
+    return t if same and t > 0 else 0.0
+
+
+def _is_tensor(x: Any) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "detach")
+
+
+def _weight(name: str, args: Any, names: dict[int, str]) -> tuple[Any, str, Affine] | None:
+    """(input, parameter name, map) for F.linear(x, w, b) or GPT-2 Conv1D's addmm(b, x, w),
+    when w is one of the layer's parameters."""
+    if name == "linear" and len(args) >= 2 and id(args[1]) in names:
+        bias = args[2] if len(args) > 2 else None
+        affine = _read(args[1], bias)
+        return (args[0], names[id(args[1])].removesuffix(".weight"), affine) if affine else None
+    if name == "addmm" and len(args) >= 3 and id(args[2]) in names:
+        affine = _read(args[2], args[0], stored_in_by_out=True)
+        return (args[1], names[id(args[2])].removesuffix(".weight"), affine) if affine else None
+    return None
+
+
+def widths(module: Any) -> list[int]:
+    """The widths C x may have: the input sides of the layer's 2-D weights, most common first."""
+    sides = [p.shape[i] for p in module.parameters() if p.ndim == 2 for i in (1, 0)]
+    return sorted(set(sides), key=lambda c: -sides.count(c))
+
+
+def observe(module: Any, runner: Runner, width: int) -> Seen | None:
+    """What the layer computes on a float32 x of shape (1, 5, width), given as few times as
+    it takes (once, or as (x, context) or (q, k, v)); None if it fails every way."""
+    import torch  # pyright: ignore[reportMissingImports]
+
+    x = torch.randn(1, 5, width, generator=torch.Generator().manual_seed(0))
+    # x as a sequence, given as many times as it takes; else as an image, n x 1
+    for given, times in [*((x, t) for t in _ways(module)), (x[:, :, None], 1)]:
+        try:
+            seen = runner.call_other(watch, module, given, times)
+        except CallFailed:
+            continue
+        if not isinstance(seen, Seen) or not seen.heads or not seen.maps_in:
+            return None
+        seen.image = given.ndim == 4
+        return seen
+    return None
+
+
+def _order(roles: list[frozenset[int]]) -> list[int]:
+    """Which of three maps in makes q, k and v: as the products used them when each came from
+    one map of its own, else the order they were applied in."""
+    picked = [next(iter(r)) for r in roles if len(r) == 1]
+    return picked if len(picked) == 3 and sorted(picked) == [0, 1, 2] else [0, 1, 2]
+
+
+def _positional(module: Any) -> list[Any]:
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p for p in params if p.kind in kinds]
+
+
+def _required(module: Any) -> list[str]:
+    """The positional parameters without a default: those after x's are passed None (ESPnet's
+    `mask`, d2l's `valid_lens`)."""
+    return [p.name for p in _positional(module) if p.default is p.empty]
+
+
+def _ways(module: Any) -> list[int]:
+    """How many times x may be given: never in place of a mask (`forward(x, attn_mask)`)."""
+    names = [p.name for p in _positional(module)][:3]
+    return [
+        t for t in (1, 2, 3) if t <= max(len(names), 1) and not any(map(is_mask_name, names[1:t]))
+    ]
+
+
+def projections(seen: Seen) -> Projections | None:
+    """The layer's projections as the run showed them: one fused map (q, k, v side by side),
+    q and a fused k, v, or three maps in the order the layer applied them."""
+    order = _order(seen.roles) if len(seen.maps_in) == 3 else range(len(seen.maps_in))
+    labels = ", ".join(seen.maps_in[i][0] for i in order)
+    maps = [seen.maps_in[i][1] for i in order]
+    fused = maps[0] if len(maps) == 1 else None
+    qkv = _qkv(maps)
+    if qkv is None:
+        return None
+    q, k, v = qkv
+    inner = q.w.shape[1]
+    if inner % seen.heads or k.w.shape != q.w.shape:
+        return None
+    out = seen.map_out[1] if seen.map_out and seen.map_out[1].w.shape[0] == inner else None
+    labels += f", {seen.map_out[0]}" if out is not None and seen.map_out else ""
+    return Projections(
+        q,
+        k,
+        v,
+        out,
+        seen.heads,
+        labels,
+        inputs=seen.inputs,
+        fused=fused,
+        cosine=seen.cosine,
+        image=seen.image,
+    )
+
+
+def _qkv(maps: list[Affine]) -> tuple[Affine, Affine, Affine] | None:
+    """q, k, v from the maps in: one fused (thirds), q and a fused k, v (halves), or three."""
+    if len(maps) == 1 and maps[0].w.shape[1] % 3 == 0:
+        return _split3(maps[0])
+    if len(maps) == 2 and maps[1].w.shape[1] % 2 == 0:
+        half = maps[1].w.shape[1] // 2
+        return maps[0], maps[1].columns(slice(0, half)), maps[1].columns(slice(half, None))
+    return (maps[0], maps[1], maps[2]) if len(maps) == 3 else None
+
+
+def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Projections | None:
+    """The projections of a torch layer, as found by name (`proj`) and as seen running: a layer
+    whose maps are under names never seen is read from the run; the head count and the map
+    out are taken from the run when the names gave other ones."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(module, torch.nn.Module):
+        return proj
+    for width in [proj.width] if proj is not None else widths(module)[:3]:
+        seen = observe(module, runner, width)
+        if seen is None:
+            continue
+        if proj is None:
+            return projections(seen)
+        inner = proj.q.w.shape[1]
+        grouped = proj.kv_heads not in (0, proj.heads)
+        if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
+            proj = replace(proj, heads=seen.heads, kv_heads=0)
+        proj = replace(proj, cosine=seen.cosine, image=seen.image)
+        if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
+            proj = replace(proj, inputs=seen.inputs)
+        if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:
+            proj = replace(proj, out=seen.map_out[1], names=f"{proj.names}, {seen.map_out[0]}")
+        return proj
+    return proj

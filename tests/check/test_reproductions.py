@@ -1,0 +1,116 @@
+"""Every reproduction the corpus produces runs and prints what its report says it shows (issue 32).
+
+A reproduction is run in this process, where the corpus module is already imported under the
+name its import line uses. What it prints is held against what the report wrote beside it:
+the numbers under `# got:`, the share a long-key warning names, a difference that should be 0
+and is not, or a layer's row that is not the expected one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from corpus_cases import ARGS, CASES, load, skip_missing
+
+from selfattn.check import check
+
+NUMBER = re.compile(r"-?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", re.IGNORECASE)
+# the comment closing a reproduction of a call that raises, instead of printing
+RAISES = re.compile(r"^# \w+(Error|Exception)\b", re.M)
+
+
+def numbers(text: str) -> np.ndarray:
+    """The numbers in printed text, without dtype and device names (float16, cpu:0)."""
+    text = re.sub(r"(dtype|device)=[\w.:]+|grad_fn=<\w+>", "", text)
+    return np.array([float(x) for x in NUMBER.findall(text)])
+
+
+def run(source: str) -> str:
+    printed = io.StringIO()
+    # a reproduction of an overflow overflows: as a script, it would warn, not raise
+    with contextlib.redirect_stdout(printed), np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(source, "<reproduction>", "exec"), {})
+    return printed.getvalue()
+
+
+def close(got: np.ndarray, said: str) -> bool:
+    """Printed numbers against the ones the report wrote, to the places it wrote them with."""
+    places = min((len(x.split(".")[1]) for x in NUMBER.findall(said) if "." in x), default=4)
+    want = numbers(said)
+    atol = 0.51 * 10.0**-places if "e" not in said else 0.0
+    return got.shape == want.shape and bool(
+        np.allclose(got, want, rtol=5e-3, atol=atol, equal_nan=True)
+    )
+
+
+def judge(source: str, printed: str) -> None:
+    """Fail unless `printed` is what the reproduction says it shows."""
+    got = numbers(printed)
+    lines = source.splitlines()
+    if "# got:" in lines:
+        block = lines[lines.index("# got:") + 1 :]
+        assert close(got, " ".join(block)), printed
+    elif (said := re.search(r"# got: (\S+)$", source, re.M)) or (
+        said := re.search(r"weight: ([\d.]+)$", source, re.M)
+    ):
+        assert close(got, said.group(1)), printed
+    elif expected := re.search(r"# expected \(.*\): \[(.*)\]$", source, re.M):
+        want = numbers(expected.group(1))
+        assert got.shape == want.shape and not np.allclose(got, want, atol=1e-3), printed
+    else:  # "should be 0": the finding is that it is not
+        assert re.search(r"should be|# 0\b", source), source
+        assert got.size and np.nanmax(np.abs(got)) > 1e-6, printed
+
+
+# hostile_prints prints on every call; mlxlike's arrays stand in for MLX's and can only be
+# read, not sliced, where real MLX arrays can
+UNJUDGED = {"hostile_prints.py", "mlxlike_correct.py"}
+FILES = sorted(
+    f for f in CASES if (CASES[f].expected or CASES[f].status == 0) and f not in UNJUDGED
+)
+
+
+@pytest.mark.parametrize("file", FILES)
+def test_reproductions_run_and_show_the_finding(file: str) -> None:
+    skip_missing(file)
+    case = CASES[file]
+    with contextlib.redirect_stdout(io.StringIO()):  # hostile_prints
+        report = check(load(file), timeout=2.0, args=ARGS.get(file))
+    for finding in report.findings:
+        if RAISES.search(finding.repro):
+            with pytest.raises(Exception):  # noqa: B017 - the target's own error
+                run(finding.repro)
+            continue
+        printed = run(finding.repro)
+        assert printed, f"{finding.id} prints nothing:\n{finding.repro}"
+        try:
+            judge(finding.repro, printed)
+        except AssertionError as exc:
+            raise AssertionError(f"{file} {finding.id}:\n{finding.repro}\n{exc}") from None
+    assert {f.id for f in report.errors} == case.expected
+
+
+def test_additive_torch_mask_reproduction_is_python() -> None:
+    """A torch kernel with an additive mask: its causal reproduction builds the mask in one
+    statement (it used to stop before closing the call)."""
+    torch = pytest.importorskip("torch")
+
+    def attention(q: Any, k: Any, v: Any, attn_mask: Any = None) -> Any:
+        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        if attn_mask is not None:
+            scores = scores + attn_mask.clamp(min=-5.0)  # -inf held at -5: the future leaks
+        return torch.softmax(scores, dim=-1) @ v
+
+    report = check(attention)
+    leak = next(f for f in report.errors if f.id == "causal-leak")
+    mask = next(line for line in leak.repro.splitlines() if line.startswith("mask = "))
+    assert "masked_fill(~" in mask
+    made = run(f"import torch\n{mask}\nprint(mask)")
+    assert numbers(made)[:3].tolist() == [0.0, -np.inf, -np.inf]  # row 0 keeps key 0 alone
