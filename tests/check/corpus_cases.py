@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import test_check
+from . import test_check
 
 CORPUS = Path(__file__).parent / "corpus"
 FIELDS = ("repository", "path", "commit", "licence", "target", "expected")

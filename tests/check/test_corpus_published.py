@@ -7,7 +7,7 @@ import contextlib
 import io
 
 import pytest
-from corpus_cases import ARGS, CASES, FIELDS, PUBLISHED, load, skip_missing
+from .corpus_cases import ARGS, CASES, FIELDS, PUBLISHED, load, skip_missing
 
 from selfattn.check import check
 

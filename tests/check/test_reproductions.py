@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from corpus_cases import ARGS, CASES, load, skip_missing
+from .corpus_cases import ARGS, CASES, load, skip_missing
 
 from selfattn.check import check
 

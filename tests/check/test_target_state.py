@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from corpus_cases import load
+from .corpus_cases import load
 
 from selfattn.check import check
 

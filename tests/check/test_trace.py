@@ -144,7 +144,7 @@ def test_image_layer_is_checked_as_an_n_by_1_image() -> None:
     import contextlib
     import io
 
-    from corpus_cases import load
+    from .corpus_cases import load
 
     layer = load("torch_layer_sam_image.py")
     assert check(layer).ok
