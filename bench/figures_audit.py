@@ -17,8 +17,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from selfattn.site.serve import make_server
-
-from .harness import CHROMIUM, FLAGS
+from tests.harness import CHROMIUM, FLAGS
 
 # the measuring function, without the comment that explains it (evaluate takes an expression)
 AUDIT = "\n".join(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from . import test_check
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -7,9 +7,10 @@ import contextlib
 import io
 
 import pytest
-from .corpus_cases import ARGS, CASES, FIELDS, PUBLISHED, load, skip_missing
 
 from selfattn.check import check
+
+from .corpus_cases import ARGS, CASES, FIELDS, PUBLISHED, load, skip_missing
 
 
 def test_published_cases_are_found() -> None:

@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from .corpus_cases import ARGS, CASES, load, skip_missing
 
 from selfattn.check import check
+
+from .corpus_cases import ARGS, CASES, load, skip_missing
 
 NUMBER = re.compile(r"-?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", re.IGNORECASE)
 # the comment closing a reproduction of a call that raises, instead of printing

@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from .corpus_cases import load
 
 from selfattn.check import check
+
+from .corpus_cases import load
 
 
 def softmax_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
