@@ -8,7 +8,6 @@ import pytest
 
 from selfattn import learn
 
-from .conftest import open_page
 from .test_attention_js import run_js
 
 STEPS = 60  # past the opening run's crossing onto the noun, at a larger rate to get there
@@ -28,12 +27,9 @@ TRAIN = """
 """
 
 
-@pytest.fixture(scope="module")
-def page(browser, site_url):
-    watched = open_page(browser, site_url + "en/")
-    yield watched.page
-    assert watched.errors == []
-    watched.page.context.close()
+@pytest.fixture
+def page(shared_en):
+    return shared_en.page
 
 
 @pytest.mark.parametrize("seed, rate", [(learn.SEED, 0.3), (4, 0.1), (123, 1.0)])

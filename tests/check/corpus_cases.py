@@ -17,14 +17,13 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import test_check
+from . import published, test_check
 
 CORPUS = Path(__file__).parent / "corpus"
 FIELDS = ("repository", "path", "commit", "licence", "target", "expected")
@@ -78,12 +77,4 @@ def skip_missing(file: str) -> None:
 
 def load(file: str) -> Any:
     """The case's target, its module imported as `corpus_<stem>` as test_check does."""
-    spec = importlib.util.spec_from_file_location(f"corpus_{Path(file).stem}", CORPUS / file)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    target: Any = module
-    for part in CASES[file].name.split("."):
-        target = getattr(target, part)
-    return target
+    return published.load(file, CASES[file].name, prefix="corpus")

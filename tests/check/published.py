@@ -23,8 +23,9 @@ needs_jax = pytest.mark.skipif(
 )
 
 
-def load(file: str, name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"real_{Path(file).stem}", CORPUS / file)
+def load(file: str, name: str, prefix: str = "real") -> Any:
+    """`name` (dotted) from a corpus file, its module imported as `<prefix>_<stem>`."""
+    spec = importlib.util.spec_from_file_location(f"{prefix}_{Path(file).stem}", CORPUS / file)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
