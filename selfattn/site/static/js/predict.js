@@ -51,6 +51,8 @@ export function addPrediction(el, { answer, question, options, why }) {
   // the picture and its caption would give the answer away: hidden, with a word on why
   stage.dataset.veil = t({ zh: "猜过之后，图就会出现", en: "The picture appears once you guess" });
   el.classList.add("veiled");
-  // reaching for a control is an answer too: the reader wants to see
-  for (const type of ["pointerdown", "keydown", "input"]) stage.addEventListener(type, reveal, { once: true });
+  // reaching for a control is an answer too: the reader wants to see. On pointerup, not
+  // pointerdown: the picture coming back moves the controls, and a press that ends
+  // elsewhere than it began is no click
+  for (const type of ["pointerup", "keydown", "input"]) stage.addEventListener(type, reveal, { once: true });
 }
