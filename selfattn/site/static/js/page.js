@@ -70,7 +70,7 @@ export function startPage(load) {
   const anchor = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
   if (anchor) {
     const drawn = anchor.dataset.module ? start(anchor) : Promise.resolve();
-    drawn.then(() => requestAnimationFrame(() => anchor.scrollIntoView()));
+    drawn.then(() => requestAnimationFrame(() => holdAtTop(anchor)));
   } else if (figures.length) {
     // read from the top, the first figure is the first one needed: start it now rather than
     // after the observer's first report, which waits for a whole layout of the page
@@ -93,3 +93,25 @@ export function startPage(load) {
     }
   });
 }
+
+/**
+ * Keep a linked heading or figure at the top of the screen while figures above it draw,
+ * until the reader scrolls. The browser's scroll anchoring already follows it, but each
+ * adjustment snaps the scroll to a whole pixel and the fractions add up (a heading ended
+ * 0.58 px above the screen); here every change of the page's height lands it again, rounded.
+ * @param {HTMLElement} anchor
+ */
+function holdAtTop(anchor) {
+  const land = () => scrollTo(0, Math.round(anchor.getBoundingClientRect().top + scrollY));
+  land();
+  const heights = new ResizeObserver(land);
+  heights.observe(document.body);
+  const release = () => {
+    heights.disconnect();
+    for (const type of READER_INPUT) removeEventListener(type, release, true);
+  };
+  for (const type of READER_INPUT) addEventListener(type, release, { capture: true, passive: true });
+}
+
+/** What a reader does to move the page: after any of these, the page is theirs. */
+const READER_INPUT = ["wheel", "touchstart", "keydown", "pointerdown"];
