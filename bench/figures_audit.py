@@ -27,9 +27,9 @@ AUDIT = "\n".join(
 )
 # labels on marks, measured as the collision test measures them (tests may not import bench/;
 # bench may read what the tests measure with)
-TEXT_ON_MARKS = (
-    Path(__file__).parent.parent / "tests" / "browser" / "text_on_marks.js"
-).read_text("utf-8")
+TEXT_ON_MARKS = (Path(__file__).parent.parent / "tests" / "browser" / "text_on_marks.js").read_text(
+    "utf-8"
+)
 NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 

@@ -17,6 +17,7 @@ STEPS = 200
 
 TOKENS = ["the", "cat", "ate", "and", "it", "ran"]
 
+
 def check(figure_id: str, snapshot: dict) -> None:
     """Every read-out printable, and the invariants of attention wherever a figure shows them."""
     step, state = snapshot["step"], snapshot["state"]

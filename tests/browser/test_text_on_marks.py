@@ -55,4 +55,5 @@ def test_no_text_sits_on_a_mark_in_any_state(article_at_start, figure_id):
             problems += [f"{width} px: {p}" for p in hits_in_every_state(page, figure_id)]
     finally:
         page.set_viewport_size({"width": 1280, "height": 900})
-    assert problems == [], f"{figure_id}: {len(problems)} texts on marks:\n" + "\n".join(problems[:40])
+    listed = "\n".join(problems[:40])
+    assert problems == [], f"{figure_id}: {len(problems)} texts on marks:\n{listed}"
