@@ -53,7 +53,9 @@ def hits_in_every_state(page, figure_id: str) -> list[str]:
 @pytest.mark.parametrize(
     "figure_id",
     [
-        pytest.param(f, marks=pytest.mark.xfail(reason=NOT_YET[f], strict=True)) if f in NOT_YET else f
+        pytest.param(f, marks=pytest.mark.xfail(reason=NOT_YET[f], strict=True))
+        if f in NOT_YET
+        else f
         for f in FIGURES
     ],
 )
