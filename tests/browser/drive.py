@@ -30,6 +30,23 @@ BLANK_WHILE_HIDDEN = {"F02": {"q.turn", "v.turn"}}
 READ_OUTS_JS = """id => [...document.querySelectorAll(`#${id} [data-readout]`)]
     .map(e => [e.dataset.readout, e.textContent, e.getClientRects().length > 0])"""
 
+# the keys a random drive presses, and the drive itself (random_drive.js, run in the page)
+KEYS = [
+    "ArrowLeft",
+    "ArrowRight",
+    "ArrowUp",
+    "ArrowDown",
+    "Home",
+    "End",
+    "PageUp",
+    "PageDown",
+    "Shift+ArrowUp",
+    "Shift+ArrowLeft",
+    "Enter",
+    " ",
+]
+DRIVE = (Path(__file__).parent / "random_drive.js").read_text("utf-8")
+
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
 
 

@@ -8,29 +8,14 @@ from __future__ import annotations
 
 import json
 import zlib
-from pathlib import Path
 
 import pytest
 
-from .drive import FIGURES, check_clean, number
+from .drive import DRIVE, FIGURES, KEYS, check_clean, number
+
+STEPS = 200
 
 TOKENS = ["the", "cat", "ate", "and", "it", "ran"]
-KEYS = [
-    "ArrowLeft",
-    "ArrowRight",
-    "ArrowUp",
-    "ArrowDown",
-    "Home",
-    "End",
-    "PageUp",
-    "PageDown",
-    "Shift+ArrowUp",
-    "Shift+ArrowLeft",
-    "Enter",
-    " ",
-]
-STEPS = 200
-DRIVE = (Path(__file__).parent / "random_drive.js").read_text("utf-8")
 
 
 def check(figure_id: str, snapshot: dict) -> None:

@@ -11,7 +11,7 @@ import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
 import { marks } from "../kit/marks.js";
 import { setSvg } from "../kit/notation.js";
-import { around, arrow, clearTicks, makePlane, shadow, untangle } from "../kit/plane.js";
+import { around, arrow, makePlane, shadow, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const GAP = 10,
@@ -105,8 +105,10 @@ export default function (el, head) {
       step.show(token);
       query.set(q, [0, 0], `q_${tokens[token]}`);
       K.forEach((k, j) => {
+        // only the winner's shadow is drawn: six bands and drops would crowd the origin,
+        // and the rectangles below carry every other shadow
         drops[j].set(q, k);
-        for (const line of [drops[j].drop, drops[j].along]) line.classList.toggle("faint", j !== best);
+        for (const line of [drops[j].drop, drops[j].along]) line.style.display = j === best ? "" : "none";
         keys[j].set(k);
         keys[j].g.classList.toggle("winner", j === best);
         const s = shadows[token][j],
@@ -122,7 +124,6 @@ export default function (el, head) {
         setSvg(value, fixed(row[j]));
       });
       untangle(plane);
-      clearTicks(plane, [q, ...K]);
       out.show({ winner: tokens[best] });
     },
   });

@@ -45,6 +45,7 @@ export default function (el, head, article) {
   const linearW = linear([0, 1], [box.left, box.right]);
   const bottom = { ...frame, box: { ...box, top: BAR_Y - 14, bottom: BAR_Y } };
   axis(frame, x, { side: "bottom", values: [LOWEST, -20, -10, 0], format: (v) => fixed(v, 0) });
+  const scoreTicks = /** @type {SVGTextElement[]} */ ([...layers.grid.querySelectorAll("text.tick")]);
   axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
   title(
@@ -52,7 +53,7 @@ export default function (el, head, article) {
     t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow dots: the other five)" }),
     16,
   );
-  title(frame, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }), WEIGHT_Y - 26);
+  const weightTitle = title(frame, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }), WEIGHT_Y - 26);
   title(
     frame,
     t({ zh: "同一个权重画成柱子（线性轴，0 到 1）", en: "the same weight as a bar (linear axis, 0 to 1)" }),
@@ -92,6 +93,17 @@ export default function (el, head, article) {
       knob.place(s, `${fixed(s)}; w = ${weight(w[cat])}`);
       link.setAttribute("x1", String(x(s)));
       link.setAttribute("x2", String(xw(w[cat])));
+      // the link crosses the score numbers and the weight's title where it runs: the number
+      // under it is hidden, and the title moves to the other end of the line
+      const [top, bottom] = [x(s), xw(w[cat])];
+      const across = (/** @type {number} */ y) => top + ((bottom - top) * (y - SCORE_Y)) / (WEIGHT_Y - SCORE_Y);
+      const left = across(WEIGHT_Y - 26) < box.left + 190;
+      weightTitle.setAttribute("x", String(left ? box.right : 4));
+      weightTitle.setAttribute("text-anchor", left ? "end" : "start");
+      for (const tick of scoreTicks) {
+        const at = Number(tick.getAttribute("x"));
+        tick.style.display = Math.abs(at - across(SCORE_Y + 18)) < 16 ? "none" : "";
+      }
       marker.set(w[cat], WEIGHT_Y);
       bar.setAttribute("width", String(linearW(w[cat]) - linearW(0)));
       for (const [k, dot] of otherWeights.entries()) dot.set(w[others[k]], WEIGHT_Y);

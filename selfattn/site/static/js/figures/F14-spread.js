@@ -34,7 +34,11 @@ export default function (el, _head) {
   const on = marks(frame, x, y);
   on.rule({ y: 0, cls: "baseline" });
   // right of where the curve leaves the line, so the label never sits on it
-  on.rule({ y: 1, label: t({ zh: "÷ √d：1，刚好", en: "÷ √d: 1, comfortable" }), at: 10 });
+  const comfortable = t({ zh: "÷ √d：1，刚好", en: "÷ √d: 1, comfortable" });
+  on.rule({ y: 1, label: comfortable, at: 10 });
+  // where the reader's guide runs up through that label, it breaks round it (0.6 em a
+  // character, 1 em for a CJK one, at the tick size)
+  const named = [x(10) - 4, x(10) + [...comfortable].reduce((w, c) => w + (c > "⺀" ? 12 : 7.5), 4)];
   const widths = Array.from({ length: 161 }, (_, i) => WIDEST ** (i / 160));
   // √d is named above its end (it rises to the corner); 1/√d in the empty middle with a
   // leader down to its curve
@@ -72,7 +76,9 @@ export default function (el, _head) {
     draw({ width: d }) {
       const spread = Math.sqrt(d);
       width.show(d);
-      guide.setAttribute("d", `M ${x(d)} ${y(0)} V ${y(spread)} H ${box.left}`);
+      const gap = x(d) > named[0] && x(d) < named[1] && spread > 1.5;
+      const up = gap ? `V ${y(1) - 1} M ${x(d)} ${y(1) - 21} V ${y(spread)}` : `V ${y(spread)}`;
+      guide.setAttribute("d", `M ${x(d)} ${y(0)} ${up} H ${box.left}`);
       high.set(d, spread);
       low.set(d, 1 / spread);
       out.show({ spread: fixed(spread), "over-d": fixed(1 / spread) });

@@ -85,7 +85,9 @@ export function chart(parent, { width = 360, height, margin = {}, label, cls = "
  * @param {{layers: Record<string, SVGGElement>}} frame @param {string} text @param {number} [y]
  */
 export function title(frame, text, y = 14) {
-  setSvg(svg("text", { x: 4, y, class: "chart-title" }, frame.layers.grid), text);
+  const el = svg("text", { x: 4, y, class: "chart-title" }, frame.layers.grid);
+  setSvg(el, text);
+  return el;
 }
 
 /**

@@ -148,16 +148,39 @@ export function marks(frame, x = same, y = same) {
    * @param {{cls?: string, dotCls?: string}} [o]
    */
   function marker(lines, { cls = "marker", dotCls = "dot" } = {}) {
-    const down = svg("line", { class: cls, y1: box.top, y2: box.bottom }, layers.marks);
+    const down = svg("path", { class: cls }, layers.marks);
     const dots = lines.map((l) => ({ ...l, at: dot({ cls: `${dotCls} ${l.cls ?? ""}`.trim(), layer: "handles" }) }));
     return {
       /** @param {number} u */
       set(u) {
-        down.setAttribute("x1", String(x(u)));
-        down.setAttribute("x2", String(x(u)));
+        const px = x(u);
+        // the rule breaks where it would cross a label, so no name is struck through
+        const gaps = labelBoxes()
+          .filter((b) => b.left - OFF < px && px < b.right + OFF)
+          .map((b) => [b.top - 2, b.bottom + 2])
+          .sort((a, b) => a[0] - b[0]);
+        let d = "",
+          from = box.top;
+        for (const [top, bottom] of gaps) {
+          if (top > from) d += `M ${px} ${from} V ${top} `;
+          from = Math.max(from, bottom);
+        }
+        if (from < box.bottom) d += `M ${px} ${from} V ${box.bottom}`;
+        down.setAttribute("d", d.trim());
         for (const { value, at } of dots) at.set(u, value(u));
       },
     };
+  }
+
+  /** The chart's labels as boxes estimated from their text and anchor (no layout read). */
+  function labelBoxes() {
+    return [...layers.labels.querySelectorAll("text")].map((el) => {
+      const width = textWidth(el.textContent ?? "");
+      const anchor = el.getAttribute("text-anchor");
+      const lx = Number(el.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
+      const ly = Number(el.getAttribute("y"));
+      return { left: lx, right: lx + width, top: ly - 11, bottom: ly + 4 };
+    });
   }
 
   return { rule, line, dot, marker };

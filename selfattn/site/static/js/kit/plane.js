@@ -3,6 +3,7 @@
 
 import { svg } from "./dom.js";
 import { setSvg } from "./notation.js";
+import { free, marksIn, place } from "./place.js";
 
 const TICK_GAP = 32; // px between tick numbers: "−100" at the tick size, and a gap
 
@@ -236,59 +237,65 @@ function labelBoxes(plane) {
       const width = label.textContent.length * 0.58 * em,
         anchor = label.getAttribute("text-anchor");
       const x = Number(label.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
-      const y = Number(label.getAttribute("y")) + Number(label.getAttribute("dy") ?? 0) - 0.85 * em;
+      const y = Number(label.getAttribute("y")) - 0.85 * em;
       return { label, x, y, width, height: 1.15 * em };
     });
 }
 
 /**
- * Hide the axis numbers that an arrowhead or a label would sit on.
- * @param {ReturnType<typeof makePlane>} plane @param {number[][]} tips
+ * The marks of a plane a label must keep off: arrows, drops, shadows, hulls, dots and
+ * knobs, and (unless `axes` is false) the two axes.
+ * @param {ReturnType<typeof makePlane>} plane @param {{axes?: boolean}} [o]
  */
-export function clearTicks(plane, tips) {
-  const boxes = labelBoxes(plane).map(({ x, y, width, height }) => [x, y, x + width, y + height]);
-  boxes.push(...tips.map((p) => [plane.sx(p[0]) - 9, plane.sy(p[1]) - 9, plane.sx(p[0]) + 9, plane.sy(p[1]) + 9]));
+function planeMarks(plane, { axes = true } = {}) {
+  const { under, shapes, handles, grid } = plane.layers;
+  const found = marksIn([under, shapes, handles]);
+  for (const axis of axes ? grid.querySelectorAll(".axis") : []) {
+    const at = (/** @type {string} */ name) => Number(axis.getAttribute(name));
+    found.segments.push({ x1: at("x1"), y1: at("y1"), x2: at("x2"), y2: at("y2"), half: 0.6 });
+  }
+  return found;
+}
+
+/**
+ * Hide the axis numbers that a mark (an arrow, its head, a drop), a label or one of `tips`
+ * would sit on.
+ * @param {ReturnType<typeof makePlane>} plane @param {number[][]} [tips]
+ */
+export function clearTicks(plane, tips = []) {
+  const marks = planeMarks(plane, { axes: false }); // a tick number stands beside its axis, not on it
+  const taken = labelBoxes(plane).map(({ x, y, width, height, label }) => ({
+    x: x + Number(label.getAttribute("dx") ?? 0),
+    y: y + Number(label.getAttribute("dy") ?? 0),
+    width,
+    height,
+  }));
+  taken.push(...tips.map((p) => ({ x: plane.sx(p[0]) - 9, y: plane.sy(p[1]) - 9, width: 18, height: 18 })));
   const em = typeSizes(plane.root).tick;
+  const everywhere = { x: -1e6, y: -1e6, width: 2e6, height: 2e6 };
   for (const tick of plane.layers.grid.querySelectorAll("text")) {
     const x = Number(tick.getAttribute("x")),
       y = Number(tick.getAttribute("y"));
     const w = (tick.textContent ?? "").length * 0.62 * em,
       left = tick.classList.contains("end") ? x - w : x - w / 2;
-    const hit = boxes.some(([a, b, c, d]) => a < left + w && left < c && b < y + 2 && y - 0.9 * em < d);
-    /** @type {SVGElement} */ (tick).style.display = hit ? "none" : "";
+    const box = { x: left, y: y - 0.8 * em, width: w, height: 0.95 * em };
+    /** @type {SVGElement} */ (tick).style.display = free(box, marks, taken, everywhere) ? "" : "none";
   }
 }
 
 /**
- * Push apart arrow labels that would overlap, keeping each near its tip. Call it at
- * the end of draw, once every label is in place.
+ * Move each arrow label off every mark of the plane and off the labels before it, keeping
+ * it near its tip (place.js), then hide the axis numbers a mark or a label sits on. Call it
+ * at the end of draw, once every label and mark is in place.
  * @param {ReturnType<typeof makePlane>} plane
  */
 export function untangle(plane) {
-  for (const label of plane.layers.labels.querySelectorAll("text")) label.removeAttribute("dy");
-  const boxes = labelBoxes(plane).map((box) => ({ ...box, dy: 0 }));
-  boxes.sort((a, b) => a.y - b.y);
-  for (let pass = 0; pass < 4; pass += 1) {
-    for (let i = 0; i < boxes.length; i += 1) {
-      for (let j = i + 1; j < boxes.length; j += 1) {
-        const a = boxes[i],
-          b = boxes[j];
-        const ay = a.y + a.dy,
-          by = b.y + b.dy;
-        const overlapX = a.x < b.x + b.width && b.x < a.x + a.width;
-        const overlapY = ay < by + b.height && by < ay + a.height;
-        if (overlapX && overlapY) {
-          const push = (Math.min(ay + a.height, by + b.height) - Math.max(ay, by)) / 2 + 1;
-          if (ay <= by) {
-            a.dy -= push;
-            b.dy += push;
-          } else {
-            a.dy += push;
-            b.dy -= push;
-          }
-        }
-      }
-    }
-  }
-  for (const { label, dy } of boxes) if (dy) label.setAttribute("dy", dy.toFixed(1));
+  const { x0, x1, y0, y1 } = plane.bounds;
+  const bounds = { x: 2, y: 2, width: (x1 - x0) * plane.unit - 4, height: (y1 - y0) * plane.unit - 4 };
+  const labels = labelBoxes(plane).map(({ label, x, y, width, height }) => ({
+    el: label,
+    box: { x, y, width, height },
+  }));
+  place(labels, planeMarks(plane), bounds);
+  clearTicks(plane);
 }
