@@ -99,7 +99,7 @@ export default function (el, head, article) {
       const across = (/** @type {number} */ y) => top + ((bottom - top) * (y - SCORE_Y)) / (WEIGHT_Y - SCORE_Y);
       const left = across(WEIGHT_Y - 26) < box.left + 190;
       weightTitle.setAttribute("x", String(left ? box.right : 4));
-      weightTitle.setAttribute("text-anchor", left ? "end" : "start");
+      weightTitle.style.textAnchor = left ? "end" : "start"; // over the title class's own anchor
       for (const tick of scoreTicks) {
         const at = Number(tick.getAttribute("x"));
         tick.style.display = Math.abs(at - across(SCORE_Y + 18)) < 16 ? "none" : "";
