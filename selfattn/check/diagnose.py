@@ -9,6 +9,7 @@ import numpy as np
 from . import repro, stress, tiles
 from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title, weights
 from .frameworks import LAYOUTS
+from .gradients import check_gradients
 from .probe import BIAS_NAMES, MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
 from .reference import (
     CAUSAL,
@@ -83,6 +84,7 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
         stress.batched(ctx, base)
     stress.extremes(ctx, plain)
     stress.long_key(ctx)
+    check_gradients(ctx, base, bool(carriers) and kern.mask_kind != "ignored")
 
 
 def _random(ctx: Ctx) -> bool:

@@ -419,6 +419,23 @@ class Kernel:
         `mask` (array, encoding) overrides the mask derived from `causal`; "none" passes
         None for the driven mask (or nothing, when it is optional).
         """
+        args, kwargs, _ = self.arguments(q, k, v, causal, mask)
+        raw = self.runner(*args, **kwargs)
+        out = to_numpy(raw, (*q.shape[:-1], v.shape[-1]), self.layout)
+        self._read_back(raw, out.shape)
+        self.last_lp = precision(self.runner.last_dtype)
+        self.last_rounded = None
+        if self.last_lp is FLOAT32 and (inside := rounded_inside(out)) is not None:
+            self.last_lp, self.last_rounded = inside, inside
+        # float64 out and not rounded to half on the way: likely float64 inside
+        self.wide = "64" in self.runner.last_dtype and self.last_rounded is None
+        return out
+
+    def arguments(
+        self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
+    ) -> tuple[list, dict, tuple[Any, Any, Any]]:
+        """The positional and keyword arguments of the call on (n, d) or batched inputs, in the
+        kernel's framework and layout, and q, k, v among them (fresh arrays)."""
         b, lay = self.backend, self.layout
         extra: dict[str, Any] = {}
         if self.flag is not None and not self.always_causal:
@@ -444,17 +461,7 @@ class Kernel:
             extra[self.sig.scale] = 1 / math.sqrt(q.shape[-1])
         extra.update(self.args)
         qs, ks, vs = (b.floats(to_layout(x, lay)) for x in (q, k, v))
-        args, kwargs = self._bind(qs, ks, vs, extra)
-        raw = self.runner(*args, **kwargs)
-        out = to_numpy(raw, (*q.shape[:-1], v.shape[-1]), lay)
-        self._read_back(raw, out.shape)
-        self.last_lp = precision(self.runner.last_dtype)
-        self.last_rounded = None
-        if self.last_lp is FLOAT32 and (inside := rounded_inside(out)) is not None:
-            self.last_lp, self.last_rounded = inside, inside
-        # float64 out and not rounded to half on the way: likely float64 inside
-        self.wide = "64" in self.runner.last_dtype and self.last_rounded is None
-        return out
+        return (*self._bind(qs, ks, vs, extra), (qs, ks, vs))
 
     def _read_back(self, raw: Any, shape: tuple[int, ...]) -> None:
         """How a reproduction takes the (n, d) output from what the call returned."""

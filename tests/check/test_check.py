@@ -162,6 +162,14 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_rotary.py": ("meta_by_dim", {"scale-by-d"}, 1),
     "torch_layer_per_head_qkv.py": ("attn", set(), 0),
     "torch_layer_grouped_query.py": ("attn", set(), 0),
+    # hand-written backward passes (issue 33): the forward right, dq, dk, dv checked too
+    "torch_flash_backward.py": ("flash_attention", set(), 0),
+    "buggy_flash_bwd_no_scale.py": ("flash_attention", {"backward-scale-missing"}, 1),
+    "buggy_flash_bwd_no_row_term.py": ("flash_attention", {"backward-softmax-no-row-term"}, 1),
+    "buggy_flash_bwd_unmasked.py": ("flash_attention", {"backward-causal-leak"}, 1),
+    "buggy_flash_bwd_saves_max.py": ("flash_attention", {"backward-stale-weights"}, 1),
+    "torch_dropout_backward.py": ("attention", set(), 0),
+    "buggy_dropout_backward.py": ("attention", {"backward-dropout-mismatch"}, 1),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),
