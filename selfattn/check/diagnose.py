@@ -34,7 +34,7 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
     """Run every kernel check on `kern`, adding checks and findings to `rep`."""
     rep.kind = "kernel"
     rep.backend = f"{kern.backend.label} inputs"
-    ctx = Ctx(kern, rep, imp, make_probes())
+    ctx = Ctx(kern, rep, imp, make_probes(kern.shapes))
     if _random(ctx):
         _say_how_called(kern, rep)
         return  # every comparison, the masks' probes too, would be with noise

@@ -219,10 +219,13 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
         module: Any = fn
         target = module.forward  # an nn.Module: its forward says more than __call__
+    function = _autograd_function(fn)
     try:
-        sig = inspect.signature(target)
+        sig = inspect.signature(function.forward if function is not None else target)
     except (TypeError, ValueError):
         return Signature(None)
+    if function is not None:  # `attention = _attention.apply`: forward's parameters after ctx
+        sig = sig.replace(parameters=list(sig.parameters.values())[1:])
     params = list(sig.parameters.values())
     pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     required = [p for p in pos if p.default is p.empty]
@@ -269,6 +272,16 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         {n: p.default is p.empty for n, p in names.items()},
         [n for n, p in names.items() if p.default is False and n not in known],
     )
+
+
+def _autograd_function(fn: Any) -> Any:
+    """The torch.autograd.Function whose `apply` `fn` is (the Triton tutorial's
+    `attention = _attention.apply`), whose signature is (*args, **kwargs); else None."""
+    owner = getattr(fn, "__self__", None)
+    if getattr(fn, "__name__", "") != "apply" or not inspect.isclass(owner):
+        return None
+    names = {c.__name__ for c in owner.__mro__}
+    return owner if "Function" in names and hasattr(owner, "forward") else None
 
 
 def _number(x: Any) -> TypeGuard[int | float]:
@@ -355,6 +368,7 @@ class Kernel:
         self.square_only = False  # every batched call fails: written for one (n, d) sequence
         self.pair = False  # the kernel returns (output, weights)
         self.back = ""  # source text taking the (n, d) output from what a call returns
+        self.shapes: list[tuple[int, int]] | None = None  # the (n, d) it accepts, if not all
         user_scale = self.args.get(sig.scale) if sig.scale else None
         if _number(user_scale):
             detail = f"softmax({user_scale:g} q k^T) v"
