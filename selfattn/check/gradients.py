@@ -48,7 +48,11 @@ def check_gradients(ctx: Ctx, forward: Variant | None, causal_right: bool) -> No
         rep.check(name, "skip", "the forward differs from the reference: checked first")
         return
     probes = _one_seed(ctx.probes)
-    modes = [True] if kern.always_causal else [False, *([True] * causal_right)]
+    modes = [False] if not kern.always_causal else []
+    modes += [True] if causal_right else []
+    if not modes:
+        rep.check(name, "skip", "the causal forward differs from the reference: checked first")
+        return
     first = _grads(kern, probes[0], modes[0])
     if isinstance(first, str):
         rep.check(name, "skip", first)
