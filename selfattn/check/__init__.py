@@ -22,7 +22,7 @@ from .accepts import learn
 from .diagnose import check_kernel
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
-from .interpret import interpreted, uses_triton
+from .interpret import interpret_line, interpreted, uses_triton
 from .layer import check_layer
 from .model import check_model
 from .probe import (
@@ -76,6 +76,7 @@ def check(
     call_name = name.rpartition(":")[2] or qual
     module = _module_name(fn)
     imp = import_line or f"from {module} import {call_name.split('.')[0]}"
+    imp = interpret_line(fn) + imp
     rep = Report(name)
     runner = Runner(fn, timeout, budget)
     with (

@@ -90,3 +90,13 @@ def _swap(module: Any, name: str, kernel: Any) -> list[tuple[Any, str, Any]]:
     if inner is not None and not isinstance(kernel, InterpretedFunction):
         return [(o, n, k) for o, n, k in _swap(kernel, "fn", inner)]
     return []
+
+
+def interpret_line(fn: Any) -> str:
+    """What a reproduction starts with to run the target's Triton kernels as the check did."""
+    if "triton" not in sys.modules or not uses_triton(fn) or (gpu() and not interpreting()):
+        return ""
+    return (
+        'import os\nos.environ["TRITON_INTERPRET"] = "1"  # no GPU: Triton\'s interpreter, '
+        "set before triton is imported\n"
+    )
