@@ -18,9 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from .accepts import learn
 from .diagnose import check_kernel
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
+from .interpret import interpret_line, interpreted, uses_triton
 from .layer import check_layer
 from .model import check_model
 from .probe import (
@@ -72,8 +74,9 @@ def check(
     qual: str = _name_in_module(fn) or getattr(fn, "__qualname__", None) or type(fn).__name__
     name = name or qual
     call_name = name.rpartition(":")[2] or qual
-    module = getattr(fn, "__module__", None) or type(fn).__module__
+    module = _module_name(fn)
     imp = import_line or f"from {module} import {call_name.split('.')[0]}"
+    imp = interpret_line(fn) + imp
     rep = Report(name)
     runner = Runner(fn, timeout, budget)
     with (
@@ -81,6 +84,7 @@ def check(
         np.errstate(all="ignore"),
         _one_torch_thread(),
         _as_found(_module_of(fn)),
+        interpreted(fn, rep.notes),
     ):
         # The target's warnings (overflow in exp, deprecations) must not turn into errors
         # in a caller that runs with -W error; NaN and inf are judged from the output.
@@ -159,13 +163,22 @@ def _name_in_module(fn: Any) -> str | None:
     """The name `fn` has in its module (`head`, `attn.qkv_attention`), for the reproductions:
     an instance's class name or a method's qualified name would not call it."""
     owner = getattr(fn, "__self__", None)
-    module = sys.modules.get(getattr(fn, "__module__", None) or type(fn).__module__)
+    module = sys.modules.get(_module_name(fn))
     for key, value in vars(module).items() if module is not None else ():
         if value is fn:
             return key
         if owner is not None and value is owner and hasattr(fn, "__name__"):
             return f"{key}.{fn.__name__}"
     return None
+
+
+def _module_name(fn: Any) -> str:
+    """The module the target is defined in: for `attention = _attention.apply` (a custom
+    autograd.Function), the Function's module, not torch's."""
+    owner = getattr(fn, "__self__", None)
+    if getattr(fn, "__name__", "") == "apply" and isinstance(owner, type):
+        return owner.__module__
+    return getattr(fn, "__module__", None) or type(fn).__module__
 
 
 @dataclass(frozen=True)
@@ -259,9 +272,20 @@ def _dispatch(
             check_layer(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed)
         return
     try:
+        if uses_triton(fn):  # raw pointers: only the layouts and shapes it accepts
+            raise TargetError(f"{name} runs Triton kernels")
         kern = connect(fn, runner, sig, name, how.layout, how.args)
     except TargetError as exc:
-        if kind == "kernel" or isinstance(exc, Timeout):
+        if isinstance(exc, Timeout):
+            raise
+        found = learn(fn, runner, sig, name, how.layout, how.args)
+        if found is not None:  # it refuses the usual probes but runs on some inputs
+            kern, learned = found
+            kern.shapes = learned.used
+            rep.notes.append(learned.note(kern))
+            check_kernel(kern, rep, imp)
+            return
+        if kind == "kernel":
             raise
         try:  # the signature did not tell: maybe token ids -> vectors
             check_model(fn, runner, rep, imp, name)

@@ -142,6 +142,7 @@ def work(args: argparse.Namespace) -> None:
     """The child: import the target, check it, write the JSON report, and exit at once."""
     with contextlib.redirect_stdout(sys.stderr):  # the target's prints go nowhere visible
         try:
+            _interpret_triton(args.target)
             fn, _, imp = load(args.target)
             report = check(
                 fn,
@@ -162,6 +163,24 @@ def work(args: argparse.Namespace) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # a call that timed out may still hold a thread: do not wait for it
+
+
+def _interpret_triton(target: str) -> None:
+    """Before the target's file is imported: a file that uses Triton, on a machine without a
+    GPU, gets its `@triton.jit` kernels made for Triton's interpreter (interpret.py)."""
+    path = Path(target.rpartition(":")[0]).expanduser()
+    try:
+        source = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return  # load() says what is wrong with the path
+    if "triton" not in source or "TRITON_INTERPRET" in os.environ:
+        return
+    try:
+        import torch  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        return
+    if not torch.cuda.is_available():
+        os.environ["TRITON_INTERPRET"] = "1"
 
 
 WORDS = {"none": None, "null": None, "true": True, "false": False}

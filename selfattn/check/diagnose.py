@@ -9,6 +9,7 @@ import numpy as np
 from . import repro, stress, tiles
 from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title, weights
 from .frameworks import LAYOUTS
+from .gradients import check_gradients
 from .probe import BIAS_NAMES, MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
 from .reference import (
     CAUSAL,
@@ -33,7 +34,7 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
     """Run every kernel check on `kern`, adding checks and findings to `rep`."""
     rep.kind = "kernel"
     rep.backend = f"{kern.backend.label} inputs"
-    ctx = Ctx(kern, rep, imp, make_probes())
+    ctx = Ctx(kern, rep, imp, make_probes(kern.shapes))
     if _random(ctx):
         _say_how_called(kern, rep)
         return  # every comparison, the masks' probes too, would be with noise
@@ -47,8 +48,8 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
     if base is not None and base is kern.reference and not kern.always_causal:
         tiles.diagnose(ctx, base, passed=True)  # a tile longer than every short probe
     carriers = []
-    if kern.always_causal:
-        _diagnose_causal(ctx, plain, plain, base)
+    if kern.always_causal and _diagnose_causal(ctx, plain, plain, base):
+        carriers.append("")  # right, and carried by nothing: the kernel masks by itself
     for name in drivers if not kern.always_causal else ():
         kern.drive(name)
         via = f" via `{name}`" if len(drivers) > 1 else ""
@@ -78,11 +79,12 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
         if (param.form == "padding" or kern.always_causal) and param.kind != "unusable":
             _diagnose_padding(ctx, param.name, base)
     usable = [d for d in drivers if kern.masks.get(d) is None or kern.masks[d].kind != "ignored"]
-    kern.drive((carriers or usable or [None])[0])
+    kern.drive((carriers or usable or [None])[0] or None)
     if base is not None and (kern.backend.name != "numpy" or kern.layout != "nd"):
         stress.batched(ctx, base)
     stress.extremes(ctx, plain)
     stress.long_key(ctx)
+    check_gradients(ctx, base, bool(carriers) and kern.mask_kind != "ignored")
 
 
 def _random(ctx: Ctx) -> bool:

@@ -279,4 +279,72 @@ SPECS: tuple[Spec, ...] = (
     ),
 )
 
+_TRAINS_WRONG = (
+    "The forward pass is right, so inference and every forward test pass; training follows "
+    "these gradients and learns something else, with no error anywhere."
+)
+
+# The backward pass (issue 33): dq, dk, dv (and a layer's weights' gradients) against the
+# gradients of the float64 reference on the same inputs.
+BACKWARD_SPECS: tuple[Spec, ...] = (
+    Spec(
+        "backward-scale-missing",
+        "error",
+        "the backward pass leaves the softmax scale out of dq and dk",
+        "The scores are s = scale * q k^T, so ds/dq = scale * k: without it dq and dk are "
+        "sqrt(d) times too large and q, k learn at the wrong rate. " + _TRAINS_WRONG,
+        "Multiply the score gradient by the same scale as the forward: dq = scale * dS @ k, "
+        "dk = scale * dS^T @ q.",
+    ),
+    Spec(
+        "backward-softmax-no-row-term",
+        "error",
+        "the softmax gradient drops the row term: dS = P * dP instead of P * (dP - rowsum(dO * O))",
+        "Softmax couples each row's weights; without the row term the gradient of a weight "
+        "ignores that raising it lowers the others, so dq and dk are wrong. " + _TRAINS_WRONG,
+        "Compute D = (dO * O).sum(-1, keepdim=True) (O the forward's output) and "
+        "dS = P * (dP - D).",
+    ),
+    Spec(
+        "backward-causal-leak",
+        "error",
+        "the causal mask blocks the forward but the backward lets gradient reach the future",
+        "The weights recomputed in the backward are not masked again, so a key after position "
+        "i gets gradient from query i: k and v learn from positions that never saw them. "
+        + _TRAINS_WRONG,
+        "Apply the same mask where the backward recomputes the scores (fill j > i with -inf "
+        "before exp(s - lse)), or mask dS.",
+    ),
+    Spec(
+        "backward-stale-weights",
+        "error",
+        "the weights recomputed in the backward are not the forward's (a stale max or log-sum-exp)",
+        "The backward recomputes P = exp(s - lse) from statistics the forward saved; saving the "
+        "running max instead of the log-sum-exp (or one from an earlier tile) gives rows that "
+        "do not sum to one, and every gradient is scaled wrong row by row. " + _TRAINS_WRONG,
+        "Save lse = m + log(l) after the last tile of the forward (m the final running max, l "
+        "the final sum) and recompute P = exp(scale * q k^T - lse) in the backward.",
+    ),
+    Spec(
+        "backward-dropout-mismatch",
+        "error",
+        "the backward applies a different dropout mask than the forward",
+        "The forward dropped some weights and the backward drops others, so the gradient is "
+        "that of an output that was never computed. " + _TRAINS_WRONG,
+        "Save the mask in the forward (ctx.save_for_backward) or the generator's seed and "
+        "offset, and regenerate exactly the same mask in the backward.",
+    ),
+    Spec(
+        "backward-wrong-output",
+        "error",
+        "the gradients differ from the reference's and match none of the known backward bugs",
+        "The backward pass computes something other than the derivative of the forward. "
+        + _TRAINS_WRONG,
+        "Compare dq, dk, dv step by step with torch.autograd on the float64 reference in the "
+        "reproduction (or check the custom backward with torch.autograd.gradcheck in float64).",
+    ),
+)
+
+SPECS = SPECS + BACKWARD_SPECS
+
 BY_ID: dict[str, Spec] = {s.id: s for s in SPECS}

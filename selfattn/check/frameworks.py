@@ -135,8 +135,13 @@ class Backend:
     dtype: str  # "float64" | "float32"
 
     def floats(self, x: Array) -> Any:
-        x = np.ascontiguousarray(x, dtype=self.dtype).copy()  # a fresh copy: targets may mutate
+        # a fresh copy: targets may mutate; numpy has no bfloat16, torch casts from float32
+        x = np.ascontiguousarray(x, dtype=self.numpy_dtype).copy()
         return self._wrap(x)
+
+    @property
+    def numpy_dtype(self) -> str:
+        return "float32" if self.dtype == "bfloat16" else self.dtype
 
     def bools(self, x: Array) -> Any:
         return self._wrap(np.array(x, dtype=bool))
@@ -151,7 +156,8 @@ class Backend:
         if self.name == "torch":
             import torch  # pyright: ignore[reportMissingImports]
 
-            return torch.from_numpy(x)
+            t = torch.from_numpy(x)
+            return t.to(torch.bfloat16) if self.dtype == "bfloat16" and t.is_floating_point() else t
         if self.name == "jax":
             import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
 

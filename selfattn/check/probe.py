@@ -219,10 +219,13 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
         module: Any = fn
         target = module.forward  # an nn.Module: its forward says more than __call__
+    function = _autograd_function(fn)
     try:
-        sig = inspect.signature(target)
+        sig = inspect.signature(function.forward if function is not None else target)
     except (TypeError, ValueError):
         return Signature(None)
+    if function is not None:  # `attention = _attention.apply`: forward's parameters after ctx
+        sig = sig.replace(parameters=list(sig.parameters.values())[1:])
     params = list(sig.parameters.values())
     pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     required = [p for p in pos if p.default is p.empty]
@@ -269,6 +272,16 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         {n: p.default is p.empty for n, p in names.items()},
         [n for n, p in names.items() if p.default is False and n not in known],
     )
+
+
+def _autograd_function(fn: Any) -> Any:
+    """The torch.autograd.Function whose `apply` `fn` is (the Triton tutorial's
+    `attention = _attention.apply`), whose signature is (*args, **kwargs); else None."""
+    owner = getattr(fn, "__self__", None)
+    if getattr(fn, "__name__", "") != "apply" or not inspect.isclass(owner):
+        return None
+    names = {c.__name__ for c in owner.__mro__}
+    return owner if "Function" in names and hasattr(owner, "forward") else None
 
 
 def _number(x: Any) -> TypeGuard[int | float]:
@@ -355,6 +368,7 @@ class Kernel:
         self.square_only = False  # every batched call fails: written for one (n, d) sequence
         self.pair = False  # the kernel returns (output, weights)
         self.back = ""  # source text taking the (n, d) output from what a call returns
+        self.shapes: list[tuple[int, int]] | None = None  # the (n, d) it accepts, if not all
         user_scale = self.args.get(sig.scale) if sig.scale else None
         if _number(user_scale):
             detail = f"softmax({user_scale:g} q k^T) v"
@@ -419,6 +433,23 @@ class Kernel:
         `mask` (array, encoding) overrides the mask derived from `causal`; "none" passes
         None for the driven mask (or nothing, when it is optional).
         """
+        args, kwargs, _ = self.arguments(q, k, v, causal, mask)
+        raw = self.runner(*args, **kwargs)
+        out = to_numpy(raw, (*q.shape[:-1], v.shape[-1]), self.layout)
+        self._read_back(raw, out.shape)
+        self.last_lp = precision(self.runner.last_dtype)
+        self.last_rounded = None
+        if self.last_lp is FLOAT32 and (inside := rounded_inside(out)) is not None:
+            self.last_lp, self.last_rounded = inside, inside
+        # float64 out and not rounded to half on the way: likely float64 inside
+        self.wide = "64" in self.runner.last_dtype and self.last_rounded is None
+        return out
+
+    def arguments(
+        self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
+    ) -> tuple[list, dict, tuple[Any, Any, Any]]:
+        """The positional and keyword arguments of the call on (n, d) or batched inputs, in the
+        kernel's framework and layout, and q, k, v among them (fresh arrays)."""
         b, lay = self.backend, self.layout
         extra: dict[str, Any] = {}
         if self.flag is not None and not self.always_causal:
@@ -444,17 +475,7 @@ class Kernel:
             extra[self.sig.scale] = 1 / math.sqrt(q.shape[-1])
         extra.update(self.args)
         qs, ks, vs = (b.floats(to_layout(x, lay)) for x in (q, k, v))
-        args, kwargs = self._bind(qs, ks, vs, extra)
-        raw = self.runner(*args, **kwargs)
-        out = to_numpy(raw, (*q.shape[:-1], v.shape[-1]), lay)
-        self._read_back(raw, out.shape)
-        self.last_lp = precision(self.runner.last_dtype)
-        self.last_rounded = None
-        if self.last_lp is FLOAT32 and (inside := rounded_inside(out)) is not None:
-            self.last_lp, self.last_rounded = inside, inside
-        # float64 out and not rounded to half on the way: likely float64 inside
-        self.wide = "64" in self.runner.last_dtype and self.last_rounded is None
-        return out
+        return (*self._bind(qs, ks, vs, extra), (qs, ks, vs))
 
     def _read_back(self, raw: Any, shape: tuple[int, ...]) -> None:
         """How a reproduction takes the (n, d) output from what the call returned."""

@@ -45,7 +45,13 @@ def _tinygrad_runs() -> bool:
     return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
 
 
-FRAMEWORKS = {"torch_": HAS_TORCH, "jax_": HAS_JAX, "tinygrad_": None}  # None: asked when needed
+HAS_TRITON = importlib.util.find_spec("triton") is not None  # pip install 'selfattn[triton]'
+FRAMEWORKS = {
+    "torch_": HAS_TORCH,
+    "jax_": HAS_JAX,
+    "tinygrad_": None,  # None: asked when needed
+    "triton_": HAS_TRITON and HAS_TORCH,
+}
 
 # file -> (NAME, error ids it must be named with, exit status). Warnings are checked apart.
 CASES: dict[str, tuple[str, set[str], int]] = {
@@ -162,6 +168,17 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_rotary.py": ("meta_by_dim", {"scale-by-d"}, 1),
     "torch_layer_per_head_qkv.py": ("attn", set(), 0),
     "torch_layer_grouped_query.py": ("attn", set(), 0),
+    # hand-written backward passes (issue 33): the forward right, dq, dk, dv checked too
+    "torch_flash_backward.py": ("flash_attention", set(), 0),
+    "buggy_flash_bwd_no_scale.py": ("flash_attention", {"backward-scale-missing"}, 1),
+    "buggy_flash_bwd_no_row_term.py": ("flash_attention", {"backward-softmax-no-row-term"}, 1),
+    "buggy_flash_bwd_unmasked.py": ("flash_attention", {"backward-causal-leak"}, 1),
+    "buggy_flash_bwd_saves_max.py": ("flash_attention", {"backward-stale-weights"}, 1),
+    "torch_dropout_backward.py": ("attention", set(), 0),
+    "buggy_dropout_backward.py": ("attention", {"backward-dropout-mismatch"}, 1),
+    # a Triton kernel with its backward, on a CPU under Triton's interpreter (skipped without
+    # triton): fp16, (batch, heads, n, d), power-of-two head sizes and n a multiple of 16 only
+    "triton_fused_attention.py": ("attention", set(), 0),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),

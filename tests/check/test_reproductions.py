@@ -71,8 +71,10 @@ def judge(source: str, printed: str) -> None:
 
 
 # hostile_prints prints on every call; mlxlike's arrays stand in for MLX's and can only be
-# read, not sliced, where real MLX arrays can
-UNJUDGED = {"hostile_prints.py", "mlxlike_correct.py"}
+# read, not sliced, where real MLX arrays can;
+# triton_fused_attention's reproductions set TRITON_INTERPRET before importing it, which
+# cannot take effect here, where it was imported already, compiled for a GPU
+UNJUDGED = {"hostile_prints.py", "mlxlike_correct.py", "triton_fused_attention.py"}
 FILES = sorted(
     f for f in CASES if (CASES[f].expected or CASES[f].status == 0) and f not in UNJUDGED
 )

@@ -1,0 +1,100 @@
+"""The inputs a kernel accepts, learned from its failures: a Triton kernel (or any kernel that
+asserts its shapes) may take only power-of-two head sizes, lengths that are a multiple of its
+block, half precision or (batch, heads, n, d) tensors. Instead of giving up on the first
+probe, look for a dtype, a layout and shapes it runs on, check with those, and say which
+shapes were used and which were refused, with why."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .context import SHAPES
+from .frameworks import LAYOUTS, Backend, available, backends_for
+from .interpret import uses_triton
+from .probe import CallFailed, Kernel, Runner, Signature, Timeout
+
+# Powers of two, multiples of 16 (Triton's smallest tl.dot), n at most 64: the interpreter
+# runs every program instance in Python, so probes stay small.
+CANDIDATES = ((16, 16), (32, 16), (64, 16), (32, 32), (64, 32), (16, 64), (64, 64))
+HALVES = ("float16", "bfloat16")  # tried after the target's own framework's widths
+MOST = 5  # shapes checked at most
+TRITON_LAYOUTS = ("bhnd", "bnhd")
+
+
+@dataclass
+class Learned:
+    """What the kernel took and refused."""
+
+    used: list[tuple[int, int]] = field(default_factory=list)
+    refused: list[tuple[tuple[int, int], str]] = field(default_factory=list)
+
+    def note(self, kern: Kernel) -> str:
+        said = ", ".join(f"{n}x{d}" for n, d in self.used)
+        text = (
+            f"the kernel refuses the usual probes; checked on the inputs it accepts: "
+            f"{kern.backend.dtype} {LAYOUTS[kern.layout]} with n x d = {said}"
+        )
+        if self.refused:
+            why = "; ".join(f"{n}x{d}: {reason}" for (n, d), reason in self.refused[:4])
+            more = len(self.refused) - 4
+            text += f"; refused {why}" + (f" (and {more} more)" if more > 0 else "")
+        return text
+
+
+def learn(
+    fn: Callable[..., Any],
+    runner: Runner,
+    sig: Signature,
+    name: str,
+    layout: str | None,
+    args: dict[str, Any] | None,
+) -> tuple[Kernel, Learned] | None:
+    """A kernel set up on a dtype, layout and shape it runs, and the shapes it accepts.
+
+    A Triton kernel gets torch tensors of (batch, heads, n, d) only: it reads memory through
+    raw pointers, and fed another layout it reads past the end of its inputs, which under the
+    interpreter corrupts the process instead of raising."""
+    if uses_triton(fn):
+        backends = [Backend("torch", w) for w in ("float32", *HALVES)]
+        layouts = TRITON_LAYOUTS
+    else:
+        backends = backends_for(fn) + [Backend("torch", h) for h in HALVES if available("torch")]
+        layouts = tuple(LAYOUTS)
+    for backend in backends:
+        for lay in [layout] if layout else layouts:
+            kern = Kernel(runner, sig, backend, name, lay, args)
+            for n, d in CANDIDATES:
+                if _runs(kern, n, d) is None:
+                    kern.lp = kern.last_lp
+                    kern.layout_forced = True
+                    return kern, _shapes(kern)
+    return None
+
+
+def _runs(kern: Kernel, n: int, d: int) -> str | None:
+    """None when the kernel runs on (n, d) inputs, else why not."""
+    q, k, v = np.random.default_rng([n, d]).standard_normal((3, n, d))
+    try:
+        kern.call(q, k, v)
+    except Timeout:
+        raise
+    except CallFailed as exc:
+        return str(exc)
+    return None
+
+
+def _shapes(kern: Kernel) -> Learned:
+    learned = Learned()
+    for n, d in dict.fromkeys((*SHAPES, *CANDIDATES)):
+        if len(learned.used) >= MOST:
+            break
+        why = _runs(kern, n, d)
+        if why is None:
+            learned.used.append((n, d))
+        else:
+            learned.refused.append(((n, d), why))
+    return learned

@@ -1,0 +1,394 @@
+"""The gradient check of a torch kernel: dq, dk, dv on the forward's probes against the float64
+reference's gradients (backward.py), with and without the causal mask, the known backward bugs
+named, a leak of gradient into the future found by its effect, and the dropout mask compared
+between the forward and the backward."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import backward as bw
+from .context import Ctx, Probe, title
+from .frameworks import answered_in, from_layout, to_layout
+from .probe import CallFailed, Kernel, Timeout
+from .reference import Variant
+from .repro import head, literals, show, tiny
+
+Array = np.ndarray
+Grads = dict[str, Array]
+DROP = 0.5  # the dropout probability the mask is compared at
+SEED = 1234  # torch.manual_seed before each call of the dropout comparison
+
+
+@dataclass
+class Mode:
+    """One way the kernel is run for the gradients: with or without its causal mask."""
+
+    causal: bool
+    keep: Any = None  # which keys each query sees, as a function of n
+
+    @property
+    def label(self) -> str:
+        return "causal" if self.causal else "no mask"
+
+
+def check_gradients(ctx: Ctx, forward: Variant | None, causal_right: bool) -> None:
+    """dq, dk, dv against the reference, when the kernel is torch and its forward is right
+    (`causal_right`: with its causal mask too, then checked with it as well)."""
+    kern, rep = ctx.kern, ctx.rep
+    name = "gradients dq, dk, dv match the float64 reference's"
+    if kern.backend.name != "torch":
+        return  # nothing autograd can differentiate
+    d0 = ctx.probes[0].shape[1]
+    if forward is None or forward is not kern.reference or bw.scale_of(forward, d0) is None:
+        rep.check(name, "skip", "the forward differs from the reference: checked first")
+        return
+    probes = _one_seed(ctx.probes)
+    modes = [False] if not kern.always_causal else []
+    modes += [True] if causal_right else []
+    if not modes:
+        rep.check(name, "skip", "the causal forward differs from the reference: checked first")
+        return
+    first = _grads(kern, probes[0], modes[0])
+    if isinstance(first, str):
+        rep.check(name, "skip", first)
+        return
+    for causal in modes:
+        if not _judge(ctx, probes, forward, causal):
+            return  # one finding says it; the causal run would repeat it
+    _dropout(ctx, forward)
+
+
+GRADIENT_PROBES = 3  # the longest included: a tiled backward shows its tiles on it
+
+
+def _one_seed(probes: list[Probe]) -> list[Probe]:
+    """One probe per shape, n != d where there are such, the longest three: the second seed
+    says nothing new, and these keep the gradient check within the forward check's time."""
+    seen: dict[tuple[int, int], Probe] = {}
+    for p in probes:
+        seen.setdefault(p.shape, p)
+    oblong = [p for p in seen.values() if p.shape[0] != p.shape[1]] or list(seen.values())
+    return sorted(oblong, key=lambda p: p.shape[0])[-GRADIENT_PROBES:]
+
+
+def _upstream(p: Probe) -> Array:
+    """dO for a probe: standard normal, its own seed."""
+    n, d = p.shape
+    return np.random.default_rng([n, d, 33]).standard_normal((n, p.v.shape[1]))
+
+
+def _judge(ctx: Ctx, probes: list[Probe], forward: Variant, causal: bool) -> bool:
+    """Compare on every probe; name the bug on a mismatch. Whether the gradients were right."""
+    kern, rep = ctx.kern, ctx.rep
+    how = "causal" if causal else "no mask"
+    name = f"gradients dq, dk, dv match the float64 reference's ({how})"
+    runs: list[tuple[Probe, Array, Grads]] = []
+    for p in probes:
+        do = _upstream(p)
+        got = _grads(kern, p, causal, do)
+        if not isinstance(got, str):
+            runs.append((p, do, got))
+    if not runs:
+        rep.check(name, "skip", "the backward failed on every input")
+        return True
+    worst = _first_gap(kern, runs, forward, causal, bw.RIGHT)
+    used = ", ".join(f"{p.shape[0]}x{p.shape[1]}" for p, _, _ in runs)
+    if worst is None:
+        rep.check(name, "pass", f"{len(runs)} inputs: n x d = {used}")
+        return True
+    hit = next(
+        (b for b in bw.BUGS if _first_gap(kern, runs, forward, causal, b) is None),
+        None,
+    )
+    p, gap = worst
+    detail = (
+        f"{gap.worst} off by {gap.err:.3g} (tolerance {gap.tol:.2g}) on n x d = "
+        f"{p.shape[0]}x{p.shape[1]}"
+    )
+    leak = _future_gradient(kern, runs) if causal and hit is None else ""
+    id_ = hit.id if hit is not None and hit.id else "backward-wrong-output"
+    id_ = "backward-causal-leak" if leak else id_
+    said = f"matches the known bug: {hit.detail}" if hit is not None else detail
+    rep.check(name, "fail", leak or said)
+    message = f"{title(id_)} ({how}): {leak or (hit.detail if hit else detail)}"
+    rep.add(id_, message, _repro(ctx, forward, causal))
+    return False
+
+
+def _first_gap(
+    kern: Kernel,
+    runs: list[tuple[Probe, Array, Grads]],
+    forward: Variant,
+    causal: bool,
+    how: bw.Backward,
+) -> tuple[Probe, bw.Gap] | None:
+    """The first input on which the gradients disagree with `how`, or None."""
+    for p, do, got in runs:
+        gap = _gap(kern, p, do, got, forward, causal, how)
+        if not gap.ok:
+            return p, gap
+    return None
+
+
+def _gap(
+    kern: Kernel,
+    p: Probe,
+    do: Array,
+    got: Grads,
+    forward: Variant,
+    causal: bool,
+    how: bw.Backward,
+) -> bw.Gap:
+    n, d = p.shape
+    scale = bw.scale_of(forward, d) or 1.0
+    keep = bw.keep_of(forward, n, causal)
+    want = bw.grads(p.q, p.k, p.v, do, scale, keep, how)
+    low = bw.grads(p.q, p.k, p.v, do, scale, keep, how, kern.lp.dtype)
+    return bw.compare(got, want, low, kern.lp)
+
+
+def _future_gradient(kern: Kernel, runs: list[tuple[Probe, Array, Grads]]) -> str:
+    """With dO zero after row i, no key or value after i may get gradient: say where one did."""
+    for p, do, _ in runs:
+        n = p.shape[0]
+        i = n // 2
+        cut = do.copy()
+        cut[i + 1 :] = 0.0
+        got = _grads(kern, p, True, cut)
+        if isinstance(got, str):
+            continue
+        scale = float(np.max(np.abs(got["dv"][: i + 1]))) or 1.0
+        moved = max(float(np.max(np.abs(got[g][i + 1 :]))) for g in ("dk", "dv"))
+        if moved > 1e3 * kern.lp.eps * scale:
+            return (
+                f"with dO zero after row {i}, keys and values after {i} still get gradient "
+                f"up to {moved:.3g} (n x d = {n}x{p.shape[1]})"
+            )
+    return ""
+
+
+def _grads(
+    kern: Kernel,
+    p: Probe,
+    causal: bool,
+    do: Array | None = None,
+    args: dict[str, Any] | None = None,
+    seed: int | None = None,
+) -> Grads | str:
+    """dq, dk, dv of sum(dO * out) as float64 (n, d), or why they could not be had."""
+    do = _upstream(p) if do is None else do
+    saved = dict(kern.args)
+    kern.args.update(args or {})
+    try:
+        call_args, kwargs, leaves = kern.arguments(p.q, p.k, p.v, causal)
+    finally:
+        kern.args = saved
+    shape = (*p.q.shape[:-1], p.v.shape[-1])
+    try:
+        got = kern.runner.call_other(
+            _differentiate, kern.runner.fn, call_args, kwargs, leaves, do, kern.layout, shape, seed
+        )
+    except CallFailed as exc:
+        return f"the backward failed: {exc}"
+    except Timeout as exc:  # the forward was checked: a slow backward is said, not fatal
+        return f"the backward is too slow: {exc}"
+    if isinstance(got, str):
+        return got
+    return {name: from_layout(g, kern.layout, p.q.shape) for name, g in got.items()}
+
+
+def _differentiate(
+    fn: Any,
+    args: list,
+    kwargs: dict,
+    leaves: tuple[Any, Any, Any],
+    do: Array,
+    layout: str,
+    shape: tuple[int, ...],
+    seed: int | None,
+) -> dict[str, Array] | str:
+    """On the worker thread: the call, then backward with dO in the output's own layout."""
+    import torch  # pyright: ignore[reportMissingImports]
+
+    for t in leaves:
+        t.requires_grad_(True)
+    if seed is not None:
+        torch.manual_seed(seed)
+    out = fn(*args, **kwargs)
+    out = out[0] if isinstance(out, tuple | list) else out
+    if not isinstance(out, torch.Tensor) or out.grad_fn is None:
+        return "the output does not depend on q, k, v through autograd"
+    answer = answered_in(tuple(out.shape), layout, shape)
+    if answer is None:
+        return f"returned shape {tuple(out.shape)}"
+    given = torch.from_numpy(_in_answer(do, answer)).to(out.dtype)
+    grads = torch.autograd.grad(out, leaves, given, allow_unused=True)
+    if any(g is None for g in grads):
+        return "the output does not depend on every one of q, k, v through autograd"
+    return {n: g.detach().to(torch.float64).numpy() for n, g in zip(bw.NAMES, grads, strict=True)}
+
+
+def _in_answer(do: Array, answer: str) -> Array:
+    """dO (n, d_v) shaped as the kernel's output came: its layout, merged heads, or batched."""
+    if answer in ("merged", "batch"):  # one sequence, one head: (1, n, d_v)
+        return np.ascontiguousarray(do[None])
+    return np.ascontiguousarray(to_layout(do, answer))
+
+
+# -- dropout ---------------------------------------------------------------------------------
+
+
+def _dropout_param(kern: Kernel) -> str | None:
+    """A dropout probability the kernel takes (`dropout_p=0.0`), by name."""
+    try:
+        params = inspect.signature(kern.runner.fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return next(
+        (
+            p.name
+            for p in params
+            if "drop" in p.name.lower()
+            and "mask" not in p.name.lower()
+            and isinstance(p.default, int | float)
+            and not isinstance(p.default, bool)
+        ),
+        None,
+    )
+
+
+def _dropout(ctx: Ctx, forward: Variant) -> None:
+    """With dropout on and one seed, the backward must use the forward's mask.
+
+    Under torch.manual_seed the forward draws the same mask on every call, so the weights it
+    used are read with v = identity; the gradients are then those of these weights."""
+    kern, rep = ctx.kern, ctx.rep
+    param = _dropout_param(kern)
+    if param is None:
+        return
+    name = f"dropout (`{param}={DROP}`): the backward uses the forward's mask"
+    n, d = 6, 8
+    q, k, v = np.random.default_rng(21).standard_normal((3, n, d))
+    p = Probe(q, k, v)
+    on = {param: DROP}
+    try:
+        w = _seeded(kern, q, k, np.eye(n, d), on)[:, :n]
+        out = _seeded(kern, q, k, v, on)
+    except CallFailed as exc:
+        rep.check(name, "skip", str(exc))
+        return
+    if not np.allclose(out, w @ v, atol=1e-5) or (w != 0).all():
+        rep.check(name, "skip", "the mask is not the same on every call under one seed")
+        return
+    do = _upstream(p)
+    got = _grads(kern, p, False, do, on, SEED)
+    if isinstance(got, str):
+        rep.check(name, "skip", got)
+        return
+    scale = bw.scale_of(forward, d) or 1.0
+    want = _dropped(p, do, w, scale)
+    gap = bw.compare(got, want, want, kern.lp)
+    if gap.ok:
+        rep.check(name, "pass", f"n x d = {n}x{d}")
+        return
+    detail = f"{gap.worst} off by {gap.err:.3g} from the gradients of the forward's own mask"
+    rep.check(name, "fail", detail)
+    rep.add(
+        "backward-dropout-mismatch",
+        f"{title('backward-dropout-mismatch')}: {detail}",
+        _dropout_repro(kern, ctx.imp, param),
+    )
+
+
+def _seeded(kern: Kernel, q: Array, k: Array, v: Array, args: dict[str, Any]) -> Array:
+    saved = dict(kern.args)
+    kern.args.update(args)
+    fn = kern.runner.fn
+    try:
+        kern.runner.fn = _under_seed(fn)
+        return kern.call(q, k, v)
+    finally:
+        kern.runner.fn = fn
+        kern.args = saved
+
+
+def _under_seed(fn: Any) -> Any:
+    def seeded(*args: Any, **kwargs: Any) -> Any:
+        import torch  # pyright: ignore[reportMissingImports]
+
+        torch.manual_seed(SEED)
+        return fn(*args, **kwargs)
+
+    return seeded
+
+
+def _dropped(p: Probe, do: Array, w: Array, scale: float) -> Grads:
+    """The gradients of out = W v with W = P * M / (1 - p), M the forward's mask (W read off)."""
+    s = scale * (p.q @ p.k.T)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    pr = e / e.sum(axis=-1, keepdims=True)
+    kept = w / pr  # M / (1 - p)
+    dp = (do @ p.v.T) * kept
+    ds = pr * (dp - (pr * dp).sum(axis=-1, keepdims=True))
+    return {"dq": scale * ds @ p.k, "dk": scale * ds.T @ p.q, "dv": w.T @ do}
+
+
+# -- reproductions ---------------------------------------------------------------------------
+
+
+def _repro(ctx: Ctx, forward: Variant, causal: bool) -> str:
+    """Small inputs on which a gradient differs from the reference's, with both printed."""
+    kern = ctx.kern
+    for n, d in ((3, 2), (4, 3), (5, 4), (6, 5), (7, 5)):
+        q, k, v = tiny(n, d, 0)
+        do = tiny(n, d, 1)[2]
+        p = Probe(q, k, v)
+        got = _grads(kern, p, causal, do)
+        if isinstance(got, str):
+            continue
+        keep = bw.keep_of(forward, n, causal)
+        scale = bw.scale_of(forward, d) or 1.0
+        want = bw.grads(q, k, v, do, scale, keep)
+        low = bw.grads(q, k, v, do, scale, keep, bw.RIGHT, kern.lp.dtype)
+        gap = bw.compare(got, want, low, kern.lp)
+        if gap.ok:
+            continue
+        g = gap.worst[1]  # q, k or v
+        mask = kern.mask_text(n, causal)
+        lines = [*head(kern, ctx.imp), *literals(kern, q=q, k=k, v=v, do=do)]
+        lines += ["for t in (q, k, v):", "    t.requires_grad_(True)"]
+        lines += [mask] if mask else []
+        lines += [f"out = {kern.call_text(causal)}", "out.backward(do)", f"print({g}.grad)"]
+        lines += [f"# expected d{g} ({forward.detail}, float64):", *show(want[gap.worst])]
+        return "\n".join([*lines, "# got:", *show(got[gap.worst])])
+    return ""
+
+
+def _dropout_repro(kern: Kernel, imp: str, param: str) -> str:
+    """dv against the weights the forward used, read under the same seed."""
+    q, k, v = tiny(4, 5, 0)
+    do = tiny(4, 5, 1)[2]
+    saved = dict(kern.args)
+    kern.args[param] = DROP
+    try:
+        call, read = kern.call_text(False), kern.call_text(False, v="eye")
+    finally:
+        kern.args = saved
+    lines = [*head(kern, imp), *literals(kern, q=q, k=k, v=v, do=do), "v.requires_grad_(True)"]
+    return "\n".join(
+        [
+            *lines,
+            f"torch.manual_seed({SEED})",
+            f"out = {call}",
+            "out.backward(do)",
+            "eye = torch.eye(4, 5, dtype=v.dtype)",
+            f"torch.manual_seed({SEED})  # the same seed: the forward's mask, read with v = eye",
+            f"w = {read}[:, :4].detach()",
+            "print(v.grad - w.T @ do)  # dv of out = w @ v: should be 0",
+        ]
+    )

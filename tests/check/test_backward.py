@@ -1,0 +1,88 @@
+"""The backward pass (issue 33): the float64 reference's gradients, the known backward bugs as
+data, the cost of the gradient check, and a Triton kernel checked on a CPU under Triton's
+interpreter, on the shapes it accepts."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import time
+
+import numpy as np
+import pytest
+
+from selfattn.check import backward as bw
+from selfattn.check import check, diagnose
+
+from .corpus_cases import load, skip_missing
+
+torch = pytest.importorskip("torch")
+HAS_TRITON = importlib.util.find_spec("triton") is not None
+
+
+def _autograd(q, k, v, do, causal):
+    """The same gradients from torch's autograd on float64 attention."""
+    q, k, v = (torch.tensor(x, requires_grad=True) for x in (q, k, v))
+    s = q @ k.T / q.shape[-1] ** 0.5
+    if causal:
+        s = s.masked_fill(~torch.ones(len(q), len(q), dtype=torch.bool).tril(), float("-inf"))
+    (s.softmax(-1) @ v).backward(torch.tensor(do))
+    return {"dq": q.grad.numpy(), "dk": k.grad.numpy(), "dv": v.grad.numpy()}
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_reference_gradients_are_autograds(causal: bool) -> None:
+    q, k, v, do = np.random.default_rng(3).standard_normal((4, 7, 5))
+    keep = np.tril(np.ones((7, 7), dtype=bool)) if causal else None
+    got = bw.grads(q, k, v, do, 5**-0.5, keep)
+    want = _autograd(q, k, v, do, causal)
+    for name in bw.NAMES:
+        np.testing.assert_allclose(got[name], want[name], atol=1e-12)
+
+
+def test_every_backward_bug_differs_from_the_right_gradients() -> None:
+    q, k, v, do = np.random.default_rng(4).standard_normal((4, 9, 6))
+    keep = np.tril(np.ones((9, 9), dtype=bool))
+    right = bw.grads(q, k, v, do, 6**-0.5, keep)
+    for bug in bw.BUGS:
+        wrong = bw.grads(q, k, v, do, 6**-0.5, keep, bug)
+        assert max(np.abs(wrong[n] - right[n]).max() for n in bw.NAMES) > 1e-3, bug.id
+
+
+def _seconds(fn, gradients: bool) -> float:
+    real = diagnose.check_gradients
+    diagnose.check_gradients = real if gradients else (lambda *a: None)
+    try:
+        best = []
+        for _ in range(3):
+            started = time.perf_counter()
+            with contextlib.redirect_stdout(io.StringIO()):
+                check(fn)
+            best.append(time.perf_counter() - started)
+        return min(best)
+    finally:
+        diagnose.check_gradients = real
+
+
+def test_gradient_check_at_most_doubles_a_torch_check() -> None:
+    fns = [load(f) for f in ("torch_flash_backward.py", "torch_correct_sdpa.py")]
+    without = sum(_seconds(fn, False) for fn in fns)
+    with_gradients = sum(_seconds(fn, True) for fn in fns)
+    assert with_gradients <= 2 * without, (with_gradients, without)
+
+
+@pytest.mark.skipif(
+    not HAS_TRITON, reason="triton is not installed (pip install 'selfattn[triton]')"
+)
+def test_triton_kernel_on_a_cpu_under_the_interpreter() -> None:
+    started = time.monotonic()
+    skip_missing("triton_fused_attention.py")
+    report = check(load("triton_fused_attention.py"))
+    assert time.monotonic() - started < 60
+    assert report.verdict == "ok", str(report)
+    said = " | ".join(report.notes)
+    assert "TRITON_INTERPRET=1" in said
+    assert "n x d = 16x16" in said and "refused 6x6" in said
+    passed = [c.name for c in report.checks if c.status == "pass"]
+    assert any("gradients" in c and "causal" in c for c in passed)
