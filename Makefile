@@ -62,6 +62,7 @@ clean:
 # under throttled profiles (150 and 300 ms round trips, Fast 3G with a 4x slower CPU, 6x CPU).
 bench: $(VENV)/.test chromium
 	$(PY) -m bench.bench
+	$(PY) -m bench.gradient_cost
 
 # The notebook widgets in a real JupyterLab (a server, a kernel and a browser: about 20 s
 # plus startup), kept out of `make test`; CI runs it on every change to selfattn/notebook.

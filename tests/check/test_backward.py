@@ -1,19 +1,16 @@
-"""The backward pass (issue 33): the float64 reference's gradients, the known backward bugs as
-data, the cost of the gradient check, and a Triton kernel checked on a CPU under Triton's
-interpreter, on the shapes it accepts."""
+"""The backward pass: the float64 reference's gradients, the known backward bugs as data, and a
+Triton kernel checked on a CPU under Triton's interpreter, on the shapes it accepts. What the
+gradient check costs is measured by `python -m bench.gradient_cost`, not here."""
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import io
-import time
 
 import numpy as np
 import pytest
 
 from selfattn.check import backward as bw
-from selfattn.check import check, diagnose
+from selfattn.check import check
 
 from .corpus_cases import load, skip_missing
 
@@ -50,36 +47,12 @@ def test_every_backward_bug_differs_from_the_right_gradients() -> None:
         assert max(np.abs(wrong[n] - right[n]).max() for n in bw.NAMES) > 1e-3, bug.id
 
 
-def _seconds(fn, gradients: bool) -> float:
-    real = diagnose.check_gradients
-    diagnose.check_gradients = real if gradients else (lambda *a: None)
-    try:
-        best = []
-        for _ in range(3):
-            started = time.perf_counter()
-            with contextlib.redirect_stdout(io.StringIO()):
-                check(fn)
-            best.append(time.perf_counter() - started)
-        return min(best)
-    finally:
-        diagnose.check_gradients = real
-
-
-def test_gradient_check_at_most_doubles_a_torch_check() -> None:
-    fns = [load(f) for f in ("torch_flash_backward.py", "torch_correct_sdpa.py")]
-    without = sum(_seconds(fn, False) for fn in fns)
-    with_gradients = sum(_seconds(fn, True) for fn in fns)
-    assert with_gradients <= 2 * without, (with_gradients, without)
-
-
 @pytest.mark.skipif(
     not HAS_TRITON, reason="triton is not installed (pip install 'selfattn[triton]')"
 )
 def test_triton_kernel_on_a_cpu_under_the_interpreter() -> None:
-    started = time.monotonic()
     skip_missing("triton_fused_attention.py")
     report = check(load("triton_fused_attention.py"))
-    assert time.monotonic() - started < 60
     assert report.verdict == "ok", str(report)
     said = " | ".join(report.notes)
     assert "TRITON_INTERPRET=1" in said
