@@ -47,10 +47,8 @@ export default function (el, head) {
     name: "stretch",
     onInput: (f) => fig.set({ f }),
   });
-  const out = readouts(
-    { winner: t({ zh: "得分最高", en: "highest score" }), and: "q·k_and", cat: "q·k_cat" },
-    { key: "winner" },
-  );
+  // the two scores are the bars' own labels
+  const out = readouts({ winner: t({ zh: "得分最高", en: "highest score" }) }, { key: "winner" });
 
   const fig = figure(el, {
     state: { f: 1 },
@@ -66,7 +64,7 @@ export default function (el, head) {
       andKey.set(k);
       untangle(plane);
       bars.set(scores, { win: best, reference: { value: row[cat], label: "cat" } });
-      out.show({ winner: head.tokens[best], and: fixed(scores[and]), cat: fixed(scores[cat]) });
+      out.show({ winner: head.tokens[best] });
     },
   });
 }

@@ -79,7 +79,7 @@ export default function (el, head, _article, training) {
     ran = head.index("ran");
   const runs = { causal: head.run("causal"), multiply: head.run("multiply") };
   const top = Math.max(...runs.causal.W[it], ...runs.multiply.W[it]);
-  const { picture, controls, side, readouts, note } = stage(el);
+  const { picture, controls, under, readouts, note } = stage(el);
   const bars = makeBars(picture, {
     labels: tokens,
     domain: [0, top * 1.12],
@@ -108,7 +108,7 @@ export default function (el, head, _article, training) {
     },
     { key: "w.ran" },
   );
-  const check = assertion(side, { code: "assert (weight[future] == 0).all()", name: "check" });
+  const check = assertion(under, { code: "assert (weight[future] == 0).all()", name: "check" });
   const heldOut = note("");
 
   const fig = figure(el, {

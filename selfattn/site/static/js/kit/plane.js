@@ -219,6 +219,9 @@ function typeSizes(picture) {
   return known;
 }
 const TYPE_FALLBACK = { label: 13.5, tick: 11.5 };
+
+/** The `--px` the stage keeps on a picture (kit/stage.js): type in user units is size × it. */
+const unitsPerPixel = (/** @type {SVGElement} */ picture) => Number(picture.style.getPropertyValue("--px")) || 1;
 /** @type {WeakMap<Element, {label: number, tick: number}>} */
 const readSizes = new WeakMap();
 
@@ -229,7 +232,7 @@ const readSizes = new WeakMap();
  * @returns {{label: SVGTextElement, x: number, y: number, width: number, height: number}[]}
  */
 function labelBoxes(plane) {
-  const em = typeSizes(plane.root).label;
+  const em = typeSizes(plane.root).label * unitsPerPixel(plane.root);
   return [...plane.layers.labels.querySelectorAll("text")]
     .filter((label) => label.style.display !== "none" && label.textContent)
     .map((label) => {
@@ -248,7 +251,7 @@ function labelBoxes(plane) {
 export function clearTicks(plane, tips) {
   const boxes = labelBoxes(plane).map(({ x, y, width, height }) => [x, y, x + width, y + height]);
   boxes.push(...tips.map((p) => [plane.sx(p[0]) - 9, plane.sy(p[1]) - 9, plane.sx(p[0]) + 9, plane.sy(p[1]) + 9]));
-  const em = typeSizes(plane.root).tick;
+  const em = typeSizes(plane.root).tick * unitsPerPixel(plane.root);
   for (const tick of plane.layers.grid.querySelectorAll("text")) {
     const x = Number(tick.getAttribute("x")),
       y = Number(tick.getAttribute("y"));
