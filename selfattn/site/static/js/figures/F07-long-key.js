@@ -35,6 +35,7 @@ export default function (el, head) {
     labels: head.tokens,
     domain: [Math.min(0, ...row), Math.max(...row, row[and] * MOST) * 1.05],
     height: 190,
+    name: "score",
     reference: true,
     title: t({ zh: "it 那一行的原始分 q·k", en: "Raw scores q·k in the row of it" }),
     label: t({ zh: "it 那一行的原始分数", en: "Raw scores of row it" }),

@@ -1,6 +1,8 @@
-// What a reader's eye meets in one figure, measured in the page (bench/figures_audit.py):
-// the picture's width over the figure's, labels rendered under 11 and 12 px, read-outs and
-// those that repeat a label of the picture, and labels drawn on a mark. A label is on a mark
+// What a reader's eye meets in one figure, measured in the page (bench/figures_audit.py and
+// tests/browser/test_layout.py): the picture's width (its drawings from leftmost to rightmost
+// edge) over the figure's, labels rendered under 11 and 12 px (a word under 12 and a number
+// under 11 is `small`), the read-out line and its numbers that repeat a label of the picture,
+// the figure's height, and labels drawn on a mark. A label is on a mark
 // when a sampled point of the mark's stroke falls inside the label's ink box, or the mark's
 // fill covers a point of it; gridlines and the focus wash are ground, not marks, and a
 // rect that holds its label whole (a chip, a tile) is the label's own plate.
@@ -17,13 +19,18 @@
   };
   const norm = (s) => s.replace(/\s+/g, "").replace(/−/g, "-");
   const out = { id, width: 0, column: fig.getBoundingClientRect().width, height: fig.getBoundingClientRect().height,
-    small11: [], small12: [], readouts: [], repeats: [], hits: [] };
+    small11: [], small12: [], small: [], readouts: [], repeats: [], hits: [] };
+  let left = Infinity, right = -Infinity;
+  // a number (a tick, a value on a bar or in a cell) may be set a step smaller than a word
+  const numeric = (s) => /^[\s\d.,−\-+×⁰¹²³⁴⁵⁶⁷⁸⁹⁻%<>∞/:°]*$/.test(s);
   const svgTexts = [];
   for (const svg of fig.querySelectorAll(".stage svg")) {
     if (!shown(svg, fig) || svg.closest(".swatch") || svg.classList.contains("swatch")) continue;
     const box = svg.getBoundingClientRect();
     if (box.width < 40) continue;
-    out.width = Math.max(out.width, box.width);
+    left = Math.min(left, box.left);
+    right = Math.max(right, box.right);
+    out.width = right - left;
     const texts = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim() && shown(t, svg));
     const marks = [...svg.querySelectorAll("line, polyline, polygon, path, circle, ellipse, rect")].filter((m) => {
       if (!shown(m, svg) || m.closest("text, defs, marker, clipPath, mask")) return false;
@@ -36,6 +43,12 @@
       const label = `${t.textContent.trim()} (${px.toFixed(1)}px)`;
       if (px < 11 - 0.05) out.small11.push(label);
       if (px < 12 - 0.05) out.small12.push(label);
+      if (px < (numeric(t.textContent) ? 11 : 12) - 0.05) out.small.push(label);
+      // an index or exponent is read too: 11 px at least
+      for (const span of t.querySelectorAll("tspan")) {
+        const spx = parseFloat(getComputedStyle(span).fontSize) * scale;
+        if (span.textContent.trim() && spx < 11 - 0.05) out.small.push(`${label}: "${span.textContent}" ${spx.toFixed(1)}px`);
+      }
       svgTexts.push(norm(t.textContent));
     }
     const boxes = texts.map((t) => {
@@ -75,11 +88,12 @@
       }
     }
   }
-  for (const r of fig.querySelectorAll("[data-readout]")) {
-    if (r.closest("svg") || !shown(r, fig)) continue;
+  // the read-out line (the controls' own names and an assertion's verdict are not in it)
+  for (const r of fig.querySelectorAll(".readouts [data-readout]")) {
+    if (!shown(r, fig)) continue;
     const text = norm(r.textContent);
     out.readouts.push(r.dataset.readout);
-    if (text && svgTexts.includes(text)) out.repeats.push(`${r.dataset.readout}=${r.textContent}`);
+    if (text && /\d/.test(text) && svgTexts.includes(text)) out.repeats.push(`${r.dataset.readout}=${r.textContent}`);
   }
   return out;
 }
