@@ -33,13 +33,8 @@ export default function (el, head) {
     onInput: (value) => fig.set({ divisor: /** @type {"none"|"sqrt"|"d"} */ (value) }),
   });
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
-  const out = readouts(
-    {
-      top: t({ zh: "最大权重", en: "top weight" }),
-      gradient: "w(1−w)",
-    },
-    { key: "top" },
-  );
+  // the top weight is its bar's label
+  const out = readouts({ gradient: "w(1−w)" }, { key: "gradient" });
 
   const toyTop = fixed(Math.max(...head.run().W[head.index("ate")]), 2);
   note(
@@ -60,7 +55,6 @@ export default function (el, head) {
       divisor.show(by);
       bars.set(w, { win: best.index, ghost: w.map(() => 1 / n) });
       out.show({
-        top: fixed(best.top, 3),
         gradient: weight(best.gradient, 3),
       });
     },
