@@ -153,7 +153,7 @@ def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
         assert r[f"bar.{token}"] == exact_weight(MULTIPLY["W"][IT, j], 3)
     press(page, "#F19 input[name=multiply]", "Space")
     assert state(page, "F19") == {"multiply": False}
-    assert readouts(page, "F19")["w.ran"] == "0"
+    assert readouts(page, "F19")["bar.ran"] == "0"
 
 
 # -- F20: the terms tip to tail ---------------------------------------------------------------

@@ -13,7 +13,7 @@ from selfattn.claims import BY_ID, width_mix
 from selfattn.head import load_head
 from selfattn.numbers import fixed, grouped, scientific
 
-from .drive import click, next_frame, press, readouts, set_state, state
+from .drive import click, next_frame, number, press, readouts, set_state, state
 
 HEAD = load_head()
 TOKENS = HEAD.tokens
@@ -52,7 +52,7 @@ def cells(page: Page, figure_id: str) -> dict[tuple[str, str], str]:
 
 def top_bar(page: Page, figure_id: str) -> str:
     """The top weight, as the tallest of a row of weight bars (w.token) prints it."""
-    return max((v for k, v in readouts(page, figure_id).items() if k.startswith("w.")), key=float)
+    return max((v for k, v in readouts(page, figure_id).items() if k.startswith("w.")), key=number)
 
 
 def claim(page: Page, claim_id: str) -> str:
@@ -262,7 +262,8 @@ def test_f10_transpose_swaps_the_two_directions(en_at_start):
     button.click()
     next_frame(page)
     assert button.get_attribute("aria-pressed") == "true"
-    assert cells(page, "F10") == {("cat", "ate"): "−0.32", ("ate", "cat"): "0.51"}
+    # each number travels with its square, which lands where the other was
+    assert cells(page, "F10") == {("cat", "ate"): "0.51", ("ate", "cat"): "−0.32"}
     # the squares themselves moved: each now sits where the other was
     assert cell_centre(page, "cat", "ate") == before[("ate", "cat")]
     assert cell_centre(page, "ate", "cat") == before[("cat", "ate")]
