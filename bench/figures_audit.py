@@ -67,7 +67,7 @@ def report(rows: list[dict]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--lang", choices=["zh", "en"], default="en")
     parser.add_argument("--scheme", choices=["light", "dark"], default="light")
