@@ -17,14 +17,8 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from selfattn.site.serve import make_server
-from tests.harness import CHROMIUM, FLAGS
+from tests.harness import AUDIT, CHROMIUM, FLAGS
 
-# the measuring function, without the comment that explains it (evaluate takes an expression)
-AUDIT = "\n".join(
-    line
-    for line in (Path(__file__).with_name("figures_audit.js").read_text().splitlines())
-    if not line.startswith("//")
-)
 # labels on marks, measured as the collision test measures them (tests may not import bench/;
 # bench may read what the tests measure with)
 TEXT_ON_MARKS = (Path(__file__).parent.parent / "tests" / "browser" / "text_on_marks.js").read_text(
@@ -34,11 +28,11 @@ NEXT_FRAME = "() => new Promise(r => requestAnimationFrame(() => requestAnimatio
 
 
 def audit(url: str, width: int, scheme: str) -> list[dict]:
-    """One record per figure, in page order, as figures_audit.js measures it."""
+    """One record per figure, in page order, as tests/browser/figures_audit.js measures it."""
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = browser.new_page(
-            viewport={"width": width, "height": 900},
+            viewport={"width": width, "height": 844 if width < 600 else 900},  # a phone: 390 × 844
             color_scheme=scheme,  # type: ignore[arg-type]
             reduced_motion="reduce",
         )
@@ -59,18 +53,19 @@ def audit(url: str, width: int, scheme: str) -> list[dict]:
 
 
 def report(rows: list[dict]) -> None:
-    heads = ("fig", "width", "<11px", "<12px", "reads", "rep", "hits", "height")
+    heads = ("fig", "width", "<11px", "<12px", "small", "reads", "rep", "hits", "height")
     print(" ".join(f"{h:>6}" for h in heads))
     for r in rows:
         share = r["width"] / r["column"] if r["column"] else 0
         print(
             f"{r['id']:>6} {share:6.2f} {len(r['small11']):6} {len(r['small12']):6} "
-            f"{len(r['readouts']):6} {len(r['repeats']):6} {len(r['hits']):6} {r['height']:6.0f}"
+            f"{len(r['small']):6} {len(r['readouts']):6} {len(r['repeats']):6} "
+            f"{len(r['hits']):6} {r['height']:6.0f}"
             + (f"  {'; '.join(r['hits'][:4])}" if r["hits"] else "")
         )
     total = {
         k: sum(len(r[k]) for r in rows)
-        for k in ("small11", "small12", "readouts", "repeats", "hits")
+        for k in ("small11", "small12", "small", "readouts", "repeats", "hits")
     }
     print(
         f"total: {total}; widest share {max(r['width'] / max(r['column'], 1) for r in rows):.2f}; "
@@ -79,7 +74,7 @@ def report(rows: list[dict]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--lang", choices=["zh", "en"], default="en")
     parser.add_argument("--scheme", choices=["light", "dark"], default="light")

@@ -1,4 +1,5 @@
-"""Debian Chromium, its flags, and timing a fresh server: for the tests, and for `make bench`."""
+"""Debian Chromium, its flags, the figures audit, and timing a fresh server: for the tests,
+and for `make bench`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 CHROMIUM = "/usr/bin/chromium"
 # headless on a machine without a network or a GPU; without the background-networking
@@ -19,6 +21,14 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+# what each figure puts before the eye, measured in the page (browser/figures_audit.js): one
+# function of a figure id, without its comment (evaluate takes an expression)
+AUDIT = "\n".join(
+    line
+    for line in (Path(__file__).parent / "browser" / "figures_audit.js").read_text().splitlines()
+    if not line.startswith("//")
+)
 
 
 def first_response_seconds(limit: float = 10.0) -> float:

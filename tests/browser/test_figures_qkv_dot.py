@@ -23,15 +23,15 @@ def x_of(token: str) -> np.ndarray:
 def test_f01_slider_installs_the_matrices_one_by_one(en_at_start):
     page = en_at_start.page
     slider = "#F01 input[type=range]"
-    assert readouts(page, "F01")["q"] == "—"
-    press(page, slider, "ArrowRight")
-    got = readouts(page, "F01")
-    assert got["q"] == vector(x_of("it") @ HEAD.W_Q) and got["k"] == "—"
-    press(page, slider, "ArrowRight", 2)
-    got = readouts(page, "F01")
-    assert got["x"] == vector(x_of("it"))
-    assert got["k"] == vector(x_of("it") @ HEAD.W_K)
-    assert got["v"] == vector(x_of("it") @ HEAD.W_V)
+    # the line reads x and the arrow installed last, by its formula
+    made = "#F01 .readout:has([data-readout=made]) dt"
+    assert readouts(page, "F01")["made"] == "—"
+    for k, W in enumerate((HEAD.W_Q, HEAD.W_K, HEAD.W_V), start=1):
+        press(page, slider, "ArrowRight")
+        got = readouts(page, "F01")
+        assert got["x"] == vector(x_of("it"))
+        assert got["made"] == vector(x_of("it") @ W)
+        assert page.locator(made).text_content() == f"{'qkv'[k - 1]} = xW{'QKV'[k - 1]}"
     press(page, slider, "Home")
     assert state(page, "F01") == {"installed": 0}
 
@@ -42,7 +42,7 @@ def test_f02_drag_moves_every_projection(en_at_start):
     x = np.array(state(page, "F02")["x"])
     assert np.allclose(x, [-1.2, 0.7], atol=0.03)  # the pointer lands where it was aimed
     got = readouts(page, "F02")
-    for name, W in (("q", HEAD.W_Q), ("k", HEAD.W_K), ("v", HEAD.W_V)):
+    for name, W in (("q", HEAD.W_Q), ("v", HEAD.W_V)):  # the pair the prose compares
         assert got[name] == vector(x @ W)
 
 
@@ -113,10 +113,12 @@ def test_f06_rows_of_bars(en_at_start):
     page = en_at_start.page
     set_state(page, "F06", {"token": "cat"})
     got = readouts(page, "F06")
-    assert got["score.cat"] == "3.02" == fixed(R.max()) == got["cat"]
+    assert got["score.cat"] == "3.02" == fixed(R.max())
+    assert got["top"] == "cat"
     set_state(page, "F06", {"token": "ate"})
     got = readouts(page, "F06")
-    assert got["score.cat"] == "−0.45" == fixed(R.min()) == got["cat"]
+    assert got["score.cat"] == "−0.45" == fixed(R.min())
+    assert got["top"] == TOKENS[int(np.argmax(R[HEAD.index("ate")]))]
     click(page, "#F06 button[aria-label='Previous']")
     assert state(page, "F06")["token"] == HEAD.index("cat")
 
@@ -130,4 +132,4 @@ def test_f07_and_overtakes_cat_at_four_point_four(en_at_start):
     press(page, slider, "ArrowRight")
     got = readouts(page, "F07")
     assert got["winner"] == "and"
-    assert got["and"] == fixed(4.4 * R[HEAD.index("it"), HEAD.index("and")])
+    assert got["score.and"] == fixed(4.4 * R[HEAD.index("it"), HEAD.index("and")])

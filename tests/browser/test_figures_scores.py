@@ -13,7 +13,7 @@ from selfattn.claims import BY_ID, width_mix
 from selfattn.head import load_head
 from selfattn.numbers import fixed, grouped, scientific
 
-from .drive import click, next_frame, press, readouts, set_state, state
+from .drive import click, next_frame, number, press, readouts, set_state, state
 
 HEAD = load_head()
 TOKENS = HEAD.tokens
@@ -48,6 +48,11 @@ def cells(page: Page, figure_id: str) -> dict[tuple[str, str], str]:
     """The numbers printed in a matrix's cells, (row, column) → text, blanks left out."""
     got = readouts(page, figure_id).items()
     return {tuple(k.split(".")[1:]): v for k, v in got if k.startswith("S.") and v}
+
+
+def top_bar(page: Page, figure_id: str) -> str:
+    """The top weight, as the tallest of a row of weight bars (w.token) prints it."""
+    return max((v for k, v in readouts(page, figure_id).items() if k.startswith("w.")), key=number)
 
 
 def claim(page: Page, claim_id: str) -> str:
@@ -205,18 +210,18 @@ def test_f09_steps_down_every_row(en_at_start):
         assert row == step
         got = side(page, "F09")
         scores = S[row]
+        top = TOKENS[int(np.argmax(scores))]
         assert got == {
             "row": TOKENS[row],
-            "top": TOKENS[int(np.argmax(scores))],
-            "max": fixed(scores.max()),
+            "top": top,
             "spread": fixed(scores.max() - scores.min()),
         }
         spreads[TOKENS[row]] = scores.max() - scores.min()
         assert cells(page, "F09") == {
             (TOKENS[row], k): fixed(s) for k, s in zip(TOKENS, scores, strict=True)
         }
-        if TOKENS[row] == "it":
-            assert (got["top"], got["max"]) == ("cat", claim(page, "matrix.it.cat"))
+        if TOKENS[row] == "it":  # the top score is the one printed in its cell
+            assert (top, cells(page, "F09")[("it", top)]) == ("cat", claim(page, "matrix.it.cat"))
         click(page, "#F09 .step-next")
     assert state(page, "F09")["row"] == 0  # past the last row it wraps to the first
     assert min(spreads, key=spreads.get) == "the"  # row `the` is the flat one
@@ -247,24 +252,24 @@ def test_f10_transpose_swaps_the_two_directions(en_at_start):
     page = en_at_start.page
     page.emulate_media(reduced_motion="reduce")  # no transition: cells land at once
     button = page.locator("#F10 button[name=transpose]")
-    assert side(page, "F10") == {"cat.ate": fixed(S[CAT, ATE]), "ate.cat": fixed(S[ATE, CAT])}
+    assert side(page, "F10") == {"mirror": "no: S ≠ Sᵀ"}
     # only the two cells the prose compares print their numbers
-    assert cells(page, "F10") == {("cat", "ate"): "0.51", ("ate", "cat"): "−0.32"}
-    assert side(page, "F10") == {
-        "cat.ate": claim(page, "asym.cat.ate"),
-        "ate.cat": claim(page, "asym.ate.cat"),
+    assert cells(page, "F10") == {
+        ("cat", "ate"): fixed(S[CAT, ATE]) == claim(page, "asym.cat.ate") and "0.51",
+        ("ate", "cat"): fixed(S[ATE, CAT]) == claim(page, "asym.ate.cat") and "−0.32",
     }
     before = {pair: cell_centre(page, *pair) for pair in (("cat", "ate"), ("ate", "cat"))}
     button.click()
     next_frame(page)
     assert button.get_attribute("aria-pressed") == "true"
-    assert side(page, "F10") == {"cat.ate": "−0.32", "ate.cat": "0.51"}
+    # each number travels with its square, which lands where the other was
+    assert cells(page, "F10") == {("cat", "ate"): "0.51", ("ate", "cat"): "−0.32"}
     # the squares themselves moved: each now sits where the other was
     assert cell_centre(page, "cat", "ate") == before[("ate", "cat")]
     assert cell_centre(page, "ate", "cat") == before[("cat", "ate")]
     press(page, "#F10 button[name=transpose]", " ")
     assert state(page, "F10") == {"transposed": False}
-    assert side(page, "F10")["cat.ate"] == "0.51"
+    assert cells(page, "F10")[("cat", "ate")] == "0.51"
 
 
 # -- F11: softmax's staircase ---------------------------------------------------------------
@@ -293,7 +298,7 @@ def test_f11_every_row_sums_to_one_on_the_top_edge(en_at_start):
         assert state(page, "F11")["row"] == row
         got = readouts(page, "F11")
         expect = bars("w", W[row], lambda w: weight_text(w, 2)) | bars("e", np.exp(S[row]), fixed)
-        expect |= {"sum-exp": fixed(np.exp(S[row]).sum()), "total": "1.000", "c": "0.00"}
+        expect |= {"sum-exp": fixed(np.exp(S[row]).sum()), "total": "1.000"}
         assert got == expect
         top, edge = staircase_end_and_edge(page)
         assert top == pytest.approx(edge, abs=1e-6)
@@ -323,7 +328,7 @@ def test_f11_shifting_every_score_by_c_moves_no_weight(en_at_start):
             got = readouts(page, "F11")
             # the same weights to the last printed digit, whatever c and whichever recipe
             assert {k: got[k] for k in weights} == weights, (name, stable)
-            assert got["total"] == "1.000" and got["c"] == fixed(c), (name, stable)
+            assert got["total"] == "1.000", (name, stable)
             top = (S[IT] + c).max() if stable else 0.0
             assert got["sum-exp"] == (lambda e: scientific(e, 1) if e >= 1000 else fixed(e))(
                 np.exp(S[IT] + c - top).sum()
@@ -333,7 +338,9 @@ def test_f11_shifting_every_score_by_c_moves_no_weight(en_at_start):
     assert state(page, "F11")["stable"] is True
     figure.get_by_role("radio", name="c = −max s", exact=True).check()
     next_frame(page)
-    assert readouts(page, "F11")["c"] == fixed(-S[IT].max()) == "−" + claim(page, "matrix.it.cat")
+    # c = −max s puts the top score at 0: its exponential is e⁰ = 1, naive or not
+    assert fixed(-S[IT].max()) == "−" + claim(page, "matrix.it.cat")
+    assert readouts(page, "F11")["e.cat"] == "1.00"
 
 
 def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en_at_start):
@@ -362,7 +369,7 @@ def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en_at_s
     assert {k: got[k] for k in bars("w", W[IT], fixed)} == bars(
         "w", W[IT], lambda w: weight_text(w, 2)
     )
-    assert got["total"] == "1.000" and got["c"] == fixed(1000.0)
+    assert got["total"] == "1.000"
     assert "overflow" not in (figure.get_attribute("class") or "")
 
 
@@ -433,7 +440,8 @@ def test_f13_minus_thirty_leaves_a_weight_that_is_not_zero(en_at_start):
     assert state(page, "F13")["score"] == -30
     w = row_it_with_cat(-30.0)
     got = readouts(page, "F13")
-    assert got == {"score": "−30.00", "w.cat": weight_text(w[CAT]), "sum": fixed(w.sum(), 3)}
+    assert got == {"score": "−30.00", "w.cat": weight_text(w[CAT])}
+    assert fixed(w.sum(), 3) == "1.000"
     assert got["w.cat"] == "1.2 × 10⁻¹⁴" == claim(page, "softmax.floor.minus30")
     press(page, "#F13 .handle", "PageUp")
     assert state(page, "F13")["score"] == -25
@@ -478,7 +486,6 @@ def test_f13_drag_along_the_score_axis(en_at_start):
     assert readouts(page, "F13") == {
         "score": fixed(score),
         "w.cat": weight_text(w[CAT]),
-        "sum": "1.000",
     }
     drag_handle(page, "#F13 .handle", x=pixel_for(ruler, -45.0))  # off the end: −30, not less
     assert state(page, "F13")["score"] == -30
@@ -580,12 +587,12 @@ def test_f15_the_mix_collapses_with_width(en_at_start):
         top, gradient = top_and_gradient(width_mix(HEAD, width, "none"))
         mix = width_mix(HEAD, width, "none")
         assert readouts(page, "F15") == bars("w", mix, bar_weight) | {
-            "top": fixed(top, 3),
             "gradient": weight_text(gradient),
         }
+        assert top_bar(page, "F15") == fixed(top, 3)
         if width in (1, 16, 64):
-            assert readouts(page, "F15")["top"] == claim(page, f"sqrtd.d{width}")
-    assert readouts(page, "F15")["top"] == "1.000"
+            assert top_bar(page, "F15") == claim(page, f"sqrtd.d{width}")
+    assert top_bar(page, "F15") == "1.000"
     assert "× 10⁻" in readouts(page, "F15")["gradient"]  # tiny at 256, and still not 0
 
 
@@ -598,14 +605,12 @@ def test_f16_each_divisor_at_every_width(en_at_start, divisor, name):
     tops = []
     for width in walk_widths(page, "F16"):
         top, gradient = top_and_gradient(width_mix(HEAD, width, divisor))
-        divide = {"none": "1", "sqrt": fixed(math.sqrt(width)), "d": grouped(width)}[divisor]
         mix = width_mix(HEAD, width, divisor)
         assert readouts(page, "F16") == bars("w", mix, bar_weight) | {
-            "divisor": divide,
-            "top": fixed(top, 3),
             "gradient": weight_text(gradient),
         }
-        tops.append(readouts(page, "F16")["top"])
+        assert top_bar(page, "F16") == fixed(top, 3)
+        tops.append(top_bar(page, "F16"))
     if divisor == "sqrt":  # the cure: the same mix at every width
         assert set(tops) == {claim(page, "sqrtd.d1")} == {"0.572"}
     elif divisor == "d":  # overdone: the mix drifts toward 1/6
@@ -620,7 +625,7 @@ def test_f16_arrow_keys_move_between_divisors(en_at_start):
     press(page, "#F16 input[type=radio]:checked", "ArrowRight")
     assert state(page, "F16")["divisor"] == "sqrt"
     press(page, "#F16 input[type=range]", "End")
-    assert readouts(page, "F16")["top"] == "0.572"
+    assert top_bar(page, "F16") == "0.572"
 
 
 # -- F08–F16 together ------------------------------------------------------------------------------

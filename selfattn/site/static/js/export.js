@@ -29,6 +29,9 @@ export function standaloneSvg(svg) {
   const copy = /** @type {SVGSVGElement} */ (svg.cloneNode(true));
   const originals = [svg, ...svg.querySelectorAll("*")];
   const copies = [copy, ...copy.querySelectorAll("*")];
+  // the file is drawn one user unit a pixel: its type at the design size, not the page's scale
+  const scale = svg.style.getPropertyValue("--px");
+  svg.style.setProperty("--px", "1");
   originals.forEach((el, i) => {
     const style = getComputedStyle(el);
     for (const property of STYLED) copies[i].setAttribute(property, style.getPropertyValue(property));
@@ -36,6 +39,9 @@ export function standaloneSvg(svg) {
       copies[i].remove(); // invisible touch targets
     else copies[i].removeAttribute("class");
   });
+  if (scale) svg.style.setProperty("--px", scale);
+  else svg.style.removeProperty("--px");
+  copy.style.removeProperty("--px");
   const box = svg.viewBox.baseVal;
   copy.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   copy.setAttribute("width", String(box.width));

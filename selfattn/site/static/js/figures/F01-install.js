@@ -35,8 +35,10 @@ export default function (el, head) {
     name: "installed",
     onInput: (n) => fig.set({ installed: n }),
   });
-  // the formula each arrow comes from, and its coordinates: what the picture cannot say
-  const out = readouts({ x: "x", ...Object.fromEntries(ROLES.map(([name, , W]) => [name, `${name} = x${W}`])) });
+  // the input and the arrow installed last, each with its formula and coordinates: what the
+  // picture cannot say (the others were read as they were installed)
+  const formula = (i) => `${ROLES[i][0]} = x${ROLES[i][2]}`;
+  const out = readouts({ x: "x", made: formula(0) });
 
   const fig = figure(el, {
     state: { installed: 0 },
@@ -50,10 +52,8 @@ export default function (el, head) {
       });
       untangle(plane);
       clearTicks(plane, [x, ...made.slice(0, n)]);
-      out.show({
-        x: vector(x),
-        ...Object.fromEntries(ROLES.map(([name], i) => [name, i < n ? vector(made[i]) : "—"])),
-      });
+      out.label("made", formula(Math.max(n - 1, 0)));
+      out.show({ x: vector(x), made: n ? vector(made[n - 1]) : "—" });
     },
   });
 }

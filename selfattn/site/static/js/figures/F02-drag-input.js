@@ -43,7 +43,9 @@ export default function (el, head) {
     get: () => fig.state.x,
     onMove: (x) => fig.set({ x }),
   });
-  const out = readouts(Object.fromEntries(MATRICES.map(([name, , W]) => [name, `${name} = x${W}`])));
+  // the query and the value, the pair the prose compares (the key's arrow is drawn)
+  const compared = MATRICES.filter(([name]) => name !== "k");
+  const out = readouts(Object.fromEntries(compared.map(([name, , W]) => [name, `${name} = x${W}`])));
   controls.remove(); // the handle on the plane is the control
 
   const fig = figure(el, {

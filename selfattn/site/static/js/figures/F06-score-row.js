@@ -7,14 +7,12 @@ import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { ticks } from "../kit/chart.js";
 import { stepper, tokenIndex } from "../kit/controls.js";
-import { fixed } from "../kit/format.js";
 import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
   const { tokens } = head;
   const { R } = head.run();
-  const cat = head.index("cat"),
-    first = head.index("it");
+  const first = head.index("it");
   const all = R.flat();
   const domain = [Math.min(0, ...all), Math.max(0, ...all)];
   const { picture, controls, readouts } = stage(el);
@@ -32,8 +30,8 @@ export default function (el, head) {
     items: [...tokens],
     onPick: (token) => fig.set({ token }),
   });
-  // the prose follows cat's key down the rows: its highest score, and its lowest
-  const out = readouts({ cat: "q·k_cat" }, { key: "cat" });
+  // cat's score, which the prose follows down the rows, is its bar's label; the line says who wins
+  const out = readouts({ top: t({ zh: "得分最高的键", en: "highest-scoring key" }) }, { key: "top" });
 
   const fig = figure(el, {
     state: { token: first },
@@ -44,8 +42,7 @@ export default function (el, head) {
         best = argmax(row);
       step.show(token);
       bars.set(row, { win: best });
-      out.label("cat", `q_${tokens[token]}·k_cat`);
-      out.show({ cat: fixed(row[cat]) });
+      out.show({ top: tokens[best] });
     },
   });
 }

@@ -35,6 +35,7 @@ export default function (el, head) {
     labels: head.tokens,
     domain: [Math.min(0, ...row), Math.max(...row, row[and] * MOST) * 1.05],
     height: 190,
+    name: "score",
     reference: true,
     title: t({ zh: "it 那一行的原始分 q·k", en: "Raw scores q·k in the row of it" }),
     label: t({ zh: "it 那一行的原始分数", en: "Raw scores of row it" }),
@@ -47,10 +48,8 @@ export default function (el, head) {
     name: "stretch",
     onInput: (f) => fig.set({ f }),
   });
-  const out = readouts(
-    { winner: t({ zh: "得分最高", en: "highest score" }), and: "q·k_and", cat: "q·k_cat" },
-    { key: "winner" },
-  );
+  // the two scores are the bars' own labels
+  const out = readouts({ winner: t({ zh: "得分最高", en: "highest score" }) }, { key: "winner" });
 
   const fig = figure(el, {
     state: { f: 1 },
@@ -66,7 +65,7 @@ export default function (el, head) {
       andKey.set(k);
       untangle(plane);
       bars.set(scores, { win: best, reference: { value: row[cat], label: "cat" } });
-      out.show({ winner: head.tokens[best], and: fixed(scores[and]), cat: fixed(scores[cat]) });
+      out.show({ winner: head.tokens[best] });
     },
   });
 }

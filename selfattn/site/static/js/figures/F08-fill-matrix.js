@@ -12,7 +12,7 @@ export default function (el, head) {
   const { tokens } = head,
     n = tokens.length;
   const { S } = head.run();
-  const { picture, controls, side, readouts } = stage(el);
+  const { picture, controls, under, readouts } = stage(el);
   const grid = scoreGrid(
     picture,
     head,
@@ -27,7 +27,7 @@ export default function (el, head) {
     { dots: t({ zh: "点积次数", en: "dot products" }), rows: t({ zh: "已填的行", en: "rows filled" }) },
     { key: "dots" },
   );
-  side.append(scoreLegend());
+  under.append(scoreLegend());
 
   const fig = figure(el, {
     state: { rows: 0 },

@@ -12,7 +12,7 @@ import { stage } from "../kit/stage.js";
 export default function (el, head) {
   const { tokens } = head;
   const { S } = head.run();
-  const { picture, controls, side, readouts } = stage(el);
+  const { picture, controls, under, readouts } = stage(el);
   const grid = scoreGrid(picture, head, t({ zh: "分数矩阵，逐行查看", en: "The score matrix, one row at a time" }));
   const walk = stepper(controls, {
     label: t({ zh: "查询（行）", en: "Query (row)" }),
@@ -22,13 +22,12 @@ export default function (el, head) {
   });
   const out = readouts(
     {
-      max: t({ zh: "这一行缩放后的最高分", en: "top scaled score in the row" }),
-      top: t({ zh: "它所在的键", en: "under key" }),
+      top: t({ zh: "最高分在这个键下", en: "top score under key" }),
       spread: t({ zh: "最高 − 最低", en: "max − min" }),
     },
-    { key: "max" },
+    { key: "top" },
   );
-  side.append(scoreLegend());
+  under.append(scoreLegend());
 
   const fig = figure(el, {
     state: { row: 0 },
@@ -41,7 +40,6 @@ export default function (el, head) {
       walk.show(row);
       grid.set(S, { row, win: [row, best], numbers: (i) => i === row });
       out.show({
-        max: fixed(scores[best]),
         top: tokens[best],
         spread: fixed(Math.max(...scores) - Math.min(...scores)),
       });

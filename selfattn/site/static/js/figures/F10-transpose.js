@@ -4,7 +4,6 @@
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
-import { fixed } from "../kit/format.js";
 import { scoreGrid, scoreLegend } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
@@ -12,7 +11,7 @@ export default function (el, head) {
   const cat = head.index("cat"),
     ate = head.index("ate");
   const { S } = head.run();
-  const { picture, controls, side, readouts } = stage(el);
+  const { picture, controls, under, readouts } = stage(el);
   const grid = scoreGrid(picture, head, t({ zh: "分数矩阵和它的转置", en: "The score matrix and its transpose" }));
   const flip = button(controls, {
     label: t({ zh: "沿对角线转置", en: "Transpose along the diagonal" }),
@@ -20,16 +19,10 @@ export default function (el, head) {
     onPress: () => fig.set({ transposed: !fig.state.transposed }),
   });
   const pair = (i, j) => (i === cat && j === ate) || (i === ate && j === cat);
-  // what sits at (row, column) on screen: after the flip, the entry from (column, row)
-  const at = (row, column, transposed) => (transposed ? S[column][row] : S[row][column]);
-  const out = readouts(
-    {
-      "cat.ate": t({ zh: "(cat, ate) 格", en: "cell (cat, ate)" }),
-      "ate.cat": t({ zh: "(ate, cat) 格", en: "cell (ate, cat)" }),
-    },
-    { key: "cat.ate" },
-  );
-  side.append(scoreLegend());
+  // the two scores the prose compares are printed in their ringed cells; the line answers its question
+  const out = readouts({ mirror: t({ zh: "沿对角线对称", en: "symmetric about the diagonal" }) }, { key: "mirror" });
+  const symmetric = S.every((row, i) => row.every((s, j) => s === S[j][i]));
+  under.append(scoreLegend());
 
   const fig = figure(el, {
     state: { transposed: false },
@@ -42,7 +35,7 @@ export default function (el, head) {
         cell.classList.toggle("pair", pair(head.index(cell.dataset.row), head.index(cell.dataset.column)));
       }
       flip.el.setAttribute("aria-pressed", String(transposed));
-      out.show({ "cat.ate": fixed(at(cat, ate, transposed)), "ate.cat": fixed(at(ate, cat, transposed)) });
+      out.show({ mirror: symmetric ? t({ zh: "是", en: "yes" }) : t({ zh: "否：S ≠ Sᵀ", en: "no: S ≠ Sᵀ" }) });
     },
   });
 }

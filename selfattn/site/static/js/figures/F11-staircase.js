@@ -73,7 +73,7 @@ export default function (el, head, article) {
     name: "stable",
     onChange: (on) => fig.set({ stable: on }),
   });
-  const out = readouts({ total: "Σw", "sum-exp": "Σeˢ", c: "c" }, { key: "total" });
+  const out = readouts({ total: "Σw", "sum-exp": "Σeˢ" }, { key: "total" });
 
   const fig = figure(el, {
     state: { row: it, shift: "0", stable: false },
@@ -112,7 +112,6 @@ export default function (el, head, article) {
               3,
             ),
         "sum-exp": overflow ? "∞" : sumExp >= 1000 ? scientific(sumExp, 1) : fixed(sumExp),
-        c: fixed(c),
       });
     },
   });

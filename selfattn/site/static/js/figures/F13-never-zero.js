@@ -83,7 +83,7 @@ export default function (el, head, article) {
     onMove: (score) => fig.set({ score }),
     get: () => fig.state.score,
   });
-  const out = readouts({ "w.cat": "w_cat", score: "s_cat", sum: "Σw" }, { key: "w.cat" });
+  const out = readouts({ "w.cat": "w_cat", score: "s_cat" }, { key: "w.cat" });
 
   const fig = figure(el, {
     state: { score: row[cat] },
@@ -107,8 +107,7 @@ export default function (el, head, article) {
       marker.set(w[cat], WEIGHT_Y);
       bar.setAttribute("width", String(linearW(w[cat]) - linearW(0)));
       for (const [k, dot] of otherWeights.entries()) dot.set(w[others[k]], WEIGHT_Y);
-      const sum = w.reduce((a, b) => a + b, 0);
-      out.show({ "w.cat": weight(w[cat]), score: fixed(s), sum: fixed(sum, 3) });
+      out.show({ "w.cat": weight(w[cat]), score: fixed(s) });
     },
   });
 }

@@ -57,7 +57,8 @@ export default function (el, head) {
   });
   const gauge = gradientCurve(picture);
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
-  const out = readouts({ top: t({ zh: "最大权重", en: "top weight" }), gradient: "w(1−w)" }, { key: "top" });
+  // the top weight is its bar's label; what the bars cannot show is how little gradient is left
+  const out = readouts({ gradient: "w(1−w)" }, { key: "gradient" });
 
   const fig = figure(el, {
     state: { width: 1 },
@@ -68,7 +69,7 @@ export default function (el, head) {
       width.show(d);
       bars.set(w, { win: best.index });
       gauge(best.top, best.gradient);
-      out.show({ top: fixed(best.top, 3), gradient: weight(best.gradient, 3) });
+      out.show({ gradient: weight(best.gradient, 3) });
     },
   });
 }

@@ -7,7 +7,7 @@ import { widthMix } from "../attention.js";
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { choices } from "../kit/controls.js";
-import { fixed, grouped, weight } from "../kit/format.js";
+import { fixed, weight } from "../kit/format.js";
 import { stage } from "../kit/stage.js";
 import { baseScores, clampWidth, mixBars, topWeight, widthSlider } from "../width.js";
 
@@ -33,14 +33,8 @@ export default function (el, head) {
     onInput: (value) => fig.set({ divisor: /** @type {"none"|"sqrt"|"d"} */ (value) }),
   });
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
-  const out = readouts(
-    {
-      top: t({ zh: "最大权重", en: "top weight" }),
-      divisor: t({ zh: "除数", en: "divisor" }),
-      gradient: "w(1−w)",
-    },
-    { key: "top" },
-  );
+  // the top weight is its bar's label
+  const out = readouts({ gradient: "w(1−w)" }, { key: "gradient" });
 
   const toyTop = fixed(Math.max(...head.run().W[head.index("ate")]), 2);
   note(
@@ -61,8 +55,6 @@ export default function (el, head) {
       divisor.show(by);
       bars.set(w, { win: best.index, ghost: w.map(() => 1 / n) });
       out.show({
-        top: fixed(best.top, 3),
-        divisor: { none: "1", sqrt: fixed(Math.sqrt(d)), d: grouped(d) }[by],
         gradient: weight(best.gradient, 3),
       });
     },

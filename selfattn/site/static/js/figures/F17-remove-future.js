@@ -14,7 +14,7 @@ export default function (el, head) {
   const { S } = head.run();
   const n = tokens.length,
     all = n * n;
-  const { picture, controls, side, readouts } = stage(el);
+  const { picture, controls, under, readouts } = stage(el);
   const map = makeGrid(picture, {
     rows: tokens,
     columns: tokens,
@@ -40,13 +40,11 @@ export default function (el, head) {
   const out = readouts(
     {
       discarded: t({ zh: "算了又丢掉", en: "computed, then discarded" }),
-      rows: t({ zh: "已遮住的行", en: "rows masked" }),
-      computed: t({ zh: "算过的点积", en: "computed" }),
       kept: t({ zh: "留下", en: "kept" }),
     },
     { key: "discarded" },
   );
-  side.append(
+  under.append(
     gridLegend([
       { kind: "pos", text: t({ zh: "实心：正分数，面积 ∝ |分数|", en: "filled: positive, area ∝ |score|" }) },
       { kind: "neg", text: t({ zh: "空心：负分数", en: "hollow: negative" }) },
@@ -73,7 +71,7 @@ export default function (el, head) {
       });
       next.enable(done < n);
       back.enable(done > 0);
-      out.show({ rows: `${done} / ${n}`, computed: grouped(all), discarded: grouped(gone), kept: grouped(all - gone) });
+      out.show({ discarded: grouped(gone), kept: grouped(all - gone) });
     },
   });
 }

@@ -42,7 +42,6 @@ export default function (el, head) {
     {
       top: t({ zh: "最大的权重", en: "largest weight" }),
       candidates: t({ zh: "可看的键", en: "keys it can see" }),
-      sum: t({ zh: "这一行的和", en: "row sum" }),
     },
     { key: "top" },
   );
@@ -69,7 +68,6 @@ export default function (el, head) {
       out.show({
         top: `${tokens[best]} ${fixed(row[best])}`,
         candidates: String(p + 1),
-        sum: fixed(row.reduce((a, b) => a + b, 0)),
       });
     },
   });

@@ -79,7 +79,7 @@ export default function (el, head, _article, training) {
     ran = head.index("ran");
   const runs = { causal: head.run("causal"), multiply: head.run("multiply") };
   const top = Math.max(...runs.causal.W[it], ...runs.multiply.W[it]);
-  const { picture, controls, side, readouts, note } = stage(el);
+  const { picture, controls, under, readouts, note } = stage(el);
   const bars = makeBars(picture, {
     labels: tokens,
     domain: [0, top * 1.12],
@@ -99,16 +99,16 @@ export default function (el, head, _article, training) {
     on: "× 0",
     onChange: (multiply) => fig.set({ multiply }),
   });
+  // w(it, ran) is its bar's label, and what leaks over every row the assertion's number
   const out = readouts(
-    {
-      "w.ran": "w(it, ran)",
-      "score.ran": "score(it, ran)",
-      "masked.all": t({ zh: "全图泄漏", en: "leaked, all rows" }),
-      sum: t({ zh: "这一行的和", en: "row sum" }),
-    },
-    { key: "w.ran" },
+    { "score.ran": "score(it, ran)", sum: t({ zh: "这一行的和", en: "row sum" }) },
+    { key: "score.ran" },
   );
-  const check = assertion(side, { code: "assert (weight[future] == 0).all()", name: "check" });
+  const check = assertion(under, {
+    code: "assert (weight[future] == 0).all()",
+    name: "check",
+    measure: t({ zh: "全图泄漏", en: "leaked, all rows" }),
+  });
   const heldOut = note("");
 
   const fig = figure(el, {
@@ -128,9 +128,7 @@ export default function (el, head, _article, training) {
         for (let j = i + 1; j < row.length; j += 1) leaked += row[j];
       });
       out.show({
-        "w.ran": exact(W[it][ran]),
         "score.ran": fixed(S[it][ran]),
-        "masked.all": exact(leaked),
         sum: fixed(
           W[it].reduce((a, b) => a + b, 0),
           3,

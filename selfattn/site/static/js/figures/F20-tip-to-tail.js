@@ -66,8 +66,6 @@ export default function (el, head) {
   const readout = readouts(
     {
       sum: t({ zh: "目前的和", en: "sum so far" }),
-      terms: t({ zh: "已加的项", en: "terms added" }),
-      term: t({ zh: "刚加的项", en: "last term" }),
       along: t({ zh: "它朝前走了", en: "its step forward" }),
     },
     { key: "sum" },
@@ -94,8 +92,6 @@ export default function (el, head) {
       const j = terms - 1;
       readout.show({
         sum: vector(here),
-        terms: `${terms} / ${n}`,
-        term: terms ? `${fixed(w[j])} · v(${tokens[j]})` : "—",
         along: terms ? fixed(dot([w[j] * V[j][0], w[j] * V[j][1]], forward)) : "—",
       });
     },

@@ -15,7 +15,7 @@ import { valueHandle } from "../kit/handles.js";
 import { setHtml } from "../kit/notation.js";
 import { around, arrow, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
-import { convexHull, insideConvex, point, polygon, reshape, valueArrows } from "../weighted-sum.js";
+import { convexHull, point, polygon, reshape, valueArrows } from "../weighted-sum.js";
 
 const LOW = -1,
   HIGH = 12;
@@ -31,7 +31,7 @@ export default function (el, head, article) {
   const { R, V } = head.run();
   const root2 = Math.sqrt(head.d);
   const hull = convexHull(V);
-  const { picture, controls, readouts, note } = stage(el, { wide: true });
+  const { picture, controls, readouts, note } = stage(el);
 
   const plane = makePlane({
     ...around(V, { pad: 0.35 }),
@@ -100,9 +100,7 @@ export default function (el, head, article) {
   const out = readouts(
     {
       output: t({ zh: "it 的输出（第 1 层）", en: "output of it, layer 1" }),
-      "w.cat": "w(it, cat)",
       gap: t({ zh: "离 v(cat) 还差", en: "gap to v(cat)" }),
-      inside: t({ zh: "在多边形里", en: "inside the polygon" }),
     },
     { key: "output" },
   );
@@ -155,9 +153,7 @@ export default function (el, head, article) {
       const gap = Math.hypot(o[0] - V[cat][0], o[1] - V[cat][1]) / Math.hypot(...V[cat]);
       out.show({
         output: vector(o),
-        "w.cat": fixed(w[cat], 3),
         gap: percent(gap),
-        inside: insideConvex(o, hull) ? t({ zh: "是", en: "yes" }) : t({ zh: "否", en: "no" }),
       });
     },
   });

@@ -42,7 +42,7 @@ export default function (el, head) {
   const { W, V, out } = head.run();
   const w = W[it];
   const original = stepsInOrder(w, V, reading)[n - 1][1];
-  const { picture, controls, readouts, note } = stage(el, { wide: true });
+  const { picture, controls, readouts, note } = stage(el);
 
   const plane = makePlane({
     ...around([...V, out[it]], { pad: 0.35 }),

@@ -38,13 +38,6 @@ function power(v) {
   return `10${[...String(Math.round(Math.log10(v)))].map((c) => SUPERSCRIPT[Number(c)]).join("")}`;
 }
 
-/** Bytes with one decimal below 100 of a unit and none from 100 up: 4.5 TiB, 288 MiB. */
-function roundedSize(bytes) {
-  let v = bytes;
-  while (v >= 1024) v /= 1024;
-  return size(bytes, v >= 100 ? 0 : 1);
-}
-
 /** How many times the scores outweigh the tokens: 171× (whole, ties to even), or 1.33× below ten. */
 function times(ratio) {
   return `${ratio >= 10 ? grouped(Number(fixed(ratio, 0))) : fixed(ratio, 2)}×`;
@@ -142,8 +135,6 @@ export default function (el, _head, article) {
   const out = readouts(
     {
       head: t({ zh: "一个头的分数", en: "one head's scores" }),
-      all: t({ zh: `全部 ${heads} 个头`, en: `all ${heads} heads` }),
-      tokens: t({ zh: "token 本身", en: "the tokens" }),
       ratio: t({ zh: "分数 ÷ token", en: "scores ÷ tokens" }),
     },
     { key: "head" },
@@ -172,8 +163,6 @@ export default function (el, _head, article) {
       });
       out.show({
         head: size(scoreBytes(n, model)),
-        all: roundedSize(allHeadsScoreBytes(n, model)),
-        tokens: size(tokenBytes(n, model)),
         ratio: times(scoreBytes(n, model) / tokenBytes(n, model)),
       });
     },

@@ -112,8 +112,6 @@ export default function (el, head, article) {
   });
   const readout = readouts(
     {
-      m: t({ zh: "最大值 m", en: "max m" }),
-      l: t({ zh: "和 ℓ", en: "sum ℓ" }),
       output: t({ zh: "it 的输出", en: "output of it" }),
       rescale: t({ zh: "缩放因子", en: "rescale" }),
     },
@@ -193,8 +191,6 @@ export default function (el, head, article) {
       setHtml(bugNote, BUG_NOTES[bug]);
       bugNote.classList.toggle("wrong", broken);
       readout.show({
-        m: Number.isFinite(here.m) ? fixed(here.m) : "−∞",
-        l: fixed(here.l, 3),
         output: here.out ? vector(here.out) : "—",
         rescale:
           here.rescale === null

@@ -4,16 +4,14 @@
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { toggle } from "../kit/controls.js";
-import { cellWeight, fixed } from "../kit/format.js";
+import { cellWeight } from "../kit/format.js";
 import { gridLegend, weightMap } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
   const { tokens } = head;
-  const it = head.index("it"),
-    cat = head.index("cat"),
-    ran = head.index("ran");
-  const { picture, controls, side, readouts } = stage(el);
+  const it = head.index("it");
+  const { picture, controls, under, readouts } = stage(el);
   const map = weightMap(
     picture,
     tokens,
@@ -28,10 +26,11 @@ export default function (el, head) {
     onChange: (causal) => fig.set({ causal }),
   });
   const out = readouts(
-    { "it.cat": "w(it, cat)", "it.ran": "w(it, ran)", masked: t({ zh: "被遮住的格子", en: "masked cells" }) },
-    { key: "it.cat" },
+    // w(it, cat) and w(it, ran) are printed in their cells
+    { masked: t({ zh: "被遮住的格子", en: "masked cells" }) },
+    { key: "masked" },
   );
-  side.append(
+  under.append(
     gridLegend([
       { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
       { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
@@ -52,8 +51,6 @@ export default function (el, head) {
         mark: (i, j) => (future(i, j) ? { masked: "0" } : null),
       });
       out.show({
-        "it.cat": fixed(W[it][cat]),
-        "it.ran": cellWeight(W[it][ran]),
         masked: String(tokens.reduce((n, _, i) => n + tokens.filter((__, j) => future(i, j)).length, 0)),
       });
     },

@@ -54,14 +54,13 @@ export default function (el, head, article) {
   const { tokens } = head;
   const n = tokens.length,
     it = head.index("it"),
-    cat = head.index("cat"),
-    ran = head.index("ran");
+    cat = head.index("cat");
   const reading = tokens.map((_, j) => j);
   const reversed = [...reading].reverse();
   // the √d assertion at random init, at a GPT-2 small head's width: Python draws the scores
   const { initWidth, initSpread, stretch, keyLimit } = article;
   const spreads = { sqrt: initSpread / Math.sqrt(initWidth), none: initSpread };
-  const { picture, side, readouts } = stage(el);
+  const { picture, under, readouts } = stage(el);
   picture.classList.add("sticky-map");
   const map = weightMap(
     picture,
@@ -71,14 +70,12 @@ export default function (el, head, article) {
   const out = readouts(
     {
       failing: t({ zh: "没通过的断言", en: "assertions failing" }),
-      "it.cat": "w(it, cat)",
-      "it.ran": "w(it, ran)",
     },
     { key: "failing" },
   );
   // the read-outs ride with the map, in view while the switches below change them
-  picture.append(/** @type {HTMLElement} */ (side.querySelector(".readouts")));
-  side.append(
+  picture.append(/** @type {HTMLElement} */ (under.querySelector(".readouts")));
+  under.append(
     gridLegend([
       { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
       { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
@@ -123,7 +120,7 @@ export default function (el, head, article) {
       }),
     }),
   );
-  side.append(always);
+  under.append(always);
   const checks = {
     rows: assertion(always, {
       name: "check.rows",
@@ -134,7 +131,7 @@ export default function (el, head, article) {
   const cards = Object.fromEntries(
     BUGS.map((bug) => {
       const card = html("div", { class: "bug-card" });
-      side.append(card);
+      under.append(card);
       return [bug, card];
     }),
   );
@@ -193,7 +190,6 @@ export default function (el, head, article) {
         format: cellWeight,
         mark: (i, j) => (future(i, j) ? { masked: "0", leak: W[i][j] > 0 } : null),
       });
-      out.show({ "it.cat": fixed(W[it][cat]), "it.ran": cellWeight(W[it][ran]) });
 
       // rows positive and summing to one: true of every state here
       let worst = 0,

@@ -220,6 +220,9 @@ function typeSizes(picture) {
   return known;
 }
 const TYPE_FALLBACK = { label: 13.5, tick: 11.5 };
+
+/** The `--px` the stage keeps on a picture (kit/stage.js): type in user units is size × it. */
+const unitsPerPixel = (/** @type {SVGElement} */ picture) => Number(picture.style.getPropertyValue("--px")) || 1;
 /** @type {WeakMap<Element, {label: number, tick: number}>} */
 const readSizes = new WeakMap();
 
@@ -230,7 +233,7 @@ const readSizes = new WeakMap();
  * @returns {{label: SVGTextElement, x: number, y: number, width: number, height: number}[]}
  */
 function labelBoxes(plane) {
-  const em = typeSizes(plane.root).label;
+  const em = typeSizes(plane.root).label * unitsPerPixel(plane.root);
   return [...plane.layers.labels.querySelectorAll("text")]
     .filter((label) => label.style.display !== "none" && label.textContent)
     .map((label) => {
@@ -271,7 +274,7 @@ export function clearTicks(plane, tips = []) {
     height,
   }));
   taken.push(...tips.map((p) => ({ x: plane.sx(p[0]) - 9, y: plane.sy(p[1]) - 9, width: 18, height: 18 })));
-  const em = typeSizes(plane.root).tick;
+  const em = typeSizes(plane.root).tick * unitsPerPixel(plane.root);
   const everywhere = { x: -1e6, y: -1e6, width: 2e6, height: 2e6 };
   for (const tick of plane.layers.grid.querySelectorAll("text")) {
     const x = Number(tick.getAttribute("x")),
