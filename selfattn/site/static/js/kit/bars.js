@@ -86,7 +86,9 @@ export function makeBars(
     const bar = svg("rect", { x: -width / 2, width, class: "bar" }, g);
     const masked = svg("rect", { x: -7, width: 14, height: 14, y: zero - 14, class: "masked-box" }, g);
     const value = svg("text", { class: "bar-value", ...(readout ? { "data-readout": readout } : {}) }, g);
-    const tokenLabel = svg("text", { y: frame.height - 8, class: "bar-label" }, g);
+    // set up from the bottom edge in em: a subscript (q_cat·k_ate) hangs below the baseline
+    // by a share of the type, which the stage scales (kit/stage.js's --px)
+    const tokenLabel = svg("text", { y: frame.height, dy: "-0.9em", class: "bar-label" }, g);
     setSvg(tokenLabel, token);
     return { g, wash, ghost, bar, masked, value, tokenLabel };
   });

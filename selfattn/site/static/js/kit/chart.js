@@ -5,6 +5,12 @@ import { svg } from "./dom.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
 
+// a tick number's offset from its axis in em, so it keeps clear of the axis at whatever size
+// the stage renders its type (kit/stage.js's --px), as a fixed offset in user units did not
+export const TICK_BELOW = "1.4em";
+export const TICK_BESIDE = "-0.5em";
+export const TICK_MIDDLE = "0.35em";
+
 /**
  * @typedef {((v: number) => number) & {invert(p: number): number, domain: number[], range: number[]}} Scale
  */
@@ -105,10 +111,13 @@ export function axis(
     const p = scale(v);
     if (side === "left") {
       if (grid) svg("line", { x1: box.left, x2: box.right, y1: p, y2: p, class: "gridline" }, layers.grid);
-      setSvg(svg("text", { x: box.left - 5, y: p + 4, class: "tick end" }, layers.grid), format(v));
+      setSvg(
+        svg("text", { x: box.left, y: p, dx: TICK_BESIDE, dy: TICK_MIDDLE, class: "tick end" }, layers.grid),
+        format(v),
+      );
     } else {
       if (grid) svg("line", { x1: p, x2: p, y1: box.top, y2: box.bottom, class: "gridline" }, layers.grid);
-      setSvg(svg("text", { x: p, y: box.bottom + 14, class: "tick" }, layers.grid), format(v));
+      setSvg(svg("text", { x: p, y: box.bottom, dy: TICK_BELOW, class: "tick" }, layers.grid), format(v));
     }
   }
   if (title) {

@@ -1,6 +1,7 @@
 // An SVG plane for 2-D vectors: axes and grid, labelled arrows, a perpendicular drop,
 // and drag handles that follow a pointer or the arrow keys.
 
+import { TICK_BELOW, TICK_BESIDE, TICK_MIDDLE } from "./chart.js";
 import { svg } from "./dom.js";
 import { setSvg } from "./notation.js";
 import { free, marksIn, place } from "./place.js";
@@ -40,9 +41,10 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
   };
   const number = (t) => String(Number(t.toFixed(6))).replace("-", "\u2212");
   for (const t of ticks(x0, x1))
-    svg("text", { x: sx(t), y: sy(0) + 14, class: "tick" }, layers.grid).textContent = number(t);
+    svg("text", { x: sx(t), y: sy(0), dy: TICK_BELOW, class: "tick" }, layers.grid).textContent = number(t);
   for (const t of ticks(y0, y1))
-    svg("text", { x: sx(0) - 6, y: sy(t) + 4, class: "tick end" }, layers.grid).textContent = number(t);
+    svg("text", { x: sx(0), y: sy(t), dx: TICK_BESIDE, dy: TICK_MIDDLE, class: "tick end" }, layers.grid).textContent =
+      number(t);
 
   /** Screen point of a pointer event → plane coordinates. */
   function toPlane(event) {
@@ -276,9 +278,14 @@ export function clearTicks(plane, tips = []) {
   taken.push(...tips.map((p) => ({ x: plane.sx(p[0]) - 9, y: plane.sy(p[1]) - 9, width: 18, height: 18 })));
   const em = typeSizes(plane.root).tick * unitsPerPixel(plane.root);
   const everywhere = { x: -1e6, y: -1e6, width: 2e6, height: 2e6 };
+  /** An offset attribute in user units, read in em where it is written in em. */
+  const offset = (/** @type {Element} */ tick, /** @type {string} */ name) => {
+    const value = tick.getAttribute(name) ?? "0";
+    return value.endsWith("em") ? Number.parseFloat(value) * em : Number(value);
+  };
   for (const tick of plane.layers.grid.querySelectorAll("text")) {
-    const x = Number(tick.getAttribute("x")),
-      y = Number(tick.getAttribute("y"));
+    const x = Number(tick.getAttribute("x")) + offset(tick, "dx"),
+      y = Number(tick.getAttribute("y")) + offset(tick, "dy");
     const w = (tick.textContent ?? "").length * 0.62 * em,
       left = tick.classList.contains("end") ? x - w : x - w / 2;
     const box = { x: left, y: y - 0.8 * em, width: w, height: 0.95 * em };
