@@ -27,10 +27,7 @@ RANDOM_RUNS, RANDOM_STEPS = 2, 8
 # figures still drawing text on a mark, each with what is left to do: expected to fail
 # (strict, so a fix shows up as an unexpected pass and the entry is removed)
 NOT_YET = {
-    "F11": "the bar numbers sit on the dashed staircase at some rows",
-    "F23": "the labels of the cost chart sit on their drop lines and on the all-heads line",
     "F24": "a token's name sits on the trail (the tiled-pass redraw owns the figure)",
-    "F26": "at 390 px the multiply switch's focus ring crosses the text beside it",
 }
 
 

@@ -78,6 +78,15 @@ export default function (el, head, article) {
   );
   // the read-outs ride with the map, in view while the switches below change them
   picture.append(/** @type {HTMLElement} */ (side.querySelector(".readouts")));
+  // a switch focused under the stuck map (a keyboard reader tabbing on a phone) scrolls out
+  // from under it, its focus ring clear of the map's bottom edge
+  side.addEventListener("focusin", (event) => {
+    const over = picture.getBoundingClientRect(),
+      under = /** @type {Element} */ (event.target).getBoundingClientRect();
+    const hidden = over.bottom + 12 - under.top;
+    if (hidden > 0 && under.bottom > over.top && under.left < over.right && under.right > over.left)
+      window.scrollBy({ top: -hidden, behavior: "instant" });
+  });
   side.append(
     gridLegend([
       { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
