@@ -30,6 +30,30 @@
     return { l: r.left + 1, r: r.right - 1, top: r.top + inset, b: r.bottom - inset };
   };
   const name = (t) => `"${t.textContent.trim()}"`;
+  // how far past a mark's box its stroke may reach, in px: more than half the widest stroke
+  // drawn (F03's 12 px shadow), scaled up with its picture
+  const NEAR = 16;
+  // points every 1.5 px along a mark's outline, on the screen: a line's by its ends (asking
+  // a path for each point walks it from the start, slow on a long one)
+  const along = (m, ctm, scale) => {
+    const step = Math.max(0.25, 1.5 / Math.max(scale, 0.01));
+    const pts = [];
+    if (m instanceof SVGLineElement) {
+      const [x1, y1, x2, y2] = [m.x1, m.y1, m.x2, m.y2].map((a) => a.baseVal.value);
+      const total = Math.hypot(x2 - x1, y2 - y1);
+      for (let l = 0; l <= total; l += step) {
+        const f = total ? l / total : 0;
+        pts.push(new DOMPoint(x1 + (x2 - x1) * f, y1 + (y2 - y1) * f).matrixTransform(ctm));
+      }
+      return pts;
+    }
+    const total = m.getTotalLength ? m.getTotalLength() : 0;
+    for (let l = 0; total > 0 && l <= total; l += step) {
+      const p = m.getPointAtLength(l);
+      pts.push(new DOMPoint(p.x, p.y).matrixTransform(ctm));
+    }
+    return pts;
+  };
   const hits = [];
   for (const svg of fig.querySelectorAll(".stage svg")) {
     if (!shown(svg, fig) || svg.closest(".swatch") || svg.classList.contains("swatch")) continue;
@@ -46,12 +70,14 @@
       }
     }
     const marks = [...svg.querySelectorAll("line, polyline, polygon, path, circle, ellipse, rect")].filter(
-      (m) =>
-        shown(m, svg) &&
-        !m.closest("text, defs, marker, clipPath, mask") &&
-        !m.matches(".wash, .wash *, .hit, .hit *, .gridline"),
+      (m) => !m.closest("text, defs, marker, clipPath, mask") && !m.matches(".wash, .wash *, .hit, .hit *, .gridline"),
     );
     for (const m of marks) {
+      // only the labels near the mark's box are tested, and only a mark near a label is
+      // styled and sampled (most of a picture's marks are nowhere near a label)
+      const r = m.getBoundingClientRect();
+      const near = boxes.filter((q) => r.left - NEAR < q.r && r.right + NEAR > q.l && r.top - NEAR < q.b && r.bottom + NEAR > q.top);
+      if (near.length === 0 || !shown(m, svg)) continue;
       const s = getComputedStyle(m);
       const ctm = m.getScreenCTM();
       if (!ctm) continue;
@@ -60,18 +86,11 @@
       const stroked = s.stroke !== "none" && parseFloat(s.strokeWidth) > 0 && Number(s.strokeOpacity) * seen > 0.05;
       const filled = s.fill !== "none" && !/rgba\(.*, 0\)$/.test(s.fill) && Number(s.fillOpacity) * seen >= 0.3;
       const half = (parseFloat(s.strokeWidth) * scale) / 2;
-      const pts = [];
-      const total = stroked && m.getTotalLength ? m.getTotalLength() : 0;
-      const step = Math.max(0.25, 1.5 / Math.max(scale, 0.01));
-      for (let l = 0; total > 0 && l <= total; l += step) {
-        const p = m.getPointAtLength(l);
-        pts.push(new DOMPoint(p.x, p.y).matrixTransform(ctm));
-      }
+      const pts = stroked ? along(m, ctm, scale) : [];
       const mark = `${m.tagName}.${[...m.classList].join(".") || (m.parentElement?.getAttribute("class") || "").split(" ").join(".")}`;
-      for (const q of boxes) {
+      for (const q of near) {
         if (m.tagName === "rect" && !m.matches(".bar, .square")) {
           // a label's own plate (a chip, a cell it is written in) is not a mark under it
-          const r = m.getBoundingClientRect();
           if (r.left <= q.l && r.right >= q.r && r.top <= q.top && r.bottom >= q.b) continue;
         }
         let hit = pts.some((p) => p.x > q.l - half && p.x < q.r + half && p.y > q.top - half && p.y < q.b + half);

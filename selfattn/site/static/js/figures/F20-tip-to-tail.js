@@ -12,6 +12,19 @@ import { around, arrow, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { point, stepsInOrder, tipToTail, valueArrows } from "../weighted-sum.js";
 
+/**
+ * A value cut where it leaves the plane (a little inside its edge), or the value itself when
+ * it ends on the plane. @param {ReturnType<typeof makePlane>} plane @param {number[]} v
+ */
+function toEdge(plane, v) {
+  const { x0, x1, y0, y1 } = plane.bounds,
+    inset = 0.03;
+  const reach = (/** @type {number} */ c, /** @type {number} */ lo, /** @type {number} */ hi) =>
+    c > 0 ? (hi - inset) / c : c < 0 ? (lo + inset) / c : Infinity;
+  const t = Math.min(reach(v[0], x0, x1), reach(v[1], y0, y1));
+  return t >= 1 ? v : [v[0] * t, v[1] * t];
+}
+
 export default function (el, head) {
   const { tokens } = head;
   const it = head.index("it"),
@@ -26,9 +39,14 @@ export default function (el, head) {
   );
   const forward = o.map((x) => x / norm(o));
   const { picture, controls, readouts, note } = stage(el);
+  // the plane fits the path (every running sum the buttons reach, with room for labels), so the
+  // short steps fill it; the longer values run off its edge as rays along their directions
   const plane = makePlane({
-    ...around([...V, o], { pad: 0.35 }),
-    unit: 150,
+    ...around(
+      steps.map(([, to]) => to),
+      { pad: 0.15, step: 0.25 },
+    ),
+    unit: 320,
     label: t({
       zh: "六个值向量，以及 it 的六项加权首尾相接",
       en: "The six values, and the six weighted terms of it laid tip to tail",
@@ -49,7 +67,12 @@ export default function (el, head) {
     },
     plane.layers.under,
   );
-  valueArrows(plane, tokens, V);
+  valueArrows(plane, tokens, V).forEach((value, j) => {
+    const edge = toEdge(plane, V[j]);
+    if (edge === V[j]) return;
+    value.set(edge);
+    /** @type {SVGElement} */ (value.g.querySelector("polygon")).style.display = "none"; // no tip on the plane
+  });
   const output = arrow(plane, { cls: "output thin" }); // under the terms, which it sums
   const path = tipToTail(plane, n);
   const end = point(plane, { label: "out" });

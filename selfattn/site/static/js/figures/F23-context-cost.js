@@ -27,9 +27,12 @@ import { stage } from "../kit/stage.js";
 
 const SHORTEST = 4,
   LONGEST = 17; // log₂ n: 16 … 131,072 tokens
-const BYTES = [2 ** 8, 2 ** 46]; // 256 bytes … 64 TiB: room above the top line for its label
-const COUNTS = [1e2, 1e15]; // operations: room above the n² part's end for its label
+const BYTES = [2 ** 8, 2 ** 44]; // 256 bytes … 16 TiB: a little room above the top line
+const COUNTS = [1e1, 1e15]; // operations: room above the n² part's end for its label, and under the dot products for the crossover's
 const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+// px right of both charts for the bytes chart's line names: its three lines rise in parallel
+// (two of them exactly so), too close for a name between them, so each is named past its end
+const NAMES = 88;
 /** The context lengths each line is drawn through: four a doubling, 16 … 131,072. */
 const LENGTHS = Array.from({ length: (LONGEST - SHORTEST) * 4 + 1 }, (_, i) => 2 ** (SHORTEST + i / 4));
 
@@ -44,8 +47,9 @@ function times(ratio) {
 }
 
 /**
- * @typedef {{cls: string, value: (n: number) => number, label?: string, end?: "above"|"below"}} Series
- *   one line: its quantity at n, and its name where it ends when it has one there
+ * @typedef {{cls: string, value: (n: number) => number, label?: string, end?: "right"|"above"|"below", clear?: number}} Series
+ *   one line: its quantity at n, and its name where it ends when it has one there (`clear`
+ *   px further off the line than marks.js puts it)
  */
 
 /**
@@ -58,9 +62,9 @@ function times(ratio) {
  */
 function contextChart(picture, { cls, label, range, values, format, lines }) {
   const frame = chart(picture, {
-    width: 380,
+    width: 420,
     height: 270,
-    margin: { top: 10, right: 14, bottom: 40, left: 50 },
+    margin: { top: 10, right: NAMES, bottom: 40, left: 50 },
     cls,
     label,
   });
@@ -82,7 +86,13 @@ function contextChart(picture, { cls, label, range, values, format, lines }) {
   for (const line of lines)
     on.line(
       LENGTHS.map((n) => [n, line.value(n)]),
-      { cls: `cost-line ${line.cls}`, label: line.label, labelCls: `line-label ${line.cls}`, end: line.end ?? "above" },
+      {
+        cls: `cost-line ${line.cls}`,
+        label: line.label,
+        labelCls: `line-label ${line.cls}`,
+        end: line.end ?? "above",
+        clear: line.clear ?? 0,
+      },
     );
   return { frame, x, y, on, marker: on.marker(lines, { dotCls: "cost-dot" }) };
 }
@@ -93,7 +103,7 @@ export default function (el, _head, article) {
     d = dHead(model),
     heads = model.layers * model.heads;
   const { picture, controls, readouts, note } = stage(el);
-  // each line named where it ends: above its right end, the lowest one below it, where no line runs
+  // each line named past its right end, in the margin, clear of the marker's dot there
   const { marker } = contextChart(picture, {
     cls: "cost",
     label: t({
@@ -107,18 +117,23 @@ export default function (el, _head, article) {
       {
         cls: "all-heads",
         value: (n) => allHeadsScoreBytes(n, model),
-        label: t({ zh: `全部 ${heads} 个头的分数`, en: `all ${heads} heads' scores` }),
+        label: t({ zh: `${heads} 个头`, en: `${heads} heads` }),
+        end: "right",
+        clear: 3,
       },
       {
         cls: "one-head",
         value: (n) => scoreBytes(n, model),
-        label: t({ zh: "一个头的分数", en: "one head's scores" }),
+        label: t({ zh: "一个头", en: "one head" }),
+        end: "right",
+        clear: 3,
       },
       {
         cls: "tokens",
         value: (n) => tokenBytes(n, model),
-        label: t({ zh: "token 本身", en: "the tokens" }),
-        end: "below",
+        label: t({ zh: "token", en: "tokens" }),
+        end: "right",
+        clear: 3,
       },
     ],
   });
@@ -181,7 +196,8 @@ function operations(picture, model, THOUSAND) {
   const dots = { cls: "dots", value: (/** @type {number} */ n) => dotProducts(n) };
   // Each label sits on the side of its rising line where no other line runs: the n² part above
   // its right end, the projections above their line left of the crossing (the n² part is below
-  // there), the dot products below theirs, the crossover along the floor left of its drop line.
+  // there), the dot products below theirs right of the crossover's drop line (left of it they
+  // would be struck through), the crossover along the floor left of its drop line.
   const { frame, x, y, on, marker } = contextChart(picture, {
     cls: "cost ops",
     label: t({
@@ -196,12 +212,13 @@ function operations(picture, model, THOUSAND) {
         cls: "n-squared",
         value: (n) => layerScoreMacs(n, model),
         label: t({ zh: "n² 部分 2·n²·d_{model}", en: "n² part 2·n²·d_{model}" }),
+        clear: 5, // the subscript hangs under the label, over the marker's dot at the line's end
       },
       projections,
       dots,
     ],
   });
-  // two or three short lines each, so they fit left of the crossing and right of the 1,000 mark
+  // two or three short lines each, so they fit left of the crossing and right of its drop line
   /** @param {string} cls @param {string[]} lines @param {{x: number, y: number, anchor?: "start"|"end"}} at */
   const stack = (cls, lines, { x: lx, y: ly, anchor = "end" }) => {
     lines.forEach((text, k) => {
@@ -231,7 +248,7 @@ function operations(picture, model, THOUSAND) {
       t({ zh: "每层每个头", en: "per head, per layer" }),
       `${grouped(THOUSAND)} → ${grouped(dotProducts(THOUSAND))}`,
     ],
-    { x: x(THOUSAND) + 7, y: y(dots.value(THOUSAND)) + 16, anchor: "start" },
+    { x: x(cross) + 7, y: y(dots.value(THOUSAND)) + 16, anchor: "start" },
   );
   frame.root.dataset.crossover = String(cross);
   return marker;

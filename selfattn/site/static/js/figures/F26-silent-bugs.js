@@ -75,6 +75,15 @@ export default function (el, head, article) {
   );
   // the read-outs ride with the map, in view while the switches below change them
   picture.append(/** @type {HTMLElement} */ (under.querySelector(".readouts")));
+  // a switch focused under the stuck map (a keyboard reader tabbing on a phone) scrolls out
+  // from under it, its focus ring clear of the map's bottom edge
+  under.addEventListener("focusin", (event) => {
+    const over = picture.getBoundingClientRect(),
+      focused = /** @type {Element} */ (event.target).getBoundingClientRect();
+    const hidden = over.bottom + 12 - focused.top;
+    if (hidden > 0 && focused.bottom > over.top && focused.left < over.right && focused.right > over.left)
+      window.scrollBy({ top: -hidden, behavior: "instant" });
+  });
   under.append(
     gridLegend([
       { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },

@@ -10,6 +10,8 @@ import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
 
 let hatches = 0;
+// px above a bar's end within which a staircase tread would cross the number printed there
+const TREAD_CLEAR = 22;
 
 /**
  * @param {HTMLElement} parent
@@ -123,6 +125,12 @@ export function makeBars(
       } = {},
     ) {
       const place = order ?? values.map((_, k) => k);
+      // the staircase's tread over each slot (the running total through it), in px
+      let running = 0;
+      const treads = place.map((k) => {
+        running += values[k];
+        return y(running);
+      });
       place.forEach((k, at) => {
         const b = bars[k],
           v = values[k],
@@ -153,7 +161,10 @@ export function makeBars(
           b.ghost.setAttribute("y", String(ga));
           b.ghost.setAttribute("height", String(Math.max(0.5, gc - ga)));
         }
-        const top = Math.min(a, ghostValue === null ? a : y(Math.max(0, ghostValue)));
+        const barTop = Math.min(a, ghostValue === null ? a : y(Math.max(0, ghostValue)));
+        // a tread a little above the bar would strike its number: the number goes over the tread
+        const tread = treads[at];
+        const top = staircase && barTop - tread > 0.5 && barTop - tread < TREAD_CLEAR ? tread : barTop;
         const gap = k === lift ? 18 : 5;
         const text = off !== null && !leak[k] ? off : (texts[k] ?? format(v));
         // a lifted number keeps clear of a handle on the bar's end, above it or below it
@@ -167,11 +178,9 @@ export function makeBars(
       stairs.setAttribute("visibility", staircase ? "visible" : "hidden");
       if (staircase) {
         // each riser is one weight tall, at the left edge of its slot; the last tread ends on the top edge
-        let total = 0,
-          d = `M ${x(0) - slot / 2} ${y(0)}`;
-        place.forEach((k, at) => {
-          total += values[k];
-          d += ` V ${y(total)} H ${x(at) + slot / 2}`;
+        let d = `M ${x(0) - slot / 2} ${y(0)}`;
+        place.forEach((_, at) => {
+          d += ` V ${treads[at]} H ${x(at) + slot / 2}`;
         });
         stairs.setAttribute("d", d);
       }

@@ -99,17 +99,18 @@ export function marks(frame, x = same, y = same) {
   /**
    * A line through data points [[u, v], …], named past its last point: to its `right` (in
    * the chart's margin), or `above` or `below` it for a line that runs to the box's edge,
-   * clear of the line all along the label's width.
+   * clear of the line all along the label's width; `clear` px further off (room for a dot on
+   * the line's end, or a subscript hanging under the label).
    * @param {number[][]} points
-   * @param {{cls?: string, label?: string, labelCls?: string, end?: "right"|"above"|"below"}} [o]
+   * @param {{cls?: string, label?: string, labelCls?: string, end?: "right"|"above"|"below", clear?: number}} [o]
    * @returns {{path: SVGPathElement, label: SVGTextElement|null}}
    */
-  function line(points, { cls = "line", label: text = "", labelCls = "line-label", end = "right" } = {}) {
+  function line(points, { cls = "line", label: text = "", labelCls = "line-label", end = "right", clear = 0 } = {}) {
     const path = svg("path", { class: cls, d: through(x, y, points) }, layers.marks);
     if (!text || !points.length) return { path, label: null };
     const drawn = points.map(([u, v]) => [x(u), y(v)]);
     const [px, py] = /** @type {number[]} */ (drawn.at(-1));
-    if (end === "right") return { path, label: label(frame, labelCls, text, px + OFF, py + 4, "start") };
+    if (end === "right") return { path, label: label(frame, labelCls, text, px + OFF + clear, py + 4, "start") };
     // the heights the line takes under the label's width, ending at its last point
     const from = px - 2 - textWidth(text);
     const under = drawn.filter(([u]) => u >= from).map(([, v]) => v);
@@ -118,7 +119,7 @@ export function marks(frame, x = same, y = same) {
       const [[u0, v0], [u1, v1]] = [drawn[k - 1], drawn[k]];
       under.push(v0 + ((from - u0) * (v1 - v0)) / (u1 - u0));
     }
-    const ly = end === "above" ? Math.min(...under) - OFF - 2 : Math.max(...under) + BELOW + 2;
+    const ly = end === "above" ? Math.min(...under) - OFF - 2 - clear : Math.max(...under) + BELOW + 2 + clear;
     return { path, label: label(frame, labelCls, text, px - 2, ly, "end") };
   }
 
