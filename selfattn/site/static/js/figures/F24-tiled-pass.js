@@ -306,7 +306,8 @@ export default function (el, head) {
       set(lText, { x: SIDE + here.l * unit + 6 });
       setSvg(lText, `ℓ = ${fixed(here.l, 3)}`);
       // the rescale this tile did to what was there: the ghost, and a bracket from it to the shrunk length
-      const shrank = before !== null && here.rescale !== null && before.l > 0 && here.rescale < 1;
+      // (the no-rescale bug shrinks nothing: no ghost, no bracket, only the label in red)
+      const shrank = before !== null && here.rescale !== null && before.l > 0 && here.rescale < 1 && bug !== "rescale";
       const oldEnd = SIDE + (before?.l ?? 0) * unit,
         newEnd = SIDE + (before?.l ?? 0) * (bug === "rescale" ? 1 : (here.rescale ?? 1)) * unit;
       show(lBefore, shrank);
@@ -319,7 +320,7 @@ export default function (el, head) {
         `M ${newEnd.toFixed(2)} ${SUM.y - 2} V ${by} H ${oldEnd.toFixed(2)} V ${SUM.y - 2} M ${(newEnd + 5).toFixed(2)} ${by - 4} l -5 4 l 5 4`,
       );
       bracket.classList.toggle("wrong", bug === "rescale");
-      rText.classList.toggle("wrong", bug === "rescale" && shrank);
+      rText.classList.toggle("wrong", bug === "rescale" && here.rescale !== null && here.rescale < 1);
       set(rText, { y: by - 6 });
       if (here.rescale !== null) {
         const factor = `× exp(m_old − m_new) = ${fixed(here.rescale, 3)}`;
