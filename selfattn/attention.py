@@ -131,7 +131,8 @@ TiledBug = Literal["online-softmax-no-rescale", "online-softmax-early-normalize"
 class Running(NamedTuple):
     """What a tiled pass holds after `keys` keys: the running max m, the running sum l of
     exp(s − m), the accumulator, the factor exp(m_old − m_new) the last tile rescaled by
-    (None before any max), and the output so far (None while l is 0)."""
+    (None before any max), the output so far (None while l is 0), and each seen key's share
+    of l (`terms`, F24 draws them; l minus their sum is what a carried-over start left)."""
 
     m: float
     l: float  # noqa: E741 (the article's ℓ)
@@ -139,6 +140,7 @@ class Running(NamedTuple):
     rescale: float | None
     out: np.ndarray | None
     keys: int
+    terms: np.ndarray
 
 
 def online_softmax(
@@ -159,7 +161,8 @@ def online_softmax(
     """
     s, V = np.asarray(s, dtype=float), np.asarray(V, dtype=float)  # (n,), (n, d)
     m, ell, acc = start if start is not None else (-math.inf, 0.0, np.zeros(V.shape[1]))
-    states = [Running(m, ell, acc, None, acc / ell if ell > 0 else None, 0)]
+    states = [Running(m, ell, acc, None, acc / ell if ell > 0 else None, 0, np.zeros(0))]
+    terms = np.zeros(0)  # (keys seen,): exp(s_j − m) as l holds it
     for first in range(0, len(s), tile):
         last = min(len(s), first + tile)
         new = max(m, float(s[first:last].max()))
@@ -170,9 +173,10 @@ def online_softmax(
         p = np.exp(s[first:last] - new)  # (tile,)
         total = c * acc + p @ V[first:last]  # (d,)
         ell = c * ell + float(p.sum())
+        terms = np.concatenate([c * terms, p])
         # normalising early keeps acc divided by the old l, and divides it again by the new one
         early = bug == "online-softmax-early-normalize"
         acc = total / ell if early else total
         m = new
-        states.append(Running(m, ell, acc, rescale, acc if early else acc / ell, last))
+        states.append(Running(m, ell, acc, rescale, acc if early else acc / ell, last, terms))
     return states

@@ -26,6 +26,7 @@ def test_every_partial_output_is_softmax_over_the_keys_seen(tile):
         assert state.m == s[:seen].max()
         assert state.l == pytest.approx(np.exp(s[:seen] - state.m).sum(), rel=1e-12)
         np.testing.assert_allclose(state.out, softmax(s[:seen]) @ V[:seen], rtol=1e-12)
+        np.testing.assert_allclose(state.terms, np.exp(s[:seen] - state.m), rtol=1e-12)
     assert len(states) == 1 + math.ceil(7 / tile) and states[-1].keys == 7
 
 
@@ -38,6 +39,25 @@ def test_each_tiled_bug_misses_the_output_once_the_max_grows():
     # a row that starts from another row's state instead of from nothing
     carried = online_softmax(s, V, 1, start=(2.0, 1.5, np.ones(3)))[-1].out
     assert np.abs(carried - right).max() > 0.01
+
+
+TILED_BUGS = [None, "online-softmax-no-rescale", "online-softmax-early-normalize"]
+
+
+@pytest.mark.parametrize("bug", TILED_BUGS)
+def test_the_terms_f24_draws_add_up_to_l(bug):
+    """F24 draws l as its keys' terms laid end to end, and what a carried start left before
+    them; without the rescale the terms keep the max they arrived under."""
+    s, V = np.array([0.0, 3.0, 1.0, 4.0]), np.eye(4)
+    for start in (None, (2.0, 1.5, np.ones(4))):
+        states = online_softmax(s, V, 1, bug, start)
+        for state in states:
+            carried = 0.0 if start is None else start[1] * math.exp(start[0] - state.m)
+            if bug == "online-softmax-no-rescale":
+                carried = 0.0 if start is None else start[1]
+            assert state.terms.sum() + carried == pytest.approx(state.l, rel=1e-12)
+    kept = online_softmax(s, V, 1, "online-softmax-no-rescale")[-1].terms
+    np.testing.assert_allclose(kept, np.exp(s - np.maximum.accumulate(s)))
 
 
 def test_no_bug_is_the_toy_head_under_its_causal_mask():

@@ -202,7 +202,8 @@ TILED_BUGS = {
 
 
 def test_online_softmax_matches_python(page):
-    """Every state of the tiled pass (m, l, acc, the rescale and the output so far), random
+    """Every state of the tiled pass (m, l, acc, the rescale, the output so far and each key's
+    share of l), random
     rows and tiles, each bug, and a start carried over from another row."""
     rng = np.random.default_rng(26)
     cases = []
@@ -246,6 +247,7 @@ def test_online_softmax_matches_python(page):
         assert len(states) == len(expect)
         for js, py in zip(states, expect, strict=True):
             assert js["keys"] == py.keys
+            np.testing.assert_allclose(js["terms"], py.terms, rtol=1e-12, atol=1e-300)
             assert (js["m"] is None) == (py.m == -math.inf)
             if js["m"] is not None:
                 assert js["m"] == pytest.approx(py.m, rel=1e-12)

@@ -1,5 +1,6 @@
-"""F24, row it streamed over the keys in tiles: driven through its real controls, read-outs
-checked against the Python model, and onlineSoftmax (attention.js) against a numpy version."""
+"""F24, row it streamed over the keys in tiles: driven through its real controls, and what it
+draws (the running max m as a line, each key's term exp(s − m) as a bar, ℓ as those terms end
+to end beside a ghost of itself before the rescale) checked against attention.online_softmax."""
 
 from __future__ import annotations
 
@@ -30,93 +31,150 @@ NAMED = {
 }
 
 
-def streamed(s, V, tile: int, bug: str = "none") -> list[Running]:
-    """The tiled pass as attention.py computes it, with a bug as F24's state names it."""
-    return online_softmax(s, V, tile, NAMED[bug])
-
-
-def final(tile: int, bug: str) -> np.ndarray:
+def streamed(tile: int, bug: str = "none") -> list[Running]:
+    """The tiled pass of row it as attention.py computes it, with a bug as F24's state names it."""
     s, V = RUN["S"][IT], RUN["V"]
     if bug == "reset":
         m, ell, acc, *_ = online_softmax(RUN["S"][AND], V, tile)[-1]
-        return online_softmax(s, V, tile, start=(m, ell, acc))[-1].out
-    return streamed(s, V, tile, bug)[-1].out
+        return online_softmax(s, V, tile, start=(m, ell, acc))
+    return online_softmax(s, V, tile, NAMED[bug])
+
+
+# what the running picture draws, in its own units (a JS function of nothing)
+DRAWN_JS = """() => {
+  const root = document.querySelector('#F24 svg.running');
+  const shown = (e) => e.getClientRects().length > 0;
+  const num = (e, a) => Number(e.getAttribute(a));
+  const text = (name) => {
+    const e = root.querySelector(`[data-drawn=${name}]`);
+    return shown(e) ? e.textContent : null;
+  };
+  const mLine = root.querySelector('.m-line');
+  const zero = num(root.querySelector('line.baseline'), 'y1');
+  const visible = (sel) => [...root.querySelectorAll(sel)].filter(shown);
+  const ghost = root.querySelector(':scope > .marks > rect.ghost');
+  return {
+    m: text('m'), l: text('l'), rescale: text('rescale'),
+    mHeight: shown(mLine) ? zero - num(mLine, 'y1') : null,
+    sumWidth: visible('.segment, .carried').reduce((a, e) => a + num(e, 'width'), 0),
+    terms: [...root.querySelectorAll('rect.term')].map((e) => shown(e) ? num(e, 'height') : 0),
+    ghosts: visible('g.key rect.ghost').length,
+    ghostWidth: shown(ghost) ? num(ghost, 'width') : null,
+    pending: visible('rect.pending').length,
+    dashed: [...root.querySelectorAll('rect')].filter(
+      (e) => shown(e) && getComputedStyle(e).strokeDasharray !== 'none').length,
+  };
+}"""
+
+
+def drawn(page) -> dict:
+    return page.evaluate(DRAWN_JS)
 
 
 @pytest.fixture
 def page(article_at_start):
+    """The page with motion off, so what is measured is where a mark rests, not mid-ease."""
+    article_at_start.page.emulate_media(reduced_motion="reduce")
     return article_at_start.page
 
 
 @pytest.mark.parametrize("tile", [1, 2, 3])
-def test_tiles_land_on_the_full_pass_output(page, tile):
-    page.locator(f"#F24 input[name=tile][value='{tile}']").check()
+def test_tiles_land_on_the_full_pass_output_and_draw_m_and_l_to_scale(page, tile):
+    page.select_option("#F24 select[name=tile]", str(tile))
     next_frame(page)
     assert state(page, "F24") == {"tile": tile, "step": 0, "bug": "none"}
-    states = streamed(RUN["S"][IT], RUN["V"], tile)
+    states = streamed(tile)
+    scales = {"m": [], "l": [], "term": []}
     for k in range(1, len(states)):
         press(page, "#F24 button[name=next]", "Enter")  # the keyboard, as a reader would
-        *_, out, _ = states[k]
-        r = clean_readouts(page, "F24")
-        assert r["output"] == vector(out)
+        here = states[k]
+        got = drawn(page)
+        assert got["m"] == f"m = {fixed(here.m)}"
+        assert got["l"] == f"ℓ = {fixed(here.l, 3)}"
+        assert got["pending"] == len(HEAD.tokens) - here.keys  # an empty slot for each key to come
+        assert got["dashed"] == 0  # dashed is the mask's: nothing here is masked
+        scales["m"].append(got["mHeight"] / here.m)
+        scales["l"].append(got["sumWidth"] / here.l)
+        scales["term"] += [h / p for h, p in zip(got["terms"], here.terms, strict=False)]
+        assert clean_readouts(page, "F24")["output"] == vector(here.out)
+    # one scale per quantity: the bars and lines are the numbers, not pictures of them
+    for name, ratios in scales.items():
+        assert np.ptp(ratios) < 0.01 * np.mean(ratios), name
     assert state(page, "F24")["step"] == len(states) - 1
-    assert r["output"] == OUT == prose_numbers(HEAD)["output.it"]
+    assert clean_readouts(page, "F24")["output"] == OUT == prose_numbers(HEAD)["output.it"]
     assert page.get_attribute("#F24 button[name=next]", "aria-disabled") == "true"
     assert page.locator("#F24 circle.point.output").is_visible()
 
 
-def test_rescale_is_shown_when_the_max_changes(page):
+def test_when_the_max_jumps_the_old_terms_and_l_shrink_by_the_rescale(page):
+    """Row it's max arrives in the second key: with one key a tile, m jumps there, and the
+    first key's term and ℓ shrink by exp(m_old − m_new), drawn as the ratio of ℓ's ghost to
+    what is left of it."""
     set_state(page, "F24", {"tile": 1, "step": 0, "bug": "none"})
-    assert clean_readouts(page, "F24")["rescale"] == "—"  # no key streamed, no max yet
-    s = RUN["S"][IT]
-    running = -math.inf
-    for k in range(len(s)):
+    states = streamed(1)
+    assert drawn(page)["m"] is None  # nothing arrived: no max yet
+    for k in range(1, len(states)):
         click(page, "#F24 button[name=next]")
-        text = clean_readouts(page, "F24")["rescale"]
-        new = max(running, s[k])
-        if not math.isfinite(running):
-            assert text == "—"
-        elif new > running:
-            assert text == fixed(math.exp(running - new), 3)
+        here, before = states[k], states[k - 1]
+        got = drawn(page)
+        if before.l == 0:
+            assert got["rescale"] is None
+        elif here.m > before.m:
+            assert got["rescale"].endswith(f"= {fixed(here.rescale, 3)}")
+            assert got["ghosts"] == before.keys  # every old term beside its former height
+            old_part = before.l * here.rescale
+            assert got["ghostWidth"] / (old_part * got["sumWidth"] / here.l) == pytest.approx(
+                1 / here.rescale, rel=1e-3
+            )
         else:
-            assert text.startswith("1")
-        running = new
+            assert got["rescale"].startswith("× 1")
+            assert got["ghosts"] == 0 and got["ghostWidth"] is None
+    jumps = [k for k in range(2, len(states)) if states[k].m > states[k - 1].m]
+    assert jumps, "row it's max must arrive after the first tile, or nothing shrinks"
 
 
 @pytest.mark.parametrize("bug", BUGS[1:])
 def test_each_bug_moves_the_landing_point(page, bug):
     tile = 1  # the max arrives in the second tile, so every bug shows
     set_state(page, "F24", {"tile": tile, "step": 0, "bug": "none"})
-    page.locator(f"#F24 input[name=bug][value='{bug}']").check()
+    page.select_option("#F24 select[name=bug]", bug)
     next_frame(page)
     for _ in range(len(HEAD.tokens)):
         click(page, "#F24 button[name=next]")
-    r = clean_readouts(page, "F24")
-    wrong = final(tile, bug)
-    assert r["output"] == vector(wrong) != OUT
+    wrong = streamed(tile, bug)[-1].out
+    assert clean_readouts(page, "F24")["output"] == vector(wrong) != OUT
     assert np.linalg.norm(wrong - RUN["out"][IT]) > 0.02
     assert page.locator("#F24 .arrow.wrong").is_visible()
     assert not page.locator("#F24 .arrow.output").is_visible()
+    assert drawn(page)["l"] == f"ℓ = {fixed(streamed(tile, bug)[-1].l, 3)}"
+    # what the bug got wrong is drawn red: the unscaled terms, or what another row left
+    red = {"rescale": ".term.wrong, .segment.wrong", "divide": None, "reset": ".carried"}[bug]
+    if red:
+        assert page.locator(f"#F24 svg.running :is({red})").first.is_visible()
 
 
-def test_back_and_play_step_and_stop(page):
+def test_four_controls_back_and_next(page):
+    """At most four controls (issue 29): back, next, the tile size and the bug."""
+    count = page.evaluate(
+        "() => document.querySelectorAll('#F24 .controls :is(button, input, select)').length"
+    )
+    assert count == 4
     set_state(page, "F24", {"tile": 2, "step": 2, "bug": "none"})
     click(page, "#F24 button[name=back]")
     assert state(page, "F24")["step"] == 1
-    click(page, "#F24 button[name=play]")
-    page.wait_for_function(
-        "() => document.getElementById('F24').figure.state.step === 3", timeout=5000
-    )
-    page.wait_for_timeout(900)
-    assert state(page, "F24")["step"] == 3
-    assert clean_readouts(page, "F24")["output"] == OUT
+    press(page, "#F24 button[name=back]", "Enter")
+    assert state(page, "F24")["step"] == 0
+    assert page.get_attribute("#F24 button[name=back]", "aria-disabled") == "true"
+    press(page, "#F24 button[name=back]", "Enter")  # at the first step it stays there
+    assert state(page, "F24")["step"] == 0
 
 
 def test_every_state_is_free_of_nan(page):
     for tile in (1, 2, 3):
         for bug in BUGS:
-            for step in range(len(streamed(RUN["S"][IT], RUN["V"], tile)) + 1):
+            for step in range(len(streamed(tile)) + 1):
                 set_state(page, "F24", {"tile": tile, "step": step, "bug": bug})
                 clean_readouts(page, "F24")
-                text = page.inner_text("#F24")
+                text = page.inner_text("#F24") + page.text_content("#F24 svg.running")
                 assert not BAD_TEXT.search(text), (tile, bug, step)
+                assert not math.isnan(drawn(page)["sumWidth"]), (tile, bug, step)

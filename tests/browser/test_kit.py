@@ -1,12 +1,12 @@
-"""The kit's marks, player and state model in the figures that use them: end and rule labels
-off their own marks, the player's buttons and reduced motion, and a clamp that keeps no state."""
+"""The kit's marks, player and state model: end and rule labels off their own marks, the
+player's buttons and reduced motion (on a player of its own), and a clamp that keeps no state."""
 
 from __future__ import annotations
 
 import pytest
 
 from .conftest import open_page
-from .drive import click, next_frame, press, set_state, state
+from .drive import click, press, set_state, state
 
 # every label a chart's marks place, with the mark it names: (figure, label selector, mark selector)
 NAMED = [
@@ -51,21 +51,41 @@ def test_a_mark_label_sits_off_its_own_mark(page, figure, label, mark):
     assert page.evaluate(ON_LABEL, handles) == 0
 
 
-def test_the_player_steps_starts_over_and_plays_to_the_last_tile(page):
-    set_state(page, "F24", {"tile": 3, "step": 1, "bug": "none"})
-    press(page, "#F24 button[name=next]", "Enter")
-    assert state(page, "F24")["step"] == 2
-    assert page.get_attribute("#F24 button[name=next]", "aria-disabled") == "true"
-    click(page, "#F24 button[name=start]")
-    assert state(page, "F24")["step"] == 0
-    assert page.get_attribute("#F24 button[name=start]", "aria-disabled") == "true"
-    assert page.get_attribute("#F24 .player", "role") == "group"
-    click(page, "#F24 button[name=play]")
-    page.wait_for_function(
-        "() => document.getElementById('F24').figure.state.step === 2", timeout=5000
-    )
-    next_frame(page)
-    play = page.locator("#F24 button[name=play]")
+# a player of three steps mounted on the page by itself (F24 keeps only back and next): its
+# steps live in window.playerAt, as a figure's state would
+MOUNT_PLAYER = """async () => {
+  const { player } = await import(new URL('../static/js/kit/player.js', location.href));
+  document.getElementById('kit-player')?.remove();
+  const box = Object.assign(document.createElement('div'), { id: 'kit-player' });
+  document.body.prepend(box);
+  window.playerAt = 0;
+  const last = 2;
+  const p = player(box, {
+    label: 'steps', at: () => window.playerAt, last: () => last, tick: 200,
+    go: (step) => {
+      window.playerAt = Math.max(0, Math.min(last, step));
+      p.show(window.playerAt, last);
+    },
+  });
+  p.show(0, last);
+}"""
+
+
+def test_the_player_steps_starts_over_and_plays_to_the_last_step(page):
+    page.evaluate(MOUNT_PLAYER)
+    at = lambda: page.evaluate("() => window.playerAt")  # noqa: E731
+    press(page, "#kit-player button[name=next]", "Enter")
+    press(page, "#kit-player button[name=next]", "Enter")
+    assert at() == 2
+    assert page.get_attribute("#kit-player button[name=next]", "aria-disabled") == "true"
+    click(page, "#kit-player button[name=start]")
+    assert at() == 0
+    assert page.get_attribute("#kit-player button[name=start]", "aria-disabled") == "true"
+    assert page.get_attribute("#kit-player .player", "role") == "group"
+    click(page, "#kit-player button[name=play]")
+    page.wait_for_function("() => window.playerAt === 2", timeout=5000)
+    page.wait_for_timeout(300)
+    play = page.locator("#kit-player button[name=play]")
     assert play.text_content() == page.evaluate(
         "() => document.documentElement.lang.startsWith('zh') ? '播放' : 'Play'"
     )
@@ -74,12 +94,21 @@ def test_the_player_steps_starts_over_and_plays_to_the_last_tile(page):
 def test_under_reduced_motion_play_takes_one_step_a_press(page):
     page.emulate_media(reduced_motion="reduce")
     try:
-        set_state(page, "F24", {"tile": 1, "step": 0, "bug": "none"})
-        click(page, "#F24 button[name=play]")
-        page.wait_for_timeout(1600)  # two ticks of a running player
-        assert state(page, "F24")["step"] == 1
+        page.evaluate(MOUNT_PLAYER)
+        click(page, "#kit-player button[name=play]")
+        page.wait_for_timeout(600)  # two ticks of a running player
+        assert page.evaluate("() => window.playerAt") == 1
     finally:
         page.emulate_media(reduced_motion="no-preference")
+
+
+def test_a_figure_keeps_only_the_player_buttons_it_asks_for(page):
+    names = page.eval_on_selector_all("#F24 .player button", "bs => bs.map(b => b.name)")
+    assert names == ["back", "next"]
+    set_state(page, "F24", {"tile": 3, "step": 1, "bug": "none"})
+    press(page, "#F24 button[name=next]", "Enter")
+    assert state(page, "F24")["step"] == 2
+    assert page.get_attribute("#F24 button[name=next]", "aria-disabled") == "true"
 
 
 def test_a_refused_order_keeps_the_one_before_it(page):

@@ -145,15 +145,18 @@ export function spread(points) {
  * the end. Returns the state before any tile and after each one, with the partial output.
  * `bug` reproduces a classic mistake: "rescale" skips the rescale, "divide" divides by ℓ
  * inside the loop; `start` carries a state over (a row whose accumulator was not reset).
+ * `terms` is each seen key's share of ℓ, exp(s_j − m) as ℓ holds it (F24 draws them).
  * @param {Vec} s scores of the row @param {Mat} V values @param {number} tile
  * @param {{bug?: "none"|"rescale"|"divide", start?: {m: number, l: number, acc: Vec}}} [o]
- * @returns {{m: number, l: number, acc: Vec, rescale: number|null, out: Vec|null, keys: number}[]}
+ * @returns {{m: number, l: number, acc: Vec, rescale: number|null, out: Vec|null, keys: number, terms: Vec}[]}
  */
 export function onlineSoftmax(s, V, tile, { bug = "none", start } = {}) {
   let m = start ? start.m : -Infinity,
     l = start ? start.l : 0,
     acc = start ? [...start.acc] : V[0].map(() => 0);
-  const states = [{ m, l, acc, rescale: null, out: l > 0 ? acc.map((a) => a / l) : null, keys: 0 }];
+  /** @type {Vec} */
+  let terms = [];
+  const states = [{ m, l, acc, rescale: null, out: l > 0 ? acc.map((a) => a / l) : null, keys: 0, terms }];
   for (let from = 0; from < s.length; from += tile) {
     const to = Math.min(s.length, from + tile);
     const next = Math.max(m, ...s.slice(from, to));
@@ -162,10 +165,11 @@ export function onlineSoftmax(s, V, tile, { bug = "none", start } = {}) {
     const p = s.slice(from, to).map((x) => Math.exp(x - next));
     const sum = acc.map((a, b) => c * a + p.reduce((t, pj, k) => t + pj * V[from + k][b], 0));
     l = c * l + p.reduce((a, b) => a + b, 0);
+    terms = [...terms.map((x) => c * x), ...p];
     // the "divide" bug keeps acc already divided by the old ℓ and divides again by the new one
     acc = bug === "divide" ? sum.map((x) => x / l) : sum;
     m = next;
-    states.push({ m, l, acc, rescale, out: bug === "divide" ? acc : acc.map((a) => a / l), keys: to });
+    states.push({ m, l, acc, rescale, out: bug === "divide" ? acc : acc.map((a) => a / l), keys: to, terms });
   }
   return states;
 }

@@ -84,10 +84,11 @@ export function barWeight(w) {
 /**
  * Six weight bars for row `ate`'s mix, on the 0–1 scale, each number at its bar's end.
  * @param {HTMLElement} parent @param {import("./kit/head.js").Head} head
- * @param {{title: string}} o
+ * @param {{title: string, reference?: boolean}} o `reference`: room for a reference line's label
  */
-export function mixBars(parent, head, { title }) {
+export function mixBars(parent, head, { title, reference = false }) {
   return makeBars(parent, {
+    reference,
     // a little scale above 1, so the number on a bar of 1.000 stays clear of the title
     labels: head.tokens,
     domain: [0, 1.1],

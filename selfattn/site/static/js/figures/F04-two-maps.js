@@ -67,9 +67,10 @@ export default function (el, head) {
       mixer.show(mix, `${Math.round(mix * 100)}%`);
       const k = keysAt(mix);
       for (const { w, name, drawn } of arrows) {
-        // fully mixed, a word's key lies on its query: one arrow, one label for both
+        // fully mixed, a word's key lies on its query: one arrow, one label for both, on the
+        // key, which is drawn over the query, so the label has the colour of the arrow seen
         const same = Math.hypot(q[w][0] - k[w][0], q[w][1] - k[w][1]) * plane.unit < 20;
-        const label = same ? (name === "q" ? `q_${w} = k_${w}` : "") : `${name}_${w}`;
+        const label = same ? (name === "k" ? `q_${w} = k_${w}` : "") : `${name}_${w}`;
         drawn.set(name === "q" ? q[w] : k[w], [0, 0], label);
       }
       untangle(plane);

@@ -18,9 +18,10 @@ export default function (el, head) {
   const base = baseScores(head);
   const n = head.tokens.length;
   const { picture, controls, readouts, note } = stage(el);
-  // beside each bar, the weight a plain average would give it: where d drifts to
+  // across the bars, the weight a plain average gives each: where d drifts to
   const bars = mixBars(picture, head, {
-    title: t({ zh: `ate 这一行的权重；虚框：平均 1/${n}`, en: `Row ate's weights; dashed: the average 1/${n}` }),
+    title: t({ zh: `ate 这一行的权重；横线：平均 1/${n}`, en: `Row ate's weights; the line: the average 1/${n}` }),
+    reference: true,
   });
   const divisor = choices(controls, {
     legend: t({ zh: "分数除以", en: "Divide the scores by" }),
@@ -53,7 +54,7 @@ export default function (el, head) {
         best = topWeight(w);
       width.show(d);
       divisor.show(by);
-      bars.set(w, { win: best.index, ghost: w.map(() => 1 / n) });
+      bars.set(w, { win: best.index, reference: { value: 1 / n, label: `1/${n}` } });
       out.show({
         gradient: weight(best.gradient, 3),
       });

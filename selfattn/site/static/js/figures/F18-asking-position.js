@@ -1,6 +1,6 @@
 // F18: move the asking position along the sentence. Softmax runs over the keys up to it
-// only, so the row still sums to one; a dashed outline beside each bar is its weight
-// without the mask, and the keys the mask removes are small dashed boxes with 0.
+// only, so the row still sums to one; a pale bar beside each bar is its weight without the
+// mask, and the keys the mask removes are small dashed boxes with 0.
 
 import { argmax } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
@@ -26,8 +26,8 @@ export default function (el, head) {
     height: 210,
     format: printWeight,
     label: t({
-      zh: "提问位置那一行的因果权重，旁边的虚线轮廓是不加掩码时的权重",
-      en: "The causal weights of the asking row; the dashed outline beside each bar is its weight without the mask",
+      zh: "提问位置那一行的因果权重，旁边的浅色柱是不加掩码时的权重",
+      en: "The causal weights of the asking row; the pale bar beside each bar is its weight without the mask",
     }),
   });
   const position = slider(controls, {
@@ -47,8 +47,8 @@ export default function (el, head) {
   );
   note(
     t({
-      zh: "实心柱：加了掩码的权重；旁边的虚线轮廓：不加掩码时的权重；带 0 的虚线小框：被遮住的键。",
-      en: "Filled bars: weights with the mask; dashed outline beside each: the weight without it; small dashed box with 0: a masked key.",
+      zh: "实心柱：加了掩码的权重；旁边的浅色柱：不加掩码时的权重；带 0 的虚线小框：被遮住的键。",
+      en: "Filled bars: weights with the mask; pale bar beside each: the weight without it; small dashed box with 0: a masked key.",
     }),
   );
 

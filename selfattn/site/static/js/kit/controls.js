@@ -1,4 +1,4 @@
-// Every native control a figure uses: slider, choices, toggle, button and stepper. Each
+// Every native control a figure uses: slider, choices, menu, toggle, button and stepper. Each
 // only reports what the reader asked for (through its callback, which writes state);
 // draw moves it with `show`, so tests, links and the reader go through one path.
 
@@ -62,6 +62,30 @@ export function choices(parent, { legend, name, options, onInput }) {
     /** @param {string} value */
     show(value) {
       for (const input of inputs) input.checked = input.value === value;
+    },
+  };
+}
+
+/**
+ * A labelled drop-down (a native select): one of several named options in one control, where
+ * a row of chips would crowd the figure's controls.
+ * @param {HTMLElement} parent
+ * @param {{label: string, name: string, options: {value: string, label: string}[], onInput: (v: string) => void}} o
+ */
+export function menu(parent, { label, name, options, onInput }) {
+  const select = /** @type {HTMLSelectElement} */ (html("select", { name }));
+  for (const option of options) select.append(html("option", { value: option.value, text: option.label }));
+  select.addEventListener("change", () => onInput(select.value));
+  const title = html("span", { class: "label" });
+  setHtml(title, label);
+  const el = html("label", { class: "control menu" }, title, select);
+  parent.append(el);
+  return {
+    el,
+    select,
+    /** @param {string} value */
+    show(value) {
+      if (select.value !== value) select.value = value;
     },
   };
 }

@@ -1,5 +1,6 @@
 // A player over a sequence of steps (tiles arriving, rows filling): back, play or pause, next,
-// and back to the start, as buttons the keyboard reaches like any other. Playing asks the
+// and back to the start, as buttons the keyboard reaches like any other; a figure with
+// other controls to show may keep only some of them (`parts`). Playing asks the
 // figure for the next step every `tick` ms until the last; a reader who asked for no motion
 // gets one step a press instead of a running picture.
 
@@ -19,12 +20,15 @@ const WORDS = {
 /**
  * `at` reads the step the figure shows, `last` its last step, and `go` asks the figure for
  * a step (fig.set, which clamps it); `show(step, last)` from draw keeps the buttons true.
- * `words` renames buttons for the figure ("Next tile ▶").
+ * `words` renames buttons for the figure ("Next tile ▶"); `parts` names the buttons it shows.
  * @param {HTMLElement} parent
  * @param {{label: string, at: () => number, last: () => number, go: (step: number) => void, tick?: number,
- *   words?: Partial<Record<keyof typeof WORDS, {zh: string, en: string}>>}} o
+ *   words?: Partial<Record<keyof typeof WORDS, {zh: string, en: string}>>, parts?: (keyof typeof WORDS)[]}} o
  */
-export function player(parent, { label, at, last, go, tick = 700, words = {} }) {
+export function player(
+  parent,
+  { label, at, last, go, tick = 700, words = {}, parts = ["start", "back", "play", "next"] },
+) {
   const say = (/** @type {keyof typeof WORDS} */ word) => t(words[word] ?? WORDS[word]);
   const group = html("div", { class: "player", role: "group", "aria-label": label });
   parent.append(group);
@@ -57,6 +61,8 @@ export function player(parent, { label, at, last, go, tick = 700, words = {} }) 
     },
   });
   const next = button(group, { label: say("next"), name: "next", onPress: () => jump(at() + 1) });
+  for (const [word, b] of Object.entries({ start, back, play, next }))
+    if (!parts.includes(/** @type {keyof typeof WORDS} */ (word))) b.el.remove();
   return {
     /** @param {number} step @param {number} end the last step */
     show(step, end) {
