@@ -20,12 +20,13 @@ from selfattn.notebook.data import (
     as_array,
     attention_weights,
     checks,
-    dtype_name,
     floats,
     full_cell,
     looks_causal,
     projection,
 )
+from selfattn.notebook.inputs import attention_stack, token_strings
+from selfattn.notebook.tokens import readable
 
 try:
     import anywidget
@@ -45,6 +46,9 @@ class _Widget(anywidget.AnyWidget):
     kind = traitlets.Unicode().tag(sync=True)
     css = traitlets.Unicode(assets.css()).tag(sync=True)
     tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # the tokens as the tokenizer wrote them ("Ġcat"), shown on hover; [] when every label
+    # reads as its token does
+    raw = traitlets.List(traitlets.Unicode()).tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
     row = traitlets.Int(0).tag(sync=True)
 
@@ -101,7 +105,7 @@ class AttentionMap(_Widget):
     broken = traitlets.List().tag(sync=True)
 
     def __init__(
-        self, stack: np.ndarray, tokens: list[str], causal: bool, title: str, dtype: str
+        self, stack: np.ndarray, raw: list[str], causal: bool, title: str, dtype: str
     ) -> None:
         self._layers = stack.shape[0] if stack.ndim == 4 else 1
         self._heads = stack.shape[-3] if stack.ndim >= 3 else 1
@@ -117,7 +121,7 @@ class AttentionMap(_Widget):
         ]
         super().__init__(
             kind="map",
-            tokens=tokens,
+            **_labels(raw),
             title=title,
             shape=list(stack.shape),
             causal=causal,
@@ -267,29 +271,46 @@ class HeadView(_Widget):
     v_kept = traitlets.Float(1.0).tag(sync=True)
 
 
+def _labels(raw: list[str]) -> dict[str, list[str]]:
+    """The tokens as labels, and the raw tokens when any label differs from its token."""
+    shown = readable(raw)
+    return {"tokens": shown, "raw": raw if shown != raw else []}
+
+
 def show_map(
-    weights: Any, tokens: list[str], *, causal: bool | None = None, title: str | None = None
+    weights: Any,
+    tokens: Any = None,
+    *,
+    ids: Any = None,
+    batch: int | None = None,
+    causal: bool | None = None,
+    title: str | None = None,
 ) -> AttentionMap:
     """An attention map widget, in the article's visual language, that checks its invariants.
 
-    `weights` is `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)`; anything with
-    `__array__`. `causal=None` draws the upper triangle as masked when it is all zero;
+    `weights` is `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)`, anything with
+    `__array__`, or what a model returns as it returns it: Hugging Face's
+    `outputs.attentions` (a tuple of `(batch, heads, n, n)`, or the output itself), a
+    TransformerLens cache (its `blocks.{layer}.attn.hook_pattern`), `(layers, batch, heads,
+    n, n)`; `batch` picks one sequence of a batch. `tokens` are strings, or a tokenizer with
+    `ids` (or `(tokenizer, ids)`); labels show the text a token stands for ("Ġcat" → "cat"),
+    the raw token on hover. `causal=None` draws the upper triangle as masked when it is all zero;
     `causal=True` also checks that no weight sits above the diagonal. Rows must sum to 1
     within what the dtype the weights came in allows (bfloat16 1e-2, float16 2e-3,
     float32 1e-4, float64 1e-6).
     """
-    stack = as_array(weights)
+    stack, dtype = attention_stack(weights, batch)
     if stack.ndim not in (2, 3, 4) or stack.shape[-1] != stack.shape[-2]:
         raise ValueError(
             f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {stack.shape}"
         )
     n = stack.shape[-1]
-    tokens = [str(t) for t in tokens]
-    if len(tokens) != n:
-        raise ValueError(f"{len(tokens)} tokens for a map of {n} keys")
+    raw = token_strings(tokens, ids, batch) or [str(i) for i in range(n)]
+    if len(raw) != n:
+        raise ValueError(f"{len(raw)} tokens for a map of {n} keys")
     if causal is None:
         causal = all(looks_causal(w) for w in stack.reshape(-1, n, n))
-    return AttentionMap(stack, tokens, bool(causal), title or "", dtype_name(weights))
+    return AttentionMap(stack, raw, bool(causal), title or "", dtype)
 
 
 def show(
@@ -307,9 +328,9 @@ def show(
         raise ValueError(
             f"q and k must be (n, d) alike and v (n, d_v): {Q.shape}, {K.shape}, {V.shape}"
         )
-    tokens = [str(t) for t in tokens]
-    if len(tokens) != n:
-        raise ValueError(f"{len(tokens)} tokens for {n} queries")
+    raw = token_strings(tokens) or []
+    if len(raw) != n:
+        raise ValueError(f"{len(raw)} tokens for {n} queries")
     if isinstance(mask, str):
         if mask != "causal":
             raise ValueError(f"mask must be 'causal' or a boolean (n, n) array, not {mask!r}")
@@ -321,7 +342,7 @@ def show(
     (v2,), v_kept = projection(V)
     return HeadView(
         kind="qk",
-        tokens=tokens,
+        **_labels(raw),
         title=title or "",
         weights=floats(W),
         mask="" if allowed is None else "".join("1" if a else "0" for a in allowed.ravel()),
