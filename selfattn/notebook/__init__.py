@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,8 @@ from selfattn.notebook.data import (
     projection,
 )
 from selfattn.notebook.inputs import attention_stack, token_strings
+from selfattn.notebook.summaries import summaries as summarise
+from selfattn.notebook.summaries import thumbnails
 from selfattn.notebook.tokens import readable
 
 try:
@@ -36,7 +40,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
         "selfattn.notebook needs the notebook extra: pip install 'selfattn[notebook]'"
     ) from error
 
-__all__ = ["AttentionMap", "HeadView", "show", "show_map"]
+__all__ = ["AttentionMap", "HeadView", "HeadsMap", "show", "show_heads", "show_map"]
 
 
 class _Widget(anywidget.AnyWidget):
@@ -257,6 +261,46 @@ class AttentionMap(_Widget):
         return _write(path, assets.page(state, slices if len(slices) > 1 else {}))
 
 
+class HeadsMap(AttentionMap):
+    """Every layer × head as a small map, sortable by a summary; the one picked, in full."""
+
+    thumbs = traitlets.Unicode().tag(sync=True)  # base64 uint8 (heads, side, side) codes
+    side = traitlets.Int().tag(sync=True)
+    summaries = traitlets.Dict().tag(sync=True)  # name → one number per head, layer-major
+    by = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(
+        self,
+        stack: np.ndarray,
+        raw: list[str],
+        causal: bool,
+        title: str,
+        dtype: str,
+        by: str,
+        extra: dict[str, Any],
+        side: int,
+    ) -> None:
+        super().__init__(stack, raw, causal, title, dtype)
+        found = summarise(self._stack, extra)
+        if by not in found:
+            raise ValueError(f"by must be one of {sorted(found)}, not {by!r}")
+        codes, m = thumbnails(self._stack, side, causal)
+        with self.hold_sync():
+            self.kind = "heads"
+            self.thumbs = base64.b64encode(codes.tobytes()).decode("ascii")
+            self.side = m
+            self.summaries = {name: [float(v) for v in values] for name, values in found.items()}
+            self.by = by
+
+    @property
+    def table(self) -> dict[str, np.ndarray]:
+        """Each summary as a `(layers, heads)` array, as the view sorts by it."""
+        return {
+            name: np.reshape(values, (self._layers, self._heads))
+            for name, values in self.summaries.items()
+        }
+
+
 class HeadView(_Widget):
     """One head's queries, keys and values: the query/key plane and the weighted sum."""
 
@@ -275,6 +319,24 @@ def _labels(raw: list[str]) -> dict[str, list[str]]:
     """The tokens as labels, and the raw tokens when any label differs from its token."""
     shown = readable(raw)
     return {"tokens": shown, "raw": raw if shown != raw else []}
+
+
+def _prepared(
+    weights: Any, tokens: Any, ids: Any, batch: int | None, causal: bool | None
+) -> tuple[np.ndarray, list[str], bool, str]:
+    """What a map is made of: the stack, the raw tokens, whether it is causal, the dtype."""
+    stack, dtype = attention_stack(weights, batch)
+    if stack.ndim not in (2, 3, 4) or stack.shape[-1] != stack.shape[-2]:
+        raise ValueError(
+            f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {stack.shape}"
+        )
+    n = stack.shape[-1]
+    raw = token_strings(tokens, ids, batch) or [str(i) for i in range(n)]
+    if len(raw) != n:
+        raise ValueError(f"{len(raw)} tokens for a map of {n} keys")
+    if causal is None:
+        causal = all(looks_causal(w) for w in stack.reshape(-1, n, n))
+    return stack, raw, bool(causal), dtype
 
 
 def show_map(
@@ -299,18 +361,35 @@ def show_map(
     within what the dtype the weights came in allows (bfloat16 1e-2, float16 2e-3,
     float32 1e-4, float64 1e-6).
     """
-    stack, dtype = attention_stack(weights, batch)
-    if stack.ndim not in (2, 3, 4) or stack.shape[-1] != stack.shape[-2]:
-        raise ValueError(
-            f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {stack.shape}"
-        )
-    n = stack.shape[-1]
-    raw = token_strings(tokens, ids, batch) or [str(i) for i in range(n)]
-    if len(raw) != n:
-        raise ValueError(f"{len(raw)} tokens for a map of {n} keys")
-    if causal is None:
-        causal = all(looks_causal(w) for w in stack.reshape(-1, n, n))
-    return AttentionMap(stack, raw, bool(causal), title or "", dtype)
+    stack, raw, causal, dtype = _prepared(weights, tokens, ids, batch, causal)
+    return AttentionMap(stack, raw, causal, title or "", dtype)
+
+
+def show_heads(
+    weights: Any,
+    tokens: Any = None,
+    *,
+    ids: Any = None,
+    batch: int | None = None,
+    causal: bool | None = None,
+    title: str | None = None,
+    by: str | Callable[[np.ndarray], float] = "entropy",
+    summaries: dict[str, Callable[[np.ndarray], float]] | None = None,
+    side: int = 48,
+) -> HeadsMap:
+    """Every layer × head as a small map, sorted by a summary, over the full map of the head
+    clicked. Takes what `show_map` takes. `by` is "entropy", "largest weight", "first
+    token", "previous token", a name in `summaries`, or a function of one `(n, n)` head;
+    `summaries` adds the reader's own, each a function of one head. Summaries are means over
+    query rows, computed here in numpy (`m.table` has them as `(layers, heads)` arrays);
+    each small map is at most `side` blocks wide, a block drawn by its largest weight.
+    """
+    extra = dict(summaries or {})
+    chosen = by if isinstance(by, str) else getattr(by, "__name__", "yours")
+    if not isinstance(by, str):
+        extra[chosen] = by
+    stack, raw, causal, dtype = _prepared(weights, tokens, ids, batch, causal)
+    return HeadsMap(stack, raw, causal, title or "", dtype, chosen, extra, side)
 
 
 def show(

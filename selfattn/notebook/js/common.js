@@ -7,7 +7,7 @@ import { html } from "../../site/static/js/kit/dom.js";
 import { standaloneSvg, pngFromSvg, download } from "../../site/static/js/export.js";
 
 /** base64 → bytes. @param {string} text */
-function bytesOf(text) {
+export function bytesOf(text) {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i); // Uint8Array.from(…, fn) is 10× slower
