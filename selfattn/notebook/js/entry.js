@@ -1,7 +1,8 @@
-// The one module the notebook widgets load: picks the map (show_map), the heads (show_heads)
-// or the plane (show)
+// The one module the notebook widgets load: picks the map (show_map), the heads (show_heads),
+// the comparison (show_compare) or the plane (show)
 // by the model's `kind`. Bundled into a single ES module by selfattn/notebook/bundle.py.
 
+import { renderCompare } from "./compare.js";
 import { renderHeads } from "./heads.js";
 import { renderMap } from "./map.js";
 import { renderQK } from "./qk.js";
@@ -10,7 +11,8 @@ import { standaloneModel } from "./common.js";
 /** anywidget's entry point. @param {{model: any, el: HTMLElement}} o */
 function render({ model, el }) {
   const kind = model.get("kind");
-  return (kind === "map" ? renderMap : kind === "heads" ? renderHeads : renderQK)({ model, el });
+  const views = { map: renderMap, heads: renderHeads, compare: renderCompare };
+  return (views[kind] ?? renderQK)({ model, el });
 }
 
 export { standaloneModel };

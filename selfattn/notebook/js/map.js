@@ -8,7 +8,7 @@ import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makeGrid, gridLegend } from "../../site/static/js/kit/grid.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, shell, colours, exportMenu } from "./common.js";
+import { floats, shell, colours, exportMenu, makeSteppers } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
@@ -84,26 +84,7 @@ export function renderMap({ model, el }) {
   root.append(head, body);
   exportMenu(head, () => /** @type {Element} */ (picture?.root), "attention-map", n > SVG_UP_TO ? ["png"] : ["svg", "png"]);
 
-  // head and layer steppers, only for the axes the tensor has, counting from 1 as a reader
-  // does; a saved file steps through the layers and heads it kept
-  const axes = shape.length === 4 ? ["layer", "head"] : shape.length === 3 ? ["head"] : [];
-  const kept = model.get("kept") ?? {};
-  const steppers = axes.map((axis) => {
-    const count = shape[axes.length === 2 && axis === "head" ? 1 : 0];
-    const values = kept[axis] ?? Array.from({ length: count }, (_, k) => k);
-    const name = html("span", { class: "step-name", "data-readout": axis });
-    const step = (by) => {
-      const at = values.indexOf(model.get(axis));
-      model.set(axis, values[(at + by + values.length) % values.length]);
-      model.save_changes();
-    };
-    const back = html("button", { type: "button", "aria-label": `previous ${axis}`, text: "◀" });
-    const next = html("button", { type: "button", "aria-label": `next ${axis}`, text: "▶" });
-    back.addEventListener("click", () => step(-1));
-    next.addEventListener("click", () => step(1));
-    pickers.append(html("div", { class: "control stepper" }, html("span", { class: "label", text: axis }), html("div", { class: "step-row" }, back, name, next)));
-    return { axis, count, name };
-  });
+  const { axes, update: showSteps } = makeSteppers(pickers, model, shape);
 
   const readout = (name, label) => {
     const value = html("output", { "data-readout": name });
@@ -356,7 +337,7 @@ export function renderMap({ model, el }) {
       return li;
     }));
     title.textContent = model.get("title") || `attention map, ${n} tokens`;
-    for (const { axis, count, name } of steppers) name.textContent = `${model.get(axis) + 1} / ${count}`;
+    showSteps();
     listHeads();
     focus();
   }
