@@ -48,6 +48,7 @@ __all__ = [
     "show",
     "show_compare",
     "show_heads",
+    "show_layer",
     "show_lines",
     "show_map",
 ]
@@ -541,7 +542,7 @@ def show_compare(
 
 
 def show(
-    q: Any, k: Any, v: Any, *, tokens: list[str], mask: Any = None, title: str | None = None
+    q: Any, k: Any, v: Any, *, tokens: Any, mask: Any = None, title: str | None = None
 ) -> HeadView:
     """One head: the query/key plane (F03) and the weighted sum of the values (F20).
 
@@ -580,4 +581,53 @@ def show(
         dv=V.shape[1],
         qk_kept=qk_kept,
         v_kept=v_kept,
+    )
+
+
+def show_layer(
+    model: Any,
+    inputs: Any,
+    tokens: Any = None,
+    *,
+    layer: int = 0,
+    head: int = 0,
+    batch: int = 0,
+    heads: int | None = None,
+    mask: Any = None,
+    module: Any = None,
+    title: str | None = None,
+) -> HeadView:
+    """`show` on one head of a real torch model: its q, k and v read by hooks while the model
+    runs on `inputs` (token ids, a tokenizer's output given as `**inputs`, or a function that
+    runs the model), so the query/key plane needs no hand-written glue.
+
+    `layer` counts the model's attention modules in order (or pass the module itself as
+    `module`); `heads` is needed only when the module does not say how many it has. `tokens`
+    are strings or a tokenizer (the ids come from `inputs`). `mask` is as for `show`; by
+    default "causal" when the module says it is (`is_causal`). q and k are as projected,
+    before any rotary embedding.
+    """
+    from selfattn.notebook.capture import attention_layers, capture
+
+    if module is None:
+        layers = attention_layers(model)
+        if not layers:
+            raise ValueError("no attention module with q, k, v projections was found: pass module=")
+        module = layers[layer]
+    given: Any = inputs
+    if hasattr(given, "keys"):  # a tokenizer's output, as model(**inputs) takes it
+        run = lambda: model(**{str(key): given[key] for key in given.keys()})  # noqa: E731, SIM118
+    elif callable(given) and not hasattr(given, "shape"):
+        run = given
+    else:
+        run = lambda: model(given)  # noqa: E731
+    q, k, v = (x[batch, head] for x in capture(module, run, heads))
+    from selfattn.notebook.inputs import TOKENIZER
+
+    given = inputs if any(hasattr(tokens, name) for name in TOKENIZER) else None
+    raw = token_strings(tokens, given, batch)
+    if mask is None:
+        mask = "causal" if getattr(module, "is_causal", False) else None
+    return show(
+        q, k, v, tokens=raw or [str(i) for i in range(len(q))], mask=mask, title=title or ""
     )
