@@ -280,13 +280,22 @@ def test_the_heads_lines_and_compare_views_draw_and_a_picked_head_reaches_python
     lab: str, browser: Browser
 ) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    said: list[str] = []
+    page.on("console", lambda m: m.type == "error" and said.append(m.text))
     page.goto(lab + "lab/tree/views.ipynb?reset", timeout=120_000)
     page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
     run_cell(page, 0)
-    for _ in range(3):  # the lines, the comparison and the print, one after another
+    for _ in range(2):  # the lines and the comparison, one after another
         page.keyboard.press("Shift+Enter")
-    page.wait_for_selector(".selfattn-nb.compare[data-draw-ms]", timeout=120_000)
     views = {"heads": ".heads-view", "lines": ".lines", "compare": ".compare"}
+    try:  # JupyterLab draws only the cells in view: each is brought into view to draw
+        for k, selector in enumerate(views.values()):
+            page.locator(".jp-Notebook .jp-Cell").nth(k).scroll_into_view_if_needed()
+            page.wait_for_selector(f".selfattn-nb{selector}[data-draw-ms]", timeout=120_000)
+    finally:
+        page.screenshot(path=str(SHOTS / "jupyterlab-views.png"))
+        print("\n".join(said))
+    page.locator(".jp-Notebook .jp-Cell").first.scroll_into_view_if_needed()
     page.locator(".thumb", has_text="L2 H3").click()
     page.locator('.selfattn-nb [data-readout="head"]').first.filter(has_text="3 / 4").wait_for()
     run_cell(page, 3)
