@@ -10,7 +10,9 @@ venv's Python that has them (and sees torch), e.g.
 BertViz loads require.js, d3 and jQuery from cdnjs; offline, `--d3` (the folder holding
 d3.min.js from the npm package d3@5.7.0), `--requirejs` (require.js from requirejs@2.3.6) and
 `--jquery` stand in for the CDN, as a browser cache would. CircuitsVis inlines its bundle
-when offline. Each drawing has `--limit` seconds.
+when offline. Each drawing has `--limit` seconds, checked between polls: a page whose renderer
+is busy answers a poll late, so a time past the limit is still when it drew; "> limit" is a
+page that had not drawn by then.
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ def main() -> None:
         browser.close()
     print(
         "\nfirst drawing from file://, seconds "
-        f"(4 layers × 4 heads; > {args.limit:.0f} = not drawn in time)"
+        f"(4 layers × 4 heads; > {args.limit:.0f} = not drawn by then)"
     )
     print(f"{'tool':<34}" + "".join(f"{n:>10}" for n in args.sizes))
     for tool, times in rows.items():
