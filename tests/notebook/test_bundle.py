@@ -91,3 +91,9 @@ def test_the_styles_carry_both_palettes_scoped_to_the_widget() -> None:
     css = assets.css()
     assert ".selfattn-nb {" in css and '.selfattn-nb[data-theme="dark"] {' in css
     assert ":root" not in css and "--query:" in css
+
+
+def test_the_widget_bundle_stays_under_40_kb_gzipped() -> None:
+    import gzip
+
+    assert len(gzip.compress(assets.esm().encode())) < 40_000

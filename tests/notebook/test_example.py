@@ -52,3 +52,7 @@ def test_the_example_runs_and_its_saved_outputs_show_the_map_without_a_kernel(
     assert "weights[1, 3]: causal: 1 weight above the diagonal" in failed
     assert outputs[saved.cells[6].id][0]["data"]["text/plain"] == "[]"  # bfloat16 passes
     assert (tmp_path / "attention-map.html").stat().st_size > 10_000
+    # the heads view, its table, the lines, the comparison and a real layer's plane all draw
+    for cell in saved.cells[-5:]:
+        assert outputs[cell.id] and "error" not in {o["output_type"] for o in outputs[cell.id]}
+    assert WIDGET in outputs[saved.cells[-1].id][0]["data"]

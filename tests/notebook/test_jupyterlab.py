@@ -30,14 +30,19 @@ nbformat = pytest.importorskip("nbformat")
 
 SHOTS = Path(os.environ.get("SELFATTN_SHOTS", "build/notebook-shots"))
 
-CELLS = [
-    "import numpy as np\nfrom selfattn.notebook import show, show_map\n"
-    "tokens = ['the', 'cat', 'ate', 'and', 'it', 'ran']\n"
+# causal softmax weights of random scores, as a cell defines them
+CAUSAL = (
     "def causal(n, seed):\n"
     "    normal = np.random.default_rng(seed).normal(size=(n, n)) * 2\n"
     "    scores = np.where(np.tril(np.ones((n, n), bool)), normal, -np.inf)\n"
     "    w = np.exp(scores - scores.max(1, keepdims=True)); return w / w.sum(1, keepdims=True)\n"
-    "stack = np.stack([[causal(6, 3 * layer + head) for head in range(3)] for layer in range(2)])\n"
+)
+
+CELLS = [
+    "import numpy as np\nfrom selfattn.notebook import show, show_map\n"
+    "tokens = ['the', 'cat', 'ate', 'and', 'it', 'ran']\n"
+    + CAUSAL
+    + "stack = np.stack([[causal(6, 3 * l + h) for h in range(3)] for l in range(2)])\n"
     "stack[1, 2, 1, 4] = 0.2  # layer 2, head 3 leaks the future\n"
     "m = show_map(stack, tokens, causal=True, title='live map')\nm",
     "m.row = 3",
@@ -55,6 +60,18 @@ MORE = [
     "q, k, v = (rng.normal(size=(14, 64)) * 2.2 for _ in range(3)); q[:, 0] += 8\n"
     "tokens = 'the cat ate and it ran because it was hungry . then it slept'.split()\n"
     "show(q, k, v, tokens=tokens, mask='causal', title='a real-sized head')",
+]
+
+# the views a reader reaches for on a real model: every head, one head as lines, two maps
+VIEWS = [
+    "import numpy as np\nfrom selfattn.notebook import show_compare, show_heads, show_lines\n"
+    + CAUSAL
+    + "stack = np.stack([[causal(40, 4 * l + h) for h in range(4)] for l in range(3)])\n"
+    "tokens = [f'\u0120w{i}' for i in range(40)]\n"
+    "h = show_heads(stack, tokens, by='entropy')\nh",
+    "show_lines(stack[:, :, :12, :12], tokens[:12], layer=1, head=2)",
+    "show_compare(stack[0], stack[1], tokens, names=('layer 1', 'layer 2'))",
+    "print('picked', h.layer, h.head)",
 ]
 
 
@@ -98,6 +115,7 @@ def serve(root: Path) -> Iterator[str]:
     """Write the notebooks the tests open, start JupyterLab on them, stop it after."""
     (root / "live.ipynb").write_text(json.dumps(notebook_of(CELLS)))
     (root / "more.ipynb").write_text(json.dumps(notebook_of(MORE)))
+    (root / "views.ipynb").write_text(json.dumps(notebook_of(VIEWS)))
     # run and saved by nbclient, as CI or a colleague would: reopened, it must show the map
     ran = nbformat.reads(json.dumps(notebook_of(CELLS[:1])), as_version=4)
     nbclient.NotebookClient(ran, timeout=120, kernel_name="python3").execute()
@@ -255,4 +273,42 @@ def test_a_notebook_saved_after_a_run_shows_the_map_when_reopened(
     if still.is_visible():
         assert "weights[1, 2] (rows sum to 1, causal)" in still.inner_text()
     assert "Loading widget" not in page.locator(".jp-Cell").first.inner_text()
+    page.close()
+
+
+def test_the_heads_lines_and_compare_views_draw_and_a_picked_head_reaches_python(
+    lab: str, browser: Browser
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    said: list[str] = []
+    page.on("console", lambda m: m.type == "error" and said.append(m.text))
+    page.goto(lab + "lab/tree/views.ipynb?reset", timeout=120_000)
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+    run_cell(page, 0)
+    for _ in range(2):  # the lines and the comparison, one after another
+        page.keyboard.press("Shift+Enter")
+    views = {"heads": ".heads-view", "lines": ".lines", "compare": ".compare"}
+    try:  # JupyterLab draws only the cells in view: each is brought into view to draw
+        for k, selector in enumerate(views.values()):
+            page.locator(".jp-Notebook .jp-Cell").nth(k).scroll_into_view_if_needed()
+            page.wait_for_selector(f".selfattn-nb{selector}[data-draw-ms]", timeout=120_000)
+    finally:
+        page.screenshot(path=str(SHOTS / "jupyterlab-views.png"))
+        print("\n".join(said))
+    page.locator(".jp-Notebook .jp-Cell").first.scroll_into_view_if_needed()
+    page.locator(".thumb", has_text="L2 H3").click()
+    page.locator('.selfattn-nb [data-readout="head"]').first.filter(has_text="3 / 4").wait_for()
+    run_cell(page, 3)
+    page.locator(".jp-OutputArea-output", has_text="picked 1 2").wait_for(timeout=60_000)
+    for theme in ("light", "dark"):
+        page.mouse.move(0, 0)
+        page.get_by_role("menuitem", name="Settings").click()
+        page.get_by_text("Theme", exact=True).hover()
+        page.get_by_text(f"JupyterLab {theme.title()}", exact=True).click()
+        page.wait_for_selector(f".selfattn-nb[data-theme='{theme}']", timeout=60_000)
+        page.wait_for_timeout(500)
+        for name, selector in views.items():
+            view = page.locator(f".selfattn-nb{selector}").first
+            view.scroll_into_view_if_needed()
+            view.screenshot(path=str(SHOTS / f"jupyterlab-{name}-{theme}.png"))
     page.close()

@@ -7,7 +7,7 @@ import { html } from "../../site/static/js/kit/dom.js";
 import { standaloneSvg, pngFromSvg, download } from "../../site/static/js/export.js";
 
 /** base64 → bytes. @param {string} text */
-function bytesOf(text) {
+export function bytesOf(text) {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i); // Uint8Array.from(…, fn) is 10× slower
@@ -169,4 +169,34 @@ export async function standaloneModel(state, slices = {}) {
     },
   };
   return model;
+}
+
+/**
+ * Layer and head steppers (◀ 2 / 12 ▶), only for the axes the tensor has, counting from 1 as
+ * a reader does; a saved file steps through the layers and heads it kept. `update` writes
+ * the current values. @param {HTMLElement} parent @param {any} model @param {number[]} shape
+ */
+export function makeSteppers(parent, model, shape) {
+  const axes = shape.length === 4 ? ["layer", "head"] : shape.length === 3 ? ["head"] : [];
+  const kept = model.get("kept") ?? {};
+  const steppers = axes.map((axis) => {
+    const count = shape[axes.length === 2 && axis === "head" ? 1 : 0];
+    const values = kept[axis] ?? Array.from({ length: count }, (_, k) => k);
+    const name = html("span", { class: "step-name", "data-readout": axis });
+    const step = (by) => {
+      const at = values.indexOf(model.get(axis));
+      model.set(axis, values[(at + by + values.length) % values.length]);
+      model.save_changes();
+    };
+    const back = html("button", { type: "button", "aria-label": `previous ${axis}`, text: "◀" });
+    const next = html("button", { type: "button", "aria-label": `next ${axis}`, text: "▶" });
+    back.addEventListener("click", () => step(-1));
+    next.addEventListener("click", () => step(1));
+    parent.append(html("div", { class: "control stepper" }, html("span", { class: "label", text: axis }), html("div", { class: "step-row" }, back, name, next)));
+    return { axis, count, name };
+  });
+  const update = () => {
+    for (const { axis, count, name } of steppers) name.textContent = `${model.get(axis) + 1} / ${count}`;
+  };
+  return { axes, update };
 }

@@ -1,13 +1,20 @@
-// The one module the notebook widgets load: picks the map (show_map) or the plane (show)
+// The one module the notebook widgets load: picks the map (show_map), the heads (show_heads),
+// the comparison (show_compare),
+// the lines (show_lines) or the plane (show)
 // by the model's `kind`. Bundled into a single ES module by selfattn/notebook/bundle.py.
 
+import { renderCompare } from "./compare.js";
+import { renderHeads } from "./heads.js";
+import { renderLines } from "./lines.js";
 import { renderMap } from "./map.js";
 import { renderQK } from "./qk.js";
 import { standaloneModel } from "./common.js";
 
 /** anywidget's entry point. @param {{model: any, el: HTMLElement}} o */
 function render({ model, el }) {
-  return model.get("kind") === "map" ? renderMap({ model, el }) : renderQK({ model, el });
+  const kind = model.get("kind");
+  const views = { map: renderMap, heads: renderHeads, compare: renderCompare, lines: renderLines };
+  return (views[kind] ?? renderQK)({ model, el });
 }
 
 export { standaloneModel };

@@ -8,10 +8,31 @@ import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makeGrid, gridLegend } from "../../site/static/js/kit/grid.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, shell, colours, exportMenu } from "./common.js";
+import { floats, shell, colours, exportMenu, makeSteppers } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
+const LABEL_CHARS = 10; // a label longer than this is elided; the tip shows it whole
+const CHAR = 7.5; // a label character's width at --type-note, a little generously
+
+/**
+ * Stand the grid's key labels on end when any is wider than its column, so no two meet
+ * however long the tokens are; the titles move up above them. @param {SVGSVGElement} root
+ * @param {string[]} labels @param {number} cell
+ */
+function standLabels(root, labels, cell) {
+  const longest = Math.max(...labels.map((t) => t.length)) * CHAR;
+  if (longest <= cell - 6) return;
+  const { x, y, width, height } = root.viewBox.baseVal;
+  const rise = longest - 20; // the column labels' own row already gives ~20 px
+  root.setAttribute("viewBox", `${x} ${y - rise} ${width} ${height + rise}`);
+  for (const text of root.querySelectorAll(".grid-label:not(.row)")) {
+    const at = `${text.getAttribute("x")} ${text.getAttribute("y")}`;
+    text.setAttribute("transform", `rotate(-90 ${at})`);
+    text.classList.add("standing");
+  }
+  for (const text of root.querySelectorAll(".grid-title")) text.setAttribute("y", String(12 - rise));
+}
 
 /** The weights of one row as a plain array. @param {Float32Array} w @param {number} n @param {number} i */
 const rowOf = (w, n, i) => Array.from(w.subarray(i * n, i * n + n));
@@ -30,7 +51,11 @@ export function renderMap({ model, el }) {
     document.head.append(html("style", { id: "selfattn-still-rule", text: `${STILL_RULE} { display: none; }` }));
   }
   const tokens = /** @type {string[]} */ (model.get("tokens"));
+  const raw = /** @type {string[]} */ (model.get("raw") ?? []);
   const n = tokens.length;
+  const labels = tokens.map((t) => elide(t, LABEL_CHARS));
+  /** A token as shown, and as the tokenizer wrote it when that differs. @param {number} i */
+  const whole = (i) => (raw[i] && raw[i] !== tokens[i] ? `${tokens[i]} (${JSON.stringify(raw[i])})` : tokens[i]);
   const shape = /** @type {number[]} */ (model.get("shape"));
   let weights = floats(model.get("weights"));
   let picture = null; // the kit grid or the canvas grid, rebuilt only when the theme changes
@@ -59,26 +84,7 @@ export function renderMap({ model, el }) {
   root.append(head, body);
   exportMenu(head, () => /** @type {Element} */ (picture?.root), "attention-map", n > SVG_UP_TO ? ["png"] : ["svg", "png"]);
 
-  // head and layer steppers, only for the axes the tensor has, counting from 1 as a reader
-  // does; a saved file steps through the layers and heads it kept
-  const axes = shape.length === 4 ? ["layer", "head"] : shape.length === 3 ? ["head"] : [];
-  const kept = model.get("kept") ?? {};
-  const steppers = axes.map((axis) => {
-    const count = shape[axes.length === 2 && axis === "head" ? 1 : 0];
-    const values = kept[axis] ?? Array.from({ length: count }, (_, k) => k);
-    const name = html("span", { class: "step-name", "data-readout": axis });
-    const step = (by) => {
-      const at = values.indexOf(model.get(axis));
-      model.set(axis, values[(at + by + values.length) % values.length]);
-      model.save_changes();
-    };
-    const back = html("button", { type: "button", "aria-label": `previous ${axis}`, text: "◀" });
-    const next = html("button", { type: "button", "aria-label": `next ${axis}`, text: "▶" });
-    back.addEventListener("click", () => step(-1));
-    next.addEventListener("click", () => step(1));
-    pickers.append(html("div", { class: "control stepper" }, html("span", { class: "label", text: axis }), html("div", { class: "step-row" }, back, name, next)));
-    return { axis, count, name };
-  });
+  const { axes, update: showSteps } = makeSteppers(pickers, model, shape);
 
   const readout = (name, label) => {
     const value = html("output", { "data-readout": name });
@@ -95,16 +101,19 @@ export function renderMap({ model, el }) {
     const label = `Attention map of ${n} tokens: each row is one query's weights over the keys`;
     if (n <= SVG_UP_TO) {
       const grid = makeGrid(holder, {
-        rows: tokens, columns: tokens, scale: model.get("scale"), label, cell: n > NUMBERS_UP_TO ? 30 : 48,
+        rows: labels, columns: labels, scale: model.get("scale"), label, cell: n > NUMBERS_UP_TO ? 30 : 48,
         titles: { rows: "queries", columns: "keys" },
         reference: { value: model.get("scale") / 4, text: `this square = ${fixed(model.get("scale") / 4, 3)}` },
       });
       // a Σ column beside the grid: each row's sum, red where it is not 1
       const { width, height } = grid.root.viewBox.baseVal; // read before the live rect grows
       grid.root.setAttribute("viewBox", `0 0 ${width + 52} ${height}`);
-      const labels = [...grid.root.querySelectorAll(".grid-label.row")];
-      const sums = labels.map((text) => svg("text", { class: "row-sum", x: width + 6, y: text.getAttribute("y") ?? 0 }, grid.root));
+      const rowLabels = [...grid.root.querySelectorAll(".grid-label.row")];
+      const sums = rowLabels.map((text) => svg("text", { class: "row-sum", x: width + 6, y: text.getAttribute("y") ?? 0 }, grid.root));
       svg("text", { class: "grid-title start", x: width + 6, y: 12 }, grid.root).textContent = "Σ";
+      standLabels(grid.root, labels, n > NUMBERS_UP_TO ? 30 : 48);
+      // a label's whole token, as the tokenizer wrote it, under the pointer
+      const labelled = [...grid.root.querySelectorAll(".grid-label")];
       const index = new Map([...grid.root.querySelectorAll("g.cell")].map((g, k) => [g, [Math.floor(k / n), k % n]]));
       grid.root.addEventListener("click", (event) => {
         const g = /** @type {Element} */ (event.target).closest("g.cell");
@@ -112,8 +121,10 @@ export function renderMap({ model, el }) {
         if (at) pick(at[0]);
       });
       grid.root.addEventListener("pointermove", (event) => {
-        const g = /** @type {Element} */ (event.target).closest("g.cell");
-        hoverAt((g && index.get(g)) ?? null, event);
+        const target = /** @type {Element} */ (event.target);
+        const g = target.closest("g.cell");
+        const k = labelled.indexOf(target);
+        hoverAt((g && index.get(g)) ?? null, event, k < 0 ? "" : whole(k % n));
       });
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
       picture = { kind: "svg", root: grid.root, grid, sums };
@@ -218,17 +229,18 @@ export function renderMap({ model, el }) {
     model.save_changes();
   }
 
-  const cellText = ([i, j]) => `${elide(tokens[i], 10)} → ${elide(tokens[j], 10)}: ${maskedAt(i, j) ? "masked" : fixed(weights[i * n + j], 4)}`;
+  const cellText = ([i, j]) => `${labels[i]} → ${labels[j]}: ${maskedAt(i, j) ? "masked" : fixed(weights[i * n + j], 4)}`;
 
   let hoverFrame = 0;
   /** The cell under the pointer: its value beside the pointer, its ring on the map. */
-  function hoverAt(at, event) {
+  function hoverAt(at, event, label = "") {
     hover = at;
-    tip.style.display = at && event ? "block" : "none";
-    if (at && event) {
+    tip.style.display = (at || label) && event ? "block" : "none";
+    if ((at || label) && event) {
       const box = holder.getBoundingClientRect();
       const x = event.clientX - box.left, y = event.clientY - box.top;
-      tip.textContent = cellText(at);
+      tip.textContent = at ? cellText(at) : label;
+      if (at && raw.length) tip.append(html("div", { class: "raw", text: `${whole(at[0])} → ${whole(at[1])}` }));
       tip.style.left = `${x}px`;
       tip.style.top = `${y}px`;
       tip.classList.toggle("flip", x > box.width / 2); // stays inside the picture
@@ -325,7 +337,7 @@ export function renderMap({ model, el }) {
       return li;
     }));
     title.textContent = model.get("title") || `attention map, ${n} tokens`;
-    for (const { axis, count, name } of steppers) name.textContent = `${model.get(axis) + 1} / ${count}`;
+    showSteps();
     listHeads();
     focus();
   }
@@ -354,7 +366,7 @@ export function renderMap({ model, el }) {
       picture.grid.focus(row >= r0 && row < r1 ? local(row, r0) : -1, seen ? [local(hover[0], r0), local(hover[1], c0)] : null);
     }
     out.row.textContent = `${row} · ${elide(tokens[row], 16)}`;
-    out.top.textContent = `${elide(tokens[top], 12)} ${fixed(w[top], 3)}`;
+    out.top.textContent = `${labels[top]} ${fixed(w[top], 3)}`;
     out.sum.textContent = fixed(w.reduce((a, b) => a + b, 0), 3);
     out.hover.textContent = hover ? cellText(hover) : "—";
   }

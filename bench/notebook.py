@@ -1,0 +1,84 @@
+"""The notebook widgets' first drawing, from a saved file in headless Chromium: the map at 64,
+256 and 512 tokens, and the heads view of 12 layers × 12 heads at 512 tokens (budget < 2 s).
+A benchmark, not a test: it prints. `python -m bench.notebook`."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from playwright.sync_api import sync_playwright
+
+from selfattn.notebook import show_heads, show_map
+from tests.harness import CHROMIUM, FLAGS
+
+READY = ".selfattn-nb[data-draw-ms]"
+
+
+def heads(layers: int, count: int, n: int, seed: int = 0) -> np.ndarray:
+    """Causal softmax heads of random scores, float32, as a model's would be."""
+    rng = np.random.default_rng(seed)
+    allowed = np.tril(np.ones((n, n), dtype=bool))
+    out = np.empty((layers, count, n, n), dtype=np.float32)
+    for layer in range(layers):
+        s = rng.normal(size=(count, n, n)).astype(np.float32) * 2
+        s = np.where(allowed, s, -np.inf)
+        w = np.exp(s - s.max(axis=-1, keepdims=True))
+        out[layer] = w / w.sum(axis=-1, keepdims=True)
+    return out
+
+
+def drawn(browser, path: Path) -> tuple[float, dict]:
+    """Seconds from navigation to the widget drawn, and what the widget timed itself."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    start = time.perf_counter()
+    page.goto(path.as_uri())
+    page.wait_for_selector(READY, timeout=60_000)
+    wall = time.perf_counter() - start
+    inner = page.evaluate(
+        """() => { const r = document.querySelector('#selfattn-widget').shadowRoot
+          .querySelector('.selfattn-nb'); return {...r.dataset}; }"""
+    )
+    page.close()
+    return wall, inner
+
+
+def main() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="selfattn-bench-"))
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        for n in (64, 256, 512):
+            w = heads(1, 1, n)[0, 0]
+            start = time.perf_counter()
+            path = show_map(w, [f"Ġt{i}" for i in range(n)]).save_html(folder / f"map{n}.html")
+            made = time.perf_counter() - start
+            wall, inner = drawn(browser, path)
+            rows.append((f"map, {n} tokens", made, wall, float(inner["drawMs"]), None))
+        stack = heads(12, 12, 512)
+        start = time.perf_counter()
+        widget = show_heads(stack, [f"Ġt{i}" for i in range(512)])
+        made = time.perf_counter() - start
+        start = time.perf_counter()
+        path = widget.save_html(folder / "heads.html")
+        saved = time.perf_counter() - start
+        wall, inner = drawn(browser, path)
+        rows.append(
+            ("heads, 144 × 512", made, wall, float(inner["drawMs"]), float(inner["headsMs"]))
+        )
+        browser.close()
+    print(f"{'view':<20}{'python s':>10}{'file→drawn s':>14}{'render ms':>11}{'heads ms':>10}")
+    for name, made, wall, render, small in rows:
+        print(
+            f"{name:<20}{made:>10.2f}{wall:>14.2f}{render:>11.0f}"
+            f"{'' if small is None else f'{small:.0f}':>10}"
+        )
+    print(f"heads view saved in {saved:.2f} s, {path.stat().st_size / 1e6:.1f} MB")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+// show_compare's widget: two maps of the same shape side by side and their difference B − A,
+// each on the canvas grid (kit/canvas-grid.js) so the three share one encoding: area ∝
+// weight, and in the difference filled where B is larger and hollow where A is (sign is
+// shape, not hue). The pointer and the picked row move on all three at once.
+
+import { html } from "../../site/static/js/kit/dom.js";
+import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
+import { gridLegend } from "../../site/static/js/kit/grid.js";
+import { elide, fixed } from "../../site/static/js/kit/format.js";
+import { colours, floats, makeSteppers, shell } from "./common.js";
+
+const signed = (v) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${fixed(Math.abs(v), 3)}`;
+
+/** @param {{model: any, el: HTMLElement}} o */
+export function renderCompare({ model, el }) {
+  const started = performance.now();
+  const tokens = /** @type {string[]} */ (model.get("tokens"));
+  const n = tokens.length;
+  const shape = /** @type {number[]} */ (model.get("shape"));
+  const [nameA, nameB] = model.get("names");
+  const { root, stop } = shell(el, model.get("css"), () => paint());
+  root.classList.add("compare");
+  const pickers = html("div", { class: "pickers" });
+  root.append(html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: `${nameA} and ${nameB}, ${n} tokens, and ${nameB} − ${nameA}` }), pickers));
+  const { axes, update: showSteps } = makeSteppers(pickers, model, shape);
+  const row = html("div", { class: "panels" });
+  const tip = html("div", { class: "tip", "data-readout": "tip" });
+  row.append(tip);
+  const side = Math.min(340, Math.max(240, n * 6));
+  const panels = [nameA, nameB, `${nameB} − ${nameA}`].map((name, k) => {
+    const holder = html("div", { class: "panel", "data-panel": ["a", "b", "diff"][k] }, html("div", { class: "panel-name", text: name }));
+    row.append(holder);
+    return makeCanvasGrid(holder, { rows: tokens, columns: tokens, side, label: `${name}: ${n} queries by ${n} keys` });
+  });
+  const out = html("p", { class: "figure-note", "data-readout": "largest" });
+  const hover = html("p", { class: "figure-note", "data-readout": "hover" });
+  const heads = html("div", { class: "heads" });
+  root.append(row, out, hover, heads, gridLegend([
+    { kind: "pos", text: `area ∝ weight; in ${nameB} − ${nameA}, filled where ${nameB} is larger` },
+    { kind: "neg", text: `hollow where ${nameA} is larger` },
+    ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
+  ]));
+
+  let values = [], picked = 0, under = /** @type {number[]|null} */ (null);
+  const masked = (i, j) => model.get("causal") && j > i;
+  const cell = ([i, j]) => `${elide(tokens[i], 10)} → ${elide(tokens[j], 10)}`;
+
+  function paint() {
+    values = ["weights_a", "weights_b", "diff"].map((name) => floats(model.get(name)));
+    const c = colours(root);
+    panels.forEach((grid, k) => {
+      grid.draw(values[k], { scale: k === 2 ? model.get("dscale") : model.get("scale"), masked, colours: c });
+    });
+    const { row: i, column: j, value } = model.get("largest");
+    out.textContent = value ? `largest difference: ${cell([i, j])}, ${nameB} − ${nameA} = ${signed(value)}` : `${nameA} and ${nameB} are equal here`;
+    showSteps();
+    const differ = /** @type {number[]} */ (model.get("differ"));
+    const most = differ.map((d, k) => [d, k]).filter(([d]) => d > 0).sort((a, b) => b[0] - a[0]).slice(0, axes.length ? 5 : 0);
+    heads.replaceChildren(...(most.length ? [html("p", { text: `heads that differ most (largest |${nameB} − ${nameA}|):` })] : []), ...most.map(([d, k]) => {
+      const h = shape.length === 4 ? shape[1] : shape[0];
+      const go = html("button", { type: "button", class: "go", text: `${axes.length === 2 ? `layer ${Math.floor(k / h) + 1} · ` : ""}head ${(k % h) + 1}: ${fixed(d, 3)}` });
+      go.addEventListener("click", () => {
+        model.set("layer", Math.floor(k / h));
+        model.set("head", k % h);
+        model.save_changes();
+      });
+      return go;
+    }));
+    focus();
+  }
+
+  function focus() {
+    for (const grid of panels) grid.focus(picked, under);
+    hover.textContent = under ? `${cell(under)}: ${nameA} ${fixed(values[0][under[0] * n + under[1]], 3)} · ${nameB} ${fixed(values[1][under[0] * n + under[1]], 3)} · ${nameB} − ${nameA} ${signed(values[2][under[0] * n + under[1]])}` : "";
+  }
+
+  for (const grid of panels) {
+    grid.root.addEventListener("pointermove", (event) => {
+      under = grid.cellAt(event);
+      const box = row.getBoundingClientRect();
+      tip.style.display = under ? "block" : "none";
+      tip.style.left = `${event.clientX - box.left}px`;
+      tip.style.top = `${event.clientY - box.top}px`;
+      focus();
+      tip.textContent = hover.textContent;
+    });
+    grid.root.addEventListener("pointerleave", () => {
+      under = null;
+      tip.style.display = "none";
+      focus();
+    });
+    grid.root.addEventListener("click", (event) => {
+      const at = grid.cellAt(event);
+      if (at) picked = at[0];
+      focus();
+    });
+    grid.root.addEventListener("keydown", (event) => {
+      const by = { ArrowUp: -1, ArrowDown: 1 }[event.key];
+      if (!by) return;
+      event.preventDefault();
+      picked = Math.min(n - 1, Math.max(0, picked + by));
+      focus();
+    });
+  }
+  model.on("change:diff", paint);
+  paint();
+  root.dataset.drawMs = (performance.now() - started).toFixed(1);
+  return () => {
+    stop();
+    model.off("change:diff", paint);
+  };
+}

@@ -1,0 +1,121 @@
+// show_heads's widget: every layer × head as a small map, in layer order or sorted by one
+// summary the Python side computed (entropy, largest weight, first token, previous token, or
+// the reader's own), over the full map (map.js) of the head last clicked. Each small map is
+// a canvas of codes Python pooled and shaded (summaries.py): 0..254 ink, 255 masked.
+
+import { html } from "../../site/static/js/kit/dom.js";
+import { fixed } from "../../site/static/js/kit/format.js";
+import { bytesOf, colours, shell } from "./common.js";
+import { renderMap } from "./map.js";
+
+const MASKED = 255;
+const LAYER_ORDER = "layer, head";
+
+/** A CSS colour as [r, g, b]. @param {string} colour */
+function rgb(colour) {
+  const ctx = /** @type {CanvasRenderingContext2D} */ (document.createElement("canvas").getContext("2d"));
+  ctx.fillStyle = colour;
+  ctx.fillRect(0, 0, 1, 1);
+  return ctx.getImageData(0, 0, 1, 1).data;
+}
+
+/** @param {{model: any, el: HTMLElement}} o */
+export function renderHeads({ model, el }) {
+  const started = performance.now();
+  const shape = /** @type {number[]} */ (model.get("shape"));
+  const heads = shape.length === 4 ? shape[1] : shape.length === 3 ? shape[0] : 1;
+  const total = shape.slice(0, -2).reduce((a, b) => a * b, 1);
+  const side = model.get("side");
+  const codes = bytesOf(model.get("thumbs"));
+  const summaries = /** @type {Record<string, number[]>} */ (model.get("summaries"));
+  const { root, stop } = shell(el, model.get("css"), () => paint());
+  root.classList.add("heads-view");
+  const order = html("select", { "aria-label": "sort heads by" });
+  for (const name of [LAYER_ORDER, ...Object.keys(summaries)]) order.append(html("option", { value: name, text: name }));
+  order.value = model.get("by") || LAYER_ORDER;
+  const flip = html("button", { type: "button", class: "flip", "aria-pressed": "true" });
+  const note = html("p", { class: "figure-note", "data-readout": "order" });
+  const head = html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: `${total} heads: click one to open it below` }), html("label", { class: "control" }, "sort by ", order), flip);
+  const grid = html("div", { class: "thumbs" });
+  const mapHost = html("div");
+  root.append(head, note, grid, mapHost);
+
+  const name = (k) => (shape.length === 4 ? `L${Math.floor(k / heads) + 1} H${(k % heads) + 1}` : `H${k + 1}`);
+  const broken = new Set((model.get("broken") ?? []).map((b) => b.layer * heads + b.head));
+  const thumbs = Array.from({ length: total }, (_, k) => {
+    const canvas = html("canvas", { width: side, height: side, "aria-hidden": "true" });
+    const value = html("span", { class: "value" });
+    const button = html("button", { type: "button", class: `thumb${broken.has(k) ? " broken" : ""}`, "data-head": k }, canvas, html("span", { text: name(k) }), value);
+    button.title = Object.entries(summaries).map(([s, v]) => `${s} ${fixed(v[k], 3)}`).join("\n");
+    button.addEventListener("click", () => {
+      model.set("layer", Math.floor(k / heads));
+      model.set("head", k % heads);
+      model.save_changes();
+    });
+    return { button, canvas, value };
+  });
+
+  /** Shade every small map in the current theme's ink, masked blocks in its wash. */
+  function paint() {
+    const c = colours(root);
+    const [paper, ink, wash] = [rgb(c.paper), rgb(c.ink), rgb(getComputedStyle(root).getPropertyValue("--masked").trim() || c.masked)];
+    const cells = side * side;
+    thumbs.forEach(({ canvas }, k) => {
+      const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+      const image = ctx.createImageData(side, side);
+      for (let p = 0; p < cells; p += 1) {
+        const code = codes[k * cells + p];
+        const a = code === MASKED ? 0.18 : code / 254;
+        const to = code === MASKED ? wash : ink;
+        for (let ch = 0; ch < 3; ch += 1) image.data[p * 4 + ch] = paper[ch] + (to[ch] - paper[ch]) * a;
+        image.data[p * 4 + 3] = 255;
+      }
+      ctx.putImageData(image, 0, 0);
+    });
+  }
+
+  /** Lay the small maps out: a layer per row, or one run sorted by the chosen summary. */
+  function arrange() {
+    const by = order.value, down = flip.getAttribute("aria-pressed") === "true";
+    const values = summaries[by];
+    const ranked = Array.from({ length: total }, (_, k) => k);
+    if (values) ranked.sort((a, b) => (down ? values[b] - values[a] : values[a] - values[b]));
+    grid.style.gridTemplateColumns = values ? "" : `repeat(${heads}, max-content)`;
+    grid.classList.toggle("sorted", Boolean(values));
+    grid.replaceChildren(...ranked.map((k) => thumbs[k].button));
+    thumbs.forEach(({ value }, k) => {
+      value.textContent = values ? fixed(values[k], 3) : "";
+    });
+    flip.textContent = down ? "high first" : "low first";
+    flip.hidden = !values;
+    note.textContent = values ? `sorted by ${by}, mean over query rows; ${down ? "highest" : "lowest"} first` : "a row per layer, a column per head";
+  }
+
+  const onPick = () => {
+    const k = model.get("layer") * heads + model.get("head");
+    thumbs.forEach(({ button }, j) => button.classList.toggle("current", j === k));
+  };
+  order.addEventListener("change", () => {
+    model.set("by", order.value === LAYER_ORDER ? "" : order.value);
+    model.save_changes();
+    arrange();
+  });
+  flip.addEventListener("click", () => {
+    flip.setAttribute("aria-pressed", String(flip.getAttribute("aria-pressed") !== "true"));
+    arrange();
+  });
+  model.on("change:layer", onPick);
+  model.on("change:head", onPick);
+  paint();
+  arrange();
+  onPick();
+  root.dataset.headsMs = (performance.now() - started).toFixed(1);
+  const unmap = renderMap({ model, el: mapHost });
+  root.dataset.drawMs = (performance.now() - started).toFixed(1);
+  return () => {
+    stop();
+    unmap();
+    model.off("change:layer", onPick);
+    model.off("change:head", onPick);
+  };
+}

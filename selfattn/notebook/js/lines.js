@@ -1,0 +1,123 @@
+// show_lines's widget, BertViz's head view in the article's language: the queries down the
+// left, the keys down the right, and from the query in focus a line to every key it sees,
+// its width ∝ weight. Hovering a query (or ↑ ↓) moves the focus; hovering a key turns the
+// picture round, to every query's weight on that key. Past WINDOW tokens, the tokens around
+// the query in focus are drawn and the weight outside them is said in words.
+
+import { html, svg } from "../../site/static/js/kit/dom.js";
+import { elide, fixed } from "../../site/static/js/kit/format.js";
+import { floats, makeSteppers, shell } from "./common.js";
+
+const WINDOW = 64;
+const ROW = 20; // px per token
+const NAMED = 4; // weights printed beside the heaviest lines
+const [LEFT, RIGHT, WIDTH] = [150, 330, 480]; // numbers sit outside the labels, off the lines
+
+/** @param {{model: any, el: HTMLElement}} o */
+export function renderLines({ model, el }) {
+  const started = performance.now();
+  const tokens = /** @type {string[]} */ (model.get("tokens"));
+  const n = tokens.length, size = Math.min(n, WINDOW);
+  const { root, stop } = shell(el, model.get("css"), () => {});
+  root.classList.add("lines");
+  const pickers = html("div", { class: "pickers" });
+  root.append(html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: model.get("title") || `attention lines, ${n} tokens` }), pickers));
+  const { update: showSteps } = makeSteppers(pickers, model, model.get("shape"));
+  const picture = svg("svg", { class: "chart lines-view", viewBox: `0 0 ${WIDTH} ${size * ROW + 28}`, role: "img", tabindex: 0 });
+  picture.style.maxWidth = `${WIDTH}px`;
+  const said = html("p", { class: "figure-note", "data-readout": "lines" });
+  root.append(picture, said);
+  svg("text", { class: "grid-title", x: LEFT - 40, y: 12 }, picture).textContent = "queries";
+  svg("text", { class: "grid-title", x: RIGHT + 40, y: 12 }, picture).textContent = "keys";
+  const band = svg("rect", { class: "wash", x: 0, width: LEFT + 6, height: ROW, rx: 5 }, picture);
+  const strokes = svg("g", {}, picture);
+  const y = (k) => 28 + (k + 0.5) * ROW;
+  const side = (x, anchor, cls) =>
+    Array.from({ length: size }, (_, k) => {
+      const text = svg("text", { class: `token ${cls}`, x, y: y(k) + 4, "text-anchor": anchor }, picture);
+      text.dataset.slot = String(k);
+      return text;
+    });
+  const queries = side(LEFT - 6, "end", "query-label"), keys = side(RIGHT + 6, "start", "key-label");
+  let weights = floats(model.get("weights")), key = -1;
+
+  function draw() {
+    const row = model.get("row");
+    const lo = Math.min(Math.max(0, row - (size >> 1)), n - size);
+    const masked = (i, j) => model.get("causal") && j > i;
+    queries.forEach((t, k) => {
+      t.textContent = elide(tokens[lo + k], 14);
+      t.classList.toggle("current", key < 0 && lo + k === row);
+    });
+    keys.forEach((t, k) => {
+      t.textContent = elide(tokens[lo + k], 14);
+      t.classList.toggle("masked", key < 0 && masked(row, lo + k));
+      t.classList.toggle("current", lo + k === key);
+    });
+    band.style.display = key < 0 ? "" : "none";
+    band.setAttribute("y", String(y(row - lo) - ROW / 2));
+    // one query to every key, or, with a key hovered, every query to that key
+    const pairs = Array.from({ length: size }, (_, k) => (key < 0 ? [row, lo + k] : [lo + k, key]));
+    const w = pairs.map(([i, j]) => weights[i * n + j]);
+    const named = new Set([...w.keys()].sort((a, b) => w[b] - w[a]).slice(0, NAMED).filter((k) => w[k] >= 0.005));
+    strokes.replaceChildren();
+    pairs.forEach(([i, j], k) => {
+      if (!(w[k] > 0)) return;
+      svg("line", { class: `weight-line${key < 0 ? "" : " by-key"}`, x1: LEFT, y1: y(i - lo), x2: RIGHT, y2: y(j - lo), "stroke-width": Math.max(0.4, 9 * w[k]) }, strokes);
+      if (named.has(k)) {
+        const [x, at] = key < 0 ? [WIDTH - 4, j] : [4, i];
+        const text = svg("text", { class: "line-weight", x, y: y(at - lo) + 4, "text-anchor": key < 0 ? "end" : "start" }, strokes);
+        text.textContent = fixed(w[k], 2);
+      }
+    });
+    const total = w.reduce((a, b) => a + b, 0);
+    const top = [...w.keys()].reduce((a, b) => (w[b] > w[a] ? b : a), 0);
+    const outside = size < n ? `; ${fixed(1 - total, 3)} of it on tokens outside the ${size} drawn (${lo + 1}–${lo + size})` : "";
+    said.textContent = key < 0
+      ? `query ${row} · ${tokens[row]}: most weight on ${tokens[pairs[top][1]]} (${fixed(w[top], 3)})${outside}`
+      : `key ${key} · ${tokens[key]}: weighed most by ${tokens[pairs[top][0]]} (${fixed(w[top], 3)})`;
+    showSteps();
+  }
+
+  const slotOf = (event) => {
+    const slot = /** @type {Element} */ (event.target).closest?.("text.token");
+    return slot ? [slot.classList.contains("key-label"), Number(/** @type {SVGElement} */ (slot).dataset.slot)] : null;
+  };
+  picture.addEventListener("pointermove", (event) => {
+    const at = slotOf(event);
+    if (!at) return;
+    const lo = Math.min(Math.max(0, model.get("row") - (size >> 1)), n - size);
+    if (at[0]) {
+      if (key !== lo + at[1]) (key = lo + at[1]), draw();
+    } else if (key >= 0 || model.get("row") !== lo + at[1]) {
+      key = -1;
+      model.set("row", lo + at[1]);
+      model.save_changes();
+      draw();
+    }
+  });
+  picture.addEventListener("pointerleave", () => {
+    if (key >= 0) (key = -1), draw();
+  });
+  picture.addEventListener("keydown", (event) => {
+    const by = { ArrowUp: -1, ArrowDown: 1, PageUp: -10, PageDown: 10 }[event.key];
+    if (!by) return;
+    event.preventDefault();
+    key = -1;
+    model.set("row", Math.min(n - 1, Math.max(0, model.get("row") + by)));
+    model.save_changes();
+  });
+  const onWeights = () => {
+    weights = floats(model.get("weights"));
+    draw();
+  };
+  model.on("change:weights", onWeights);
+  model.on("change:row", draw);
+  draw();
+  root.dataset.drawMs = (performance.now() - started).toFixed(1);
+  return () => {
+    stop();
+    model.off("change:weights", onWeights);
+    model.off("change:row", draw);
+  };
+}

@@ -1,0 +1,108 @@
+"""Tokens as a reader reads them: a tokenizer's markers turned back into the text they stand for.
+
+GPT-2's byte-level alphabet writes a space as "Ġ" and a newline as "Ċ"; SentencePiece writes a
+space as "▁" and a byte it has no piece for as "<0x0A>"; WordPiece starts a piece inside a word
+with "##". A label shows the text, trimmed, with whitespace that is all a token holds drawn as a
+visible mark (␣ ↵ ⇥); the raw token stays beside it for the hover. Pure Python: no tokenizer
+library is imported, a tokenizer passed in is used by what it can do (duck typing).
+
+>>> readable(["Ġthe", "Ġcat", "Ċ"])
+['the', 'cat', '↵']
+>>> readable(["▁the", "▁cat", "<0x0A>"])
+['the', 'cat', '↵']
+>>> readable(["[CLS]", "play", "##ing"])
+['[CLS]', 'play', 'ing']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+# whitespace a label cannot show as itself
+VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍", "\u00a0": "␣"}
+SENTENCEPIECE_SPACE = "▁"
+BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+def _byte_alphabet() -> dict[str, int]:
+    """GPT-2's byte-level alphabet, read backwards: the character that stands for each byte.
+
+    Printable bytes stand for themselves; the other 68 (space, control bytes, a few
+    Latin-1 ones) are moved up to U+0100 and beyond, in byte order."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1)]
+    kept += range(ord("®"), ord("ÿ") + 1)
+    moved = [b for b in range(256) if b not in kept]
+    alphabet = {chr(b): b for b in kept}
+    alphabet.update({chr(256 + k): b for k, b in enumerate(moved)})
+    return alphabet
+
+
+BYTE_LEVEL = _byte_alphabet()
+MOVED = {c for c in BYTE_LEVEL if ord(c) >= 256}  # "Ġ", "Ċ", ...: only byte-level tokens hold them
+
+
+def scheme(tokens: Sequence[str]) -> str:
+    """Which tokenizer wrote the tokens, from the markers they carry: "byte-level",
+    "sentencepiece", "wordpiece", or "plain". Decided for the whole sequence, since a word
+    such as "cat" carries no marker in any of them."""
+    if any(c in MOVED for t in tokens for c in t):
+        return "byte-level"
+    if any(SENTENCEPIECE_SPACE in t or BYTE_PIECE.fullmatch(t) for t in tokens):
+        return "sentencepiece"
+    if any(t.startswith("##") and len(t) > 2 for t in tokens):
+        return "wordpiece"
+    return "plain"
+
+
+def _text(token: str, kind: str) -> str:
+    """The text one token stands for, whitespace kept."""
+    if kind == "byte-level" and all(c in BYTE_LEVEL for c in token):
+        # a character cut between tokens leaves bytes that are no text alone: shown as \xNN
+        return bytes(BYTE_LEVEL[c] for c in token).decode("utf-8", "backslashreplace")
+    if kind == "sentencepiece":
+        if match := BYTE_PIECE.fullmatch(token):
+            return bytes([int(match[1], 16)]).decode("utf-8", "backslashreplace")
+        return token.replace(SENTENCEPIECE_SPACE, " ")
+    if kind == "wordpiece" and token.startswith("##") and len(token) > 2:
+        return token[2:]
+    return token
+
+
+def label(text: str) -> str:
+    """A token's text as a label: trimmed, and whitespace it holds alone drawn visibly."""
+    trimmed = text.strip(" ")
+    if not trimmed.strip():
+        return "".join(VISIBLE.get(c, c) for c in text) if text else text
+    return "".join(VISIBLE.get(c, c) if c in "\n\t\r" else c for c in trimmed)
+
+
+def readable(tokens: Sequence[str]) -> list[str]:
+    """Each token as the text it stands for, ready to label an axis."""
+    kind = scheme(tokens)
+    return [label(_text(t, kind)) for t in tokens]
+
+
+def _ints(ids: Any) -> list[int]:
+    """Token ids as ints, from a list, numpy or torch, one sequence (n,)."""
+    if hasattr(ids, "detach"):
+        ids = ids.detach().cpu()
+    if hasattr(ids, "tolist"):
+        ids = ids.tolist()
+    return [int(i) for i in ids]
+
+
+def from_tokenizer(tokenizer: Any, ids: Any) -> list[str]:
+    """The raw tokens of `ids`, by whatever the tokenizer offers: Hugging Face's
+    `convert_ids_to_tokens`, TransformerLens's `to_str_tokens`, or `decode` one id at a time."""
+    ints = _ints(ids)
+    if hasattr(tokenizer, "convert_ids_to_tokens"):
+        return [str(t) for t in tokenizer.convert_ids_to_tokens(ints)]
+    if hasattr(tokenizer, "to_str_tokens"):
+        return [str(t) for t in tokenizer.to_str_tokens(ints)]
+    if hasattr(tokenizer, "decode"):
+        return [str(tokenizer.decode([i])) for i in ints]
+    raise TypeError(
+        f"{type(tokenizer).__name__} has neither convert_ids_to_tokens, to_str_tokens nor decode"
+    )
