@@ -23,7 +23,9 @@ export default function (el, _head) {
   });
   const { box, layers } = frame;
   const x = log([1, WIDEST], [box.left, box.right]);
-  const y = linear([0, Math.sqrt(WIDEST)], [box.bottom, box.top]);
+  // zero stands a little above the width axis: the ÷ d dot runs down to 1/16 there, and
+  // would otherwise sit on the axis's numbers
+  const y = linear([0, Math.sqrt(WIDEST)], [box.bottom - 8, box.top]);
   axis(frame, y, { side: "left", values: [0, 4, 8, 12, 16], title: t({ zh: "标准差 √d", en: "spread √d" }) });
   axis(frame, x, {
     side: "bottom",

@@ -10,7 +10,8 @@ import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
 
 let hatches = 0;
-// px above a bar's end within which a staircase tread would cross the number printed there
+// px above a bar's end within which a line (a staircase's tread, a reference) would cross
+// the number printed there
 const TREAD_CLEAR = 22;
 
 /**
@@ -162,9 +163,13 @@ export function makeBars(
           b.ghost.setAttribute("height", String(Math.max(0.5, gc - ga)));
         }
         const barTop = Math.min(a, ghostValue === null ? a : y(Math.max(0, ghostValue)));
-        // a tread a little above the bar would strike its number: the number goes over the tread
-        const tread = treads[at];
-        const top = staircase && barTop - tread > 0.5 && barTop - tread < TREAD_CLEAR ? tread : barTop;
+        // a line a little above the bar (the staircase's tread, a reference) would strike its
+        // number: the number goes over the line
+        const lines = [staircase ? treads[at] : null, reference ? y(reference.value) : null];
+        const top = lines.reduce(
+          (t, line) => (line !== null && barTop - line > 0.5 && barTop - line < TREAD_CLEAR ? Math.min(t, line) : t),
+          barTop,
+        );
         const gap = k === lift ? 18 : 5;
         const text = off !== null && !leak[k] ? off : (texts[k] ?? format(v));
         // a lifted number keeps clear of a handle on the bar's end, above it or below it

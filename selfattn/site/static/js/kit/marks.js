@@ -173,14 +173,23 @@ export function marks(frame, x = same, y = same) {
     };
   }
 
-  /** The chart's labels as boxes estimated from their text and anchor (no layout read). */
+  /**
+   * The chart's labels as boxes estimated from their text and anchor (no layout read), at
+   * the size the stage renders type (its --px on the SVG); a subscript hangs half an em.
+   */
   function labelBoxes() {
+    const em = 13.5 * (Number(frame.root?.style.getPropertyValue("--px")) || 1);
     return [...layers.labels.querySelectorAll("text")].map((el) => {
-      const width = textWidth(el.textContent ?? "");
+      const width = textWidth(el.textContent ?? "", em);
       const anchor = el.getAttribute("text-anchor");
       const lx = Number(el.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
       const ly = Number(el.getAttribute("y"));
-      return { left: lx, right: lx + width, top: ly - 11, bottom: ly + 4 };
+      return {
+        left: lx,
+        right: lx + width,
+        top: ly - 0.85 * em,
+        bottom: ly + (el.querySelector(".sub") ? 0.5 : 0.3) * em,
+      };
     });
   }
 
