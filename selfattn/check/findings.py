@@ -335,6 +335,16 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         "offset, and regenerate exactly the same mask in the backward.",
     ),
     Spec(
+        "backward-no-gradient",
+        "error",
+        "a weight the output depends on gets no gradient (detached, or under torch.no_grad)",
+        "A projection computed under torch.no_grad(), a `.detach()` on k or v, or a custom "
+        "backward that returns None or zeros for one input cuts the weight out of the graph: "
+        "the optimizer never moves it, and it stays as initialised. " + _TRAINS_WRONG,
+        "Remove the detach or the no_grad around the projection (keep no_grad for inference "
+        "only), and have the custom backward return a gradient for every input that needs one.",
+    ),
+    Spec(
         "backward-wrong-output",
         "error",
         "the gradients differ from the reference's and match none of the known backward bugs",

@@ -344,7 +344,9 @@ def _dropped(p: Probe, do: Array, w: Array, scale: float) -> Grads:
 def _repro(ctx: Ctx, forward: Variant, causal: bool) -> str:
     """Small inputs on which a gradient differs from the reference's, with both printed."""
     kern = ctx.kern
-    for n, d in ((3, 2), (4, 3), (5, 4), (6, 5), (7, 5)):
+    # the smallest first; then past a tile of 8 or 16, where a tiled backward's loop bounds
+    # show (Triton's tutorial walked only the causal tiles, causal or not)
+    for n, d in ((3, 2), (4, 3), (5, 4), (6, 5), (7, 5), (12, 3), (20, 3)):
         q, k, v = tiny(n, d, 0)
         do = tiny(n, d, 1)[2]
         p = Probe(q, k, v)

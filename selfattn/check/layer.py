@@ -32,6 +32,7 @@ from .reference import (
 )
 from .report import Report
 from .rotary import AT_ZERO, Rotary, rotations
+from .weight_grads import check_weight_gradients
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -130,19 +131,9 @@ class Layer:
 
     def __call__(self, x: Array) -> Array:
         """The output for x (batch, n, C) as float64 (batch, n, C_out), or CallFailed."""
-        import torch  # pyright: ignore[reportMissingImports]
-
         proj = self.proj
-        given = torch.tensor(x, dtype=self.dtype)
-        given = given.transpose(0, 1) if proj.time_first else given
-        given = given[:, :, None] if proj.image else given
-        extra = {self.mask.param: self.mask.make(x.shape[1], self.dtype)} if self.mask else {}
-        extra |= {self.flag: True} if self.flag else {}
-        extra |= (
-            {self.rotary.param: self.rotary.make(x.shape[1], self.dtype)} if self.rotary else {}
-        )
-        extra = {**self.args, **extra}
-        out = np.asarray(self.runner(*[given] * proj.inputs, **extra))
+        given, extra = self.inputs(x, self.dtype)
+        out = np.asarray(self.runner(*given, **extra))
         out = out[:, :, 0] if proj.image and out.ndim == 4 else out
         if out.ndim == 2 and x.shape[0] == 1:
             out = out[:, None] if proj.time_first else out[None]
@@ -150,6 +141,20 @@ class Layer:
         if out.ndim != 3 or out.shape[:2] != x.shape[:2]:
             raise CallFailed(f"returned shape {out.shape} for x of shape {x.shape}")
         return out
+
+    def inputs(self, x: Array, dtype: Any) -> tuple[list[Any], dict[str, Any]]:
+        """The arguments of a call on x (batch, n, C) as torch tensors of `dtype`: x in the
+        layer's layout, as often as it takes it, and its mask, flag and rotation."""
+        import torch  # pyright: ignore[reportMissingImports]
+
+        proj, n = self.proj, x.shape[1]
+        given = torch.tensor(x, dtype=dtype)
+        given = given.transpose(0, 1) if proj.time_first else given
+        given = given[:, :, None] if proj.image else given
+        extra = {self.mask.param: self.mask.make(n, dtype)} if self.mask else {}
+        extra |= {self.flag: True} if self.flag else {}
+        extra |= {self.rotary.param: self.rotary.make(n, dtype)} if self.rotary else {}
+        return [given] * proj.inputs, {**self.args, **extra}
 
     def tolerance(self, x: Array, suspect: Suspect, proj: Projections | None = None) -> float:
         ref = suspect.run(proj or self.proj, x)
@@ -271,7 +276,9 @@ def check_layer(
         )
     if layer.proj.residual:
         rep.notes.append("the layer adds x to its output (a residual): checked as x + attention")
-    _judge(layer, text, rep, causal, leak, "causal" if causal else "no mask")
+    label = "causal" if causal else "no mask"
+    if _judge(layer, text, rep, causal, leak, label):
+        check_weight_gradients(module, layer, text, rep, label)
     if flag is not None and not causal:
         _flag_on(layer, text, rep, flag, first, tol)
     _batched(layer, text, rep, tol)
@@ -350,9 +357,9 @@ def _flag_on(layer: Layer, text: _Text, rep: Report, flag: str, off: Array, tol:
 
 def _judge(
     layer: Layer, text: _Text, rep: Report, causal: bool, leak: Leak | None, label: str
-) -> None:
+) -> bool:
     """Compare with the reference; name the bug when it does not match; then, for a causal
-    layer, whether the future reaches the past."""
+    layer, whether the future reaches the past. Whether the layer was right throughout."""
     proj, (n0, s0) = layer.proj, SIZES[0]
     want = Suspect(CAUSAL if causal else CORRECT)
     check_name = f"matches float64 reference attention layer ({label})"
@@ -360,7 +367,8 @@ def _judge(
     x0 = results[0][0]  # SIZES[0]'s, which the reproductions make
     sizes = ", ".join(f"n = {n}" for n, _ in SIZES)
     named = False  # a known bug, or an unexplained output, already reported
-    if all(_agrees(layer, x[0], out[0], want) for x, out in results):
+    right = all(_agrees(layer, x[0], out[0], want) for x, out in results)
+    if right:
         rep.check(check_name, "pass", f"x of shape (1, n, {proj.width}): {sizes}")
     else:
         hit = next(
@@ -384,17 +392,18 @@ def _judge(
                 rep.add("wrong-output", title("wrong-output"), text.expected(x0[0], s0, proj, want))
                 named = True
     if not causal:
-        return
+        return right
     via = f" (`{layer.flag}=True`)" if layer.flag else ""
     leak_name = f"no future leak{via}: output i ignores x after i"
     if leak is None:
         rep.check(leak_name, "pass", f"x of shape (1, {n0}, {proj.width}), every i")
-        return
+        return right
     row, after = leak
     detail = f"output {row} moves when only x after position {after} changes"
     rep.check(leak_name, "fail", detail)
     if not named:
         rep.add("causal-leak", f"{title('causal-leak')}: {detail}", text.leak(n0, s0, after))
+    return False
 
 
 def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:

@@ -59,3 +59,26 @@ def test_triton_kernel_on_a_cpu_under_the_interpreter() -> None:
     assert "n x d = 16x16" in said and "refused 6x6" in said
     passed = [c.name for c in report.checks if c.status == "pass"]
     assert any("gradients" in c and "causal" in c for c in passed)
+
+
+def test_layer_weights_gradients_name_a_detached_projection() -> None:
+    """nn.MultiheadAttention's gradients pass; called under torch.no_grad() in a wrapper (an
+    inference path left in the forward), every weight is named as getting none."""
+    nn = torch.nn
+
+    class Detached(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            torch.manual_seed(0)
+            self.mha = nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, x):
+            with torch.no_grad():
+                return self.mha(x, x, x, need_weights=False)[0]
+
+    torch.manual_seed(0)
+    right = check(nn.MultiheadAttention(8, 2, batch_first=True))
+    assert right.verdict == "ok", str(right)
+    assert any("weights match" in c.name and c.status == "pass" for c in right.checks)
+    wrong = check(Detached())
+    assert "backward-no-gradient" in wrong.ids, str(wrong)

@@ -176,6 +176,17 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "buggy_flash_bwd_saves_max.py": ("flash_attention", {"backward-stale-weights"}, 1),
     "torch_dropout_backward.py": ("attention", set(), 0),
     "buggy_dropout_backward.py": ("attention", {"backward-dropout-mismatch"}, 1),
+    # shipped backward bugs, reproduced (the issue each comes from in its docstring), and
+    # memory-efficient attention whose backward is autograd's through checkpointed chunks
+    "buggy_flash_bwd_causal_bounds.py": ("flash_attention", {"backward-wrong-output"}, 1),
+    "buggy_flash_bwd_padded_scale.py": ("flash_attention", {"backward-wrong-output"}, 1),
+    "torch_memeff_chunked.py": ("attention", set(), 0),
+    # a layer's weights' gradients against the float64 forward's derivative
+    "torch_layer_custom_backward.py": ("attn", set(), 0),
+    "buggy_layer_key_detached.py": ("attn", {"backward-no-gradient"}, 1),
+    "buggy_layer_value_no_grad.py": ("attn", {"backward-no-gradient"}, 1),
+    "buggy_layer_custom_bwd_no_dk.py": ("attn", {"backward-no-gradient"}, 1),
+    "buggy_layer_custom_bwd_no_scale.py": ("attn", {"backward-wrong-output"}, 1),
     # a Triton kernel with its backward, on a CPU under Triton's interpreter (skipped without
     # triton): fp16, (batch, heads, n, d), power-of-two head sizes and n a multiple of 16 only
     "triton_fused_attention.py": ("attention", set(), 0),

@@ -1,0 +1,202 @@
+"""The gradients of a layer's own weights (W_q, W_k, W_v, W_o, a fused or packed in_proj, a
+norm's weight): each parameter's gradient from the layer's backward, read along one random
+direction u, against the float64 derivative along u of the layer's forward, by a central
+difference on a deep copy of the layer in float64.
+
+The forward is checked first and is right by then, so its derivative is the truth whatever
+the layer's backward does: a custom autograd.Function with a hand-written backward, a
+projection computed under torch.no_grad() or detached (`k = self.key(x).detach()`), which
+runs and trains and leaves that weight where it was initialised.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .context import title
+from .probe import CallFailed, Timeout
+from .report import Report
+
+if TYPE_CHECKING:
+    from .layer import Layer, _Text
+
+PROBES = ((8, 0), (16, 2))  # (n, seed) of x: layer.SIZES' first and longest
+# The central differences' step along a unit direction, and their extrapolation to step 0
+# (Richardson: (4 D(h) - D(2h)) / 3). A step this long keeps the difference clear of the
+# rounding of a layer that computes its softmax in float32 even in a float64 copy, as
+# OpenNMT's and Hugging Face's do.
+STEP = 0.05
+ROUNDING = 16  # the backward's rounding may reach this many epsilons of the gradient's size
+FLOOR = 1e-5  # and, for a gradient that is 0 (a key's bias), this much of the largest one
+SEED = 33  # dO and the directions
+
+
+@dataclass(frozen=True)
+class Slope:
+    """One parameter's derivative along one direction: the backward's and the forward's."""
+
+    name: str
+    got: float  # <gradient from the layer's backward, u>
+    want: float  # (L(w + h u) - L(w - h u)) / 2h in float64, L = sum(dO * y)
+    size: float  # |gradient| + |want|: what the rounding is relative to
+    none: bool  # no gradient at all: None, or zero everywhere
+    # how much the difference moves from step h to 2h: a bound on its own error, large for a
+    # layer with a norm on q and k, whose derivatives change fast
+    spread: float = 0.0
+
+    def off(self, eps: float, largest: float) -> bool:
+        """Off by more than rounding: `largest` is the largest size among the layer's."""
+        tol = ROUNDING * eps * self.size + max(FLOOR, eps / 10) * largest + self.spread
+        return abs(self.got - self.want) > tol
+
+
+def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, label: str) -> None:
+    """Every trainable parameter's gradient against the float64 derivative of the forward, on
+    two inputs; a weight that gets none is `backward-no-gradient`, another gap
+    `backward-wrong-output`."""
+    name = f"gradients of the layer's weights match the float64 forward's ({label})"
+    slopes: list[Slope] = []
+    wrong: list[Slope] = []
+    for n, seed in PROBES:
+        x = layer.x(n, seed)
+        given, extra = layer.inputs(x, layer.dtype)
+        given64, extra64 = layer.inputs(x, _float64())
+        try:
+            got = layer.runner.call_other(_slopes, module, given, extra, given64, extra64)
+        except CallFailed as exc:
+            rep.check(name, "skip", f"the backward failed: {exc}")
+            return
+        except Timeout as exc:
+            rep.check(name, "skip", f"the backward is too slow: {exc}")
+            return
+        if isinstance(got, str):
+            rep.check(name, "skip", got)
+            return
+        slopes += got
+        largest = max((s.size for s in got), default=0.0)
+        wrong += [s for s in got if s.off(layer.lp.eps, largest)]
+    if not slopes:
+        rep.check(name, "skip", "the layer has no trainable parameters")
+        return
+    params = sorted({s.name for s in slopes})
+    if not wrong:
+        said = ", ".join(f"`{p}`" for p in params)
+        rep.check(name, "pass", f"{len(params)} parameters ({said}), n = 8, 16")
+        return
+    first = wrong[0]
+    missing = sorted({s.name for s in wrong if s.none})
+    bad = sorted({s.name for s in wrong})
+    if missing:
+        id_ = "backward-no-gradient"
+        said = ", ".join(f"`{p}`" for p in missing)
+        detail = f"{said} {'get' if len(missing) > 1 else 'gets'} no gradient, though the "
+        detail += f"output depends on {'them' if len(missing) > 1 else 'it'}"
+    else:
+        id_ = "backward-wrong-output"
+        detail = (
+            f"{', '.join(f'`{p}`' for p in bad)}: along one direction the backward gives "
+            f"{first.got:.4g}, the float64 forward's derivative {first.want:.4g}"
+        )
+    rep.check(name, "fail", detail)
+    rep.add(id_, f"{title(id_)} ({label}): {detail}", _repro(text, first.name, PROBES[0]))
+
+
+def _float64() -> Any:
+    import torch  # pyright: ignore[reportMissingImports]
+
+    return torch.float64
+
+
+def _first(out: Any) -> Any:
+    return out[0] if isinstance(out, tuple | list) else out
+
+
+def _slopes(
+    module: Any, given: list, extra: dict, given64: list, extra64: dict
+) -> list[Slope] | str:
+    """On the worker thread: the layer's gradients for dO, then each parameter's central
+    difference on a float64 copy along a direction of its own."""
+    import torch  # pyright: ignore[reportMissingImports]
+
+    params = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
+    params = [(n, p) for n, p in params if p.is_floating_point()]
+    gen = torch.Generator().manual_seed(SEED)
+    with torch.enable_grad():
+        out = _first(module(*given, **extra))
+        if not isinstance(out, torch.Tensor):
+            return f"the layer returned {type(out).__name__}"
+        do = torch.randn(out.shape, generator=gen, dtype=torch.float64)
+        if out.grad_fn is None:
+            grads: list[Any] = [None] * len(params)
+        else:
+            leaves = [p for _, p in params]
+            grads = list(torch.autograd.grad(out, leaves, do.to(out.dtype), allow_unused=True))
+    try:
+        twin = copy.deepcopy(module).double()
+    except Exception as exc:  # a module that cannot be copied: said, not fatal
+        return f"the layer could not be copied to float64: {type(exc).__name__}: {exc}"
+    held = dict(twin.named_parameters())
+
+    def loss() -> float:
+        return float((_first(twin(*given64, **extra64)).double() * do).sum())
+
+    slopes = []
+    with torch.no_grad():
+        for (name, p), g in zip(params, grads, strict=True):
+            u = torch.randn(p.shape, generator=gen, dtype=torch.float64)
+            u /= u.norm()
+            w = held[name]
+            base = w.detach().clone()
+            try:
+                near, wide = (_difference(w, base, u, h, loss) for h in (STEP, 2 * STEP))
+            except Exception as exc:
+                return f"the layer does not run in float64: {type(exc).__name__}: {exc}"
+            finally:
+                w.copy_(base)
+            gd = torch.zeros_like(u) if g is None else g.detach().double()
+            got = float((gd * u).sum())
+            want = (4 * near - wide) / 3
+            size = float(gd.norm()) + abs(want)
+            none = g is None or not bool(gd.any())
+            slopes.append(Slope(name, got, want, size, none, abs(near - wide) + 1e-12))
+    return [s for s in slopes if np.isfinite(s.want)]
+
+
+def _difference(w: Any, base: Any, u: Any, h: float, loss: Any) -> float:
+    """(L(w + h u) - L(w - h u)) / 2h."""
+    w.copy_(base + h * u)
+    up = loss()
+    w.copy_(base - h * u)
+    return (up - loss()) / (2 * h)
+
+
+def _repro(text: _Text, param: str, probe: tuple[int, int]) -> str:
+    """The parameter's gradient along one direction, and the float64 forward's derivative."""
+    n, seed = probe
+    name = text.name
+    lines = [*text._head(), text._x(n, seed), "out = y(x)"]
+    lines += [
+        "do = torch.randn(out.shape, generator=torch.Generator().manual_seed(1), "
+        "dtype=torch.float64)",
+        "if out.requires_grad:  # else no weight gets a gradient",
+        "    out.backward(do.to(out.dtype))",
+        f'w = dict({name}.named_parameters())["{param}"]',
+        "u = torch.randn(w.shape, dtype=torch.float64)",
+        "u /= u.norm()  # one direction",
+        "got = 0.0 if w.grad is None else float((w.grad.double() * u).sum())",
+        "import copy  # the derivative along u from the forward alone, in float64",
+        f"{name} = copy.deepcopy({name}).double()",
+        f'w = dict({name}.named_parameters())["{param}"]',
+        "with torch.no_grad():",
+        "    w += 0.05 * u",
+        "    up = float((y(x.double()).double() * do).sum())",
+        "    w -= 0.1 * u",
+        "    down = float((y(x.double()).double() * do).sum())",
+        "print(got - (up - down) / 0.1)  # should be about 0: the backward along u, less the "
+        "forward's",
+    ]
+    return "\n".join(lines)
