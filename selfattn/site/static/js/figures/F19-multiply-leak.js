@@ -32,7 +32,7 @@ function lossChart(picture, training) {
   const { correct, leaky, floor } = training;
   const frame = chart(picture, {
     height: 200,
-    margin: { left: 30, right: 64, top: 24, bottom: 36 },
+    margin: { left: 30, right: 78, top: 24, bottom: 36 }, // room for "× 0 0.77" in bold past the curves
     cls: "losses",
     label: t({
       zh: "同一个小模型用两种掩码训练的损失曲线：× 0 的那条跌到文本本身允许的下限以下",

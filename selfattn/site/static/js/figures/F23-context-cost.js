@@ -31,8 +31,9 @@ const BYTES = [2 ** 8, 2 ** 44]; // 256 bytes … 16 TiB: a little room above th
 const COUNTS = [1e1, 1e15]; // operations: room above the n² part's end for its label, and under the dot products for the crossover's
 const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
 // px right of both charts for the bytes chart's line names: its three lines rise in parallel
-// (two of them exactly so), too close for a name between them, so each is named past its end
-const NAMES = 88;
+// (two of them exactly so), too close for a name between them, so each is named past its end;
+// wide enough for "144 heads" where a phone renders the chart's type a fifth larger
+const NAMES = 104;
 /** The context lengths each line is drawn through: four a doubling, 16 … 131,072. */
 const LENGTHS = Array.from({ length: (LONGEST - SHORTEST) * 4 + 1 }, (_, i) => 2 ** (SHORTEST + i / 4));
 
@@ -222,7 +223,8 @@ function operations(picture, model, THOUSAND) {
   /** @param {string} cls @param {string[]} lines @param {{x: number, y: number, anchor?: "start"|"end"}} at */
   const stack = (cls, lines, { x: lx, y: ly, anchor = "end" }) => {
     lines.forEach((text, k) => {
-      const at = { x: lx, y: ly + 14 * k, class: `line-label ${cls}`, "text-anchor": anchor };
+      // a line's height apart in em, at whatever size the stage renders the type
+      const at = { x: lx, y: ly, dy: `${1.15 * k}em`, class: `line-label ${cls}`, "text-anchor": anchor };
       setSvg(svg("text", at, frame.layers.labels), text);
     });
   };

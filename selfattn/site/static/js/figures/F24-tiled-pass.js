@@ -264,7 +264,9 @@ export default function (el, head) {
       mText.classList.toggle("wrong", bug === "reset" && here.keys === 0);
       if (mFinite) {
         set(mLine, { x1: from, x2: to, y1: ys(here.m), y2: ys(here.m) });
-        set(mText, { x: to, y: ys(here.m) - 6 });
+        // over the line's right end, or its left where the line is still too short to hold it
+        const short = to - from < 90;
+        set(mText, { x: short ? from : to, y: ys(here.m) - 6, "text-anchor": short ? "start" : "end" });
         setSvg(
           mText,
           bug === "reset" && here.keys === 0
