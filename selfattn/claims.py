@@ -15,6 +15,7 @@ from typing import Literal
 
 import numpy as np
 
+from . import learn
 from .article import FLOOR_SCORE, NAMED_RAW
 from .attention import MaskMode, attention, softmax
 from .head import Head
@@ -25,7 +26,9 @@ Margin = Callable[[Head], np.ndarray]
 # What a printed number is. The two kinds of score must never be confused on the page: a
 # raw score is q·k, a scaled one q·k/√d (the toy's d is 2), and the prose names which
 # (the build checks it, see site/score_kinds.py).
-Kind = Literal["raw score", "scaled score", "weight", "stretch", "coordinate", "distance"]
+Kind = Literal[
+    "raw score", "scaled score", "weight", "stretch", "coordinate", "distance", "loss", "count"
+]
 SCORE_KINDS: tuple[Kind, ...] = ("raw score", "scaled score")
 
 
@@ -203,7 +206,7 @@ def _long_key_margin(h: Head) -> np.ndarray:
     return 4.35**2 * np.minimum(cat / 4.3 - and_, and_ - cat / 4.4)
 
 
-CLAIMS: tuple[Claim, ...] = (
+FITTED: tuple[Claim, ...] = (
     Claim(
         "qk.it.cat.raw",
         "F03",
@@ -443,6 +446,100 @@ CLAIMS: tuple[Claim, ...] = (
         condition=key_gap_margin,
     ),
 )
+
+
+# -- part two: what gradient descent finds (learn.py) ------------------------------
+#
+# These read a training run on the head's embeddings and W_V. The fit leaves them out (it
+# would train every candidate head) but they pin the head like the rest: a refitted head
+# that moves them fails here, and the prose's numbers with it.
+
+
+def each_head(read: Callable[[Head], float]) -> Value:
+    """A value read from one head at a time, applied to every head of a batch."""
+
+    def value(h: Head) -> np.ndarray:
+        lead = h.X.shape[:-2]
+        out = np.empty(lead)
+        for at in np.ndindex(*lead):
+            one = Head(h.tokens, h.X[at], h.W_Q[at], h.W_K[at], h.W_V[at])
+            out[at] = read(one)
+        return out
+
+    return value
+
+
+NOUN = learn.TEMPLATE.index("{noun}")
+ATE = learn.TEMPLATE.index("ate")
+
+
+def learned_weight(h: Head, step: int, sentence: int = 0) -> float:
+    """The noun's weight in the row of `it` at `step` of the opening run (sentence 0: cat)."""
+    return float(learn.outcome(h).opening.weights[step][sentence, NOUN])
+
+
+def leads(h: Head, step: int, token: int) -> float:
+    """How far `token`'s weight stands above every other in the row of `it` at `step` of the
+    opening run, the lower of the two sentences; > 0 where it leads in both."""
+    return float(top_of(learn.outcome(h).opening.weights[step], token).min())
+
+
+LEARNED: tuple[Claim, ...] = (
+    Claim(
+        "learn.loss.start",
+        "F27",
+        "loss of the opening run before training",
+        "1.97",
+        each_head(lambda h: float(learn.outcome(h).opening.loss[0])),
+        kind="loss",
+    ),
+    Claim(
+        "learn.loss.end",
+        "F27",
+        "loss of the opening run after STEPS steps",
+        "0.021",
+        each_head(lambda h: float(learn.outcome(h).opening.loss[-1])),
+        Fixed(3),
+        kind="loss",
+    ),
+    Claim(
+        "learn.it.cat.start",
+        "F27",
+        "cat's weight in row it before training, where ate leads (dog's sentence too)",
+        "0.10",
+        each_head(lambda h: learned_weight(h, 0)),
+        condition=each_head(lambda h: leads(h, 0, ATE)),
+        kind="weight",
+    ),
+    Claim(
+        "learn.it.cat.end",
+        "F27",
+        "cat's weight in row it after training, the largest of the row (dog's too)",
+        "0.84",
+        each_head(lambda h: learned_weight(h, -1)),
+        condition=each_head(lambda h: leads(h, -1, NOUN)),
+        kind="weight",
+    ),
+    Claim(
+        "learn.it.dog.end",
+        "F27",
+        "dog's weight in row it of its sentence after training",
+        "0.80",
+        each_head(lambda h: learned_weight(h, -1, sentence=1)),
+        kind="weight",
+    ),
+    Claim(
+        "learn.seeds.noun",
+        "F27",
+        "seeds out of SEEDS that end with it attending to its noun",
+        "20",
+        each_head(lambda h: float(learn.outcome(h).on_noun)),
+        Fixed(0),
+        kind="count",
+    ),
+)
+
+CLAIMS: tuple[Claim, ...] = FITTED + LEARNED
 
 BY_ID = {c.id: c for c in CLAIMS}
 

@@ -76,6 +76,7 @@ KEY_READOUT = {
     "F25": "it.cat",
     "F26": "failing",
     "F24": "output",
+    "F27": "loss",
 }
 
 # (figure, start, garbage, expected): from `start`, set(garbage) must leave exactly `expected`.
@@ -214,6 +215,25 @@ GARBAGE_CASES = [
         {"tile": 1, "step": 0, "bug": "none"},
         {"tile": 3, "step": -4, "bug": "divide"},
         {"tile": 3, "step": 0, "bug": "divide"},
+    ),
+    # a seed rounds into 1..20, a rate the page does not offer keeps the one before
+    (
+        "F27",
+        {"seed": 3, "rate": 0.3, "step": 50},
+        {"seed": 1e9, "rate": 0.7, "step": -4},
+        {"seed": 20, "rate": 0.3, "step": 0},
+    ),
+    (
+        "F27",
+        {"seed": 3, "rate": 0.3, "step": 50},
+        {"seed": "x", "rate": "0.1", "step": 99.6},
+        {"seed": 3, "rate": 0.1, "step": 100},
+    ),
+    (
+        "F27",
+        {"seed": 3, "rate": 0.03, "step": 50},
+        {"seed": 4.4, "rate": True, "step": 1e9},
+        {"seed": 4, "rate": 0.03, "step": 200},
     ),
 ]
 
