@@ -237,7 +237,9 @@ function labelBoxes(plane) {
         anchor = label.getAttribute("text-anchor");
       const x = Number(label.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
       const y = Number(label.getAttribute("y")) + Number(label.getAttribute("dy") ?? 0) - 0.85 * em;
-      return { label, x, y, width, height: 1.15 * em };
+      // a subscript hangs below the line (q_it): its box reaches about a third of an em lower
+      const hangs = label.querySelector(".sub") !== null;
+      return { label, x, y, width, height: (hangs ? 1.45 : 1.15) * em };
     });
 }
 
