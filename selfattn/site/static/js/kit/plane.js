@@ -222,9 +222,41 @@ const TYPE_FALLBACK = { label: 13.5, tick: 11.5 };
 /** @type {WeakMap<Element, {label: number, tick: number}>} */
 const readSizes = new WeakMap();
 
+/** @type {WeakMap<Element, {font: string, widths: Map<string, number>}>} */
+const fonts = new WeakMap();
+/** @type {CanvasRenderingContext2D|null|undefined} */
+let ruler;
+
 /**
- * Where each shown arrow label sits, estimated from its text rather than measured (getBBox
- * would force a layout of the page on every drag): 0.58 em a character, 1.15 em tall.
+ * How wide a label's text runs, in the picture's units: measured on a canvas in the labels'
+ * own font (no layout of the page, unlike getBBox) once per text, or, before the picture
+ * has a font, estimated at 0.58 em a character. A subscript is measured at full size: a
+ * little wider than drawn, never narrower.
+ * @param {ReturnType<typeof makePlane>} plane @param {SVGTextElement} label @param {number} em
+ */
+function textWidth(plane, label, em) {
+  const text = label.textContent ?? "";
+  let known = fonts.get(plane.root);
+  if (!known) {
+    const style = getComputedStyle(label);
+    if (!style.fontFamily) return text.length * 0.58 * em; // not in a document yet
+    known = { font: `${style.fontWeight} ${em}px ${style.fontFamily}`, widths: new Map() };
+    fonts.set(plane.root, known);
+  }
+  let width = known.widths.get(text);
+  if (width === undefined) {
+    if (ruler === undefined) ruler = document.createElement("canvas").getContext("2d");
+    if (!ruler) return text.length * 0.58 * em;
+    ruler.font = known.font;
+    width = ruler.measureText(text).width;
+    known.widths.set(text, width);
+  }
+  return width;
+}
+
+/**
+ * Where each shown arrow label sits, from its text's width rather than its box (getBBox
+ * would force a layout of the page on every drag), 1.15 em tall.
  * @param {ReturnType<typeof makePlane>} plane
  * @returns {{label: SVGTextElement, x: number, y: number, width: number, height: number}[]}
  */
@@ -233,7 +265,7 @@ function labelBoxes(plane) {
   return [...plane.layers.labels.querySelectorAll("text")]
     .filter((label) => label.style.display !== "none" && label.textContent)
     .map((label) => {
-      const width = label.textContent.length * 0.58 * em,
+      const width = textWidth(plane, label, em),
         anchor = label.getAttribute("text-anchor");
       const x = Number(label.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
       const y = Number(label.getAttribute("y")) + Number(label.getAttribute("dy") ?? 0) - 0.85 * em;
@@ -256,7 +288,8 @@ export function clearTicks(plane, tips) {
       y = Number(tick.getAttribute("y"));
     const w = (tick.textContent ?? "").length * 0.62 * em,
       left = tick.classList.contains("end") ? x - w : x - w / 2;
-    const hit = boxes.some(([a, b, c, d]) => a < left + w && left < c && b < y + 2 && y - 0.9 * em < d);
+    // 2 px of air: a minus sign or a digit runs a little wider than its estimate
+    const hit = boxes.some(([a, b, c, d]) => a - 2 < left + w && left < c + 2 && b < y + 2 && y - 0.9 * em < d);
     /** @type {SVGElement} */ (tick).style.display = hit ? "none" : "";
   }
 }
