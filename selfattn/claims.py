@@ -16,8 +16,9 @@ from typing import Literal
 import numpy as np
 
 from . import learn
-from .article import FLOOR_SCORE, NAMED_RAW
-from .attention import MaskMode, attention, softmax
+from .article import FLOOR_SCORE, NAMED_RAW, ROPE_THETA, TURN_SHIFTS
+from .attention import MaskMode, apply_mask, attention, softmax
+from .bugs import turn
 from .head import Head
 from .numbers import FirstStep, Fixed, Percent, Scientific
 
@@ -172,6 +173,46 @@ def _forward_margin(h: Head) -> np.ndarray:
     out = h.run()["out"][..., h.index("it"), :]
     along = np.einsum("...jd,...d->...j", h.run()["V"], out)
     return along.min(axis=-1) / np.linalg.norm(out, axis=-1)
+
+
+def turned(h: Head, theta: float = ROPE_THETA, shift: float = 0.0, mask: MaskMode = "none"):
+    """The head with q and k at position p turned by (p + shift)·θ (RoPE in two dimensions,
+    bugs.turn): its raw scores R and its weights W.  (..., n, n) each"""
+    run = h.run()
+    p = np.arange(len(h.tokens)) + shift
+    Q, K = turn(run["Q"], p, theta), turn(run["K"], p, theta)
+    R = np.einsum("...id,...jd->...ij", Q, K)
+    return R, softmax(apply_mask(R / math.sqrt(h.X.shape[-1]), mask))
+
+
+def relative_margin(h: Head) -> np.ndarray:
+    """How far from exact the turned scores stay when every position shifts together, over
+    F28's shifts and several θ: positive while each score moves by less than 10⁻⁹."""
+    worst = np.zeros(h.X.shape[:-2])
+    for theta in (0.3, ROPE_THETA, 2.5):
+        R0 = turned(h, theta)[0]
+        for shift in TURN_SHIFTS:
+            moved = np.abs(turned(h, theta, shift)[0] - R0).max(axis=(-1, -2))
+            worst = np.maximum(worst, moved)
+    return 1e-9 - worst
+
+
+def order_margin(h: Head) -> np.ndarray:
+    """With RoPE (θ = 1), reading the sentence backwards moves the output of it (no mask:
+    the mask alone would move it): how far, less 0.01."""
+    run = h.run()
+    n, it = len(h.tokens), h.index("it")
+    back = np.arange(n)[::-1]
+    p = np.arange(n)
+
+    def out_of_it(order: np.ndarray) -> np.ndarray:
+        Q = turn(run["Q"][..., order, :], p, ROPE_THETA)
+        K = turn(run["K"][..., order, :], p, ROPE_THETA)
+        W = softmax(np.einsum("...id,...jd->...ij", Q, K) / math.sqrt(h.X.shape[-1]))
+        out = np.einsum("...ij,...jd->...id", W, run["V"][..., order, :])
+        return out[..., int(np.flatnonzero(order == it)[0]), :]
+
+    return np.linalg.norm(out_of_it(p) - out_of_it(back), axis=-1) - 0.01
 
 
 QUERY_SWING_DEGREES = 40.0  # F02: one unit up turns the query at least this far
@@ -452,7 +493,7 @@ FITTED: tuple[Claim, ...] = (
 #
 # These read a training run on the head's embeddings and W_V. The fit leaves them out (it
 # would train every candidate head) but they pin the head like the rest: a refitted head
-# that moves them fails here, and the prose's numbers with it.
+# that moves them fails here, and the prose's numbers with it. So does TURNED, below.
 
 
 def each_head(read: Callable[[Head], float]) -> Value:
@@ -539,7 +580,41 @@ LEARNED: tuple[Claim, ...] = (
     ),
 )
 
-CLAIMS: tuple[Claim, ...] = FITTED + LEARNED
+# F28's turn: exact facts and the numbers of RoPE on the fitted head. Cheap, but the fit
+# leaves them out too: an exact fact has no margin to grow, and the head was never fitted
+# with a turn.
+TURNED: tuple[Claim, ...] = (
+    Claim(
+        "turn.it.cat.raw",
+        "F28",
+        "R[it, cat] with q and k turned by position × 1 rad",
+        "−1.85",
+        lambda h: turned(h)[0][..., h.index("it"), h.index("cat")],
+        kind="raw score",
+    ),
+    Claim(
+        "turn.it.cat",
+        "F28",
+        "causal weight of row it on cat with q and k turned by position × 1 rad",
+        "0.04",
+        lambda h: turned(h, mask="causal")[1][..., h.index("it"), h.index("cat")],
+        kind="weight",
+    ),
+    Claim(
+        "turn.relative",
+        "F28",
+        "turned, every score depends only on m − n: shifting every position leaves it exactly",
+        condition=relative_margin,
+    ),
+    Claim(
+        "turn.order",
+        "F28",
+        "turned, reading the sentence backwards moves the output of it",
+        condition=order_margin,
+    ),
+)
+
+CLAIMS: tuple[Claim, ...] = FITTED + LEARNED + TURNED
 
 BY_ID = {c.id: c for c in CLAIMS}
 

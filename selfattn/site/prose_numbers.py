@@ -12,6 +12,7 @@ from ..article import (
     HUGE_SHIFT,
     LONG_CONTEXT,
     NAMED_RAW,
+    ROPE_THETA,
     THOUSAND_TOKENS,
 )
 from ..attention import spread, stacked_alone
@@ -62,6 +63,14 @@ def _learning() -> dict[str, str]:
     }
 
 
+def _turn(head: Head) -> dict[str, str]:
+    """F28's turn: θ as F26's RoPE takes it, and how many positions apart it and cat stand."""
+    return {
+        "turn.theta": fixed(ROPE_THETA, 0),
+        "turn.gap": grouped(head.index("it") - head.index("cat")),
+    }
+
+
 def _angles(head: Head) -> dict[str, str]:
     """Degrees between it's query and the keys F07 compares: and's, which a stretch makes win,
     and cat's, which wins unstretched."""
@@ -84,6 +93,7 @@ def _computed(head: Head) -> dict[str, str]:
         **_stacked(head),
         **_training(),
         **_learning(),
+        **_turn(head),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
         "softmax.ate.top": fixed(float(head.run()["W"][head.index("ate")].max())),
         "softmax.shift.max": fixed(-float(head.run()["S"][head.index("it")].max())),

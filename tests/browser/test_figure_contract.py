@@ -77,6 +77,7 @@ KEY_READOUT = {
     "F26": "failing",
     "F24": "output",
     "F27": "loss",
+    "F28": "score",
 }
 
 # (figure, start, garbage, expected): from `start`, set(garbage) must leave exactly `expected`.
@@ -235,6 +236,10 @@ GARBAGE_CASES = [
         {"seed": 4.4, "rate": True, "step": 1e9},
         {"seed": 4, "rate": 0.03, "step": 200},
     ),
+    # θ keeps two decimals within [0, 3.14]; a shift is a whole number of positions, 0 to 10
+    ("F28", {"theta": 2, "shift": 3}, {"theta": 1e9, "shift": -2}, {"theta": 3.14, "shift": 0}),
+    ("F28", {"theta": 2, "shift": 3}, {"theta": "x", "shift": 4.6}, {"theta": 2, "shift": 5}),
+    ("F28", {"theta": 2, "shift": 3}, {"theta": 0.456, "shift": 99}, {"theta": 0.46, "shift": 10}),
 ]
 
 # Garbage for any figure, as JS (NaN, ±Infinity and undefined do not survive JSON): whole
