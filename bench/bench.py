@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from selfattn import leak
@@ -93,7 +94,10 @@ def drive(page, figure_id: str | None) -> None:
         for _ in range(3):  # a step button turns itself off at the last step
             if not (control.is_visible() and control.is_enabled()):
                 break
-            control.click()
+            try:
+                control.click(timeout=2000)
+            except PlaywrightTimeout:  # a player running on reached the end meanwhile
+                break
 
 
 def weigh(site: Path, page: str) -> list[tuple[str, int, int]]:
