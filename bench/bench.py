@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from selfattn import leak
@@ -93,7 +94,10 @@ def drive(page, figure_id: str | None) -> None:
         for _ in range(3):  # a step button turns itself off at the last step
             if not (control.is_visible() and control.is_enabled()):
                 break
-            control.click()
+            try:
+                control.click(timeout=2000)
+            except PlaywrightTimeout:  # a player running on reached the end meanwhile
+                break
 
 
 def weigh(site: Path, page: str) -> list[tuple[str, int, int]]:
@@ -122,12 +126,51 @@ DRAW_COST = """() => Object.fromEntries([...document.querySelectorAll('figure[da
   }))"""
 
 
-def measure(base: str) -> tuple[dict, dict, dict]:
+# F27 trains while the reader watches, a step a frame: what one gradient step costs (learn.js,
+# median of 20 batches of 100), what a whole run costs (trained when a seed or rate is picked,
+# median of 20), and what a frame of training costs: the figure moved one step on and drawn,
+# with a forced layout, over a whole run of steps (median, 95th percentile and the worst).
+TRAIN_COST = """async () => {
+  const m = await import(new URL('../static/js/learn.js', location.href));
+  const task = JSON.parse(document.getElementById('selfattn-data').textContent).learn;
+  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const step = [], run = [], frame = [];
+  let [WQ, WK] = m.start(task.seed, task.startRange);
+  for (let i = 0; i < 20; i++) {  // a step is below the clock's grain: time 100 at once
+    const t0 = performance.now();
+    for (let j = 0; j < 100; j++) {
+      const p = m.forwardBackward(task, WQ, WK);
+      [WQ, WK] = [m.descend(WQ, p.dWQ, task.rate), m.descend(WK, p.dWK, task.rate)];
+    }
+    step.push((performance.now() - t0) / 100);
+  }
+  for (let i = 0; i < 20; i++) {
+    const t0 = performance.now();
+    m.train(task, 1 + (i % task.seeds), task.rate, task.steps);
+    run.push(performance.now() - t0);
+  }
+  const f = document.getElementById('F27').figure;
+  for (let k = 0; k <= task.steps; k++) {
+    const t0 = performance.now();
+    f.set({ step: k });
+    f.redraw();
+    document.body.getBoundingClientRect();
+    frame.push(performance.now() - t0);
+  }
+  f.set({ step: 0 });
+  frame.sort((a, b) => a - b);
+  return { step: median(step), run: median(run), frame: median(frame),
+           p95: frame[Math.floor(0.95 * frame.length)], worst: frame[frame.length - 1] };
+}"""
+
+
+def measure(base: str) -> tuple[dict, dict, dict, dict]:
     """Load and drive each page: frame timings by (page, figure), long tasks by phase,
-    and each figure's draw cost by (page, figure)."""
+    each figure's draw cost by (page, figure) and F27's training costs by page."""
     timings: dict[tuple[str, str], list[tuple[float, float]]] = {}
     long_tasks: dict[str, list[float]] = {}
     draw_cost: dict[tuple[str, str], float] = {}
+    train_cost: dict[str, dict[str, float]] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         for label, path in (("zh", ""), ("en", "en/"), ("blank", "blank.html")):
@@ -144,6 +187,8 @@ def measure(base: str) -> tuple[dict, dict, dict]:
             )
             for figure_id, ms in page.evaluate(DRAW_COST).items():
                 draw_cost[(label, figure_id)] = ms
+            if figures:
+                train_cost[label] = page.evaluate(TRAIN_COST)
             for figure_id in figures or [None]:
                 drive(page, figure_id)
             page.wait_for_timeout(200)
@@ -152,7 +197,20 @@ def measure(base: str) -> tuple[dict, dict, dict]:
             long_tasks[f"{label}, driving"] = page.evaluate("window.__long.slice()")[len(loaded) :]
             context.close()
         browser.close()
-    return timings, long_tasks, draw_cost
+    return timings, long_tasks, draw_cost, train_cost
+
+
+def report_training(train_cost: dict[str, dict[str, float]]) -> None:
+    print("\n## F27: training a step a frame, ms (a 60 Hz frame is 16.7 ms)\n")
+    print(
+        "{:<5} {:>9} {:>9} {:>11} {:>6} {:>6}".format("page", "step", "run", "frame", "p95", "max")
+    )
+    for label, c in train_cost.items():
+        print(
+            f"{label:<5} {c['step']:>9.4f} {c['run']:>9.2f} {c['frame']:>11.2f} "
+            f"{c['p95']:>6.2f} {c['worst']:>6.2f}"
+        )
+    print("step: one gradient step; run: every step of a seed; frame: a step drawn and laid out")
 
 
 def report(rows, long_tasks, timings, draw_cost, build_seconds: float, first: float) -> None:
@@ -215,12 +273,13 @@ def main() -> int:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             base = f"http://127.0.0.1:{server.server_port}/"
-            timings, long_tasks, draw_cost = measure(base)
+            timings, long_tasks, draw_cost, train_cost = measure(base)
             loading = measure_load(base, site)
         finally:
             server.shutdown()
             server.server_close()
     report(rows, long_tasks, timings, draw_cost, build_seconds, first_response_seconds())
+    report_training(train_cost)
     report_load(loading)
     return 0
 

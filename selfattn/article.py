@@ -20,6 +20,8 @@ HUGE_SHIFT = 1_000  # F11's largest shift: past exp's overflow in float64
 INIT_WIDTH = GPT2_SMALL.d_head  # F26 runs its √d assertion at a GPT-2 small head's width, 64
 STRETCH = 10.0  # how many times longer F26 makes `and`'s key when nothing keeps keys in check
 KEY_LIMIT = 4.0  # the longest key over the median key that F26's assertion allows
+ROPE_THETA = 1.0  # radians a position: F26's RoPE, and where F28's θ starts
+TURN_SHIFTS = range(11)  # F28 shifts every position together by 0 to 10
 
 
 def for_page() -> dict[str, float]:
@@ -35,4 +37,6 @@ def for_page() -> dict[str, float]:
         "initSpread": spread_at_init(INIT_WIDTH),
         "stretch": STRETCH,
         "keyLimit": KEY_LIMIT,
+        "ropeTheta": ROPE_THETA,
+        "turnShift": TURN_SHIFTS[-1],
     }

@@ -40,11 +40,18 @@ SWITCHES = {
 }
 
 
+def turn(M: np.ndarray, positions: np.ndarray, theta: float = 1.0) -> np.ndarray:
+    """Each row of M (..., n, 2) turned by its position times θ radians: RoPE in two
+    dimensions, where there is one frequency, θ (F28 drags it)."""
+    angle = np.asarray(positions, dtype=float) * theta
+    cos, sin = np.cos(angle), np.sin(angle)
+    x, y = M[..., 0], M[..., 1]
+    return np.stack([x * cos - y * sin, x * sin + y * cos], axis=-1)
+
+
 def rope(M: np.ndarray) -> np.ndarray:
     """RoPE for d = 2, where the one frequency is 1: row p turned by p radians.  (n, 2)"""
-    p = np.arange(len(M))
-    cos, sin = np.cos(p), np.sin(p)
-    return np.stack([M[:, 0] * cos - M[:, 1] * sin, M[:, 0] * sin + M[:, 1] * cos], axis=1)
+    return turn(M, np.arange(M.shape[-2]))
 
 
 def buggy_head(

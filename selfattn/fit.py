@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from .claims import (
-    CLAIMS,
+    FITTED,
     KEY_GAP_DEGREES,
     QUERY_SWING_DEGREES,
     Claim,
@@ -65,7 +65,7 @@ def _tolerance(claim: Claim) -> float:
 Claims = tuple[Claim, ...]
 
 
-def claim_margins(heads: Head, claims: Claims = CLAIMS) -> np.ndarray:
+def claim_margins(heads: Head, claims: Claims = FITTED) -> np.ndarray:
     """Each claim's margin in units of its tolerance: (..., claims); 1 is comfortable, ≤ 0 fails."""
     columns = []
     with np.errstate(all="ignore"):
@@ -101,7 +101,7 @@ def look_score(head: Head) -> float:
     return float(np.sum(look_residuals(head) ** 2) + 0.01 * np.sum(head.flat**2))
 
 
-def _residuals(p: np.ndarray, coarse: bool = False, claims: Claims = CLAIMS) -> np.ndarray:
+def _residuals(p: np.ndarray, coarse: bool = False, claims: Claims = FITTED) -> np.ndarray:
     head = Head.from_flat(TOKENS, p)
     tolerances = np.array([_tolerance(c) for c in claims])
     with np.errstate(all="ignore"):
@@ -124,7 +124,7 @@ def solve_continuous(rng: np.random.Generator) -> np.ndarray:
     return least_squares(_residuals, rough.x, max_nfev=2000).x
 
 
-def _claim_rows(heads: Head, claims: Claims = CLAIMS) -> np.ndarray:
+def _claim_rows(heads: Head, claims: Claims = FITTED) -> np.ndarray:
     """Every claim's value and every condition's margin, side by side: (..., rows)."""
     rows = []
     with np.errstate(all="ignore"):
@@ -136,7 +136,7 @@ def _claim_rows(heads: Head, claims: Claims = CLAIMS) -> np.ndarray:
     return np.stack(rows, axis=-1)
 
 
-def _row_bounds(room: float, claims: Claims = CLAIMS) -> tuple[np.ndarray, np.ndarray]:
+def _row_bounds(room: float, claims: Claims = FITTED) -> tuple[np.ndarray, np.ndarray]:
     """Bounds for `_claim_rows`: printed intervals shrunk by `room` of their tolerance."""
     lower, upper = [], []
     for claim in claims:
@@ -198,7 +198,7 @@ def round_by_milp(p: np.ndarray, reach: int = 4, rounds: int = 8) -> Head | None
             continue
         grid = np.round(base + CENT * np.round(result.x[:n]), 2)
         head = Head.from_flat(TOKENS, grid)
-        if all(c.holds(head) for c in CLAIMS):
+        if all(c.holds(head) for c in FITTED):
             return head
         centre, room = grid, min(0.8, room + 0.15)
     return None
@@ -244,7 +244,7 @@ def picture_targets(swing_at_least: float, keys_at_least: float) -> Claims:
         "keys.apart": partial(key_gap_margin, least=keys_at_least),
     }
     return tuple(
-        replace(c, condition=conditions[c.id]) if c.id in conditions else c for c in CLAIMS
+        replace(c, condition=conditions[c.id]) if c.id in conditions else c for c in FITTED
     )
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
@@ -38,6 +37,7 @@ GAIN = 10.0  # the readout's sharpness: how sure an output on a noun's value mak
 START_RANGE = 1.0  # each entry of W_Q and W_K starts uniform in ±1, two decimals
 SEED = 9  # the start the page opens on: row `it` begins on "ate" and crosses to the noun
 LEARNING_RATE = 0.1  # slow enough to watch at a step a frame, fast enough to finish
+RATES = (0.03, LEARNING_RATE, 0.3)  # the rates the page offers: slower, the prose's, faster
 STEPS = 200  # "after training": loss and weights the prose states are read here
 SEEDS = 20  # the prose says how many of this many random starts end on the noun
 
@@ -67,6 +67,11 @@ class Task:
             "it": self.it,
             "gain": GAIN,
             "startRange": START_RANGE,
+            "seed": SEED,
+            "rate": LEARNING_RATE,
+            "rates": list(RATES),
+            "steps": STEPS,
+            "seeds": SEEDS,
         }
 
 
@@ -180,14 +185,34 @@ def train(
     )
 
 
-@cache
+@dataclass(frozen=True)
+class Outcome:
+    """What the prose reads from training on one head: the opening run and the seed count."""
+
+    opening: Training  # from SEED at LEARNING_RATE, STEPS steps
+    on_noun: int  # how many of seeds 1..SEEDS end with `it` attending to its noun
+
+
+_outcomes: dict[bytes, Outcome] = {}
+
+
+def outcome(head: Head | None = None) -> Outcome:
+    """Train on `head`'s embeddings and W_V (its W_Q and W_K play no part: training starts
+    them afresh), once per distinct head: the claims read it for every head they check."""
+    head = head or load_head()
+    key = b"".join(np.ascontiguousarray(a, dtype=float).tobytes() for a in (head.X, head.W_V))
+    if key not in _outcomes:
+        task = pronoun_task(head)
+        on_noun = sum(train(task, seed).on_noun() for seed in range(1, SEEDS + 1))
+        _outcomes[key] = Outcome(train(task), on_noun)
+    return _outcomes[key]
+
+
 def opening() -> Training:
     """The run the page opens on, on the stored head: what the prose's numbers read."""
-    return train(pronoun_task())
+    return outcome().opening
 
 
-@cache
-def seeds_on_noun(count: int = SEEDS) -> int:
-    """How many of seeds 1..count end, after STEPS, with `it` attending to its noun."""
-    task = pronoun_task()
-    return sum(train(task, seed).on_noun() for seed in range(1, count + 1))
+def seeds_on_noun() -> int:
+    """How many of seeds 1..SEEDS end, after STEPS, with `it` attending to its noun."""
+    return outcome().on_noun

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import sys
 
-from .. import cost, leak
+from .. import cost, leak, learn
 from ..article import (
     FLOOR_SCORE,
     GPT2_CONTEXT,
     HUGE_SHIFT,
     LONG_CONTEXT,
     NAMED_RAW,
+    ROPE_THETA,
     THOUSAND_TOKENS,
 )
 from ..attention import spread, stacked_alone
@@ -50,6 +51,26 @@ def _training() -> dict[str, str]:
     }
 
 
+def _learning() -> dict[str, str]:
+    """The choices of part two's training (learn.py), as the prose states them."""
+    return {
+        "learn.steps": grouped(learn.STEPS),
+        "learn.rate": fixed(learn.LEARNING_RATE, 1),
+        "learn.seed": grouped(learn.SEED),
+        "learn.seeds": grouped(learn.SEEDS),
+        "learn.gain": fixed(learn.GAIN, 0),
+        "learn.dog": vector(learn.DOG, 1),
+    }
+
+
+def _turn(head: Head) -> dict[str, str]:
+    """F28's turn: θ as F26's RoPE takes it, and how many positions apart it and cat stand."""
+    return {
+        "turn.theta": fixed(ROPE_THETA, 0),
+        "turn.gap": grouped(head.index("it") - head.index("cat")),
+    }
+
+
 def _angles(head: Head) -> dict[str, str]:
     """Degrees between it's query and the keys F07 compares: and's, which a stretch makes win,
     and cat's, which wins unstretched."""
@@ -71,6 +92,8 @@ def _computed(head: Head) -> dict[str, str]:
         "convex.cat8.raw": fixed(NAMED_RAW),
         **_stacked(head),
         **_training(),
+        **_learning(),
+        **_turn(head),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
         "softmax.ate.top": fixed(float(head.run()["W"][head.index("ate")].max())),
         "softmax.shift.max": fixed(-float(head.run()["S"][head.index("it")].max())),

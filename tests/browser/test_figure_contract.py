@@ -76,6 +76,8 @@ KEY_READOUT = {
     "F25": "masked",
     "F26": "failing",
     "F24": "output",
+    "F27": "loss",
+    "F28": "score",
 }
 
 # (figure, start, garbage, expected): from `start`, set(garbage) must leave exactly `expected`.
@@ -215,6 +217,29 @@ GARBAGE_CASES = [
         {"tile": 3, "step": -4, "bug": "divide"},
         {"tile": 3, "step": 0, "bug": "divide"},
     ),
+    # a seed rounds into 1..20, a rate the page does not offer keeps the one before
+    (
+        "F27",
+        {"seed": 3, "rate": 0.3, "step": 50},
+        {"seed": 1e9, "rate": 0.7, "step": -4},
+        {"seed": 20, "rate": 0.3, "step": 0},
+    ),
+    (
+        "F27",
+        {"seed": 3, "rate": 0.3, "step": 50},
+        {"seed": "x", "rate": "0.1", "step": 99.6},
+        {"seed": 3, "rate": 0.1, "step": 100},
+    ),
+    (
+        "F27",
+        {"seed": 3, "rate": 0.03, "step": 50},
+        {"seed": 4.4, "rate": True, "step": 1e9},
+        {"seed": 4, "rate": 0.03, "step": 200},
+    ),
+    # θ keeps two decimals within [0, 3.14]; a shift is a whole number of positions, 0 to 10
+    ("F28", {"theta": 2, "shift": 3}, {"theta": 1e9, "shift": -2}, {"theta": 3.14, "shift": 0}),
+    ("F28", {"theta": 2, "shift": 3}, {"theta": "x", "shift": 4.6}, {"theta": 2, "shift": 5}),
+    ("F28", {"theta": 2, "shift": 3}, {"theta": 0.456, "shift": 99}, {"theta": 0.46, "shift": 10}),
 ]
 
 # Garbage for any figure, as JS (NaN, ±Infinity and undefined do not survive JSON): whole

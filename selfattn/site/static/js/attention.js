@@ -102,6 +102,14 @@ export function widthMix(base, width, divisor = "none") {
   return softmaxRow(base.map((b) => (b * spread) / divide));
 }
 
+/**
+ * A 2-D vector turned by `angle` radians: RoPE in two dimensions turns the query and the key
+ * at position p by p·θ (bugs.py's `turn`). @param {Vec} v @param {number} angle @returns {Vec}
+ */
+export function turn([a, b], angle) {
+  return [a * Math.cos(angle) - b * Math.sin(angle), a * Math.sin(angle) + b * Math.cos(angle)];
+}
+
 /** Degrees between two vectors. */
 export function angleBetween(a, b) {
   const c = dot(a, b) / (norm(a) * norm(b));

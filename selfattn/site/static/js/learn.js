@@ -85,3 +85,30 @@ export function forwardBackward(task, WQ, WK) {
 export function descend(W, dW, rate) {
   return W.map((row, i) => row.map((x, j) => x - rate * dW[i][j]));
 }
+
+/**
+ * @typedef {{WQ: Mat[], WK: Mat[], loss: number[], weights: Vec[][]}} Run W_Q and W_K at every
+ *   step from 0 to the last, and the loss and the row of `it` (each sentence) there
+ */
+
+/**
+ * Plain gradient descent on W_Q and W_K, full batch, from `start(seed)`: learn.py's `train`.
+ * @param {Task} task @param {number} seed @param {number} rate @param {number} steps @returns {Run}
+ */
+export function train(task, seed, rate, steps) {
+  let [WQ, WK] = start(seed, task.startRange);
+  /** @type {Run} */
+  const run = { WQ: [], WK: [], loss: [], weights: [] };
+  for (let step = 0; step <= steps; step += 1) {
+    const p = forwardBackward(task, WQ, WK);
+    run.WQ.push(WQ);
+    run.WK.push(WK);
+    run.loss.push(p.loss);
+    run.weights.push(p.weights);
+    if (step < steps) {
+      WQ = descend(WQ, p.dWQ, rate);
+      WK = descend(WK, p.dWK, rate);
+    }
+  }
+  return run;
+}

@@ -5,7 +5,7 @@
 // The map stays in view (sticky) while the switches below or beside it change it.
 
 import { assertion } from "../assertion.js";
-import { applyMask, project, softmax, weightedSum } from "../attention.js";
+import { applyMask, project, softmax, turn, weightedSum } from "../attention.js";
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { toggle } from "../kit/controls.js";
@@ -16,13 +16,6 @@ import { stage } from "../kit/stage.js";
 
 const BUGS = ["multiply", "noPositions", "noSqrt", "longKey"];
 const START = { multiply: false, noPositions: true, noSqrt: false, longKey: false };
-
-/** Turn a 2-D vector by `angle` radians: RoPE for d = 2, where the one frequency is 1. */
-/** @type {(v: number[], angle: number) => number[]} */
-const rotate = ([a, b], angle) => [
-  a * Math.cos(angle) - b * Math.sin(angle),
-  a * Math.sin(angle) + b * Math.cos(angle),
-];
 
 /**
  * The head with the chosen bugs, on the sentence read in `order`, with or without the mask;
@@ -38,8 +31,9 @@ export function run(head, bugs, order, masked, stretch) {
   const V = project(X, head.W_V);
   if (bugs.longKey) K = K.map((k, p) => (order[p] === and ? k.map((x) => x * stretch) : k));
   if (!bugs.noPositions) {
-    Q = Q.map((q, p) => rotate(q, p));
-    K = K.map((k, p) => rotate(k, p));
+    // RoPE for d = 2, where the one frequency is 1: position p turned by p radians
+    Q = Q.map((q, p) => turn(q, p));
+    K = K.map((k, p) => turn(k, p));
   }
   const divisor = bugs.noSqrt ? 1 : Math.sqrt(X[0].length);
   const S = Q.map((q) => K.map((k) => (q[0] * k[0] + q[1] * k[1]) / divisor));

@@ -7,7 +7,7 @@ import { attention } from "../attention.js";
  * @typedef {ReturnType<typeof attention>} Run
  * @typedef {{floorScore: number, namedRaw: number, gpt2Context: number, longContext: number,
  *   thousandTokens: number, hugeShift: number, initWidth: number, initSpread: number,
- *   stretch: number, keyLimit: number}} Article
+ *   stretch: number, keyLimit: number, ropeTheta: number, turnShift: number}} Article
  *   the numbers the article picks, and the spread of raw scores at random init (article.py)
  * @typedef {{tokens: string[], X: number[][], W_Q: number[][], W_K: number[][], W_V: number[][],
  *   d: number, index(token: string): number, run(mask?: "none"|"causal"|"multiply"): Run}} Head

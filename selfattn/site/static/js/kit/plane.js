@@ -228,9 +228,42 @@ const unitsPerPixel = (/** @type {SVGElement} */ picture) => Number(picture.styl
 /** @type {WeakMap<Element, {label: number, tick: number}>} */
 const readSizes = new WeakMap();
 
+/** @type {WeakMap<Element, {font: string, widths: Map<string, number>}>} */
+const fonts = new WeakMap();
+/** @type {CanvasRenderingContext2D|null|undefined} */
+let ruler;
+
 /**
- * Where each shown arrow label sits, estimated from its text rather than measured (getBBox
- * would force a layout of the page on every drag): 0.58 em a character, 1.15 em tall.
+ * How wide a label's text runs, in the picture's units: measured on a canvas in the labels'
+ * own font (no layout of the page, unlike getBBox) once per text, or, before the picture
+ * has a font, estimated at 0.58 em a character. A subscript is measured at full size: a
+ * little wider than drawn, never narrower.
+ * @param {ReturnType<typeof makePlane>} plane @param {SVGTextElement} label @param {number} em
+ */
+function textWidth(plane, label, em) {
+  const text = label.textContent ?? "";
+  let known = fonts.get(plane.root);
+  if (!known) {
+    const style = getComputedStyle(label);
+    if (!style.fontFamily) return text.length * 0.58 * em; // not in a document yet
+    // measured at 100 px and kept per em, so a change of the stage's --px needs no new measure
+    known = { font: `${style.fontWeight} 100px ${style.fontFamily}`, widths: new Map() };
+    fonts.set(plane.root, known);
+  }
+  let width = known.widths.get(text);
+  if (width === undefined) {
+    if (ruler === undefined) ruler = document.createElement("canvas").getContext("2d");
+    if (!ruler) return text.length * 0.58 * em;
+    ruler.font = known.font;
+    width = ruler.measureText(text).width / 100;
+    known.widths.set(text, width);
+  }
+  return width * em;
+}
+
+/**
+ * Where each shown arrow label sits, from its text's width rather than its box (getBBox
+ * would force a layout of the page on every drag), 1.15 em tall.
  * @param {ReturnType<typeof makePlane>} plane
  * @returns {{label: SVGTextElement, x: number, y: number, width: number, height: number}[]}
  */
@@ -239,11 +272,14 @@ function labelBoxes(plane) {
   return [...plane.layers.labels.querySelectorAll("text")]
     .filter((label) => label.style.display !== "none" && label.textContent)
     .map((label) => {
-      const width = label.textContent.length * 0.58 * em,
+      const width = textWidth(plane, label, em),
         anchor = label.getAttribute("text-anchor");
       const x = Number(label.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
+      // where its figure put it, before place.js moves it by dx and dy
       const y = Number(label.getAttribute("y")) - 0.85 * em;
-      return { label, x, y, width, height: 1.15 * em };
+      // a subscript hangs below the line (q_it): its box reaches about a third of an em lower
+      const hangs = label.querySelector(".sub") !== null;
+      return { label, x, y, width, height: (hangs ? 1.45 : 1.15) * em };
     });
 }
 

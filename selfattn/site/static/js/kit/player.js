@@ -2,7 +2,8 @@
 // and back to the start, as buttons the keyboard reaches like any other; a figure with
 // other controls to show may keep only some of them (`parts`). Playing asks the
 // figure for the next step every `tick` ms until the last; a reader who asked for no motion
-// gets one step a press instead of a running picture.
+// gets one step a press instead of a running picture (or, with `jump`, the last step at once:
+// a training run, whose end is what the reader asked for).
 
 import { t } from "../i18n.js";
 import { button } from "./controls.js";
@@ -23,11 +24,12 @@ const WORDS = {
  * `words` renames buttons for the figure ("Next tile ▶"); `parts` names the buttons it shows.
  * @param {HTMLElement} parent
  * @param {{label: string, at: () => number, last: () => number, go: (step: number) => void, tick?: number,
- *   words?: Partial<Record<keyof typeof WORDS, {zh: string, en: string}>>, parts?: (keyof typeof WORDS)[]}} o
+ *   words?: Partial<Record<keyof typeof WORDS, {zh: string, en: string}>>, parts?: (keyof typeof WORDS)[],
+ *   jump?: boolean}} o
  */
 export function player(
   parent,
-  { label, at, last, go, tick = 700, words = {}, parts = ["start", "back", "play", "next"] },
+  { label, at, last, go, tick = 700, words = {}, parts = ["start", "back", "play", "next"], jump: toEnd = false },
 ) {
   const say = (/** @type {keyof typeof WORDS} */ word) => t(words[word] ?? WORDS[word]);
   const group = html("div", { class: "player", role: "group", "aria-label": label });
@@ -51,7 +53,7 @@ export function player(
     onPress() {
       if (timer) return stop();
       if (at() >= last()) go(0);
-      else if (still()) go(at() + 1);
+      else if (still()) go(toEnd ? last() : at() + 1);
       if (still()) return;
       play.el.textContent = say("pause");
       timer = window.setInterval(() => {

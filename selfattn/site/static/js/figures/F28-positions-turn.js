@@ -1,0 +1,125 @@
+// F28: positions as a turn. Rotary position embedding in two dimensions turns the query and
+// the key at position p by p·θ. The query of it (position 4) and the key of cat (position 1)
+// turn by different angles, so the angle between them grows by (4 − 1)·θ and the score
+// changes; shift both positions together and each turns further, but the angle between them,
+// and so the score, stays exactly where it was: the score depends only on m − n.
+
+import { angleBetween, applyMask, dot, softmax, turn } from "../attention.js";
+import { clampNumber, figure } from "../figure.js";
+import { t } from "../i18n.js";
+import { makeBars } from "../kit/bars.js";
+import { slider } from "../kit/controls.js";
+import { fixed, grouped } from "../kit/format.js";
+import { arc, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
+import { stage } from "../kit/stage.js";
+
+const PLANE_WIDTH = 340;
+const THETA_MAX = 3.14; // radians: half a turn a position, as far as a turn can tell apart
+const THETA_STEP = 0.01; // the slider's step; θ keeps two decimals
+
+/** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
+export default function (el, head, article) {
+  const { tokens } = head;
+  const it = head.index("it"),
+    cat = head.index("cat");
+  const { Q, K } = head.run();
+  const seen = tokens.slice(0, it + 1); // what row it may read under the causal mask
+  const lastShift = article.turnShift;
+  const rootD = Math.sqrt(head.d);
+
+  /** Row it's raw scores and causal weights with every position p turned by (p + shift)·θ. */
+  function turned(/** @type {number} */ theta, /** @type {number} */ shift) {
+    const q = Q.map((v, p) => turn(v, (p + shift) * theta));
+    const k = K.map((v, p) => turn(v, (p + shift) * theta));
+    const R = q.map((a) => k.map((b) => dot(a, b)));
+    const W = softmax(
+      applyMask(
+        R.map((row) => row.map((r) => r / rootD)),
+        "causal",
+      ),
+    );
+    return { q: q[it], k: k[cat], raw: R[it][cat], row: W[it].slice(0, it + 1) };
+  }
+  const still = turned(0, 0).row; // no positions: the head as fitted
+  let top = 0;
+  for (let k = 0; k * THETA_STEP <= THETA_MAX + 1e-9; k += 1) top = Math.max(top, ...turned(k * THETA_STEP, 0).row);
+  const { picture, controls, readouts } = stage(el);
+
+  const reach = Math.max(Math.hypot(...Q[it]), Math.hypot(...K[cat])) + 0.6;
+  const half = Math.ceil(reach * 2) / 2;
+  const plane = makePlane({
+    x: [-half, half],
+    y: [-half, half],
+    unit: PLANE_WIDTH / (2 * half), // the width of a phone's column: labels at their own size
+    label: t({
+      zh: "it 的查询和 cat 的键，按各自的位置转过 p·θ；淡色是不转时",
+      en: "The query of it and the key of cat, each turned by its position times θ; faint, unturned",
+    }),
+  });
+  picture.append(plane.root);
+  arrow(plane, { cls: "query faint" }).set(Q[it]);
+  arrow(plane, { cls: "key faint" }).set(K[cat]);
+  const between = arc(plane, { radius: 34, name: "angle" });
+  const key = arrow(plane, { cls: "key", label: "k_cat" });
+  const query = arrow(plane, { cls: "query", label: "q_it" });
+
+  const bars = makeBars(picture, {
+    labels: seen,
+    domain: [0, Math.ceil(top * 10) / 10],
+    name: "w",
+    height: 220,
+    ticks: [0, 0.2, 0.4],
+    title: t({ zh: "it 这一行的权重（虚线：不转）", en: "Row it's weights (dashed: no turn)" }),
+    label: t({
+      zh: "带因果掩码时 it 这一行的权重，虚线是不加位置时的权重",
+      en: "Row it's weights under the causal mask, dashed where they stand with no positions",
+    }),
+  });
+
+  const thetaSlider = slider(controls, {
+    label: t({ zh: "每个位置转 θ", en: "Turn per position θ" }),
+    min: 0,
+    max: THETA_MAX,
+    step: THETA_STEP,
+    name: "theta",
+    onInput: (theta) => fig.set({ theta }),
+  });
+  const shiftSlider = slider(controls, {
+    label: t({ zh: "所有位置一起后移", en: "Shift every position by" }),
+    min: 0,
+    max: lastShift,
+    step: 1,
+    name: "shift",
+    onInput: (shift) => fig.set({ shift }),
+  });
+  const out = readouts(
+    {
+      score: t({ zh: "原始分数 q_it·k_cat", en: "raw score q_it·k_cat" }),
+      positions: t({ zh: "位置", en: "positions" }),
+    },
+    { key: "score" },
+  );
+
+  const fig = figure(el, {
+    state: { theta: article.ropeTheta, shift: 0 },
+    clamp: (s, previous) => ({
+      theta: Math.round(clampNumber(s.theta, 0, THETA_MAX, previous.theta) * 100) / 100,
+      shift: Math.round(clampNumber(s.shift, 0, lastShift, previous.shift)),
+    }),
+    draw({ theta, shift }) {
+      const now = turned(theta, shift);
+      query.set(now.q);
+      key.set(now.k);
+      between.set(now.q, now.k, `${fixed(angleBetween(now.q, now.k), 0)}°`);
+      untangle(plane);
+      clearTicks(plane, [now.q, now.k, Q[it], K[cat]]);
+      bars.set(now.row, { ghost: still });
+      thetaSlider.show(theta, `${fixed(theta)} rad`);
+      shiftSlider.show(shift, grouped(shift));
+      out.show({
+        score: fixed(now.raw),
+        positions: `m = ${grouped(it + shift)}, n = ${grouped(cat + shift)}`,
+      });
+    },
+  });
+}
