@@ -220,17 +220,23 @@ function operations(picture, model, THOUSAND) {
     ],
   });
   // two or three short lines each, so they fit left of the crossing and right of its drop line
-  /** @param {string} cls @param {string[]} lines @param {{x: number, y: number, anchor?: "start"|"end"}} at */
-  const stack = (cls, lines, { x: lx, y: ly, anchor = "end" }) => {
+  // (`up`: the last line stands on `y` and the others rise above it, clear of a line below)
+  /**
+   * @param {string} cls @param {string[]} lines
+   * @param {{x: number, y: number, anchor?: "start"|"end", up?: boolean}} at
+   */
+  const stack = (cls, lines, { x: lx, y: ly, anchor = "end", up = false }) => {
     lines.forEach((text, k) => {
       // a line's height apart in em, at whatever size the stage renders the type
-      const at = { x: lx, y: ly, dy: `${1.15 * k}em`, class: `line-label ${cls}`, "text-anchor": anchor };
+      const em = 1.15 * (up ? k - lines.length + 1 : k);
+      const at = { x: lx, y: ly, dy: `${em}em`, class: `line-label ${cls}`, "text-anchor": anchor };
       setSvg(svg("text", at, frame.layers.labels), text);
     });
   };
   stack("projections", [t({ zh: "四个投影", en: "projections" }), "4·n·d_{model}²"], {
     x: x(1024) - 6,
-    y: y(projections.value(1024)) - 22,
+    y: y(projections.value(1024)) - 12,
+    up: true,
   });
   const cross = projectionsDominateUntil(model);
   on.dot({ cls: "crossing", r: 5, at: [cross, projectionMacs(cross, model)] });

@@ -183,7 +183,8 @@ export function marks(frame, x = same, y = same) {
       const width = textWidth(el.textContent ?? "", em);
       const anchor = el.getAttribute("text-anchor");
       const lx = Number(el.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
-      const ly = Number(el.getAttribute("y"));
+      const dy = el.getAttribute("dy") ?? "0"; // a line of a stack is set off in em
+      const ly = Number(el.getAttribute("y")) + (dy.endsWith("em") ? Number.parseFloat(dy) * em : Number(dy));
       return {
         left: lx,
         right: lx + width,

@@ -8,7 +8,7 @@
 /** @typedef {{x1: number, y1: number, x2: number, y2: number, half: number}} Segment */
 
 const CLEAR = 2; // px left between a label's box and a mark
-const RINGS = [0, 6, 12, 18, 26, 34, 44, 56]; // how far from its start a label may move, nearest first
+const RINGS = [0, 6, 12, 18, 26, 34, 44, 56, 70]; // how far from its start a label may move, nearest first
 const TURNS = 12; // directions tried on each ring
 
 /** @type {WeakMap<Element, {cls: string, half: number}>} */

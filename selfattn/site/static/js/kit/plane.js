@@ -324,7 +324,8 @@ export function clearTicks(plane, tips = []) {
       y = Number(tick.getAttribute("y")) + offset(tick, "dy");
     const w = (tick.textContent ?? "").length * 0.62 * em,
       left = tick.classList.contains("end") ? x - w : x - w / 2;
-    const box = { x: left, y: y - 0.8 * em, width: w, height: 0.95 * em };
+    // 2 px of air: a minus sign or a digit runs a little wider than its estimate
+    const box = { x: left - 2, y: y - 0.8 * em - 2, width: w + 4, height: 0.95 * em + 4 };
     /** @type {SVGElement} */ (tick).style.display = free(box, marks, taken, everywhere) ? "" : "none";
   }
 }
