@@ -103,7 +103,34 @@ def _kept(asked: Any, count: int, axis: str) -> list[int]:
     return kept
 
 
-class AttentionMap(_Widget):
+class _Stepped(_Widget):
+    """A widget over a stack of heads, one (layer, head) on screen: stepping clamps to the
+    stack and sends that head's slice (`_slice`, each subclass's own)."""
+
+    layer = traitlets.Int(0).tag(sync=True)
+    head = traitlets.Int(0).tag(sync=True)
+    _layers = 1
+    _heads = 1
+
+    def _slice(self, layer: int, head: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @traitlets.validate("layer")
+    def _clamp_layer(self, proposal: Any) -> int:
+        return min(max(int(proposal["value"]), 0), self._layers - 1)
+
+    @traitlets.validate("head")
+    def _clamp_head(self, proposal: Any) -> int:
+        return min(max(int(proposal["value"]), 0), self._heads - 1)
+
+    @traitlets.observe("layer", "head")
+    def _show_slice(self, _: Any) -> None:
+        with self.hold_sync():
+            for name, value in self._slice(self.layer, self.head).items():
+                setattr(self, name, value)
+
+
+class AttentionMap(_Stepped):
     """An attention map of any `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)` array.
 
     Every head is checked when the map is made: `failed` lists what each head breaks,
@@ -112,8 +139,6 @@ class AttentionMap(_Widget):
 
     weights = traitlets.Unicode().tag(sync=True)
     shape = traitlets.List(traitlets.Int()).tag(sync=True)
-    layer = traitlets.Int(0).tag(sync=True)
-    head = traitlets.Int(0).tag(sync=True)
     causal = traitlets.Bool(False).tag(sync=True)
     scale = traitlets.Float(1.0).tag(sync=True)
     checks = traitlets.List().tag(sync=True)
@@ -161,20 +186,6 @@ class AttentionMap(_Widget):
         exact[next(c["rows"] for c in found if c["invariant"] == "rows sum to 1")] = False
         weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact)
         return {**self._marks(layer, head), "weights": weights}, error
-
-    @traitlets.validate("layer")
-    def _clamp_layer(self, proposal: Any) -> int:
-        return min(max(int(proposal["value"]), 0), self._layers - 1)
-
-    @traitlets.validate("head")
-    def _clamp_head(self, proposal: Any) -> int:
-        return min(max(int(proposal["value"]), 0), self._heads - 1)
-
-    @traitlets.observe("layer", "head")
-    def _show_slice(self, _: Any) -> None:
-        with self.hold_sync():
-            for name, value in self._slice(self.layer, self.head).items():
-                setattr(self, name, value)
 
     def _name(self, layer: int, head: int) -> str:
         """A head as the reader indexes the array they passed: weights[layer, head]."""
@@ -312,13 +323,11 @@ class HeadsMap(AttentionMap):
         }
 
 
-class Compare(_Widget):
+class Compare(_Stepped):
     """Two maps of the same shape side by side, and their difference B − A, head by head."""
 
     names = traitlets.List(traitlets.Unicode()).tag(sync=True)
     shape = traitlets.List(traitlets.Int()).tag(sync=True)
-    layer = traitlets.Int(0).tag(sync=True)
-    head = traitlets.Int(0).tag(sync=True)
     causal = traitlets.Bool(False).tag(sync=True)
     weights_a = traitlets.Unicode().tag(sync=True)
     weights_b = traitlets.Unicode().tag(sync=True)
@@ -360,20 +369,6 @@ class Compare(_Widget):
             "dscale": full_cell(d) if np.any(d) else 1.0,
             "largest": {"row": int(i), "column": int(j), "value": float(d[i, j])},
         }
-
-    @traitlets.validate("layer")
-    def _clamp_layer(self, proposal: Any) -> int:
-        return min(max(int(proposal["value"]), 0), self._layers - 1)
-
-    @traitlets.validate("head")
-    def _clamp_head(self, proposal: Any) -> int:
-        return min(max(int(proposal["value"]), 0), self._heads - 1)
-
-    @traitlets.observe("layer", "head")
-    def _show_slice(self, _: Any) -> None:
-        with self.hold_sync():
-            for name, value in self._slice(self.layer, self.head).items():
-                setattr(self, name, value)
 
     def save_html(
         self,
