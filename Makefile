@@ -46,7 +46,7 @@ lint: $(VENV)/.test
 	$(NODE_BIN)/tsc -p jsconfig.json
 
 test: $(VENV)/.test chromium lint
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=12
 
 # Refresh the builder's golden folder after an intended change to the output.
 golden: $(VENV)/.test

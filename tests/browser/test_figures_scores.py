@@ -543,7 +543,8 @@ def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float
                 const cx = at(dot, 'cx'), cy = at(dot, 'cy');
                 const logw = Math.log(value(b0)) + (cx - at(b0, 'x')) / (at(b1, 'x') - at(b0, 'x'))
                     * (Math.log(value(b1)) - Math.log(value(b0)));
-                const spread = value(l0) + (cy - at(l0, 'y') + 4) / (at(l1, 'y') - at(l0, 'y'))
+                // a tick stands on its value (its offset from the axis is in dx, dy)
+                const spread = value(l0) + (cy - at(l0, 'y')) / (at(l1, 'y') - at(l0, 'y'))
                     * (value(l1) - value(l0));
                 return [Math.exp(logw), spread];
             }""",
@@ -575,7 +576,7 @@ def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en_at_start):
     # the reference line is drawn where the left axis says 1
     line = float(page.locator("#F14 line.reference").get_attribute("y1"))
     ticks = {
-        t.text_content(): float(t.get_attribute("y")) - 4
+        t.text_content(): float(t.get_attribute("y"))  # on its value; set off by dx, dy
         for t in page.locator("#F14 text.tick.end").all()
     }
     assert line == pytest.approx(ticks["0"] + (ticks["4"] - ticks["0"]) / 4)

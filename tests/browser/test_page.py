@@ -62,7 +62,13 @@ def test_figures_speak_one_type_scale(article_at_start):
           return [...document.querySelectorAll('figure[data-module] *')]
             .filter((el) => words(el) && !el.closest(exempt))
             .map((el) => [el, getComputedStyle(el)])
-            .filter(([, s]) => !steps.includes(parseFloat(s.fontSize))
+            // a picture's type is sized times its SVG's --px (kit/stage.js), to render at the step
+            .map(([el, s]) => {
+              const svg = el.closest('svg');
+              const px = svg ? parseFloat(getComputedStyle(svg).getPropertyValue('--px')) || 1 : 1;
+              return [el, s, Math.round((parseFloat(s.fontSize) / px) * 100) / 100];
+            })
+            .filter(([, s, size]) => !steps.includes(size)
               || !['400', '650'].includes(s.fontWeight))
             .map(([el, s]) => `${el.closest('figure').id} ${el.tagName}.${el.getAttribute('class')}`
               + ` ${s.fontSize} ${s.fontWeight}`);

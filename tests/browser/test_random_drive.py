@@ -28,7 +28,7 @@ def check(figure_id: str, snapshot: dict) -> None:
     if "inside" in shown:  # a convex mix cannot leave the values' polygon
         assert shown["inside"] in ("yes", "是"), where
     if figure_id == "F19" and not state["multiply"]:
-        assert number(shown["masked.all"]) == 0, where  # −∞ leaves exactly nothing
+        assert number(shown["check.value"]) == 0, where  # −∞ leaves exactly nothing, all rows
     if figure_id == "F25":
         for i, query in enumerate(TOKENS):
             row = [number(shown[f"W.{query}.{key}"]) for key in TOKENS]
