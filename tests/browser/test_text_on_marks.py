@@ -43,9 +43,7 @@ AT_LOAD = """([id, initial]) => {
 }"""
 # figures still drawing text on a mark, each with what is left to do: expected to fail
 # (strict, so a fix shows up as an unexpected pass and the entry is removed)
-NOT_YET = {
-    "F24": "a token's name sits on the trail (the tiled-pass redraw owns the figure)",
-}
+NOT_YET: dict[str, str] = {}
 
 
 ON_SCREEN = """async (id) => {

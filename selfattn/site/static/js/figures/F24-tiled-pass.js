@@ -266,7 +266,9 @@ export default function (el, head) {
         set(mLine, { x1: from, x2: to, y1: ys(here.m), y2: ys(here.m) });
         // over the line's right end, or its left where the line is still too short to hold it
         const short = to - from < 90;
-        set(mText, { x: short ? from : to, y: ys(here.m) - 6, "text-anchor": short ? "start" : "end" });
+        // a max carried over before any key arrived runs across the empty slots: named above them
+        const y = here.keys === 0 ? SCORES.top - 5 : ys(here.m) - 6;
+        set(mText, { x: short ? from : to, y, "text-anchor": short ? "start" : "end" });
         setSvg(
           mText,
           bug === "reset" && here.keys === 0
@@ -323,7 +325,8 @@ export default function (el, head) {
       );
       bracket.classList.toggle("wrong", bug === "rescale");
       rText.classList.toggle("wrong", bug === "rescale" && here.rescale !== null && here.rescale < 1);
-      set(rText, { y: by - 6 });
+      // half an em higher: m_old and m_new hang their subscripts toward the bracket
+      set(rText, { y: by - 6, dy: "-0.5em" });
       if (here.rescale !== null) {
         const factor = `× exp(m_old − m_new) = ${fixed(here.rescale, 3)}`;
         setSvg(

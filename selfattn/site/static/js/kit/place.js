@@ -42,7 +42,7 @@ export function marksIn(layers) {
   const segments = [];
   const discs = [];
   for (const layer of layers) {
-    for (const el of layer.querySelectorAll("line, polygon, circle, path")) {
+    for (const el of layer.querySelectorAll("line, polygon, polyline, circle, path")) {
       if (el.matches(".hit, .gridline, .wash") || !drawn(el)) continue;
       if (el.tagName === "line") {
         segments.push({
@@ -63,7 +63,7 @@ export function marksIn(layers) {
           segments.push({ x1: a.x, y1: a.y, x2: b.x, y2: b.y, half });
           a = b;
         }
-      } else if (el.tagName === "polygon") {
+      } else if (el.tagName === "polygon" || el.tagName === "polyline") {
         const p = (el.getAttribute("points") ?? "")
           .trim()
           .split(/[\s,]+/)
@@ -71,7 +71,10 @@ export function marksIn(layers) {
         const corners = [];
         for (let i = 0; i + 1 < p.length; i += 2) corners.push([p[i], p[i + 1]]);
         const half = halfStroke(el);
+        // a polygon closes on its first corner; a polyline (a trail) stays open
+        const closed = el.tagName === "polygon";
         corners.forEach(([x1, y1], i) => {
+          if (!closed && i === corners.length - 1) return;
           const [x2, y2] = corners[(i + 1) % corners.length];
           segments.push({ x1, y1, x2, y2, half });
         });
