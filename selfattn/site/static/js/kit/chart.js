@@ -11,6 +11,20 @@ export const TICK_BELOW = "1.4em";
 export const TICK_BESIDE = "-0.5em";
 export const TICK_MIDDLE = "0.35em";
 
+/** The `--px` the stage keeps on a picture (kit/stage.js): type in user units is size × it. */
+export function typeScale(/** @type {SVGElement} */ picture) {
+  return Number(picture.style.getPropertyValue("--px")) || 1;
+}
+
+/**
+ * A text's offset attribute (dx, dy) in user units, read in em where it is written in em.
+ * @param {Element} text @param {string} name @param {number} em the text's size in user units
+ */
+export function offsetOf(text, name, em) {
+  const value = text.getAttribute(name) ?? "0";
+  return value.endsWith("em") ? Number.parseFloat(value) * em : Number(value);
+}
+
 /**
  * @typedef {((v: number) => number) & {invert(p: number): number, domain: number[], range: number[]}} Scale
  */

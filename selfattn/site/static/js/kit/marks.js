@@ -2,7 +2,7 @@
 // past its end, a dot, and a marker (a rule down the chart at the reader's x, with a dot
 // where it crosses each line). Every label is placed off its own mark, never on it.
 
-import { through } from "./chart.js";
+import { offsetOf, through, typeScale } from "./chart.js";
 import { svg } from "./dom.js";
 import { setSvg } from "./notation.js";
 
@@ -178,13 +178,12 @@ export function marks(frame, x = same, y = same) {
    * the size the stage renders type (its --px on the SVG); a subscript hangs half an em.
    */
   function labelBoxes() {
-    const em = 13.5 * (Number(frame.root?.style.getPropertyValue("--px")) || 1);
+    const em = 13.5 * typeScale(frame.root);
     return [...layers.labels.querySelectorAll("text")].map((el) => {
       const width = textWidth(el.textContent ?? "", em);
       const anchor = el.getAttribute("text-anchor");
       const lx = Number(el.getAttribute("x")) - (anchor === "end" ? width : anchor === "middle" ? width / 2 : 0);
-      const dy = el.getAttribute("dy") ?? "0"; // a line of a stack is set off in em
-      const ly = Number(el.getAttribute("y")) + (dy.endsWith("em") ? Number.parseFloat(dy) * em : Number(dy));
+      const ly = Number(el.getAttribute("y")) + offsetOf(el, "dy", em); // a line of a stack is set off in em
       return {
         left: lx,
         right: lx + width,

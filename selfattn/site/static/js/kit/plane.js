@@ -1,7 +1,7 @@
 // An SVG plane for 2-D vectors: axes and grid, labelled arrows, a perpendicular drop,
 // and drag handles that follow a pointer or the arrow keys.
 
-import { TICK_BELOW, TICK_BESIDE, TICK_MIDDLE } from "./chart.js";
+import { offsetOf, TICK_BELOW, TICK_BESIDE, TICK_MIDDLE, typeScale } from "./chart.js";
 import { svg } from "./dom.js";
 import { setSvg } from "./notation.js";
 import { free, marksIn, place } from "./place.js";
@@ -223,8 +223,6 @@ function typeSizes(picture) {
 }
 const TYPE_FALLBACK = { label: 13.5, tick: 11.5 };
 
-/** The `--px` the stage keeps on a picture (kit/stage.js): type in user units is size × it. */
-const unitsPerPixel = (/** @type {SVGElement} */ picture) => Number(picture.style.getPropertyValue("--px")) || 1;
 /** @type {WeakMap<Element, {label: number, tick: number}>} */
 const readSizes = new WeakMap();
 
@@ -268,7 +266,7 @@ function textWidth(plane, label, em) {
  * @returns {{label: SVGTextElement, x: number, y: number, width: number, height: number}[]}
  */
 function labelBoxes(plane) {
-  const em = typeSizes(plane.root).label * unitsPerPixel(plane.root);
+  const em = typeSizes(plane.root).label * typeScale(plane.root);
   return [...plane.layers.labels.querySelectorAll("text")]
     .filter((label) => label.style.display !== "none" && label.textContent)
     .map((label) => {
@@ -312,16 +310,11 @@ export function clearTicks(plane, tips = []) {
     height,
   }));
   taken.push(...tips.map((p) => ({ x: plane.sx(p[0]) - 9, y: plane.sy(p[1]) - 9, width: 18, height: 18 })));
-  const em = typeSizes(plane.root).tick * unitsPerPixel(plane.root);
+  const em = typeSizes(plane.root).tick * typeScale(plane.root);
   const everywhere = { x: -1e6, y: -1e6, width: 2e6, height: 2e6 };
-  /** An offset attribute in user units, read in em where it is written in em. */
-  const offset = (/** @type {Element} */ tick, /** @type {string} */ name) => {
-    const value = tick.getAttribute(name) ?? "0";
-    return value.endsWith("em") ? Number.parseFloat(value) * em : Number(value);
-  };
   for (const tick of plane.layers.grid.querySelectorAll("text")) {
-    const x = Number(tick.getAttribute("x")) + offset(tick, "dx"),
-      y = Number(tick.getAttribute("y")) + offset(tick, "dy");
+    const x = Number(tick.getAttribute("x")) + offsetOf(tick, "dx", em),
+      y = Number(tick.getAttribute("y")) + offsetOf(tick, "dy", em);
     const w = (tick.textContent ?? "").length * 0.62 * em,
       left = tick.classList.contains("end") ? x - w : x - w / 2;
     // 2 px of air: a minus sign or a digit runs a little wider than its estimate
