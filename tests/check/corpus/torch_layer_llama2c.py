@@ -14,7 +14,6 @@ expected: error
 """
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
 
 import torch
 from torch import nn
@@ -25,7 +24,7 @@ class ModelArgs:
     dim: int = 4096
     n_layers: int = 32
     n_heads: int = 32
-    n_kv_heads: Optional[int] = None
+    n_kv_heads: int | None = None
     max_seq_len: int = 2048
     dropout: float = 0.0
 
@@ -40,9 +39,9 @@ def reshape_for_broadcast(freqs_cis: torch.Tensor, x: torch.Tensor):
 
 def apply_rotary_emb(
     xq: torch.Tensor, xk: torch.Tensor, freqs_cos: torch.Tensor, freqs_sin: torch.Tensor
-) -> Tuple[torch.Tensor, torch.Tensor]:
-    xq_r, xq_i = xq.float().reshape(xq.shape[:-1] + (-1, 2)).unbind(-1)
-    xk_r, xk_i = xk.float().reshape(xk.shape[:-1] + (-1, 2)).unbind(-1)
+) -> tuple[torch.Tensor, torch.Tensor]:
+    xq_r, xq_i = xq.float().reshape((*xq.shape[:-1], -1, 2)).unbind(-1)
+    xk_r, xk_i = xk.float().reshape((*xk.shape[:-1], -1, 2)).unbind(-1)
     freqs_cos = reshape_for_broadcast(freqs_cos, xq_r)
     freqs_sin = reshape_for_broadcast(freqs_sin, xq_r)
     xq_out_r = xq_r * freqs_cos - xq_i * freqs_sin

@@ -14,7 +14,6 @@ expected: ok
 """
 
 import math
-from typing import Optional
 
 import torch
 import torch.nn.functional as F
@@ -59,9 +58,9 @@ class Attention(nn.Module):
     def forward(
         self,
         x: torch.Tensor,
-        k_x: Optional[torch.Tensor] = None,
-        v_x: Optional[torch.Tensor] = None,
-        attn_mask: Optional[torch.Tensor] = None,
+        k_x: torch.Tensor | None = None,
+        v_x: torch.Tensor | None = None,
+        attn_mask: torch.Tensor | None = None,
     ):
         N, L, C = x.shape
         q, k, v = F.linear(x, self.in_proj_weight, self.in_proj_bias).chunk(3, dim=-1)

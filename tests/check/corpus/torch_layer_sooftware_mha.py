@@ -12,8 +12,6 @@ target: attn
 expected: ok
 """
 
-from typing import Optional, Tuple
-
 import numpy as np
 import torch
 import torch.nn as nn
@@ -23,12 +21,12 @@ from torch import Tensor
 
 class ScaledDotProductAttention(nn.Module):
     def __init__(self, dim: int):
-        super(ScaledDotProductAttention, self).__init__()
+        super().__init__()
         self.sqrt_dim = np.sqrt(dim)
 
     def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, mask: Optional[Tensor] = None
-    ) -> Tuple[Tensor, Tensor]:
+        self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
         score = torch.bmm(query, key.transpose(1, 2)) / self.sqrt_dim
 
         if mask is not None:
@@ -41,7 +39,7 @@ class ScaledDotProductAttention(nn.Module):
 
 class MultiHeadAttention(nn.Module):
     def __init__(self, d_model: int = 512, num_heads: int = 8):
-        super(MultiHeadAttention, self).__init__()
+        super().__init__()
         assert d_model % num_heads == 0, "d_model % num_heads should be zero."
         self.d_head = int(d_model / num_heads)
         self.num_heads = num_heads
@@ -51,21 +49,17 @@ class MultiHeadAttention(nn.Module):
         self.value_proj = nn.Linear(d_model, self.d_head * num_heads)
 
     def forward(
-        self, query: Tensor, key: Tensor, value: Tensor, mask: Optional[Tensor] = None
-    ) -> Tuple[Tensor, Tensor]:
-        batch_size = value.size(0)
+        self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        batch_size, d = value.size(0), self.d_head
 
         query = self.query_proj(query).view(batch_size, -1, self.num_heads, self.d_head)
         key = self.key_proj(key).view(batch_size, -1, self.num_heads, self.d_head)
         value = self.value_proj(value).view(batch_size, -1, self.num_heads, self.d_head)
 
-        query = (
-            query.permute(2, 0, 1, 3).contiguous().view(batch_size * self.num_heads, -1, self.d_head)
-        )
-        key = key.permute(2, 0, 1, 3).contiguous().view(batch_size * self.num_heads, -1, self.d_head)
-        value = (
-            value.permute(2, 0, 1, 3).contiguous().view(batch_size * self.num_heads, -1, self.d_head)
-        )
+        query = query.permute(2, 0, 1, 3).contiguous().view(batch_size * self.num_heads, -1, d)
+        key = key.permute(2, 0, 1, 3).contiguous().view(batch_size * self.num_heads, -1, d)
+        value = value.permute(2, 0, 1, 3).contiguous().view(batch_size * self.num_heads, -1, d)
 
         if mask is not None:
             mask = mask.unsqueeze(1).repeat(1, self.num_heads, 1, 1)
@@ -73,9 +67,7 @@ class MultiHeadAttention(nn.Module):
         context, attn = self.scaled_dot_attn(query, key, value, mask)
 
         context = context.view(self.num_heads, batch_size, -1, self.d_head)
-        context = (
-            context.permute(1, 2, 0, 3).contiguous().view(batch_size, -1, self.num_heads * self.d_head)
-        )
+        context = context.permute(1, 2, 0, 3).contiguous().view(batch_size, -1, self.num_heads * d)
 
         return context, attn
 

@@ -13,8 +13,6 @@ target: attn
 expected: ok
 """
 
-from typing import Optional, Tuple
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -46,9 +44,9 @@ class MultiHeadAttention(nn.Module):
     def forward(
         self,
         x: Tensor,
-        xa: Optional[Tensor] = None,
-        mask: Optional[Tensor] = None,
-        kv_cache: Optional[dict] = None,
+        xa: Tensor | None = None,
+        mask: Tensor | None = None,
+        kv_cache: dict | None = None,
     ):
         q = self.query(x)
 
@@ -63,9 +61,9 @@ class MultiHeadAttention(nn.Module):
         return self.out(wv), qk
 
     def qkv_attention(
-        self, q: Tensor, k: Tensor, v: Tensor, mask: Optional[Tensor] = None
-    ) -> Tuple[torch.Tensor, Optional[torch.Tensor]]:
-        n_batch, n_ctx, n_state = q.shape
+        self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        _n_batch, n_ctx, n_state = q.shape
         scale = (n_state // self.n_head) ** -0.25
         q = q.view(*q.shape[:2], self.n_head, -1).permute(0, 2, 1, 3)
         k = k.view(*k.shape[:2], self.n_head, -1).permute(0, 2, 1, 3)
