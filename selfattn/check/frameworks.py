@@ -212,6 +212,9 @@ def framework_of(fn: Callable[..., Any]) -> str | None:
     """The array framework the target's code uses, read from the names its module imported."""
     if "torch" in sys.modules and isinstance(fn, sys.modules["torch"].nn.Module):
         return "torch"
+    own = str(getattr(fn, "__module__", None) or "").split(".")[0]
+    if own in FRAMEWORKS and not hasattr(fn, "__globals__"):  # a builtin: mlx.core.fast's
+        return own
     scopes = []
     for target in (fn, getattr(fn, "__func__", None), getattr(fn, "__wrapped__", None)):
         scopes.append(getattr(target, "__globals__", None))

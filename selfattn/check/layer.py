@@ -135,6 +135,7 @@ class Layer:
         given, extra = self.inputs(x, self.dtype)
         out = np.asarray(self.runner(*given, **extra))
         out = out[:, :, 0] if proj.image and out.ndim == 4 else out
+        out = out[..., 0].swapaxes(1, 2) if proj.channels_first and out.ndim == 4 else out
         if out.ndim == 2 and x.shape[0] == 1:
             out = out[:, None] if proj.time_first else out[None]
         out = out.swapaxes(0, 1) if proj.time_first and out.ndim == 3 else out
@@ -151,6 +152,7 @@ class Layer:
         given = torch.tensor(x, dtype=dtype)
         given = given.transpose(0, 1) if proj.time_first else given
         given = given[:, :, None] if proj.image else given
+        given = given.transpose(1, 2)[..., None] if proj.channels_first else given
         extra = {self.mask.param: self.mask.make(n, dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
         extra |= {self.rotary.param: self.rotary.make(n, dtype)} if self.rotary else {}
@@ -203,6 +205,7 @@ def check_layer(
     rep.kind = "layer"
     shape = "(n, batch, C)" if proj.time_first else "(batch, n, C)"
     shape = "(batch, n, 1, C), an n x 1 image" if proj.image else shape
+    shape = "(batch, C, n, 1), an n x 1 image, channels first" if proj.channels_first else shape
     rep.backend = f"torch {layer.dtype_name} x of shape {shape}"
     grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
     rep.notes.append(
@@ -217,6 +220,12 @@ def check_layer(
         rep.notes.append(
             f"the scores are soft-capped as {proj.cap:g} tanh(s / {proj.cap:g}) "
             f"(`{proj.capped_by}`): so is the reference"
+        )
+    if proj.cosine:
+        temps = ", ".join(f"{t:.4g}" for t in proj.cosine)
+        rep.notes.append(
+            f"scaled cosine attention: the scores are t cos(q, k), t = {temps} per head, read "
+            "from the run; so is the reference"
         )
     if layer.rotary is not None:
         rep.notes.append(
@@ -267,6 +276,7 @@ def check_layer(
     layer.proj = _wiring(layer, Suspect(CAUSAL if causal else CORRECT), x0[0], first[0])
     if layer.proj.norm is not None:
         kind = "RMSNorm" if layer.proj.norm.rms else "LayerNorm"
+        kind = f"GroupNorm, {layer.proj.norm.groups} groups" if layer.proj.norm.groups else kind
         said = f"x goes through `{layer.proj.norm.name}` ({kind}) before the projections"
         rep.notes.append(said)
     if layer.proj.wiring:
@@ -536,6 +546,7 @@ class _Text:
         self.name, self.imp, self.width = name, imp, proj.width
         self.dtype = str(dtype)
         self.inputs, self.time_first, self.image = proj.inputs, proj.time_first, proj.image
+        self.channels_first = proj.channels_first
         self.args = ""  # the caller's extra arguments, as `, name=value`
         self.mask: CausalMask | None = None
         self.flag: str | None = None
@@ -552,13 +563,16 @@ class _Text:
         mask = self.mask.text(self.dtype) if self.mask else []
         mask += self.rotary.text(self.dtype) if self.rotary else []
         x = "x.transpose(0, 1)" if self.time_first else "x[:, :, None]" if self.image else "x"
+        x = "x.transpose(1, 2)[..., None]" if self.channels_first else x
         given = ", ".join([x] * self.inputs) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
         given += f", {self.rotary.param}=rotation(x.shape[1])" if self.rotary else ""
         given += f", {self.flag}=True" if self.flag else ""
         back = ".transpose(0, 1)" if self.time_first else "[:, :, 0]" if self.image else ""
+        back = "[..., 0].transpose(1, 2)" if self.channels_first else back
         said = "x as (n, batch, C), " if self.time_first else ""
         said = "x as an n x 1 image, " if self.image else said
+        said = "x as an n x 1 image (batch, C, n, 1), " if self.channels_first else said
         still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
         if still:
             still = ["with torch.no_grad():  # its own rotation at angle 0, as checked", *still, ""]

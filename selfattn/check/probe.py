@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 import queue
@@ -223,7 +224,9 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     try:
         sig = inspect.signature(function.forward if function is not None else target)
     except (TypeError, ValueError):
-        return Signature(None)
+        sig = builtin_signature(target)
+        if sig is None:
+            return Signature(None)
     if function is not None:  # `attention = _attention.apply`: forward's parameters after ctx
         sig = sig.replace(parameters=list(sig.parameters.values())[1:])
     params = list(sig.parameters.values())
@@ -272,6 +275,36 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         {n: p.default is p.empty for n, p in names.items()},
         [n for n, p in names.items() if p.default is False and n not in known],
     )
+
+
+def builtin_signature(fn: Any) -> inspect.Signature | None:
+    """The signature a compiled builtin states in the first line of its docstring, which
+    inspect cannot read (MLX's nanobind `mx.fast.scaled_dot_product_attention(q, k, v, *,
+    scale, mask=None)`): parsed as a `def` line, annotations dropped; None when it has none."""
+    line = (getattr(fn, "__doc__", None) or "").strip().split("\n")[0]
+    line = line.removeprefix("def ").split(" -> ")[0]
+    try:
+        tree = ast.parse(f"def {line}: pass")
+    except SyntaxError:
+        return None
+    node = tree.body[0]
+    if not isinstance(node, ast.FunctionDef):
+        return None
+    a, P = node.args, inspect.Parameter
+    pos = [*a.posonlyargs, *a.args]
+    first_default = len(pos) - len(a.defaults)
+    params = [
+        P(x.arg, P.POSITIONAL_OR_KEYWORD, default=None if i >= first_default else P.empty)
+        for i, x in enumerate(pos)
+    ]
+    params += [
+        P(x.arg, P.KEYWORD_ONLY, default=P.empty if d is None else None)
+        for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)
+    ]
+    try:
+        return inspect.Signature(params)
+    except ValueError:
+        return None
 
 
 def _autograd_function(fn: Any) -> Any:

@@ -73,13 +73,24 @@ class Norm:
     eps: float
     rms: bool
     name: str
+    # a GroupNorm: x (n, C) normalised over the positions and the C / groups channels of each
+    # group, as an image layer's norm reads all its pixels; 0: over each position's C
+    groups: int = 0
 
     def __call__(self, x: Array, dtype: type = np.float64) -> Array:
         x = x.astype(dtype)
+        if self.groups:
+            return self._grouped(x, dtype)
         if not self.rms:
             x = x - x.mean(axis=-1, keepdims=True)
         scale = np.sqrt((x * x).mean(axis=-1, keepdims=True) + dtype(self.eps))
         return x / scale * self.w.astype(dtype) + self.b.astype(dtype)
+
+    def _grouped(self, x: Array, dtype: type) -> Array:
+        g = x.reshape(x.shape[0], self.groups, -1)
+        g = g - g.mean(axis=(0, 2), keepdims=True)
+        g = g / np.sqrt((g * g).mean(axis=(0, 2), keepdims=True) + dtype(self.eps))
+        return g.reshape(x.shape) * self.w.astype(dtype) + self.b.astype(dtype)
 
 
 @dataclass(frozen=True)
@@ -101,6 +112,7 @@ class Projections:
     # layer of (x, context) or (x, y=None) attends to x itself when given x twice
     inputs: int = 1
     image: bool = False  # x goes in as an image (batch, H, W, C): here n x 1, (batch, n, 1, C)
+    channels_first: bool = False  # as an image (batch, C, H, W): here (batch, C, n, 1)
     time_first: bool = False
     holder: str = ""  # the attribute a thin wrapper holds the layer under; "": the target's own
     residual: bool = False  # the layer returns x + attention, as a block's first half does
@@ -114,7 +126,8 @@ class Projections:
     kv_heads: int = 0  # 0: as many as q
     tiled: bool = False
     cap: float = 0.0  # scores soft-capped as cap * tanh(s / cap) (Gemma 2), 0: not
-    cosine: float = 0.0  # scaled cosine attention (Swin v2): scores t * cos(q, k), t this
+    # scaled cosine attention (Swin v2): scores t_h cos(q, k) in head h, t_h these; (): not
+    cosine: tuple[float, ...] = ()
     capped_by: str = ""  # the attribute that says so
 
     def rewired(self, order: str, per_head: bool) -> Projections:
@@ -168,8 +181,7 @@ class Projections:
         """
         given = x
         variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
-        if self.cosine and variant.scores == "sdpa":
-            variant = replace(variant, scores="cosine", p=self.cosine)
+        cosine = len(self.cosine) == self.heads and variant.scores == "sdpa"
         x = self.norm(x, dtype) if self.norm is not None else x
         kv = self.kv_heads or self.heads
         q = self._split(self.q(x, dtype), cut, self.heads)
@@ -178,7 +190,8 @@ class Projections:
         heads = []
         for h in range(self.heads):
             j = h % kv if self.tiled else h // (self.heads // kv)
-            out = variant.run(q[h], k[j], v[j], dtype)
+            each = replace(variant, scores="cosine", p=self.cosine[h]) if cosine else variant
+            out = each.run(q[h], k[j], v[j], dtype)
             if out is None:
                 return None
             heads.append(out)

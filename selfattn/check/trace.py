@@ -17,11 +17,14 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from .probe import CallFailed, Runner, is_mask_name
-from .projections import Affine, Projections, _read, _split3
+from .projections import Affine, Norm, Projections, _read, _split3
 
 # calls that pass x on unchanged in meaning: the maps in may be applied to what they return
-PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "to", "float", "type_as"}
+PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_norm", "to", "float"}
+PASS_ON |= {"type", "type_as"}
 VIEWS = {"transpose", "permute", "__getitem__", "unbind", "chunk", "split", "mT"}
 UNIT_KEPT = PASS_ON | VIEWS  # calls that leave vectors of length 1 so
 SOFTMAX = {"softmax", "_softmax", "scaled_dot_product_attention"}
@@ -36,9 +39,11 @@ class Seen:
     heads: int = 0  # 0: no softmax or fused attention was seen
     inputs: int = 1  # x given once, twice (x, context) or three times (q, k, v)
     image: bool = False  # x given as an image (batch, H, W, C), here (1, 5, 1, width)
+    channels_first: bool = False  # x given as an image (batch, C, H, W), here (1, width, 5, 1)
+    norm: Norm | None = None  # the GroupNorm x went through (an image layer's), as the run showed
     # the maps in (indexes into maps_in) q, k and v come from, as the computation used them
     roles: list[frozenset[int]] = field(default_factory=list)
-    cosine: float = 0.0  # scores = cosine * cos(q, k), scaled cosine attention; 0: not
+    cosine: tuple[float, ...] = ()  # scores = t_h cos(q, k) in head h, scaled cosine; (): not
 
 
 def _name(func: Any) -> str:
@@ -89,9 +94,10 @@ class _Watcher:
         first: Any = args[0] if args else None
         if name in PASS_ON and id(first) in self.xs:
             self.xs.update(id(o) for o in outs)
+            self.seen.norm = _group_norm(args, kwargs) if name == "group_norm" else self.seen.norm
         elif name in SOFTMAX and _is_tensor(first) and first.ndim >= 3:
             self._attention(name, args, outs)
-        elif (found := _weight(name, args, self.names)) is not None:
+        elif (found := _weight(name, _positional_args(name, args, kwargs), self.names)) is not None:
             self._map(found, outs)
             return
         self._follow(name, given, outs)
@@ -154,18 +160,34 @@ class _Watcher:
         return []
 
 
-def _temperature(scores: Any, q: Any, k: Any) -> float:
-    """The scale t of scores = t * cosine(q, k), one for every head (Swin v2's clamped
-    `logit_scale`, learned per head); 0 when the heads differ or the ratio is not constant."""
-    ratio = (scores / (q @ k)).flatten(-2)
+def _temperature(scores: Any, q: Any, k: Any) -> tuple[float, ...]:
+    """The scale t_h of scores = t_h * cosine(q, k) in each head h (Swin v2's clamped
+    `logit_scale`, learned per head, so the heads' differ once trained); () when the ratio is
+    not constant over a head's scores or not positive."""
+    ratio = (scores / (q @ k)).reshape(-1, scores.shape[-2] * scores.shape[-1])  # batch of 1
     per_head = ratio.median(dim=-1).values
-    t = float(per_head.flatten()[0])
-    same = bool(((ratio - t).abs() <= 1e-4 * max(abs(t), 1.0)).all())
-    return t if same and t > 0 else 0.0
+    big = per_head.abs().clamp(min=1.0)[:, None]
+    same = bool(((ratio - per_head[:, None]).abs() <= 1e-4 * big).all())
+    return tuple(float(t) for t in per_head) if same and bool((per_head > 0).all()) else ()
 
 
 def _is_tensor(x: Any) -> bool:
     return hasattr(x, "shape") and hasattr(x, "detach")
+
+
+# the parameters of the maps a layer may apply, in order, for a call that names them
+# (Swin v2's F.linear(input=x, weight=w, bias=b))
+MAP_PARAMS = {n: ("input", "weight", "bias") for n in ("linear", "conv1d", "conv2d")}
+
+
+def _positional_args(name: str, args: Any, kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    names = MAP_PARAMS.get(name, ())
+    given = list(args)
+    for n in names[len(given) :]:
+        if n not in kwargs:
+            break
+        given.append(kwargs[n])
+    return tuple(given)
 
 
 def _weight(name: str, args: Any, names: dict[int, str]) -> tuple[Any, str, Affine] | None:
@@ -175,15 +197,37 @@ def _weight(name: str, args: Any, names: dict[int, str]) -> tuple[Any, str, Affi
         bias = args[2] if len(args) > 2 else None
         affine = _read(args[1], bias)
         return (args[0], names[id(args[1])].removesuffix(".weight"), affine) if affine else None
+    if name in ("conv1d", "conv2d") and len(args) >= 2 and id(args[1]) in names:
+        w = args[1]
+        if w.ndim < 3 or any(s != 1 for s in w.shape[2:]):
+            return None  # a convolution that mixes neighbouring positions is not a map of x
+        affine = _read(w.flatten(1), args[2] if len(args) > 2 else None)
+        return (args[0], names[id(args[1])].removesuffix(".weight"), affine) if affine else None
     if name == "addmm" and len(args) >= 3 and id(args[2]) in names:
         affine = _read(args[2], args[0], stored_in_by_out=True)
         return (args[1], names[id(args[2])].removesuffix(".weight"), affine) if affine else None
     return None
 
 
+def _group_norm(args: Any, kwargs: dict[str, Any]) -> Norm | None:
+    """F.group_norm(x, groups, weight, bias, eps) as a Norm over positions and channels."""
+    given = [*args, *kwargs.values()]
+    groups, weight, bias = (given[i] if len(given) > i else None for i in (1, 2, 3))
+    eps = given[4] if len(given) > 4 else 1e-5
+    if not isinstance(groups, int) or weight is None or bias is None:
+        return None
+    w, b = (t.detach().double().numpy() for t in (weight, bias))
+    return Norm(w, b, float(eps), rms=False, name="norm", groups=groups)
+
+
 def widths(module: Any) -> list[int]:
-    """The widths C x may have: the input sides of the layer's 2-D weights, most common first."""
-    sides = [p.shape[i] for p in module.parameters() if p.ndim == 2 for i in (1, 0)]
+    """The widths C x may have: the input sides of the layer's 2-D weights (and of its 1 x 1
+    convolutions'), most common first."""
+    mats = [
+        p.flatten(1) if p.ndim > 2 and all(s == 1 for s in p.shape[2:]) else p
+        for p in module.parameters()
+    ]
+    sides = [p.shape[i] for p in mats if p.ndim == 2 for i in (1, 0)]
     return sorted(set(sides), key=lambda c: -sides.count(c))
 
 
@@ -193,15 +237,18 @@ def observe(module: Any, runner: Runner, width: int) -> Seen | None:
     import torch  # pyright: ignore[reportMissingImports]
 
     x = torch.randn(1, 5, width, generator=torch.Generator().manual_seed(0))
-    # x as a sequence, given as many times as it takes; else as an image, n x 1
-    for given, times in [*((x, t) for t in _ways(module)), (x[:, :, None], 1)]:
+    # x as a sequence, given as many times as it takes; else as an image, n x 1, channels last
+    # (Segment Anything) or first (a U-Net's attention over 1 x 1 convolutions)
+    images = [(x[:, :, None], 1), (x.transpose(1, 2)[..., None], 1)]
+    for given, times in [*((x, t) for t in _ways(module)), *images]:
         try:
             seen = runner.call_other(watch, module, given, times)
         except CallFailed:
             continue
         if not isinstance(seen, Seen) or not seen.heads or not seen.maps_in:
             return None
-        seen.image = given.ndim == 4
+        seen.image = given.ndim == 4 and given.shape[-1] == width
+        seen.channels_first = given.ndim == 4 and not seen.image
         return seen
     return None
 
@@ -263,7 +310,23 @@ def projections(seen: Seen) -> Projections | None:
         fused=fused,
         cosine=seen.cosine,
         image=seen.image,
+        channels_first=seen.channels_first,
+        norm=seen.norm,
     )
+
+
+def _biases_run(proj: Projections, run: Projections | None) -> Projections:
+    """The layer's maps with the biases the run added: Swin v2 keeps `q_bias` and `v_bias`
+    apart from its `qkv` Linear and passes F.linear their concatenation, so the bias read by
+    name (none) is not the one applied. Taken only when the weights are the same."""
+    if run is None or proj.fused is None or run.fused is None:
+        return proj
+    named, ran = proj.fused, run.fused
+    if named.w.shape != ran.w.shape or not np.array_equal(named.w, ran.w):
+        return proj
+    if np.array_equal(named.b, ran.b):
+        return proj
+    return replace(proj, fused=ran).rewired(proj.order, proj.per_head)
 
 
 def _qkv(maps: list[Affine]) -> tuple[Affine, Affine, Affine] | None:
@@ -293,7 +356,10 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
         grouped = proj.kv_heads not in (0, proj.heads)
         if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
             proj = replace(proj, heads=seen.heads, kv_heads=0)
-        proj = replace(proj, cosine=seen.cosine, image=seen.image)
+        proj = replace(
+            proj, cosine=seen.cosine, image=seen.image, channels_first=seen.channels_first
+        )
+        proj = _biases_run(proj, projections(seen))
         if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
             proj = replace(proj, inputs=seen.inputs)
         if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:
