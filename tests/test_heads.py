@@ -3,7 +3,6 @@ head switched off takes exactly its part of the output away."""
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -14,7 +13,7 @@ from selfattn.head import load_head
 
 HEAD = load_head()
 IT = HEAD.index("it")
-ON = list(itertools.product([True, False], repeat=2))
+ON: list[tuple[bool, bool]] = [(True, True), (True, False), (False, True), (False, False)]
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ numbers are the claims', and no label is clipped or covered in any state."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
@@ -22,7 +20,7 @@ from .test_labels import MEASURE
 HEAD = load_head()
 IT = HEAD.index("it")
 READ = HEAD.tokens[: IT + 1]
-ON = list(itertools.product([True, False], repeat=2))
+ON: list[tuple[bool, bool]] = [(True, True), (True, False), (False, True), (False, False)]
 
 
 @pytest.fixture(scope="module")
