@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from . import learn
+from . import heads, learn
 from .article import FLOOR_SCORE, NAMED_RAW, ROPE_THETA, TURN_SHIFTS
 from .attention import MaskMode, apply_mask, attention, softmax
 from .bugs import turn
@@ -614,7 +614,113 @@ TURNED: tuple[Claim, ...] = (
     ),
 )
 
-CLAIMS: tuple[Claim, ...] = FITTED + LEARNED + TURNED
+# F29's two heads: head 1 is F27's trained head, so these read a training run too, and
+# head 2 reads the stored embeddings; the fit leaves them out for the same reason.
+
+
+def two_rows(h: Head) -> np.ndarray:
+    """Row `it` of each head, causal.  (2, n)"""
+    return heads.joined(h).weights[:, h.index("it")]
+
+
+def in_row(h: Head, head_index: int, token: str) -> float:
+    """A head's weight on `token` in row `it`."""
+    return float(two_rows(h)[head_index, h.index(token)])
+
+
+def tops(h: Head, head_index: int, token: str) -> float:
+    """How far `token` stands above the rest of row `it` in one head (> 0: the largest)."""
+    return float(top_of(two_rows(h)[head_index], h.index(token)))
+
+
+def previous_margin(h: Head) -> float:
+    """How far head 2's weight on the word before stands above the rest of its row, the
+    least over the rows from cat on (> 0: every one of them looks one word back)."""
+    W = heads.joined(h).weights[1]
+    return min(float(top_of(W[i, : i + 1], i - 1)) for i in range(1, len(h.tokens)))
+
+
+def lost(h: Head, head_index: int) -> float:
+    """How far the output of `it` moves when one head is switched off: that head's part."""
+    on = (head_index != 0, head_index != 1)
+    it = h.index("it")
+    return float(np.linalg.norm(heads.joined(h).output[it] - heads.joined(h, on).output[it]))
+
+
+TWO_HEADS: tuple[Claim, ...] = (
+    Claim(
+        "heads.h1.it.cat",
+        "F29",
+        "head 1 (F27's trained head), causal: cat's weight in row it, the largest",
+        "0.84",
+        each_head(lambda h: in_row(h, 0, "cat")),
+        condition=each_head(lambda h: tops(h, 0, "cat")),
+        kind="weight",
+    ),
+    Claim(
+        "heads.h2.it.and",
+        "F29",
+        "head 2 (turned by position), causal: and's weight in row it, the largest",
+        "0.88",
+        each_head(lambda h: in_row(h, 1, "and")),
+        condition=each_head(lambda h: tops(h, 1, "and")),
+        kind="weight",
+    ),
+    Claim(
+        "heads.h2.it.cat",
+        "F29",
+        "head 2, causal: cat's weight in row it",
+        "0.04",
+        each_head(lambda h: in_row(h, 1, "cat")),
+        kind="weight",
+    ),
+    Claim(
+        "heads.h2.previous",
+        "F29",
+        "head 2 gives every row from cat on its largest weight on the word before",
+        condition=each_head(previous_margin),
+    ),
+    Claim(
+        "heads.both",
+        "F29",
+        "each head gives its token more than half of row it: one row could not do both",
+        condition=each_head(lambda h: min(in_row(h, 0, "cat"), in_row(h, 1, "and")) - 0.5),
+    ),
+    Claim(
+        "heads.out.x",
+        "F29",
+        "output of it, both heads joined through W_O, x",
+        "1.46",
+        each_head(lambda h: float(heads.joined(h).output[h.index("it"), 0])),
+        kind="coordinate",
+    ),
+    Claim(
+        "heads.out.y",
+        "F29",
+        "output of it, both heads joined through W_O, y",
+        "1.10",
+        each_head(lambda h: float(heads.joined(h).output[h.index("it"), 1])),
+        kind="coordinate",
+    ),
+    Claim(
+        "heads.lost.h1",
+        "F29",
+        "how far the output of it moves with head 1 off",
+        "1.46",
+        each_head(lambda h: lost(h, 0)),
+        kind="distance",
+    ),
+    Claim(
+        "heads.lost.h2",
+        "F29",
+        "how far the output of it moves with head 2 off",
+        "1.10",
+        each_head(lambda h: lost(h, 1)),
+        kind="distance",
+    ),
+)
+
+CLAIMS: tuple[Claim, ...] = FITTED + LEARNED + TURNED + TWO_HEADS
 
 BY_ID = {c.id: c for c in CLAIMS}
 

@@ -23,7 +23,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
 
-from .. import article, leak, learn
+from .. import article, heads, leak, learn
 from ..head import Head, load_head
 from ..numbers import fixed
 from .bundle import BundleError, bundle
@@ -318,14 +318,15 @@ def matrix_math(name: str, rows: list[list[float]], labels: list[str] | None = N
 
 def page_data(head: Head, numbers: dict[str, str], lang: str, content: Path = CONTENT) -> dict:
     """What the scripts read: the head's parameters, the numbers the article picks, the two
-    training runs of the leak (F19), part two's pronoun task (F27) and the predict-then-see
-    questions, numbers filled in."""
+    training runs of the leak (F19), part two's pronoun task (F27), the two heads (F29) and the
+    predict-then-see questions, numbers filled in."""
     questions = predictions(lang, numbers, content)
     return {
         "head": head.to_json(),
         "article": article.for_page(),
         "training": leak.measured().to_json(),
         "learn": learn.pronoun_task(head).to_json(),
+        "heads": heads.two_heads(head).to_json(),
         "predictions": questions,
     }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 
-from .. import cost, leak, learn
+from .. import cost, heads, leak, learn
 from ..article import (
     FLOOR_SCORE,
     GPT2_CONTEXT,
@@ -71,6 +71,11 @@ def _turn(head: Head) -> dict[str, str]:
     }
 
 
+def _heads(head: Head) -> dict[str, str]:
+    """F29: the output of it with both heads joined through W_O, as one point."""
+    return {"heads.out": vector(heads.joined(head).output[head.index("it")])}
+
+
 def _angles(head: Head) -> dict[str, str]:
     """Degrees between it's query and the keys F07 compares: and's, which a stretch makes win,
     and cat's, which wins unstretched."""
@@ -94,6 +99,7 @@ def _computed(head: Head) -> dict[str, str]:
         **_training(),
         **_learning(),
         **_turn(head),
+        **_heads(head),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
         "softmax.ate.top": fixed(float(head.run()["W"][head.index("ate")].max())),
         "softmax.shift.max": fixed(-float(head.run()["S"][head.index("it")].max())),

@@ -78,6 +78,7 @@ KEY_READOUT = {
     "F24": "output",
     "F27": "loss",
     "F28": "score",
+    "F29": "output",
 }
 
 # (figure, start, garbage, expected): from `start`, set(garbage) must leave exactly `expected`.
@@ -240,6 +241,9 @@ GARBAGE_CASES = [
     ("F28", {"theta": 2, "shift": 3}, {"theta": 1e9, "shift": -2}, {"theta": 3.14, "shift": 0}),
     ("F28", {"theta": 2, "shift": 3}, {"theta": "x", "shift": 4.6}, {"theta": 2, "shift": 5}),
     ("F28", {"theta": 2, "shift": 3}, {"theta": 0.456, "shift": 99}, {"theta": 0.46, "shift": 10}),
+    # a switch is on or off: anything but a boolean keeps what it was
+    ("F29", {"h1": True, "h2": True}, {"h1": False, "h2": "off"}, {"h1": False, "h2": True}),
+    ("F29", {"h1": False, "h2": True}, {"h1": 1, "h2": False}, {"h1": False, "h2": False}),
 ]
 
 # Garbage for any figure, as JS (NaN, ±Infinity and undefined do not survive JSON): whole

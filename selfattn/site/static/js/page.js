@@ -33,7 +33,7 @@ export function startPage(load) {
         load(el)
           .then((module) => {
             const begun = performance.now();
-            module.default(el, head, data.article, data.training, data.learn);
+            module.default(el, head, data.article, data.training, data.learn, data.heads);
             addTools(el);
             describe(el);
             // in the browser's performance timeline, for the load bench to name slow starts

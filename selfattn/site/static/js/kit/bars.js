@@ -16,7 +16,7 @@ const TREAD_CLEAR = 22;
 
 /**
  * @param {HTMLElement} parent
- * @param {{labels: string[], domain: number[], label: string, name?: string, height?: number,
+ * @param {{labels: string[], domain: number[], label: string, name?: string, height?: number, width?: number,
  *   format?: (v: number) => string, ticks?: number[], title?: string, edge?: boolean, reference?: boolean,
  *   names?: string[]}} o
  *   `name` gives each bar's number data-readout="NAME.label" (`names` gives each its own);
@@ -33,6 +33,7 @@ export function makeBars(
     name = "",
     names = [],
     height = 200,
+    width: across = 360,
     format = (v) => fixed(v),
     ticks = [],
     title = "",
@@ -42,6 +43,7 @@ export function makeBars(
 ) {
   const [lo, hi] = domain;
   const frame = chart(parent, {
+    width: across,
     height,
     label,
     cls: "bars",
