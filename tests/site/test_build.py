@@ -11,6 +11,7 @@ import pytest
 
 from selfattn import article, leak
 from selfattn.site import build as builder
+from selfattn.site.bundle import quiet
 
 from .golden import GOLDEN, PAGES, build_sample
 
@@ -112,3 +113,24 @@ def test_the_page_reads_the_numbers_the_article_picks_from_python(real_pages):
     for module in sorted(figures.glob("F*.js")):
         found = retyped.findall(module.read_text("utf-8"))
         assert not found, f"{module.name} types an article number itself: {found}"
+
+
+@pytest.mark.parametrize(
+    ("body", "kept"),
+    [
+        ("// why\nconst a = 1;\n  /** doc\n   * more */\nf(a);", "const a = 1;\nf(a);"),
+        ("const t = `\n// inside a template\n`;\n// gone", "const t = `\n// inside a template\n`;"),
+        ("f(/** @type {X} */ (a));\n// gone", "f(/** @type {X} */ (a));"),
+        ("/* a\n */ const b = 2;", "/* a\n */ const b = 2;"),  # code after a block: left whole
+        ("const t = `;\n// an unpaired backtick", "const t = `;\n// an unpaired backtick"),
+    ],
+)
+def test_the_bundle_drops_whole_comment_lines_and_nothing_else(body, kept):
+    assert quiet(body) == kept
+
+
+def test_the_shipped_chunks_keep_no_comment_line(real_pages):
+    for chunk in (builder.ENTRY, builder.REST):
+        text = (real_pages[0] / "static" / chunk).read_text("utf-8")
+        left = [line for line in text.splitlines()[1:] if line.lstrip().startswith("//")]
+        assert len(left) <= 2, left[:5]  # inside template literals only
