@@ -186,7 +186,7 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "buggy_layer_key_detached.py": ("attn", {"backward-no-gradient"}, 1),
     "buggy_layer_value_no_grad.py": ("attn", {"backward-no-gradient"}, 1),
     "buggy_layer_custom_bwd_no_dk.py": ("attn", {"backward-no-gradient"}, 1),
-    "buggy_layer_custom_bwd_no_scale.py": ("attn", {"backward-wrong-output"}, 1),
+    "buggy_layer_custom_bwd_no_scale.py": ("attn", {"backward-scale-missing"}, 1),
     # a Triton kernel with its backward, on a CPU under Triton's interpreter (skipped without
     # triton): fp16, (batch, heads, n, d), power-of-two head sizes and n a multiple of 16 only
     "triton_fused_attention.py": ("attention", set(), 0),
