@@ -41,7 +41,7 @@ export default function (el, head) {
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    height: 220,
+    height: 150,
     cls: "areas",
     margin: { top: 42, bottom: 24, left: 34, right: 8 },
     title: t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),
