@@ -19,7 +19,7 @@ import { convexHull, point, polygon, reshape, valueArrows } from "../weighted-su
 
 const LOW = -1,
   HIGH = 12;
-const DETENT = 0.15; // a drag this close to the named score rests on it
+const DETENT = 0.25; // a drag this close to the named score rests on it (2 px on the phone's track)
 const LAYERS = [1, 2, 3]; // by the third layer alone the six tokens are one point
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
