@@ -85,7 +85,8 @@
       const seen = opacity(m, svg);
       const stroked = s.stroke !== "none" && parseFloat(s.strokeWidth) > 0 && Number(s.strokeOpacity) * seen > 0.05;
       const filled = s.fill !== "none" && !/rgba\(.*, 0\)$/.test(s.fill) && Number(s.fillOpacity) * seen >= 0.3;
-      const half = (parseFloat(s.strokeWidth) * scale) / 2;
+      // a non-scaling stroke (kit.css) is as wide on the screen as its style says
+      const half = (parseFloat(s.strokeWidth) * (s.vectorEffect === "non-scaling-stroke" ? 1 : scale)) / 2;
       const pts = stroked ? along(m, ctm, scale) : [];
       const mark = `${m.tagName}.${[...m.classList].join(".") || (m.parentElement?.getAttribute("class") || "").split(" ").join(".")}`;
       for (const q of near) {

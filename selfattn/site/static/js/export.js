@@ -7,6 +7,7 @@ const STYLED = [
   "stroke-width",
   "stroke-dasharray",
   "stroke-linecap",
+  "vector-effect",
   "opacity",
   "font-family",
   "font-size",

@@ -84,9 +84,10 @@ export function barWeight(w) {
 /**
  * Six weight bars for row `ate`'s mix, on the 0–1 scale, each number at its bar's end.
  * @param {HTMLElement} parent @param {import("./kit/head.js").Head} head
- * @param {{title: string, reference?: boolean}} o `reference`: room for a reference line's label
+ * @param {{title: string, reference?: boolean, height?: number}} o `reference`: room for a reference line's label;
+ *   `height` in the chart's units (a figure with a second chart under it takes less)
  */
-export function mixBars(parent, head, { title, reference = false }) {
+export function mixBars(parent, head, { title, reference = false, height = 210 }) {
   return makeBars(parent, {
     reference,
     // a little scale above 1, so the number on a bar of 1.000 stays clear of the title
@@ -94,7 +95,7 @@ export function mixBars(parent, head, { title, reference = false }) {
     domain: [0, 1.1],
     ticks: [0.5, 1],
     title,
-    height: 210,
+    height,
     name: "w",
     label: t({ zh: "ate 这一行的权重", en: "the weights of row ate" }),
     format: barWeight,

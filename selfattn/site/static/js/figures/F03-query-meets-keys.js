@@ -22,12 +22,16 @@ export default function (el, head) {
   const { Q, K, R } = head.run();
   const lengths = K.map((k) => Math.hypot(...k));
   const shadows = R.map((row) => row.map((r, j) => r / lengths[j]));
-  const feet = shadows.flatMap((row) => row.map((s, j) => K[j].map((c) => (c * s) / lengths[j])));
+  // the foot of each query's drop on its winner's key: the only shadow drawn (see draw)
+  const feet = shadows.map((row, i) => {
+    const j = argmax(R[i]);
+    return K[j].map((c) => (c * row[j]) / lengths[j]);
+  });
   const first = head.index("it");
   const { picture, controls, readouts } = stage(el);
 
   const plane = makePlane({
-    ...around([...Q, ...K, ...feet], { pad: 0.5 }),
+    ...around([...Q, ...K, ...feet], { pad: 0.35, step: 0.25 }),
     unit: 100,
     label: t({
       zh: "一个查询和六个键，以及查询在每个键上的影子",
@@ -41,7 +45,7 @@ export default function (el, head) {
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    height: 220,
+    height: 150,
     cls: "areas",
     margin: { top: 42, bottom: 24, left: 34, right: 8 },
     title: t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),

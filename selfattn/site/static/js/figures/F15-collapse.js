@@ -13,7 +13,7 @@ import { baseScores, clampWidth, mixBars, topWeight, widthSlider } from "../widt
 /** w(1 − w) over w ∈ [0, 1], with the winner's point riding on it. */
 function gradientCurve(parent) {
   const frame = chart(parent, {
-    height: 130,
+    height: 110,
     margin: { left: 40, right: 16, top: 26, bottom: 30 },
     cls: "gauge",
     label: t({ zh: "梯度 w(1 − w) 随最大权重的变化", en: "The gradient w(1 − w) against the top weight" }),
@@ -54,6 +54,7 @@ export default function (el, head) {
   const { picture, controls, readouts } = stage(el);
   const bars = mixBars(picture, head, {
     title: t({ zh: "ate 这一行的权重，不除任何数", en: "Row ate's weights, divided by nothing" }),
+    height: 180,
   });
   const gauge = gradientCurve(picture);
   const width = widthSlider(controls, (d) => fig.set({ width: d }));

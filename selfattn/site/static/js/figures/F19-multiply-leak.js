@@ -31,7 +31,7 @@ const exact = (w) => (w === 0 ? "0" : weight(w, 3));
 function lossChart(picture, training) {
   const { correct, leaky, floor } = training;
   const frame = chart(picture, {
-    height: 200,
+    height: 170,
     margin: { left: 30, right: 78, top: 24, bottom: 36 }, // room for "× 0 0.77" in bold past the curves
     cls: "losses",
     label: t({
@@ -84,7 +84,7 @@ export default function (el, head, _article, training) {
     labels: tokens,
     domain: [0, top * 1.12],
     name: "bar",
-    height: 200,
+    height: 160,
     format: exact,
     label: t({
       zh: "it 这一行的权重；被遮住的键是虚线小框，漏过去的权重是红色斜线",
@@ -145,8 +145,8 @@ export default function (el, head, _article, training) {
       setHtml(
         heldOut,
         t({
-          zh: `这次训练在留出的文本上（用正确的 −∞ 掩码读）：损失 ${fixed(run.held_out)}；均匀乱猜是 ${fixed(training.chance)}。`,
-          en: `This run on held-out text, read through the correct −∞ mask: loss ${fixed(run.held_out)}; a uniform guess scores ${fixed(training.chance)}.`,
+          zh: `这次训练在留出文本上（用 −∞ 掩码读）的损失 ${fixed(run.held_out)}，均匀乱猜 ${fixed(training.chance)}。`,
+          en: `This run on held-out text, read with −∞: loss ${fixed(run.held_out)} (a uniform guess: ${fixed(training.chance)}).`,
         }),
       );
     },

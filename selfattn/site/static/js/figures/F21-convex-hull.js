@@ -19,7 +19,7 @@ import { convexHull, point, polygon, reshape, valueArrows } from "../weighted-su
 
 const LOW = -1,
   HIGH = 12;
-const DETENT = 0.15; // a drag this close to the named score rests on it
+const DETENT = 0.25; // a drag this close to the named score rests on it (2 px on the phone's track)
 const LAYERS = [1, 2, 3]; // by the third layer alone the six tokens are one point
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
@@ -51,7 +51,7 @@ export default function (el, head, article) {
     labels: tokens,
     domain: [Math.min(LOW, ...R[it]), HIGH + 1.5],
     name: "raw",
-    height: 250,
+    height: 180,
     reference: true,
     ticks: [0, 4, 8, 12],
     title: t({
@@ -99,15 +99,15 @@ export default function (el, head, article) {
   });
   const out = readouts(
     {
-      output: t({ zh: "it 的输出（第 1 层）", en: "output of it, layer 1" }),
+      output: t({ zh: "输出（第 1 层）", en: "output, layer 1" }),
       gap: t({ zh: "离 v(cat) 还差", en: "gap to v(cat)" }),
     },
     { key: "output" },
   );
   note(
     t({
-      zh: `拖动 cat 柱顶的圆点（或用方向键、Page Up/Down、Home/End），可以一直拖到 ${fixed(HIGH)}；虚线标出正文说的 ${fixed(NAMED)}。`,
-      en: `Drag the knob on cat's bar (or use the arrow keys, Page Up/Down, Home and End) as far as ${fixed(HIGH)}; the dashed line marks the ${fixed(NAMED)} the text names.`,
+      zh: `拖 cat 柱顶的圆点（或用方向键），最高到 ${fixed(HIGH)}；虚线是正文说的 ${fixed(NAMED)}。`,
+      en: `Drag cat's knob (or use the arrow keys) up to ${fixed(HIGH)}; the dashed line is the text's ${fixed(NAMED)}.`,
     }),
   );
   const stackNote = note("");
@@ -145,8 +145,8 @@ export default function (el, head, article) {
       setHtml(
         stackNote,
         t({
-          zh: `六个点最远相距：值向量 ${values}，${zh}。`,
-          en: `The six points are at most this far apart: values ${values}, ${en}.`,
+          zh: `六个点的跨度：值向量 ${values}，${zh}。`,
+          en: `The six points span: values ${values}, ${en}.`,
         }),
       );
       untangle(plane);

@@ -4,23 +4,35 @@
 // nearest free spot around that start. Boxes are estimated from the text, not measured, so
 // a drag never forces a layout of the page.
 
+import { typeScale } from "./chart.js";
+
 /** @typedef {{x: number, y: number, width: number, height: number}} Box */
 /** @typedef {{x1: number, y1: number, x2: number, y2: number, half: number}} Segment */
 
 const CLEAR = 2; // px left between a label's box and a mark
-const RINGS = [0, 6, 12, 18, 26, 34, 44, 56, 70]; // how far from its start a label may move, nearest first
+// how far from its start a label may move, nearest first; the last rings only for a label
+// with no free spot nearer, as on a plane shrunk to a phone, where 70 units are 40 px
+const RINGS = [0, 6, 12, 18, 26, 34, 44, 56, 70, 86, 104];
 const TURNS = 12; // directions tried on each ring
 
-/** @type {WeakMap<Element, {cls: string, half: number}>} */
+/** @type {WeakMap<Element, {cls: string, half: number, screen: boolean}>} */
 const widths = new WeakMap();
-/** Half an element's stroke width, read once per class it has (a style read forces a recalc). */
+/**
+ * Half an element's stroke width in its picture's units, its style read once per class it
+ * has (a style read forces a recalc). A stroke drawn in screen px (kit.css's
+ * non-scaling-stroke) is that many px whatever the scale: times the picture's --px.
+ */
 function halfStroke(/** @type {Element} */ el) {
   const cls = el.getAttribute("class") ?? "";
-  const known = widths.get(el);
-  if (known && known.cls === cls) return known.half;
-  const half = (Number.parseFloat(getComputedStyle(el).strokeWidth) || 1) / 2;
-  widths.set(el, { cls, half });
-  return half;
+  let known = widths.get(el);
+  if (!known || known.cls !== cls) {
+    const style = getComputedStyle(el);
+    const half = (Number.parseFloat(style.strokeWidth) || 1) / 2;
+    known = { cls, half, screen: style.vectorEffect === "non-scaling-stroke" };
+    widths.set(el, known);
+  }
+  const picture = /** @type {SVGElement|null} */ (/** @type {SVGElement} */ (el).ownerSVGElement);
+  return known.screen && picture ? known.half * typeScale(picture) : known.half;
 }
 
 const drawn = (/** @type {Element} */ el) => {

@@ -153,7 +153,8 @@ export function arrow(plane, { cls, label = "" }) {
       const len = Math.hypot(bx - ax, by - ay);
       const ux = len ? (bx - ax) / len : 1,
         uy = len ? (by - ay) / len : 0;
-      const size = Math.min(11, len * 0.5);
+      // the head is 11 px on screen, as its shaft's stroke is (kit.css), at any scale
+      const size = Math.min(11 * typeScale(plane.root), len * 0.5);
       shaft.setAttribute("x1", String(ax));
       shaft.setAttribute("y1", String(ay));
       shaft.setAttribute("x2", String(bx - ux * size * 0.8));
@@ -291,7 +292,9 @@ function planeMarks(plane, { axes = true } = {}) {
   const found = marksIn([under, shapes, handles]);
   for (const axis of axes ? grid.querySelectorAll(".axis") : []) {
     const at = (/** @type {string} */ name) => Number(axis.getAttribute(name));
-    found.segments.push({ x1: at("x1"), y1: at("y1"), x2: at("x2"), y2: at("y2"), half: 0.6 });
+    // its 1.2 px stroke is drawn in screen px (kit.css): half of it, and as much again for a
+    // label's ink, which a canvas measure can put a pixel off
+    found.segments.push({ x1: at("x1"), y1: at("y1"), x2: at("x2"), y2: at("y2"), half: 1.2 * typeScale(plane.root) });
   }
   return found;
 }
