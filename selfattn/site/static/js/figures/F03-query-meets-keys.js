@@ -30,8 +30,10 @@ export default function (el, head) {
   const first = head.index("it");
   const { picture, controls, readouts } = stage(el);
 
+  // the keys' names stand past their tips, near the origin: room for them right of the axis
+  const names = K.map(([x, y]) => [x + 0.4 * Math.sign(x), y]);
   const plane = makePlane({
-    ...around([...Q, ...K, ...feet], { pad: 0.35, step: 0.25 }),
+    ...around([...Q, ...K, ...feet, ...names], { pad: 0.35, step: 0.25 }),
     unit: 100,
     label: t({
       zh: "一个查询和六个键，以及查询在每个键上的影子",
