@@ -49,7 +49,7 @@ export default function (el, head, article) {
 
   const bars = makeBars(picture, {
     labels: tokens,
-    domain: [Math.min(LOW, ...R[it]), HIGH + 1.5],
+    domain: [Math.min(LOW, ...R[it]), HIGH + 2.5], // room over 12 for its number under the title
     name: "raw",
     height: 180,
     reference: true,
