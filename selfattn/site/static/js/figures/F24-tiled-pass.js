@@ -266,8 +266,9 @@ export default function (el, head) {
         set(mLine, { x1: from, x2: to, y1: ys(here.m), y2: ys(here.m) });
         // over the line's right end, or its left where the line is still too short to hold it
         const short = to - from < 90;
-        // a max carried over before any key arrived runs across the empty slots: named above them
-        const y = here.keys === 0 ? SCORES.top - 5 : ys(here.m) - 6;
+        // a max carried over before any key arrived runs across the empty slots, and a line too
+        // short to hold its name would push it onto them: named above them
+        const y = here.keys === 0 || short ? SCORES.top - 5 : ys(here.m) - 6;
         set(mText, { x: short ? from : to, y, "text-anchor": short ? "start" : "end" });
         setSvg(
           mText,

@@ -44,7 +44,7 @@ export default function (el, _head, _article, _training, task) {
     labels: READ,
     domain: [0, 1],
     name: "w",
-    height: 140, // the row and the loss kept short: with the plane and the controls, a phone's screen
+    height: 130, // the row and the loss kept short: with the plane and the controls, a phone's screen
     ticks: [0, 0.5, 1],
     title: t({ zh: "it 这一行的权重（虚线：训练前）", en: "Row it's weights (dashed: before training)" }),
     label: t({
@@ -93,8 +93,8 @@ export default function (el, _head, _article, _training, task) {
   function lossFor(r) {
     const top = Math.max(0.5, Math.ceil(Math.max(...r.loss) * 2) / 2);
     const frame = chart(charts, {
-      height: 112,
-      margin: { left: 34, right: 14, top: 30, bottom: 26 },
+      height: 104,
+      margin: { left: 34, right: 14, top: 28, bottom: 24 },
       cls: "losses",
       // the step axis named in the title, not under the ticks: a line of the phone's screen
       title: t({ zh: "损失（nats），随训练步数", en: "loss (nats) by training step" }),
