@@ -148,7 +148,7 @@ export default function (el, head) {
     at: () => fig.state.step,
     last: () => runs[fig.state.tile].none.length - 1,
     go: (step) => fig.set({ step }),
-    words: { back: { zh: "◀ 退一块", en: "◀ Back a tile" }, next: { zh: "下一块 ▶", en: "Next tile ▶" } },
+    words: { back: { zh: "◀ 退一块", en: "◀ Back" }, next: { zh: "下一块 ▶", en: "Next ▶" } },
     parts: ["back", "next"],
   });
   const tileChoice = menu(controls, {
@@ -173,7 +173,7 @@ export default function (el, head) {
   const BUG_NOTES = {
     none: t({
       zh: "m 一跳高，旧的项和 ℓ 就都乘上 exp(m_old − m_new)（淡色是缩放前的长度）；最后只除一次，与一次算完完全相同。",
-      en: "When m jumps, the old terms and ℓ are all multiplied by exp(m_old − m_new) (pale: their length before); one division at the end gives exactly the full pass.",
+      en: "When m jumps, the old terms and ℓ shrink by exp(m_old − m_new) (pale: before); one division at the end gives exactly the full pass.",
     }),
     rescale: t({
       zh: "m 变大时没有缩放旧的项（红色）：它们按旧的 m 计，分量过大。只有最大值在第一块之后才出现时才会暴露。",
@@ -181,7 +181,7 @@ export default function (el, head) {
     }),
     divide: t({
       zh: "m 和 ℓ 都对，错在累加器：每块之后都除以 ℓ，下一块却当它没除过，早到的键被一再缩小。",
-      en: "m and ℓ are right; the accumulator is not: divided by ℓ after every tile, then added to as if it had not been, so the early keys shrink again and again.",
+      en: "m and ℓ are right, the accumulator is not: divided by ℓ after every tile and added to as if it were not, so early keys shrink again and again.",
     }),
     reset: t({
       zh: "从上一行 and 最后的 m、ℓ 和累加器接着算（红色）：and 那一行混进了 it 的输出。",
@@ -266,8 +266,9 @@ export default function (el, head) {
         set(mLine, { x1: from, x2: to, y1: ys(here.m), y2: ys(here.m) });
         // over the line's right end, or its left where the line is still too short to hold it
         const short = to - from < 90;
-        // a max carried over before any key arrived runs across the empty slots: named above them
-        const y = here.keys === 0 ? SCORES.top - 5 : ys(here.m) - 6;
+        // a max carried over before any key arrived runs across the empty slots, and a line too
+        // short to hold its name would push it onto them: named above them
+        const y = here.keys === 0 || short ? SCORES.top - 5 : ys(here.m) - 6;
         set(mText, { x: short ? from : to, y, "text-anchor": short ? "start" : "end" });
         setSvg(
           mText,

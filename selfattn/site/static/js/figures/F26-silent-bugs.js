@@ -95,8 +95,8 @@ export default function (el, head, article) {
       en: "Masked scores become 0, not −∞, so the future still gets weight.",
     }),
     noPositions: t({
-      zh: `玩具头本来就没有位置编码，所以这个开关一开始是开着的。关掉它就加上 RoPE（旋转位置编码）：位置 p 的 q、k 转 p 弧度。这个头训练时没有位置，转动打乱了它学到的方向：it 的查询和 cat 的键相隔 ${turn} 个位置，多转了 ${turn} 弧度，于是 w(it, cat) 从 ${fixed(catWith(true))} 掉到 ${fixed(catWith(false))}。`,
-      en: `Our toy head has no positional encoding, so this one starts on. Switch it off to add RoPE (rotary position embedding): q and k at position p turn by p radians. The head was fitted without positions, so the turn upsets the directions it learned: the query of it sits ${turn} positions after the key of cat and now meets that key ${turn} radians further round, so w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
+      zh: `玩具头没有位置编码，所以一开始是开着的。关掉它就加上 RoPE：位置 p 的 q、k 转 p 弧度；it 的查询比 cat 的键多转 ${turn} 弧度，w(it, cat) 从 ${fixed(catWith(true))} 掉到 ${fixed(catWith(false))}。`,
+      en: `Our toy head has none, so this starts on. Off adds RoPE: q and k at position p turn by p radians, the query of it ${turn} radians further than cat's key, and w(it, cat) falls from ${fixed(catWith(true))} to ${fixed(catWith(false))}.`,
     }),
     noSqrt: t({
       zh: `d = 2 时只是稍微尖一点；d = ${initWidth} 时分数的标准差是 ${Math.sqrt(initWidth)}。`,
@@ -113,6 +113,26 @@ export default function (el, head, article) {
     noSqrt: t({ zh: "漏掉 √d", en: "No √d" }),
     longKey: t({ zh: "键没有归一化", en: "Unnormalised keys" }),
   };
+  // A compact list, the check everyone runs and then a switch a bug, each with its verdict;
+  // under it one card at a time, the note and the assertion of the bug last switched (at
+  // first the check everyone runs), so the figure stays a phone's screen tall.
+  const list = html("div", { class: "bug-list" });
+  const detail = html("div", { class: "bug-detail" });
+  under.append(list, detail);
+  /** @type {Record<string, HTMLElement>} */
+  const marks = {};
+  const mark = (/** @type {string} */ name) => {
+    marks[name] = html("span", { class: "bug-mark", "aria-hidden": "true" });
+    return marks[name];
+  };
+  list.append(
+    html(
+      "div",
+      { class: "bug-row always" },
+      html("span", { class: "label", text: t({ zh: "每次都跑的行检查", en: "The row check everyone runs" }) }),
+      mark("rows"),
+    ),
+  );
   const always = html("div", { class: "bug-card always" });
   always.append(
     html("p", {
@@ -123,7 +143,7 @@ export default function (el, head, article) {
       }),
     }),
   );
-  under.append(always);
+  detail.append(always);
   const checks = {
     rows: assertion(always, {
       name: "check.rows",
@@ -131,24 +151,39 @@ export default function (el, head, article) {
       measure: t({ zh: "|行和 − 1| 最大", en: "largest |row sum − 1|" }),
     }),
   };
+  const rows = Object.fromEntries(
+    BUGS.map((bug) => {
+      const row = html("div", { class: "bug-row" });
+      list.append(row);
+      return [bug, row];
+    }),
+  );
   const cards = Object.fromEntries(
     BUGS.map((bug) => {
       const card = html("div", { class: "bug-card" });
-      under.append(card);
+      detail.append(card);
       return [bug, card];
     }),
   );
+  /** the card shown: the bug last switched, or the check everyone runs */
+  let open = "rows";
   const switches = Object.fromEntries(
     BUGS.map((bug) => [
       bug,
-      toggle(cards[bug], {
+      toggle(rows[bug], {
         label: labels[bug],
         name: bug,
-        onChange: (v) => fig.set({ [bug]: v }),
+        onChange: (v) => {
+          open = bug;
+          fig.set({ [bug]: v });
+        },
       }),
     ]),
   );
-  for (const bug of BUGS) cards[bug].append(html("p", { class: "figure-note", text: notes[bug] }));
+  for (const bug of BUGS) {
+    rows[bug].append(mark(bug));
+    cards[bug].append(html("p", { class: "figure-note", text: `${labels[bug]}: ${notes[bug]}` }));
+  }
   Object.assign(checks, {
     multiply: assertion(cards.multiply, {
       name: "check.mask",
@@ -184,8 +219,11 @@ export default function (el, head, article) {
     draw(bugs) {
       for (const bug of BUGS) {
         switches[bug].show(bugs[bug]);
+        rows[bug].classList.toggle("on", bugs[bug]);
         cards[bug].classList.toggle("on", bugs[bug]);
+        cards[bug].hidden = open !== bug;
       }
+      always.hidden = open !== "rows";
       const { K, W } = run(head, bugs, reading, true, stretch);
       const future = (i, j) => j > i;
       map.set(W, {
@@ -227,6 +265,11 @@ export default function (el, head, article) {
       verdicts.longKey = ratio < keyLimit;
       checks.longKey.show(verdicts.longKey, fixed(ratio));
 
+      for (const [name, ok] of Object.entries(verdicts)) {
+        const text = ok ? "✓" : "✗";
+        if (marks[name].textContent !== text) marks[name].textContent = text;
+        marks[name].classList.toggle("fails", !ok);
+      }
       out.show({ failing: `${Object.values(verdicts).filter((ok) => !ok).length} / 5` });
     },
   });

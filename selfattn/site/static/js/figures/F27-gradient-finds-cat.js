@@ -44,7 +44,7 @@ export default function (el, _head, _article, _training, task) {
     labels: READ,
     domain: [0, 1],
     name: "w",
-    height: 190,
+    height: 130, // the row and the loss kept short: with the plane and the controls, a phone's screen
     ticks: [0, 0.5, 1],
     title: t({ zh: "it 这一行的权重（虚线：训练前）", en: "Row it's weights (dashed: before training)" }),
     label: t({
@@ -93,10 +93,11 @@ export default function (el, _head, _article, _training, task) {
   function lossFor(r) {
     const top = Math.max(0.5, Math.ceil(Math.max(...r.loss) * 2) / 2);
     const frame = chart(charts, {
-      height: 190,
-      margin: { left: 34, right: 14, top: 30, bottom: 38 },
+      height: 104,
+      margin: { left: 34, right: 14, top: 28, bottom: 24 },
       cls: "losses",
-      title: t({ zh: "损失（nats）", en: "loss (nats)" }),
+      // the step axis named in the title, not under the ticks: a line of the phone's screen
+      title: t({ zh: "损失（nats），随训练步数", en: "loss (nats) by training step" }),
       label: t({
         zh: "每一步的损失：猜错 it 后面那个词的代价",
         en: "The loss at each step: what guessing the word after it wrong costs",
@@ -106,11 +107,7 @@ export default function (el, _head, _article, _training, task) {
     const x = linear([0, steps], [box.left, box.right]);
     const y = linear([0, top], [box.bottom, box.top]);
     axis(frame, y, { side: "left", values: ticks(0, top, 3) });
-    axis(frame, x, {
-      side: "bottom",
-      values: [0, steps / 2, steps],
-      title: t({ zh: "训练步数", en: "training step" }),
-    });
+    axis(frame, x, { side: "bottom", values: [0, steps / 2, steps] });
     const on = marks(frame, x, y);
     const whole = r.loss.map((v, k) => [k, v]);
     on.line(whole, { cls: "line faint" });
@@ -134,7 +131,7 @@ export default function (el, _head, _article, _training, task) {
     },
   });
   const seedStep = stepper(controls, {
-    label: t({ zh: "随机起点（种子）", en: "Random start (seed)" }),
+    label: t({ zh: "随机种子", en: "Seed" }),
     items: seedNames,
     name: "seed",
     onPick: (k) => fig.set({ seed: k + 1, step: 0 }),

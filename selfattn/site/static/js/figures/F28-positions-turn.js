@@ -67,7 +67,7 @@ export default function (el, head, article) {
     labels: seen,
     domain: [0, Math.ceil(top * 10) / 10],
     name: "w",
-    height: 220,
+    height: 170, // short, so the plane, the row and both sliders fit a phone's screen
     ticks: [0, 0.2, 0.4],
     title: t({ zh: "it 这一行的权重（虚线：不转）", en: "Row it's weights (dashed: no turn)" }),
     label: t({
@@ -77,7 +77,7 @@ export default function (el, head, article) {
   });
 
   const thetaSlider = slider(controls, {
-    label: t({ zh: "每个位置转 θ", en: "Turn per position θ" }),
+    label: t({ zh: "每位转 θ", en: "Turn θ" }),
     min: 0,
     max: THETA_MAX,
     step: THETA_STEP,
@@ -85,7 +85,7 @@ export default function (el, head, article) {
     onInput: (theta) => fig.set({ theta }),
   });
   const shiftSlider = slider(controls, {
-    label: t({ zh: "所有位置一起后移", en: "Shift every position by" }),
+    label: t({ zh: "一起后移", en: "Shift both by" }),
     min: 0,
     max: lastShift,
     step: 1,
