@@ -23,7 +23,7 @@ import { setSvg } from "./notation.js";
  */
 export function makeGrid(parent, { rows, columns, label, scale, name = "", cell = 48, titles, reference }) {
   const left = 10 + 8 * Math.max(...rows.map((r) => r.length), 3),
-    top = titles ? 40 : 24;
+    top = titles ? 46 : 24;
   const bottom = top + rows.length * cell;
   const width = left + columns.length * cell + 6,
     height = bottom + (reference ? 34 : 6);
@@ -41,10 +41,12 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
     { class: "diagonal", x1: left, y1: top, x2: left + columns.length * cell, y2: top + rows.length * cell },
     root,
   );
+  // the titles' baseline an em down, in their own em: a grid shrunk to fit a phone's screen
+  // sets larger type (--px), which a baseline at a fixed 12 units would push off its top
   const columnTitle = titles
-    ? svg("text", { class: "grid-title", x: left + (columns.length * cell) / 2, y: 12 }, root)
+    ? svg("text", { class: "grid-title", x: left + (columns.length * cell) / 2, y: "1em" }, root)
     : null;
-  const rowTitle = titles ? svg("text", { class: "grid-title start", x: 4, y: 12 }, root) : null;
+  const rowTitle = titles ? svg("text", { class: "grid-title start", x: 4, y: "1em" }, root) : null;
   const rowLabels = rows.map((r, i) => {
     const text = svg("text", { class: "grid-label row", x: left - 6, y: top + (i + 0.5) * cell + 4 }, root);
     setSvg(text, r);
