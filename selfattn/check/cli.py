@@ -180,7 +180,9 @@ def _interpret_triton(target: str) -> None:
     except ImportError:
         return
     if not torch.cuda.is_available():
-        os.environ["TRITON_INTERPRET"] = "1"
+        from .interpret import on_cpu
+
+        on_cpu()  # the interpreter, and a stand-in for the driver the launcher asks
 
 
 WORDS = {"none": None, "null": None, "true": True, "false": False}

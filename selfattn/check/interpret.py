@@ -19,6 +19,94 @@ NOTE = (
     "Triton kernels run under Triton's interpreter (TRITON_INTERPRET=1) on CPU tensors: no GPU "
     "here, so timings say nothing and GPU-only features cannot run"
 )
+STAND_IN_NOTE = (
+    "no GPU driver: a CPU stand-in answered the launcher's questions to Triton's driver "
+    "(device cpu, backend 'cpu': neither CUDA nor HIP, so it took its portable path, no TMA), "
+    "and autotuning took the first config that runs instead of timing each"
+)
+
+
+def on_cpu() -> bool:
+    """Before a file that uses Triton is imported on a machine without a GPU: the interpreter
+    on, and a stand-in for Triton's driver, which published launchers ask at import time
+    (`DEVICE = triton.runtime.driver.active.get_active_torch_device()`, `is_hip()` in their
+    autotuning configs) and which has no CPU backend to answer. Whether it was needed."""
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+    try:
+        from triton.runtime import driver  # pyright: ignore[reportMissingImports]
+    except ImportError:
+        return False
+    try:  # triton >= 3.5 makes the driver when `active` is read, 3.4 when it is used
+        driver.active.get_current_target()
+    except RuntimeError:  # "0 active drivers": no GPU backend here
+        driver.set_active(_StandIn())
+        return True
+    return isinstance(driver.active, _StandIn)
+
+
+class _StandIn:
+    """What a launcher asks Triton's driver, answered for CPU tensors under the interpreter."""
+
+    def get_active_torch_device(self) -> Any:
+        import torch  # pyright: ignore[reportMissingImports]
+
+        return torch.device("cpu")
+
+    def get_current_target(self) -> Any:
+        from triton.backends.compiler import GPUTarget  # pyright: ignore[reportMissingImports]
+
+        return GPUTarget("cpu", 0, 1)
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def get_benchmarker(self) -> Any:
+        return _first_that_runs
+
+    def is_active(self) -> bool:
+        return True
+
+
+def _first_that_runs(kernel_call: Any, quantiles: Any = None, **_: Any) -> list[float]:
+    """Autotuning under the interpreter: a config's time says nothing on a CPU, and timing
+    every config runs the kernel once per config. The first config that runs wins (time 0);
+    one that fails (a block wider than the head, a static_assert) is out (time inf); the
+    autotuner calls this for its configs in order, and `_Tuning` starts each round."""
+    if _Tuning.won:
+        return [float("inf")] * 3
+    try:
+        kernel_call()
+    except Exception:  # a config the kernel refuses: the autotuner tries the next
+        return [float("inf")] * 3
+    _Tuning.won = True
+    return [0.0] * 3
+
+
+class _Tuning:
+    won = False
+
+
+def _new_round(tuner: Any) -> None:
+    """Each autotuning round (one per key) starts with no config run yet."""
+    prune = tuner.prune_configs
+
+    def pruned(kwargs: Any) -> Any:
+        _Tuning.won = False
+        return prune(kwargs)
+
+    tuner.prune_configs = pruned
+    if isinstance(_driver_active(), _StandIn):
+        tuner.__dict__["do_bench"] = _first_that_runs  # a cached_property, read once
+
+
+def _driver_active() -> Any:
+    try:
+        from triton.runtime import driver  # pyright: ignore[reportMissingImports]
+
+        active = driver.active
+        return active if isinstance(active, _StandIn) else None
+    except (ImportError, RuntimeError):
+        return None
 
 
 def uses_triton(fn: Any) -> bool:
@@ -42,9 +130,14 @@ def interpreted(fn: Any, notes: list[str]) -> Iterator[None]:
         yield
         return
     notes.append(NOTE)
-    if interpreting():  # the kernels were made interpreted when their file was imported
-        yield
-        return
+    if isinstance(_driver_active(), _StandIn):
+        notes.append(STAND_IN_NOTE)
+    for module in _modules(fn):
+        for kernel in _kernels(vars(module)).values():
+            if hasattr(kernel, "prune_configs") and "do_bench" not in vars(kernel):
+                _new_round(kernel)
+    # kernels made when TRITON_INTERPRET was set are interpreted already and stay; the others
+    # (the file imported before it was set) are swapped
     with contextlib.suppress(Exception):  # the interpreter imports gluon, which wants them
         importlib.import_module("triton.experimental.gluon")  # compiled: import it first
     swapped: list[tuple[Any, str, Any]] = []
@@ -96,6 +189,11 @@ def interpret_line(fn: Any) -> str:
     """What a reproduction starts with to run the target's Triton kernels as the check did."""
     if "triton" not in sys.modules or not uses_triton(fn) or (gpu() and not interpreting()):
         return ""
+    if _driver_active() is not None:  # the launcher asks the driver at import
+        return (
+            "from selfattn.check.interpret import on_cpu\n"
+            "on_cpu()  # no GPU: Triton's interpreter and a stand-in driver, before the import\n"
+        )
     return (
         'import os\nos.environ["TRITON_INTERPRET"] = "1"  # no GPU: Triton\'s interpreter, '
         "set before triton is imported\n"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import backward as bw
 from .context import title
 from .probe import CallFailed, Timeout
 from .report import Report
@@ -101,6 +102,15 @@ def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, 
             f"{', '.join(f'`{p}`' for p in bad)}: along one direction the backward gives "
             f"{first.got:.4g}, the float64 forward's derivative {first.want:.4g}"
         )
+        x = layer.x(*PROBES[0])
+        given, extra = layer.inputs(x, layer.dtype)
+        try:
+            core = layer.runner.call_other(_core_bug, module, given, extra, layer.lp)
+        except (CallFailed, Timeout):
+            core = None
+        if core is not None:  # the gap traced to the attention core's own backward
+            id_, said = core
+            detail += f"; {said}"
     rep.check(name, "fail", detail)
     rep.add(id_, f"{title(id_)} ({label}): {detail}", _repro(text, first.name, PROBES[0]))
 
@@ -200,3 +210,118 @@ def _repro(text: _Text, param: str, probe: tuple[int, int]) -> str:
         "forward's",
     ]
     return "\n".join(lines)
+
+
+# -- the attention core's own backward ----------------------------------------------------------
+
+CORE_SLICES = 4  # (batch, head) slices of the core's inputs compared
+
+
+def _core_bug(module: Any, given: list, extra: dict, lp: Any) -> tuple[str, str] | None:
+    """On the worker thread: when the layer's attention is a custom autograd.Function (where a
+    hand-written backward lives), its dq, dk, dv on the q, k, v the layer gives it, against the
+    float64 reference and each known backward bug (backward.py). The bug's id and what was
+    found when one matches on every slice; None when the core is right or is not such a
+    Function."""
+    import torch  # pyright: ignore[reportMissingImports]
+
+    call = _core_call(module, given, extra)
+    if call is None:
+        return None
+    fn, args, kwargs = call
+    leaves = [t.detach().clone().requires_grad_(True) for t in args[:3]]
+    with torch.enable_grad():
+        out = _first(fn(*leaves, *args[3:], **kwargs))
+        if not isinstance(out, torch.Tensor) or out.grad_fn is None:
+            return None
+        gen = torch.Generator().manual_seed(SEED)
+        do = torch.randn(out.shape, generator=gen, dtype=torch.float64)
+        grads = torch.autograd.grad(out, leaves, do.to(out.dtype), allow_unused=True)
+    if any(g is None for g in grads) or out.dim() < 2 or leaves[0].shape[-2] != out.shape[-2]:
+        return None
+    n, d = leaves[0].shape[-2:]
+    flat = [t.detach().double().reshape(-1, n, t.shape[-1]).numpy() for t in (*leaves, out, do)]
+    got = [g.detach().double().reshape(-1, n, g.shape[-1]).numpy() for g in grads]
+    slices = range(min(CORE_SLICES, flat[0].shape[0]))
+    scale = float(d) ** -0.5
+    keep = _core_mask(flat, slices, scale, lp.eps)
+    if keep is False:
+        return None  # not scaled dot-product attention as modelled: say nothing more
+
+    def matches(how: bw.Backward) -> bool:
+        for i in slices:
+            q, k, v, _, dout = (a[i] for a in flat)
+            want = bw.grads(q, k, v, dout, scale, keep, how)
+            low = bw.grads(q, k, v, dout, scale, keep, how, lp.dtype)
+            mine: dict[str, Any] = {name: g[i] for name, g in zip(bw.NAMES, got, strict=True)}
+            if not bw.compare(mine, want, low, lp).ok:
+                return False
+        return True
+
+    if matches(bw.RIGHT):
+        return None
+    name = getattr(getattr(fn, "__self__", None), "__name__", "the attention core")
+    for bug in bw.BUGS:
+        if matches(bug):
+            return str(bug.id), f"its attention core `{name}` has the known bug: {bug.detail}"
+    return None
+
+
+def _core_mask(flat: list, slices: range, scale: float, eps: float) -> Any:
+    """None (no mask) or the causal keep-mask under which the core's output is attention with
+    the 1/sqrt(d) scale; False when it is neither."""
+    n = flat[0].shape[1]
+    for keep in (None, np.tril(np.ones((n, n), dtype=bool))):
+        ok = True
+        for i in slices:
+            q, k, v, out, _ = (a[i] for a in flat)
+            s = scale * (q @ k.T)
+            if keep is not None:
+                s = np.where(keep, s, -np.inf)
+            e = np.exp(s - s.max(axis=-1, keepdims=True))
+            want = (e / e.sum(axis=-1, keepdims=True)) @ v
+            ok = ok and bool(np.abs(out - want).max() <= 1e3 * eps * max(1.0, np.abs(want).max()))
+        if ok:
+            return keep
+    return False
+
+
+def _core_call(module: Any, given: list, extra: dict) -> tuple[Any, tuple, dict] | None:
+    """The first call of a custom autograd.Function defined beside the layer, with its first
+    three arguments tensors of one length: its `apply` and the arguments, caught while the
+    layer runs once."""
+    import sys
+
+    import torch  # pyright: ignore[reportMissingImports]
+
+    names = {type(m).__module__ for m in module.modules()}
+    found = [
+        value
+        for name in names
+        if name in sys.modules and not name.startswith("torch")
+        for value in vars(sys.modules[name]).values()
+        if isinstance(value, type)
+        and issubclass(value, torch.autograd.Function)
+        and value.__module__ == name
+    ]
+    calls: list[tuple[Any, tuple, dict]] = []
+    held = {f: vars(f).get("apply") for f in found}
+    for f in found:
+
+        def caught(*args: Any, _apply: Any = f.apply, **kwargs: Any) -> Any:
+            tensors = [a for a in args[:3] if isinstance(a, torch.Tensor)]
+            if not calls and len(tensors) == 3 and len({t.shape[-2] for t in tensors}) == 1:
+                calls.append((_apply, args, kwargs))
+            return _apply(*args, **kwargs)
+
+        f.apply = caught  # pyright: ignore[reportAttributeAccessIssue]
+    try:
+        with torch.no_grad():
+            module(*given, **extra)
+    finally:
+        for f, apply in held.items():
+            if apply is None:
+                del f.apply
+            else:
+                f.apply = apply  # pyright: ignore[reportAttributeAccessIssue]
+    return calls[0] if calls else None

@@ -61,6 +61,23 @@ def test_triton_kernel_on_a_cpu_under_the_interpreter() -> None:
     assert any("gradients" in c and "causal" in c for c in passed)
 
 
+@pytest.mark.skipif(
+    not HAS_TRITON, reason="triton is not installed (pip install 'selfattn[triton]')"
+)
+def test_a_launcher_that_asks_the_driver_runs_on_a_cpu() -> None:
+    """Published launchers ask Triton's driver for the device and `is_hip()` at import, and
+    autotune over configs some of which the kernel refuses: a stand-in answers, and the first
+    config that runs is taken."""
+    from selfattn.check.interpret import on_cpu
+
+    on_cpu()  # as the CLI does before the file is imported
+    skip_missing("triton_launcher_asks_driver.py")
+    report = check(load("triton_launcher_asks_driver.py"))
+    assert report.verdict == "ok", str(report)
+    said = " | ".join(report.notes)
+    assert "stand-in" in said and "first config that runs" in said
+
+
 def test_layer_weights_gradients_name_a_detached_projection() -> None:
     """nn.MultiheadAttention's gradients pass; called under torch.no_grad() in a wrapper (an
     inference path left in the forward), every weight is named as getting none."""

@@ -1,8 +1,10 @@
 """Buggy (torch, backward): the custom-backward layer of torch_layer_custom_backward.py with
 the scale left out of dq and dk in its backward (the forward scales the scores). In a layer the
-checker reads the weights' gradients, not dq and dk, so the bug is said as wrong gradients.
+checker reads the weights' gradients first; where they are off, it runs the layer's own
+autograd.Function on the q, k, v the layer gave it and names the kernel-level bug.
 
-Expected: forward ok, backward `backward-wrong-output`."""
+Expected: forward ok, backward `backward-scale-missing`: the gap in the weights' gradients is
+traced to the layer's autograd.Function, whose dq and dk are the known bug's."""
 
 import torch
 from torch import nn
