@@ -13,7 +13,7 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 NOTE = (
     "Triton kernels run under Triton's interpreter (TRITON_INTERPRET=1) on CPU tensors: no GPU "
@@ -196,7 +196,7 @@ def guard_memory() -> None:
 
 
 class _Launch:
-    spans: list[tuple[int, int]] = []  # [start, end) of each tensor's storage, this launch
+    spans: ClassVar[list[tuple[int, int]]] = []  # [start, end) of each tensor's storage
 
 
 def _spans(args: Any) -> list[tuple[int, int]]:

@@ -158,7 +158,7 @@ class TritonFlashAttentionAutogradFunction(torch.autograd.Function):
         Q, K, V = Q.contiguous(), K.contiguous(), V.contiguous()
         B, N_QUERIES, D = Q.shape
         N_KEYS = K.shape[1]
-        O = torch.zeros_like(Q)
+        O = torch.zeros_like(Q)  # noqa: E741 (the paper's names)
         L = torch.zeros((B, N_QUERIES), device=Q.device, dtype=Q.dtype)
         scale = 1.0 / math.sqrt(D)
         grid = (triton.cdiv(N_QUERIES, TritonFlashAttentionAutogradFunction.Q_TILE_SIZE), B)
@@ -177,7 +177,7 @@ class TritonFlashAttentionAutogradFunction(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        Q, K, V, O, L = ctx.saved_tensors
+        Q, K, V, O, L = ctx.saved_tensors  # noqa: E741
         grad_output = grad_output.contiguous()
         B, N_QUERIES, D = Q.shape
         N_KEYS = K.shape[1]
