@@ -8,10 +8,12 @@ backward has a preprocess for delta = rowsum(o * do) and one program per key blo
 the query blocks (from the diagonal on when causal) and adds its share of dq atomically.
 Written here (not copied) with small blocks so Triton's interpreter runs it on a CPU.
 
-after: Dao-AILab/flash-attention flash_attn/flash_attn_triton.py @ 6b5f271c6d9f9a42a0f440c025b55f5a35119a13
+after: Dao-AILab/flash-attention flash_attn/flash_attn_triton.py
+commit: 6b5f271c6d9f9a42a0f440c025b55f5a35119a13
 licence: BSD-3-Clause (the original)
 target: flash_attn_func
 expected: ok
+layout: bnhd
 """
 
 import math

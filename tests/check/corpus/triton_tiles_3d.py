@@ -6,7 +6,8 @@ torch. Written here with pointer arithmetic and row masks (the original builds b
 which triton 3.9 removed) so any n runs; its launcher also asserts `Q.is_cuda`, which alone
 stops it on a CPU, and is left out here.
 
-after: H1yori233/llm_from_scratch core/flash_attention.py @ 44e8ddea26ba6bd41173a612816cf7b33a99bd5c
+after: H1yori233/llm_from_scratch core/flash_attention.py
+commit: 44e8ddea26ba6bd41173a612816cf7b33a99bd5c
 licence: no licence file in the original repository (style followed, code ours)
 target: TritonFlashAttentionAutogradFunction.apply
 expected: ok
