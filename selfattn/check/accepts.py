@@ -22,7 +22,9 @@ from .probe import CallFailed, Kernel, Runner, Signature, Timeout
 CANDIDATES = ((16, 16), (32, 16), (64, 16), (32, 32), (64, 32), (16, 64), (64, 64))
 HALVES = ("float16", "bfloat16")  # tried after the target's own framework's widths
 MOST = 5  # shapes checked at most
-TRITON_LAYOUTS = ("bhnd", "bnhd")
+# (batch, n, d) too: a kernel fed a layout it does not expect reads past its inputs, which the
+# interpreter's memory guard (interpret.guard_memory) turns into a refusal, not a crash
+TRITON_LAYOUTS = ("bhnd", "bnhd", "bnd")
 
 
 @dataclass
@@ -55,9 +57,9 @@ def learn(
 ) -> tuple[Kernel, Learned] | None:
     """A kernel set up on a dtype, layout and shape it runs, and the shapes it accepts.
 
-    A Triton kernel gets torch tensors of (batch, heads, n, d) only: it reads memory through
-    raw pointers, and fed another layout it reads past the end of its inputs, which under the
-    interpreter corrupts the process instead of raising."""
+    A Triton kernel gets torch tensors of (batch, heads, n, d), (batch, n, heads, d) or
+    (batch, n, d) only: it reads memory through raw pointers, and a layout with no batch axis
+    is none a launcher takes."""
     if uses_triton(fn):
         backends = [Backend("torch", w) for w in ("float32", *HALVES)]
         layouts = TRITON_LAYOUTS

@@ -30,7 +30,9 @@ class Backward:
     detail: str
     scaled: bool = True  # dq, dk carry the score scale
     row_term: bool = True  # dS = P * (dP - rowsum(dO * O)), not P * dP
-    recompute: str = "lse"  # P in the backward: "lse" exp(s - lse) | "unmasked" | "max"
+    # P in the backward: "lse" exp(s - lse) | "unmasked" | "max" | "causal": exp(s - lse) of
+    # the unmasked forward, with the causal mask put on in the backward only
+    recompute: str = "lse"
 
 
 RIGHT = Backward(None, "the float64 reference's gradients")
@@ -46,6 +48,11 @@ BUGS: tuple[Backward, ...] = (
         "backward-stale-weights",
         "P recomputed as exp(s - m) with the row max m saved instead of the log-sum-exp",
         recompute="max",
+    ),
+    Backward(
+        "backward-causal-always",
+        "P recomputed with the causal mask although the forward had none",
+        recompute="causal",
     ),
 )
 
@@ -89,7 +96,13 @@ def grads(
         lse = m + np.log(np.exp(sm - m).sum(axis=-1, keepdims=True))
         p = np.exp(sm - lse)
         o = p @ v
-        pb = {"lse": p, "unmasked": np.exp(s - lse), "max": np.exp(sm - m)}[how.recompute]
+        tril = np.tril(np.ones(s.shape, dtype=bool))
+        pb = {
+            "lse": p,
+            "unmasked": np.exp(s - lse),
+            "max": np.exp(sm - m),
+            "causal": np.where(tril, p, dtype(0.0)),
+        }[how.recompute]
         dv = pb.T @ do
         dp = do @ v.T
         ds = pb * (dp - (do * o).sum(axis=-1, keepdims=True)) if how.row_term else pb * dp

@@ -326,6 +326,17 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         "the final sum) and recompute P = exp(scale * q k^T - lse) in the backward.",
     ),
     Spec(
+        "backward-causal-always",
+        "error",
+        "the backward applies the causal mask though the forward had none",
+        "A tiled backward that walks only the tiles on and below the diagonal (or masks them) "
+        "whatever the flag says gives the gradients of causal attention to a forward that "
+        "attended to every key: a key never gets gradient from the queries before it. "
+        + _TRAINS_WRONG,
+        "Pass the causal flag to the backward kernels: loop over every key tile and mask only "
+        "when causal (Triton's tutorial tested its backward with causal=True only).",
+    ),
+    Spec(
         "backward-dropout-mismatch",
         "error",
         "the backward applies a different dropout mask than the forward",

@@ -13,7 +13,7 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 NOTE = (
     "Triton kernels run under Triton's interpreter (TRITON_INTERPRET=1) on CPU tensors: no GPU "
@@ -136,6 +136,7 @@ def interpreted(fn: Any, notes: list[str]) -> Iterator[None]:
         for kernel in _kernels(vars(module)).values():
             if hasattr(kernel, "prune_configs") and "do_bench" not in vars(kernel):
                 _new_round(kernel)
+    guard_memory()
     # kernels made when TRITON_INTERPRET was set are interpreted already and stay; the others
     # (the file imported before it was set) are swapped
     with contextlib.suppress(Exception):  # the interpreter imports gluon, which wants them
@@ -152,6 +153,90 @@ def interpreted(fn: Any, notes: list[str]) -> Iterator[None]:
     finally:
         for owner, name, kernel in reversed(swapped):
             setattr(owner, name, kernel)
+
+
+class OutOfBounds(IndexError):
+    """A kernel under the interpreter touched memory outside the tensors it was handed."""
+
+
+def guard_memory() -> None:
+    """Make a load or store outside the kernel's own tensors an error instead of a crash.
+
+    The interpreter reads and writes CPU tensors through raw addresses, so a kernel whose block
+    is longer than the probe (the tutorial's BLOCK_M = 64 on n = 16, with no boundary check)
+    reads past the end of its inputs and writes past the end of its output: the process
+    dies (status -11) or goes on with garbage. On a GPU the same launch would fault too, so
+    this is a shape the kernel refuses, and the learner moves on to the next one."""
+    from triton.runtime import interpreter  # pyright: ignore[reportMissingImports]
+
+    if getattr(interpreter, "_selfattn_guarded", False):
+        return
+    executor = interpreter.GridExecutor
+    init = executor._init_args_hst
+
+    def init_args(self: Any, *args: Any, **kwargs: Any) -> Any:
+        hst = init(self, *args, **kwargs)
+        _Launch.spans = _spans(hst)
+        return hst
+
+    executor._init_args_hst = init_args
+    builder = interpreter.InterpreterBuilder
+    load, store = builder.create_masked_load, builder.create_masked_store
+
+    def masked_load(self: Any, ptrs: Any, mask: Any, *rest: Any, **kw: Any) -> Any:
+        _check(ptrs, mask, "reads")
+        return load(self, ptrs, mask, *rest, **kw)
+
+    def masked_store(self: Any, ptrs: Any, value: Any, mask: Any, *rest: Any, **kw: Any) -> Any:
+        _check(ptrs, mask, "writes")
+        return store(self, ptrs, value, mask, *rest, **kw)
+
+    builder.create_masked_load, builder.create_masked_store = masked_load, masked_store
+    interpreter._selfattn_guarded = True
+
+
+class _Launch:
+    spans: ClassVar[list[tuple[int, int]]] = []  # [start, end) of each tensor's storage
+
+
+def _spans(args: Any) -> list[tuple[int, int]]:
+    """The byte ranges of every tensor among a launch's arguments (in tuples, descriptors)."""
+    found: list[tuple[int, int]] = []
+
+    def walk(arg: Any) -> None:
+        if isinstance(arg, (list, tuple)):
+            for a in arg:
+                walk(a)
+        elif isinstance(arg, dict):
+            for a in arg.values():
+                walk(a)
+        elif hasattr(arg, "untyped_storage"):
+            storage = arg.untyped_storage()
+            found.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes()))
+        elif hasattr(arg, "base") and hasattr(arg.base, "untyped_storage"):  # a descriptor
+            walk(arg.base)
+
+    walk(args)
+    return found
+
+
+def _check(ptrs: Any, mask: Any, verb: str) -> None:
+    import numpy as np
+
+    if not _Launch.spans:
+        return
+    at = np.asarray(ptrs.data, dtype=np.uint64)[np.broadcast_to(mask.data, ptrs.data.shape)]
+    if at.size == 0:
+        return
+    width = max(1, ptrs.get_element_ty().primitive_bitwidth // 8)
+    inside = np.zeros(at.shape, dtype=bool)
+    for start, end in _Launch.spans:
+        inside |= (at >= start) & (at + width <= end)
+    if not inside.all():
+        raise OutOfBounds(
+            f"the kernel {verb} {int((~inside).sum())} elements outside the tensors it was "
+            "handed (a block longer than the input, with no mask or boundary check)"
+        )
 
 
 def _modules(fn: Any) -> list[Any]:
