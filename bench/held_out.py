@@ -106,11 +106,10 @@ def _import(root: Path, file: Path) -> types.ModuleType:
 def _defs(t: Target, text: str) -> dict[str, Any]:
     """The named top-level definitions of the file, run after the entry's imports."""
     tree = ast.parse(text)
-    keep = [
+    keep: list[ast.stmt] = [
         n
         for n in tree.body
-        if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
-        and n.name in t.defs
+        if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef) and n.name in t.defs
     ]
     ns: dict[str, Any] = {"__name__": "held_out_target"}
     exec(compile(t.imports, "<imports>", "exec"), ns)
@@ -150,7 +149,7 @@ def build(root: Path, t: Target) -> Any:
     else:
         ns = vars(_import(checkout, file))
     scope = {**ns}
-    obj = eval(t.build, scope) if t.build else ns[t.name]  # noqa: S307 - the manifest's own text
+    obj = eval(t.build, scope) if t.build else ns[t.name]  # the manifest's own text
     if t.setup:
         exec(compile(t.setup, "<setup>", "exec"), {**scope, "attn": obj})
     return obj
