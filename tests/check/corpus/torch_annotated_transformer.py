@@ -1,9 +1,9 @@
-"""Correct (torch): The Annotated Transformer's `attention`, as the notebook writes it: masked
-scores filled with -1e9 where mask == 0, softmax, optional dropout module, and the weights
-returned beside the output.
+"""Correct (torch): The Annotated Transformer's `attention`, written after the notebook's: a
+function of (query, key, value, mask=None, dropout=None), scores scaled by 1/sqrt(d), filled
+with -1e9 where mask == 0, softmaxed, passed through the optional dropout module, and returned
+as (output, weights).
 
-repository: harvardnlp/annotated-transformer
-path: the_annotated_transformer.py
+after: harvardnlp/annotated-transformer the_annotated_transformer.py
 commit: 0a91a254735c07532e23733dce8a693e504f3a08
 licence: MIT
 target: attention
@@ -16,12 +16,9 @@ import torch
 
 
 def attention(query, key, value, mask=None, dropout=None):
-    "Compute 'Scaled Dot Product Attention'"
-    d_k = query.size(-1)
-    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k)
+    s = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(query.size(-1))
     if mask is not None:
-        scores = scores.masked_fill(mask == 0, -1e9)
-    p_attn = scores.softmax(dim=-1)
-    if dropout is not None:
-        p_attn = dropout(p_attn)
-    return torch.matmul(p_attn, value), p_attn
+        s = s.masked_fill(mask == 0, -1e9)
+    p = s.softmax(dim=-1)
+    p = p if dropout is None else dropout(p)
+    return torch.matmul(p, value), p

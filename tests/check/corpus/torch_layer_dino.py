@@ -1,9 +1,8 @@
-"""Correct (torch): DINO's (the first, 2021) vision transformer Attention: one fused `qkv` map
-reshaped to (3, B, heads, N, head_dim), scaled by head_dim**-0.5 (`qk_scale` unset), `proj`
-out; it returns (x, attn), the attention maps DINO shows.
+"""Correct (torch): DINO's (the first, 2021) vision transformer Attention, written after it: one
+fused map `qkv` read as (3, B, heads, N, head_dim), scores scaled by head_dim**-0.5 (`qk_scale`
+unset), dropout on the weights, `proj` out; it returns (x, attn), the maps DINO shows.
 
-repository: facebookresearch/dino
-path: vision_transformer.py
+after: facebookresearch/dino vision_transformer.py
 commit: 7c446df5b9f45747937fb0d72314eb9f7b66930a
 licence: Apache-2.0
 target: attn
@@ -11,7 +10,7 @@ expected: ok
 """
 
 import torch
-import torch.nn as nn
+from torch import nn
 
 
 class Attention(nn.Module):
@@ -20,26 +19,17 @@ class Attention(nn.Module):
     ):
         super().__init__()
         self.num_heads = num_heads
-        head_dim = dim // num_heads
-        self.scale = qk_scale or head_dim**-0.5
-        self.qkv = nn.Linear(dim, dim * 3, bias=qkv_bias)
-        self.attn_drop = nn.Dropout(attn_drop)
+        self.scale = qk_scale or (dim // num_heads) ** -0.5
+        self.qkv = nn.Linear(dim, 3 * dim, bias=qkv_bias)
         self.proj = nn.Linear(dim, dim)
-        self.proj_drop = nn.Dropout(proj_drop)
+        self.attn_drop, self.proj_drop = nn.Dropout(attn_drop), nn.Dropout(proj_drop)
 
     def forward(self, x):
-        B, N, C = x.shape
-        qkv = (
-            self.qkv(x).reshape(B, N, 3, self.num_heads, C // self.num_heads).permute(2, 0, 3, 1, 4)
-        )
-        q, k, v = qkv[0], qkv[1], qkv[2]
-        attn = (q @ k.transpose(-2, -1)) * self.scale
-        attn = attn.softmax(dim=-1)
-        attn = self.attn_drop(attn)
-        x = (attn @ v).transpose(1, 2).reshape(B, N, C)
-        x = self.proj(x)
-        x = self.proj_drop(x)
-        return x, attn
+        b, n, c = x.shape
+        q, k, v = self.qkv(x).view(b, n, 3, self.num_heads, -1).permute(2, 0, 3, 1, 4)
+        attn = (q @ k.transpose(-2, -1) * self.scale).softmax(dim=-1)
+        y = (self.attn_drop(attn) @ v).transpose(1, 2).reshape(b, n, c)
+        return self.proj_drop(self.proj(y)), attn
 
 
 torch.manual_seed(0)

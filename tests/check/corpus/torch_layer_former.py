@@ -1,11 +1,10 @@
-"""Correct (torch): Peter Bloem's `former` SelfAttention, the "transformers from scratch"
-layer, with its autoregressive mask on (`mask=True`, an attribute, not an argument): maps
+"""Correct (torch): Peter Bloem's `former` SelfAttention ("transformers from scratch"), written
+after it, with its autoregressive mask on: `mask=True` is an attribute, not an argument. Maps
 `tokeys`, `toqueries`, `tovalues` without bias and `unifyheads` out, heads folded into the
-batch axis, scores scaled by 1/sqrt(emb // heads), the upper triangle above the diagonal set
-to -inf in place (util.mask_), softmax over dim=2.
+batch axis, scores scaled by 1/sqrt(emb // heads), the entries above the diagonal set to -inf
+in place, softmax over dim=2.
 
-repository: pbloem/former
-path: former/modules.py
+after: pbloem/former former/modules.py
 commit: ad9cc703b0b82a24a12e777f5946296f352c9d11
 licence: MIT
 target: attn
@@ -15,71 +14,36 @@ expected: ok
 import math
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 
-def mask_(matrices, maskval=0.0, mask_diagonal=True):
-    """former/util/util.py: masks out where i <= j holds, i < j if mask_diagonal is false."""
-    h, w = matrices.size(-2), matrices.size(-1)
-    indices = torch.triu_indices(h, w, offset=0 if mask_diagonal else 1)
-    matrices[..., indices[0], indices[1]] = maskval
-
-
 class SelfAttention(nn.Module):
-    def __init__(self, emb, heads=8, mask=False, kqnorm=False, scalefactor=None):
+    def __init__(self, emb, heads=8, mask=False):
         super().__init__()
-        assert emb % heads == 0
-        self.emb = emb
-        self.heads = heads
-        self.mask = mask
-        s = emb // heads
-        self.tokeys = nn.Linear(emb, emb, bias=False)
-        self.toqueries = nn.Linear(emb, emb, bias=False)
-        self.tovalues = nn.Linear(emb, emb, bias=False)
+        self.emb, self.heads, self.mask = emb, heads, mask
+        self.tokeys, self.toqueries, self.tovalues = (
+            nn.Linear(emb, emb, bias=False) for _ in range(3)
+        )
         self.unifyheads = nn.Linear(emb, emb)
-        self.kqnorm = kqnorm
-        if kqnorm:
-            self.kln = nn.LayerNorm([s])
-            self.qln = nn.LayerNorm([s])
-        self.scalefactor = 1 / math.sqrt(emb // heads) if scalefactor is None else scalefactor
 
     def forward(self, x):
         b, t, e = x.size()
-        h = self.heads
-        assert e == self.emb
-        s = e // h
+        h, s = self.heads, e // self.heads
 
-        keys = self.tokeys(x)
-        queries = self.toqueries(x)
-        values = self.tovalues(x)
+        def fold(y):  # (b, t, e) -> (b * h, t, s)
+            return y.view(b, t, h, s).transpose(1, 2).reshape(b * h, t, s)
 
-        keys = keys.view(b, t, h, s)
-        queries = queries.view(b, t, h, s)
-        values = values.view(b, t, h, s)
-
-        if self.kqnorm:
-            keys = self.kln(keys)
-            queries = self.qln(queries)
-
-        keys = keys.transpose(1, 2).contiguous().view(b * h, t, s)
-        queries = queries.transpose(1, 2).contiguous().view(b * h, t, s)
-        values = values.transpose(1, 2).contiguous().view(b * h, t, s)
-
-        dot = torch.bmm(queries, keys.transpose(1, 2))
-        dot = dot * self.scalefactor
-
-        assert dot.size() == (b * h, t, t)
-
-        if self.mask:  # mask out the upper half of the dot matrix, excluding the diagonal
-            mask_(dot, maskval=float("-inf"), mask_diagonal=False)
-
-        dot = F.softmax(dot, dim=2)
-
-        out = torch.bmm(dot, values).view(b, h, t, s)
-        out = out.transpose(1, 2).contiguous().view(b, t, s * h)
-
-        return self.unifyheads(out)
+        keys, queries, values = (
+            fold(self.tokeys(x)),
+            fold(self.toqueries(x)),
+            fold(self.tovalues(x)),
+        )
+        dot = torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(s)
+        if self.mask:
+            above = torch.triu_indices(t, t, offset=1)
+            dot[:, above[0], above[1]] = float("-inf")
+        out = torch.bmm(dot.softmax(dim=2), values).view(b, h, t, s)
+        return self.unifyheads(out.transpose(1, 2).reshape(b, t, e))
 
 
 torch.manual_seed(0)

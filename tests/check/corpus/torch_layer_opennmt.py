@@ -1,12 +1,11 @@
-"""Correct (torch): OpenNMT-py's MultiHeadedAttention, condensed: called as
+"""Correct (torch): OpenNMT-py's MultiHeadedAttention, written after it: called as
 layer(key, value, query, mask=None), maps `linear_keys`, `linear_values`, `linear_query`
-applied in that order, `head_count` heads, the heads joined by `final_linear`; q scaled
-before the product, a mask True where blocked (filled with -1e18), softmax in float32 as an
-nn.Softmax module, dropout after it. Which map makes q, k and v is read from where each one's
-output goes: into the product before the softmax (q first, then k) or after it (v).
+applied in that order, `head_count` heads, `final_linear` joining them; q divided by
+sqrt(d) before the product, a mask True where blocked (filled with -1e18), the softmax an
+nn.Softmax module run in float32, dropout after it; returns (output, the first head's
+weights). Which map makes q, k and v is read from where each one's output goes.
 
-repository: OpenNMT/OpenNMT-py
-path: onmt/modules/multi_headed_attn.py
+after: OpenNMT/OpenNMT-py onmt/modules/multi_headed_attn.py
 commit: 0155d95740aad99f7d346df8ab7cd4768d10d6e6
 licence: MIT
 target: attn
@@ -15,45 +14,40 @@ expected: ok
 
 import math
 
-import torch
-import torch.nn as nn
+from torch import nn
 
 
 class MultiHeadedAttention(nn.Module):
     def __init__(self, head_count, model_dim, dropout=0.1):
-        assert model_dim % head_count == 0
-        self.dim_per_head = model_dim // head_count
-        self.model_dim = model_dim
         super().__init__()
-        self.head_count = head_count
-        self.linear_keys = nn.Linear(model_dim, head_count * self.dim_per_head)
-        self.linear_values = nn.Linear(model_dim, head_count * self.dim_per_head)
-        self.linear_query = nn.Linear(model_dim, head_count * self.dim_per_head)
+        self.head_count, self.dim_per_head = head_count, model_dim // head_count
+        self.linear_keys, self.linear_values, self.linear_query = (
+            nn.Linear(model_dim, model_dim) for _ in range(3)
+        )
         self.softmax = nn.Softmax(dim=-1)
         self.dropout = nn.Dropout(dropout)
         self.final_linear = nn.Linear(model_dim, model_dim)
 
     def forward(self, key, value, query, mask=None):
-        batch_size = key.size(0)
-        dim_per_head, head_count = self.dim_per_head, self.head_count
+        b = key.size(0)
 
-        def shape(x):  # projection
-            return x.view(batch_size, -1, head_count, dim_per_head).transpose(1, 2)
+        def heads(y):
+            return y.view(b, -1, self.head_count, self.dim_per_head).transpose(1, 2)
 
-        def unshape(x):  # compute context
-            return x.transpose(1, 2).contiguous().view(batch_size, -1, head_count * dim_per_head)
-
-        key = self.linear_keys(key)
-        value = self.linear_values(value)
-        query = self.linear_query(query)
-        key, value, query = shape(key), shape(value), shape(query)
-        query = query / math.sqrt(dim_per_head)
-        scores = torch.matmul(query, key.transpose(2, 3)).float()
+        key, value, query = (
+            heads(self.linear_keys(key)),
+            heads(self.linear_values(value)),
+            heads(self.linear_query(query)),
+        )
+        scores = (query / math.sqrt(self.dim_per_head) @ key.transpose(2, 3)).float()
         if mask is not None:
-            mask = mask.unsqueeze(1)  # [B, 1, 1, T_values]
-            scores = scores.masked_fill(mask, -1e18)
+            scores = scores.masked_fill(mask.unsqueeze(1), -1e18)  # mask (b, 1, n_keys)
         attn = self.softmax(scores).to(query.dtype)
-        context = unshape(torch.matmul(self.dropout(attn), value))
+        context = (
+            (self.dropout(attn) @ value)
+            .transpose(1, 2)
+            .reshape(b, -1, self.head_count * self.dim_per_head)
+        )
         return self.final_linear(context), attn[:, 0]
 
 

@@ -1,42 +1,35 @@
-"""Correct (torch): Segment Anything's image-encoder Attention without relative positions: called
-on an image x of shape (B, H, W, C), one fused map `qkv`, `num_heads` heads moved into the batch
-axis, q scaled by head_dim**-0.5 before the product, `proj` out, the output again (B, H, W, C).
-Checked as a sequence of n positions laid out as an n x 1 image.
+"""Correct (torch): Segment Anything's image-encoder Attention without relative positions,
+written after it: called on an image x of shape (B, H, W, C), one fused map `qkv`,
+`num_heads` heads folded into the batch axis, q multiplied by `scale` (head_dim**-0.5) before
+the product, `proj` out, the output again (B, H, W, C). Checked as a sequence of n positions
+laid out as an n x 1 image.
 
-repository: facebookresearch/segment-anything
-path: segment_anything/modeling/image_encoder.py
+after: facebookresearch/segment-anything segment_anything/modeling/image_encoder.py
 commit: 07b97cb771615000f6ceca1ca46cfadc1fb8acbb
 licence: Apache-2.0
 target: attn
 expected: ok
 """
 
-import torch
-import torch.nn as nn
+from torch import nn
 
 
 class Attention(nn.Module):
-    """Multi-head Attention block with relative position embeddings."""
-
-    def __init__(self, dim: int, num_heads: int = 8, qkv_bias: bool = True) -> None:
+    def __init__(self, dim, num_heads=8, qkv_bias=True):
         super().__init__()
         self.num_heads = num_heads
-        head_dim = dim // num_heads
-        self.scale = head_dim**-0.5
-        self.qkv = nn.Linear(dim, dim * 3, bias=qkv_bias)
+        self.scale = (dim // num_heads) ** -0.5
+        self.qkv = nn.Linear(dim, 3 * dim, bias=qkv_bias)
         self.proj = nn.Linear(dim, dim)
-        self.use_rel_pos = False
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        B, H, W, _ = x.shape
-        # qkv with shape (3, B, nHead, H * W, C)
-        qkv = self.qkv(x).reshape(B, H * W, 3, self.num_heads, -1).permute(2, 0, 3, 1, 4)
-        # q, k, v with shape (B * nHead, H * W, C)
-        q, k, v = qkv.reshape(3, B * self.num_heads, H * W, -1).unbind(0)
-        attn = (q * self.scale) @ k.transpose(-2, -1)
-        attn = attn.softmax(dim=-1)
-        x = (attn @ v).view(B, self.num_heads, H, W, -1).permute(0, 2, 3, 1, 4).reshape(B, H, W, -1)
-        return self.proj(x)
+    def forward(self, x):
+        b, h, w, c = x.shape
+        heads, n = self.num_heads, h * w
+        qkv = self.qkv(x).view(b, n, 3, heads, -1).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv.reshape(3, b * heads, n, -1)
+        weights = ((q * self.scale) @ k.transpose(-2, -1)).softmax(dim=-1)
+        y = (weights @ v).view(b, heads, h, w, -1).permute(0, 2, 3, 1, 4).reshape(b, h, w, c)
+        return self.proj(y)
 
 
 attn = Attention(dim=16, num_heads=4)

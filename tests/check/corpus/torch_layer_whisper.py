@@ -1,12 +1,11 @@
-"""Correct (torch): Whisper's MultiHeadAttention (whisper/model.py), the decoder's self-attention
-path: called as layer(x, xa=None, mask=None, kv_cache=None), maps `query`, `key` (no bias),
-`value` and `out`, Whisper's own Linear that casts its weight to x's dtype, returns
-(output, qk). Both paths: with SDPA (`use_sdpa`, the default) a mask given only switches on
-`is_causal`; without it, q and k are each scaled by head_dim**-0.25 and the mask is added to
-the scores. Checked on the SDPA path.
+"""Correct (torch): Whisper's MultiHeadAttention on its SDPA path (the default), written after
+it: called as layer(x, xa=None, mask=None, kv_cache=None) and returning (output, qk); maps
+`query`, `key` (no bias), `value` and `out` are Whisper's own Linear, which casts its weight
+and bias to x's dtype. Given a mask, the SDPA path does not read it: it only switches on
+`is_causal` (when more than one position); qk is None. Whisper's other path (q and k each
+scaled by head_dim**-0.25, the mask added) is `torch_whisper_fp16.py`'s.
 
-repository: openai/whisper
-path: whisper/model.py
+after: openai/whisper whisper/model.py
 commit: c0d2f624c09dc18e709e37c2ad90c039a4eb72a2
 licence: MIT
 target: attn
@@ -15,25 +14,17 @@ expected: ok
 
 import torch
 import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.nn.functional import scaled_dot_product_attention
-
-SDPA_AVAILABLE = True
+from torch import nn
 
 
 class Linear(nn.Linear):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.linear(
-            x,
-            self.weight.to(x.dtype),
-            None if self.bias is None else self.bias.to(x.dtype),
-        )
+    def forward(self, x):
+        bias = None if self.bias is None else self.bias.to(x.dtype)
+        return F.linear(x, self.weight.to(x.dtype), bias)
 
 
 class MultiHeadAttention(nn.Module):
-    use_sdpa = True
-
-    def __init__(self, n_state: int, n_head: int):
+    def __init__(self, n_state, n_head):
         super().__init__()
         self.n_head = n_head
         self.query = Linear(n_state, n_state)
@@ -41,49 +32,25 @@ class MultiHeadAttention(nn.Module):
         self.value = Linear(n_state, n_state)
         self.out = Linear(n_state, n_state)
 
-    def forward(
-        self,
-        x: Tensor,
-        xa: Tensor | None = None,
-        mask: Tensor | None = None,
-        kv_cache: dict | None = None,
-    ):
-        q = self.query(x)
-
-        if kv_cache is None or xa is None or self.key not in kv_cache:
-            k = self.key(x if xa is None else xa)
-            v = self.value(x if xa is None else xa)
+    def forward(self, x, xa=None, mask=None, kv_cache=None):
+        source = x if xa is None else xa
+        if kv_cache is not None and xa is not None and self.key in kv_cache:
+            k, v = kv_cache[self.key], kv_cache[self.value]
         else:
-            k = kv_cache[self.key]
-            v = kv_cache[self.value]
-
-        wv, qk = self.qkv_attention(q, k, v, mask)
+            k, v = self.key(source), self.value(source)
+        wv, qk = self.qkv_attention(self.query(x), k, v, mask)
         return self.out(wv), qk
 
-    def qkv_attention(
-        self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        _n_batch, n_ctx, n_state = q.shape
-        scale = (n_state // self.n_head) ** -0.25
-        q = q.view(*q.shape[:2], self.n_head, -1).permute(0, 2, 1, 3)
-        k = k.view(*k.shape[:2], self.n_head, -1).permute(0, 2, 1, 3)
-        v = v.view(*v.shape[:2], self.n_head, -1).permute(0, 2, 1, 3)
+    def qkv_attention(self, q, k, v, mask=None):
+        n = q.shape[1]
 
-        if SDPA_AVAILABLE and MultiHeadAttention.use_sdpa:
-            a = scaled_dot_product_attention(q, k, v, is_causal=mask is not None and n_ctx > 1)
-            out = a.permute(0, 2, 1, 3).flatten(start_dim=2)
-            qk = None
-        else:
-            qk = (q * scale) @ (k * scale).transpose(-1, -2)
-            if mask is not None:
-                qk = qk + mask[:n_ctx, :n_ctx]
-            qk = qk.float()
+        def heads(t):
+            return t.unflatten(-1, (self.n_head, -1)).transpose(1, 2)
 
-            w = F.softmax(qk, dim=-1).to(q.dtype)
-            out = (w @ v).permute(0, 2, 1, 3).flatten(start_dim=2)
-            qk = qk.detach()
-
-        return out, qk
+        a = F.scaled_dot_product_attention(
+            heads(q), heads(k), heads(v), is_causal=mask is not None and n > 1
+        )
+        return a.transpose(1, 2).flatten(start_dim=2), None
 
 
 torch.manual_seed(0)
