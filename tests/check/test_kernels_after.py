@@ -12,18 +12,20 @@ import pytest
 
 from selfattn.check import check
 
-from .corpus_cases import AFTER, CORPUS, STATUS
+from .corpus_cases import CORPUS, OWN_TEST, STATUS, header
 from .published import load
 
-FIELD = re.compile(r"^(after|path|commit|licence|target|expected|layout): (.*)$", re.M)
-FILES = sorted(p.name for p in CORPUS.glob("*.py") if AFTER.search(p.read_text()))
+LAYOUT = re.compile(r"^layout: (.*)$", re.M)
+FILES = sorted(OWN_TEST)
 HAS_TRITON = importlib.util.find_spec("triton") is not None
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 MINUTE = 60.0  # the goal for one Triton check on this 2-core machine
 
 
 def _header(file: str) -> dict[str, str]:
-    return dict(FIELD.findall((CORPUS / file).read_text()))
+    said = header(file)
+    layout = LAYOUT.search((CORPUS / file).read_text())
+    return {**said, "layout": layout[1]} if layout else said
 
 
 def test_files_written_after_published_ones_are_found() -> None:

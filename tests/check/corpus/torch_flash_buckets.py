@@ -6,8 +6,7 @@ that recomputes each block's weights as exp(s - lse) and adds its share of dq, d
 scale is d ** -0.5, computed inside; causal is a positional argument of `apply`, called as the
 original's module does: FlashAttentionFunction.apply(q, k, v, mask, causal, q_bucket, k_bucket).
 
-after: lucidrains/memory-efficient-attention-pytorch
-path: memory_efficient_attention_pytorch/flash_attention.py
+after: lucidrains/memory-efficient-attention-pytorch memory_efficient_attention_pytorch/flash_attention.py
 commit: 2c0fc02b546ac9361d163b3802b03ab92a8f8730
 licence: MIT (the original)
 target: flash_attention
