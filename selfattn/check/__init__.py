@@ -25,8 +25,8 @@ from .frameworks import LAYOUTS
 from .interpret import interpret_line, interpreted, uses_triton
 from .layer import check_layer
 from .model import check_model
+from .names import named
 from .probe import (
-    Q_NAMES,
     Runner,
     TargetError,
     Timeout,
@@ -241,8 +241,8 @@ def _kind(sig: Any, proj: Projections | None) -> str | None:
     """A module holding q, k, v projections (`proj`) is a layer called on hidden states,
     unless its parameters are named q, k, v (nn.MultiheadAttention's are, and it is a layer
     all the same: it projects what it is given); otherwise what the signature said."""
-    named = sig.qkv is not None and sig.qkv[0].lower() in Q_NAMES
-    if proj is None or (named and proj.inputs == 1):
+    by_name = sig.qkv is not None and sig.qkv[0].lower() in named("q")
+    if proj is None or (by_name and proj.inputs == 1):
         return sig.kind
     return "layer"
 

@@ -10,7 +10,8 @@ from . import repro, stress, tiles
 from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title, weights
 from .frameworks import LAYOUTS
 from .gradients import check_gradients
-from .probe import BIAS_NAMES, MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
+from .names import named
+from .probe import MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
 from .reference import (
     CAUSAL,
     CORRECT,
@@ -160,7 +161,7 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
         notes.append(f"causal mask through the flag `{kern.sig.flag}`")
     for param in kern.masks.values():
         probe_mask(kern, param, others)
-        what = "bias" if param.name.lower() in BIAS_NAMES else "mask"
+        what = "bias" if param.name.lower() in named("bias") else "mask"
         if param.kind == "unusable":
             notes.append(
                 f"{what} argument `{param.name}`: no mask of shape (n, n), (1, 1, n, n) or (1, n) "

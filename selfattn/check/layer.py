@@ -18,6 +18,7 @@ import numpy as np
 
 from .context import title
 from .frameworks import precision
+from .names import named
 from .probe import CallFailed, Runner, Signature, TargetError
 from .projections import Projections, Suspect, as_float64, causal_intent
 from .reference import (
@@ -48,8 +49,6 @@ BATCH = 2
 # eager attention), or boolean, True = may attend (F.scaled_dot_product_attention) or
 # True = hidden (nn.MultiheadAttention).
 MASK_FORMS = ("additive", "keep", "block")
-# where a layer may be told the position it starts at (Meta's LLaMA `start_pos`, for its cache)
-STARTS = ("start_pos",)
 # the usual cause of a wrong triangle around nn.MultiheadAttention
 MHA_MASK = (
     "nn.MultiheadAttention reads a boolean attn_mask as True = may NOT attend, the opposite of "
@@ -289,7 +288,7 @@ def _required(params: dict[str, bool], masks: list[str], given: dict[str, Any]) 
     each is required): a mask argument with no default (Mistral's `attention_mask`) as None,
     no mask, until one is found to be what makes the layer causal; the start position as 0."""
     needed = {n for n, required in params.items() if required} - set(given)
-    return {n: None for n in masks if n in needed} | {n: 0 for n in STARTS if n in needed}
+    return {n: None for n in masks if n in needed} | {n: 0 for n in named("start") if n in needed}
 
 
 def _first_call(layer: Layer, x: Array, rotaries: list[Rotary]) -> Array:

@@ -29,19 +29,10 @@ from .frameworks import (
     summarize,
     to_layout,
 )
+from .names import named
 from .reference import CORRECT, FLOAT32, Precision, Variant, tolerance
 
 __all__ = ["CallFailed", "summarize"]
-
-Q_NAMES = ("q", "query", "queries", "xq")
-K_NAMES = ("k", "key", "keys", "xk")
-V_NAMES = ("v", "value", "values", "xv")
-FLAG_NAMES = ("causal", "is_causal")
-MASK_NAMES = ("mask", "attn_mask", "attention_mask")
-# added to the scores like an additive mask (xformers, flash-attn's reference, flax)
-BIAS_NAMES = ("bias", "attn_bias", "attention_bias")
-SCALE_NAMES = ("scale", "scaling", "softmax_scale", "sm_scale")
-SOFTCAP_NAMES = ("softcap", "softcapping", "logit_softcapping", "attn_logit_softcapping")
 
 
 class TargetError(Exception):
@@ -203,8 +194,8 @@ def is_mask_name(name: str) -> bool:
     Face's `head_mask` scales whole heads, not positions)."""
     low = name.lower()
     return (
-        low in MASK_NAMES
-        or low in BIAS_NAMES
+        low in named("mask")
+        or low in named("bias")
         or ("mask" in low and not any(other in low for other in ("drop", "query", "head")))
     )
 
@@ -234,19 +225,19 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     # q, k, v by name among the positional parameters when there are three: a keyword-only
     # `key` after them is a random key (JAX, equinox), not the keys
     lower = {n.lower(): n for n, p in names.items() if len(pos) < 3 or p.kind is not p.KEYWORD_ONLY}
-    found = [_named(lower, c) for c in (Q_NAMES, K_NAMES, V_NAMES)]
+    found = [_named(lower, c) for c in (named("q"), named("k"), named("v"))]
     qkv = tuple(lower[f] for f in found) if all(found) else None  # type: ignore[index]
     if qkv is None and len(pos) >= 3 and not varargs:
         qkv = (pos[0].name, pos[1].name, pos[2].name)
-    flag = next((n for n in FLAG_NAMES if n in names), None)
+    flag = next((n for n in named("causal flag") if n in names), None)
     masks = [  # `mask_future=False` is a switch, not a mask
         MaskParam(n, p.default is p.empty)
         for n, p in names.items()
         if is_mask_name(n) and n not in (qkv or ()) and not isinstance(p.default, bool)
     ]
-    scale = next((n for n in SCALE_NAMES if n in names), None)
+    scale = next((n for n in named("scale") if n in names), None)
     dropout = next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
-    softcap = next((n for n in SOFTCAP_NAMES if n in names), None)
+    softcap = next((n for n in named("soft cap") if n in names), None)
     known = {*(qkv or ()), flag, scale, *(m.name for m in masks)}
     needed = [p.name for p in params if p.default is p.empty and p.name in names]
     if len(required) >= 3 or all(found) or (len(pos) >= 3 and not varargs):

@@ -13,41 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .probe import SOFTCAP_NAMES
+from .names import named
 from .reference import Variant
 
 Array = np.ndarray
-
-# Where published layers keep their projections, as attribute names.
-FUSED = (
-    "c_attn",
-    "qkv",
-    "to_qkv",
-    "Wqkv",
-    "qkv_proj",
-    "query_key_value",
-    "wqkv",  # gpt-fast
-)  # one map to q, k, v side by side
-SEPARATE = (
-    ("query", "key", "value"),
-    ("q_proj", "k_proj", "v_proj"),
-    ("to_q", "to_k", "to_v"),
-    ("wq", "wk", "wv"),
-    ("W_query", "W_key", "W_value"),  # Raschka's LLMs from scratch
-    ("q_lin", "k_lin", "v_lin"),  # DistilBERT
-    ("q", "k", "v"),
-)
-# q alone, and k and v from one map, k's columns first (lucidrains' `to_kv`, timm's PVT `kv`)
-PAIRED = (("to_q", "to_kv"), ("q", "kv"), ("q_proj", "kv_proj"))
-OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out", "dense", "o", "out_lin")
-NORMS = ("norm", "pre_norm", "input_norm", "ln")  # a LayerNorm or RMSNorm the layer may apply first
-# QK-norm (timm's qk_norm, OLMo 2, Qwen 3): q and k normalised, per head or across the heads
-Q_NORMS = ("q_norm", "q_layernorm", "query_norm", "norm_q")
-K_NORMS = ("k_norm", "k_layernorm", "key_norm", "norm_k")
-HEADS = ("n_head", "num_heads", "n_heads", "num_attention_heads", "heads", "nh")
-# how many k, v heads a layer has, when fewer than q's (grouped-query attention)
-KV_HEADS = ("num_key_value_heads", "n_kv_heads", "num_kv_heads", "n_kv_head", "n_local_heads")
-HEAD_SIZES = ("head_dim", "head_size", "attention_head_size", "dim_head", "d_head")
 
 
 @dataclass(frozen=True)
@@ -333,8 +302,8 @@ def _own_projections(module: Any) -> Projections | None:
         return None
     (q, k, v), names, fused = found
     inner = q.w.shape[1]
-    counts = [getattr(module, n, None) for n in HEADS]
-    sizes = [getattr(module, n, None) for n in HEAD_SIZES]
+    counts = [getattr(module, n, None) for n in named("heads")]
+    sizes = [getattr(module, n, None) for n in named("head size")]
     counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
     heads = next((h for h in counts if isinstance(h, int) and h >= 1 and inner % h == 0), 1)
     size = inner // heads
@@ -345,7 +314,7 @@ def _own_projections(module: Any) -> Projections | None:
     names += f", {out_name}" if out_name is not None else ""
     per_head = (size, inner)
     packed = names.startswith("in_proj")
-    capped_by = next((n for n in SOFTCAP_NAMES if _positive(getattr(module, n, None))), "")
+    capped_by = next((n for n in named("soft cap") if _positive(getattr(module, n, None))), "")
     return Projections(
         q,
         k,
@@ -353,9 +322,9 @@ def _own_projections(module: Any) -> Projections | None:
         out,
         heads,
         names,
-        _norm(module, NORMS, (q.w.shape[0],)),
-        _norm(module, Q_NORMS, per_head),
-        _norm(module, K_NORMS, per_head),
+        _norm(module, named("norm"), (q.w.shape[0],)),
+        _norm(module, named("q norm"), per_head),
+        _norm(module, named("k norm"), per_head),
         inputs=3 if packed else 1,
         # nn.MultiheadAttention says batch_first; a layer of its own holding in_proj_weight
         # and saying nothing takes (batch, n, C), as layers do
@@ -374,7 +343,7 @@ Trio = tuple[tuple[Affine, Affine, Affine], str, Affine | None]
 def _map_out(module: Any, joined: int) -> tuple[str | None, Affine | None]:
     """The module's map out of its `joined` heads, under the first published name that holds
     one of that width, and that name; (None, None) when it has none."""
-    for name in OUTPUT:
+    for name in named("map out"):
         candidate = _affine(getattr(module, name, None))
         if candidate is not None and candidate.w.shape[0] == joined:
             return name, candidate
@@ -398,7 +367,7 @@ def _packed(module: Any) -> Trio | None:
 
 
 def _fused(module: Any) -> Trio | None:
-    for name in FUSED:
+    for name in named("fused map"):
         both = _affine(getattr(module, name, None))
         if both is None:
             continue
@@ -420,8 +389,8 @@ def _grouped(module: Any, width: int) -> tuple[int, int] | None:
     """The widths of q and of each of k, v in a fused map of `width` columns holding fewer k, v
     heads than q heads (Phi-3's `qkv_proj`, gpt-fast's `wqkv`), from the head size and the k, v
     head count the layer keeps; None when it keeps neither or they do not add up to that."""
-    size = next((s for n in HEAD_SIZES if _count(s := getattr(module, n, None))), None)
-    kv = next((h for n in KV_HEADS if _count(h := getattr(module, n, None))), None)
+    size = next((s for n in named("head size") if _count(s := getattr(module, n, None))), None)
+    kv = next((h for n in named("k, v heads") if _count(h := getattr(module, n, None))), None)
     if size is None or kv is None:
         return None
     q = width - 2 * kv * size
@@ -440,7 +409,7 @@ def _positive(value: Any) -> bool:
 
 
 def _separate(module: Any) -> Trio | None:
-    for trio in SEPARATE:
+    for trio in named("separate maps"):
         q, k, v = (_affine(getattr(module, n, None)) for n in trio)
         if q is None or k is None or v is None:
             continue
@@ -451,7 +420,7 @@ def _separate(module: Any) -> Trio | None:
 
 
 def _paired(module: Any) -> Trio | None:
-    for pair in PAIRED:
+    for pair in named("paired maps"):
         q, kv = (_affine(getattr(module, n, None)) for n in pair)
         if q is None or kv is None or kv.w.shape[1] % 2 or q.w.shape[0] != kv.w.shape[0]:
             continue
