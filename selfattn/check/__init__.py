@@ -18,13 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from . import diagnose, layer, model, rules
 from .accepts import learn
-from .diagnose import check_kernel
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
 from .interpret import interpret_line, interpreted, uses_triton
-from .layer import check_layer
-from .model import check_model
 from .names import named
 from .probe import (
     Runner,
@@ -259,7 +257,7 @@ def _dispatch(
     proj: Projections | None = None,
 ) -> None:
     if kind == "model":
-        check_model(fn, runner, rep, imp, name)
+        rules.run(model.start(fn, runner, rep, imp, name))
         return
     if kind == "layer":
         if proj is None:
@@ -269,7 +267,9 @@ def _dispatch(
         masks = [n for n in given if is_mask_name(n)]
         module = _module_of(fn)
         with angles_at_zero(module) as zeroed:
-            check_layer(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed)
+            rules.run(
+                layer.start(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed)
+            )
         return
     try:
         if uses_triton(fn):  # raw pointers: only the layouts and shapes it accepts
@@ -283,13 +283,13 @@ def _dispatch(
             kern, learned = found
             kern.shapes = learned.used
             rep.notes.append(learned.note(kern))
-            check_kernel(kern, rep, imp)
+            rules.run(diagnose.start(kern, rep, imp))
             return
         if kind == "kernel":
             raise
         try:  # the signature did not tell: maybe token ids -> vectors
-            check_model(fn, runner, rep, imp, name)
+            rules.run(model.start(fn, runner, rep, imp, name))
         except TargetError as exc2:
             raise TargetError(f"{exc}; as a model: {exc2}") from None
         return
-    check_kernel(kern, rep, imp)
+    rules.run(diagnose.start(kern, rep, imp))

@@ -6,10 +6,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import repro, stress, tiles
+from . import repro, tiles
 from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title, weights
 from .frameworks import LAYOUTS
-from .gradients import check_gradients
 from .names import named
 from .probe import MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
 from .reference import (
@@ -28,26 +27,58 @@ Array = np.ndarray
 PADDED = KEEP["padded"]
 
 
-# -- entry point -----------------------------------------------------------------------------
+# -- the kernel's rules (rules.RULES runs them in order) ---------------------------------------
 
 
-def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
-    """Run every kernel check on `kern`, adding checks and findings to `rep`."""
+def start(kern: Kernel, rep: Report, imp: str) -> Ctx:
+    """What the kernel's rules share, on the probes `kern` accepts."""
     rep.kind = "kernel"
     rep.backend = f"{kern.backend.label} inputs"
-    ctx = Ctx(kern, rep, imp, make_probes(kern.shapes))
-    if _random(ctx):
-        _say_how_called(kern, rep)
-        return  # every comparison, the masks' probes too, would be with noise
+    kern.imp = imp
+    return Ctx(kern, rep, imp, make_probes(kern.shapes))
+
+
+def same_output(ctx: Ctx) -> None:
+    """Calls on the same inputs give the same output; the rest needs it (`steady`)."""
+    ctx.facts["steady"] = not _random(ctx)
+    if not ctx.facts["steady"]:
+        _say_how_called(ctx.kern, ctx.rep)
+
+
+def mask_arguments(ctx: Ctx) -> None:
+    """Which arguments can carry the causal mask (`drivers`); the first carries it for now."""
+    kern = ctx.kern
     drivers, mask_notes = _probe_masks(kern)
-    _say_how_called(kern, rep)
-    rep.notes += mask_notes
+    _say_how_called(kern, ctx.rep)
+    ctx.rep.notes += mask_notes
     kern.drive(drivers[0] if drivers else None)
-    plain = gather(kern, ctx.probes, causal=False)
+    ctx.facts["drivers"] = drivers
+
+
+def runs_on_every_shape(ctx: Ctx) -> None:
+    """The unmasked outputs on every probe (`plain`), and the shapes it failed on."""
+    ctx.facts["plain"] = plain = gather(ctx.kern, ctx.probes, causal=False)
     _failures(ctx, plain)
-    base = _diagnose_plain(ctx, plain)
-    if base is not None and base is kern.reference and not kern.always_causal:
-        tiles.diagnose(ctx, base, passed=True)  # a tile longer than every short probe
+
+
+def reference(ctx: Ctx) -> None:
+    """What the kernel does without a mask (`base`: the reference, a known bug, or None)."""
+    base = _diagnose_plain(ctx, ctx.facts["plain"])
+    kern = ctx.kern
+    ctx.facts["base"] = base
+    ctx.facts["explained"] = base is not None
+    ctx.facts["right"] = base is not None and base is kern.reference and not kern.always_causal
+
+
+def long_tiles(ctx: Ctx) -> None:
+    """A right kernel on a tile longer than every short probe."""
+    tiles.diagnose(ctx, ctx.facts["base"], passed=True)
+
+
+def causal_mask(ctx: Ctx) -> None:
+    """The causal mask through each argument that can carry it (`carriers`: those that do)."""
+    kern, rep, drivers = ctx.kern, ctx.rep, ctx.facts["drivers"]
+    plain, base = ctx.facts["plain"], ctx.facts["base"]
     carriers = []
     if kern.always_causal and _diagnose_causal(ctx, plain, plain, base):
         carriers.append("")  # right, and carried by nothing: the kernel masks by itself
@@ -55,13 +86,7 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
         kern.drive(name)
         via = f" via `{name}`" if len(drivers) > 1 else ""
         if kern.mask_kind == "ignored":
-            rep.add(
-                "causal-flag-ignored",
-                f"{title('causal-flag-ignored')}: "
-                f"no mask passed as `{kern.mask}` changes the output",
-                repro.leak(kern, imp),
-            )
-            rep.check(f"causal mask{via}", "fail", f"the mask argument `{name}` is ignored")
+            _mask_ignored(ctx, name, via)
             continue
         causal = gather(kern, ctx.probes, causal=True)
         if _diagnose_causal(ctx, plain, causal, base, via):
@@ -74,18 +99,36 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
             f"{len(drivers)} ways to ask for the causal mask were each checked; "
             f"a correct one is carried by {said}"
         )
+    ctx.facts["carriers"] = carriers
+
+
+def _mask_ignored(ctx: Ctx, name: str, via: str) -> None:
+    kern, rep = ctx.kern, ctx.rep
+    rep.add(
+        "causal-flag-ignored",
+        f"{title('causal-flag-ignored')}: no mask passed as `{kern.mask}` changes the output",
+        repro.leak(kern, ctx.imp),
+    )
+    ctx.facts["flag stuck"] = True
+    rep.check(f"causal mask{via}", "fail", f"the mask argument `{name}` is ignored")
+
+
+def padding(ctx: Ctx) -> None:
+    """Padded keys, through every mask argument that takes them."""
+    kern = ctx.kern
     for param in kern.masks.values():
         # a kernel causal by itself takes any mask argument as padding (Hugging Face's
         # `attention_mask`): it cannot carry the causal mask, so padded keys are checked
         if (param.form == "padding" or kern.always_causal) and param.kind != "unusable":
-            _diagnose_padding(ctx, param.name, base)
+            _diagnose_padding(ctx, param.name, ctx.facts["base"])
+
+
+def carrier(ctx: Ctx) -> None:
+    """The causal mask goes through a carrier found right, else the first that has effect."""
+    kern, drivers = ctx.kern, ctx.facts["drivers"]
     usable = [d for d in drivers if kern.masks.get(d) is None or kern.masks[d].kind != "ignored"]
-    kern.drive((carriers or usable or [None])[0] or None)
-    if base is not None and (kern.backend.name != "numpy" or kern.layout != "nd"):
-        stress.batched(ctx, base)
-    stress.extremes(ctx, plain)
-    stress.long_key(ctx)
-    check_gradients(ctx, base, bool(carriers) and kern.mask_kind != "ignored")
+    kern.drive((ctx.facts["carriers"] or usable or [None])[0] or None)
+    ctx.facts["causal right"] = bool(ctx.facts["carriers"]) and kern.mask_kind != "ignored"
 
 
 def _random(ctx: Ctx) -> bool:
@@ -361,6 +404,7 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
         msg = f"{title(hit.id)}; the output matches {hit.detail} on every input tried"
         if hit.id == "causal-flag-ignored":
             msg = f"{title(hit.id)}: {kern.sig.flag}=False still masks the future"
+            ctx.facts["flag stuck"] = True
         rep.add(hit.id, msg, repro.mismatch(kern, kern.reference, False, ctx.imp))
         return hit
     return _unexplained(ctx, plain, name)
@@ -372,6 +416,7 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
     outs = [o for o in plain if not isinstance(o, str)]
     if any(not np.isfinite(o).all() for o in outs):
         rep.check(name, "fail", "NaN or inf in the output")
+        ctx.facts["nonfinite"] = True
         rep.add(
             "nonfinite-output",
             f"{title('nonfinite-output')} (no mask)",
@@ -538,7 +583,7 @@ def _diagnose_causal(
     leak_check = f"no future leak{via}: output i ignores keys and values after i"
     rep.check(leak_check, "fail" if leaks else "pass", leaks or shapes(probes, causal))
     name = f"causal mask{via} applied as in the reference"
-    flag_stuck = "causal-flag-ignored" in rep.ids  # causal=False already masked: seen above
+    flag_stuck = ctx.facts.get("flag stuck", False)  # causal=False already masked
     if not kern.always_causal and not flag_stuck and _same(kern, probes, plain, causal):
         rep.check(name, "fail", "the causal output equals the unmasked one")
         msg = f"{title('causal-flag-ignored')}: "
@@ -548,6 +593,7 @@ def _diagnose_causal(
             else f"a causal mask passed as `{kern.mask}` gives the unmasked output"
         )
         rep.add("causal-flag-ignored", msg, repro.leak(kern, ctx.imp))
+        ctx.facts["flag stuck"] = True
         return False
     if base is not None and not leaks and matches(masked(base), probes, causal, kern.lp):
         rep.check(name, "pass", shapes(probes, causal))
@@ -579,6 +625,7 @@ def _diagnose_causal(
         rep.check(name, "skip", "the unmasked output is already wrong in an unknown way")
     elif any(not np.isfinite(o).all() for o in outs):
         rep.check(name, "fail", "NaN or inf in the output")
+        ctx.facts["nonfinite"] = True
         rep.add(
             "nonfinite-output",
             f"{title('nonfinite-output')} (causal)",

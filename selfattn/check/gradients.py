@@ -36,6 +36,11 @@ class Mode:
         return "causal" if self.causal else "no mask"
 
 
+def rule(ctx: Ctx) -> None:
+    """The gradients, once the forward is known (`base`) and whether its mask is right."""
+    check_gradients(ctx, ctx.facts["base"], ctx.facts["causal right"])
+
+
 def check_gradients(ctx: Ctx, forward: Variant | None, causal_right: bool) -> None:
     """dq, dk, dv against the reference, when the kernel is torch and its forward is right
     (`causal_right`: with its causal mask too, then checked with it as well)."""

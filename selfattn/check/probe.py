@@ -329,6 +329,15 @@ class Kernel:
     framework and layout. `flag` or `mask` is what currently carries the causal mask.
     """
 
+    kind = "kernel"
+    imp = ""  # the reproductions' import line, once checked
+
+    def source(self) -> list[str]:
+        """The import lines every reproduction starts with."""
+        from .repro import head  # repro reads kernels: imported when first needed
+
+        return head(self, self.imp)
+
     def __init__(
         self,
         runner: Runner,

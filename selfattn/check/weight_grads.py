@@ -54,6 +54,11 @@ class Slope:
         return abs(self.got - self.want) > tol
 
 
+def rule(run: Any) -> None:
+    """The weights' gradients of a layer whose forward is right (layer.LayerRun)."""
+    check_weight_gradients(run.module, run.layer, run.text, run.rep, run.facts["label"])
+
+
 def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, label: str) -> None:
     """Every trainable parameter's gradient against the float64 derivative of the forward, on
     two inputs; a weight that gets none is `backward-no-gradient`, another gap
