@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 import numpy as np
 
@@ -200,69 +200,120 @@ def is_mask_name(name: str) -> bool:
     )
 
 
-def _named(names: dict[str, Any], choices: tuple[str, ...]) -> str | None:
-    return next((n for n in choices if n in names), None)
+Param = inspect.Parameter
 
 
 def read_signature(fn: Callable[..., Any]) -> Signature:
     """Kernel, model or unknown; which parameters take q, k, v, the flag, masks and scale."""
+    sig = _inspected(fn)
+    if sig is None:
+        return Signature(None)
+    pos, names, varargs = _parameters(sig)
+    qkv, by_names = _qkv(names, pos, varargs)
+    flag = _first(named("causal flag"), names)
+    masks = _masks(names, qkv or ())
+    scale, softcap = _first(named("scale"), names), _first(named("soft cap"), names)
+    known = {*(qkv or ()), flag, scale, *(m.name for m in masks)}
+    required = {n: p.default is p.empty for n, p in names.items()}
+    return Signature(
+        _kind_said(pos, varargs, by_names),
+        flag,
+        masks,
+        qkv,
+        [p.name for p in pos if p.kind is p.POSITIONAL_ONLY],
+        scale,
+        required.get(cast(str, scale), False),
+        _unfilled(required, known) if qkv else [],
+        _plain_text(sig),
+        qkv is not None and list(qkv) != [p.name for p in pos[:3]],
+        _dropout(names),
+        softcap,
+        _default(names, softcap),
+        required,
+        _switches(names, known),
+    )
+
+
+def _parameters(sig: inspect.Signature) -> tuple[list[Param], dict[str, Param], bool]:
+    """The positional parameters, every named one by name, and whether it takes *args."""
+    params = list(sig.parameters.values())
+    pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    return pos, names, any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+def _unfilled(required: dict[str, bool], known: set) -> list[str]:
+    """Required parameters that nothing the check passes (q, k, v, flag, scale, masks) fills."""
+    return [n for n, r in required.items() if r and n not in known]
+
+
+def _dropout(names: dict[str, Param]) -> str | None:
+    """A dropout probability with a default above 0."""
+    return next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
+
+
+def _switches(names: dict[str, Param], known: set) -> list[str]:
+    """Parameters defaulting to False: one may be a causal flag under another name."""
+    return [n for n, p in names.items() if p.default is False and n not in known]
+
+
+def _masks(names: dict[str, Param], qkv: tuple[str, ...]) -> list[MaskParam]:
+    """The mask parameters: `mask_future=False` is a switch, not a mask."""
+    return [
+        MaskParam(n, p.default is p.empty)
+        for n, p in names.items()
+        if is_mask_name(n) and n not in qkv and not isinstance(p.default, bool)
+    ]
+
+
+def _default(names: dict[str, Param], name: str | None) -> Any:
+    return names[name].default if name else None
+
+
+def _inspected(fn: Callable[..., Any]) -> inspect.Signature | None:
+    """The signature that says how `fn` is called: an nn.Module's forward (it says more than
+    __call__), an autograd.Function's forward after ctx; None when there is none."""
     target = fn
     if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
-        module: Any = fn
-        target = module.forward  # an nn.Module: its forward says more than __call__
+        target = cast(Any, fn).forward
     function = _autograd_function(fn)
     try:
         sig = inspect.signature(function.forward if function is not None else target)
     except (TypeError, ValueError):
-        return Signature(None)
+        return None
     if function is not None:  # `attention = _attention.apply`: forward's parameters after ctx
         sig = sig.replace(parameters=list(sig.parameters.values())[1:])
-    params = list(sig.parameters.values())
-    pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p for p in pos if p.default is p.empty]
-    varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
-    names = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-    # q, k, v by name among the positional parameters when there are three: a keyword-only
-    # `key` after them is a random key (JAX, equinox), not the keys
+    return sig
+
+
+def _qkv(
+    names: dict[str, Param], pos: list[Param], varargs: bool
+) -> tuple[tuple[str, str, str] | None, bool]:
+    """The parameters q, k, v go to (None: positional), and whether they were found by name.
+
+    By name among the positional parameters when there are three: a keyword-only `key` after
+    them is a random key (JAX, equinox), not the keys."""
     lower = {n.lower(): n for n, p in names.items() if len(pos) < 3 or p.kind is not p.KEYWORD_ONLY}
-    found = [_named(lower, c) for c in (named("q"), named("k"), named("v"))]
-    qkv = tuple(lower[f] for f in found) if all(found) else None  # type: ignore[index]
-    if qkv is None and len(pos) >= 3 and not varargs:
-        qkv = (pos[0].name, pos[1].name, pos[2].name)
-    flag = next((n for n in named("causal flag") if n in names), None)
-    masks = [  # `mask_future=False` is a switch, not a mask
-        MaskParam(n, p.default is p.empty)
-        for n, p in names.items()
-        if is_mask_name(n) and n not in (qkv or ()) and not isinstance(p.default, bool)
-    ]
-    scale = next((n for n in named("scale") if n in names), None)
-    dropout = next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
-    softcap = next((n for n in named("soft cap") if n in names), None)
-    known = {*(qkv or ()), flag, scale, *(m.name for m in masks)}
-    needed = [p.name for p in params if p.default is p.empty and p.name in names]
-    if len(required) >= 3 or all(found) or (len(pos) >= 3 and not varargs):
-        kind: str | None = "kernel"
-    elif len(required) == 1 and not varargs:
-        kind = "model"
-    else:
-        kind = None
-    return Signature(
-        kind,
-        flag,
-        masks,
-        qkv,  # type: ignore[arg-type]
-        [p.name for p in pos if p.kind is p.POSITIONAL_ONLY],
-        scale,
-        scale is not None and names[scale].default is names[scale].empty,
-        [n for n in needed if n not in known] if qkv is not None else [],
-        _plain_text(sig),
-        qkv is not None and list(qkv) != [p.name for p in pos[:3]],
-        dropout,
-        softcap,
-        names[softcap].default if softcap else None,
-        {n: p.default is p.empty for n, p in names.items()},
-        [n for n, p in names.items() if p.default is False and n not in known],
-    )
+    found = [_first(named(role), lower) for role in "qkv"]
+    if all(found):
+        q, k, v = (lower[cast(str, f)] for f in found)
+        return (q, k, v), True
+    if len(pos) >= 3 and not varargs:
+        return (pos[0].name, pos[1].name, pos[2].name), False
+    return None, False
+
+
+def _kind_said(pos: list[Param], varargs: bool, by_names: bool) -> str | None:
+    """What the parameters say the target is: kernel (q, k, v), model (ids) or unknown."""
+    required = [p for p in pos if p.default is p.empty]
+    if len(required) >= 3 or by_names or (len(pos) >= 3 and not varargs):
+        return "kernel"
+    return "model" if len(required) == 1 and not varargs else None
+
+
+def _first(choices: tuple | list, names: dict[str, Any]) -> str | None:
+    """The first of `choices` among `names`."""
+    return next((n for n in choices if n in names), None)
 
 
 def _autograd_function(fn: Any) -> Any:
