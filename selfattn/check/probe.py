@@ -505,28 +505,39 @@ class Kernel:
         extra: dict[str, Any] = {}
         if self.flag is not None and not self.always_causal:
             extra[self.flag] = causal
-        n = q.shape[-2]
         for name, param in self.masks.items():
-            if name == self.mask and param.kind is None and mask is None:
-                m = None  # not probed yet: the plain call passes None
-            elif name == self.mask:
-                m = self.mask_arg(n, causal) if mask is None else mask
-                m = None if isinstance(m, str) else m  # "none": pass None, or nothing
-            elif param.required and param.kind not in (None, "unusable", "ignored"):
-                full = np.ones(n if param.form == "padding" else (n, n), dtype=bool)
-                m = make_mask(param.kind or "keep", full)
-            else:
-                m = None
+            m = self._mask_value(name, param, q.shape[-2], causal, mask)
             if m is not None:
                 arr = self._shaped(param, m[0])
                 extra[name] = b.bools(arr) if m[1] == "bool" else b.floats(arr)
             elif param.required:
                 extra[name] = None
-        if self.sig.scale and self.sig.scale_required and self.sig.scale not in self.args:
-            extra[self.sig.scale] = 1 / math.sqrt(q.shape[-1])
+        if self.scale_passed:
+            extra[cast(str, self.sig.scale)] = 1 / math.sqrt(q.shape[-1])
         extra.update(self.args)
         qs, ks, vs = (b.floats(to_layout(x, lay)) for x in (q, k, v))
         return (*self._bind(qs, ks, vs, extra), (qs, ks, vs))
+
+    def _mask_value(
+        self, name: str, param: MaskParam, n: int, causal: bool, mask: Any
+    ) -> tuple[np.ndarray, str] | None:
+        """What mask argument `name` gets on a call of length n: the causal mask (or `mask`)
+        when it carries it, a mask that keeps every key when it is required, else None."""
+        if name == self.mask and param.kind is None and mask is None:
+            return None  # not probed yet: the plain call passes None
+        if name == self.mask:
+            m = self.mask_arg(n, causal) if mask is None else mask
+            return None if isinstance(m, str) else m  # "none": pass None, or nothing
+        if param.required and param.kind not in (None, "unusable", "ignored"):
+            full = np.ones(n if param.form == "padding" else (n, n), dtype=bool)
+            return make_mask(param.kind or "keep", full)
+        return None
+
+    @property
+    def scale_passed(self) -> bool:
+        """Whether the check passes the scale: the kernel requires it and the caller did not."""
+        sig = self.sig
+        return bool(sig.scale and sig.scale_required and sig.scale not in self.args)
 
     def _read_back(self, raw: Any, shape: tuple[int, ...]) -> None:
         """How a reproduction takes the (n, d) output from what the call returned."""
@@ -548,21 +559,34 @@ class Kernel:
             named.update(zip(self.sig.qkv or (), qkv, strict=True))
         if self.flag is not None and not self.always_causal:
             named[self.flag] = str(causal)
-        for name, param in self.masks.items():
-            if name == self.mask and (masked or (causal and self.mask_arg(2, True) is not None)):
-                named[name] = "mask"
-            elif param.required:
-                named[name] = self._full_text(param, q)
-        if self.sig.scale and self.sig.scale_required and self.sig.scale not in self.args:
-            named[self.sig.scale] = f"{q}.shape[-1] ** -0.5"
+        named |= self._masks_text(causal, masked, q)
+        if self.scale_passed:
+            named[cast(str, self.sig.scale)] = f"{q}.shape[-1] ** -0.5"
         named.update({key: repr(value) for key, value in self.args.items()})
-        if by_name:
-            for name in self.sig.positional_only:
-                if name not in named:
-                    break
-                parts.append(named.pop(name))
+        parts += self._positional(named) if by_name else []
         parts += [f"{key}={value}" for key, value in named.items()]
         return f"{self.name}({', '.join(parts)}){self.back}"
+
+    def _masks_text(self, causal: bool, masked: bool, q: str) -> dict[str, str]:
+        """The mask arguments as source text: `mask` where the causal mask goes (or always,
+        when `masked`), a mask keeping every key where one is required."""
+        said = {}
+        for name, param in self.masks.items():
+            if name == self.mask and (masked or (causal and self.mask_arg(2, True) is not None)):
+                said[name] = "mask"
+            elif param.required:
+                said[name] = self._full_text(param, q)
+        return said
+
+    def _positional(self, named: dict[str, str]) -> list[str]:
+        """The positional-only arguments, taken out of `named` in order, up to the first
+        not passed."""
+        parts = []
+        for name in self.sig.positional_only:
+            if name not in named:
+                break
+            parts.append(named.pop(name))
+        return parts
 
     def _full_text(self, param: MaskParam, q: str) -> str:
         """Source text for a mask that keeps everything, for a required mask not under test."""
@@ -643,36 +667,54 @@ def connect(
     Of the layouts that run, the first whose outputs mix positions wins: a (b, n, h, d) kernel
     given (1, 1, n, d) runs, but treats each position as a head of its own.
     """
-    missing = [p for p in sig.required if p not in (args or {})]
-    if missing:
-        says = ", ".join(f"`{p}`" for p in missing)
-        example = " ".join(f"--arg {p}=VALUE" for p in missing)
-        raise TargetError(
-            f"{name} needs {says}, which the checker cannot make up: pass "
-            f"{'it' if len(missing) == 1 else 'them'} with {example} (in Python: "
-            f"check(fn, args={{{', '.join(repr(p) + ': ...' for p in missing)}}}))"
-        )
-    rng = np.random.default_rng(0)
-    q, k, v = rng.standard_normal((3, 6, 6))
+    _needs_nothing_more(sig, name, args or {})
     failures: list[tuple[str, str]] = []
     for backend in backends_for(fn):
-        first: Kernel | None = None
-        for lay in [layout] if layout else LAYOUTS:
-            kern = Kernel(runner, sig, backend, name, lay, args)
-            try:
-                out = _first_call(kern, q, k, v)
-            except CallFailed as exc:
-                failures.append((f"{backend.label} {to_layout(q, lay).shape}", str(exc)))
-                continue
-            kern.rounded = kern.last_rounded or kern.weights_rounded(q, k)
-            kern.lp = kern.rounded or kern.last_lp
-            kern.layout_forced = layout is not None
-            if layout or kern.mixes(q, k, v, out):
-                return kern
-            first = first or kern
-        if first is not None:
-            return first
+
+        def make(lay: str, backend: Backend = backend) -> Kernel:
+            return Kernel(runner, sig, backend, name, lay, args)
+
+        kern = _in_layouts(make, layout, failures)
+        if kern is not None:
+            return kern
     raise TargetError(f"{name}(q, k, v) could not be called: {_failed(failures)}")
+
+
+def _needs_nothing_more(sig: Signature, name: str, args: dict[str, Any]) -> None:
+    """TargetError when the kernel requires arguments the checker cannot make up."""
+    missing = [p for p in sig.required if p not in args]
+    if not missing:
+        return
+    says = ", ".join(f"`{p}`" for p in missing)
+    example = " ".join(f"--arg {p}=VALUE" for p in missing)
+    raise TargetError(
+        f"{name} needs {says}, which the checker cannot make up: pass "
+        f"{'it' if len(missing) == 1 else 'them'} with {example} (in Python: "
+        f"check(fn, args={{{', '.join(repr(p) + ': ...' for p in missing)}}}))"
+    )
+
+
+def _in_layouts(
+    make: Callable[[str], Kernel], layout: str | None, failures: list[tuple[str, str]]
+) -> Kernel | None:
+    """The kernel (`make(layout)`) in the first layout that runs and mixes positions, else the
+    first that runs; None when none runs (why, added to `failures`). Only `layout`, if forced."""
+    q, k, v = np.random.default_rng(0).standard_normal((3, 6, 6))
+    first: Kernel | None = None
+    for lay in [layout] if layout else LAYOUTS:
+        kern = make(lay)
+        try:
+            out = _first_call(kern, q, k, v)
+        except CallFailed as exc:
+            failures.append((f"{kern.backend.label} {to_layout(q, lay).shape}", str(exc)))
+            continue
+        kern.rounded = kern.last_rounded or kern.weights_rounded(q, k)
+        kern.lp = kern.rounded or kern.last_lp
+        kern.layout_forced = layout is not None
+        if layout or kern.mixes(q, k, v, out):
+            return kern
+        first = first or kern
+    return first
 
 
 def _first_call(kern: Kernel, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -745,33 +787,49 @@ def _probe(kern: Kernel, param: MaskParam) -> str:
         except CallFailed:
             return None
 
-    for form in FORMS:
-        param.form = form
-        size = n if form == "padding" else (n, n)
-        out_t = attempt((np.ones(size, dtype=bool), "bool"))
-        if out_t is not None:
-            break
-    else:
-        param.form = "square"
+    out_t = _form(param, n, attempt)
+    if out_t is None:
         return "unusable"
     size = n if param.form == "padding" else (n, n)
     # the last two keys blocked for every query: seen also by a kernel that is causal anyway
     pattern = np.broadcast_to(np.arange(n) < n - 2, size)
     tol = tolerance(q, k, v, kern.lp)
+    outs = {
+        "all": out_t,
+        "none": attempt((np.zeros(size, dtype=bool), "bool")),
+        "plain": attempt("none"),
+    }
+    return _convention(outs, lambda: attempt((np.where(pattern, 0.0, -np.inf), "float")), tol)
+
+
+def _form(param: MaskParam, n: int, attempt: Callable[[Any], Any]) -> Any:
+    """The output with an all-True mask in the first form the kernel takes (`param.form`),
+    or None when it takes none."""
+    for form in FORMS:
+        param.form = form
+        out = attempt((np.ones(n if form == "padding" else (n, n), dtype=bool), "bool"))
+        if out is not None:
+            return out
+    param.form = "square"
+    return None
+
+
+def _convention(outs: dict[str, Any], additive: Callable[[], Any], tol: float) -> str:
+    """keep, block, additive or ignored, from the outputs with every key kept (`all`), none
+    (`none`), no mask (`plain`), and a float mask hiding two keys (`additive()`)."""
+    out_t, out_f, plain = outs["all"], outs["none"], outs["plain"]
 
     def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
         return a is not None and b is not None and float(np.max(np.abs(a - b))) <= tol
 
-    out_f = attempt((np.zeros(size, dtype=bool), "bool"))
-    plain = attempt("none")
     if plain is not None and (same(out_t, plain) != same(out_f, plain)):
         return "keep" if same(out_t, plain) else "block"
     if plain is None and looks_empty(out_t) != looks_empty(out_f):
         return "block" if looks_empty(out_t) else "keep"
-    additive = attempt((np.where(pattern, 0.0, -np.inf), "float"))
+    added = additive()
     reference = plain if plain is not None else (out_f if out_f is not None else out_t)
-    if additive is None:
+    if added is None:
         return "keep"
-    if reference is None or not same(additive, reference):
+    if reference is None or not same(added, reference):
         return "additive"
     return "ignored"
