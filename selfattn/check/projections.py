@@ -136,10 +136,27 @@ class Projections:
         `mixed`: they are joined as (heads, n, head_dim) reshaped to (n, C), the same way.
         """
         given = x
+        x = self.norm(x, dtype) if self.norm is not None else x
+        heads = self._heads(x, self._as_held(variant), dtype, cut)
+        if heads is None:
+            return None
+        joined = np.stack(heads).reshape(x.shape[0], -1) if mixed else np.concatenate(heads, -1)
+        with np.errstate(all="ignore"):
+            joined = self.out(joined, dtype) if self.out is not None else joined
+            if self.residual and joined.shape != given.shape:
+                return None  # no residual from C to another width
+            joined = joined + given.astype(dtype) if self.residual else joined
+        return np.asarray(joined, dtype=np.float64)
+
+    def _as_held(self, variant: Variant) -> Variant:
+        """`variant` with the layer's own soft cap and cosine scores, unless it has its own."""
         variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
         if self.cosine and variant.scores == "sdpa":
             variant = replace(variant, scores="cosine", p=self.cosine)
-        x = self.norm(x, dtype) if self.norm is not None else x
+        return variant
+
+    def _heads(self, x: Array, variant: Variant, dtype: type, cut: bool) -> list[Array] | None:
+        """Each head's output on the normed x, or None where `variant` is undefined."""
         kv = self.kv_heads or self.heads
         q = self._split(self.q(x, dtype), cut, self.heads)
         k, v = (self._split(p(x, dtype), cut, kv) for p in (self.k, self.v))
@@ -151,13 +168,7 @@ class Projections:
             if out is None:
                 return None
             heads.append(out)
-        joined = np.stack(heads).reshape(x.shape[0], -1) if mixed else np.concatenate(heads, -1)
-        with np.errstate(all="ignore"):
-            joined = self.out(joined, dtype) if self.out is not None else joined
-            if self.residual and joined.shape != given.shape:
-                return None  # no residual from C to another width
-            joined = joined + given.astype(dtype) if self.residual else joined
-        return np.asarray(joined, dtype=np.float64)
+        return heads
 
     def _qk_norm(self, t: Array, norm: Norm | None, dtype: type) -> Array:
         """`t` (heads, n, head_dim) normalised over each head, or over the heads joined."""
@@ -268,13 +279,8 @@ def _heads_held(module: Any) -> Projections | None:
     ModuleList of `Head`s and `proj` (LLMs from scratch's wrapper has no map out). Read as
     one layer whose head h has the columns of the h-th."""
     for name, child in module.named_children():
-        if type(child).__name__ != "ModuleList" or len(child) < 1:
-            continue
-        each = [_own_projections(head) for head in child]
-        if any(p is None or p.heads != 1 or p.out is not None or p.norm for p in each):
-            continue
-        heads = [p for p in each if p is not None]
-        if len({(p.width, p.head_size) for p in heads}) != 1:
+        heads = _single_heads(child)
+        if heads is None:
             continue
         q, k, v = (
             Affine(
@@ -285,10 +291,8 @@ def _heads_held(module: Any) -> Projections | None:
         )
         out_name, out = _map_out(module, v.w.shape[1])
         # everything the module holds is those heads and that map: no norm, no MLP
-        mine = {id(w) for w in child.parameters()}
-        if out_name is not None:
-            mine |= {id(w) for w in getattr(module, out_name).parameters()}
-        if {id(w) for w in module.parameters()} != mine:
+        held = [child, *([getattr(module, out_name)] if out_name is not None else [])]
+        if {id(w) for w in module.parameters()} != {id(w) for m in held for w in m.parameters()}:
             continue
         said = ", ".join(f"{name}[*].{n}" for n in heads[0].names.split(", "))
         said += f", {out_name}" if out_name is not None else ""
@@ -296,25 +300,33 @@ def _heads_held(module: Any) -> Projections | None:
     return None
 
 
+def _single_heads(child: Any) -> list[Projections] | None:
+    """A ModuleList of one-head layers of one width and head size, each without a map out or
+    a norm, as their projections; else None."""
+    if type(child).__name__ != "ModuleList" or len(child) < 1:
+        return None
+    each = [_own_projections(head) for head in child]
+    if any(p is None or p.heads != 1 or p.out is not None or p.norm for p in each):
+        return None
+    heads = [p for p in each if p is not None]
+    return heads if len({(p.width, p.head_size) for p in heads}) == 1 else None
+
+
 def _own_projections(module: Any) -> Projections | None:
     found = _packed(module) or _fused(module) or _separate(module) or _paired(module)
     if found is None:
         return None
     (q, k, v), names, fused = found
-    inner = q.w.shape[1]
-    counts = [getattr(module, n, None) for n in named("heads")]
-    sizes = [getattr(module, n, None) for n in named("head size")]
-    counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
-    heads = next((h for h in counts if isinstance(h, int) and h >= 1 and inner % h == 0), 1)
-    size = inner // heads
+    heads = _head_count(module, q.w.shape[1])
+    size = q.w.shape[1] // heads
     kv_heads = k.w.shape[1] // size
     if k.w.shape[1] % size or heads % kv_heads or v.w.shape[1] % kv_heads:
         return None
     out_name, out = _map_out(module, heads * (v.w.shape[1] // kv_heads))
     names += f", {out_name}" if out_name is not None else ""
-    per_head = (size, inner)
-    packed = names.startswith("in_proj")
+    per_head = (size, q.w.shape[1])
     capped_by = next((n for n in named("soft cap") if _positive(getattr(module, n, None))), "")
+    packed = names.startswith("in_proj")
     return Projections(
         q,
         k,
@@ -334,6 +346,15 @@ def _own_projections(module: Any) -> Projections | None:
         cap=float(getattr(module, capped_by)) if capped_by else 0.0,
         capped_by=capped_by,
     )
+
+
+def _head_count(module: Any, inner: int) -> int:
+    """How many heads `inner` columns of q hold: the first count the layer keeps under a
+    published name, or the count its head size gives, that divides them; else 1."""
+    counts = [getattr(module, n, None) for n in named("heads")]
+    sizes = [getattr(module, n, None) for n in named("head size")]
+    counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
+    return next((h for h in counts if isinstance(h, int) and h >= 1 and inner % h == 0), 1)
 
 
 # q, k, v; the attributes they were read from; the one map they come from, if one
@@ -461,15 +482,19 @@ def causal_intent(module: Any) -> str | None:
         if getattr(module, name, None) is True:
             return f"its `{name}` is True"
     for name, buf in getattr(module, "named_buffers", lambda: [])():
-        m = as_float64(buf)
-        while m.ndim > 2 and m.shape[0] == 1:
-            m = m[0]
-        if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 2:
-            continue
-        values = set(np.unique(m).tolist())
-        keep = m != 0 if values <= {0.0, 1.0} else m == 0 if (m < 0).any() else None
-        if keep is None or keep.all() or not keep.any():
-            continue
-        if np.array_equal(keep, np.tril(keep, 1)) or np.array_equal(keep, np.triu(keep, -1)):
+        if _triangular(as_float64(buf)):
             return f"its buffer `{name}` is a triangular mask"
     return None
+
+
+def _triangular(m: Array) -> bool:
+    """Whether a buffer is a square mask, 0/1 or additive, that hides one triangle."""
+    while m.ndim > 2 and m.shape[0] == 1:
+        m = m[0]
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 2:
+        return False
+    values = set(np.unique(m).tolist())
+    keep = m != 0 if values <= {0.0, 1.0} else m == 0 if (m < 0).any() else None
+    if keep is None or keep.all() or not keep.any():
+        return False
+    return np.array_equal(keep, np.tril(keep, 1)) or np.array_equal(keep, np.triu(keep, -1))
