@@ -173,8 +173,14 @@ def _say_how_called(kern: Kernel, rep: Report) -> None:
     sig = kern.sig
     if sig.by_name and sig.qkv is not None:
         rep.notes.append(f"q, k, v bound by name to `{'`, `'.join(sig.qkv)}`")
-    if sig.scale and sig.scale_required and sig.scale not in kern.args:
+    if kern.scale_passed:
         rep.notes.append(f"`{sig.scale}` passed as 1/sqrt(d) of each input")
+    _say_arguments(kern, rep)
+
+
+def _say_arguments(kern: Kernel, rep: Report) -> None:
+    """Notes on the arguments passed beside q, k, v, and what the reference follows."""
+    sig = kern.sig
     extra = dict(kern.args)
     if sig.dropout is not None and extra.get(sig.dropout) == 0:
         del extra[sig.dropout]
@@ -489,17 +495,33 @@ def _fit(ctx: Ctx, plain: Outs) -> Variant | None:
     Returns a legit QK-norm variant (id None), a scale-wrong variant, or None.
     """
     kern, probes = ctx.kern, ctx.probes
-    fits: dict[str, list[float]] = {"alpha": [], "cosine": [], "centered": []}
     used = [(p, o) for p, o in zip(probes[::2], plain[::2], strict=True) if not isinstance(o, str)]
-    causal: bool | None = None  # whether every weight above the diagonal is exactly 0
-    for p, _ in used:  # one seed per shape is enough to fit
+    found = _fitted_slopes(kern, [p for p, _ in used])
+    if found is None or not used:
+        return None
+    fits, causal = found
+    mask = "causal" if causal else None
+    ds = np.array([p.shape[1] for p, _ in used], dtype=float)
+    for name, slopes in fits.items():
+        hit = _constant_fit(ctx, plain, name, np.array(slopes), ds, mask)
+        if hit is not None:
+            return hit
+    return _power_law(kern, probes, plain, ds, np.array(fits["alpha"]), mask)
+
+
+def _fitted_slopes(kern: Kernel, used: list[Probe]) -> tuple[dict[str, list[float]], bool] | None:
+    """Per score form (alpha: q k^T; cosine; centered), the slope of the log-weights on it for
+    each probe (one seed per shape is enough), and whether every weight above the diagonal is
+    exactly 0; None when the weights cannot be read or are not all positive."""
+    fits: dict[str, list[float]] = {"alpha": [], "cosine": [], "centered": []}
+    causal: bool | None = None
+    for p in used:
         a = weights(kern, p.q, p.k, False)
         if a is None or not np.isfinite(a).all():
             return None
         future = np.triu(np.ones(a.shape, dtype=bool), k=1)
         masked_here = bool((a[future] == 0).all())
-        if causal is None:
-            causal = masked_here
+        causal = masked_here if causal is None else causal
         keep = ~future if causal else np.ones(a.shape, dtype=bool)
         if masked_here != causal or (a[keep] <= 0).any():
             return None
@@ -507,26 +529,28 @@ def _fit(ctx: Ctx, plain: Outs) -> Variant | None:
         for name, found in fits.items():
             x = _centred(_score(name, p), keep)
             found.append(float((logs * x).sum() / (x * x).sum()))
-    if not used:
-        return None
-    mask = "causal" if causal else None
-    ds = np.array([p.shape[1] for p, _ in used], dtype=float)
-    for name, found in fits.items():
-        c = np.array(found)
-        for scores, par in ((name, c), (f"{name}-d", c / np.sqrt(ds))):
-            if scores == "alpha-d" or np.ptp(par) > 1e-3 * np.max(np.abs(par)):
-                continue  # the parameter must be one constant across shapes
-            v = Variant(None, "", scores, keep=mask, p=float(par.mean()))
-            if not matches(v, probes, plain, kern.lp):
-                continue
-            if name == "alpha":
-                detail = f"divides the scores by a constant {1 / v.p:.4g} instead of sqrt(d)"
-                return Variant("scale-wrong", detail, "alpha", keep=mask, p=v.p)
-            how = "cosine of q and k" if name == "cosine" else "correlation of q and k"
-            t = f"{v.p:.3g}" + (" * sqrt(d)" if scores.endswith("-d") else "")
-            detail = f"QK-norm attention: softmax(t * {how}) v, t = {t}"
-            return Variant(None, detail, scores, keep=mask, p=v.p)
-    return _power_law(kern, probes, plain, ds, np.array(fits["alpha"]), mask)
+    return fits, bool(causal)
+
+
+def _constant_fit(
+    ctx: Ctx, plain: Outs, name: str, c: Array, ds: Array, mask: str | None
+) -> Variant | None:
+    """The variant a slope constant across shapes (as it is, or times sqrt(d)) gives, when
+    it matches every output: a wrong constant scale, QK-norm attention, or None."""
+    for scores, par in ((name, c), (f"{name}-d", c / np.sqrt(ds))):
+        if scores == "alpha-d" or np.ptp(par) > 1e-3 * np.max(np.abs(par)):
+            continue  # the parameter must be one constant across shapes
+        v = Variant(None, "", scores, keep=mask, p=float(par.mean()))
+        if not matches(v, ctx.probes, plain, ctx.kern.lp):
+            continue
+        if name == "alpha":
+            detail = f"divides the scores by a constant {1 / v.p:.4g} instead of sqrt(d)"
+            return Variant("scale-wrong", detail, "alpha", keep=mask, p=v.p)
+        how = "cosine of q and k" if name == "cosine" else "correlation of q and k"
+        t = f"{v.p:.3g}" + (" * sqrt(d)" if scores.endswith("-d") else "")
+        detail = f"QK-norm attention: softmax(t * {how}) v, t = {t}"
+        return Variant(None, detail, scores, keep=mask, p=v.p)
+    return None
 
 
 def _centred(x: Array, keep: Array) -> Array:
@@ -585,38 +609,69 @@ def _diagnose_causal(
     name = f"causal mask{via} applied as in the reference"
     flag_stuck = ctx.facts.get("flag stuck", False)  # causal=False already masked
     if not kern.always_causal and not flag_stuck and _same(kern, probes, plain, causal):
-        rep.check(name, "fail", "the causal output equals the unmasked one")
-        msg = f"{title('causal-flag-ignored')}: "
-        msg += (
-            f"{kern.flag}=True gives the unmasked output"
-            if kern.flag
-            else f"a causal mask passed as `{kern.mask}` gives the unmasked output"
-        )
-        rep.add("causal-flag-ignored", msg, repro.leak(kern, ctx.imp))
-        ctx.facts["flag stuck"] = True
+        _unmasked(ctx, name)
         return False
-    if base is not None and not leaks and matches(masked(base), probes, causal, kern.lp):
-        rep.check(name, "pass", shapes(probes, causal))
-        return True
-    if base is not None and not leaks and (window := _window(ctx, base, causal)):
-        rep.notes.append(
-            f"sliding-window attention: each query sees itself and the {window - 1} keys "
-            "before it (window found by probing)"
-        )
-        rep.check(name, "pass", f"{shapes(probes, causal)}; window of {window}")
+    if base is not None and not leaks and _masked_right(ctx, base, causal, name):
         return True
     fill = _fill(kern) if leaks else None
     bugs = causal_bugs(base, fill) if base is not None else ()
     hit = next((v for v in bugs if matches(v, probes, causal, kern.lp)), None)
     if hit is not None and hit.id is not None:
-        rep.check(name, "fail", f"matches the known bug: {hit.detail}")
-        msg = f"{title(hit.id)}; the causal output{via} matches {hit.detail}"
-        if hit.id == "causal-mask-multiplied" and not kern.wide:
-            tiny = "-1e-12" if kern.lp.name == "float32" else "-1e-6"
-            msg += f" (or a fill too small for {kern.lp.name} to tell from 0, such as {tiny})"
-        how = repro.leak(kern, ctx.imp) if leaks else ""
-        rep.add(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True, ctx.imp))
+        _causal_bug(ctx, hit, name, via, leaks)
+    else:
+        _causal_unexplained(ctx, causal, base, name, leaks)
+    return False
+
+
+def _unmasked(ctx: Ctx, name: str) -> None:
+    """The causal output equals the unmasked one: the flag or mask is ignored."""
+    kern, rep = ctx.kern, ctx.rep
+    rep.check(name, "fail", "the causal output equals the unmasked one")
+    msg = f"{title('causal-flag-ignored')}: "
+    msg += (
+        f"{kern.flag}=True gives the unmasked output"
+        if kern.flag
+        else f"a causal mask passed as `{kern.mask}` gives the unmasked output"
+    )
+    rep.add("causal-flag-ignored", msg, repro.leak(kern, ctx.imp))
+    ctx.facts["flag stuck"] = True
+
+
+def _masked_right(ctx: Ctx, base: Variant, causal: Outs, name: str) -> bool:
+    """Whether the causal output is `base` masked, with or without a sliding window."""
+    probes, rep = ctx.probes, ctx.rep
+    if matches(masked(base), probes, causal, ctx.kern.lp):
+        rep.check(name, "pass", shapes(probes, causal))
+        return True
+    window = _window(ctx, base, causal)
+    if not window:
         return False
+    rep.notes.append(
+        f"sliding-window attention: each query sees itself and the {window - 1} keys "
+        "before it (window found by probing)"
+    )
+    rep.check(name, "pass", f"{shapes(probes, causal)}; window of {window}")
+    return True
+
+
+def _causal_bug(ctx: Ctx, hit: Variant, name: str, via: str, leaks: str) -> None:
+    """The causal output matches a known mask bug."""
+    kern, rep = ctx.kern, ctx.rep
+    assert hit.id is not None
+    rep.check(name, "fail", f"matches the known bug: {hit.detail}")
+    msg = f"{title(hit.id)}; the causal output{via} matches {hit.detail}"
+    if hit.id == "causal-mask-multiplied" and not kern.wide:
+        tiny = "-1e-12" if kern.lp.name == "float32" else "-1e-6"
+        msg += f" (or a fill too small for {kern.lp.name} to tell from 0, such as {tiny})"
+    how = repro.leak(kern, ctx.imp) if leaks else ""
+    rep.add(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True, ctx.imp))
+
+
+def _causal_unexplained(
+    ctx: Ctx, causal: Outs, base: Variant | None, name: str, leaks: str
+) -> None:
+    """The causal output is wrong in no known way: a leak, NaN, or just wrong."""
+    kern, rep = ctx.kern, ctx.rep
     outs = [o for o in causal if not isinstance(o, str)]
     if leaks:
         rep.check(name, "fail", "future positions reach the output")
@@ -638,7 +693,6 @@ def _diagnose_causal(
             f"{title('wrong-output')} (causal)",
             repro.mismatch(kern, CAUSAL, True, ctx.imp),
         )
-    return False
 
 
 def _same(kern: Kernel, probes: list[Probe], a: Outs, b: Outs) -> bool:

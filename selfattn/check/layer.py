@@ -421,44 +421,67 @@ def _judge(
 ) -> bool:
     """Compare with the reference; name the bug when it does not match; then, for a causal
     layer, whether the future reaches the past. Whether the layer was right throughout."""
-    proj, (n0, s0) = layer.proj, SIZES[0]
+    proj = layer.proj
     want = Suspect(CAUSAL if causal else CORRECT)
     check_name = f"matches float64 reference attention layer ({label})"
     results = [(x, layer(x)) for x in (layer.x(n, s) for n, s in SIZES)]
-    x0 = results[0][0]  # SIZES[0]'s, which the reproductions make
     sizes = ", ".join(f"n = {n}" for n, _ in SIZES)
     named = False  # a known bug, or an unexplained output, already reported
     right = all(_agrees(layer, x[0], out[0], want) for x, out in results)
     if right:
         rep.check(check_name, "pass", f"x of shape (1, n, {proj.width}): {sizes}")
     else:
-        hit = next(
-            (
-                v
-                for v in _candidates(causal, proj)
-                if all(_agrees(layer, x[0], out[0], v) for x, out in results)
-            ),
-            None,
-        )
-        if hit is not None and hit.id is not None:
-            rep.check(check_name, "fail", f"matches the known bug: {hit.detail}")
-            said = title(hit.id) if hit.reshaped else f"{title(hit.id)} ({hit.detail})"
-            if proj.packed and "triangle" in hit.id:
-                said += f"; {MHA_MASK}"
-            rep.add(hit.id, said, text.expected(x0[0], s0, proj, want))
-            named = True
-        else:
-            rep.check(check_name, "fail", "differs from the reference; matches no known bug")
-            if not (causal and leak):  # a leak says more than "wrong": it is reported below
-                rep.add("wrong-output", title("wrong-output"), text.expected(x0[0], s0, proj, want))
-                named = True
+        # a leak says more than "wrong": it is reported below
+        named = _name_the_bug(layer, text, rep, results, want, check_name, causal and bool(leak))
     if not causal:
         return right
+    return _no_leak(layer, text, rep, leak, named) and right
+
+
+def _name_the_bug(
+    layer: Layer,
+    text: _Text,
+    rep: Report,
+    results: list[tuple[Array, Array]],
+    want: Suspect,
+    check_name: str,
+    leaks: bool,
+) -> bool:
+    """The known bug the outputs match, else wrong-output (unless `leaks`, said after);
+    whether a finding was reported."""
+    proj, s0, x0 = layer.proj, SIZES[0][1], results[0][0]  # SIZES[0]'s x, as reproduced
+    causal = want.variant is CAUSAL
+    hit = next(
+        (
+            v
+            for v in _candidates(causal, proj)
+            if all(_agrees(layer, x[0], out[0], v) for x, out in results)
+        ),
+        None,
+    )
+    if hit is not None and hit.id is not None:
+        rep.check(check_name, "fail", f"matches the known bug: {hit.detail}")
+        said = title(hit.id) if hit.reshaped else f"{title(hit.id)} ({hit.detail})"
+        if proj.packed and "triangle" in hit.id:
+            said += f"; {MHA_MASK}"
+        rep.add(hit.id, said, text.expected(x0[0], s0, proj, want))
+        return True
+    rep.check(check_name, "fail", "differs from the reference; matches no known bug")
+    if leaks:
+        return False
+    rep.add("wrong-output", title("wrong-output"), text.expected(x0[0], s0, proj, want))
+    return True
+
+
+def _no_leak(layer: Layer, text: _Text, rep: Report, leak: Leak | None, named: bool) -> bool:
+    """Whether no output moves when only later x changes; a leak is reported unless a finding
+    (`named`) already says what is wrong."""
+    n0, s0 = SIZES[0]
     via = f" (`{layer.flag}=True`)" if layer.flag else ""
     leak_name = f"no future leak{via}: output i ignores x after i"
     if leak is None:
-        rep.check(leak_name, "pass", f"x of shape (1, {n0}, {proj.width}), every i")
-        return right
+        rep.check(leak_name, "pass", f"x of shape (1, {n0}, {layer.proj.width}), every i")
+        return True
     row, after = leak
     detail = f"output {row} moves when only x after position {after} changes"
     rep.check(leak_name, "fail", detail)
@@ -477,13 +500,9 @@ def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
     """
     proj = layer.proj
     norms = (proj.norm, None) if proj.norm is not None else (None,)
-    reads = [(o, h) for h in (False, True) for o in ORDERS] if proj.fused is not None else []
-    wired = [proj.rewired(order, per_head) for order, per_head in reads] or [proj]
-    if 0 < proj.kv_heads < proj.heads:  # grouped-query: which q heads share a k, v head
-        wired += [replace(w, tiled=True) for w in wired]
     ways = [
         replace(w, norm=norm, residual=res)
-        for w in wired
+        for w in _readings(proj)
         for norm in norms
         for res in (False, True)
     ]
@@ -492,6 +511,16 @@ def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
         return right
     plain = [replace(proj, norm=norm) for norm in norms]
     return min(plain, key=lambda w: _error(w, want, x, out))
+
+
+def _readings(proj: Projections) -> list[Projections]:
+    """Every way to read a fused map's columns (the parts in any order, per head or side by
+    side), and, with grouped-query heads, which q heads share a k, v head."""
+    reads = [(o, h) for h in (False, True) for o in ORDERS] if proj.fused is not None else []
+    wired = [proj.rewired(order, per_head) for order, per_head in reads] or [proj]
+    if 0 < proj.kv_heads < proj.heads:
+        wired += [replace(w, tiled=True) for w in wired]
+    return wired
 
 
 def _error(proj: Projections, want: Suspect, x: Array, out: Array) -> float:
