@@ -90,15 +90,7 @@ def check(
         try:
             if not callable(fn):
                 raise TargetError(f"{name} is not callable ({type(fn).__name__})")
-            sig = read_signature(fn)
-            rep.called_as = f"{call_name}{sig.text}" if sig.text else None
-            if _eval_mode(fn, rep):  # the reproductions must run it the same way
-                imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
-            how = Calling(layout, {**_no_dropout(sig), **(args or {})})
-            # read once: whether this is a layer, and then the layer's weights
-            proj = _projections(fn, kind, runner)
-            kind = kind or _kind(sig, proj)
-            _dispatch(fn, runner, sig, kind, rep, imp, call_name, how, proj)
+            _check(fn, runner, rep, imp, call_name, kind, Calling(layout, args or {}))
         except TargetError as exc:
             rep.error = str(exc)
         except Exception as exc:  # a bug in the checker must still give a clean verdict
@@ -108,6 +100,22 @@ def check(
     rep.calls = runner.calls
     rep.seconds = time.monotonic() - started
     return rep
+
+
+def _check(
+    fn: Any, runner: Runner, rep: Report, imp: str, call_name: str, kind: str | None, how: Calling
+) -> None:
+    """Read the signature, make the target ready (eval mode, no dropout), find what it is,
+    and run its rules."""
+    sig = read_signature(fn)
+    rep.called_as = f"{call_name}{sig.text}" if sig.text else None
+    if _eval_mode(fn, rep):  # the reproductions must run it the same way
+        imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
+    how = Calling(how.layout, {**_no_dropout(sig), **how.args})
+    # read once: whether this is a layer, and then the layer's weights
+    proj = _projections(fn, kind, runner)
+    kind = kind or _kind(sig, proj)
+    _dispatch(fn, runner, sig, kind, rep, imp, call_name, how, proj)
 
 
 @contextlib.contextmanager

@@ -115,13 +115,15 @@ def _judge(ctx: Ctx, probes: list[Probe], forward: Variant, causal: bool) -> boo
         f"{gap.worst} off by {gap.err:.3g} (tolerance {gap.tol:.2g}) on n x d = "
         f"{p.shape[0]}x{p.shape[1]}"
     )
-    leak = _future_gradient(kern, runs) if causal and hit is None else ""
-    id_ = hit.id if hit is not None and hit.id else "backward-wrong-output"
-    id_ = "backward-causal-leak" if leak else id_
-    said = f"matches the known bug: {hit.detail}" if hit is not None else detail
-    rep.check(name, "fail", leak or said)
-    message = f"{title(id_)} ({how}): {leak or (hit.detail if hit else detail)}"
-    rep.add(id_, message, _repro(ctx, forward, causal))
+    if hit is not None:
+        id_ = hit.id or "backward-wrong-output"
+        rep.check(name, "fail", f"matches the known bug: {hit.detail}")
+        rep.add(id_, f"{title(id_)} ({how}): {hit.detail}", _repro(ctx, forward, causal))
+        return False
+    leak = _future_gradient(kern, runs) if causal else ""
+    id_ = "backward-causal-leak" if leak else "backward-wrong-output"
+    rep.check(name, "fail", leak or detail)
+    rep.add(id_, f"{title(id_)} ({how}): {leak or detail}", _repro(ctx, forward, causal))
     return False
 
 
