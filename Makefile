@@ -38,8 +38,12 @@ chromium:
 	  fi; \
 	fi
 
+# radon: no function or method in selfattn/check with cyclomatic complexity over 15 (#32)
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check selfattn tests bench
+	@cc=$$($(VENV)/bin/radon cc -s -n C selfattn/check) && echo "$$cc" | awk '/^ +[FM] / \
+	  { n = substr($$NF, 2) + 0; if (n > 15) { print; bad = 1 } } \
+	  END { if (bad) { print "cyclomatic complexity over 15 in selfattn/check"; exit 1 } }'
 	$(VENV)/bin/ruff format --check selfattn tests bench
 	$(VENV)/bin/pyright
 	$(NODE_BIN)/biome ci selfattn/site/static/js

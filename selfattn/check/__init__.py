@@ -18,15 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from . import diagnose, layer, model, rules
 from .accepts import learn
-from .diagnose import check_kernel
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
 from .interpret import interpret_line, interpreted, uses_triton
-from .layer import check_layer
-from .model import check_model
+from .names import named
 from .probe import (
-    Q_NAMES,
     Runner,
     TargetError,
     Timeout,
@@ -92,15 +90,7 @@ def check(
         try:
             if not callable(fn):
                 raise TargetError(f"{name} is not callable ({type(fn).__name__})")
-            sig = read_signature(fn)
-            rep.called_as = f"{call_name}{sig.text}" if sig.text else None
-            if _eval_mode(fn, rep):  # the reproductions must run it the same way
-                imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
-            how = Calling(layout, {**_no_dropout(sig), **(args or {})})
-            # read once: whether this is a layer, and then the layer's weights
-            proj = _projections(fn, kind, runner)
-            kind = kind or _kind(sig, proj)
-            _dispatch(fn, runner, sig, kind, rep, imp, call_name, how, proj)
+            _check(fn, runner, rep, imp, call_name, kind, Calling(layout, args or {}))
         except TargetError as exc:
             rep.error = str(exc)
         except Exception as exc:  # a bug in the checker must still give a clean verdict
@@ -110,6 +100,22 @@ def check(
     rep.calls = runner.calls
     rep.seconds = time.monotonic() - started
     return rep
+
+
+def _check(
+    fn: Any, runner: Runner, rep: Report, imp: str, call_name: str, kind: str | None, how: Calling
+) -> None:
+    """Read the signature, make the target ready (eval mode, no dropout), find what it is,
+    and run its rules."""
+    sig = read_signature(fn)
+    rep.called_as = f"{call_name}{sig.text}" if sig.text else None
+    if _eval_mode(fn, rep):  # the reproductions must run it the same way
+        imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
+    how = Calling(how.layout, {**_no_dropout(sig), **how.args})
+    # read once: whether this is a layer, and then the layer's weights
+    proj = _projections(fn, kind, runner)
+    kind = kind or _kind(sig, proj)
+    _dispatch(fn, runner, sig, kind, rep, imp, call_name, how, proj)
 
 
 @contextlib.contextmanager
@@ -241,8 +247,8 @@ def _kind(sig: Any, proj: Projections | None) -> str | None:
     """A module holding q, k, v projections (`proj`) is a layer called on hidden states,
     unless its parameters are named q, k, v (nn.MultiheadAttention's are, and it is a layer
     all the same: it projects what it is given); otherwise what the signature said."""
-    named = sig.qkv is not None and sig.qkv[0].lower() in Q_NAMES
-    if proj is None or (named and proj.inputs == 1):
+    by_name = sig.qkv is not None and sig.qkv[0].lower() in named("q")
+    if proj is None or (by_name and proj.inputs == 1):
         return sig.kind
     return "layer"
 
@@ -259,7 +265,7 @@ def _dispatch(
     proj: Projections | None = None,
 ) -> None:
     if kind == "model":
-        check_model(fn, runner, rep, imp, name)
+        rules.run(model.start(fn, runner, rep, imp, name))
         return
     if kind == "layer":
         if proj is None:
@@ -269,7 +275,9 @@ def _dispatch(
         masks = [n for n in given if is_mask_name(n)]
         module = _module_of(fn)
         with angles_at_zero(module) as zeroed:
-            check_layer(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed)
+            rules.run(
+                layer.start(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed)
+            )
         return
     try:
         if uses_triton(fn):  # raw pointers: only the layouts and shapes it accepts
@@ -283,13 +291,13 @@ def _dispatch(
             kern, learned = found
             kern.shapes = learned.used
             rep.notes.append(learned.note(kern))
-            check_kernel(kern, rep, imp)
+            rules.run(diagnose.start(kern, rep, imp))
             return
         if kind == "kernel":
             raise
         try:  # the signature did not tell: maybe token ids -> vectors
-            check_model(fn, runner, rep, imp, name)
+            rules.run(model.start(fn, runner, rep, imp, name))
         except TargetError as exc2:
             raise TargetError(f"{exc}; as a model: {exc2}") from None
         return
-    check_kernel(kern, rep, imp)
+    rules.run(diagnose.start(kern, rep, imp))

@@ -219,6 +219,17 @@ def load(target: str) -> tuple[Callable[..., Any], str, str]:
         raise TargetError(f"no such file: {path_text}")
     stem = path.stem if path.stem.isidentifier() else "target"
     modname = stem if stem not in sys.modules else f"_selfattn_target_{stem}"
+    module = _imported(path, modname)
+    obj = _named_in(module, name, path)
+    if inspect.isclass(obj):
+        raise TargetError(f"{name} is a class: point at a function or an instance")
+    if not callable(obj):
+        raise TargetError(f"{name} is not callable ({type(obj).__name__})")
+    return obj, name, f"from {stem} import {name.split('.')[0]}  # run next to {path.name}"
+
+
+def _imported(path: Path, modname: str) -> Any:
+    """The module FILE.py, imported as `modname` beside its neighbours, or TargetError."""
     sys.path.insert(0, str(path.parent))  # so the file can import its neighbours
     spec = importlib.util.spec_from_file_location(modname, path)
     if spec is None or spec.loader is None:
@@ -230,6 +241,12 @@ def load(target: str) -> tuple[Callable[..., Any], str, str]:
     except BaseException as exc:
         why = f"{summarize(exc)}{_where(exc, path)}"
         raise TargetError(f"{path.name} does not import: {why}") from None
+    return module
+
+
+def _named_in(module: Any, name: str, path: Path) -> Any:
+    """The object `name` (dotted: `attn.forward`) in `module`, or TargetError listing what
+    the file defines."""
     obj: Any = module
     for part in name.split("."):
         if not hasattr(obj, part):
@@ -240,11 +257,7 @@ def load(target: str) -> tuple[Callable[..., Any], str, str]:
                 f"{path.name} has no {name!r}; it defines: {', '.join(defined[:12]) or 'nothing'}"
             )
         obj = getattr(obj, part)
-    if inspect.isclass(obj):
-        raise TargetError(f"{name} is a class: point at a function or an instance")
-    if not callable(obj):
-        raise TargetError(f"{name} is not callable ({type(obj).__name__})")
-    return obj, name, f"from {stem} import {name.split('.')[0]}  # run next to {path.name}"
+    return obj
 
 
 def _where(exc: BaseException, path: Path) -> str:

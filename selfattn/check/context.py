@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -43,10 +44,17 @@ Outs = list["Array | str"]  # per probe: the output, or why the call failed
 
 @dataclass
 class Ctx:
+    """One check of a kernel: what its rules share (rules.State)."""
+
     kern: Kernel
     rep: Report
     imp: str  # the import line for reproductions
     probes: list[Probe]
+    facts: dict[str, Any] = field(default_factory=dict)  # what a rule tells the rules after it
+
+    @property
+    def subject(self) -> Kernel:
+        return self.kern
 
 
 def gather(kern: Kernel, probes: list[Probe], causal: bool) -> Outs:

@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import repro, stress, tiles
+from . import repro, tiles
 from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title, weights
 from .frameworks import LAYOUTS
-from .gradients import check_gradients
-from .probe import BIAS_NAMES, MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
+from .names import named
+from .probe import MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
 from .reference import (
     CAUSAL,
     CORRECT,
@@ -27,26 +27,58 @@ Array = np.ndarray
 PADDED = KEEP["padded"]
 
 
-# -- entry point -----------------------------------------------------------------------------
+# -- the kernel's rules (rules.RULES runs them in order) ---------------------------------------
 
 
-def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
-    """Run every kernel check on `kern`, adding checks and findings to `rep`."""
+def start(kern: Kernel, rep: Report, imp: str) -> Ctx:
+    """What the kernel's rules share, on the probes `kern` accepts."""
     rep.kind = "kernel"
     rep.backend = f"{kern.backend.label} inputs"
-    ctx = Ctx(kern, rep, imp, make_probes(kern.shapes))
-    if _random(ctx):
-        _say_how_called(kern, rep)
-        return  # every comparison, the masks' probes too, would be with noise
+    kern.imp = imp
+    return Ctx(kern, rep, imp, make_probes(kern.shapes))
+
+
+def same_output(ctx: Ctx) -> None:
+    """Calls on the same inputs give the same output; the rest needs it (`steady`)."""
+    ctx.facts["steady"] = not _random(ctx)
+    if not ctx.facts["steady"]:
+        _say_how_called(ctx.kern, ctx.rep)
+
+
+def mask_arguments(ctx: Ctx) -> None:
+    """Which arguments can carry the causal mask (`drivers`); the first carries it for now."""
+    kern = ctx.kern
     drivers, mask_notes = _probe_masks(kern)
-    _say_how_called(kern, rep)
-    rep.notes += mask_notes
+    _say_how_called(kern, ctx.rep)
+    ctx.rep.notes += mask_notes
     kern.drive(drivers[0] if drivers else None)
-    plain = gather(kern, ctx.probes, causal=False)
+    ctx.facts["drivers"] = drivers
+
+
+def runs_on_every_shape(ctx: Ctx) -> None:
+    """The unmasked outputs on every probe (`plain`), and the shapes it failed on."""
+    ctx.facts["plain"] = plain = gather(ctx.kern, ctx.probes, causal=False)
     _failures(ctx, plain)
-    base = _diagnose_plain(ctx, plain)
-    if base is not None and base is kern.reference and not kern.always_causal:
-        tiles.diagnose(ctx, base, passed=True)  # a tile longer than every short probe
+
+
+def reference(ctx: Ctx) -> None:
+    """What the kernel does without a mask (`base`: the reference, a known bug, or None)."""
+    base = _diagnose_plain(ctx, ctx.facts["plain"])
+    kern = ctx.kern
+    ctx.facts["base"] = base
+    ctx.facts["explained"] = base is not None
+    ctx.facts["right"] = base is not None and base is kern.reference and not kern.always_causal
+
+
+def long_tiles(ctx: Ctx) -> None:
+    """A right kernel on a tile longer than every short probe."""
+    tiles.diagnose(ctx, ctx.facts["base"], passed=True)
+
+
+def causal_mask(ctx: Ctx) -> None:
+    """The causal mask through each argument that can carry it (`carriers`: those that do)."""
+    kern, rep, drivers = ctx.kern, ctx.rep, ctx.facts["drivers"]
+    plain, base = ctx.facts["plain"], ctx.facts["base"]
     carriers = []
     if kern.always_causal and _diagnose_causal(ctx, plain, plain, base):
         carriers.append("")  # right, and carried by nothing: the kernel masks by itself
@@ -54,13 +86,7 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
         kern.drive(name)
         via = f" via `{name}`" if len(drivers) > 1 else ""
         if kern.mask_kind == "ignored":
-            rep.add(
-                "causal-flag-ignored",
-                f"{title('causal-flag-ignored')}: "
-                f"no mask passed as `{kern.mask}` changes the output",
-                repro.leak(kern, imp),
-            )
-            rep.check(f"causal mask{via}", "fail", f"the mask argument `{name}` is ignored")
+            _mask_ignored(ctx, name, via)
             continue
         causal = gather(kern, ctx.probes, causal=True)
         if _diagnose_causal(ctx, plain, causal, base, via):
@@ -73,18 +99,36 @@ def check_kernel(kern: Kernel, rep: Report, imp: str) -> None:
             f"{len(drivers)} ways to ask for the causal mask were each checked; "
             f"a correct one is carried by {said}"
         )
+    ctx.facts["carriers"] = carriers
+
+
+def _mask_ignored(ctx: Ctx, name: str, via: str) -> None:
+    kern, rep = ctx.kern, ctx.rep
+    rep.add(
+        "causal-flag-ignored",
+        f"{title('causal-flag-ignored')}: no mask passed as `{kern.mask}` changes the output",
+        repro.leak(kern, ctx.imp),
+    )
+    ctx.facts["flag stuck"] = True
+    rep.check(f"causal mask{via}", "fail", f"the mask argument `{name}` is ignored")
+
+
+def padding(ctx: Ctx) -> None:
+    """Padded keys, through every mask argument that takes them."""
+    kern = ctx.kern
     for param in kern.masks.values():
         # a kernel causal by itself takes any mask argument as padding (Hugging Face's
         # `attention_mask`): it cannot carry the causal mask, so padded keys are checked
         if (param.form == "padding" or kern.always_causal) and param.kind != "unusable":
-            _diagnose_padding(ctx, param.name, base)
+            _diagnose_padding(ctx, param.name, ctx.facts["base"])
+
+
+def carrier(ctx: Ctx) -> None:
+    """The causal mask goes through a carrier found right, else the first that has effect."""
+    kern, drivers = ctx.kern, ctx.facts["drivers"]
     usable = [d for d in drivers if kern.masks.get(d) is None or kern.masks[d].kind != "ignored"]
-    kern.drive((carriers or usable or [None])[0] or None)
-    if base is not None and (kern.backend.name != "numpy" or kern.layout != "nd"):
-        stress.batched(ctx, base)
-    stress.extremes(ctx, plain)
-    stress.long_key(ctx)
-    check_gradients(ctx, base, bool(carriers) and kern.mask_kind != "ignored")
+    kern.drive((ctx.facts["carriers"] or usable or [None])[0] or None)
+    ctx.facts["causal right"] = bool(ctx.facts["carriers"]) and kern.mask_kind != "ignored"
 
 
 def _random(ctx: Ctx) -> bool:
@@ -129,8 +173,14 @@ def _say_how_called(kern: Kernel, rep: Report) -> None:
     sig = kern.sig
     if sig.by_name and sig.qkv is not None:
         rep.notes.append(f"q, k, v bound by name to `{'`, `'.join(sig.qkv)}`")
-    if sig.scale and sig.scale_required and sig.scale not in kern.args:
+    if kern.scale_passed:
         rep.notes.append(f"`{sig.scale}` passed as 1/sqrt(d) of each input")
+    _say_arguments(kern, rep)
+
+
+def _say_arguments(kern: Kernel, rep: Report) -> None:
+    """Notes on the arguments passed beside q, k, v, and what the reference follows."""
+    sig = kern.sig
     extra = dict(kern.args)
     if sig.dropout is not None and extra.get(sig.dropout) == 0:
         del extra[sig.dropout]
@@ -160,7 +210,7 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
         notes.append(f"causal mask through the flag `{kern.sig.flag}`")
     for param in kern.masks.values():
         probe_mask(kern, param, others)
-        what = "bias" if param.name.lower() in BIAS_NAMES else "mask"
+        what = "bias" if param.name.lower() in named("bias") else "mask"
         if param.kind == "unusable":
             notes.append(
                 f"{what} argument `{param.name}`: no mask of shape (n, n), (1, 1, n, n) or (1, n) "
@@ -360,6 +410,7 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
         msg = f"{title(hit.id)}; the output matches {hit.detail} on every input tried"
         if hit.id == "causal-flag-ignored":
             msg = f"{title(hit.id)}: {kern.sig.flag}=False still masks the future"
+            ctx.facts["flag stuck"] = True
         rep.add(hit.id, msg, repro.mismatch(kern, kern.reference, False, ctx.imp))
         return hit
     return _unexplained(ctx, plain, name)
@@ -371,6 +422,7 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
     outs = [o for o in plain if not isinstance(o, str)]
     if any(not np.isfinite(o).all() for o in outs):
         rep.check(name, "fail", "NaN or inf in the output")
+        ctx.facts["nonfinite"] = True
         rep.add(
             "nonfinite-output",
             f"{title('nonfinite-output')} (no mask)",
@@ -443,17 +495,33 @@ def _fit(ctx: Ctx, plain: Outs) -> Variant | None:
     Returns a legit QK-norm variant (id None), a scale-wrong variant, or None.
     """
     kern, probes = ctx.kern, ctx.probes
-    fits: dict[str, list[float]] = {"alpha": [], "cosine": [], "centered": []}
     used = [(p, o) for p, o in zip(probes[::2], plain[::2], strict=True) if not isinstance(o, str)]
-    causal: bool | None = None  # whether every weight above the diagonal is exactly 0
-    for p, _ in used:  # one seed per shape is enough to fit
+    found = _fitted_slopes(kern, [p for p, _ in used])
+    if found is None or not used:
+        return None
+    fits, causal = found
+    mask = "causal" if causal else None
+    ds = np.array([p.shape[1] for p, _ in used], dtype=float)
+    for name, slopes in fits.items():
+        hit = _constant_fit(ctx, plain, name, np.array(slopes), ds, mask)
+        if hit is not None:
+            return hit
+    return _power_law(kern, probes, plain, ds, np.array(fits["alpha"]), mask)
+
+
+def _fitted_slopes(kern: Kernel, used: list[Probe]) -> tuple[dict[str, list[float]], bool] | None:
+    """Per score form (alpha: q k^T; cosine; centered), the slope of the log-weights on it for
+    each probe (one seed per shape is enough), and whether every weight above the diagonal is
+    exactly 0; None when the weights cannot be read or are not all positive."""
+    fits: dict[str, list[float]] = {"alpha": [], "cosine": [], "centered": []}
+    causal: bool | None = None
+    for p in used:
         a = weights(kern, p.q, p.k, False)
         if a is None or not np.isfinite(a).all():
             return None
         future = np.triu(np.ones(a.shape, dtype=bool), k=1)
         masked_here = bool((a[future] == 0).all())
-        if causal is None:
-            causal = masked_here
+        causal = masked_here if causal is None else causal
         keep = ~future if causal else np.ones(a.shape, dtype=bool)
         if masked_here != causal or (a[keep] <= 0).any():
             return None
@@ -461,26 +529,28 @@ def _fit(ctx: Ctx, plain: Outs) -> Variant | None:
         for name, found in fits.items():
             x = _centred(_score(name, p), keep)
             found.append(float((logs * x).sum() / (x * x).sum()))
-    if not used:
-        return None
-    mask = "causal" if causal else None
-    ds = np.array([p.shape[1] for p, _ in used], dtype=float)
-    for name, found in fits.items():
-        c = np.array(found)
-        for scores, par in ((name, c), (f"{name}-d", c / np.sqrt(ds))):
-            if scores == "alpha-d" or np.ptp(par) > 1e-3 * np.max(np.abs(par)):
-                continue  # the parameter must be one constant across shapes
-            v = Variant(None, "", scores, keep=mask, p=float(par.mean()))
-            if not matches(v, probes, plain, kern.lp):
-                continue
-            if name == "alpha":
-                detail = f"divides the scores by a constant {1 / v.p:.4g} instead of sqrt(d)"
-                return Variant("scale-wrong", detail, "alpha", keep=mask, p=v.p)
-            how = "cosine of q and k" if name == "cosine" else "correlation of q and k"
-            t = f"{v.p:.3g}" + (" * sqrt(d)" if scores.endswith("-d") else "")
-            detail = f"QK-norm attention: softmax(t * {how}) v, t = {t}"
-            return Variant(None, detail, scores, keep=mask, p=v.p)
-    return _power_law(kern, probes, plain, ds, np.array(fits["alpha"]), mask)
+    return fits, bool(causal)
+
+
+def _constant_fit(
+    ctx: Ctx, plain: Outs, name: str, c: Array, ds: Array, mask: str | None
+) -> Variant | None:
+    """The variant a slope constant across shapes (as it is, or times sqrt(d)) gives, when
+    it matches every output: a wrong constant scale, QK-norm attention, or None."""
+    for scores, par in ((name, c), (f"{name}-d", c / np.sqrt(ds))):
+        if scores == "alpha-d" or np.ptp(par) > 1e-3 * np.max(np.abs(par)):
+            continue  # the parameter must be one constant across shapes
+        v = Variant(None, "", scores, keep=mask, p=float(par.mean()))
+        if not matches(v, ctx.probes, plain, ctx.kern.lp):
+            continue
+        if name == "alpha":
+            detail = f"divides the scores by a constant {1 / v.p:.4g} instead of sqrt(d)"
+            return Variant("scale-wrong", detail, "alpha", keep=mask, p=v.p)
+        how = "cosine of q and k" if name == "cosine" else "correlation of q and k"
+        t = f"{v.p:.3g}" + (" * sqrt(d)" if scores.endswith("-d") else "")
+        detail = f"QK-norm attention: softmax(t * {how}) v, t = {t}"
+        return Variant(None, detail, scores, keep=mask, p=v.p)
+    return None
 
 
 def _centred(x: Array, keep: Array) -> Array:
@@ -537,39 +607,71 @@ def _diagnose_causal(
     leak_check = f"no future leak{via}: output i ignores keys and values after i"
     rep.check(leak_check, "fail" if leaks else "pass", leaks or shapes(probes, causal))
     name = f"causal mask{via} applied as in the reference"
-    flag_stuck = "causal-flag-ignored" in rep.ids  # causal=False already masked: seen above
+    flag_stuck = ctx.facts.get("flag stuck", False)  # causal=False already masked
     if not kern.always_causal and not flag_stuck and _same(kern, probes, plain, causal):
-        rep.check(name, "fail", "the causal output equals the unmasked one")
-        msg = f"{title('causal-flag-ignored')}: "
-        msg += (
-            f"{kern.flag}=True gives the unmasked output"
-            if kern.flag
-            else f"a causal mask passed as `{kern.mask}` gives the unmasked output"
-        )
-        rep.add("causal-flag-ignored", msg, repro.leak(kern, ctx.imp))
+        _unmasked(ctx, name)
         return False
-    if base is not None and not leaks and matches(masked(base), probes, causal, kern.lp):
-        rep.check(name, "pass", shapes(probes, causal))
-        return True
-    if base is not None and not leaks and (window := _window(ctx, base, causal)):
-        rep.notes.append(
-            f"sliding-window attention: each query sees itself and the {window - 1} keys "
-            "before it (window found by probing)"
-        )
-        rep.check(name, "pass", f"{shapes(probes, causal)}; window of {window}")
+    if base is not None and not leaks and _masked_right(ctx, base, causal, name):
         return True
     fill = _fill(kern) if leaks else None
     bugs = causal_bugs(base, fill) if base is not None else ()
     hit = next((v for v in bugs if matches(v, probes, causal, kern.lp)), None)
     if hit is not None and hit.id is not None:
-        rep.check(name, "fail", f"matches the known bug: {hit.detail}")
-        msg = f"{title(hit.id)}; the causal output{via} matches {hit.detail}"
-        if hit.id == "causal-mask-multiplied" and not kern.wide:
-            tiny = "-1e-12" if kern.lp.name == "float32" else "-1e-6"
-            msg += f" (or a fill too small for {kern.lp.name} to tell from 0, such as {tiny})"
-        how = repro.leak(kern, ctx.imp) if leaks else ""
-        rep.add(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True, ctx.imp))
+        _causal_bug(ctx, hit, name, via, leaks)
+    else:
+        _causal_unexplained(ctx, causal, base, name, leaks)
+    return False
+
+
+def _unmasked(ctx: Ctx, name: str) -> None:
+    """The causal output equals the unmasked one: the flag or mask is ignored."""
+    kern, rep = ctx.kern, ctx.rep
+    rep.check(name, "fail", "the causal output equals the unmasked one")
+    msg = f"{title('causal-flag-ignored')}: "
+    msg += (
+        f"{kern.flag}=True gives the unmasked output"
+        if kern.flag
+        else f"a causal mask passed as `{kern.mask}` gives the unmasked output"
+    )
+    rep.add("causal-flag-ignored", msg, repro.leak(kern, ctx.imp))
+    ctx.facts["flag stuck"] = True
+
+
+def _masked_right(ctx: Ctx, base: Variant, causal: Outs, name: str) -> bool:
+    """Whether the causal output is `base` masked, with or without a sliding window."""
+    probes, rep = ctx.probes, ctx.rep
+    if matches(masked(base), probes, causal, ctx.kern.lp):
+        rep.check(name, "pass", shapes(probes, causal))
+        return True
+    window = _window(ctx, base, causal)
+    if not window:
         return False
+    rep.notes.append(
+        f"sliding-window attention: each query sees itself and the {window - 1} keys "
+        "before it (window found by probing)"
+    )
+    rep.check(name, "pass", f"{shapes(probes, causal)}; window of {window}")
+    return True
+
+
+def _causal_bug(ctx: Ctx, hit: Variant, name: str, via: str, leaks: str) -> None:
+    """The causal output matches a known mask bug."""
+    kern, rep = ctx.kern, ctx.rep
+    assert hit.id is not None
+    rep.check(name, "fail", f"matches the known bug: {hit.detail}")
+    msg = f"{title(hit.id)}; the causal output{via} matches {hit.detail}"
+    if hit.id == "causal-mask-multiplied" and not kern.wide:
+        tiny = "-1e-12" if kern.lp.name == "float32" else "-1e-6"
+        msg += f" (or a fill too small for {kern.lp.name} to tell from 0, such as {tiny})"
+    how = repro.leak(kern, ctx.imp) if leaks else ""
+    rep.add(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True, ctx.imp))
+
+
+def _causal_unexplained(
+    ctx: Ctx, causal: Outs, base: Variant | None, name: str, leaks: str
+) -> None:
+    """The causal output is wrong in no known way: a leak, NaN, or just wrong."""
+    kern, rep = ctx.kern, ctx.rep
     outs = [o for o in causal if not isinstance(o, str)]
     if leaks:
         rep.check(name, "fail", "future positions reach the output")
@@ -578,6 +680,7 @@ def _diagnose_causal(
         rep.check(name, "skip", "the unmasked output is already wrong in an unknown way")
     elif any(not np.isfinite(o).all() for o in outs):
         rep.check(name, "fail", "NaN or inf in the output")
+        ctx.facts["nonfinite"] = True
         rep.add(
             "nonfinite-output",
             f"{title('nonfinite-output')} (causal)",
@@ -590,7 +693,6 @@ def _diagnose_causal(
             f"{title('wrong-output')} (causal)",
             repro.mismatch(kern, CAUSAL, True, ctx.imp),
         )
-    return False
 
 
 def _same(kern: Kernel, probes: list[Probe], a: Outs, b: Outs) -> bool:

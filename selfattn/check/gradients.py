@@ -36,6 +36,11 @@ class Mode:
         return "causal" if self.causal else "no mask"
 
 
+def rule(ctx: Ctx) -> None:
+    """The gradients, once the forward is known (`base`) and whether its mask is right."""
+    check_gradients(ctx, ctx.facts["base"], ctx.facts["causal right"])
+
+
 def check_gradients(ctx: Ctx, forward: Variant | None, causal_right: bool) -> None:
     """dq, dk, dv against the reference, when the kernel is torch and its forward is right
     (`causal_right`: with its causal mask too, then checked with it as well)."""
@@ -137,13 +142,15 @@ def _judge(ctx: Ctx, probes: list[Probe], forward: Variant, causal: bool) -> boo
         f"{gap.worst} off by {gap.err:.3g} (tolerance {gap.tol:.2g}) on n x d = "
         f"{p.shape[0]}x{p.shape[1]}"
     )
-    leak = _future_gradient(kern, runs) if causal and hit is None else ""
-    id_ = hit.id if hit is not None and hit.id else "backward-wrong-output"
-    id_ = "backward-causal-leak" if leak else id_
-    said = f"matches the known bug: {hit.detail}" if hit is not None else detail
-    rep.check(name, "fail", leak or said)
-    message = f"{title(id_)} ({how}): {leak or (hit.detail if hit else detail)}"
-    rep.add(id_, message, _repro(ctx, forward, causal))
+    if hit is not None:
+        id_ = hit.id or "backward-wrong-output"
+        rep.check(name, "fail", f"matches the known bug: {hit.detail}")
+        rep.add(id_, f"{title(id_)} ({how}): {hit.detail}", _repro(ctx, forward, causal))
+        return False
+    leak = _future_gradient(kern, runs) if causal else ""
+    id_ = "backward-causal-leak" if leak else "backward-wrong-output"
+    rep.check(name, "fail", leak or detail)
+    rep.add(id_, f"{title(id_)} ({how}): {leak or detail}", _repro(ctx, forward, causal))
     return False
 
 

@@ -11,13 +11,14 @@ future is read from the layer itself (a class named causal, a triangular mask bu
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from .context import title
 from .frameworks import precision
+from .names import named
 from .probe import CallFailed, Runner, Signature, TargetError
 from .projections import Projections, Suspect, as_float64, causal_intent
 from .reference import (
@@ -32,7 +33,6 @@ from .reference import (
 )
 from .report import Report
 from .rotary import AT_ZERO, Rotary, rotations
-from .weight_grads import check_weight_gradients
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -48,8 +48,6 @@ BATCH = 2
 # eager attention), or boolean, True = may attend (F.scaled_dot_product_attention) or
 # True = hidden (nn.MultiheadAttention).
 MASK_FORMS = ("additive", "keep", "block")
-# where a layer may be told the position it starts at (Meta's LLaMA `start_pos`, for its cache)
-STARTS = ("start_pos",)
 # the usual cause of a wrong triangle around nn.MultiheadAttention
 MHA_MASK = (
     "nn.MultiheadAttention reads a boolean attn_mask as True = may NOT attend, the opposite of "
@@ -116,6 +114,7 @@ class Layer:
         self.flag: str | None = None  # a causal flag passed as True
         self.rotary: Rotary | None = None  # the rotation the model would hand in, at angle 0
         self.args: dict[str, Any] = {}  # the caller's own, for every call
+        self.text: _Text  # the reproductions, once the layer is called
 
     @property
     def dtype_name(self) -> str:
@@ -128,6 +127,20 @@ class Layer:
 
         g = torch.Generator().manual_seed(seed)
         return as_float64(torch.randn(batch, n, self.proj.width, generator=g, dtype=self.dtype))
+
+    kind = "layer"
+
+    @property
+    def reference(self) -> Projections:
+        """The layer's own weights, which the output is computed from in float64."""
+        return self.proj
+
+    def source(self) -> list[str]:
+        """The reproductions' first lines: the import, the mask it takes, and y(x)."""
+        return self.text._head()
+
+    def call(self, x: Array) -> Array:
+        return self(x)
 
     def __call__(self, x: Array) -> Array:
         """The output for x (batch, n, C) as float64 (batch, n, C_out), or CallFailed."""
@@ -168,7 +181,24 @@ class Layer:
         return max(FUDGE * err, ATOL * max(1.0, float(np.nanmax(np.abs(ref)))))
 
 
-def check_layer(
+@dataclass
+class LayerRun:
+    """One check of a layer: what its rules share (rules.State)."""
+
+    layer: Layer
+    text: _Text
+    rep: Report
+    module: Any
+    masks: list[str]  # its mask arguments, which may carry its causal mask
+    flag: str | None  # its causal flag (timm's `is_causal`), checked on as well as off
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def subject(self) -> Layer:
+        return self.layer
+
+
+def start(
     module: Any,
     proj: Projections,
     masks: list[str],
@@ -179,13 +209,11 @@ def check_layer(
     imp: str,
     name: str,
     zeroed: list[str],
-) -> None:
-    """Check a layer; `masks` are its mask arguments, which may carry its causal mask, `sig`
-    its signature, whose causal flag (timm's `is_causal`) is checked on as well as off, `args`
-    what the caller passes to every call, and `zeroed` the angles of a rotation it makes
+) -> LayerRun:
+    """Call the layer once, and say how; `masks` are its mask arguments, `sig` its signature,
+    `args` what the caller passes to every call, and `zeroed` the angles of a rotation it makes
     itself, held at angle 0 meanwhile (rotary.angles_at_zero)."""
-    flag, params = sig.flag, sig.params
-    args = {**args, **_required(params, masks, args)}
+    args = {**args, **_required(sig.params, masks, args)}
     layer = Layer(runner, module, proj)
     layer.args = args
     n0, s0 = SIZES[0]
@@ -194,7 +222,7 @@ def check_layer(
     if turned:
         layer.proj = proj = replace(proj, time_first=False)
     try:
-        first = _first_call(layer, x0, rotations(params, args, proj.head_size))
+        first = _first_call(layer, x0, rotations(sig.params, args, proj.head_size))
     except CallFailed as exc:
         shape = f"(1, {n0}, {proj.width}) {layer.dtype_name}"
         raise TargetError(
@@ -203,6 +231,19 @@ def check_layer(
             "it calls (e.g. eager_attention_forward) as a kernel"
         ) from None
     rep.kind = "layer"
+    _say_how_called(layer, rep, turned, zeroed)
+    text = _Text(name, imp, proj, layer.dtype)
+    text.args = "".join(f", {k}={v!r}" for k, v in args.items())
+    text.rotary, text.zeroed = layer.rotary, zeroed
+    layer.text = text
+    run = LayerRun(layer, text, rep, module, masks, sig.flag)
+    run.facts |= {"x": x0, "first": first, "tol": layer.tolerance(x0[0], Suspect(CORRECT))}
+    return run
+
+
+def _say_how_called(layer: Layer, rep: Report, turned: bool, zeroed: list[str]) -> None:
+    """The input's shape, the projections read, and how the layer was made ready."""
+    proj = layer.proj
     shape = "(n, batch, C)" if proj.time_first else "(batch, n, C)"
     shape = "(batch, n, 1, C), an n x 1 image" if proj.image else shape
     shape = "(batch, C, n, 1), an n x 1 image, channels first" if proj.channels_first else shape
@@ -212,86 +253,110 @@ def check_layer(
         f"projections `{proj.names}`: {proj.heads} head{'s' if proj.heads > 1 else ''} of size "
         f"{proj.head_size}{grouped}, C = {proj.width}; the reference uses the layer's own weights"
     )
-    if turned:
-        rep.notes.append(
-            f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants (n, batch, C)"
-        )
-    if proj.cap:
-        rep.notes.append(
-            f"the scores are soft-capped as {proj.cap:g} tanh(s / {proj.cap:g}) "
-            f"(`{proj.capped_by}`): so is the reference"
-        )
-    if proj.cosine:
-        temps = ", ".join(f"{t:.4g}" for t in proj.cosine)
-        rep.notes.append(
-            f"scaled cosine attention: the scores are t cos(q, k), t = {temps} per head, read "
-            "from the run; so is the reference"
-        )
-    if layer.rotary is not None:
-        rep.notes.append(
-            f"rotary embeddings go in through `{layer.rotary.param}`: handed in at angle 0 "
-            f"({layer.rotary.said}), so the layer is checked as attention without positions "
-            "(the rotation itself is the model's, not checked)"
-        )
-    if zeroed:
-        rep.notes.append(
-            f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in zeroed)})"
-            " are held at angle 0 for the check, so it is checked as attention without positions"
-            " (they are put back after)"
-        )
-    text = _Text(name, imp, proj, layer.dtype)
-    text.args = "".join(f", {k}={v!r}" for k, v in args.items())
-    text.rotary, text.zeroed = layer.rotary, zeroed
-    tol = layer.tolerance(x0[0], Suspect(CORRECT))
-    if float(np.max(np.abs(layer(x0) - first))) > tol:
+    said = {
+        "turned": f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants "
+        "(n, batch, C)",
+        "cap": f"the scores are soft-capped as {proj.cap:g} tanh(s / {proj.cap:g}) "
+        f"(`{proj.capped_by}`): so is the reference",
+        "rotary": f"rotary embeddings go in through `{getattr(layer.rotary, 'param', '')}`: "
+        f"handed in at angle 0 ({getattr(layer.rotary, 'said', '')}), so the layer is checked "
+        "as attention without positions (the rotation itself is the model's, not checked)",
+        "zeroed": "the layer rotates q and k itself: its angles "
+        f"({', '.join(f'`{n}`' for n in zeroed)}) are held at angle 0 for the check, so it is "
+        "checked as attention without positions (they are put back after)",
+        "cosine": "scaled cosine attention: the scores are t cos(q, k), t = "
+        f"{', '.join(f'{t:.4g}' for t in proj.cosine)} per head, read from the run; so is the "
+        "reference",
+    }
+    held = {
+        "turned": turned,
+        "cap": proj.cap,
+        "cosine": proj.cosine,
+        "rotary": layer.rotary,
+        "zeroed": zeroed,
+    }
+    rep.notes += [said[k] for k, on in held.items() if on]
+
+
+def same_output(run: LayerRun) -> None:
+    """Two calls on the same x agree; the rest needs it (`steady`)."""
+    layer, rep, first = run.layer, run.rep, run.facts["first"]
+    n0, s0 = SIZES[0]
+    moved = float(np.max(np.abs(layer(run.facts["x"]) - first)))
+    run.facts["steady"] = not moved > run.facts["tol"]  # NaN in both calls is no randomness
+    if not run.facts["steady"]:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")
-        rep.add("random-output", title("random-output"), text.random(n0, s0))
+        rep.add("random-output", title("random-output"), run.text.random(n0, s0))
         return
     rep.check("same output for the same input", "pass")
 
-    reason = causal_intent(module)
-    leak = _future_leak(layer, x0, first, tol)
+
+def intent(run: LayerRun) -> None:
+    """Whether the layer is meant to hide the future (`causal`), and whether it does (`leak`)."""
+    layer, rep, x0, tol = run.layer, run.rep, run.facts["x"], run.facts["tol"]
+    reason = causal_intent(run.module)
+    leak = _future_leak(layer, x0, run.facts["first"], tol)
     causal = reason is not None or leak is None
     if reason is not None:
         rep.notes.append(f"checked as causal: {reason}")
         # a layer may leave its mask to the model around it (Hugging Face's eager attention)
-        layer.mask = _mask_that_hides_the_future(layer, masks, x0, tol) if leak else None
+        layer.mask = _mask_that_hides_the_future(layer, run.masks, x0, tol) if leak else None
         if layer.mask is not None:
             leak = None
             rep.notes.append(
                 f"the causal mask goes in through `{layer.mask.param}` ({layer.mask.said}, "
                 f"{layer.mask.shape}): without it the layer sees the future"
             )
-            text.mask = layer.mask
-    elif causal:
-        rep.notes.append("masks the future by itself (no flag, no triangular buffer): causal")
-    elif flag is None:
-        rep.notes.append("every position sees the whole sequence: checked without a mask")
+            run.text.mask = layer.mask
     else:
-        rep.notes.append(
-            f"every position sees the whole sequence with `{flag}` off: checked without a mask, "
-            f"and with `{flag}=True` as causal"
-        )
+        rep.notes.append(_unmasked_note(causal, run.flag))
+    run.facts |= {"causal": causal, "leak": leak, "flag off": run.flag is not None and not causal}
 
-    layer.proj = _wiring(layer, Suspect(CAUSAL if causal else CORRECT), x0[0], first[0])
-    if layer.proj.norm is not None:
-        kind = "RMSNorm" if layer.proj.norm.rms else "LayerNorm"
-        kind = f"GroupNorm, {layer.proj.norm.groups} groups" if layer.proj.norm.groups else kind
-        said = f"x goes through `{layer.proj.norm.name}` ({kind}) before the projections"
-        rep.notes.append(said)
-    if layer.proj.wiring:
+
+def _unmasked_note(causal: bool, flag: str | None) -> str:
+    if causal:
+        return "masks the future by itself (no flag, no triangular buffer): causal"
+    if flag is None:
+        return "every position sees the whole sequence: checked without a mask"
+    return (
+        f"every position sees the whole sequence with `{flag}` off: checked without a mask, "
+        f"and with `{flag}=True` as causal"
+    )
+
+
+def wiring(run: LayerRun) -> None:
+    """How the weights are wired (a fused map's order, a norm, a residual), read once."""
+    layer, rep, causal = run.layer, run.rep, run.facts["causal"]
+    want = Suspect(CAUSAL if causal else CORRECT)
+    layer.proj = proj = _wiring(layer, want, run.facts["x"][0], run.facts["first"][0])
+    if proj.norm is not None:
+        kind = "RMSNorm" if proj.norm.rms else "LayerNorm"
+        kind = f"GroupNorm, {proj.norm.groups} groups" if proj.norm.groups else kind
+        rep.notes.append(f"x goes through `{proj.norm.name}` ({kind}) before the projections")
+    if proj.wiring:
         rep.notes.append(
-            f"{layer.proj.wiring}: right for weights trained this way, wrong for a checkpoint "
+            f"{proj.wiring}: right for weights trained this way, wrong for a checkpoint "
             "trained the usual way"
         )
-    if layer.proj.residual:
+    if proj.residual:
         rep.notes.append("the layer adds x to its output (a residual): checked as x + attention")
-    label = "causal" if causal else "no mask"
-    if _judge(layer, text, rep, causal, leak, label):
-        check_weight_gradients(module, layer, text, rep, label)
-    if flag is not None and not causal:
-        _flag_on(layer, text, rep, flag, first, tol)
-    _batched(layer, text, rep, tol)
+
+
+def reference(run: LayerRun) -> None:
+    """The output against the layer's own weights computed as attention (`right`)."""
+    causal = run.facts["causal"]
+    run.facts["label"] = label = "causal" if causal else "no mask"
+    run.facts["right"] = _judge(run.layer, run.text, run.rep, causal, run.facts["leak"], label)
+
+
+def flag_on(run: LayerRun) -> None:
+    """A layer seeing the whole sequence with its causal flag off, with the flag on."""
+    assert run.flag is not None
+    _flag_on(run.layer, run.text, run.rep, run.flag, run.facts["first"], run.facts["tol"])
+
+
+def batched(run: LayerRun) -> None:
+    _batched(run.layer, run.text, run.rep, run.facts["tol"])
 
 
 def _required(params: dict[str, bool], masks: list[str], given: dict[str, Any]) -> dict[str, Any]:
@@ -299,7 +364,7 @@ def _required(params: dict[str, bool], masks: list[str], given: dict[str, Any]) 
     each is required): a mask argument with no default (Mistral's `attention_mask`) as None,
     no mask, until one is found to be what makes the layer causal; the start position as 0."""
     needed = {n for n, required in params.items() if required} - set(given)
-    return {n: None for n in masks if n in needed} | {n: 0 for n in STARTS if n in needed}
+    return {n: None for n in masks if n in needed} | {n: 0 for n in named("start") if n in needed}
 
 
 def _first_call(layer: Layer, x: Array, rotaries: list[Rotary]) -> Array:
@@ -370,44 +435,67 @@ def _judge(
 ) -> bool:
     """Compare with the reference; name the bug when it does not match; then, for a causal
     layer, whether the future reaches the past. Whether the layer was right throughout."""
-    proj, (n0, s0) = layer.proj, SIZES[0]
+    proj = layer.proj
     want = Suspect(CAUSAL if causal else CORRECT)
     check_name = f"matches float64 reference attention layer ({label})"
     results = [(x, layer(x)) for x in (layer.x(n, s) for n, s in SIZES)]
-    x0 = results[0][0]  # SIZES[0]'s, which the reproductions make
     sizes = ", ".join(f"n = {n}" for n, _ in SIZES)
     named = False  # a known bug, or an unexplained output, already reported
     right = all(_agrees(layer, x[0], out[0], want) for x, out in results)
     if right:
         rep.check(check_name, "pass", f"x of shape (1, n, {proj.width}): {sizes}")
     else:
-        hit = next(
-            (
-                v
-                for v in _candidates(causal, proj)
-                if all(_agrees(layer, x[0], out[0], v) for x, out in results)
-            ),
-            None,
-        )
-        if hit is not None and hit.id is not None:
-            rep.check(check_name, "fail", f"matches the known bug: {hit.detail}")
-            said = title(hit.id) if hit.reshaped else f"{title(hit.id)} ({hit.detail})"
-            if proj.packed and "triangle" in hit.id:
-                said += f"; {MHA_MASK}"
-            rep.add(hit.id, said, text.expected(x0[0], s0, proj, want))
-            named = True
-        else:
-            rep.check(check_name, "fail", "differs from the reference; matches no known bug")
-            if not (causal and leak):  # a leak says more than "wrong": it is reported below
-                rep.add("wrong-output", title("wrong-output"), text.expected(x0[0], s0, proj, want))
-                named = True
+        # a leak says more than "wrong": it is reported below
+        named = _name_the_bug(layer, text, rep, results, want, check_name, causal and bool(leak))
     if not causal:
         return right
+    return _no_leak(layer, text, rep, leak, named) and right
+
+
+def _name_the_bug(
+    layer: Layer,
+    text: _Text,
+    rep: Report,
+    results: list[tuple[Array, Array]],
+    want: Suspect,
+    check_name: str,
+    leaks: bool,
+) -> bool:
+    """The known bug the outputs match, else wrong-output (unless `leaks`, said after);
+    whether a finding was reported."""
+    proj, s0, x0 = layer.proj, SIZES[0][1], results[0][0]  # SIZES[0]'s x, as reproduced
+    causal = want.variant is CAUSAL
+    hit = next(
+        (
+            v
+            for v in _candidates(causal, proj)
+            if all(_agrees(layer, x[0], out[0], v) for x, out in results)
+        ),
+        None,
+    )
+    if hit is not None and hit.id is not None:
+        rep.check(check_name, "fail", f"matches the known bug: {hit.detail}")
+        said = title(hit.id) if hit.reshaped else f"{title(hit.id)} ({hit.detail})"
+        if proj.packed and "triangle" in hit.id:
+            said += f"; {MHA_MASK}"
+        rep.add(hit.id, said, text.expected(x0[0], s0, proj, want))
+        return True
+    rep.check(check_name, "fail", "differs from the reference; matches no known bug")
+    if leaks:
+        return False
+    rep.add("wrong-output", title("wrong-output"), text.expected(x0[0], s0, proj, want))
+    return True
+
+
+def _no_leak(layer: Layer, text: _Text, rep: Report, leak: Leak | None, named: bool) -> bool:
+    """Whether no output moves when only later x changes; a leak is reported unless a finding
+    (`named`) already says what is wrong."""
+    n0, s0 = SIZES[0]
     via = f" (`{layer.flag}=True`)" if layer.flag else ""
     leak_name = f"no future leak{via}: output i ignores x after i"
     if leak is None:
-        rep.check(leak_name, "pass", f"x of shape (1, {n0}, {proj.width}), every i")
-        return right
+        rep.check(leak_name, "pass", f"x of shape (1, {n0}, {layer.proj.width}), every i")
+        return True
     row, after = leak
     detail = f"output {row} moves when only x after position {after} changes"
     rep.check(leak_name, "fail", detail)
@@ -426,13 +514,9 @@ def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
     """
     proj = layer.proj
     norms = (proj.norm, None) if proj.norm is not None else (None,)
-    reads = [(o, h) for h in (False, True) for o in ORDERS] if proj.fused is not None else []
-    wired = [proj.rewired(order, per_head) for order, per_head in reads] or [proj]
-    if 0 < proj.kv_heads < proj.heads:  # grouped-query: which q heads share a k, v head
-        wired += [replace(w, tiled=True) for w in wired]
     ways = [
         replace(w, norm=norm, residual=res)
-        for w in wired
+        for w in _readings(proj)
         for norm in norms
         for res in (False, True)
     ]
@@ -441,6 +525,16 @@ def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
         return right
     plain = [replace(proj, norm=norm) for norm in norms]
     return min(plain, key=lambda w: _error(w, want, x, out))
+
+
+def _readings(proj: Projections) -> list[Projections]:
+    """Every way to read a fused map's columns (the parts in any order, per head or side by
+    side), and, with grouped-query heads, which q heads share a k, v head."""
+    reads = [(o, h) for h in (False, True) for o in ORDERS] if proj.fused is not None else []
+    wired = [proj.rewired(order, per_head) for order, per_head in reads] or [proj]
+    if 0 < proj.kv_heads < proj.heads:
+        wired += [replace(w, tiled=True) for w in wired]
+    return wired
 
 
 def _error(proj: Projections, want: Suspect, x: Array, out: Array) -> float:

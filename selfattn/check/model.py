@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,8 +56,26 @@ class Model:
     def __init__(self, runner: Runner, encoding: str, vocab: int, name: str) -> None:
         self.runner, self.encoding, self.vocab, self.name = runner, encoding, vocab, name
 
+    kind = "model"
+    reference = "word order reaches the output"  # no output to compare: a property
+    imp = ""  # the reproductions' import line, once checked
+
     def __call__(self, ids: Array) -> Array:
         return rows(self.runner(encode(self.encoding, ids)), len(ids))
+
+    def call(self, ids: Array) -> Array:
+        return self(ids)
+
+    @property
+    def lib(self) -> str:
+        return "import torch" if self.encoding == "torch" else "import numpy as np"
+
+    @property
+    def array(self) -> str:
+        return "torch.tensor" if self.encoding == "torch" else "np.array"
+
+    def source(self) -> list[str]:
+        return [self.lib, self.imp]
 
 
 def connect(fn: Callable[..., Any], runner: Runner, name: str) -> Model:
@@ -77,26 +96,51 @@ def connect(fn: Callable[..., Any], runner: Runner, name: str) -> Model:
     raise TargetError(f"{name}(ids) could not be called " + "; ".join(failures[:2]))
 
 
-def check_model(fn: Callable[..., Any], runner: Runner, rep: Report, imp: str, name: str) -> None:
-    """Finite output, then whether permuting the tokens only permutes the output rows."""
+@dataclass
+class ModelRun:
+    """One check of a model: what its rules share (rules.State)."""
+
+    model: Model
+    rep: Report
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def subject(self) -> Model:
+        return self.model
+
+
+def start(fn: Callable[..., Any], runner: Runner, rep: Report, imp: str, name: str) -> ModelRun:
+    """How the model takes token ids, found by calling it."""
     model = connect(fn, runner, name)
+    model.imp = imp
     rep.kind = "model"
     rep.backend = f"token ids as {model.encoding}"
+    return ModelRun(model, rep)
+
+
+def finite_output(run: ModelRun) -> None:
+    """Finite vectors for 8 token ids (`finite`, with the ids and the output)."""
+    model, rep = run.model, run.rep
     rng = np.random.default_rng(1)
     ids = rng.permutation(8) % model.vocab
     out = model(ids)
-    lib = "import torch" if model.encoding == "torch" else "import numpy as np"
-    arr = "torch.tensor" if model.encoding == "torch" else "np.array"
-    if not np.isfinite(out).all():
-        rep.check("finite output", "fail")
-        how = [lib, imp, f"print({name}({arr}({ids.tolist()})))  # has NaN or inf"]
-        rep.add(
-            "nonfinite-output",
-            f"{BY_ID['nonfinite-output'].title} (ids {ids.tolist()})",
-            "\n".join(how),
-        )
+    run.facts |= {"rng": rng, "ids": ids, "out": out, "finite": bool(np.isfinite(out).all())}
+    if run.facts["finite"]:
+        rep.check("finite output", "pass", f"ids {ids.tolist()}")
         return
-    rep.check("finite output", "pass", f"ids {ids.tolist()}")
+    rep.check("finite output", "fail")
+    how = [*model.source(), f"print({model.name}({model.array}({ids.tolist()})))  # has NaN or inf"]
+    rep.add(
+        "nonfinite-output",
+        f"{BY_ID['nonfinite-output'].title} (ids {ids.tolist()})",
+        "\n".join(how),
+    )
+
+
+def word_order(run: ModelRun) -> None:
+    """Whether permuting the tokens only permutes the output rows."""
+    model, rep, rng = run.model, run.rep, run.facts["rng"]
+    ids, out, name, arr = run.facts["ids"], run.facts["out"], model.name, model.array
     noise = float(np.max(np.abs(model(ids) - out)))  # a model with dropout on is not repeatable
     tol = 1e-5 * max(1.0, float(np.max(np.abs(out)))) + 4 * noise
     name_ = "word order reaches the output"
@@ -111,8 +155,7 @@ def check_model(fn: Callable[..., Any], runner: Runner, rep: Report, imp: str, n
     perm = perms[0]
     rep.check(name_, "fail", "permuting the tokens only permutes the output rows")
     lines = [
-        lib,
-        imp,
+        *model.source(),
         f"ids = {arr}({ids.tolist()})",
         f"perm = {arr}({perm.tolist()})",
         f"a = {name}(ids)[perm]",

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 import numpy as np
 
@@ -30,19 +30,10 @@ from .frameworks import (
     summarize,
     to_layout,
 )
+from .names import named
 from .reference import CORRECT, FLOAT32, Precision, Variant, tolerance
 
 __all__ = ["CallFailed", "summarize"]
-
-Q_NAMES = ("q", "query", "queries", "xq")
-K_NAMES = ("k", "key", "keys", "xk")
-V_NAMES = ("v", "value", "values", "xv")
-FLAG_NAMES = ("causal", "is_causal")
-MASK_NAMES = ("mask", "attn_mask", "attention_mask")
-# added to the scores like an additive mask (xformers, flash-attn's reference, flax)
-BIAS_NAMES = ("bias", "attn_bias", "attention_bias")
-SCALE_NAMES = ("scale", "scaling", "softmax_scale", "sm_scale")
-SOFTCAP_NAMES = ("softcap", "softcapping", "logit_softcapping", "attn_logit_softcapping")
 
 
 class TargetError(Exception):
@@ -204,77 +195,128 @@ def is_mask_name(name: str) -> bool:
     Face's `head_mask` scales whole heads, not positions)."""
     low = name.lower()
     return (
-        low in MASK_NAMES
-        or low in BIAS_NAMES
+        low in named("mask")
+        or low in named("bias")
         or ("mask" in low and not any(other in low for other in ("drop", "query", "head")))
     )
 
 
-def _named(names: dict[str, Any], choices: tuple[str, ...]) -> str | None:
-    return next((n for n in choices if n in names), None)
+Param = inspect.Parameter
 
 
 def read_signature(fn: Callable[..., Any]) -> Signature:
     """Kernel, model or unknown; which parameters take q, k, v, the flag, masks and scale."""
+    sig = _inspected(fn)
+    if sig is None:
+        return Signature(None)
+    pos, names, varargs = _parameters(sig)
+    qkv, by_names = _qkv(names, pos, varargs)
+    flag = _first(named("causal flag"), names)
+    masks = _masks(names, qkv or ())
+    scale, softcap = _first(named("scale"), names), _first(named("soft cap"), names)
+    known = {*(qkv or ()), flag, scale, *(m.name for m in masks)}
+    required = {n: p.default is p.empty for n, p in names.items()}
+    return Signature(
+        _kind_said(pos, varargs, by_names),
+        flag,
+        masks,
+        qkv,
+        [p.name for p in pos if p.kind is p.POSITIONAL_ONLY],
+        scale,
+        required.get(cast(str, scale), False),
+        _unfilled(required, known) if qkv else [],
+        _plain_text(sig),
+        qkv is not None and list(qkv) != [p.name for p in pos[:3]],
+        _dropout(names),
+        softcap,
+        _default(names, softcap),
+        required,
+        _switches(names, known),
+    )
+
+
+def _parameters(sig: inspect.Signature) -> tuple[list[Param], dict[str, Param], bool]:
+    """The positional parameters, every named one by name, and whether it takes *args."""
+    params = list(sig.parameters.values())
+    pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    return pos, names, any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+def _unfilled(required: dict[str, bool], known: set) -> list[str]:
+    """Required parameters that nothing the check passes (q, k, v, flag, scale, masks) fills."""
+    return [n for n, r in required.items() if r and n not in known]
+
+
+def _dropout(names: dict[str, Param]) -> str | None:
+    """A dropout probability with a default above 0."""
+    return next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
+
+
+def _switches(names: dict[str, Param], known: set) -> list[str]:
+    """Parameters defaulting to False: one may be a causal flag under another name."""
+    return [n for n, p in names.items() if p.default is False and n not in known]
+
+
+def _masks(names: dict[str, Param], qkv: tuple[str, ...]) -> list[MaskParam]:
+    """The mask parameters: `mask_future=False` is a switch, not a mask."""
+    return [
+        MaskParam(n, p.default is p.empty)
+        for n, p in names.items()
+        if is_mask_name(n) and n not in qkv and not isinstance(p.default, bool)
+    ]
+
+
+def _default(names: dict[str, Param], name: str | None) -> Any:
+    return names[name].default if name else None
+
+
+def _inspected(fn: Callable[..., Any]) -> inspect.Signature | None:
+    """The signature that says how `fn` is called: an nn.Module's forward (it says more than
+    __call__), an autograd.Function's forward after ctx; None when there is none."""
     target = fn
     if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
-        module: Any = fn
-        target = module.forward  # an nn.Module: its forward says more than __call__
+        target = cast(Any, fn).forward
     function = _autograd_function(fn)
     try:
         sig = inspect.signature(function.forward if function is not None else target)
     except (TypeError, ValueError):
-        sig = builtin_signature(target)
+        sig = builtin_signature(target)  # a compiled builtin states it in its docstring
         if sig is None:
-            return Signature(None)
+            return None
     if function is not None:  # `attention = _attention.apply`: forward's parameters after ctx
         sig = sig.replace(parameters=list(sig.parameters.values())[1:])
-    params = list(sig.parameters.values())
-    pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    required = [p for p in pos if p.default is p.empty]
-    varargs = any(p.kind is p.VAR_POSITIONAL for p in params)
-    names = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-    # q, k, v by name among the positional parameters when there are three: a keyword-only
-    # `key` after them is a random key (JAX, equinox), not the keys
+    return sig
+
+
+def _qkv(
+    names: dict[str, Param], pos: list[Param], varargs: bool
+) -> tuple[tuple[str, str, str] | None, bool]:
+    """The parameters q, k, v go to (None: positional), and whether they were found by name.
+
+    By name among the positional parameters when there are three: a keyword-only `key` after
+    them is a random key (JAX, equinox), not the keys."""
     lower = {n.lower(): n for n, p in names.items() if len(pos) < 3 or p.kind is not p.KEYWORD_ONLY}
-    found = [_named(lower, c) for c in (Q_NAMES, K_NAMES, V_NAMES)]
-    qkv = tuple(lower[f] for f in found) if all(found) else None  # type: ignore[index]
-    if qkv is None and len(pos) >= 3 and not varargs:
-        qkv = (pos[0].name, pos[1].name, pos[2].name)
-    flag = next((n for n in FLAG_NAMES if n in names), None)
-    masks = [  # `mask_future=False` is a switch, not a mask
-        MaskParam(n, p.default is p.empty)
-        for n, p in names.items()
-        if is_mask_name(n) and n not in (qkv or ()) and not isinstance(p.default, bool)
-    ]
-    scale = next((n for n in SCALE_NAMES if n in names), None)
-    dropout = next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
-    softcap = next((n for n in SOFTCAP_NAMES if n in names), None)
-    known = {*(qkv or ()), flag, scale, *(m.name for m in masks)}
-    needed = [p.name for p in params if p.default is p.empty and p.name in names]
-    if len(required) >= 3 or all(found) or (len(pos) >= 3 and not varargs):
-        kind: str | None = "kernel"
-    elif len(required) == 1 and not varargs:
-        kind = "model"
-    else:
-        kind = None
-    return Signature(
-        kind,
-        flag,
-        masks,
-        qkv,  # type: ignore[arg-type]
-        [p.name for p in pos if p.kind is p.POSITIONAL_ONLY],
-        scale,
-        scale is not None and names[scale].default is names[scale].empty,
-        [n for n in needed if n not in known] if qkv is not None else [],
-        _plain_text(sig),
-        qkv is not None and list(qkv) != [p.name for p in pos[:3]],
-        dropout,
-        softcap,
-        names[softcap].default if softcap else None,
-        {n: p.default is p.empty for n, p in names.items()},
-        [n for n, p in names.items() if p.default is False and n not in known],
-    )
+    found = [_first(named(role), lower) for role in "qkv"]
+    if all(found):
+        q, k, v = (lower[cast(str, f)] for f in found)
+        return (q, k, v), True
+    if len(pos) >= 3 and not varargs:
+        return (pos[0].name, pos[1].name, pos[2].name), False
+    return None, False
+
+
+def _kind_said(pos: list[Param], varargs: bool, by_names: bool) -> str | None:
+    """What the parameters say the target is: kernel (q, k, v), model (ids) or unknown."""
+    required = [p for p in pos if p.default is p.empty]
+    if len(required) >= 3 or by_names or (len(pos) >= 3 and not varargs):
+        return "kernel"
+    return "model" if len(required) == 1 and not varargs else None
+
+
+def _first(choices: tuple | list, names: dict[str, Any]) -> str | None:
+    """The first of `choices` among `names`."""
+    return next((n for n in choices if n in names), None)
 
 
 def builtin_signature(fn: Any) -> inspect.Signature | None:
@@ -370,6 +412,15 @@ class Kernel:
     Probes are (n, d) or (batch, heads, n, d) float64 arrays; the kernel sees them in its own
     framework and layout. `flag` or `mask` is what currently carries the causal mask.
     """
+
+    kind = "kernel"
+    imp = ""  # the reproductions' import line, once checked
+
+    def source(self) -> list[str]:
+        """The import lines every reproduction starts with."""
+        from .repro import head  # repro reads kernels: imported when first needed
+
+        return head(self, self.imp)
 
     def __init__(
         self,
@@ -487,28 +538,39 @@ class Kernel:
         extra: dict[str, Any] = {}
         if self.flag is not None and not self.always_causal:
             extra[self.flag] = causal
-        n = q.shape[-2]
         for name, param in self.masks.items():
-            if name == self.mask and param.kind is None and mask is None:
-                m = None  # not probed yet: the plain call passes None
-            elif name == self.mask:
-                m = self.mask_arg(n, causal) if mask is None else mask
-                m = None if isinstance(m, str) else m  # "none": pass None, or nothing
-            elif param.required and param.kind not in (None, "unusable", "ignored"):
-                full = np.ones(n if param.form == "padding" else (n, n), dtype=bool)
-                m = make_mask(param.kind or "keep", full)
-            else:
-                m = None
+            m = self._mask_value(name, param, q.shape[-2], causal, mask)
             if m is not None:
                 arr = self._shaped(param, m[0])
                 extra[name] = b.bools(arr) if m[1] == "bool" else b.floats(arr)
             elif param.required:
                 extra[name] = None
-        if self.sig.scale and self.sig.scale_required and self.sig.scale not in self.args:
-            extra[self.sig.scale] = 1 / math.sqrt(q.shape[-1])
+        if self.scale_passed:
+            extra[cast(str, self.sig.scale)] = 1 / math.sqrt(q.shape[-1])
         extra.update(self.args)
         qs, ks, vs = (b.floats(to_layout(x, lay)) for x in (q, k, v))
         return (*self._bind(qs, ks, vs, extra), (qs, ks, vs))
+
+    def _mask_value(
+        self, name: str, param: MaskParam, n: int, causal: bool, mask: Any
+    ) -> tuple[np.ndarray, str] | None:
+        """What mask argument `name` gets on a call of length n: the causal mask (or `mask`)
+        when it carries it, a mask that keeps every key when it is required, else None."""
+        if name == self.mask and param.kind is None and mask is None:
+            return None  # not probed yet: the plain call passes None
+        if name == self.mask:
+            m = self.mask_arg(n, causal) if mask is None else mask
+            return None if isinstance(m, str) else m  # "none": pass None, or nothing
+        if param.required and param.kind not in (None, "unusable", "ignored"):
+            full = np.ones(n if param.form == "padding" else (n, n), dtype=bool)
+            return make_mask(param.kind or "keep", full)
+        return None
+
+    @property
+    def scale_passed(self) -> bool:
+        """Whether the check passes the scale: the kernel requires it and the caller did not."""
+        sig = self.sig
+        return bool(sig.scale and sig.scale_required and sig.scale not in self.args)
 
     def _read_back(self, raw: Any, shape: tuple[int, ...]) -> None:
         """How a reproduction takes the (n, d) output from what the call returned."""
@@ -530,21 +592,34 @@ class Kernel:
             named.update(zip(self.sig.qkv or (), qkv, strict=True))
         if self.flag is not None and not self.always_causal:
             named[self.flag] = str(causal)
-        for name, param in self.masks.items():
-            if name == self.mask and (masked or (causal and self.mask_arg(2, True) is not None)):
-                named[name] = "mask"
-            elif param.required:
-                named[name] = self._full_text(param, q)
-        if self.sig.scale and self.sig.scale_required and self.sig.scale not in self.args:
-            named[self.sig.scale] = f"{q}.shape[-1] ** -0.5"
+        named |= self._masks_text(causal, masked, q)
+        if self.scale_passed:
+            named[cast(str, self.sig.scale)] = f"{q}.shape[-1] ** -0.5"
         named.update({key: repr(value) for key, value in self.args.items()})
-        if by_name:
-            for name in self.sig.positional_only:
-                if name not in named:
-                    break
-                parts.append(named.pop(name))
+        parts += self._positional(named) if by_name else []
         parts += [f"{key}={value}" for key, value in named.items()]
         return f"{self.name}({', '.join(parts)}){self.back}"
+
+    def _masks_text(self, causal: bool, masked: bool, q: str) -> dict[str, str]:
+        """The mask arguments as source text: `mask` where the causal mask goes (or always,
+        when `masked`), a mask keeping every key where one is required."""
+        said = {}
+        for name, param in self.masks.items():
+            if name == self.mask and (masked or (causal and self.mask_arg(2, True) is not None)):
+                said[name] = "mask"
+            elif param.required:
+                said[name] = self._full_text(param, q)
+        return said
+
+    def _positional(self, named: dict[str, str]) -> list[str]:
+        """The positional-only arguments, taken out of `named` in order, up to the first
+        not passed."""
+        parts = []
+        for name in self.sig.positional_only:
+            if name not in named:
+                break
+            parts.append(named.pop(name))
+        return parts
 
     def _full_text(self, param: MaskParam, q: str) -> str:
         """Source text for a mask that keeps everything, for a required mask not under test."""
@@ -625,36 +700,54 @@ def connect(
     Of the layouts that run, the first whose outputs mix positions wins: a (b, n, h, d) kernel
     given (1, 1, n, d) runs, but treats each position as a head of its own.
     """
-    missing = [p for p in sig.required if p not in (args or {})]
-    if missing:
-        says = ", ".join(f"`{p}`" for p in missing)
-        example = " ".join(f"--arg {p}=VALUE" for p in missing)
-        raise TargetError(
-            f"{name} needs {says}, which the checker cannot make up: pass "
-            f"{'it' if len(missing) == 1 else 'them'} with {example} (in Python: "
-            f"check(fn, args={{{', '.join(repr(p) + ': ...' for p in missing)}}}))"
-        )
-    rng = np.random.default_rng(0)
-    q, k, v = rng.standard_normal((3, 6, 6))
+    _needs_nothing_more(sig, name, args or {})
     failures: list[tuple[str, str]] = []
     for backend in backends_for(fn):
-        first: Kernel | None = None
-        for lay in [layout] if layout else LAYOUTS:
-            kern = Kernel(runner, sig, backend, name, lay, args)
-            try:
-                out = _first_call(kern, q, k, v)
-            except CallFailed as exc:
-                failures.append((f"{backend.label} {to_layout(q, lay).shape}", str(exc)))
-                continue
-            kern.rounded = kern.last_rounded or kern.weights_rounded(q, k)
-            kern.lp = kern.rounded or kern.last_lp
-            kern.layout_forced = layout is not None
-            if layout or kern.mixes(q, k, v, out):
-                return kern
-            first = first or kern
-        if first is not None:
-            return first
+
+        def make(lay: str, backend: Backend = backend) -> Kernel:
+            return Kernel(runner, sig, backend, name, lay, args)
+
+        kern = _in_layouts(make, layout, failures)
+        if kern is not None:
+            return kern
     raise TargetError(f"{name}(q, k, v) could not be called: {_failed(failures)}")
+
+
+def _needs_nothing_more(sig: Signature, name: str, args: dict[str, Any]) -> None:
+    """TargetError when the kernel requires arguments the checker cannot make up."""
+    missing = [p for p in sig.required if p not in args]
+    if not missing:
+        return
+    says = ", ".join(f"`{p}`" for p in missing)
+    example = " ".join(f"--arg {p}=VALUE" for p in missing)
+    raise TargetError(
+        f"{name} needs {says}, which the checker cannot make up: pass "
+        f"{'it' if len(missing) == 1 else 'them'} with {example} (in Python: "
+        f"check(fn, args={{{', '.join(repr(p) + ': ...' for p in missing)}}}))"
+    )
+
+
+def _in_layouts(
+    make: Callable[[str], Kernel], layout: str | None, failures: list[tuple[str, str]]
+) -> Kernel | None:
+    """The kernel (`make(layout)`) in the first layout that runs and mixes positions, else the
+    first that runs; None when none runs (why, added to `failures`). Only `layout`, if forced."""
+    q, k, v = np.random.default_rng(0).standard_normal((3, 6, 6))
+    first: Kernel | None = None
+    for lay in [layout] if layout else LAYOUTS:
+        kern = make(lay)
+        try:
+            out = _first_call(kern, q, k, v)
+        except CallFailed as exc:
+            failures.append((f"{kern.backend.label} {to_layout(q, lay).shape}", str(exc)))
+            continue
+        kern.rounded = kern.last_rounded or kern.weights_rounded(q, k)
+        kern.lp = kern.rounded or kern.last_lp
+        kern.layout_forced = layout is not None
+        if layout or kern.mixes(q, k, v, out):
+            return kern
+        first = first or kern
+    return first
 
 
 def _first_call(kern: Kernel, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -727,33 +820,49 @@ def _probe(kern: Kernel, param: MaskParam) -> str:
         except CallFailed:
             return None
 
-    for form in FORMS:
-        param.form = form
-        size = n if form == "padding" else (n, n)
-        out_t = attempt((np.ones(size, dtype=bool), "bool"))
-        if out_t is not None:
-            break
-    else:
-        param.form = "square"
+    out_t = _form(param, n, attempt)
+    if out_t is None:
         return "unusable"
     size = n if param.form == "padding" else (n, n)
     # the last two keys blocked for every query: seen also by a kernel that is causal anyway
     pattern = np.broadcast_to(np.arange(n) < n - 2, size)
     tol = tolerance(q, k, v, kern.lp)
+    outs = {
+        "all": out_t,
+        "none": attempt((np.zeros(size, dtype=bool), "bool")),
+        "plain": attempt("none"),
+    }
+    return _convention(outs, lambda: attempt((np.where(pattern, 0.0, -np.inf), "float")), tol)
+
+
+def _form(param: MaskParam, n: int, attempt: Callable[[Any], Any]) -> Any:
+    """The output with an all-True mask in the first form the kernel takes (`param.form`),
+    or None when it takes none."""
+    for form in FORMS:
+        param.form = form
+        out = attempt((np.ones(n if form == "padding" else (n, n), dtype=bool), "bool"))
+        if out is not None:
+            return out
+    param.form = "square"
+    return None
+
+
+def _convention(outs: dict[str, Any], additive: Callable[[], Any], tol: float) -> str:
+    """keep, block, additive or ignored, from the outputs with every key kept (`all`), none
+    (`none`), no mask (`plain`), and a float mask hiding two keys (`additive()`)."""
+    out_t, out_f, plain = outs["all"], outs["none"], outs["plain"]
 
     def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
         return a is not None and b is not None and float(np.max(np.abs(a - b))) <= tol
 
-    out_f = attempt((np.zeros(size, dtype=bool), "bool"))
-    plain = attempt("none")
     if plain is not None and (same(out_t, plain) != same(out_f, plain)):
         return "keep" if same(out_t, plain) else "block"
     if plain is None and looks_empty(out_t) != looks_empty(out_f):
         return "block" if looks_empty(out_t) else "keep"
-    additive = attempt((np.where(pattern, 0.0, -np.inf), "float"))
+    added = additive()
     reference = plain if plain is not None else (out_f if out_f is not None else out_t)
-    if additive is None:
+    if added is None:
         return "keep"
-    if reference is None or not same(additive, reference):
+    if reference is None or not same(added, reference):
         return "additive"
     return "ignored"

@@ -13,41 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from .probe import SOFTCAP_NAMES
+from .names import named
 from .reference import Variant
 
 Array = np.ndarray
-
-# Where published layers keep their projections, as attribute names.
-FUSED = (
-    "c_attn",
-    "qkv",
-    "to_qkv",
-    "Wqkv",
-    "qkv_proj",
-    "query_key_value",
-    "wqkv",  # gpt-fast
-)  # one map to q, k, v side by side
-SEPARATE = (
-    ("query", "key", "value"),
-    ("q_proj", "k_proj", "v_proj"),
-    ("to_q", "to_k", "to_v"),
-    ("wq", "wk", "wv"),
-    ("W_query", "W_key", "W_value"),  # Raschka's LLMs from scratch
-    ("q_lin", "k_lin", "v_lin"),  # DistilBERT
-    ("q", "k", "v"),
-)
-# q alone, and k and v from one map, k's columns first (lucidrains' `to_kv`, timm's PVT `kv`)
-PAIRED = (("to_q", "to_kv"), ("q", "kv"), ("q_proj", "kv_proj"))
-OUTPUT = ("c_proj", "proj", "out_proj", "o_proj", "to_out", "wo", "out", "dense", "o", "out_lin")
-NORMS = ("norm", "pre_norm", "input_norm", "ln")  # a LayerNorm or RMSNorm the layer may apply first
-# QK-norm (timm's qk_norm, OLMo 2, Qwen 3): q and k normalised, per head or across the heads
-Q_NORMS = ("q_norm", "q_layernorm", "query_norm", "norm_q")
-K_NORMS = ("k_norm", "k_layernorm", "key_norm", "norm_k")
-HEADS = ("n_head", "num_heads", "n_heads", "num_attention_heads", "heads", "nh")
-# how many k, v heads a layer has, when fewer than q's (grouped-query attention)
-KV_HEADS = ("num_key_value_heads", "n_kv_heads", "num_kv_heads", "n_kv_head", "n_local_heads")
-HEAD_SIZES = ("head_dim", "head_size", "attention_head_size", "dim_head", "d_head")
 
 
 @dataclass(frozen=True)
@@ -180,9 +149,27 @@ class Projections:
         `mixed`: they are joined as (heads, n, head_dim) reshaped to (n, C), the same way.
         """
         given = x
-        variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
-        cosine = len(self.cosine) == self.heads and variant.scores == "sdpa"
         x = self.norm(x, dtype) if self.norm is not None else x
+        heads = self._heads(x, self._as_held(variant), dtype, cut)
+        if heads is None:
+            return None
+        joined = np.stack(heads).reshape(x.shape[0], -1) if mixed else np.concatenate(heads, -1)
+        with np.errstate(all="ignore"):
+            joined = self.out(joined, dtype) if self.out is not None else joined
+            if self.residual and joined.shape != given.shape:
+                return None  # no residual from C to another width
+            joined = joined + given.astype(dtype) if self.residual else joined
+        return np.asarray(joined, dtype=np.float64)
+
+    def _as_held(self, variant: Variant) -> Variant:
+        """`variant` with the layer's own soft cap, unless it has its own."""
+        variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
+        return variant
+
+    def _heads(self, x: Array, variant: Variant, dtype: type, cut: bool) -> list[Array] | None:
+        """Each head's output on the normed x, or None where `variant` is undefined; a layer
+        of scaled cosine attention scores head h with its own temperature."""
+        cosine = len(self.cosine) == self.heads and variant.scores == "sdpa"
         kv = self.kv_heads or self.heads
         q = self._split(self.q(x, dtype), cut, self.heads)
         k, v = (self._split(p(x, dtype), cut, kv) for p in (self.k, self.v))
@@ -195,13 +182,7 @@ class Projections:
             if out is None:
                 return None
             heads.append(out)
-        joined = np.stack(heads).reshape(x.shape[0], -1) if mixed else np.concatenate(heads, -1)
-        with np.errstate(all="ignore"):
-            joined = self.out(joined, dtype) if self.out is not None else joined
-            if self.residual and joined.shape != given.shape:
-                return None  # no residual from C to another width
-            joined = joined + given.astype(dtype) if self.residual else joined
-        return np.asarray(joined, dtype=np.float64)
+        return heads
 
     def _qk_norm(self, t: Array, norm: Norm | None, dtype: type) -> Array:
         """`t` (heads, n, head_dim) normalised over each head, or over the heads joined."""
@@ -312,13 +293,8 @@ def _heads_held(module: Any) -> Projections | None:
     ModuleList of `Head`s and `proj` (LLMs from scratch's wrapper has no map out). Read as
     one layer whose head h has the columns of the h-th."""
     for name, child in module.named_children():
-        if type(child).__name__ != "ModuleList" or len(child) < 1:
-            continue
-        each = [_own_projections(head) for head in child]
-        if any(p is None or p.heads != 1 or p.out is not None or p.norm for p in each):
-            continue
-        heads = [p for p in each if p is not None]
-        if len({(p.width, p.head_size) for p in heads}) != 1:
+        heads = _single_heads(child)
+        if heads is None:
             continue
         q, k, v = (
             Affine(
@@ -329,10 +305,8 @@ def _heads_held(module: Any) -> Projections | None:
         )
         out_name, out = _map_out(module, v.w.shape[1])
         # everything the module holds is those heads and that map: no norm, no MLP
-        mine = {id(w) for w in child.parameters()}
-        if out_name is not None:
-            mine |= {id(w) for w in getattr(module, out_name).parameters()}
-        if {id(w) for w in module.parameters()} != mine:
+        held = [child, *([getattr(module, out_name)] if out_name is not None else [])]
+        if {id(w) for w in module.parameters()} != {id(w) for m in held for w in m.parameters()}:
             continue
         said = ", ".join(f"{name}[*].{n}" for n in heads[0].names.split(", "))
         said += f", {out_name}" if out_name is not None else ""
@@ -340,25 +314,33 @@ def _heads_held(module: Any) -> Projections | None:
     return None
 
 
+def _single_heads(child: Any) -> list[Projections] | None:
+    """A ModuleList of one-head layers of one width and head size, each without a map out or
+    a norm, as their projections; else None."""
+    if type(child).__name__ != "ModuleList" or len(child) < 1:
+        return None
+    each = [_own_projections(head) for head in child]
+    if any(p is None or p.heads != 1 or p.out is not None or p.norm for p in each):
+        return None
+    heads = [p for p in each if p is not None]
+    return heads if len({(p.width, p.head_size) for p in heads}) == 1 else None
+
+
 def _own_projections(module: Any) -> Projections | None:
     found = _packed(module) or _fused(module) or _separate(module) or _paired(module)
     if found is None:
         return None
     (q, k, v), names, fused = found
-    inner = q.w.shape[1]
-    counts = [getattr(module, n, None) for n in HEADS]
-    sizes = [getattr(module, n, None) for n in HEAD_SIZES]
-    counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
-    heads = next((h for h in counts if isinstance(h, int) and h >= 1 and inner % h == 0), 1)
-    size = inner // heads
+    heads = _head_count(module, q.w.shape[1])
+    size = q.w.shape[1] // heads
     kv_heads = k.w.shape[1] // size
     if k.w.shape[1] % size or heads % kv_heads or v.w.shape[1] % kv_heads:
         return None
     out_name, out = _map_out(module, heads * (v.w.shape[1] // kv_heads))
     names += f", {out_name}" if out_name is not None else ""
-    per_head = (size, inner)
+    per_head = (size, q.w.shape[1])
+    capped_by = next((n for n in named("soft cap") if _positive(getattr(module, n, None))), "")
     packed = names.startswith("in_proj")
-    capped_by = next((n for n in SOFTCAP_NAMES if _positive(getattr(module, n, None))), "")
     return Projections(
         q,
         k,
@@ -366,9 +348,9 @@ def _own_projections(module: Any) -> Projections | None:
         out,
         heads,
         names,
-        _norm(module, NORMS, (q.w.shape[0],)),
-        _norm(module, Q_NORMS, per_head),
-        _norm(module, K_NORMS, per_head),
+        _norm(module, named("norm"), (q.w.shape[0],)),
+        _norm(module, named("q norm"), per_head),
+        _norm(module, named("k norm"), per_head),
         inputs=3 if packed else 1,
         # nn.MultiheadAttention says batch_first; a layer of its own holding in_proj_weight
         # and saying nothing takes (batch, n, C), as layers do
@@ -380,6 +362,15 @@ def _own_projections(module: Any) -> Projections | None:
     )
 
 
+def _head_count(module: Any, inner: int) -> int:
+    """How many heads `inner` columns of q hold: the first count the layer keeps under a
+    published name, or the count its head size gives, that divides them; else 1."""
+    counts = [getattr(module, n, None) for n in named("heads")]
+    sizes = [getattr(module, n, None) for n in named("head size")]
+    counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
+    return next((h for h in counts if isinstance(h, int) and h >= 1 and inner % h == 0), 1)
+
+
 # q, k, v; the attributes they were read from; the one map they come from, if one
 Trio = tuple[tuple[Affine, Affine, Affine], str, Affine | None]
 
@@ -387,7 +378,7 @@ Trio = tuple[tuple[Affine, Affine, Affine], str, Affine | None]
 def _map_out(module: Any, joined: int) -> tuple[str | None, Affine | None]:
     """The module's map out of its `joined` heads, under the first published name that holds
     one of that width, and that name; (None, None) when it has none."""
-    for name in OUTPUT:
+    for name in named("map out"):
         candidate = _affine(getattr(module, name, None))
         if candidate is not None and candidate.w.shape[0] == joined:
             return name, candidate
@@ -411,7 +402,7 @@ def _packed(module: Any) -> Trio | None:
 
 
 def _fused(module: Any) -> Trio | None:
-    for name in FUSED:
+    for name in named("fused map"):
         both = _affine(getattr(module, name, None))
         if both is None:
             continue
@@ -433,8 +424,8 @@ def _grouped(module: Any, width: int) -> tuple[int, int] | None:
     """The widths of q and of each of k, v in a fused map of `width` columns holding fewer k, v
     heads than q heads (Phi-3's `qkv_proj`, gpt-fast's `wqkv`), from the head size and the k, v
     head count the layer keeps; None when it keeps neither or they do not add up to that."""
-    size = next((s for n in HEAD_SIZES if _count(s := getattr(module, n, None))), None)
-    kv = next((h for n in KV_HEADS if _count(h := getattr(module, n, None))), None)
+    size = next((s for n in named("head size") if _count(s := getattr(module, n, None))), None)
+    kv = next((h for n in named("k, v heads") if _count(h := getattr(module, n, None))), None)
     if size is None or kv is None:
         return None
     q = width - 2 * kv * size
@@ -453,7 +444,7 @@ def _positive(value: Any) -> bool:
 
 
 def _separate(module: Any) -> Trio | None:
-    for trio in SEPARATE:
+    for trio in named("separate maps"):
         q, k, v = (_affine(getattr(module, n, None)) for n in trio)
         if q is None or k is None or v is None:
             continue
@@ -464,7 +455,7 @@ def _separate(module: Any) -> Trio | None:
 
 
 def _paired(module: Any) -> Trio | None:
-    for pair in PAIRED:
+    for pair in named("paired maps"):
         q, kv = (_affine(getattr(module, n, None)) for n in pair)
         if q is None or kv is None or kv.w.shape[1] % 2 or q.w.shape[0] != kv.w.shape[0]:
             continue
@@ -505,15 +496,19 @@ def causal_intent(module: Any) -> str | None:
         if getattr(module, name, None) is True:
             return f"its `{name}` is True"
     for name, buf in getattr(module, "named_buffers", lambda: [])():
-        m = as_float64(buf)
-        while m.ndim > 2 and m.shape[0] == 1:
-            m = m[0]
-        if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 2:
-            continue
-        values = set(np.unique(m).tolist())
-        keep = m != 0 if values <= {0.0, 1.0} else m == 0 if (m < 0).any() else None
-        if keep is None or keep.all() or not keep.any():
-            continue
-        if np.array_equal(keep, np.tril(keep, 1)) or np.array_equal(keep, np.triu(keep, -1)):
+        if _triangular(as_float64(buf)):
             return f"its buffer `{name}` is a triangular mask"
     return None
+
+
+def _triangular(m: Array) -> bool:
+    """Whether a buffer is a square mask, 0/1 or additive, that hides one triangle."""
+    while m.ndim > 2 and m.shape[0] == 1:
+        m = m[0]
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 2:
+        return False
+    values = set(np.unique(m).tolist())
+    keep = m != 0 if values <= {0.0, 1.0} else m == 0 if (m < 0).any() else None
+    if keep is None or keep.all() or not keep.any():
+        return False
+    return np.array_equal(keep, np.tril(keep, 1)) or np.array_equal(keep, np.triu(keep, -1))

@@ -122,9 +122,7 @@ class Variant:
                 return None
             if self.cap > 0:
                 s = dtype(self.cap) * np.tanh(s / dtype(self.cap))
-            keep = KEEP[self.keep](s.shape[0]) if self.keep else None
-            if keep is not None and self.window:
-                keep = keep & np.triu(np.ones_like(keep), k=1 - self.window)
+            keep = self._kept(s.shape[0])
             if keep is not None and self.how == "inf":
                 s = np.where(keep, s, dtype(-np.inf))
             elif keep is not None and self.how == "fill":
@@ -133,6 +131,13 @@ class Variant:
             if keep is not None and self.how == "after":
                 w = w * keep
             return np.asarray(w @ v, dtype=np.float64)
+
+    def _kept(self, n: int) -> Array | None:
+        """Which of n x n scores the mask keeps (within the window, if one); None: no mask."""
+        keep = KEEP[self.keep](n) if self.keep else None
+        if keep is not None and self.window:
+            keep = keep & np.triu(np.ones_like(keep), k=1 - self.window)
+        return keep
 
 
 def _normalise(s: Array, norm: str, d: int) -> Array:

@@ -18,16 +18,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from .names import named
+
 # where a layer takes its rotation, and the forms it may take there, tried in this order
-FORMS = {"position_embeddings": ("cos_sin",), "freqs_cis": ("complex", "pairs")}
-# the angles a layer that rotates by itself may keep, by name, and what each holds at angle 0:
-# frequencies or angles 0 (HF's and GPT-NeoX's `inv_freq`, lucidrains' `freqs`), cos 1 and
-# sin 0 worked out ahead (modded-nanogpt's `cos`, `sin`; older HF's `cos_cached`), e^(i 0) = 1
+FORMS = {
+    **dict.fromkeys(named("rotation as cos, sin"), ("cos_sin",)),
+    **dict.fromkeys(named("rotation as complex"), ("complex", "pairs")),
+}
+# what each angle a layer keeps holds at angle 0: frequencies or angles 0, cos 1 and sin 0
+# worked out ahead, e^(i 0) = 1
 AT_ZERO = {
-    **dict.fromkeys(("inv_freq", "freqs", "cached_freqs", "angular_freq"), 0.0),
-    **dict.fromkeys(("cos", "cos_cached", "_cos_cached"), 1.0),
-    **dict.fromkeys(("sin", "sin_cached", "_sin_cached"), 0.0),
-    "freqs_cis": 1.0,
+    **dict.fromkeys(named("angles"), 0.0),
+    **dict.fromkeys(named("cosines"), 1.0),
+    **dict.fromkeys(named("sines"), 0.0),
+    **dict.fromkeys(named("complex rotations"), 1.0),
 }
 
 

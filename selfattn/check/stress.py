@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from copy import copy
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import repro
-from .context import Ctx, Outs, title
+from .context import Ctx, title
 from .frameworks import LAYOUTS, to_layout
 from .probe import CallFailed, Kernel
 from .reference import Variant, masked, tolerance
@@ -19,13 +21,16 @@ Array = np.ndarray
 BATCH = (2, 3, 5, 4)  # (batch, heads, n, d)
 
 
-def batched(ctx: Ctx, base: Variant) -> None:
-    """Each (n, d) slice of a batched input must come out as it does alone.
+def batched(ctx: Ctx) -> None:
+    """Each (n, d) slice of a batched input must come out as it does alone, as the kernel does
+    without a mask (`base`); a numpy kernel on (n, d) inputs is not written for batches.
 
     A kernel that raises on batched input was written for one sequence at a time: that is
     said as a warning. One that runs but mixes the slices is wrong.
     """
-    kern, rep = ctx.kern, ctx.rep
+    kern, base = ctx.kern, ctx.facts["base"]
+    if kern.backend.name == "numpy" and kern.layout == "nd":
+        return
     batch = (*BATCH[:2], *kern.shapes[0]) if kern.shapes else BATCH  # a size it accepts
     shape = to_layout(np.empty(batch), kern.layout).shape
     name = f"batched {shape} tensors: each (n, d) slice on its own"
@@ -35,22 +40,13 @@ def batched(ctx: Ctx, base: Variant) -> None:
     batch_kern = copy(kern)
     batch_kern.layout = "nd"  # the inputs are drawn in the kernel's layout above
     batch_kern.back = "[0]" if kern.pair else ""  # the output as it comes, if not in a pair
+    said = _Batch(ctx, name, shape, batch[2], lines, batch_kern)
     for causal in modes:
         want = masked(base) if causal else base
         try:
             out = kern.call(q, k, v, causal)
         except CallFailed as exc:
-            rep.check(name, "warn", str(exc))
-            hint = " (`k.T` reverses every axis of a batched tensor)" if _shape_error(exc) else ""
-            mask = kern.mask_text(batch[2], causal)
-            lines += [*([mask] if mask else []), f"out = {batch_kern.call_text(causal)}"]
-            lines.append(f"# {exc}")
-            rep.add(
-                "batched-input-unsupported",
-                f"{title('batched-input-unsupported')}: works on {LAYOUTS[kern.layout]} inputs, "
-                f"fails on {shape}{hint}: {exc}",
-                "\n".join(lines),
-            )
+            said.unsupported(exc, causal)
             return
         for b in np.ndindex(*batch[:2]):
             try:
@@ -59,30 +55,55 @@ def batched(ctx: Ctx, base: Variant) -> None:
                 continue
             diff = repro.moved(out[b], alone)
             if diff > tolerance(q[b], k[b], v[b], kern.lp):
-                axis = _batch_axis(out, q, k, v, want)
-                rep.check(name, "fail", f"slice {b} differs from the same input as (n, d)")
-                mask = kern.mask_text(batch[2], causal)
-                lines += [mask] if mask else []
-                at = _slice_text(kern.layout, b)
-                one = [f"q{at}", f"k{at}", f"v{at}"]
-                lines.append(f"a = {batch_kern.call_text(causal)}{at}")
-                lines.append(f"b = {kern.call_text(causal, one[0], one[1], one[2])}")
-                lines.append(
-                    f"print(abs(a - b).max())  # one slice, batched or alone: should be 0; "
-                    f"got {diff:.3g}"
-                )
-                if axis is not None:
-                    msg = f"on {shape} tensors softmax runs over dim {axis}, not the keys"
-                    rep.add(
-                        "softmax-wrong-axis",
-                        f"{title('softmax-wrong-axis')}: {msg}",
-                        "\n".join(lines),
-                    )
-                else:
-                    msg = f"on {shape} tensors the (n, d) slices are mixed"
-                    rep.add("wrong-output", f"{title('wrong-output')}: {msg}", "\n".join(lines))
+                said.mixed(b, diff, causal, _batch_axis(out, q, k, v, want))
                 return
-    rep.check(name, "pass")
+    ctx.rep.check(name, "pass")
+
+
+@dataclass
+class _Batch:
+    """What the batched check reports: its check's name, the batch's shape and length, the
+    reproduction's lines so far, and the kernel as called on the whole batch."""
+
+    ctx: Ctx
+    name: str
+    shape: tuple[int, ...]
+    n: int  # the sequence length, which the causal mask is made for
+    lines: list[str]
+    batch_kern: Kernel
+
+    def unsupported(self, exc: Exception, causal: bool) -> None:
+        kern, rep, lines = self.ctx.kern, self.ctx.rep, self.lines
+        rep.check(self.name, "warn", str(exc))
+        hint = " (`k.T` reverses every axis of a batched tensor)" if _shape_error(exc) else ""
+        mask = kern.mask_text(self.n, causal)
+        lines += [*([mask] if mask else []), f"out = {self.batch_kern.call_text(causal)}"]
+        lines.append(f"# {exc}")
+        rep.add(
+            "batched-input-unsupported",
+            f"{title('batched-input-unsupported')}: works on {LAYOUTS[kern.layout]} inputs, "
+            f"fails on {self.shape}{hint}: {exc}",
+            "\n".join(lines),
+        )
+
+    def mixed(self, b: tuple[int, ...], diff: float, causal: bool, axis: int | None) -> None:
+        kern, rep, lines, shape = self.ctx.kern, self.ctx.rep, self.lines, self.shape
+        rep.check(self.name, "fail", f"slice {b} differs from the same input as (n, d)")
+        mask = kern.mask_text(self.n, causal)
+        lines += [mask] if mask else []
+        at = _slice_text(kern.layout, b)
+        one = [f"q{at}", f"k{at}", f"v{at}"]
+        lines.append(f"a = {self.batch_kern.call_text(causal)}{at}")
+        lines.append(f"b = {kern.call_text(causal, one[0], one[1], one[2])}")
+        lines.append(
+            f"print(abs(a - b).max())  # one slice, batched or alone: should be 0; got {diff:.3g}"
+        )
+        if axis is not None:
+            msg = f"on {shape} tensors softmax runs over dim {axis}, not the keys"
+            rep.add("softmax-wrong-axis", f"{title('softmax-wrong-axis')}: {msg}", "\n".join(lines))
+        else:
+            msg = f"on {shape} tensors the (n, d) slices are mixed"
+            rep.add("wrong-output", f"{title('wrong-output')}: {msg}", "\n".join(lines))
 
 
 def _shape_error(exc: Exception) -> bool:
@@ -146,13 +167,12 @@ EXTREMES: tuple[tuple[str, Maker], ...] = (
 )
 
 
-def extremes(ctx: Ctx, plain: Outs) -> None:
+EXTREMES_CHECK = "finite on extreme inputs (huge or all-negative scores, zeros, n = 1)"
+
+
+def extremes(ctx: Ctx) -> None:
     """Finite output on extreme but valid inputs, with and without the mask."""
-    kern, rep = ctx.kern, ctx.rep
-    name = "finite on extreme inputs (huge or all-negative scores, zeros, n = 1)"
-    if "nonfinite-output" in rep.ids:
-        rep.check(name, "skip", "already NaN on ordinary inputs")
-        return
+    kern, rep, plain, name = ctx.kern, ctx.rep, ctx.facts["plain"], EXTREMES_CHECK
     modes = [True] if kern.always_causal else [False, True] if kern.has_causal else [False]
     if kern.mask_kind == "ignored":
         modes = [False]
@@ -163,35 +183,46 @@ def extremes(ctx: Ctx, plain: Outs) -> None:
     for label, make in EXTREMES:
         if kern.shapes and make is _single:
             continue  # a kernel that takes only some lengths was not written for one token
-        for causal in modes:
-            for n, d in shapes:
-                q, k, v = make(n, d)
-                try:
-                    out = kern.call(q, k, v, causal)
-                except CallFailed as exc:
-                    if broken:
-                        continue
-                    rep.check(name, "fail", f"{label}: {exc}")
-                    how = repro.head(kern, ctx.imp) + repro.literals(kern, q=q, k=k, v=v)
-                    mask = kern.mask_text(q.shape[0], causal)
-                    how += [*([mask] if mask else []), f"out = {kern.call_text(causal)}"]
-                    rep.add(
-                        "fails-on-valid-input",
-                        f"fails on {label}: {exc}",
-                        "\n".join([*how, f"# {exc}"]),
-                    )
-                    return
-                if not np.isfinite(out).all():
-                    mode = " with the causal mask" if causal and not kern.always_causal else ""
-                    rep.check(name, "fail", f"NaN or inf with {label}{mode}")
-                    why = _renormalised(kern, q, k, out) if causal else ""
-                    rep.add(
-                        "nonfinite-extreme",
-                        f"{title('nonfinite-extreme')}: {label}{mode}{why}",
-                        repro.nonfinite(kern, make, causal, ctx.imp),
-                    )
-                    return
+        for causal, (n, d) in itertools.product(modes, shapes):
+            if _extreme(ctx, label, make, make(n, d), causal, broken):
+                return
     rep.check(name, "pass", f"n x d = {', '.join(f'{n}x{d}' for n, d in shapes)}")
+
+
+def _extreme(
+    ctx: Ctx,
+    label: str,
+    make: Maker,
+    qkv: tuple[Array, Array, Array],
+    causal: bool,
+    broken: bool,
+) -> bool:
+    """Whether the kernel fails or returns NaN on the extreme inputs `qkv` (said once; a
+    kernel `broken` on ordinary shapes already said it fails)."""
+    kern, rep, name = ctx.kern, ctx.rep, EXTREMES_CHECK
+    q, k, v = qkv
+    try:
+        out = kern.call(q, k, v, causal)
+    except CallFailed as exc:
+        if broken:
+            return False
+        rep.check(name, "fail", f"{label}: {exc}")
+        how = repro.head(kern, ctx.imp) + repro.literals(kern, q=q, k=k, v=v)
+        mask = kern.mask_text(q.shape[0], causal)
+        how += [*([mask] if mask else []), f"out = {kern.call_text(causal)}"]
+        rep.add("fails-on-valid-input", f"fails on {label}: {exc}", "\n".join([*how, f"# {exc}"]))
+        return True
+    if np.isfinite(out).all():
+        return False
+    mode = " with the causal mask" if causal and not kern.always_causal else ""
+    rep.check(name, "fail", f"NaN or inf with {label}{mode}")
+    why = _renormalised(kern, q, k, out) if causal else ""
+    rep.add(
+        "nonfinite-extreme",
+        f"{title('nonfinite-extreme')}: {label}{mode}{why}",
+        repro.nonfinite(kern, make, causal, ctx.imp),
+    )
+    return True
 
 
 def _renormalised(kern: Kernel, q: Array, k: Array, out: Array) -> str:
@@ -216,15 +247,12 @@ def _renormalised(kern: Kernel, q: Array, k: Array, out: Array) -> str:
 
 
 LONG = 100.0  # how many times longer than the others the outlier key is
+LONG_KEY_CHECK = f"one key {LONG:g}x longer than the rest does not take over"
 
 
 def long_key(ctx: Ctx) -> None:
     """Warn when one key much longer than the others takes over many queries' weights."""
-    kern, rep = ctx.kern, ctx.rep
-    name = f"one key {LONG:g}x longer than the rest does not take over"
-    if rep.errors:
-        rep.check(name, "skip", "errors above come first")
-        return
+    kern, rep, name = ctx.kern, ctx.rep, LONG_KEY_CHECK
     n, d = (32, 8) if not kern.shapes else max(kern.shapes, key=lambda s: (s[0] >= 32, -s[1]))
     j, causal = 5, kern.always_causal
     q, k, _ = np.random.default_rng(0).standard_normal((3, n, d))

@@ -55,6 +55,11 @@ class Slope:
         return abs(self.got - self.want) > tol
 
 
+def rule(run: Any) -> None:
+    """The weights' gradients of a layer whose forward is right (layer.LayerRun)."""
+    check_weight_gradients(run.module, run.layer, run.text, run.rep, run.facts["label"])
+
+
 def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, label: str) -> None:
     """Every trainable parameter's gradient against the float64 derivative of the forward, on
     two inputs; a weight that gets none is `backward-no-gradient`, another gap
@@ -63,17 +68,7 @@ def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, 
     slopes: list[Slope] = []
     wrong: list[Slope] = []
     for n, seed in PROBES:
-        x = layer.x(n, seed)
-        given, extra = layer.inputs(x, layer.dtype)
-        given64, extra64 = layer.inputs(x, _float64())
-        try:
-            got = layer.runner.call_other(_slopes, module, given, extra, given64, extra64)
-        except CallFailed as exc:
-            rep.check(name, "skip", f"the backward failed: {exc}")
-            return
-        except Timeout as exc:
-            rep.check(name, "skip", f"the backward is too slow: {exc}")
-            return
+        got = _slopes_on(module, layer, layer.x(n, seed))
         if isinstance(got, str):
             rep.check(name, "skip", got)
             return
@@ -88,31 +83,51 @@ def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, 
         said = ", ".join(f"`{p}`" for p in params)
         rep.check(name, "pass", f"{len(params)} parameters ({said}), n = 8, 16")
         return
+    id_, detail = _said(wrong)
+    core = _traced(module, layer) if id_ == "backward-wrong-output" else None
+    if core is not None:
+        id_, said = core
+        detail += f"; {said}"
+    rep.check(name, "fail", detail)
+    rep.add(id_, f"{title(id_)} ({label}): {detail}", _repro(text, wrong[0].name, PROBES[0]))
+
+
+def _slopes_on(module: Any, layer: Layer, x: Any) -> list[Slope] | str:
+    """The slopes on x, computed on the worker thread, or why they could not be."""
+    given, extra = layer.inputs(x, layer.dtype)
+    given64, extra64 = layer.inputs(x, _float64())
+    try:
+        return layer.runner.call_other(_slopes, module, given, extra, given64, extra64)
+    except CallFailed as exc:
+        return f"the backward failed: {exc}"
+    except Timeout as exc:
+        return f"the backward is too slow: {exc}"
+
+
+def _said(wrong: list[Slope]) -> tuple[str, str]:
+    """The finding for the weights whose gradient is off: none at all, or a wrong one."""
     first = wrong[0]
     missing = sorted({s.name for s in wrong if s.none})
-    bad = sorted({s.name for s in wrong})
     if missing:
-        id_ = "backward-no-gradient"
         said = ", ".join(f"`{p}`" for p in missing)
         detail = f"{said} {'get' if len(missing) > 1 else 'gets'} no gradient, though the "
         detail += f"output depends on {'them' if len(missing) > 1 else 'it'}"
-    else:
-        id_ = "backward-wrong-output"
-        detail = (
-            f"{', '.join(f'`{p}`' for p in bad)}: along one direction the backward gives "
-            f"{first.got:.4g}, the float64 forward's derivative {first.want:.4g}"
-        )
-        x = layer.x(*PROBES[0])
-        given, extra = layer.inputs(x, layer.dtype)
-        try:
-            core = layer.runner.call_other(_core_bug, module, given, extra, layer.lp)
-        except (CallFailed, Timeout):
-            core = None
-        if core is not None:  # the gap traced to the attention core's own backward
-            id_, said = core
-            detail += f"; {said}"
-    rep.check(name, "fail", detail)
-    rep.add(id_, f"{title(id_)} ({label}): {detail}", _repro(text, first.name, PROBES[0]))
+        return "backward-no-gradient", detail
+    bad = sorted({s.name for s in wrong})
+    return "backward-wrong-output", (
+        f"{', '.join(f'`{p}`' for p in bad)}: along one direction the backward gives "
+        f"{first.got:.4g}, the float64 forward's derivative {first.want:.4g}"
+    )
+
+
+def _traced(module: Any, layer: Layer) -> tuple[str, str] | None:
+    """A wrong gradient traced to the attention core's own backward: its kernel-level id and
+    what it says, or None when the core is right or cannot be run alone."""
+    given, extra = layer.inputs(layer.x(*PROBES[0]), layer.dtype)
+    try:
+        return layer.runner.call_other(_core_bug, module, given, extra, layer.lp)
+    except (CallFailed, Timeout):
+        return None
 
 
 def _float64() -> Any:
@@ -145,6 +160,16 @@ def _slopes(
         else:
             leaves = [p for _, p in params]
             grads = list(torch.autograd.grad(out, leaves, do.to(out.dtype), allow_unused=True))
+    return _compare(module, params, grads, do, gen, given64, extra64)
+
+
+def _compare(
+    module: Any, params: list, grads: list, do: Any, gen: Any, given64: list, extra64: dict
+) -> list[Slope] | str:
+    """Each parameter's gradient along a direction of its own against the central difference
+    of a float64 copy of the layer along it."""
+    import torch  # pyright: ignore[reportMissingImports]
+
     try:
         twin = copy.deepcopy(module).double()
     except Exception as exc:  # a module that cannot be copied: said, not fatal
@@ -167,13 +192,20 @@ def _slopes(
                 return f"the layer does not run in float64: {type(exc).__name__}: {exc}"
             finally:
                 w.copy_(base)
-            gd = torch.zeros_like(u) if g is None else g.detach().double()
-            got = float((gd * u).sum())
-            want = (4 * near - wide) / 3
-            size = float(gd.norm()) + abs(want)
-            none = g is None or not bool(gd.any())
-            slopes.append(Slope(name, got, want, size, none, abs(near - wide) + 1e-12))
+            slopes.append(_slope(name, g, u, near, wide))
     return [s for s in slopes if np.isfinite(s.want)]
+
+
+def _slope(name: str, g: Any, u: Any, near: float, wide: float) -> Slope:
+    """The gradient `g` along u against the Richardson-extrapolated difference."""
+    import torch  # pyright: ignore[reportMissingImports]
+
+    gd = torch.zeros_like(u) if g is None else g.detach().double()
+    got = float((gd * u).sum())
+    want = (4 * near - wide) / 3
+    size = float(gd.norm()) + abs(want)
+    none = g is None or not bool(gd.any())
+    return Slope(name, got, want, size, none, abs(near - wide) + 1e-12)
 
 
 def _difference(w: Any, base: Any, u: Any, h: float, loss: Any) -> float:

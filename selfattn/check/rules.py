@@ -1,0 +1,112 @@
+"""The engine: every check is a rule registered here as data (its id, the subjects it applies
+to, the facts it needs), run in this order on one subject. A rule adds checks and findings to
+the report and facts for the rules after it; it never reads another rule's findings to decide:
+what it needs from an earlier rule is a fact, and whether it runs at all is decided here.
+
+A subject is a kernel (q, k, v -> out), a layer (x -> x, through its own weights) or a model
+(token ids -> vectors), each with one protocol: it is called (`call`), compared with its
+reference (`reference`), and its reproductions start from its source (`source`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from . import diagnose, gradients, layer, model, stress, weight_grads
+from .report import Report
+
+
+class Subject(Protocol):
+    """What every rule sees of the target."""
+
+    kind: str  # "kernel" | "layer" | "model"
+
+    def call(self, *inputs: Any, **how: Any) -> Any: ...  # the output as float64
+
+    @property
+    def reference(self) -> Any: ...  # what the output must be
+
+    def source(self) -> list[str]: ...  # a reproduction's first lines
+
+
+class State(Protocol):
+    """One check of one subject: what its rules share."""
+
+    rep: Report
+    facts: dict[str, Any]
+
+    @property
+    def subject(self) -> Subject: ...
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One check. `needs`: facts that must be true for it to run (`not x`: false or unset);
+    `skip`: when the last of them is not met, the check it records as skipped, and why."""
+
+    id: str
+    subjects: tuple[str, ...]
+    run: Callable[[Any], None]
+    needs: tuple[str, ...] = ()
+    skip: tuple[str, str] | None = None
+
+
+KERNEL, LAYER, MODEL = ("kernel",), ("layer",), ("model",)
+STEADY = ("steady",)  # the same output for the same input: else every comparison is noise
+
+RULES: tuple[Rule, ...] = (
+    Rule("same-output", KERNEL, diagnose.same_output),
+    Rule("mask-arguments", KERNEL, diagnose.mask_arguments, STEADY),
+    Rule("runs-on-every-shape", KERNEL, diagnose.runs_on_every_shape, STEADY),
+    Rule("reference", KERNEL, diagnose.reference, STEADY),
+    Rule("tiles", KERNEL, diagnose.long_tiles, (*STEADY, "right")),
+    Rule("causal-mask", KERNEL, diagnose.causal_mask, STEADY),
+    Rule("padding", KERNEL, diagnose.padding, STEADY),
+    Rule("mask-carrier", KERNEL, diagnose.carrier, STEADY),
+    Rule("batched", KERNEL, stress.batched, (*STEADY, "explained")),
+    Rule(
+        "extremes",
+        KERNEL,
+        stress.extremes,
+        (*STEADY, "not nonfinite"),
+        (stress.EXTREMES_CHECK, "already NaN on ordinary inputs"),
+    ),
+    Rule(
+        "long-key",
+        KERNEL,
+        stress.long_key,
+        (*STEADY, "not errors"),
+        (stress.LONG_KEY_CHECK, "errors above come first"),
+    ),
+    Rule("gradients", KERNEL, gradients.rule, STEADY),
+    Rule("layer-same-output", LAYER, layer.same_output),
+    Rule("layer-causal", LAYER, layer.intent, STEADY),
+    Rule("layer-wiring", LAYER, layer.wiring, STEADY),
+    Rule("layer-reference", LAYER, layer.reference, STEADY),
+    Rule("weight-gradients", LAYER, weight_grads.rule, (*STEADY, "right")),
+    Rule("causal-flag", LAYER, layer.flag_on, (*STEADY, "flag off")),
+    Rule("layer-batched", LAYER, layer.batched, STEADY),
+    Rule("finite-output", MODEL, model.finite_output),
+    Rule("word-order", MODEL, model.word_order, ("finite",)),
+)
+
+
+def _met(need: str, state: State) -> bool:
+    if need == "not errors":  # the one fact read off the report: any error found so far
+        return not state.rep.errors
+    name = need.removeprefix("not ")
+    return bool(state.facts.get(name)) != (name != need)
+
+
+def run(state: State) -> None:
+    """Run every rule registered for the subject's kind, in order, on `state`."""
+    for rule in RULES:
+        if state.subject.kind not in rule.subjects:
+            continue
+        unmet = [need for need in rule.needs if not _met(need, state)]
+        if not unmet:
+            rule.run(state)
+        elif rule.skip is not None and unmet == [rule.needs[-1]]:
+            state.rep.check(rule.skip[0], "skip", rule.skip[1])
