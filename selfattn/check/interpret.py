@@ -129,6 +129,17 @@ def interpreted(fn: Any, notes: list[str]) -> Iterator[None]:
     if "triton" not in sys.modules or not uses_triton(fn) or (gpu() and not interpreting()):
         yield
         return
+    _ready(fn, notes)
+    swapped = _swap_all(fn)
+    try:
+        yield
+    finally:
+        for owner, name, kernel in reversed(swapped):
+            setattr(owner, name, kernel)
+
+
+def _ready(fn: Any, notes: list[str]) -> None:
+    """Say how the kernels run, give each autotuner a fresh round, guard the memory."""
     notes.append(NOTE)
     if isinstance(_driver_active(), _StandIn):
         notes.append(STAND_IN_NOTE)
@@ -137,22 +148,23 @@ def interpreted(fn: Any, notes: list[str]) -> Iterator[None]:
             if hasattr(kernel, "prune_configs") and "do_bench" not in vars(kernel):
                 _new_round(kernel)
     guard_memory()
-    # kernels made when TRITON_INTERPRET was set are interpreted already and stay; the others
-    # (the file imported before it was set) are swapped
+
+
+def _swap_all(fn: Any) -> list[tuple[Any, str, Any]]:
+    """Swap the compiled kernels of the target's modules and of triton.language for
+    interpreted ones; what was swapped, to put back.
+
+    Kernels made when TRITON_INTERPRET was set are interpreted already and stay; the others
+    (the file imported before it was set) are swapped. triton.language's own reductions
+    (tl.max, tl.sum) are `@triton.jit` code too, made compiled when triton was imported."""
     with contextlib.suppress(Exception):  # the interpreter imports gluon, which wants them
         importlib.import_module("triton.experimental.gluon")  # compiled: import it first
     swapped: list[tuple[Any, str, Any]] = []
-    # triton.language's own reductions (tl.max, tl.sum) are `@triton.jit` code too, made
-    # compiled when triton was imported
     language = [m for n, m in list(sys.modules.items()) if n.startswith("triton.language") and m]
     for module in [*_modules(fn), *language]:
         for name, kernel in _kernels(vars(module)).items():
             swapped += _swap(module, name, kernel)
-    try:
-        yield
-    finally:
-        for owner, name, kernel in reversed(swapped):
-            setattr(owner, name, kernel)
+    return swapped
 
 
 class OutOfBounds(IndexError):

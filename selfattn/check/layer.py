@@ -633,6 +633,19 @@ def _batched(layer: Layer, text: _Text, rep: Report, tol: float) -> None:
     rep.check(name, "pass")
 
 
+# how a reproduction hands x (batch, n, C) to the layer, turns its output back, and says so
+LAYOUT_TEXT = {
+    "": ("x", "", ""),
+    "time_first": ("x.transpose(0, 1)", ".transpose(0, 1)", "x as (n, batch, C), "),
+    "image": ("x[:, :, None]", "[:, :, 0]", "x as an n x 1 image, "),
+    "channels_first": (
+        "x.transpose(1, 2)[..., None]",
+        "[..., 0].transpose(1, 2)",
+        "x as an n x 1 image (batch, C, n, 1), ",
+    ),
+}
+
+
 class _Text:
     """The reproductions: torch code a reader can paste next to the file."""
 
@@ -653,20 +666,19 @@ class _Text:
             f"generator=torch.Generator().manual_seed({seed}), dtype={self.dtype})"
         )
 
+    def _layout(self) -> str:
+        """The key of LAYOUT_TEXT that says how x goes in."""
+        held = {"channels_first": self.channels_first, "image": self.image}
+        return next((k for k, on in held.items() if on), "time_first" if self.time_first else "")
+
     def _head(self) -> list[str]:
         mask = self.mask.text(self.dtype) if self.mask else []
         mask += self.rotary.text(self.dtype) if self.rotary else []
-        x = "x.transpose(0, 1)" if self.time_first else "x[:, :, None]" if self.image else "x"
-        x = "x.transpose(1, 2)[..., None]" if self.channels_first else x
+        x, back, said = LAYOUT_TEXT[self._layout()]
         given = ", ".join([x] * self.inputs) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
         given += f", {self.rotary.param}=rotation(x.shape[1])" if self.rotary else ""
         given += f", {self.flag}=True" if self.flag else ""
-        back = ".transpose(0, 1)" if self.time_first else "[:, :, 0]" if self.image else ""
-        back = "[..., 0].transpose(1, 2)" if self.channels_first else back
-        said = "x as (n, batch, C), " if self.time_first else ""
-        said = "x as an n x 1 image, " if self.image else said
-        said = "x as an n x 1 image (batch, C, n, 1), " if self.channels_first else said
         still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
         if still:
             still = ["with torch.no_grad():  # its own rotation at angle 0, as checked", *still, ""]

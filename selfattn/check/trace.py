@@ -190,23 +190,26 @@ def _positional_args(name: str, args: Any, kwargs: dict[str, Any]) -> tuple[Any,
     return tuple(given)
 
 
+# where each op that maps x keeps x, its weight and its bias: F.linear(x, w, b), a 1 x 1
+# convolution (x, w, b) of an image layer, and GPT-2 Conv1D's addmm(b, x, w)
+OPERANDS = {"linear": (0, 1, 2), "conv1d": (0, 1, 2), "conv2d": (0, 1, 2), "addmm": (1, 2, 0)}
+
+
 def _weight(name: str, args: Any, names: dict[int, str]) -> tuple[Any, str, Affine] | None:
-    """(input, parameter name, map) for F.linear(x, w, b) or GPT-2 Conv1D's addmm(b, x, w),
-    when w is one of the layer's parameters."""
-    if name == "linear" and len(args) >= 2 and id(args[1]) in names:
-        bias = args[2] if len(args) > 2 else None
-        affine = _read(args[1], bias)
-        return (args[0], names[id(args[1])].removesuffix(".weight"), affine) if affine else None
-    if name in ("conv1d", "conv2d") and len(args) >= 2 and id(args[1]) in names:
-        w = args[1]
+    """(input, parameter name, map) for an op of OPERANDS whose weight is one of the layer's
+    parameters."""
+    if name not in OPERANDS:
+        return None
+    xi, wi, bi = OPERANDS[name]
+    if len(args) <= max(xi, wi) or id(args[wi]) not in names:
+        return None
+    w = args[wi]
+    if name.startswith("conv"):
         if w.ndim < 3 or any(s != 1 for s in w.shape[2:]):
             return None  # a convolution that mixes neighbouring positions is not a map of x
-        affine = _read(w.flatten(1), args[2] if len(args) > 2 else None)
-        return (args[0], names[id(args[1])].removesuffix(".weight"), affine) if affine else None
-    if name == "addmm" and len(args) >= 3 and id(args[2]) in names:
-        affine = _read(args[2], args[0], stored_in_by_out=True)
-        return (args[1], names[id(args[2])].removesuffix(".weight"), affine) if affine else None
-    return None
+        w = w.flatten(1)
+    affine = _read(w, args[bi] if len(args) > bi else None, stored_in_by_out=name == "addmm")
+    return (args[xi], names[id(args[wi])].removesuffix(".weight"), affine) if affine else None
 
 
 def _group_norm(args: Any, kwargs: dict[str, Any]) -> Norm | None:
