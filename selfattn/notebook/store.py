@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 BITS = (8, 16)
-LEVEL = 3  # 4× faster than gzip's default 6 on 8-bit codes, for a file about 15% larger
+LEVEL = 1  # 15× faster than gzip's default 6 on 8-bit codes, for a file about 20% larger
 
 
 def _nudge(codes: np.ndarray, key: np.ndarray, allowed: np.ndarray, counts: np.ndarray) -> None:
@@ -31,7 +31,8 @@ def _nudge(codes: np.ndarray, key: np.ndarray, allowed: np.ndarray, counts: np.n
         return
     rows = np.flatnonzero(counts)
     sign = np.sign(counts[rows])[:, None]
-    ranked = np.where(allowed[rows], key[rows] * sign, -np.inf)  # (rows, n)
+    # float32 like the key (a float64 copy makes argpartition 2× slower)
+    ranked = np.where(allowed[rows], key[rows] * sign.astype(key.dtype), -np.inf)  # (rows, n)
     top = np.argpartition(-ranked, most - 1, axis=1)[:, :most]  # (rows, most), unsorted
     order = np.argsort(-np.take_along_axis(ranked, top, axis=1), axis=1)
     top = np.take_along_axis(top, order, axis=1)
@@ -50,8 +51,9 @@ def quantise(weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray) -> np.
     sums = w.sum(axis=1, dtype=np.float64)
     exact = rows_sum_to_one & (sums > 0)
     x = w * np.where(exact, full / np.where(sums > 0, sums, 1), full).astype(np.float32)[:, None]
-    codes = np.rint(x).astype(np.int32)
-    residual = x - codes  # in [−0.5, 0.5]: how far each code was rounded down
+    rounded = np.rint(x)
+    codes = rounded.astype(np.int32)
+    residual = x - rounded  # in [−0.5, 0.5], float32: how far each code was rounded down
     short = np.where(exact, full - codes.sum(axis=1, dtype=np.int64), 0)  # ≤ half the nonzero cells
     # a row short of the full code gains one on the cells rounded down most, never on a
     # zero; a row over it gives one back from the cells rounded up most, never below zero
