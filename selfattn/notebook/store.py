@@ -62,11 +62,12 @@ def quantise(weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray) -> np.
 
 
 def pack(
-    weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray
+    weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray, squeeze: bool = True
 ) -> tuple[dict[str, Any], float]:
     """One `(n, n)` map as the page reads it, `{"bits", "gzip"}` (base64 of gzipped
-    little-endian codes or float32), and the largest distance of a stored weight from the
-    given one."""
+    little-endian codes or float32), or with `squeeze=False` `{"bits", "raw"}` (not gzipped:
+    the page decodes it at once, with no task to wait for), and the largest distance of a
+    stored weight from the given one."""
     if bits not in BITS:
         raise ValueError(f"bits must be one of {BITS}, not {bits}")
     w = np.asarray(weights)
@@ -80,5 +81,10 @@ def pack(
         raw = stored.astype("<f4").tobytes()
     gap = stored - w.astype(np.float64)
     error = np.abs(gap if bits < 32 else np.nan_to_num(gap, nan=0.0, posinf=0.0, neginf=0.0))
-    packed = {"bits": bits, "gzip": base64.b64encode(gzip.compress(raw, LEVEL, mtime=0))}
-    return {**packed, "gzip": packed["gzip"].decode("ascii")}, float(error.max(initial=0))
+    largest = float(error.max(initial=0))
+    if not squeeze:
+        return {"bits": bits, "raw": base64.b64encode(raw).decode("ascii")}, largest
+    return {
+        "bits": bits,
+        "gzip": base64.b64encode(gzip.compress(raw, LEVEL, mtime=0)).decode(),
+    }, largest
