@@ -128,6 +128,7 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=60.0)
     parser.add_argument("--shots", type=Path, help="a folder for a screenshot of each drawing")
     parser.add_argument("--repeat", type=int, default=1, help="runs per cell; the median is kept")
+    parser.add_argument("--only", nargs="+", help="time only the tools whose name has one of these")
     args = parser.parse_args()
     shim = {}
     if args.d3 and args.requirejs:
@@ -142,6 +143,8 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         for n in args.sizes:
             for tool, path in pages(n, folder, shim).items():
+                if args.only and not any(word in tool for word in args.only):
+                    continue
                 runs = [
                     first_drawing(browser, tool, path, args.limit, args.shots)
                     for _ in range(args.repeat)

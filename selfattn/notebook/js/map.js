@@ -159,8 +159,14 @@ export function renderMap({ model, el }) {
         grid.root.setPointerCapture(event.pointerId);
         from = { ...corner(event), cell };
       });
+      // a label under the pointer: its whole token, and the raw one, as the SVG grid's do
+      const labelled = (event) => {
+        const found = grid.labelAt(event);
+        return found ? whole((found.axis === "row" ? r0 : c0) + found.index * block) : "";
+      };
       grid.root.addEventListener("pointermove", (event) => {
-        hoverAt(at(event), event);
+        const cell = at(event);
+        hoverAt(cell, event, cell ? "" : labelled(event));
         if (!from) return;
         const to = corner(event);
         Object.assign(region.style, {
