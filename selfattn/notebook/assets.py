@@ -39,12 +39,12 @@ def esm() -> str:
 def page_code(kind: str) -> str:
     """A saved page's module: the view of this kind and the stand-in model, no other view."""
     file, render = VIEWS[kind]
-    source = (
+    text = (
         f'import {{ {render} }} from "./{file}";\n'
         'import { standaloneModel } from "./common.js";\n'
         f"export {{ standaloneModel }};\nexport default {{ render: {render} }};\n"
     )
-    code = bundle(ENTRY, export_default=False, source=source)
+    code = bundle(ENTRY, export_default=False, entry_text=text)
     if "</script" in code.lower():
         raise BundleError("the bundle contains '</script', which would end the page's script")
     return code

@@ -113,7 +113,7 @@ def bundle(
     provided: Mapping[Path, str] | None = None,
     dynamic: bool = False,
     share: Path | None = None,
-    source: str | None = None,
+    entry_text: str | None = None,
 ) -> str:
     """The entry module and everything it imports, as the text of one ES module.
 
@@ -123,7 +123,7 @@ def bundle(
     their namespace at run time (another bundle's); `dynamic` allows `import()` (which then
     resolves against the bundle's URL); `share` adds `export const modules`, every bundled
     module's namespace by its path relative to that folder, for another bundle to read.
-    `source` is the entry's text when the caller writes it (`entry` then only places it:
+    `entry_text` is the entry's text when the caller writes it (`entry` then only places it:
     its imports resolve from there), as a saved notebook page names only the view it shows.
     """
     given = {p.resolve(): expr for p, expr in (provided or {}).items()}
@@ -145,7 +145,7 @@ def bundle(
         if not path.is_file():
             raise BundleError(f"no module at {path}")
         visiting.append(path)
-        text = source if source is not None and path == entry.resolve() else None
+        text = entry_text if path == entry.resolve() else None
         module = _Module(path, next(numbers), dynamic, text)
         for target, _ in module.imports:
             visit(target)

@@ -130,7 +130,7 @@ def test_every_view_draws_in_marimo_and_a_step_reaches_python_and_back(
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 1400})
     said: list[str] = []
-    page.on("console", lambda m: m.type == "error" and said.append(m.text))
+    page.on("console", lambda m: said.extend([m.text] if m.type == "error" else []))
     page.on("pageerror", lambda e: said.append(str(e)))
     page.goto(app, timeout=120_000)
     try:
