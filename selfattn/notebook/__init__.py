@@ -179,15 +179,12 @@ class AttentionMap(_Stepped):
         w = self._stack[layer * self._heads + head]
         return {"checks": self._checks[layer * self._heads + head], "scale": full_cell(w)}
 
-    def _packed(
-        self, layer: int, head: int, bits: int, squeeze: bool = True
-    ) -> tuple[dict[str, Any], float]:
-        """One head as a saved file holds it (gzipped unless `squeeze` is False, for the head
-        shown first), and how far packing moved its weights."""
+    def _packed(self, layer: int, head: int, bits: int) -> tuple[dict[str, Any], float]:
+        """One head as a saved file holds it, and how far packing moved its weights."""
         found = self._checks[layer * self._heads + head]
         exact = np.ones(len(self.tokens), dtype=bool)
         exact[next(c["rows"] for c in found if c["invariant"] == "rows sum to 1")] = False
-        weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact, squeeze)
+        weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact)
         return {**self._marks(layer, head), "weights": weights}, error
 
     def _name(self, layer: int, head: int) -> str:
@@ -262,13 +259,13 @@ class AttentionMap(_Stepped):
             "layer": _kept(layers, self._layers, "layer"),
             "head": _kept(heads, self._heads, "head"),
         }
+        slices, error = {}, 0.0
+        for layer in kept["layer"]:
+            for head in kept["head"]:
+                slices[f"{layer},{head}"], off = self._packed(layer, head, bits)
+                error = max(error, off)
         layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
         head = self.head if self.head in kept["head"] else kept["head"][0]
-        slices, error = {}, 0.0
-        for la in kept["layer"]:
-            for h in kept["head"]:  # the head shown first is not gzipped: drawn with no wait
-                slices[f"{la},{h}"], off = self._packed(la, h, bits, (la, h) != (layer, head))
-                error = max(error, off)
         shown = slices[f"{layer},{head}"]
         if len(slices) > 1:  # the page unpacks the shown head from its slice: stored once
             shown = {**shown, "weights": ""}

@@ -62,12 +62,11 @@ def quantise(weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray) -> np.
 
 
 def pack(
-    weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray, squeeze: bool = True
+    weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray
 ) -> tuple[dict[str, Any], float]:
     """One `(n, n)` map as the page reads it, `{"bits", "gzip"}` (base64 of gzipped
-    little-endian codes or float32), or with `squeeze=False` `{"bits", "raw"}` (not gzipped:
-    the page decodes it at once, with no task to wait for), and the largest distance of a
-    stored weight from the given one."""
+    little-endian codes or float32), and the largest distance of a stored weight from the
+    given one."""
     if bits not in BITS:
         raise ValueError(f"bits must be one of {BITS}, not {bits}")
     w = np.asarray(weights)
@@ -81,10 +80,5 @@ def pack(
         raw = stored.astype("<f4").tobytes()
     gap = stored - w.astype(np.float64)
     error = np.abs(gap if bits < 32 else np.nan_to_num(gap, nan=0.0, posinf=0.0, neginf=0.0))
-    largest = float(error.max(initial=0))
-    if not squeeze:
-        return {"bits": bits, "raw": base64.b64encode(raw).decode("ascii")}, largest
-    return {
-        "bits": bits,
-        "gzip": base64.b64encode(gzip.compress(raw, LEVEL, mtime=0)).decode(),
-    }, largest
+    packed = base64.b64encode(gzip.compress(raw, LEVEL, mtime=0)).decode("ascii")
+    return {"bits": bits, "gzip": packed}, float(error.max(initial=0))

@@ -24,10 +24,13 @@ export function floats(weights) {
 }
 
 /**
- * Codes of 8 or 16 bits as weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
- * @param {number} bits @param {ArrayBuffer} buffer @returns {Float32Array}
+ * A saved file's weights, `{bits, gzip}`, unpacked with the browser's own gzip: codes of
+ * 8 or 16 bits become weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
+ * @param {{bits: number, gzip: string}} packed @returns {Promise<Float32Array>}
  */
-function decoded(bits, buffer) {
+async function unpack({ bits, gzip }) {
+  const stream = new Blob([bytesOf(gzip)]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const buffer = await new Response(stream).arrayBuffer();
   if (bits === 32) return new Float32Array(buffer);
   const codes = bits === 8 ? new Uint8Array(buffer) : new Uint16Array(buffer);
   const full = 2 ** bits - 1;
@@ -36,23 +39,10 @@ function decoded(bits, buffer) {
   return out;
 }
 
-/**
- * A saved file's weights: `{bits, raw}` (the head shown first, decoded at once, so the first
- * drawing waits for no task) or `{bits, gzip}` (every other head, unpacked with the
- * browser's own gzip when it is picked).
- * @param {{bits: number, gzip?: string, raw?: string}} packed
- * @returns {Float32Array|Promise<Float32Array>}
- */
-function unpack({ bits, gzip, raw }) {
-  if (raw !== undefined) return decoded(bits, bytesOf(raw).buffer);
-  const stream = new Blob([bytesOf(gzip ?? "")]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return new Response(stream).arrayBuffer().then((buffer) => decoded(bits, buffer));
-}
-
 /** A slice with its packed weights unpacked. @param {Record<string, any>} slice */
 async function unpacked(slice) {
   const w = slice.weights;
-  return w && typeof w === "object" && ("gzip" in w || "raw" in w) ? { ...slice, weights: await unpack(w) } : slice;
+  return w && typeof w === "object" && "gzip" in w ? { ...slice, weights: await unpack(w) } : slice;
 }
 
 /** Whether the page around `el` is dark: the first opaque background up the tree decides. */
