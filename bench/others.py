@@ -160,10 +160,10 @@ def main() -> None:
         "\nfirst drawing from file://, seconds: the page's own clock / the harness's "
         f"(4 layers × 4 heads; > {args.limit:.0f} = not drawn by then)"
     )
-    print(f"{'tool':<34}" + "".join(f"{n:>14}" for n in args.sizes))
+    print(f"{'tool':<34}" + "".join(f"{n:>17}" for n in args.sizes))
     for tool, times in rows.items():
         cells = "".join(
-            f"{'> ' + str(int(args.limit)) if t is None else f'{t[1]:.2f} / {t[0]:.2f}':>14}"
+            f"{'> ' + str(int(args.limit)) if t is None else f'{t[1]:.2f} / {t[0]:.2f}':>17}"
             for t in times.values()
         )
         print(f"{tool:<34}{cells}")
