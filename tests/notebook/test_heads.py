@@ -65,3 +65,38 @@ def test_a_click_opens_the_head_and_sorting_puts_the_previous_token_head_first(
     assert thumbs.first.inner_text().split("\n")[0] != "L2 H3"
     assert foreign == [] and errors == []
     page.close()
+
+
+# a notebook may render a widget before it puts it on the page: here the page's widget is
+# taken off it just before it renders, and put back 300 ms later
+OFF_THE_PAGE = """
+const find = Document.prototype.getElementById;
+Document.prototype.getElementById = function (id) {
+  const el = find.call(this, id);
+  if (id === 'selfattn-widget' && el && !window.__moved) {
+    window.__moved = true;
+    el.remove();
+    setTimeout(() => document.body.append(el), 300);
+  }
+  return el;
+};
+"""
+
+
+def test_heads_rendered_off_the_page_are_painted_in_the_theme_once_on_it(
+    browser: Browser, tmp_path: Path
+) -> None:
+    path = show_heads(stack(), [f"w{i}" for i in range(30)]).save_html(tmp_path / "off.html")
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    page.add_init_script(OFF_THE_PAGE)
+    page.goto(path.as_uri())
+    page.wait_for_selector(".selfattn-nb.heads-view[data-draw-ms]")
+    page.wait_for_timeout(600)
+    # the top-right block of a causal head is masked: the light paper's wash, never black
+    corner = page.evaluate(
+        """() => { const c = document.querySelector('#selfattn-widget').shadowRoot
+          .querySelector('button.thumb canvas');
+          return [...c.getContext('2d').getImageData(c.width - 1, 0, 1, 1).data]; }"""
+    )
+    assert min(corner[:3]) > 180, corner
+    page.close()

@@ -89,4 +89,22 @@ def test_two_hundred_tokens_thin_their_labels_to_what_fits(
     assert 40 <= len(boxes) <= 400 and any(b["text"].startswith("cat") for b in boxes)
     assert not any("Ġ" in b["text"] for b in boxes)
     assert overlaps(boxes) == []
+    # the canvas's labels elide and thin out: hovering one shows its whole raw token
+    tip = page.locator('[data-readout="tip"]')
+    edge = page.locator("canvas").bounding_box()  # the boxes are in the canvas's own pixels
+    assert edge
+    at = lambda b, x: (edge["x"] + x, edge["y"] + (b["y"] + b["b"]) / 2)  # noqa: E731
+    standing = [b for b in boxes if b["b"] - b["y"] > b["r"] - b["x"] and b["text"].endswith("…")]
+    label = standing[len(standing) // 2]  # an elided key label, stood on end
+    page.mouse.move(*at(label, (label["x"] + label["r"]) / 2))
+    whole, raw = tip.inner_text().split(" ", 1)
+    assert whole.startswith(label["text"][:-1]) and len(whole) > len(label["text"])
+    assert raw == f'("Ġ{whole}")'
+    row = next(
+        b for b in boxes if b["text"].startswith("cat") and b["r"] - b["x"] > b["b"] - b["y"]
+    )
+    page.mouse.move(*at(row, row["x"] + 2))  # a query's label, lying down
+    assert tip.inner_text() == f'{row["text"]} ("Ġ{row["text"]}")'
+    page.mouse.move(1, 1)
+    assert not tip.is_visible()
     page.close()

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from selfattn.notebook.summaries import MASKED, SHADES, summaries, thumbnails
+from selfattn.notebook.summaries import MASKED, SHADES, finite, summaries, thumbnails
 from tests.notebook.test_standalone import causal_weights
 
 
@@ -46,3 +46,16 @@ def test_a_thumbnail_draws_each_block_by_its_largest_weight_and_knows_the_mask()
     assert (codes[0][np.triu_indices(10, 1)] == MASKED).all()
     odd, m = thumbnails(np.ones((2, 7, 7)) / 7, side=3, causal=False)
     assert m == 3 and odd.shape == (2, 3, 3) and (odd == SHADES).all()
+
+
+def test_nan_and_inf_read_as_the_cleaned_map_without_copying_a_clean_stack() -> None:
+    w = np.stack([causal_weights(30, seed) for seed in range(2)]).astype(np.float32)
+    broken, cleaned = w.copy(), w.copy()
+    broken[0, 20, 3], cleaned[0, 20, 3] = np.nan, 0.0
+    broken[1, 9, 2], cleaned[1, 9, 2] = np.inf, 1.0  # past any scale: fills its block
+    codes, _ = thumbnails(broken, side=10, causal=True)
+    assert np.array_equal(codes, thumbnails(cleaned, side=10, causal=True)[0])
+    broken[1, 9, 2], cleaned[1, 9, 2] = np.inf, 0.0  # a summary counts inf as nothing
+    found, expected = summaries(broken), summaries(cleaned)
+    assert all(np.allclose(found[name], expected[name]) for name in expected)
+    assert finite(w) is w  # a clean 150 MB stack is not copied

@@ -61,6 +61,20 @@ function darkAround(el) {
   return matchMedia("(prefers-color-scheme: dark)").matches;
 }
 
+// Python prints a still picture of the map as the output after the widget's (picture.py),
+// for wherever the widget cannot draw; where it does, the still is hidden
+const STILL_RULE = [".jp-OutputArea-child", ".output_area"]
+  .map((output) => `${output}:has(.selfattn-host) + ${output}:has(.selfattn-still)`)
+  .join(", ");
+
+/** Hide the still picture printed after this widget's output. @param {HTMLElement} el */
+export function hideStill(el) {
+  el.classList.add("selfattn-host");
+  if (!document.getElementById("selfattn-still-rule")) {
+    document.head.append(html("style", { id: "selfattn-still-rule", text: `${STILL_RULE} { display: none; }` }));
+  }
+}
+
 /**
  * The widget's root inside a shadow root on `el`, styled by `css`, following the page's
  * light or dark theme as it changes (JupyterLab and marimo switch it on <body>).
@@ -73,19 +87,37 @@ export function shell(el, css, onTheme) {
   style.textContent = css;
   const root = html("div", { class: "selfattn-nb" });
   shadow.replaceChildren(style, root);
+  // a notebook may render a widget before it puts it on the page, or take a cell scrolled
+  // far away out of it; off the page no style is computed (every colour reads "", and a
+  // canvas painted then is black), so the theme is applied, and the picture painted again,
+  // once the widget is on the page
+  let stale = !el.isConnected;
   const apply = () => {
+    if (!el.isConnected) {
+      stale = true;
+      return;
+    }
     const theme = darkAround(el) ? "dark" : "light";
-    if (root.dataset.theme !== theme) {
+    if (root.dataset.theme !== theme || stale) {
+      stale = false;
       root.dataset.theme = theme;
       onTheme();
     }
   };
-  root.dataset.theme = darkAround(el) ? "dark" : "light";
+  root.dataset.theme = el.isConnected && darkAround(el) ? "dark" : "light";
   const watch = new MutationObserver(() => requestAnimationFrame(apply));
   for (const target of [document.documentElement, document.body]) {
     watch.observe(target, { attributes: true, attributeFilter: ["class", "data-theme", "data-jp-theme-light", "style"] });
   }
-  return { root, stop: () => watch.disconnect() };
+  const back = new IntersectionObserver(() => stale && apply());
+  back.observe(el);
+  return {
+    root,
+    stop: () => {
+      watch.disconnect();
+      back.disconnect();
+    },
+  };
 }
 
 /** The palette as the canvas needs it: computed colours of the widget's CSS variables. */

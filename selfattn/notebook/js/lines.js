@@ -6,7 +6,7 @@
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, makeSteppers, shell } from "./common.js";
+import { floats, hideStill, makeSteppers, shell } from "./common.js";
 
 const WINDOW = 64;
 const ROW = 20; // px per token
@@ -18,6 +18,7 @@ export function renderLines({ model, el }) {
   const started = performance.now();
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const n = tokens.length, size = Math.min(n, WINDOW);
+  hideStill(el); // show_lines is a map in Python, which prints its still picture too
   const { root, stop } = shell(el, model.get("css"), () => {});
   root.classList.add("lines");
   const pickers = html("div", { class: "pickers" });

@@ -8,7 +8,7 @@ import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makeGrid, gridLegend } from "../../site/static/js/kit/grid.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, shell, colours, exportMenu, makeSteppers } from "./common.js";
+import { floats, shell, colours, exportMenu, makeSteppers, hideStill } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
@@ -37,19 +37,10 @@ function standLabels(root, labels, cell) {
 /** The weights of one row as a plain array. @param {Float32Array} w @param {number} n @param {number} i */
 const rowOf = (w, n, i) => Array.from(w.subarray(i * n, i * n + n));
 
-// Python prints a still picture of the map as the output after the widget's (picture.py),
-// for wherever the widget cannot draw; where it does, the still is hidden
-const STILL_RULE = [".jp-OutputArea-child", ".output_area"]
-  .map((output) => `${output}:has(.selfattn-host) + ${output}:has(.selfattn-still)`)
-  .join(", ");
-
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderMap({ model, el }) {
   const started = performance.now();
-  el.classList.add("selfattn-host");
-  if (!document.getElementById("selfattn-still-rule")) {
-    document.head.append(html("style", { id: "selfattn-still-rule", text: `${STILL_RULE} { display: none; }` }));
-  }
+  hideStill(el);
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const raw = /** @type {string[]} */ (model.get("raw") ?? []);
   const n = tokens.length;
@@ -159,8 +150,14 @@ export function renderMap({ model, el }) {
         grid.root.setPointerCapture(event.pointerId);
         from = { ...corner(event), cell };
       });
+      // a label under the pointer: its whole token, and the raw one, as the SVG grid's do
+      const labelled = (event) => {
+        const found = grid.labelAt(event);
+        return found ? whole((found.axis === "row" ? r0 : c0) + found.index * block) : "";
+      };
       grid.root.addEventListener("pointermove", (event) => {
-        hoverAt(at(event), event);
+        const cell = at(event);
+        hoverAt(cell, event, cell ? "" : labelled(event));
         if (!from) return;
         const to = corner(event);
         Object.assign(region.style, {

@@ -56,10 +56,27 @@ export function makeCanvasGrid(parent, { rows, columns, label, side = 560 }) {
     return i >= 0 && i < n && j >= 0 && j < m ? [i, j] : null;
   }
 
+  /**
+   * The row or column whose label is under a pointer (labels thin out and elide, so the
+   * caller can show the whole token), or null off the labels.
+   * @param {PointerEvent|MouseEvent} event @returns {{axis: "row"|"column", index: number}|null}
+   */
+  function labelAt(event) {
+    const box = canvas.getBoundingClientRect();
+    const x = ((event.clientX - box.left) / box.width) * width,
+      y = ((event.clientY - box.top) / box.height) * height;
+    const i = Math.floor((y - top) / cell),
+      j = Math.floor((x - left) / cell);
+    if (x < left && i >= 0 && i < n) return { axis: "row", index: i };
+    if (y < top && j >= 0 && j < m) return { axis: "column", index: j };
+    return null;
+  }
+
   return {
     root: canvas,
     wrap,
     cellAt,
+    labelAt,
     /**
      * Paint the values: `values[i * m + j]`. `masked(i, j)` says which cells the mask
      * removed; `wrong` lists cells that break an invariant; `wrongRows` rows that do.

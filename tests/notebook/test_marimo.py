@@ -1,0 +1,175 @@
+"""A real marimo app: every view draws (the map, the heads, the lines, the comparison and the
+plane), a step in the browser reaches Python and comes back as the next head's weights, and
+each view follows marimo's light and dark themes.
+
+Slow (a server, a kernel, a browser), so `make test` skips it; `make test-notebook` runs it,
+and it skips when marimo is not installed (the `notebook-test` extra has it).
+The server is started on a random loopback port and stopped by its PID.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.notebook.test_jupyterlab import SHOTS, free_port
+
+if not os.environ.get("SELFATTN_LIVE_NOTEBOOK"):
+    pytest.skip("a live marimo app: run `make test-notebook`", allow_module_level=True)
+pytest.importorskip("marimo")
+
+# one cell per view, each widget its cell's last expression, as a marimo user writes it
+APP = """
+import marimo
+
+app = marimo.App(width="medium")
+
+
+@app.cell
+def _():
+    import numpy as np
+    from selfattn.notebook import show, show_compare, show_heads, show_lines, show_map
+
+    def causal(n, seed):
+        normal = np.random.default_rng(seed).normal(size=(n, n)) * 2
+        scores = np.where(np.tril(np.ones((n, n), bool)), normal, -np.inf)
+        w = np.exp(scores - scores.max(1, keepdims=True))
+        return w / w.sum(1, keepdims=True)
+
+    stack = np.stack([[causal(40, 4 * l + h) for h in range(4)] for l in range(3)])
+    tokens = [f"\\u0120w{i}" for i in range(40)]
+    return np, show, show_compare, show_heads, show_lines, show_map, stack, tokens
+
+
+@app.cell
+def _(show_map, stack, tokens):
+    show_map(stack, tokens, title="map in marimo")
+    return
+
+
+@app.cell
+def _(show_heads, stack, tokens):
+    show_heads(stack, tokens)
+    return
+
+
+@app.cell
+def _(show_lines, stack, tokens):
+    show_lines(stack[:, :, :12, :12], tokens[:12], layer=1, head=2)
+    return
+
+
+@app.cell
+def _(show_compare, stack, tokens):
+    show_compare(stack[0], stack[1], tokens, names=("layer 1", "layer 2"))
+    return
+
+
+@app.cell
+def _(np, show):
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.normal(size=(8, 16)) for _ in range(3))
+    show(q, k, v, tokens="the cat ate and it ran because hungry".split(), mask="causal")
+    return
+
+
+if __name__ == "__main__":
+    app.run()
+"""
+
+VIEWS = {"map": ".map", "heads": ".heads-view", "lines": ".lines", "compare": ".compare"}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("marimo")
+    (root / "views.py").write_text(APP)
+    port = free_port()
+    home = {name: str(root / name.lower()) for name in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    command = [sys.executable, "-m", "marimo", "run", "views.py", "--headless", "--no-token"]
+    proc = subprocess.Popen(
+        [*command, "--port", str(port), "--no-check", "--no-sandbox"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=root,
+        env={**os.environ, **home, "PYTHONPATH": str(Path.cwd())},
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(url + "health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise
+                time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_every_view_draws_in_marimo_and_a_step_reaches_python_and_back(
+    app: str, browser: Browser
+) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    said: list[str] = []
+    page.on("console", lambda m: said.extend([m.text] if m.type == "error" else []))
+    page.on("pageerror", lambda e: said.append(str(e)))
+    page.goto(app, timeout=120_000)
+    try:
+        for selector in [*VIEWS.values(), ".qk"]:
+            view = page.locator(f".selfattn-nb{selector}[data-draw-ms]").first
+            view.wait_for(state="attached", timeout=120_000)
+            view.scroll_into_view_if_needed()
+    finally:
+        page.screenshot(path=str(SHOTS / "marimo-views.png"), full_page=True)
+    assert page.locator(".selfattn-nb[data-draw-ms]").count() == 6  # the heads view holds a map
+    # the map's head stepper: the browser asks, Python sends that head's weights, it redraws
+    # (row 5, whose largest weight differs from head to head)
+    the_map = page.locator(".selfattn-nb.map").first
+    the_map.scroll_into_view_if_needed()
+    the_map.locator("canvas").focus()
+    for _ in range(5):
+        page.keyboard.press("ArrowDown")
+    expect(the_map.locator('[data-readout="row"]')).to_have_text("5 · w5")
+    before = the_map.locator('[data-readout="top"]').inner_text()
+    the_map.get_by_role("button", name="next head").click()
+    expect(the_map.locator('[data-readout="head"]')).to_have_text("2 / 4")
+    expect(the_map.locator('[data-readout="top"]')).not_to_have_text(before, timeout=30_000)
+    # a thumbnail picked in the heads view opens that head below it
+    heads = page.locator(".selfattn-nb.heads-view").first
+    heads.scroll_into_view_if_needed()
+    heads.locator(".thumb", has_text="L2 H3").click()
+    heads.locator('[data-readout="head"]').filter(has_text="3 / 4").wait_for(timeout=30_000)
+    for theme in ("light", "dark"):
+        page.evaluate(
+            """(theme) => { document.body.classList.toggle('dark', theme === 'dark');
+              document.documentElement.classList.toggle('dark', theme === 'dark');
+              document.body.style.background = theme === 'dark' ? '#181c1a' : '#ffffff'; }""",
+            theme,
+        )
+        page.wait_for_selector(f".selfattn-nb[data-theme='{theme}']", timeout=30_000)
+        page.wait_for_timeout(300)
+        for name, selector in {**VIEWS, "qk": ".qk"}.items():
+            view = page.locator(f".selfattn-nb{selector}").first
+            view.scroll_into_view_if_needed()
+            view.screenshot(path=str(SHOTS / f"marimo-{name}-{theme}.png"))
+    assert said == [], said
+    page.close()
