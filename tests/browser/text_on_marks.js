@@ -1,7 +1,7 @@
 // Text drawn on a mark, measured in the page: for one figure, every visible SVG label whose
 // ink touches a mark of its picture (an arrow, a line, a bar, a dot, a knob and its focus
 // ring) or another label's ink, and every HTML text of the figure's controls that the
-// focused control's ring crosses. Shared by the collision test (test_text_on_marks.py) and
+// focused control's ring crosses. Shared by the label test (test_labels.py) and
 // the figures audit (bench/figures_audit.py); returns one line per hit.
 //
 // A label's ink is the middle of its glyph box (the box holds the font's ascent and descent).
