@@ -65,6 +65,7 @@ ARGS: dict[str, dict[str, Any]] = {
     },
 }
 PUBLISHED = sorted(f for f, c in CASES.items() if c.header is not None)
+limits = test_check.limits  # the per-call timeout and budget each file is checked with
 
 
 def skip_missing(file: str) -> None:
