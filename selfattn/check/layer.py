@@ -155,7 +155,7 @@ class Layer:
         given = given.transpose(1, 2)[..., None] if proj.channels_first else given
         extra = {self.mask.param: self.mask.make(n, dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
-        extra |= {self.rotary.param: self.rotary.make(n, dtype)} if self.rotary else {}
+        extra |= self.rotary.args(n, dtype) if self.rotary else {}
         return [given] * proj.inputs, {**self.args, **extra}
 
     def tolerance(self, x: Array, suspect: Suspect, proj: Projections | None = None) -> float:
@@ -229,7 +229,7 @@ def check_layer(
         )
     if layer.rotary is not None:
         rep.notes.append(
-            f"rotary embeddings go in through `{layer.rotary.param}`: handed in at angle 0 "
+            f"rotary embeddings go in through {layer.rotary.params}: handed in at angle 0 "
             f"({layer.rotary.said}), so the layer is checked as attention without positions "
             "(the rotation itself is the model's, not checked)"
         )
@@ -566,7 +566,7 @@ class _Text:
         x = "x.transpose(1, 2)[..., None]" if self.channels_first else x
         given = ", ".join([x] * self.inputs) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
-        given += f", {self.rotary.param}=rotation(x.shape[1])" if self.rotary else ""
+        given += self.rotary.given if self.rotary else ""
         given += f", {self.flag}=True" if self.flag else ""
         back = ".transpose(0, 1)" if self.time_first else "[:, :, 0]" if self.image else ""
         back = "[..., 0].transpose(1, 2)" if self.channels_first else back
