@@ -38,7 +38,7 @@ from .probe import (
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
 from .rotary import angles_at_zero
-from .trace import read_layer
+from .trace import masks_seen, read_layer
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
 
@@ -268,6 +268,8 @@ def _dispatch(
         given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
         masks = [n for n in given if is_mask_name(n)]
         module = _module_of(fn)
+        if not masks and fn is module:  # a mask under another name: found by where it goes
+            masks = masks_seen(module, runner, proj, how.args)
         with angles_at_zero(module) as zeroed:
             check_layer(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed)
         return

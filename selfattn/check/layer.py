@@ -221,6 +221,17 @@ def check_layer(
             f"the scores are soft-capped as {proj.cap:g} tanh(s / {proj.cap:g}) "
             f"(`{proj.capped_by}`): so is the reference"
         )
+    if proj.scale:
+        rep.notes.append(
+            f"the scores are scaled by {proj.scale:.4g} (`{proj.scaled_by}`), not "
+            f"1/sqrt({proj.head_size}): the scale the layer was built with, read from the run; "
+            "so is the reference"
+        )
+    if proj.axis == "queries":
+        rep.notes.append(
+            "the softmax normalises each key's column of q k^T, over the queries (its dim "
+            "read from the run), where each query's row over the keys is meant"
+        )
     if proj.cosine:
         temps = ", ".join(f"{t:.4g}" for t in proj.cosine)
         rep.notes.append(

@@ -129,6 +129,11 @@ class Projections:
     # scaled cosine attention (Swin v2): scores t_h cos(q, k) in head h, t_h these; (): not
     cosine: tuple[float, ...] = ()
     capped_by: str = ""  # the attribute that says so
+    # the score scale the layer was built with, when not 1/sqrt(head size) nor a known bug's
+    # and an attribute of it holds that value (timm's old `qk_scale`): read from the run; 0: none
+    scale: float = 0.0
+    scaled_by: str = ""  # the attribute that holds it
+    axis: str = ""  # what the softmax normalised in the run, "keys" or "queries"; "": not read
 
     def rewired(self, order: str, per_head: bool) -> Projections:
         """The same layer with the fused map's columns read another way."""
@@ -182,6 +187,8 @@ class Projections:
         given = x
         variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
         cosine = len(self.cosine) == self.heads and variant.scores == "sdpa"
+        if self.scale and variant.scores == "sdpa":  # the layer's own scale, not 1/sqrt(d)
+            variant = replace(variant, scores="alpha", p=self.scale)
         x = self.norm(x, dtype) if self.norm is not None else x
         kv = self.kv_heads or self.heads
         q = self._split(self.q(x, dtype), cut, self.heads)

@@ -160,6 +160,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_softmax_axis.py": ("attend", {"softmax-wrong-axis"}, 1),
     "torch_layer_mask_from_model.py": ("attn", set(), 0),
     "torch_layer_prenorm.py": ("attn", set(), 0),
+    # read from the run: a scale of its own under a name never seen; a mask under another name
+    "torch_layer_scale_chosen.py": ("attn", set(), 0),
+    "torch_layer_mask_other_name.py": ("attn", set(), 0),
     "torch_layer_causal_flag.py": ("fused", {"causal-flag-ignored"}, 1),
     "torch_layer_multihead.py": ("causal_tril", {"causal-mask-wrong-triangle"}, 1),
     "torch_layer_turned.py": ("turned_tril", {"causal-mask-wrong-triangle"}, 1),
