@@ -23,6 +23,8 @@ from .diagnose import check_kernel
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
 from .interpret import interpret_line, interpreted, uses_triton
+from .jax_layer import check_jax_layer
+from .jaxpr import Read, read_jax_layer
 from .layer import check_layer
 from .model import check_model
 from .probe import (
@@ -237,6 +239,13 @@ def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | Non
     return read_layer(fn, runner, proj) if fn is _module_of(fn) else proj
 
 
+def _jax_layer(fn: Any, runner: Runner) -> Read | None:
+    """A JAX layer of x, read from its jaxpr (names are not read), when JAX is in use."""
+    if "jax" not in sys.modules or hasattr(fn, "named_modules"):
+        return None
+    return read_jax_layer(fn, runner)
+
+
 def _kind(sig: Any, proj: Projections | None) -> str | None:
     """A module holding q, k, v projections (`proj`) is a layer called on hidden states,
     unless its parameters are named q, k, v (nn.MultiheadAttention's are, and it is a layer
@@ -258,6 +267,9 @@ def _dispatch(
     how: Calling,
     proj: Projections | None = None,
 ) -> None:
+    if proj is None and kind != "kernel" and (found := _jax_layer(fn, runner)) is not None:
+        check_jax_layer(found, runner, rep, imp, name)
+        return
     if kind == "model":
         check_model(fn, runner, rep, imp, name)
         return

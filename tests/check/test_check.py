@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "README.md"  # its `selfattn check` section
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 HAS_JAX = importlib.util.find_spec("jax") is not None
+HAS_FLAX = HAS_JAX and importlib.util.find_spec("flax") is not None
 
 
 def _tinygrad_runs() -> bool:
@@ -49,6 +50,7 @@ HAS_TRITON = importlib.util.find_spec("triton") is not None  # pip install 'self
 FRAMEWORKS = {
     "torch_": HAS_TORCH,
     "jax_": HAS_JAX,
+    "jax_linen_": HAS_FLAX,
     "tinygrad_": None,  # None: asked when needed
     "triton_": HAS_TRITON and HAS_TORCH,
 }
@@ -162,6 +164,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_prenorm.py": ("attn", set(), 0),
     # read from the run: a scale of its own under a name never seen; a mask under another name
     "torch_layer_scale_chosen.py": ("attn", set(), 0),
+    # JAX layers read from their jaxpr: Flax's MultiHeadDotProductAttention, a layer scaled by d
+    "jax_linen_mha_layer.py": ("attn", set(), 0),
+    "jax_layer_scale_by_d.py": ("attn", {"scale-by-d"}, 1),
     "torch_layer_mask_other_name.py": ("attn", set(), 0),
     "torch_layer_causal_flag.py": ("fused", {"causal-flag-ignored"}, 1),
     "torch_layer_multihead.py": ("causal_tril", {"causal-mask-wrong-triangle"}, 1),
