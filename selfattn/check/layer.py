@@ -216,40 +216,7 @@ def check_layer(
         rep.notes.append(
             f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants (n, batch, C)"
         )
-    if proj.cap:
-        rep.notes.append(
-            f"the scores are soft-capped as {proj.cap:g} tanh(s / {proj.cap:g}) "
-            f"(`{proj.capped_by}`): so is the reference"
-        )
-    if proj.scale:
-        rep.notes.append(
-            f"the scores are scaled by {proj.scale:.4g} (`{proj.scaled_by}`), not "
-            f"1/sqrt({proj.head_size}): the scale the layer was built with, read from the run; "
-            "so is the reference"
-        )
-    if proj.axis == "queries":
-        rep.notes.append(
-            "the softmax normalises each key's column of q k^T, over the queries (its dim "
-            "read from the run), where each query's row over the keys is meant"
-        )
-    if proj.cosine:
-        temps = ", ".join(f"{t:.4g}" for t in proj.cosine)
-        rep.notes.append(
-            f"scaled cosine attention: the scores are t cos(q, k), t = {temps} per head, read "
-            "from the run; so is the reference"
-        )
-    if layer.rotary is not None:
-        rep.notes.append(
-            f"rotary embeddings go in through {layer.rotary.params}: handed in at angle 0 "
-            f"({layer.rotary.said}), so the layer is checked as attention without positions "
-            "(the rotation itself is the model's, not checked)"
-        )
-    if zeroed:
-        rep.notes.append(
-            f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in zeroed)})"
-            " are held at angle 0 for the check, so it is checked as attention without positions"
-            " (they are put back after)"
-        )
+    rep.notes += _how_it_scores(proj) + _how_it_rotates(layer, zeroed)
     text = _Text(name, imp, proj, layer.dtype)
     text.args = "".join(f", {k}={v!r}" for k, v in args.items())
     text.rotary, text.zeroed = layer.rotary, zeroed
@@ -303,6 +270,52 @@ def check_layer(
     if flag is not None and not causal:
         _flag_on(layer, text, rep, flag, first, tol)
     _batched(layer, text, rep, tol)
+
+
+def _how_it_scores(proj: Projections) -> list[str]:
+    """Notes on how the layer forms its scores, as read from it or its run."""
+    said: list[str] = []
+    if proj.cap:
+        said.append(
+            f"the scores are soft-capped as {proj.cap:g} tanh(s / {proj.cap:g}) "
+            f"(`{proj.capped_by}`): so is the reference"
+        )
+    if proj.scale:
+        said.append(
+            f"the scores are scaled by {proj.scale:.4g} (`{proj.scaled_by}`), not "
+            f"1/sqrt({proj.head_size}): the scale the layer was built with, read from the run; "
+            "so is the reference"
+        )
+    if proj.axis == "queries":
+        said.append(
+            "the softmax normalises each key's column of q k^T, over the queries (its dim "
+            "read from the run), where each query's row over the keys is meant"
+        )
+    if proj.cosine:
+        temps = ", ".join(f"{t:.4g}" for t in proj.cosine)
+        said.append(
+            f"scaled cosine attention: the scores are t cos(q, k), t = {temps} per head, read "
+            "from the run; so is the reference"
+        )
+    return said
+
+
+def _how_it_rotates(layer: Layer, zeroed: list[str]) -> list[str]:
+    """Notes on the rotation handed in, or made by the layer and held at angle 0."""
+    said: list[str] = []
+    if layer.rotary is not None:
+        said.append(
+            f"rotary embeddings go in through {layer.rotary.params}: handed in at angle 0 "
+            f"({layer.rotary.said}), so the layer is checked as attention without positions "
+            "(the rotation itself is the model's, not checked)"
+        )
+    if zeroed:
+        said.append(
+            f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in zeroed)})"
+            " are held at angle 0 for the check, so it is checked as attention without positions"
+            " (they are put back after)"
+        )
+    return said
 
 
 def _required(params: dict[str, bool], masks: list[str], given: dict[str, Any]) -> dict[str, Any]:
