@@ -501,13 +501,15 @@ def _open(module: Any) -> list[str]:
 
 
 def _own_scale(module: Any, proj: Projections, seen: Seen) -> Projections:
-    """The layer with the score scale it ran with, when that is not 1/sqrt(d) nor the scale
-    of a known bug (1, 1/d, sqrt(d), 1/sqrt(C), 1/sqrt(n)), and one of its attributes, under
-    whatever name, holds it: a scale chosen when it was built, not a slip."""
+    """The layer with the score scale it ran with, when that is no power of the head size d
+    (1/sqrt(d) the right one; 1, 1/d, sqrt(d), d**-0.25 for q alone, the known slips) nor of
+    the width C or the length n, and one of its attributes, under whatever name, holds it: a
+    scale chosen when it was built, not a slip."""
     scale, d = seen.scale, proj.head_size
     if scale is None or scale <= 0 or seen.cosine:
         return proj
-    slips = (d**-0.5, 1.0, 1 / d, d**0.5, proj.width**-0.5, 5**-0.5)  # observe's n is 5
+    powers = (-2, -1.5, -1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1)
+    slips = [b**g for b in (d, proj.width, 5) for g in powers]  # observe's n is 5
     if any(math.isclose(scale, s, rel_tol=1e-3) for s in slips):
         return proj
     holder = next((n for n, v in _numbers(module) if math.isclose(v, scale, rel_tol=1e-3)), None)

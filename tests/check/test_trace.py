@@ -158,11 +158,13 @@ def test_image_layer_is_checked_as_an_n_by_1_image() -> None:
 
 
 def test_a_scale_of_its_own_is_read_from_the_run() -> None:
-    """Mixer keeps its scale as `scale`, a name no table reads: 0.3 is taken as the layer's,
-    1/d is still the known bug (test_bug_in_a_layer_read_from_its_run)."""
-    report = check(Mixer(scale=0.3))
+    """Mixer keeps its scale as `scale`, a name no table reads: 0.4 is taken as the layer's;
+    1/d is still the known bug (test_bug_in_a_layer_read_from_its_run), and d**-0.25, the
+    scale meant for q and k each applied once, is no scale of its own either."""
+    report = check(Mixer(scale=0.4))
     assert report.ok, str(report)
-    assert any("scaled by 0.3 (`scale`)" in note for note in report.notes), report.notes
+    assert any("scaled by 0.4 (`scale`)" in note for note in report.notes), report.notes
+    assert not check(Mixer(scale=4**-0.25)).ok  # head size 4
 
 
 def test_the_softmax_axis_is_read_from_the_run() -> None:
