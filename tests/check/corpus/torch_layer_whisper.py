@@ -1,7 +1,7 @@
-"""Correct (torch): Whisper's MultiHeadAttention (whisper/model.py), the decoder's self-attention
-path: called as layer(x, xa=None, mask=None, kv_cache=None), maps `query`, `key` (no bias),
+"""Correct (torch): Whisper's MultiHeadAttention (whisper/model.py), the decoder's self-attention,
+called as layer(x, xa=None, mask=None, kv_cache=None), maps `query`, `key` (no bias),
 `value` and `out`, Whisper's own Linear that casts its weight to x's dtype, returns
-(output, qk). Both paths: with SDPA (`use_sdpa`, the default) a mask given only switches on
+(output, qk). Two paths: with SDPA (`use_sdpa`, the default) a mask given only switches on
 `is_causal`; without it, q and k are each scaled by head_dim**-0.25 and the mask is added to
 the scores. Checked on the SDPA path.
 
