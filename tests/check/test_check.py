@@ -231,13 +231,13 @@ FAST = 2.0  # the sleeper's per-call timeout in these tests, so it costs 2 s, no
 # (torch_memeff_chunked takes 1.1 s in all unloaded; at a load of 12 on 2 cores its first call
 # took over 2 s and its check 45 s, the default budget)
 ROOMY = 15.0
-ROOMY_BUDGET = 120.0
+TEST_BUDGET = 120.0
 SLEEPERS = {"hostile_sleeps.py"}
 
 
-def limits(file: str) -> dict[str, float]:
-    """The per-call timeout and the budget a corpus file is checked with in the tests."""
-    return {"timeout": FAST if file in SLEEPERS else ROOMY, "budget": ROOMY_BUDGET}
+def timeout(file: str) -> float:
+    """The per-call timeout a corpus file is checked with in the tests."""
+    return FAST if file in SLEEPERS else ROOMY
 
 
 def _skip_missing(file: str) -> None:
@@ -321,7 +321,7 @@ def test_default_sleeper_started(default_sleeper: Any) -> None:
 def test_api(file: str) -> None:
     _skip_missing(file)
     _, expected, status = CASES[file]
-    report = check(_load(file), **limits(file), args=ARGS.get(file))
+    report = check(_load(file), timeout=timeout(file), budget=TEST_BUDGET, args=ARGS.get(file))
     found = {f.id for f in report.errors}
     assert (report.exit_status, found) == (status, expected), str(report)
     assert set(report.ids) - found <= WARNINGS
@@ -348,9 +348,7 @@ def test_cli_json(file: str) -> None:
     name, expected, status = CASES[file]
     started = time.monotonic()
     extra = [f"--arg={k}={v!r}" for k, v in ARGS.get(file, {}).items()]
-    proc = _cli(
-        f"{CORPUS / file}:{name}", "--json", "--timeout", str(limits(file)["timeout"]), *extra
-    )
+    proc = _cli(f"{CORPUS / file}:{name}", "--json", "--timeout", str(timeout(file)), *extra)
     assert time.monotonic() - started < 60
     assert "Traceback" not in proc.stdout + proc.stderr
     report = json.loads(proc.stdout)  # stdout is the JSON alone, even if the target prints

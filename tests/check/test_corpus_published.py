@@ -10,7 +10,7 @@ import pytest
 
 from selfattn.check import check
 
-from .corpus_cases import ARGS, CASES, FIELDS, PUBLISHED, limits, load, skip_missing
+from .corpus_cases import ARGS, CASES, FIELDS, PUBLISHED, TEST_BUDGET, load, skip_missing, timeout
 
 
 def test_published_cases_are_found() -> None:
@@ -29,6 +29,6 @@ def test_published_verdict(file: str) -> None:
     skip_missing(file)
     case = CASES[file]
     with contextlib.redirect_stdout(io.StringIO()):
-        report = check(load(file), **limits(file), args=ARGS.get(file))
+        report = check(load(file), timeout=timeout(file), budget=TEST_BUDGET, args=ARGS.get(file))
     assert report.exit_status == case.status, str(report)
     assert {f.id for f in report.errors} == case.expected, str(report)
