@@ -79,6 +79,7 @@ clean:
 bench: $(VENV)/.test chromium
 	$(PY) -m bench.bench
 	$(PY) -m bench.gradient_cost
+	$(PY) -m bench.check_speed
 
 # The notebook widgets in a real JupyterLab (a server, a kernel and a browser: about 20 s
 # plus startup), kept out of `make test`; CI runs it on every change to selfattn/notebook.

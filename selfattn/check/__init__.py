@@ -23,6 +23,8 @@ from .accepts import learn
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
 from .interpret import interpret_line, interpreted, uses_triton
+from .jax_layer import check_jax_layer
+from .jaxpr import Read, read_jax_layer
 from .names import named
 from .probe import (
     Runner,
@@ -36,7 +38,7 @@ from .probe import (
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
 from .rotary import angles_at_zero
-from .trace import read_layer
+from .trace import masks_seen, read_layer
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
 
@@ -243,6 +245,13 @@ def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | Non
     return read_layer(fn, runner, proj) if fn is _module_of(fn) else proj
 
 
+def _jax_layer(fn: Any, runner: Runner) -> Read | None:
+    """A JAX layer of x, read from its jaxpr (names are not read), when JAX is in use."""
+    if "jax" not in sys.modules or hasattr(fn, "named_modules"):
+        return None
+    return read_jax_layer(fn, runner)
+
+
 def _kind(sig: Any, proj: Projections | None) -> str | None:
     """A module holding q, k, v projections (`proj`) is a layer called on hidden states,
     unless its parameters are named q, k, v (nn.MultiheadAttention's are, and it is a layer
@@ -264,6 +273,9 @@ def _dispatch(
     how: Calling,
     proj: Projections | None = None,
 ) -> None:
+    if proj is None and kind != "kernel" and (found := _jax_layer(fn, runner)) is not None:
+        check_jax_layer(found, runner, rep, imp, name)
+        return
     if kind == "model":
         rules.run(model.start(fn, runner, rep, imp, name))
         return
@@ -274,6 +286,8 @@ def _dispatch(
         given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
         masks = [n for n in given if is_mask_name(n)]
         module = _module_of(fn)
+        if not masks and fn is module:  # a mask under another name: found by where it goes
+            masks = masks_seen(module, runner, proj, how.args)
         with angles_at_zero(module) as zeroed:
             rules.run(
                 layer.start(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed)

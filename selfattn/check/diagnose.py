@@ -216,6 +216,11 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
                 f"{what} argument `{param.name}`: no mask of shape (n, n), (1, 1, n, n) or (1, n) "
                 "was accepted; not checked"
             )
+        elif param.switch is not None:
+            notes.append(
+                f"{what} argument `{param.name}` has effect only with `{param.switch}=True`: not "
+                "a way to ask for the causal mask, not checked"
+            )
         elif param.form == "padding":
             notes.append(
                 f"{what} argument `{param.name}` is a (batch, n) key-padding mask, assumed "

@@ -168,7 +168,7 @@ class Layer:
         given = given.transpose(1, 2)[..., None] if proj.channels_first else given
         extra = {self.mask.param: self.mask.make(n, dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
-        extra |= {self.rotary.param: self.rotary.make(n, dtype)} if self.rotary else {}
+        extra |= self.rotary.args(n, dtype) if self.rotary else {}
         return [given] * proj.inputs, {**self.args, **extra}
 
     def tolerance(self, x: Array, suspect: Suspect, proj: Projections | None = None) -> float:
@@ -253,29 +253,11 @@ def _say_how_called(layer: Layer, rep: Report, turned: bool, zeroed: list[str]) 
         f"projections `{proj.names}`: {proj.heads} head{'s' if proj.heads > 1 else ''} of size "
         f"{proj.head_size}{grouped}, C = {proj.width}; the reference uses the layer's own weights"
     )
-    said = {
-        "turned": f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants "
-        "(n, batch, C)",
-        "cap": f"the scores are soft-capped as {proj.cap:g} tanh(s / {proj.cap:g}) "
-        f"(`{proj.capped_by}`): so is the reference",
-        "rotary": f"rotary embeddings go in through `{getattr(layer.rotary, 'param', '')}`: "
-        f"handed in at angle 0 ({getattr(layer.rotary, 'said', '')}), so the layer is checked "
-        "as attention without positions (the rotation itself is the model's, not checked)",
-        "zeroed": "the layer rotates q and k itself: its angles "
-        f"({', '.join(f'`{n}`' for n in zeroed)}) are held at angle 0 for the check, so it is "
-        "checked as attention without positions (they are put back after)",
-        "cosine": "scaled cosine attention: the scores are t cos(q, k), t = "
-        f"{', '.join(f'{t:.4g}' for t in proj.cosine)} per head, read from the run; so is the "
-        "reference",
-    }
-    held = {
-        "turned": turned,
-        "cap": proj.cap,
-        "cosine": proj.cosine,
-        "rotary": layer.rotary,
-        "zeroed": zeroed,
-    }
-    rep.notes += [said[k] for k, on in held.items() if on]
+    if turned:
+        rep.notes.append(
+            f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants (n, batch, C)"
+        )
+    rep.notes += _how_it_scores(proj) + _how_it_rotates(layer, zeroed)
 
 
 def same_output(run: LayerRun) -> None:
@@ -357,6 +339,52 @@ def flag_on(run: LayerRun) -> None:
 
 def batched(run: LayerRun) -> None:
     _batched(run.layer, run.text, run.rep, run.facts["tol"])
+
+
+def _how_it_scores(proj: Projections) -> list[str]:
+    """Notes on how the layer forms its scores, as read from it or its run."""
+    said: list[str] = []
+    if proj.cap:
+        said.append(
+            f"the scores are soft-capped as {proj.cap:g} tanh(s / {proj.cap:g}) "
+            f"(`{proj.capped_by}`): so is the reference"
+        )
+    if proj.scale:
+        said.append(
+            f"the scores are scaled by {proj.scale:.4g} (`{proj.scaled_by}`), not "
+            f"1/sqrt({proj.head_size}): the scale the layer was built with, read from the run; "
+            "so is the reference"
+        )
+    if proj.axis == "queries":
+        said.append(
+            "the softmax normalises each key's column of q k^T, over the queries (its dim "
+            "read from the run), where each query's row over the keys is meant"
+        )
+    if proj.cosine:
+        temps = ", ".join(f"{t:.4g}" for t in proj.cosine)
+        said.append(
+            f"scaled cosine attention: the scores are t cos(q, k), t = {temps} per head, read "
+            "from the run; so is the reference"
+        )
+    return said
+
+
+def _how_it_rotates(layer: Layer, zeroed: list[str]) -> list[str]:
+    """Notes on the rotation handed in, or made by the layer and held at angle 0."""
+    said: list[str] = []
+    if layer.rotary is not None:
+        said.append(
+            f"rotary embeddings go in through {layer.rotary.params}: handed in at angle 0 "
+            f"({layer.rotary.said}), so the layer is checked as attention without positions "
+            "(the rotation itself is the model's, not checked)"
+        )
+    if zeroed:
+        said.append(
+            f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in zeroed)})"
+            " are held at angle 0 for the check, so it is checked as attention without positions"
+            " (they are put back after)"
+        )
+    return said
 
 
 def _required(params: dict[str, bool], masks: list[str], given: dict[str, Any]) -> dict[str, Any]:
@@ -677,7 +705,7 @@ class _Text:
         x, back, said = LAYOUT_TEXT[self._layout()]
         given = ", ".join([x] * self.inputs) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
-        given += f", {self.rotary.param}=rotation(x.shape[1])" if self.rotary else ""
+        given += self.rotary.given if self.rotary else ""
         given += f", {self.flag}=True" if self.flag else ""
         still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
         if still:

@@ -59,6 +59,7 @@ TABLE: tuple[tuple[str, str, str], ...] = (
     # where a layer takes the rotation the model hands it, by the form it takes there
     ("rotation as cos, sin", "position_embeddings", "Hugging Face's Llama"),
     ("rotation as complex", "freqs_cis", "Meta's LLaMA, gpt-fast"),
+    ("rotation as cos and sin apart", "freqs_cos,freqs_sin", "Karpathy's llama2.c"),
     # what a layer that rotates by itself keeps: angles (0 at angle 0), cos (1), sin (0), e^i0
     ("angles", "inv_freq freqs cached_freqs angular_freq", "HF, GPT-NeoX, lucidrains"),
     ("cosines", "cos cos_cached _cos_cached", "modded-nanogpt, older Hugging Face"),

@@ -159,6 +159,9 @@ class MaskParam:
     required: bool
     kind: str | None = None  # a key of MASK_KINDS once probed, or "unusable"
     form: str = "square"  # "square" (n, n) | "batched" (1, [1,] n, n) | "padding" (1, n)
+    # an ignored mask that has effect once this option is True (`q_mask` under `use_mask`):
+    # a mask of its own kind, not a way to ask for the causal mask
+    switch: str | None = None
 
 
 @dataclass
@@ -804,9 +807,36 @@ def probe_mask(kern: Kernel, param: MaskParam, layouts: tuple[str, ...] = ()) ->
             param.kind = _probe(kern, param)
             if param.kind != "unusable":
                 saved = (*saved[:2], layout)
+                param.switch = _switched_on_by(kern, param) if param.kind == "ignored" else None
                 return
     finally:
         kern.flag, kern.mask, kern.layout = saved
+
+
+def _switched_on_by(kern: Kernel, param: MaskParam) -> str | None:
+    """The option (a parameter defaulting to False) under which a mask argument that changes
+    nothing by itself takes effect: with it True, an all-False mask of the form that was
+    accepted changes the output or makes the call fail, where no mask does neither."""
+    rng = np.random.default_rng(7)
+    q, k, v = rng.standard_normal((3, 7, 5))
+    empty = (np.zeros(7 if param.form == "padding" else (7, 7), dtype=bool), "bool")
+    for switch in kern.sig.switches:
+        if switch in kern.args or switch == kern.sig.flag:
+            continue
+        kern.args[switch] = True
+        try:
+            plain = kern.call(q, k, v, mask="none")
+            try:
+                masked = kern.call(q, k, v, mask=empty)
+            except CallFailed:
+                return switch
+            if not np.allclose(plain, masked, equal_nan=True):
+                return switch
+        except CallFailed:
+            continue
+        finally:
+            del kern.args[switch]
+    return None
 
 
 def _probe(kern: Kernel, param: MaskParam) -> str:

@@ -98,6 +98,11 @@ class Projections:
     # scaled cosine attention (Swin v2): scores t_h cos(q, k) in head h, t_h these; (): not
     cosine: tuple[float, ...] = ()
     capped_by: str = ""  # the attribute that says so
+    # the score scale the layer was built with, when not 1/sqrt(head size) nor a known bug's
+    # and an attribute of it holds that value (timm's old `qk_scale`): read from the run; 0: none
+    scale: float = 0.0
+    scaled_by: str = ""  # the attribute that holds it
+    axis: str = ""  # what the softmax normalised in the run, "keys" or "queries"; "": not read
 
     def rewired(self, order: str, per_head: bool) -> Projections:
         """The same layer with the fused map's columns read another way."""
@@ -162,9 +167,11 @@ class Projections:
         return np.asarray(joined, dtype=np.float64)
 
     def _as_held(self, variant: Variant) -> Variant:
-        """`variant` with the layer's own soft cap, unless it has its own."""
+        """`variant` with the layer's own soft cap, unless it has its own, and its own scale
+        where it was built with one (not 1/sqrt(d)); scaled cosine scores keep theirs."""
         variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
-        return variant
+        own = self.scale and variant.scores == "sdpa" and len(self.cosine) != self.heads
+        return replace(variant, scores="alpha", p=self.scale) if own else variant
 
     def _heads(self, x: Array, variant: Variant, dtype: type, cut: bool) -> list[Array] | None:
         """Each head's output on the normed x, or None where `variant` is undefined; a layer

@@ -2,10 +2,11 @@
 
 A LLaMA-family layer does not make its rotation; the model around it hands each call the
 angles, as cos and sin (Hugging Face's `position_embeddings`), as complex numbers e^(i angle)
-(Meta's LLaMA and torchtitan's `freqs_cis`), or as cos and sin in a last axis of two
-(gpt-fast's `freqs_cis`). At angle 0 the rotation leaves q and k as they are, so the layer is
-checked as attention without positions: its scale, mask, softmax and heads, against its own
-weights. The rotation itself is the model's, and is not checked here.
+(Meta's LLaMA and torchtitan's `freqs_cis`), as cos and sin in a last axis of two (gpt-fast's
+`freqs_cis`), or as two arguments, the cos and the sin of each half-dimension's angle
+(llama2.c's `freqs_cos` and `freqs_sin`). At angle 0 the rotation leaves q and k as they are,
+so the layer is checked as attention without positions: its scale, mask, softmax and heads,
+against its own weights. The rotation itself is the model's, and is not checked here.
 
 A layer that makes its rotation itself, from angles it keeps (an `inv_freq`, a `cos` and `sin`
 it has worked out), is set to angle 0 the same way for the check, and put back after.
@@ -27,6 +28,8 @@ FORMS = {
 }
 # what each angle a layer keeps holds at angle 0: frequencies or angles 0, cos 1 and sin 0
 # worked out ahead, e^(i 0) = 1
+# where a layer takes cos and sin as two arguments, (n, head_size / 2) each: cosine's, sine's
+APART = dict(named("rotation as cos and sin apart"))
 AT_ZERO = {
     **dict.fromkeys(named("angles"), 0.0),
     **dict.fromkeys(named("cosines"), 1.0),
@@ -42,11 +45,35 @@ class Rotary:
     param: str
     form: str
     head_size: int
+    sine: str = ""  # form "apart": the argument the sine goes to, the cosine going to `param`
+
+    def args(self, n: int, dtype: Any) -> dict[str, Any]:
+        """The keyword arguments that hand the layer its rotation at angle 0."""
+        made = self.make(n, dtype)
+        return (
+            dict(zip((self.param, self.sine), made, strict=True))
+            if self.sine
+            else {self.param: made}
+        )
+
+    @property
+    def given(self) -> str:
+        """The reproductions' keyword arguments for the same call, after `rotation` is made."""
+        if self.sine:
+            return f", {self.param}=rotation(x.shape[1])[0], {self.sine}=rotation(x.shape[1])[1]"
+        return f", {self.param}=rotation(x.shape[1])"
+
+    @property
+    def params(self) -> str:
+        """The arguments it goes in through, for the report."""
+        return f"`{self.param}` and `{self.sine}`" if self.sine else f"`{self.param}`"
 
     def make(self, n: int, dtype: Any) -> Any:
         import torch  # pyright: ignore[reportMissingImports]
 
         half = self.head_size // 2
+        if self.form == "apart":
+            return torch.ones(n, half, dtype=dtype), torch.zeros(n, half, dtype=dtype)
         if self.form == "cos_sin":
             shape = (1, n, self.head_size)
             return torch.ones(shape, dtype=dtype), torch.zeros(shape, dtype=dtype)
@@ -60,6 +87,7 @@ class Rotary:
         size, half = self.head_size, self.head_size // 2
         wide = "torch.complex128" if dtype == "torch.float64" else "torch.complex64"
         made = {
+            "apart": f"torch.ones(n, {half}, dtype={dtype}), torch.zeros(n, {half}, dtype={dtype})",
             "cos_sin": f"torch.ones(1, n, {size}, dtype={dtype}), "
             f"torch.zeros(1, n, {size}, dtype={dtype})",
             "complex": f"torch.ones(n, {half}, dtype={wide})",
@@ -67,7 +95,7 @@ class Rotary:
             f".to({dtype})",
         }[self.form]
         return [
-            f"def rotation(n):  # `{self.param}` at angle 0, {self.said}: q and k as they are",
+            f"def rotation(n):  # {self.params} at angle 0, {self.said}: q and k as they are",
             f"    return {made}",
             "",
         ]
@@ -75,6 +103,7 @@ class Rotary:
     @property
     def said(self) -> str:
         return {
+            "apart": "cos 1 and sin 0",
             "cos_sin": "(cos, sin) = (1, 0)",
             "complex": "e^(i 0) = 1",
             "pairs": "cos 1 and sin 0 in a last axis of two",
@@ -84,11 +113,20 @@ class Rotary:
 def rotations(params: Iterable[str], given: dict[str, Any], head_size: int) -> list[Rotary]:
     """The ways a layer whose forward takes `params` may take its rotation that the caller has
     not given, in the order to try them; none when it takes none."""
+    params = set(params)
+    apart = [
+        Rotary(cos, "apart", head_size, sine)
+        for cos, sine in APART.items()
+        if {cos, sine} <= params and not {cos, sine} & set(given)
+    ]
     return [
-        Rotary(name, form, head_size)
-        for name, forms in FORMS.items()
-        if name in params and name not in given
-        for form in forms
+        *(
+            Rotary(name, form, head_size)
+            for name, forms in FORMS.items()
+            if name in params and name not in given
+            for form in forms
+        ),
+        *apart,
     ]
 
 

@@ -273,10 +273,12 @@ def long_key(ctx: Ctx) -> None:
     rep.check(name, "warn", said)
     lines = [
         *repro.head(kern, ctx.imp),
-        *repro.random_inputs(kern, 0, n, d),
+        # set in numpy, then handed over: JAX and MLX arrays take no item assignment
+        f"q, k, v = np.random.default_rng(0).standard_normal((3, {n}, {d}))",
         f"k[{j}] *= {LONG:g}",
-        f"v = {'torch.zeros_like(v)' if kern.backend.name == 'torch' else 'np.zeros_like(v)'}",
+        "v = np.zeros_like(v)",
         f"v[{j}, 0] = 1",
+        f"q, k, v = {kern.backend.from_numpy('np.stack([q, k, v])')}",
         *filter(None, [kern.mask_text(n, causal)]),
         f"out = {kern.call_text(causal)}",
         f"print(float((out[{rows.start or 0}:, 0] > 0.5).sum()) / {len(w)})  # share of queries "

@@ -13,6 +13,7 @@ the layer wrote them and runs whatever Python the forward holds.
 from __future__ import annotations
 
 import inspect
+import math
 import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,6 +29,10 @@ PASS_ON |= {"type", "type_as"}
 VIEWS = {"transpose", "permute", "__getitem__", "unbind", "chunk", "split", "mT"}
 UNIT_KEPT = PASS_ON | VIEWS  # calls that leave vectors of length 1 so
 SOFTMAX = {"softmax", "_softmax", "scaled_dot_product_attention"}
+# a factor of q or k taken on through these keeps its scale; a number times it scales it
+SCALERS = {"mul", "__mul__", "__rmul__", "multiply"}
+DIVIDERS = {"div", "__truediv__", "true_divide", "divide"}
+PRODUCTS = {"matmul", "__matmul__", "bmm", "baddbmm"}  # scores' last axis: the keys'
 
 
 @dataclass
@@ -44,20 +49,27 @@ class Seen:
     # the maps in (indexes into maps_in) q, k and v come from, as the computation used them
     roles: list[frozenset[int]] = field(default_factory=list)
     cosine: tuple[float, ...] = ()  # scores = t_h cos(q, k) in head h, scaled cosine; (): not
+    # the scale of the scores, q k^T times it, q and k as they came from their maps and heads
+    # (scaled before or after the product); None: not read
+    scale: float | None = None
+    axis: str = ""  # what the softmax normalises over, "keys" or "queries"; "": not read
+    marked: bool = False  # a marker handed in for an argument went into the scores
 
 
 def _name(func: Any) -> str:
     return getattr(func, "__name__", "")
 
 
-def watch(module: Any, x: Any, times: int) -> Seen:
+def watch(module: Any, x: Any, times: int, marker: dict[str, Any] | None = None) -> Seen:
     """Run the layer once on x given `times` times, as `module(x)`, `module(x, x)` (x and its
     context, cross-attention used as self-attention) or `module(x, x, x)` (q, k, v), and read
-    what it computed; call on the worker thread."""
+    what it computed; `marker`, one argument by name whose way into the scores is followed.
+    Call on the worker thread."""
     import torch  # pyright: ignore[reportMissingImports]
     from torch.overrides import TorchFunctionMode  # pyright: ignore[reportMissingImports]
 
     watcher = _Watcher(module, x, times)
+    watcher.marked = {id(t) for t in (marker or {}).values()}
 
     class Record(TorchFunctionMode):
         def __torch_function__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None):
@@ -66,7 +78,7 @@ def watch(module: Any, x: Any, times: int) -> Seen:
             return out
 
     with Record(), torch.no_grad():
-        module(*[x] * times, **dict.fromkeys(_required(module)[times:]))
+        module(*[x] * times, **{**dict.fromkeys(_required(module)[times:]), **(marker or {})})
     return watcher.seen
 
 
@@ -86,6 +98,8 @@ class _Watcher:
         self.weights: set[int] = set()  # the softmax's output, and what passes it on
         self.unit: set[int] = set()  # q or k normalised to length 1, and views of them
         self.kept: list[Any] = []
+        self.ops: dict[int, tuple[str, Any, dict[str, Any]]] = {}  # tensor -> the call made it
+        self.marked: set[int] = set()  # the marker, and what it became alone
 
     def saw(self, name: str, args: Any, kwargs: dict[str, Any], out: Any) -> None:
         given = [a for a in (*args, *kwargs.values()) if _is_tensor(a)]
@@ -96,17 +110,20 @@ class _Watcher:
             self.xs.update(id(o) for o in outs)
             self.seen.norm = _group_norm(args, kwargs) if name == "group_norm" else self.seen.norm
         elif name in SOFTMAX and _is_tensor(first) and first.ndim >= 3:
-            self._attention(name, args, outs)
+            self._attention(name, args, kwargs, outs)
         elif (found := _weight(name, _positional_args(name, args, kwargs), self.names)) is not None:
             self._map(found, outs)
             return
-        self._follow(name, given, outs)
+        self._follow(name, given, outs, (name, args, kwargs))
 
-    def _follow(self, name: str, given: list[Any], outs: list[Any]) -> None:
+    def _follow(self, name: str, given: list[Any], outs: list[Any], call: Any = None) -> None:
         origin = frozenset().union(*(self.origin.get(id(t), frozenset()) for t in given))
         for o in outs:
             if not any(o is t for t in given):  # `.float()` of a float tensor returns it
                 self.origin[id(o)], self.made[id(o)] = origin, given
+                self.ops[id(o)] = call or (name, (), {})
+        if len(given) == 1 and id(given[0]) in self.marked:  # `~mask`, `mask[:, None]`
+            self.marked.update(id(o) for o in outs)
         if given and (name == "normalize" or (id(given[0]) in self.unit and name in UNIT_KEPT)):
             self.unit.update(id(o) for o in outs)
         if any(id(t) in self.weights for t in given):
@@ -130,7 +147,7 @@ class _Watcher:
         elif self.seen.heads:
             self.seen.map_out = (label, affine)  # the last one wins
 
-    def _attention(self, name: str, args: Any, outs: list[Any]) -> None:
+    def _attention(self, name: str, args: Any, kwargs: dict[str, Any], outs: list[Any]) -> None:
         first = args[0]
         # scores (batch, heads, n, n) or (batch * heads, n, n); q (batch, heads, n, d)
         heads = first.shape[-3] if first.ndim >= 4 else first.shape[0] // self.batch
@@ -139,25 +156,71 @@ class _Watcher:
             return  # heads computed one by one: the first one tells
         if name == "scaled_dot_product_attention":
             self.seen.roles = [self.origin.get(id(t), frozenset()) for t in args[:3]]
+            self._fused_scale(args, kwargs)
             return
-        factors = self._product(first)
+        factors, product = self._product(first)
         self.seen.roles = [self.origin[id(f)] for f in factors]
         self.weights.update(id(o) for o in outs)
         if factors and all(id(f) in self.unit for f in factors):
             self.seen.cosine = _temperature(first, *factors)
+        elif factors:
+            self._scale(first, product, factors)
+            self.seen.axis = _axis(first, args, kwargs) if self._op(product) in PRODUCTS else ""
 
-    def _product(self, scores: Any) -> list[Any]:
-        """The two factors of the product the scores come from, q's then k's."""
+    def _product(self, scores: Any) -> tuple[list[Any], Any]:
+        """The two factors of the product the scores come from, q's then k's, and the
+        product; whether a marker went into the scores on the way."""
         t = scores
         for _ in range(8):  # back through scaling, masking, casting
             parts = self.made.get(id(t), [])
+            self.seen.marked |= any(id(p) in self.marked for p in parts)
             mapped = [p for p in parts if self.origin.get(id(p))]
             if len(mapped) >= 2:
-                return mapped[:2]
+                return mapped[:2], t
             if not mapped:
-                return []
+                return [], None
             t = mapped[0]
-        return []
+        return [], None
+
+    def _op(self, t: Any) -> str:
+        return self.ops.get(id(t), ("", (), {}))[0]
+
+    def _scale(self, scores: Any, product: Any, factors: list[Any]) -> None:
+        """The scores over q k^T: what scales them after the product (as the values show),
+        times what scaled each factor before it (as the calls show)."""
+        after = _ratio(scores, product)
+        name, _, kwargs = self.ops.get(id(product), ("", (), {}))
+        alpha = kwargs.get("alpha", 1.0) if name == "baddbmm" else 1.0
+        before = [self._scaled(f) for f in factors]
+        if after is not None and None not in before and _number(alpha):
+            self.seen.scale = after * float(alpha) * before[0] * before[1]  # type: ignore[operator]
+
+    def _fused_scale(self, args: Any, kwargs: dict[str, Any]) -> None:
+        """F.scaled_dot_product_attention's scale (1/sqrt(d) unless given), times what scaled
+        q and k before it."""
+        given = kwargs.get("scale", args[6] if len(args) > 6 else None)
+        scale = given if _number(given) else args[0].shape[-1] ** -0.5
+        before = [self._scaled(f) for f in args[:2]]
+        if None not in before:
+            self.seen.scale = float(scale) * before[0] * before[1]  # type: ignore[operator]
+
+    def _scaled(self, t: Any) -> float | None:
+        """What a factor of the scores was multiplied by since its map (views and numbers);
+        None when something else came between that cannot be read as a number."""
+        scale = 1.0
+        for _ in range(24):
+            name, args, _ = self.ops.get(id(t), ("", (), {}))
+            if name in PASS_ON | VIEWS or (name in DIVIDERS | SCALERS and _is_tensor(args[0])):
+                other = args[1] if name in DIVIDERS | SCALERS and len(args) > 1 else None
+                if other is not None and not _number(other):
+                    return scale  # scaled by a tensor: q rotated, masked; the rest is q's
+                scale *= (
+                    1.0 if other is None else 1 / float(other) if name in DIVIDERS else float(other)
+                )
+                t = args[0]
+                continue
+            return scale
+        return None
 
 
 def _temperature(scores: Any, q: Any, k: Any) -> tuple[float, ...]:
@@ -173,6 +236,36 @@ def _temperature(scores: Any, q: Any, k: Any) -> tuple[float, ...]:
 
 def _is_tensor(x: Any) -> bool:
     return hasattr(x, "shape") and hasattr(x, "detach")
+
+
+def _number(x: Any) -> bool:
+    """A Python number or a tensor holding one value (a scale kept as a buffer)."""
+    if _is_tensor(x):
+        return x.numel() == 1
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _ratio(scores: Any, product: Any) -> float | None:
+    """The one number the scores are the product times, over the entries no mask reached
+    (finite, and not pushed far down); None when the ratio is not one number."""
+    s, p = scores.detach().double(), product.detach().double()
+    if s.shape != p.shape:
+        return None
+    ok = s.isfinite() & (s.abs() < 1e3) & (p.abs() > 1e-3 * p.abs().max())
+    if not bool(ok.any()):
+        return None
+    ratio = s[ok] / p[ok]
+    mid = ratio.median()
+    return float(mid) if bool(((ratio - mid).abs() <= 1e-3 * mid.abs()).all()) else None
+
+
+def _axis(scores: Any, args: Any, kwargs: dict[str, Any]) -> str:
+    """What a softmax over q k^T normalises: the keys (its last axis) or the queries."""
+    dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+    if not isinstance(dim, int):
+        return ""
+    dim %= scores.ndim
+    return "keys" if dim == scores.ndim - 1 else "queries" if dim == scores.ndim - 2 else ""
 
 
 # the parameters of the maps a layer may apply, in order, for a call that names them
@@ -354,7 +447,10 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
         if seen is None:
             continue
         if proj is None:
-            return projections(seen)
+            found = projections(seen)
+            return (
+                None if found is None else replace(_own_scale(module, found, seen), axis=seen.axis)
+            )
         inner = proj.q.w.shape[1]
         grouped = proj.kv_heads not in (0, proj.heads)
         if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
@@ -363,9 +459,72 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
             proj, cosine=seen.cosine, image=seen.image, channels_first=seen.channels_first
         )
         proj = _biases_run(proj, projections(seen))
+        proj = replace(_own_scale(module, proj, seen), axis=seen.axis)
         if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
             proj = replace(proj, inputs=seen.inputs)
         if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:
             proj = replace(proj, out=seen.map_out[1], names=f"{proj.names}, {seen.map_out[0]}")
         return proj
     return proj
+
+
+def masks_seen(module: Any, runner: Runner, proj: Projections, given: dict[str, Any]) -> list[str]:
+    """The arguments of the layer's forward, under any name, that go into its scores before
+    the softmax when handed a mask (additive zeros, else boolean True), so that the causal mask
+    a model would hand in is found where its name does not say so."""
+    import torch  # pyright: ignore[reportMissingImports]
+
+    if proj.image or proj.channels_first or not isinstance(module, torch.nn.Module):
+        return []
+    x = torch.randn(1, 5, proj.width, generator=torch.Generator().manual_seed(0))
+    markers = (torch.zeros(1, 1, 5, 5), torch.ones(1, 1, 5, 5, dtype=torch.bool))
+    found = []
+    for name in _open(module)[proj.inputs :]:
+        if name in given:
+            continue
+        for marker in markers:
+            try:
+                seen = runner.call_other(watch, module, x, proj.inputs, {name: marker})
+            except CallFailed:
+                continue
+            if isinstance(seen, Seen) and seen.marked:
+                found.append(name)
+                break
+    return found
+
+
+def _open(module: Any) -> list[str]:
+    """The forward's parameters that take None or nothing by default: where a mask may go."""
+    try:
+        params = inspect.signature(module.forward).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return [p.name for p in params if p.kind not in kinds and p.default in (None, p.empty)]
+
+
+def _own_scale(module: Any, proj: Projections, seen: Seen) -> Projections:
+    """The layer with the score scale it ran with, when that is no power of the head size d
+    (1/sqrt(d) the right one; 1, 1/d, sqrt(d), d**-0.25 for q alone, the known slips) nor of
+    the width C or the length n, and one of its attributes, under whatever name, holds it: a
+    scale chosen when it was built, not a slip."""
+    scale, d = seen.scale, proj.head_size
+    if scale is None or scale <= 0 or seen.cosine:
+        return proj
+    powers = (-2, -1.5, -1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1)
+    slips = [b**g for b in (d, proj.width, 5) for g in powers]  # observe's n is 5
+    if any(math.isclose(scale, s, rel_tol=1e-3) for s in slips):
+        return proj
+    holder = next((n for n, v in _numbers(module) if math.isclose(v, scale, rel_tol=1e-3)), None)
+    return proj if holder is None else replace(proj, scale=scale, scaled_by=holder)
+
+
+def _numbers(module: Any) -> list[tuple[str, float]]:
+    """Every number the layer and its submodules hold as a plain attribute or a one-value
+    tensor, by dotted name."""
+    found = []
+    for owner, child in module.named_modules():
+        for name, value in [*vars(child).items(), *child._buffers.items()]:
+            if _number(value) and not isinstance(value, int):
+                found.append((f"{owner}.{name}".lstrip("."), float(value)))
+    return found

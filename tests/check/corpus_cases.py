@@ -86,6 +86,8 @@ ARGS: dict[str, dict[str, Any]] = {
     },
 }
 PUBLISHED = sorted(f for f, c in CASES.items() if c.header is not None)
+timeout = test_check.timeout  # the per-call timeout each file is checked with
+TEST_BUDGET = test_check.TEST_BUDGET  # and the budget of each check
 
 
 def skip_missing(file: str) -> None:

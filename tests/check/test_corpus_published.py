@@ -12,7 +12,17 @@ import pytest
 
 from selfattn.check import check
 
-from .corpus_cases import ARGS, CASES, CORPUS, FIELDS, PUBLISHED, load, skip_missing
+from .corpus_cases import (
+    ARGS,
+    CASES,
+    CORPUS,
+    FIELDS,
+    PUBLISHED,
+    TEST_BUDGET,
+    load,
+    skip_missing,
+    timeout,
+)
 
 AFTER = re.compile(r"^after: .*$", re.M)
 
@@ -38,6 +48,6 @@ def test_published_verdict(file: str) -> None:
     skip_missing(file)
     case = CASES[file]
     with contextlib.redirect_stdout(io.StringIO()):
-        report = check(load(file), timeout=5.0, args=ARGS.get(file))
+        report = check(load(file), timeout=timeout(file), budget=TEST_BUDGET, args=ARGS.get(file))
     assert report.exit_status == case.status, str(report)
     assert {f.id for f in report.errors} == case.expected, str(report)

@@ -19,7 +19,7 @@ import pytest
 
 from selfattn.check import check
 
-from .corpus_cases import ARGS, CASES, load, skip_missing
+from .corpus_cases import ARGS, CASES, TEST_BUDGET, load, skip_missing, timeout
 
 NUMBER = re.compile(r"-?(?:nan|inf|\d+(?:\.\d*)?(?:e[-+]?\d+)?)", re.IGNORECASE)
 # the comment closing a reproduction of a call that raises, instead of printing
@@ -85,7 +85,7 @@ def test_reproductions_run_and_show_the_finding(file: str) -> None:
     skip_missing(file)
     case = CASES[file]
     with contextlib.redirect_stdout(io.StringIO()):  # hostile_prints
-        report = check(load(file), timeout=2.0, args=ARGS.get(file))
+        report = check(load(file), timeout=timeout(file), budget=TEST_BUDGET, args=ARGS.get(file))
     for finding in report.findings:
         if RAISES.search(finding.repro):
             with pytest.raises(Exception):  # noqa: B017 - the target's own error

@@ -155,3 +155,35 @@ def test_image_layer_is_checked_as_an_n_by_1_image() -> None:
     with contextlib.redirect_stdout(printed):
         exec(report.errors[0].repro, {})
     assert "tensor(" in printed.getvalue()
+
+
+def test_a_scale_of_its_own_is_read_from_the_run() -> None:
+    """Mixer keeps its scale as `scale`, a name no table reads: 0.4 is taken as the layer's;
+    1/d is still the known bug (test_bug_in_a_layer_read_from_its_run), and d**-0.25, the
+    scale meant for q and k each applied once, is no scale of its own either."""
+    report = check(Mixer(scale=0.4))
+    assert report.ok, str(report)
+    assert any("scaled by 0.4 (`scale`)" in note for note in report.notes), report.notes
+    assert not check(Mixer(scale=4**-0.25)).ok  # head size 4
+
+
+def test_the_softmax_axis_is_read_from_the_run() -> None:
+    from .corpus_cases import load
+
+    report = check(load("torch_layer_softmax_axis.py"))
+    assert any("over the queries (its dim read from the run)" in n for n in report.notes)
+    assert not any("over the queries" in n for n in check(Mixer()).notes)
+
+
+def test_a_mask_argument_is_found_where_it_goes() -> None:
+    from selfattn.check.probe import Runner
+    from selfattn.check.projections import find_projections
+    from selfattn.check.trace import masks_seen
+
+    from .corpus_cases import load
+
+    layer = load("torch_layer_mask_other_name.py")
+    proj = find_projections(layer)
+    assert proj is not None
+    assert masks_seen(layer, Runner(layer, 10.0, 60.0), proj, {}) == ["future_bias"]
+    assert masks_seen(Mixer(), Runner(Mixer(), 10.0, 60.0), proj, {}) == []

@@ -1,15 +1,15 @@
 """llama2.c's Attention, written after it, without grouped heads (`n_kv_heads` = `n_heads`):
 maps `wq`, `wk`, `wv`, `wo` without bias, the rotary angles handed in as two tensors,
 `forward(x, freqs_cos, freqs_sin)`, rotating pairs of adjacent channels, then
-F.scaled_dot_product_attention with is_causal=True. `selfattn check` knows a rotation handed in
-as one argument (`freqs_cis`, `position_embeddings`), not as two: with None for both the layer
-cannot run, so the verdict is an error (exit 2) until two-tensor rotations are read.
+F.scaled_dot_product_attention with is_causal=True. The rotation is handed in at angle 0 (cos 1,
+sin 0) through both, so the layer is checked as attention without positions. It exited 2 while
+only one-argument rotations (`freqs_cis`, `position_embeddings`) were known.
 
 after: karpathy/llama2.c model.py
 commit: 350e04fe35433e6d2941dce5a1f53308f87058eb
 licence: MIT
 target: attn
-expected: error
+expected: ok
 """
 
 from dataclasses import dataclass

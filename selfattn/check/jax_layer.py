@@ -1,0 +1,130 @@
+"""Checking a JAX layer x -> y (a Flax module applied to its parameters, or any function of x)
+whose maps were read from its jaxpr (jaxpr.py): the same reference, known bugs, leak and batch
+checks as a torch layer's (layer.py), called with jax arrays, reproduced in numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .context import title
+from .frameworks import precision
+from .jaxpr import Read
+from .layer import SIZES, Layer, _batched, _future_leak, _judge, _Text
+from .probe import CallFailed, Runner, TargetError
+from .projections import Suspect
+from .reference import CORRECT
+from .report import Report
+
+Array = np.ndarray
+
+
+class JaxLayer(Layer):
+    """A JAX layer called as layer(x), x a float32 jax array (batch, n, C)."""
+
+    def __init__(self, runner: Runner, found: Read) -> None:
+        self.runner, self.proj = runner, found.proj
+        self.lp = precision("float32")
+        self.mask = None
+        self.flag = None
+        self.rotary = None
+        self.args = {}
+
+    @property
+    def dtype_name(self) -> str:
+        return "float32"
+
+    def x(self, n: int, seed: int, batch: int = 1) -> Array:
+        """The input the reproductions make with numpy's generator and this seed."""
+        rng = np.random.default_rng(seed)
+        made = rng.standard_normal((batch, n, self.proj.width)).astype(np.float32)
+        return made.astype(np.float64)
+
+    def __call__(self, x: Array) -> Array:
+        import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
+
+        out = np.asarray(self.runner(jnp.asarray(x, jnp.float32)), dtype=np.float64)
+        if out.ndim != 3 or out.shape[:2] != x.shape[:2]:
+            raise CallFailed(f"returned shape {out.shape} for x of shape {x.shape}")
+        return out
+
+
+class JaxText(_Text):
+    """The reproductions, in numpy around the JAX layer."""
+
+    def __init__(self, name: str, imp: str, found: Read) -> None:
+        self.name, self.imp, self.width = name, imp, found.proj.width
+        self.mask = self.flag = self.rotary = None
+        self.args = ""
+
+    def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
+        return (
+            f"{var} = np.random.default_rng({seed}).standard_normal(({batch}, {n}, {self.width}))"
+            ".astype(np.float32)"
+        )
+
+    def _head(self) -> list[str]:
+        return [
+            "import numpy as np",
+            self.imp,
+            "",
+            "def y(x):  # the output as numpy, also when the layer returns a tuple",
+            f"    out = {self.name}(x)",
+            "    return np.asarray(out[0] if isinstance(out, tuple) else out)",
+            "",
+        ]
+
+    def random(self, n: int, seed: int) -> str:
+        lines = [*self._head(), self._x(n, seed), "print(np.abs(y(x) - y(x)).max())  # should be 0"]
+        return "\n".join(lines)
+
+    def leak(self, n: int, seed: int, after: int) -> str:
+        lines = [*self._head(), self._x(n, seed), "later = x.copy()"]
+        lines.append(
+            f"later[:, {after + 1}:] = np.random.default_rng(1).standard_normal("
+            f"later[:, {after + 1}:].shape)"
+        )
+        lines.append(
+            f"print(np.abs(y(x)[:, :{after + 1}] - y(later)[:, :{after + 1}]).max())"
+            f"  # 0 if outputs 0..{after} ignore the future"
+        )
+        return "\n".join(lines)
+
+    def batch(self, n: int, seed: int) -> str:
+        lines = [*self._head(), self._x(n, seed, 2, "xs")]
+        lines.append("print(max(np.abs(y(xs)[b] - y(xs[b:b+1])[0]).max() for b in range(2)))")
+        return "\n".join(lines)
+
+
+def check_jax_layer(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> None:
+    """Check a JAX layer read from its jaxpr."""
+    layer, text = JaxLayer(runner, found), JaxText(name, imp, found)
+    proj, (n0, s0) = found.proj, SIZES[0]
+    x0 = layer.x(n0, s0)
+    try:
+        first = layer(x0)
+    except CallFailed as exc:
+        raise TargetError(f"{name} could not be called with x of shape {x0.shape}: {exc}") from None
+    rep.kind, rep.backend = "layer", "jax float32 x of shape (batch, n, C)"
+    rep.notes.append(
+        f"{proj.names} (names are not read): {proj.heads} heads of size {proj.head_size}, "
+        f"C = {proj.width}; the reference uses the layer's own weights"
+    )
+    if found.scale is not None:
+        rep.notes.append(
+            f"the scores are q k^T times {found.scale:.4g}, read from the jaxpr "
+            f"(1/sqrt({proj.head_size}) = {proj.head_size**-0.5:.4g})"
+        )
+    if found.axis == "queries":
+        rep.notes.append("the softmax normalises over the queries, as the jaxpr shows")
+    tol = layer.tolerance(x0[0], Suspect(CORRECT))
+    if float(np.max(np.abs(layer(x0) - first))) > tol:
+        rep.check("same output for the same input", "fail", "two calls on the same x differ")
+        rep.add("random-output", title("random-output"), text.random(n0, s0))
+        return
+    rep.check("same output for the same input", "pass")
+    leak = _future_leak(layer, x0, first, tol)
+    causal = leak is None
+    said = "masks the future by itself: causal" if causal else "every position sees the whole"
+    rep.notes.append(said if causal else f"{said} sequence: checked without a mask")
+    _judge(layer, text, rep, causal, leak, "causal" if causal else "no mask")
+    _batched(layer, text, rep, tol)
