@@ -280,18 +280,7 @@ def _dispatch(
         rules.run(model.start(fn, runner, rep, imp, name))
         return
     if kind == "layer":
-        if proj is None:
-            raise TargetError(f"{name} holds no q, k, v projections under a known name")
-        # a layer's second and third parameters are no k and v: a mask among them is a mask
-        given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
-        masks = [n for n in given if is_mask_name(n)]
-        module = _module_of(fn)
-        if not masks and fn is module:  # a mask under another name: found by where it goes
-            masks = masks_seen(module, runner, proj, how.args)
-        with angles_at_zero(module) as zeroed:
-            rules.run(
-                layer.start(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed)
-            )
+        _check_layer(fn, runner, sig, rep, imp, name, how, proj)
         return
     try:
         if uses_triton(fn):  # raw pointers: only the layouts and shapes it accepts
@@ -315,3 +304,28 @@ def _dispatch(
             raise TargetError(f"{exc}; as a model: {exc2}") from None
         return
     rules.run(diagnose.start(kern, rep, imp))
+
+
+def _check_layer(
+    fn: Any,
+    runner: Runner,
+    sig: Any,
+    rep: Report,
+    imp: str,
+    name: str,
+    how: Calling,
+    proj: Projections | None,
+) -> None:
+    """A layer of hidden states, checked through its projections (None: none was found);
+    its masks are the parameters named as masks, or, when none is and the module itself is
+    the target, the arguments a run shows reaching the scores."""
+    if proj is None:
+        raise TargetError(f"{name} holds no q, k, v projections under a known name")
+    # a layer's second and third parameters are no k and v: a mask among them is a mask
+    given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
+    masks = [n for n in given if is_mask_name(n)]
+    module = _module_of(fn)
+    if not masks and fn is module:  # a mask under another name: found by where it goes
+        masks = masks_seen(module, runner, proj, how.args)
+    with angles_at_zero(module) as zeroed:
+        rules.run(layer.start(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed))

@@ -26,6 +26,10 @@ from .projections import Affine, Projections
 PASS = {"reshape", "transpose", "convert_element_type", "copy", "broadcast_in_dim", "squeeze"}
 PASS |= {"expand_dims", "copy_p"}
 NUMBERS = {"mul", "div"}  # by a constant of one value: a scale
+# taken through on the way back from the scores to their product (a mask or bias added,
+# selected or clipped), and from a factor of the product to its map (a bias, a fused map split)
+SCORES_THROUGH = PASS | {"add", "sub", "select_n", "max", "min"}
+FACTOR_THROUGH = PASS | {"add", "split"}
 WIDTHS = (32, 64, 16, 128, 256, 512, 768, 1024, 8)  # tried when the closure says nothing
 
 
@@ -57,24 +61,34 @@ class Flat:
         env = dict(zip(jaxpr.invars, ins, strict=True))
         env |= {v: self.key(c) for v, c in zip(jaxpr.constvars, consts, strict=True)}
         for eqn in jaxpr.eqns:
-            keys = [env[v] if not hasattr(v, "val") else self.key(v.val) for v in eqn.invars]
+            keys = [self._key_in(env, v) for v in eqn.invars]
             inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr"))
             if inner is not None and hasattr(inner, "consts"):
                 outs = self.run(inner.jaxpr, list(inner.consts), keys)
             else:
-                got = eqn.primitive.bind(*(self.values[k] for k in keys), **eqn.params)
-                got = got if eqn.primitive.multiple_results else [got]
-                outs = [self.key(g) for g in got]
-                e = Eqn(eqn.primitive.name, dict(eqn.params), keys, outs)
-                self.eqns.append(e)
-                for k in outs:
-                    self.made[k] = e
-                for k in keys:
-                    self.uses.setdefault(k, []).append(e)
-                if any(k in self.of_x for k in keys):
-                    self.of_x.update(outs)
+                outs = self.bind(eqn, keys)
             env.update(zip(eqn.outvars, outs, strict=True))
-        return [env[v] if not hasattr(v, "val") else self.key(v.val) for v in jaxpr.outvars]
+        return [self._key_in(env, v) for v in jaxpr.outvars]
+
+    def _key_in(self, env: dict[Any, int], var: Any) -> int:
+        """A variable's key, a literal (which has a `val`) kept as a new value."""
+        return env[var] if not hasattr(var, "val") else self.key(var.val)
+
+    def bind(self, eqn: Any, keys: list[int]) -> list[int]:
+        """Run one primitive on the values at `keys` and note it: what made each output, what
+        uses each input, and whether the outputs depend on x."""
+        got = eqn.primitive.bind(*(self.values[k] for k in keys), **eqn.params)
+        got = got if eqn.primitive.multiple_results else [got]
+        outs = [self.key(g) for g in got]
+        e = Eqn(eqn.primitive.name, dict(eqn.params), keys, outs)
+        self.eqns.append(e)
+        for k in outs:
+            self.made[k] = e
+        for k in keys:
+            self.uses.setdefault(k, []).append(e)
+        if any(k in self.of_x for k in keys):
+            self.of_x.update(outs)
+        return outs
 
 
 @dataclass
@@ -118,16 +132,13 @@ def widths(fn: Any) -> list[int]:
 def read(flat: Flat) -> Read | None:
     """The layer's projections, scale and softmax axis from one run, or None when no softmax
     over the product of two maps of x is found."""
-    exp = next((e for e in flat.eqns if e.name == "exp" and e.ins[0] in flat.of_x), None)
-    if exp is None:
+    found = _softmax(flat)
+    if found is None:
         return None
-    shifted = flat.made.get(exp.ins[0])
-    scores = shifted.ins[0] if shifted is not None and shifted.name == "sub" else exp.ins[0]
-    total = next((e for e in flat.uses.get(exp.outs[0], []) if e.name == "reduce_sum"), None)
+    exp, scores, total = found
     after, product = _back_to_product(flat, scores)
-    if product is None or total is None or len(total.params["axes"]) != 1:
+    if product is None or len(total.params["axes"]) != 1:
         return None
-    (_contract, batch) = product.params["dimension_numbers"]
     lhs, rhs = product.ins
     ndim = np.ndim(flat.values[scores])  # the product's, but for a batch axis of 1 squeezed
     axis = "keys" if total.params["axes"][0] == ndim - 1 else "queries"
@@ -137,22 +148,54 @@ def read(flat: Flat) -> Read | None:
     v_map = _value_map(flat, exp.outs[0])
     if q_map is None or k_map is None or v_map is None:
         return None
-    heads = (
-        math.prod(np.shape(flat.values[lhs])[d] for d in batch[0])
-        // np.shape(flat.values[flat.x])[0]
-    )
     out = _map_out(flat)
     said = "q, k, v" + (" and out" if out is not None else "") + " maps read from the jaxpr"
-    proj = Projections(q_map, k_map, v_map, out, max(heads, 1), said)
+    proj = Projections(q_map, k_map, v_map, out, _heads(flat, product), said)
     if proj.q.w.shape[1] % proj.heads:
         return None
     scale = after * q_pre * k_pre if None not in (after, q_pre, k_pre) else None  # type: ignore[operator]
     return Read(proj, scale, axis)
 
 
+def _softmax(flat: Flat) -> tuple[Eqn, int, Eqn] | None:
+    """The softmax's `exp` of a value of x, the scores it takes (before their max is taken
+    off) and the `reduce_sum` of the exp; None when there is none."""
+    exp = next((e for e in flat.eqns if e.name == "exp" and e.ins[0] in flat.of_x), None)
+    if exp is None:
+        return None
+    shifted = flat.made.get(exp.ins[0])
+    scores = shifted.ins[0] if shifted is not None and shifted.name == "sub" else exp.ins[0]
+    total = next((e for e in flat.uses.get(exp.outs[0], []) if e.name == "reduce_sum"), None)
+    return None if total is None else (exp, scores, total)
+
+
+def _heads(flat: Flat, product: Eqn) -> int:
+    """The head count: the size of the score product's batch axes over x's batch, at least 1."""
+    (_contract, batch) = product.params["dimension_numbers"]
+    lhs = flat.values[product.ins[0]]
+    heads = math.prod(np.shape(lhs)[d] for d in batch[0]) // np.shape(flat.values[flat.x])[0]
+    return max(heads, 1)
+
+
 def _scalar(flat: Flat, key: int) -> float | None:
     value = np.asarray(flat.values[key])
     return float(value.reshape(-1)[0]) if key not in flat.of_x and value.size == 1 else None
+
+
+def _number_by(e: Eqn, through: int) -> int | None:
+    """The other operand when `e` scales the value `through` by it (times it, or `through`
+    divided by it); None when `e` is no scaling of `through`."""
+    if e.name not in NUMBERS or (e.name == "div" and through != e.ins[0]):
+        return None  # a number over `through` is no scaling of it
+    return e.ins[1] if through == e.ins[0] else e.ins[0]
+
+
+def _rescaled(scale: float | None, c: float | None, name: str) -> float | None:
+    """`scale` times or divided by the number c (by `mul` or `div`); None when either is
+    unknown."""
+    if scale is None or c is None:
+        return None
+    return scale * c if name == "mul" else scale / c
 
 
 def _back_to_product(flat: Flat, key: int) -> tuple[float | None, Eqn | None]:
@@ -165,15 +208,12 @@ def _back_to_product(flat: Flat, key: int) -> tuple[float | None, Eqn | None]:
         mine = [k for k in e.ins if k in flat.of_x]
         if e.name == "dot_general" and len(mine) == 2:
             return scale, e
-        if e.name in NUMBERS and len(mine) == 1 and mine[0] == e.ins[0]:
-            c = _scalar(flat, e.ins[1])
-            scale = (
-                None if c is None or scale is None else scale * c if e.name == "mul" else scale / c
-            )
-        elif e.name == "mul" and len(mine) == 1:
-            c = _scalar(flat, e.ins[0])
-            scale = None if c is None or scale is None else scale * c
-        elif e.name not in PASS | {"add", "sub", "select_n", "max", "min"} or len(mine) != 1:
+        if len(mine) != 1:
+            return scale, None
+        number = _number_by(e, mine[0])
+        if number is not None:
+            scale = _rescaled(scale, _scalar(flat, number), e.name)
+        elif e.name not in SCORES_THROUGH:
             return scale, None  # a mask or bias is added, selected or clipped: taken through
         key = mine[0]
     return scale, None
@@ -194,20 +234,28 @@ def _back_to_map(flat: Flat, key: int) -> tuple[Affine | None, float | None]:
         if affine is not None:
             return (affine if part is None else affine.columns(part)), scale
         if e.name == "split":
-            if part is not None or e.params["axis"] != np.ndim(flat.values[e.ins[0]]) - 1:
+            part = _split_columns(flat, e, key) if part is None else None  # split once only
+            if part is None:
                 return None, scale
-            sizes, i = e.params["sizes"], e.outs.index(key)
-            part = slice(sum(sizes[:i]), sum(sizes[: i + 1]))
-        if (e.name in NUMBERS and mine[0] == e.ins[0]) or e.name == "mul":
-            other = e.ins[1] if mine[0] == e.ins[0] else e.ins[0]
-            c = _scalar(flat, other)
+        number = _number_by(e, mine[0])
+        if number is not None:
+            c = _scalar(flat, number)
             if c is None:
                 return None, None  # scaled by a tensor (a rotation): not read
-            scale = None if scale is None else scale * c if e.name == "mul" else scale / c
-        elif e.name not in PASS | {"add", "split"}:
+            scale = _rescaled(scale, c, e.name)
+        elif e.name not in FACTOR_THROUGH:
             return None, scale
         key = mine[0]
     return None, scale
+
+
+def _split_columns(flat: Flat, e: Eqn, key: int) -> slice | None:
+    """The columns `key` takes of the value `e` splits on its last axis (a fused map's);
+    None when the split is on another axis."""
+    if e.params["axis"] != np.ndim(flat.values[e.ins[0]]) - 1:
+        return None
+    sizes, i = e.params["sizes"], e.outs.index(key)
+    return slice(sum(sizes[:i]), sum(sizes[: i + 1]))
 
 
 def _affine(flat: Flat, e: Eqn) -> Affine | None:

@@ -117,17 +117,28 @@ class _Watcher:
         self._follow(name, given, outs, (name, args, kwargs))
 
     def _follow(self, name: str, given: list[Any], outs: list[Any], call: Any = None) -> None:
+        self._note_outputs(name, given, outs, call)
+        if len(given) == 1 and id(given[0]) in self.marked:  # `~mask`, `mask[:, None]`
+            self.marked.update(id(o) for o in outs)
+        if self._keeps_unit(name, given):
+            self.unit.update(id(o) for o in outs)
+        if any(id(t) in self.weights for t in given):
+            self._after_softmax(given, outs)
+
+    def _note_outputs(self, name: str, given: list[Any], outs: list[Any], call: Any) -> None:
+        """Each new output's maps in (its inputs'), its inputs and the call that made it."""
         origin = frozenset().union(*(self.origin.get(id(t), frozenset()) for t in given))
         for o in outs:
             if not any(o is t for t in given):  # `.float()` of a float tensor returns it
                 self.origin[id(o)], self.made[id(o)] = origin, given
                 self.ops[id(o)] = call or (name, (), {})
-        if len(given) == 1 and id(given[0]) in self.marked:  # `~mask`, `mask[:, None]`
-            self.marked.update(id(o) for o in outs)
-        if given and (name == "normalize" or (id(given[0]) in self.unit and name in UNIT_KEPT)):
-            self.unit.update(id(o) for o in outs)
-        if any(id(t) in self.weights for t in given):
-            self._after_softmax(given, outs)
+
+    def _keeps_unit(self, name: str, given: list[Any]) -> bool:
+        """Whether the call's outputs are vectors of length 1: q or k normalised, or a view
+        of them."""
+        if not given:
+            return False
+        return name == "normalize" or (id(given[0]) in self.unit and name in UNIT_KEPT)
 
     def _after_softmax(self, given: list[Any], outs: list[Any]) -> None:
         """The call that takes the weights and a tensor from a map in is weights @ v; before
