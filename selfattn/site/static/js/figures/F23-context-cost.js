@@ -79,10 +79,9 @@ function contextChart(picture, { cls, label, range, values, format, lines }) {
     format: grouped,
     title: t({ zh: "上下文长度 n（token）", en: "context length n (tokens)" }),
   });
-  // the end ticks sit at the box's corners: keep them inside the picture
-  const ticks = [...layers.grid.querySelectorAll("text.tick:not(.end)")];
-  ticks.at(0)?.classList.add("start");
-  ticks.at(-1)?.classList.add("end");
+  // the first tick sits at the box's corner: keep it inside the picture. The last stays
+  // centred on its line, over the names' margin: set to end there it ran into 8,192
+  layers.grid.querySelector("text.tick:not(.end)")?.classList.add("start");
   const on = marks(frame, x, y);
   for (const line of lines)
     on.line(
