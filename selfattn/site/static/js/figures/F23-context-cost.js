@@ -65,7 +65,7 @@ function contextChart(picture, { cls, label, range, values, format, lines }) {
   const frame = chart(picture, {
     width: 420,
     height: 270,
-    margin: { top: 10, right: NAMES, bottom: 40, left: 50 },
+    margin: { top: 10, right: NAMES, bottom: 44, left: 50 }, // the axis title 2.5 em under the ticks
     cls,
     label,
   });
