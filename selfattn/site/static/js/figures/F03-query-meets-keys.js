@@ -47,7 +47,9 @@ export default function (el, head) {
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    height: 150,
+    // tall enough that a row's rectangles read as areas beside the plane on a wide screen
+    // (at 150 the tallest of this row stood 25 px), short enough that the figure fits a phone
+    height: 200,
     cls: "areas",
     margin: { top: 42, bottom: 24, left: 34, right: 8 },
     title: t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),

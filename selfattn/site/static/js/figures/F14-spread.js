@@ -17,7 +17,7 @@ export default function (el, _head) {
   const { picture, controls, readouts } = stage(el);
   const frame = chart(picture, {
     height: 230,
-    margin: { left: 30, right: 14, top: 26, bottom: 42 },
+    margin: { left: 30, right: 14, top: 26, bottom: 36 }, // the axis title an em and a half under the ticks
     cls: "spread",
     label: t({ zh: "分数的标准差随宽度按 √d 增长", en: "The spread of the scores grows as √d with the width" }),
   });

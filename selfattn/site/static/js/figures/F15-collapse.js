@@ -13,8 +13,9 @@ import { baseScores, clampWidth, mixBars, topWeight, widthSlider } from "../widt
 /** w(1 − w) over w ∈ [0, 1], with the winner's point riding on it. */
 function gradientCurve(parent) {
   const frame = chart(parent, {
-    height: 110,
-    margin: { left: 40, right: 16, top: 26, bottom: 30 },
+    // the title clear above the curve's peak and its dot, the curve tall enough to read
+    height: 150,
+    margin: { left: 40, right: 16, top: 36, bottom: 30 },
     cls: "gauge",
     label: t({ zh: "梯度 w(1 − w) 随最大权重的变化", en: "The gradient w(1 − w) against the top weight" }),
   });

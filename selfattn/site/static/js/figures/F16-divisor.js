@@ -40,8 +40,9 @@ export default function (el, head) {
   const toyTop = fixed(Math.max(...head.run().W[head.index("ate")]), 2);
   note(
     t({
-      zh: `宽度 1 的分数就是玩具头的原始分 q·k；宽度 2 的分数是它的 √2 倍。玩具头本身（d = 2，除以 √2，见 F11）对应这里宽度 2、除以 d：最大权重 ${toyTop}。`,
-      en: `At width 1 the scores are our toy's raw q·k; at width 2, √2 times those. Our toy head itself (d = 2, divided by √2, F11) sits at width 2 with the divisor d here: top weight ${toyTop}.`,
+      // what width 1 and width d mean is the caption's; the note adds only where the toy head stands
+      zh: `玩具头本身（d = 2，除以 √2，见 F11）对应这里宽度 2、除以 d：最大权重 ${toyTop}。`,
+      en: `Our toy head itself (d = 2, divided by √2, F11) sits at width 2 with the divisor d here: top weight ${toyTop}.`,
     }),
   );
 

@@ -65,7 +65,7 @@ function contextChart(picture, { cls, label, range, values, format, lines }) {
   const frame = chart(picture, {
     width: 420,
     height: 270,
-    margin: { top: 10, right: NAMES, bottom: 40, left: 50 },
+    margin: { top: 10, right: NAMES, bottom: 44, left: 50 }, // the axis title 2.5 em under the ticks
     cls,
     label,
   });
@@ -79,10 +79,9 @@ function contextChart(picture, { cls, label, range, values, format, lines }) {
     format: grouped,
     title: t({ zh: "上下文长度 n（token）", en: "context length n (tokens)" }),
   });
-  // the end ticks sit at the box's corners: keep them inside the picture
-  const ticks = [...layers.grid.querySelectorAll("text.tick:not(.end)")];
-  ticks.at(0)?.classList.add("start");
-  ticks.at(-1)?.classList.add("end");
+  // the first tick sits at the box's corner: keep it inside the picture. The last stays
+  // centred on its line, over the names' margin: set to end there it ran into 8,192
+  layers.grid.querySelector("text.tick:not(.end)")?.classList.add("start");
   const on = marks(frame, x, y);
   for (const line of lines)
     on.line(

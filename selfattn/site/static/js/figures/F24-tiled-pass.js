@@ -26,9 +26,10 @@ const W = 400,
   SIDE = 12,
   GAP = 10; // between tiles
 const SCORES = { top: 44, bottom: 160 }; // the band of the score bars; m is a line in it
-const TERMS = { top: 212, bottom: 290 }; // exp(s − m) ∈ (0, 1]: 1 is the band's top
-const SUM = { y: 326, height: 22 }; // ℓ, one bar of the terms end to end
-const H = 360;
+// the terms' title an em clear of the keys' names above it (at 212 it read as one block with them)
+const TERMS = { top: 222, bottom: 298 }; // exp(s − m) ∈ (0, 1]: 1 is the band's top
+const SUM = { y: 332, height: 22 }; // ℓ, one bar of the terms end to end
+const H = 366;
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head */
 export default function (el, head) {

@@ -46,10 +46,10 @@ export default function (el, _head, _article, _training, task) {
     name: "w",
     height: 130, // the row and the loss kept short: with the plane and the controls, a phone's screen
     ticks: [0, 0.5, 1],
-    title: t({ zh: "it 这一行的权重（虚线：训练前）", en: "Row it's weights (dashed: before training)" }),
+    title: t({ zh: "it 这一行的权重（淡色：训练前）", en: "Row it's weights (pale: before training)" }),
     label: t({
-      zh: "“the cat ate and it” 中 it 这一行的权重，虚线是训练开始时的权重",
-      en: "The weights of row it in “the cat ate and it”, dashed where they stood before training",
+      zh: "“the cat ate and it” 中 it 这一行的权重，淡色柱是训练开始时的权重",
+      en: "The weights of row it in “the cat ate and it”, pale where they stood before training",
     }),
   });
 

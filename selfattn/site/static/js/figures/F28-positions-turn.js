@@ -69,10 +69,10 @@ export default function (el, head, article) {
     name: "w",
     height: 170, // short, so the plane, the row and both sliders fit a phone's screen
     ticks: [0, 0.2, 0.4],
-    title: t({ zh: "it 这一行的权重（虚线：不转）", en: "Row it's weights (dashed: no turn)" }),
+    title: t({ zh: "it 这一行的权重（淡色：不转）", en: "Row it's weights (pale: no turn)" }),
     label: t({
-      zh: "带因果掩码时 it 这一行的权重，虚线是不加位置时的权重",
-      en: "Row it's weights under the causal mask, dashed where they stand with no positions",
+      zh: "带因果掩码时 it 这一行的权重，淡色柱是不加位置时的权重",
+      en: "Row it's weights under the causal mask, pale where they stand with no positions",
     }),
   });
 

@@ -4,7 +4,7 @@
 // place), stand beside a ghost of another row, mark a masked key as the mask leaves it
 // (a small dashed box) and weight that leaks onto it as wrong (red hatch).
 
-import { axis, chart, linear } from "./chart.js";
+import { axis, chart, linear, typeScale } from "./chart.js";
 import { svg } from "./dom.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
@@ -13,6 +13,7 @@ let hatches = 0;
 // px above a bar's end within which a line (a staircase's tread, a reference) would cross
 // the number printed there
 const TREAD_CLEAR = 22;
+const TICK_PX = 11.5; // a bar's number, in rendered px (style.css --type-tick)
 
 /**
  * @param {HTMLElement} parent
@@ -164,7 +165,12 @@ export function makeBars(
           b.ghost.setAttribute("y", String(ga));
           b.ghost.setAttribute("height", String(Math.max(0.5, gc - ga)));
         }
-        const barTop = Math.min(a, ghostValue === null ? a : y(Math.max(0, ghostValue)));
+        const text = off !== null && !leak[k] ? off : (texts[k] ?? format(v));
+        // the number stands on its own bar; on a taller ghost beside it only where it is too
+        // wide to pass it (0.6 em a figure at the tick size): set over the ghost, a short
+        // bar's number floated far from it and read as the ghost's (F28's cat)
+        const reach = (text.length * 0.6 * TICK_PX * typeScale(root)) / 2 > width / 2 + 2;
+        const barTop = Math.min(a, ghostValue === null || !reach ? a : y(Math.max(0, ghostValue)));
         // a line a little above the bar (the staircase's tread, a reference) would strike its
         // number: the number goes over the line
         const lines = [staircase ? treads[at] : null, reference ? y(reference.value) : null];
@@ -173,7 +179,6 @@ export function makeBars(
           barTop,
         );
         const gap = k === lift ? 18 : 5;
-        const text = off !== null && !leak[k] ? off : (texts[k] ?? format(v));
         // a lifted number keeps clear of a handle on the bar's end, above it or below it
         b.value.setAttribute(
           "y",

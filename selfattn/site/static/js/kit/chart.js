@@ -138,7 +138,9 @@ export function axis(
     const at =
       side === "left"
         ? { x: box.left, y: box.top - 6, class: "axis-title start" }
-        : { x: (box.left + box.right) / 2, y: frame.height - 4, class: "axis-title" };
+        : // under the tick numbers, an em and a half below them in its own em: a picture
+          // enlarged past its design size would leave a title at its bottom edge far from them
+          { x: (box.left + box.right) / 2, y: box.bottom, dy: "2.5em", class: "axis-title" };
     setSvg(svg("text", at, layers.grid), title);
   }
 }
