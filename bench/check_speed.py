@@ -8,13 +8,10 @@ any timed test flaky.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import io
 import statistics
-import time
 
-from selfattn.check import check
+from bench.gradient_cost import seconds  # the best of three checks, gradients included
 from tests.check.published import load
 
 KERNELS = (
@@ -29,17 +26,6 @@ LAYERS = (
     ("torch_layer_whisper.py", "attn"),
     ("torch_layer_swin_v2.py", "attn"),
 )
-
-
-def seconds(fn, repeats: int = 3) -> float:
-    """Best wall time of `repeats` checks of `fn`."""
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()):
-            check(fn)
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def line(kind: str, targets: tuple[tuple[str, str], ...], goal: str) -> str:

@@ -10,17 +10,14 @@ The server is started on a random loopback port and stopped by its PID.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.notebook.test_jupyterlab import SHOTS, free_port
+from tests.notebook.test_jupyterlab import SHOTS, free_port, serving
 
 if not os.environ.get("SELFATTN_LIVE_NOTEBOOK"):
     pytest.skip("a live marimo app: run `make test-notebook`", allow_module_level=True)
@@ -95,33 +92,14 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     home = {name: str(root / name.lower()) for name in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
     command = [sys.executable, "-m", "marimo", "run", "views.py", "--headless", "--no-token"]
-    proc = subprocess.Popen(
+    with serving(
         [*command, "--port", str(port), "--no-check", "--no-sandbox"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        port,
+        "health",
         cwd=root,
         env={**os.environ, **home, "PYTHONPATH": str(Path.cwd())},
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/"
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(url + "health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.5)
+    ) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_every_view_draws_in_marimo_and_a_step_reaches_python_and_back(
