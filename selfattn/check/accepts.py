@@ -59,7 +59,9 @@ def learn(
 
     A Triton kernel gets torch tensors of (batch, heads, n, d), (batch, n, heads, d) or
     (batch, n, d) only: it reads memory through raw pointers, and a layout with no batch axis
-    is none a launcher takes."""
+    is none a launcher takes. Of the layouts that run, the first whose outputs mix positions
+    wins, as in `probe.connect`: a (batch, n, heads, d) kernel handed (1, 1, n, d) runs, but
+    reads n heads of one token each, and every later probe of the check would be of that."""
     if uses_triton(fn):
         backends = [Backend("torch", w) for w in ("float32", *HALVES)]
         layouts = TRITON_LAYOUTS
@@ -67,19 +69,43 @@ def learn(
         backends = backends_for(fn) + [Backend("torch", h) for h in HALVES if available("torch")]
         layouts = tuple(LAYOUTS)
     for backend in backends:
+        first: Kernel | None = None
         for lay in [layout] if layout else layouts:
             kern = Kernel(runner, sig, backend, name, lay, args)
-            for n, d in CANDIDATES:
-                if _runs(kern, n, d) is None:
-                    kern.lp = kern.last_lp
-                    kern.layout_forced = True
-                    return kern, _shapes(kern)
+            ran = _first_run(kern)
+            if ran is None:
+                continue
+            kern.lp = kern.last_lp
+            kern.layout_forced = True
+            if layout or kern.mixes(*ran):  # a few calls on the smallest shape it took
+                return kern, _shapes(kern)
+            first = first or kern
+        if first is not None:
+            return first, _shapes(first)
+    return None
+
+
+def _probe(n: int, d: int) -> np.ndarray:
+    return np.random.default_rng([n, d]).standard_normal((3, n, d))
+
+
+def _first_run(kern: Kernel) -> tuple[np.ndarray, ...] | None:
+    """q, k, v and the output of the first candidate shape the kernel runs on, or None."""
+    for n, d in CANDIDATES:
+        q, k, v = _probe(n, d)
+        try:
+            out = kern.call(q, k, v)
+        except Timeout:
+            raise
+        except CallFailed:
+            continue
+        return q, k, v, out
     return None
 
 
 def _runs(kern: Kernel, n: int, d: int) -> str | None:
     """None when the kernel runs on (n, d) inputs, else why not."""
-    q, k, v = np.random.default_rng([n, d]).standard_normal((3, n, d))
+    q, k, v = _probe(n, d)
     try:
         kern.call(q, k, v)
     except Timeout:
