@@ -20,6 +20,7 @@ commit: 002e7ef841b1542236c40637d58b52fc2a465ed5
 licence: Apache-2.0 (the original)
 target: ring_attention
 expected: buggy backward-wrong-output
+layout: bnhd
 """
 
 import torch
