@@ -14,6 +14,7 @@ import numpy as np
 from . import backward as bw
 from .context import Ctx, Probe, title
 from .frameworks import answered_in, from_layout, to_layout
+from .interpret import uses_triton
 from .probe import CallFailed, Kernel, Timeout
 from .reference import Variant, agree
 from .repro import head, literals, show, tiny
@@ -113,11 +114,12 @@ def _strided(ctx: Ctx, forward: Variant, like: Probe) -> None:
     q = x.view(b, n, h, d).transpose(1, 2) is not contiguous, nor is the output a kernel makes
     with torch.empty_like(q), nor dO. A backward that reads one of them as if it were
     contiguous is right on one head and wrong here (FlagAttention's `_bwd_preprocess` before
-    its fix, FlagOpen/FlagAttention#1)."""
+    its fix, FlagOpen/FlagAttention#1). Only for Triton kernels, which read memory through
+    pointers and strides they are handed: torch's own operations cannot get this wrong."""
     kern, rep = ctx.kern, ctx.rep
     batched = any(c.name.startswith("batched ") and c.status == "pass" for c in rep.checks)
-    if kern.layout not in ("bhnd", "bnhd") or not batched:
-        return  # a kernel wrong on batches is said by the batched check, not here
+    if not uses_triton(kern.runner.fn) or kern.layout not in ("bhnd", "bnhd") or not batched:
+        return  # torch ops read strides themselves; a kernel wrong on batches is said already
     name = "gradients on batched inputs with strided heads, as x.view(b, n, h, d).transpose(1, 2)"
     n, d = like.shape
     b, h = STRIDED
@@ -176,8 +178,8 @@ def _strided_repro(ctx: Ctx, shape: tuple[int, int, int, int], scale: float) -> 
     finally:
         kern.layout, kern.back = saved
     # memory (b, n, h, d) for a (b, h, n, d) kernel, (b, h, n, d) for a (b, n, h, d) one
-    memory = (b, n, h, d) if saved[0] == "bhnd" else (b, h, n, d)
-    to_sdpa = ".transpose(2, 3)" if saved[0] == "bhnd" else ""
+    memory = (b, h, n, d) if saved[0] == "bnhd" else (b, n, h, d)
+    to_sdpa = "" if saved[0] == "bnhd" else ".transpose(2, 3)"
     lines = head(kern, ctx.imp)
     return "\n".join(
         [
