@@ -8,15 +8,16 @@ As damek/cs336-assignment2-systems shipped it at the commit below, the backward 
 causal mask from `torch.arange(Q.shape[0])`: the batch size, not the length. With one
 sequence the mask is a single False, the backward masks nothing, and P = exp(S - L) gives the
 future keys weights the forward never used: gradient reaches them. The forward is right,
-causal or not. The repository's later version (a1a84f21fcac7bfac0c2c9e158fd38e987b2bbf0)
-builds the mask from the scores' own length (`S.shape[-2]`). Its forward was a Triton kernel
-beside a plain-PyTorch twin (`FlashAttentionPytorch`); here the forward is that twin's tiled
-loop, with the causal mask the Triton kernel had, so the whole Function is plain PyTorch.
+causal or not. The next commit, 121b6694cd7b0e32458c5abb30e51b547b51123c ("fix causal
+attention index in FlashAttention to use correct shape"), builds it from `S.shape[-2]`. Its
+forward was a Triton kernel beside a plain-PyTorch twin (`FlashAttentionPytorch`); here the
+forward is that twin's tiled loop, with the causal mask the Triton kernel had, so the whole
+Function is plain PyTorch.
 
 after: damek/cs336-assignment2-systems
 path: cs336_systems/flashattention.py
 commit: 045fed177ff9309fbf9d2db9587e700abba83f94
-licence: none found in the stored copy (a course assignment's public repository)
+licence: MIT (the original)
 target: FlashAttention.apply
 expected: buggy backward-causal-leak
 layout: bnd
