@@ -15,7 +15,7 @@ import numpy as np
 from .context import SHAPES
 from .frameworks import LAYOUTS, Backend, available, backends_for
 from .interpret import uses_triton
-from .probe import CallFailed, Kernel, Runner, Signature, Timeout
+from .probe import CallFailed, Kernel, Runner, Signature, TargetError, Timeout
 
 # Powers of two, multiples of 16 (Triton's smallest tl.dot), n at most 64: the interpreter
 # runs every program instance in Python, so probes stay small.
@@ -59,27 +59,63 @@ def learn(
 
     A Triton kernel gets torch tensors of (batch, heads, n, d), (batch, n, heads, d) or
     (batch, n, d) only: it reads memory through raw pointers, and a layout with no batch axis
-    is none a launcher takes."""
+    is none a launcher takes. Of the layouts that run, the first whose outputs mix positions
+    wins, as in `probe.connect`: a (batch, n, heads, d) kernel handed (1, 1, n, d) runs, but
+    reads n heads of one token each, and every later probe of the check would be of that."""
     if uses_triton(fn):
         backends = [Backend("torch", w) for w in ("float32", *HALVES)]
         layouts = TRITON_LAYOUTS
     else:
         backends = backends_for(fn) + [Backend("torch", h) for h in HALVES if available("torch")]
         layouts = tuple(LAYOUTS)
+    failed: dict[str, str] = {}  # why, the first time each reason was met
     for backend in backends:
+        first: Kernel | None = None
         for lay in [layout] if layout else layouts:
             kern = Kernel(runner, sig, backend, name, lay, args)
-            for n, d in CANDIDATES:
-                if _runs(kern, n, d) is None:
-                    kern.lp = kern.last_lp
-                    kern.layout_forced = True
-                    return kern, _shapes(kern)
+            ran = _first_run(kern)
+            if isinstance(ran, str):
+                failed.setdefault(ran, f"{backend.dtype} {LAYOUTS[lay]}")
+                continue
+            kern.lp = kern.last_lp
+            kern.layout_forced = True
+            if layout or kern.mixes(*ran):  # a few calls on the smallest shape it took
+                return kern, _shapes(kern)
+            first = first or kern
+        if first is not None:
+            return first, _shapes(first)
+    if uses_triton(fn) and failed:  # say why, rather than only that it runs Triton kernels
+        whys = "; ".join(
+            f"{why} (first with {how} inputs)" for why, how in list(failed.items())[:3]
+        )
+        raise TargetError(f"{name} ran on none of the dtypes, layouts and shapes tried: {whys}")
     return None
+
+
+def _probe(n: int, d: int) -> np.ndarray:
+    return np.random.default_rng([n, d]).standard_normal((3, n, d))
+
+
+def _first_run(kern: Kernel) -> tuple[np.ndarray, ...] | str:
+    """q, k, v and the output of the first candidate shape the kernel runs on, or why the
+    last one failed."""
+    why = "no shape tried"
+    for n, d in CANDIDATES:
+        q, k, v = _probe(n, d)
+        try:
+            out = kern.call(q, k, v)
+        except Timeout:
+            raise
+        except CallFailed as exc:
+            why = str(exc)
+            continue
+        return q, k, v, out
+    return why
 
 
 def _runs(kern: Kernel, n: int, d: int) -> str | None:
     """None when the kernel runs on (n, d) inputs, else why not."""
-    q, k, v = np.random.default_rng([n, d]).standard_normal((3, n, d))
+    q, k, v = _probe(n, d)
     try:
         kern.call(q, k, v)
     except Timeout:

@@ -14,8 +14,9 @@ import numpy as np
 from . import backward as bw
 from .context import Ctx, Probe, title
 from .frameworks import answered_in, from_layout, to_layout
+from .interpret import uses_triton
 from .probe import CallFailed, Kernel, Timeout
-from .reference import Variant
+from .reference import Variant, agree
 from .repro import head, literals, show, tiny
 
 Array = np.ndarray
@@ -73,6 +74,8 @@ def check_gradients(ctx: Ctx, forward: Variant | None, causal_right: bool) -> No
     for causal in modes:
         if not _judge(ctx, probes, forward, causal):
             return  # one finding says it; the causal run would repeat it
+    if modes[0] is False:
+        _strided(ctx, forward, probes[0])
     _dropout(ctx, forward)
 
 
@@ -106,6 +109,98 @@ def _longer(kern: Kernel, probes: list[Probe], causal: bool) -> list[Probe] | No
         if found:
             return found
     return None
+
+
+STRIDED = (2, 3)  # batch and heads of the strided-heads probe
+
+
+def _strided(ctx: Ctx, forward: Variant, like: Probe) -> None:
+    """dq, dk, dv on batched inputs whose heads are strided as a model hands them over:
+    q = x.view(b, n, h, d).transpose(1, 2) is not contiguous, nor is the output a kernel makes
+    with torch.empty_like(q), nor dO. A backward that reads one of them as if it were
+    contiguous is right on one head and wrong here (FlagAttention's `_bwd_preprocess` before
+    its fix, FlagOpen/FlagAttention#1). Only for Triton kernels, which read memory through
+    pointers and strides they are handed: torch's own operations cannot get this wrong."""
+    kern, rep = ctx.kern, ctx.rep
+    batched = any(c.name.startswith("batched ") and c.status == "pass" for c in rep.checks)
+    if not uses_triton(kern.runner.fn) or kern.layout not in ("bhnd", "bnhd") or not batched:
+        return  # torch ops read strides themselves; a kernel wrong on batches is said already
+    name = "gradients on batched inputs with strided heads, as x.view(b, n, h, d).transpose(1, 2)"
+    n, d = like.shape
+    b, h = STRIDED
+    q, k, v, do = np.random.default_rng([n, d, 5]).standard_normal((4, b, h, n, d))
+    got = _grads(kern, Probe(q, k, v), False, do, strided=True)
+    if isinstance(got, str):
+        rep.check(name, "skip", got)
+        return
+    scale = bw.scale_of(forward, d) or 1.0
+    said = f"({b}, {h}, {n}, {d}) tensors, heads strided"
+    for i in np.ndindex(b, h):
+        same = agree(got["out"][i], forward, q[i], k[i], v[i], kern.lp)
+        if same is not None and not same.ok:  # the forward itself: its own finding
+            detail = (
+                f"the output is off by {same.err:.3g} (tolerance {same.tol:.2g}) on {said}, "
+                "though right on one contiguous head: the kernel reads q, k or v as if it were "
+                "contiguous"
+            )
+            rep.check(name, "fail", detail)
+            rep.add("wrong-output", f"{title('wrong-output')}: {detail}")
+            return
+    keep = bw.keep_of(forward, n, False)
+    want: Grads = {g: np.empty((b, h, n, d)) for g in bw.NAMES}
+    low: Grads = {g: np.empty((b, h, n, d)) for g in bw.NAMES}
+    for i in np.ndindex(b, h):
+        one = (q[i], k[i], v[i], do[i], scale, keep)
+        right, rounded = bw.grads(*one), bw.grads(*one, bw.RIGHT, kern.lp.dtype)
+        for g in bw.NAMES:
+            want[g][i], low[g][i] = right[g], rounded[g]
+    gap = bw.compare(got, want, low, kern.lp)
+    if gap.ok:
+        rep.check(name, "pass", said)
+        return
+    detail = (
+        f"{gap.worst} off by {gap.err:.3g} (tolerance {gap.tol:.2g}) on {said}, though right "
+        "on one contiguous head: the backward reads a tensor (o, dO or its own) as if it were "
+        "contiguous"
+    )
+    rep.check(name, "fail", detail)
+    repro = _strided_repro(ctx, (b, h, n, d), scale)
+    rep.add("backward-wrong-output", f"{title('backward-wrong-output')}: {detail}", repro)
+
+
+def _strided_repro(ctx: Ctx, shape: tuple[int, int, int, int], scale: float) -> str:
+    """q, k, v as one projection's (b, n, h, d) output with heads and length swapped in the
+    view, the kernel's gradients against float64 scaled_dot_product_attention's."""
+    kern = ctx.kern
+    b, h, n, d = shape
+    saved = kern.layout, kern.back
+    kern.layout, kern.back = "nd", ""  # the call on the 4-D tensors as they are
+    try:
+        call = kern.call_text(False)
+    finally:
+        kern.layout, kern.back = saved
+    # memory (b, n, h, d) for a (b, h, n, d) kernel, (b, h, n, d) for a (b, n, h, d) one
+    memory = (b, h, n, d) if saved[0] == "bnhd" else (b, n, h, d)
+    to_sdpa = "" if saved[0] == "bnhd" else ".transpose(2, 3)"
+    lines = head(kern, ctx.imp)
+    return "\n".join(
+        [
+            *lines,
+            "torch.manual_seed(0)",
+            f"x = torch.randn(3, {', '.join(map(str, memory))}, dtype=torch.{kern.backend.dtype},"
+            " requires_grad=True)",
+            "q, k, v = x.transpose(2, 3)  # strided views, as a model's projection hands them",
+            f"out = {call}",
+            "do = torch.randn_like(out)",
+            "out.backward(do)",
+            "x64 = x.detach().double().requires_grad_(True)",
+            "ref = torch.nn.functional.scaled_dot_product_attention(",
+            f"    *x64{to_sdpa}, scale={float(scale)!r}",
+            ")",
+            f"ref.backward(do.double(){'.transpose(1, 2)' if not to_sdpa else ''})",
+            "print((x.grad.double() - x64.grad).abs().amax(dim=(1, 2, 3, 4)))  # dq, dk, dv: ~0",
+        ]
+    )
 
 
 def _upstream(p: Probe) -> Array:
@@ -213,8 +308,11 @@ def _grads(
     do: Array | None = None,
     args: dict[str, Any] | None = None,
     seed: int | None = None,
+    strided: bool = False,
 ) -> Grads | str:
-    """dq, dk, dv of sum(dO * out) as float64 (n, d), or why they could not be had."""
+    """dq, dk, dv of sum(dO * out) as float64 (n, d) (or (b, h, n, d) for batched probes), or
+    why they could not be had; `strided`: q, k, v handed over with axes 1 and 2 swapped in
+    memory."""
     do = _upstream(p) if do is None else do
     saved = dict(kern.args)
     kern.args.update(args or {})
@@ -225,7 +323,16 @@ def _grads(
     shape = (*p.q.shape[:-1], p.v.shape[-1])
     try:
         got = kern.runner.call_other(
-            _differentiate, kern.runner.fn, call_args, kwargs, leaves, do, kern.layout, shape, seed
+            _differentiate,
+            kern.runner.fn,
+            call_args,
+            kwargs,
+            leaves,
+            do,
+            kern.layout,
+            shape,
+            seed,
+            strided,
         )
     except CallFailed as exc:
         return f"the backward failed: {exc}"
@@ -245,12 +352,20 @@ def _differentiate(
     layout: str,
     shape: tuple[int, ...],
     seed: int | None,
+    strided: bool = False,
 ) -> dict[str, Array] | str:
     """On the worker thread: the call, then backward with dO in the output's own layout."""
     import torch  # pyright: ignore[reportMissingImports]
 
-    for t in leaves:
+    wrt = leaves
+    if strided:  # the same values, axes 1 and 2 swapped in memory: the leaves are the bases
+        wrt = tuple(t.detach().transpose(1, 2).contiguous() for t in leaves)
+    for t in wrt:
         t.requires_grad_(True)
+    if strided:
+        views = {id(t): w.transpose(1, 2) for t, w in zip(leaves, wrt, strict=True)}
+        args = [views.get(id(a), a) for a in args]
+        kwargs = {key: views.get(id(a), a) for key, a in kwargs.items()}
     if seed is not None:
         torch.manual_seed(seed)
     out = fn(*args, **kwargs)
@@ -262,11 +377,18 @@ def _differentiate(
         return f"returned shape {tuple(out.shape)}"
     # dO laid out as the output is, strides and all, as a loss's gradient comes: a backward
     # may assert it (Triton's tutorial: q.stride() == ... == o.stride() == do.stride())
+    if strided and answer != layout:
+        return f"returned shape {tuple(out.shape)} for batched input"
     given = torch.empty_like(out).copy_(torch.from_numpy(_in_answer(do, answer)))
-    grads = torch.autograd.grad(out, leaves, given, allow_unused=True)
+    grads = torch.autograd.grad(out, wrt, given, allow_unused=True)
     if any(g is None for g in grads):
         return "the output does not depend on every one of q, k, v through autograd"
-    return {n: g.detach().to(torch.float64).numpy() for n, g in zip(bw.NAMES, grads, strict=True)}
+    if strided:
+        grads = tuple(g.transpose(1, 2) for g in grads)
+    got = {n: g.detach().to(torch.float64).numpy() for n, g in zip(bw.NAMES, grads, strict=True)}
+    if strided:  # the output too: a forward that ignores strides is its own finding
+        got["out"] = out.detach().to(torch.float64).numpy()
+    return got
 
 
 def _in_answer(do: Array, answer: str) -> Array:
