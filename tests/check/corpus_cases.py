@@ -35,6 +35,11 @@ STATUS = {"ok": 0, "buggy": 1, "error": 2}
 OWN_TEST = {  # run by test_kernels_after.py
     "buggy_flash_bwd_causal_always.py",
     "torch_flash_buckets.py",
+    "torch_flash2_course_mask.py",
+    "torch_ring_attention.py",
+    "torch_ring_stale_kv.py",
+    "triton_flag_attention.py",
+    "triton_flag_attention_flat_delta.py",
     "triton_flash_attn_bias.py",
     "triton_tiles_3d.py",
 }

@@ -14,8 +14,7 @@ forward was a Triton kernel beside a plain-PyTorch twin (`FlashAttentionPytorch`
 forward is that twin's tiled loop, with the causal mask the Triton kernel had, so the whole
 Function is plain PyTorch.
 
-after: damek/cs336-assignment2-systems
-path: cs336_systems/flashattention.py
+after: damek/cs336-assignment2-systems cs336_systems/flashattention.py
 commit: 045fed177ff9309fbf9d2db9587e700abba83f94
 licence: MIT (the original)
 target: FlashAttention.apply

@@ -16,8 +16,7 @@ picotron#37 (https://github.com/huggingface/picotron/issues/37) calls its D term
 (rowsum(dO * O) where rowsum(dP * P) was meant); the two are equal, since O = P V and
 dP = dO V^T, and the check finds the gradients right.
 
-after: huggingface/picotron
-path: picotron/context_parallel/context_parallel.py
+after: huggingface/picotron picotron/context_parallel/context_parallel.py
 commit: 7998208b307592fe3370f3ba0a3a43d3c9e62f57
 licence: Apache-2.0 (the original)
 target: ring_attention

@@ -14,8 +14,7 @@ all-gather a list), `scale` None meaning 1/sqrt(dim), no causal flag or mask (th
 `_templated_context_parallel_attention` refuses both), and the sequence split in equal parts
 (the original's all-gather needs them, so lengths that are not a multiple of 4 are refused).
 
-after: huggingface/diffusers
-path: src/diffusers/models/attention_dispatch.py
+after: huggingface/diffusers src/diffusers/models/attention_dispatch.py
 commit: 002e7ef841b1542236c40637d58b52fc2a465ed5
 licence: Apache-2.0 (the original)
 target: ring_attention
