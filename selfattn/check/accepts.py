@@ -70,26 +70,44 @@ def learn(
         layouts = tuple(LAYOUTS)
     failed: dict[str, str] = {}  # why, the first time each reason was met
     for backend in backends:
-        first: Kernel | None = None
-        for lay in [layout] if layout else layouts:
-            kern = Kernel(runner, sig, backend, name, lay, args)
-            ran = _first_run(kern)
-            if isinstance(ran, str):
-                failed.setdefault(ran, f"{backend.dtype} {LAYOUTS[lay]}")
-                continue
-            kern.lp = kern.last_lp
-            kern.layout_forced = True
-            if layout or kern.mixes(*ran):  # a few calls on the smallest shape it took
-                return kern, _shapes(kern)
-            first = first or kern
-        if first is not None:
-            return first, _shapes(first)
+        kern = _on_backend(
+            runner, sig, backend, name, [layout] if layout else layouts, args, failed
+        )
+        if kern is not None:
+            return kern, _shapes(kern)
     if uses_triton(fn) and failed:  # say why, rather than only that it runs Triton kernels
         whys = "; ".join(
             f"{why} (first with {how} inputs)" for why, how in list(failed.items())[:3]
         )
         raise TargetError(f"{name} ran on none of the dtypes, layouts and shapes tried: {whys}")
     return None
+
+
+def _on_backend(
+    runner: Runner,
+    sig: Signature,
+    backend: Backend,
+    name: str,
+    layouts: list[str] | tuple[str, ...],
+    args: dict[str, Any] | None,
+    failed: dict[str, str],
+) -> Kernel | None:
+    """The kernel on `backend` in the first of `layouts` whose outputs mix positions (the
+    only one when a layout was given), else in the first that runs at all; None when none
+    runs, each new reason why noted in `failed`."""
+    first: Kernel | None = None
+    for lay in layouts:
+        kern = Kernel(runner, sig, backend, name, lay, args)
+        ran = _first_run(kern)
+        if isinstance(ran, str):
+            failed.setdefault(ran, f"{backend.dtype} {LAYOUTS[lay]}")
+            continue
+        kern.lp = kern.last_lp
+        kern.layout_forced = True
+        if len(layouts) == 1 or kern.mixes(*ran):  # a few calls on the smallest shape it took
+            return kern
+        first = first or kern
+    return first
 
 
 def _probe(n: int, d: int) -> np.ndarray:

@@ -135,25 +135,17 @@ def _strided(ctx: Ctx, forward: Variant, like: Probe) -> None:
         return
     scale = bw.scale_of(forward, d) or 1.0
     said = f"({b}, {h}, {n}, {d}) tensors, heads strided"
-    for i in np.ndindex(b, h):
-        same = agree(got["out"][i], forward, q[i], k[i], v[i], kern.lp)
-        if same is not None and not same.ok:  # the forward itself: its own finding
-            detail = (
-                f"the output is off by {same.err:.3g} (tolerance {same.tol:.2g}) on {said}, "
-                "though right on one contiguous head: the kernel reads q, k or v as if it were "
-                "contiguous"
-            )
-            rep.check(name, "fail", detail)
-            rep.add("wrong-output", f"{title('wrong-output')}: {detail}")
-            return
-    keep = bw.keep_of(forward, n, False)
-    want: Grads = {g: np.empty((b, h, n, d)) for g in bw.NAMES}
-    low: Grads = {g: np.empty((b, h, n, d)) for g in bw.NAMES}
-    for i in np.ndindex(b, h):
-        one = (q[i], k[i], v[i], do[i], scale, keep)
-        right, rounded = bw.grads(*one), bw.grads(*one, bw.RIGHT, kern.lp.dtype)
-        for g in bw.NAMES:
-            want[g][i], low[g][i] = right[g], rounded[g]
+    wrong = _forward_off(got["out"], forward, (q, k, v), kern)
+    if wrong is not None:  # the forward itself: its own finding
+        detail = (
+            f"the output is off by {wrong.err:.3g} (tolerance {wrong.tol:.2g}) on {said}, "
+            "though right on one contiguous head: the kernel reads q, k or v as if it were "
+            "contiguous"
+        )
+        rep.check(name, "fail", detail)
+        rep.add("wrong-output", f"{title('wrong-output')}: {detail}")
+        return
+    want, low = _per_head(forward, (q, k, v, do), scale, kern)
     gap = bw.compare(got, want, low, kern.lp)
     if gap.ok:
         rep.check(name, "pass", said)
@@ -166,6 +158,34 @@ def _strided(ctx: Ctx, forward: Variant, like: Probe) -> None:
     rep.check(name, "fail", detail)
     repro = _strided_repro(ctx, (b, h, n, d), scale)
     rep.add("backward-wrong-output", f"{title('backward-wrong-output')}: {detail}", repro)
+
+
+def _forward_off(out: Array, forward: Variant, qkv: tuple[Array, ...], kern: Kernel) -> Any:
+    """The first (batch, head) slice whose output disagrees with the forward, or None."""
+    q, k, v = qkv
+    for i in np.ndindex(*q.shape[:2]):
+        same = agree(out[i], forward, q[i], k[i], v[i], kern.lp)
+        if same is not None and not same.ok:
+            return same
+    return None
+
+
+def _per_head(
+    forward: Variant, qkvdo: tuple[Array, ...], scale: float, kern: Kernel
+) -> tuple[Grads, Grads]:
+    """The reference gradients of every (batch, head) slice, exact and rounded as the
+    kernel's precision rounds them."""
+    q, k, v, do = qkvdo
+    b, h, n, d = q.shape
+    keep = bw.keep_of(forward, n, False)
+    want: Grads = {g: np.empty((b, h, n, d)) for g in bw.NAMES}
+    low: Grads = {g: np.empty((b, h, n, d)) for g in bw.NAMES}
+    for i in np.ndindex(b, h):
+        one = (q[i], k[i], v[i], do[i], scale, keep)
+        right, rounded = bw.grads(*one), bw.grads(*one, bw.RIGHT, kern.lp.dtype)
+        for g in bw.NAMES:
+            want[g][i], low[g][i] = right[g], rounded[g]
+    return want, low
 
 
 def _strided_repro(ctx: Ctx, shape: tuple[int, int, int, int], scale: float) -> str:
@@ -357,15 +377,7 @@ def _differentiate(
     """On the worker thread: the call, then backward with dO in the output's own layout."""
     import torch  # pyright: ignore[reportMissingImports]
 
-    wrt = leaves
-    if strided:  # the same values, axes 1 and 2 swapped in memory: the leaves are the bases
-        wrt = tuple(t.detach().transpose(1, 2).contiguous() for t in leaves)
-    for t in wrt:
-        t.requires_grad_(True)
-    if strided:
-        views = {id(t): w.transpose(1, 2) for t, w in zip(leaves, wrt, strict=True)}
-        args = [views.get(id(a), a) for a in args]
-        kwargs = {key: views.get(id(a), a) for key, a in kwargs.items()}
+    wrt, args, kwargs = _leaves(leaves, args, kwargs, strided)
     if seed is not None:
         torch.manual_seed(seed)
     out = fn(*args, **kwargs)
@@ -383,10 +395,36 @@ def _differentiate(
     grads = torch.autograd.grad(out, wrt, given, allow_unused=True)
     if any(g is None for g in grads):
         return "the output does not depend on every one of q, k, v through autograd"
+    return _as_arrays(grads, out, strided)
+
+
+def _leaves(
+    leaves: tuple[Any, Any, Any], args: list, kwargs: dict, strided: bool
+) -> tuple[tuple[Any, ...], list, dict]:
+    """What gradients are taken with respect to, made to want them, and the arguments that
+    hand them over: the leaves themselves, or (`strided`) the same values with axes 1 and 2
+    swapped in memory, handed over as views, as a model's q.view(b, n, h, d).transpose(1, 2)."""
+    wrt = leaves
+    if strided:  # the leaves are the bases
+        wrt = tuple(t.detach().transpose(1, 2).contiguous() for t in leaves)
+    for t in wrt:
+        t.requires_grad_(True)
+    if strided:
+        views = {id(t): w.transpose(1, 2) for t, w in zip(leaves, wrt, strict=True)}
+        args = [views.get(id(a), a) for a in args]
+        kwargs = {key: views.get(id(a), a) for key, a in kwargs.items()}
+    return wrt, args, kwargs
+
+
+def _as_arrays(grads: tuple, out: Any, strided: bool) -> dict[str, Array]:
+    """dq, dk, dv as float64 arrays in the leaves' layout; strided, the output too (a forward
+    that ignores strides is its own finding)."""
+    import torch  # pyright: ignore[reportMissingImports]
+
     if strided:
         grads = tuple(g.transpose(1, 2) for g in grads)
     got = {n: g.detach().to(torch.float64).numpy() for n, g in zip(bw.NAMES, grads, strict=True)}
-    if strided:  # the output too: a forward that ignores strides is its own finding
+    if strided:
         got["out"] = out.detach().to(torch.float64).numpy()
     return got
 
