@@ -75,6 +75,29 @@ def test_a_figure_fits_a_phone_screen(measured):
     assert set(tall) <= TALL, tall
 
 
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_a_question_and_its_veiled_figure_fit_a_phone_screen(browser, site_url, lang):
+    """Before the guess the options stand over a hidden picture: all of it fits the screen."""
+    watched = open_page(
+        browser, site_url + LANGUAGES[lang], width=PHONE[0], reduced_motion="reduce"
+    )
+    page = watched.page
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    heights = {}
+    for figure_id in page.evaluate(
+        "() => [...document.querySelectorAll('figure.veiled')].map((f) => f.id)"
+    ):
+        page.evaluate("(id) => document.getElementById(id).scrollIntoView()", figure_id)
+        next_frame(page)
+        heights[figure_id] = page.evaluate(
+            "(id) => document.getElementById(id).getBoundingClientRect().height", figure_id
+        )
+    assert heights, "no figure asks first"
+    assert {i: round(h) for i, h in heights.items() if h > PHONE[1]} == {}
+    assert watched.errors == [], watched.errors
+    watched.page.context.close()
+
+
 # where a figure's primary control (its first) is, with the figure scrolled so only the top
 # 300 px of its picture are on screen, at the bottom (the controls under the picture would be
 # below the screen without sticking), and the screen
