@@ -244,10 +244,7 @@ def start(
 def _say_how_called(layer: Layer, rep: Report, turned: bool, zeroed: list[str]) -> None:
     """The input's shape, the projections read, and how the layer was made ready."""
     proj = layer.proj
-    shape = "(n, batch, C)" if proj.time_first else "(batch, n, C)"
-    shape = "(batch, n, 1, C), an n x 1 image" if proj.image else shape
-    shape = "(batch, C, n, 1), an n x 1 image, channels first" if proj.channels_first else shape
-    rep.backend = f"torch {layer.dtype_name} x of shape {shape}"
+    rep.backend = f"torch {layer.dtype_name} x of shape {LAYOUT_TEXT[proj.layout][3]}"
     grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
     rep.notes.append(
         f"projections `{proj.names}`: {proj.heads} head{'s' if proj.heads > 1 else ''} of size "
@@ -661,15 +658,27 @@ def _batched(layer: Layer, text: _Text, rep: Report, tol: float) -> None:
     rep.check(name, "pass")
 
 
-# how a reproduction hands x (batch, n, C) to the layer, turns its output back, and says so
+# by Projections.layout, how a reproduction hands x (batch, n, C) to the layer, turns its
+# output back and says so, and the shape the report says x goes in as
 LAYOUT_TEXT = {
-    "": ("x", "", ""),
-    "time_first": ("x.transpose(0, 1)", ".transpose(0, 1)", "x as (n, batch, C), "),
-    "image": ("x[:, :, None]", "[:, :, 0]", "x as an n x 1 image, "),
+    "": ("x", "", "", "(batch, n, C)"),
+    "time_first": (
+        "x.transpose(0, 1)",
+        ".transpose(0, 1)",
+        "x as (n, batch, C), ",
+        "(n, batch, C)",
+    ),
+    "image": (
+        "x[:, :, None]",
+        "[:, :, 0]",
+        "x as an n x 1 image, ",
+        "(batch, n, 1, C), an n x 1 image",
+    ),
     "channels_first": (
         "x.transpose(1, 2)[..., None]",
         "[..., 0].transpose(1, 2)",
         "x as an n x 1 image (batch, C, n, 1), ",
+        "(batch, C, n, 1), an n x 1 image, channels first",
     ),
 }
 
@@ -680,8 +689,7 @@ class _Text:
     def __init__(self, name: str, imp: str, proj: Projections, dtype: Any) -> None:
         self.name, self.imp, self.width = name, imp, proj.width
         self.dtype = str(dtype)
-        self.inputs, self.time_first, self.image = proj.inputs, proj.time_first, proj.image
-        self.channels_first = proj.channels_first
+        self.inputs, self.layout = proj.inputs, proj.layout
         self.args = ""  # the caller's extra arguments, as `, name=value`
         self.mask: CausalMask | None = None
         self.flag: str | None = None
@@ -694,15 +702,10 @@ class _Text:
             f"generator=torch.Generator().manual_seed({seed}), dtype={self.dtype})"
         )
 
-    def _layout(self) -> str:
-        """The key of LAYOUT_TEXT that says how x goes in."""
-        held = {"channels_first": self.channels_first, "image": self.image}
-        return next((k for k, on in held.items() if on), "time_first" if self.time_first else "")
-
     def _head(self) -> list[str]:
         mask = self.mask.text(self.dtype) if self.mask else []
         mask += self.rotary.text(self.dtype) if self.rotary else []
-        x, back, said = LAYOUT_TEXT[self._layout()]
+        x, back, said, _ = LAYOUT_TEXT[self.layout]
         given = ", ".join([x] * self.inputs) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
         given += self.rotary.given if self.rotary else ""

@@ -104,6 +104,17 @@ class Projections:
     scaled_by: str = ""  # the attribute that holds it
     axis: str = ""  # what the softmax normalised in the run, "keys" or "queries"; "": not read
 
+    @property
+    def layout(self) -> str:
+        """How x goes in, as a key of layer.LAYOUT_TEXT: "channels_first", "image",
+        "time_first", or "" for (batch, n, C)."""
+        held = {
+            "channels_first": self.channels_first,
+            "image": self.image,
+            "time_first": self.time_first,
+        }
+        return next((k for k, on in held.items() if on), "")
+
     def rewired(self, order: str, per_head: bool) -> Projections:
         """The same layer with the fused map's columns read another way."""
         if self.fused is None:
