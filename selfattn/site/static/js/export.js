@@ -69,7 +69,10 @@ export function pngFromSvg(text, width, height, scale = 2) {
       context.scale(scale, scale);
       context.drawImage(image, 0, 0, width, height);
       URL.revokeObjectURL(url);
-      canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("no PNG"))), "image/png");
+      // encoded now: toBlob waits for the page's next idle moment, up to a second after a click
+      const data = canvas.toDataURL("image/png");
+      const bytes = Uint8Array.from(atob(data.slice(data.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+      resolve(new Blob([bytes], { type: "image/png" }));
     };
     image.onerror = () => {
       URL.revokeObjectURL(url);
