@@ -3,21 +3,55 @@ starts the figure it names first, and anything malformed in it is clamped or ign
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Iterator
+
 import pytest
 
-from .conftest import open_page
-from .drive import FIGURES, clean_readouts, next_frame, readouts, state
+from .conftest import Shared, open_page, open_shared
+from .drive import DRIVE, FIGURES, KEYS, clean_readouts, next_frame, readouts, state
 from .menu import use_menu
 
 
-@pytest.mark.parametrize("figure_id", FIGURES)
-def test_url_state_round_trip(en_at_start, browser, figure_id):
-    page = en_at_start.page
-    original = state(page, figure_id)
+@pytest.fixture(scope="module")
+def reader(browser, site_url) -> Iterator[Shared]:
+    """A second reader's English page, open for the module: links arrive in its address."""
+    shared = open_shared(browser, site_url + "en/")
+    yield shared
+    shared.page.context.close()
+
+
+def driven_link(page, figure_id: str) -> tuple[dict, str]:
+    """The figure's state after a short seeded drive of its controls, and its link. Reduced
+    motion, so that a run the drive started (F27's training) has ended before the link."""
+    page.emulate_media(reduced_motion="reduce")
+    page.evaluate(DRIVE, [figure_id, zlib.crc32(figure_id.encode()), 20, KEYS])
     use_menu(page, figure_id, "Link")
     next_frame(page)
-    link = page.evaluate("location.href")
+    return state(page, figure_id), page.evaluate("location.href")
+
+
+def arrive(page, fragment: str) -> None:
+    """A link followed in an open page: the address changes, the page reads it."""
+    page.evaluate("(fragment) => { location.hash = ''; location.hash = fragment; }", fragment)
+    next_frame(page)
+
+
+@pytest.mark.parametrize("figure_id", FIGURES)
+def test_url_state_round_trip(en_at_start, reader, figure_id):
+    """Every figure's state, driven away from its start, travels in its link: the other
+    reader's page (already open) reads it from the address."""
+    original, link = driven_link(en_at_start.page, figure_id)
     assert f"#{figure_id}:" in link
+    arrive(reader.page, link[link.index("#") :])
+    assert state(reader.page, figure_id) == original
+    assert reader.errors == []
+
+
+@pytest.mark.parametrize("figure_id", ["F03", "F07", "F21", "F27"])
+def test_a_link_opened_fresh_starts_its_figure_in_that_state(en_at_start, browser, figure_id):
+    """The same from a fresh load: the state read from the address before the figure starts."""
+    original, link = driven_link(en_at_start.page, figure_id)
     second = open_page(browser, link)
     assert state(second.page, figure_id) == original
     assert second.errors == []
@@ -69,28 +103,39 @@ def test_the_first_figure_needed_starts_before_any_layout(browser, site_url, fra
     context.close()
 
 
-@pytest.mark.parametrize(
-    "fragment",
-    [
-        "#F07:f=4.4",
-        "#F07:f=abc",
-        "#F07:f=%ZZ",
-        "#F02:x=1e999,NaN",
-        "#F03:token=dog;extra=1",
-        "#F99:x=1",
-        "#F12:=;;==",
-        "#F23:n=-5",
-        "#F05:q=1,2,3",
-    ],
-)
-def test_malformed_url_state_is_clamped_or_ignored(browser, site_url, fragment):
-    watched = open_page(browser, site_url + "en/" + fragment)
-    page = watched.page
-    assert watched.errors == []
+MALFORMED = [
+    "#F07:f=4.4",
+    "#F07:f=abc",
+    "#F07:f=%ZZ",
+    "#F02:x=1e999,NaN",
+    "#F03:token=dog;extra=1",
+    "#F99:x=1",
+    "#F12:=;;==",
+    "#F23:n=-5",
+    "#F05:q=1,2,3",
+]
+
+
+def clamped_or_ignored(page, fragment: str) -> None:
     for figure_id in FIGURES:
         clean_readouts(page, figure_id, f"after {fragment}")
     if fragment == "#F07:f=4.4":
         assert state(page, "F07") == {"f": 4.4} and readouts(page, "F07")["winner"] == "and"
     if fragment == "#F07:f=abc":
         assert state(page, "F07") == {"f": 1}
-    page.context.close()
+
+
+@pytest.mark.parametrize("fragment", MALFORMED)
+def test_malformed_url_state_is_clamped_or_ignored(reader, fragment):
+    reader.reset()
+    arrive(reader.page, fragment)
+    assert reader.errors == []
+    clamped_or_ignored(reader.page, fragment)
+
+
+@pytest.mark.parametrize("fragment", ["#F07:f=4.4", "#F07:f=abc", "#F02:x=1e999,NaN"])
+def test_malformed_url_state_on_a_fresh_load(browser, site_url, fragment):
+    watched = open_page(browser, site_url + "en/" + fragment)
+    assert watched.errors == []
+    clamped_or_ignored(watched.page, fragment)
+    watched.page.context.close()
