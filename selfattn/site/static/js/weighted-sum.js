@@ -4,7 +4,7 @@
 
 import { svg } from "./kit/dom.js";
 import { setSvg } from "./kit/notation.js";
-import { arrow } from "./kit/plane.js";
+import { arrow, named } from "./kit/plane.js";
 
 /**
  * Value arrows from the origin, labelled with their tokens, faint: the ground the sum walks on.
@@ -116,6 +116,7 @@ export function point(plane, { cls = "output", label = "", dx = 12, dy = -8 } = 
       if (hidden) return;
       dot.setAttribute("cx", String(plane.sx(p[0])));
       dot.setAttribute("cy", String(plane.sy(p[1])));
+      named(text, [plane.sx(p[0]), plane.sy(p[1])]);
       text.setAttribute("x", String(plane.sx(p[0]) + dx));
       text.setAttribute("y", String(plane.sy(p[1]) + dy));
     },

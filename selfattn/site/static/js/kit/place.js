@@ -1,13 +1,17 @@
 // Labels placed off the marks of a picture: each label starts where its figure put it (past
 // an arrow's tip, beside a point) and, if its box would touch a mark (an arrow's shaft or
 // head, a drop, a shadow, an axis, a dot, a knob) or a label placed before it, moves to the
-// nearest free spot around that start. Boxes are estimated from the text, not measured, so
-// a drag never forces a layout of the page.
+// free spot around that start nearest the point it names. A label that ends up more than an
+// em from that point gets a leader: a thin line in its own colour from its box to the point,
+// kept off every other label. Boxes are estimated from the text, not measured, so a drag
+// never forces a layout of the page.
 
 import { typeScale } from "./chart.js";
+import { svg } from "./dom.js";
 
 /** @typedef {{x: number, y: number, width: number, height: number}} Box */
 /** @typedef {{x1: number, y1: number, x2: number, y2: number, half: number}} Segment */
+/** @typedef {{x: number, y: number}} Point */
 
 const CLEAR = 2; // px left between a label's box and a mark
 // how far from its start a label may move, nearest first; the last rings only for a label
@@ -163,36 +167,141 @@ export function free(b, marks, taken, bounds) {
   return touches(b, marks, taken, bounds) === 0;
 }
 
+/** How far box `b` stands from point `at`: 0 when `at` is inside it. */
+const gapTo = (/** @type {Box} */ b, /** @type {Point} */ at) =>
+  Math.hypot(Math.max(b.x - at.x, 0, at.x - b.x - b.width), Math.max(b.y - at.y, 0, at.y - b.y - b.height));
+
 /**
- * Move each label to the nearest spot around where it stands whose box is free (see
- * `free`), by setting its dx and dy; a label with no free spot in reach takes the spot that
- * touches fewest. Each label's `box` is its estimated box at its start. Returns the boxes taken.
- * @param {{el: SVGTextElement, box: Box}[]} labels
- * @param {ReturnType<typeof marksIn>} marks @param {Box} bounds
+ * The leader from box `b` to the point `at` it names, when the box stands more than `em`
+ * away: from just off the box's nearest edge to just short of the point (the tip stays the
+ * tip's). Null when the box is near enough to be read as the point's name.
+ * @param {Box} b @param {Point|undefined} at @param {number} em @param {number} half
+ * @returns {Segment|null}
  */
-export function place(labels, marks, bounds) {
-  /** @type {Box[]} */
-  const taken = [];
-  for (const { el, box } of labels) {
-    // the nearest free spot; with none in reach, the spot that touches the fewest things
-    let best = box,
-      fewest = Infinity;
-    search: for (const d of RINGS) {
-      for (let k = 0; k < (d ? TURNS : 1); k += 1) {
-        const turn = (2 * Math.PI * k) / TURNS;
-        const b = { ...box, x: box.x + d * Math.cos(turn), y: box.y + d * Math.sin(turn) };
-        const touched = touches(b, marks, taken, bounds);
-        if (touched < fewest) [best, fewest] = [b, touched];
-        if (!touched) break search;
-      }
+function leaderOf(b, at, em, half) {
+  if (!at || gapTo(b, at) <= em) return null;
+  const x = Math.max(b.x, Math.min(at.x, b.x + b.width)),
+    y = Math.max(b.y, Math.min(at.y, b.y + b.height));
+  const length = Math.hypot(at.x - x, at.y - y);
+  const ux = (at.x - x) / length,
+    uy = (at.y - y) / length;
+  const off = CLEAR + half + 1,
+    short = 0.2 * em;
+  return { x1: x + ux * off, y1: y + uy * off, x2: at.x - ux * short, y2: at.y - uy * short, half };
+}
+
+/**
+ * The spot for one label: its start if free, else, of the spots in reach, the one that
+ * touches fewest things (marks, `taken` boxes, the `lines` of other leaders, and, through
+ * its own leader, `taken` boxes), nearest the point it names (or, naming none, nearest its
+ * start).
+ * @param {{box: Box, at?: Point}} label @param {ReturnType<typeof marksIn>} marks
+ * @param {Box[]} taken @param {Segment[]} lines @param {Box} bounds @param {number} em @param {number} half
+ */
+function spot({ box, at }, marks, taken, lines, bounds, em, half) {
+  const cost = (/** @type {Box} */ b) => {
+    const line = leaderOf(b, at, em, half);
+    return (
+      touches(b, marks, taken, bounds) +
+      lines.filter((s) => crosses(s, b)).length +
+      (line ? taken.filter((o) => crosses(line, o)).length : 0)
+    );
+  };
+  let best = box,
+    fewest = cost(box),
+    far = at ? gapTo(box, at) : 0;
+  for (const d of RINGS) {
+    if (!fewest) break;
+    for (let k = 0; d && k < TURNS; k += 1) {
+      const turn = (2 * Math.PI * k) / TURNS;
+      const b = { ...box, x: box.x + d * Math.cos(turn), y: box.y + d * Math.sin(turn) };
+      const touched = cost(b);
+      // a quarter of the way moved counts too: of two spots as near the point, the one
+      // nearer where its figure put it
+      const away = at ? gapTo(b, at) + d / 4 : d;
+      if (touched < fewest || (touched === fewest && away < far)) [best, fewest, far] = [b, touched, away];
     }
+    // naming no point, the first ring with a free spot is the nearest; naming one, a free
+    // spot on a farther ring may stand nearer the point, so every ring is tried
+    if (!fewest && !at) break;
+  }
+  return { box: best, leader: leaderOf(best, at, em, half) };
+}
+
+/** @type {WeakMap<Element, SVGLineElement>} */
+const leaderLines = new WeakMap();
+
+/**
+ * Move each label to a free spot near the point it names (see `spot`), by setting its dx
+ * and dy, and draw a leader in `leaders` for each one left more than `em` from its point.
+ * Each label's `box` is its estimated box at its start, `at` the point it names (an
+ * arrow's tip, a dot). Leaders never push a label away: a label that lands on another's
+ * leader moves that other label instead, in a second pass. A faint label is placed after
+ * every other. Returns the boxes taken, in that order.
+ * @param {{el: SVGTextElement, box: Box, at?: Point}[]} named
+ * @param {ReturnType<typeof marksIn>} marks @param {Box} bounds
+ * @param {{em?: number, leaders?: Element}} [o]
+ */
+export function place(named, marks, bounds, { em = Number.POSITIVE_INFINITY, leaders } = {}) {
+  // the subject before the ground: a faint arrow's name gives way to the others
+  const faint = (/** @type {{el: Element}} */ l) => l.el.classList.contains("faint");
+  const labels = [...named.filter((l) => !faint(l)), ...named.filter(faint)];
+  const lines = labels.map(({ el }) => {
+    if (!leaders) return null;
+    let line = leaderLines.get(el);
+    if (!line) {
+      line = svg("line", {}, leaders);
+      leaderLines.set(el, line);
+    }
+    const roles = [...el.classList].filter((c) => c !== "label").join(" ");
+    line.setAttribute("class", `leader ${roles}`.trim());
+    return line;
+  });
+  const half = lines[0] ? halfStroke(lines[0]) : 0;
+  /** @type {{box: Box, leader: Segment|null}[]} */
+  const spots = [];
+  for (const label of labels)
+    spots.push(
+      spot(
+        label,
+        marks,
+        spots.map((s) => s.box),
+        [],
+        bounds,
+        em,
+        half,
+      ),
+    );
+  // a leader under a label placed after it: move the leader's own label, among all the others
+  spots.forEach((s, i) => {
+    if (!s.leader) return;
+    const line = s.leader;
+    const others = spots.filter((_, j) => j !== i);
+    if (!others.some((o) => crosses(line, o.box))) return;
+    spots[i] = spot(
+      labels[i],
+      marks,
+      others.map((o) => o.box),
+      others.flatMap((o) => (o.leader ? [o.leader] : [])),
+      bounds,
+      em,
+      half,
+    );
+  });
+  for (const line of leaders?.querySelectorAll("line") ?? []) /** @type {SVGElement} */ (line).style.display = "none";
+  labels.forEach(({ el, box }, i) => {
+    const { box: best, leader } = spots[i];
     const dx = best.x - box.x,
       dy = best.y - box.y;
     if (dx) el.setAttribute("dx", dx.toFixed(1));
     else el.removeAttribute("dx");
     if (dy) el.setAttribute("dy", dy.toFixed(1));
     else el.removeAttribute("dy");
-    taken.push(best);
-  }
-  return taken;
+    const line = lines[i];
+    if (line && leader) {
+      for (const end of ["x1", "y1", "x2", "y2"]) line.setAttribute(end, leader[end].toFixed(1));
+      line.style.display = "";
+    }
+  });
+  return spots.map((s) => s.box);
 }

@@ -20,7 +20,7 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
   const sx = (x) => (x - x0) * unit;
   const sy = (y) => (y1 - y) * unit;
   const layers = Object.fromEntries(
-    ["grid", "under", "shapes", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]),
+    ["grid", "under", "shapes", "leaders", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]),
   );
   for (let gx = Math.ceil(x0 / grid) * grid; gx <= x1 + 1e-9; gx += grid) {
     const axis = Math.abs(gx) < 1e-9;
@@ -67,6 +67,15 @@ export function ring(reach) {
     reach * Math.cos((i * Math.PI) / 24),
     reach * Math.sin((i * Math.PI) / 24),
   ]);
+}
+
+/**
+ * Mark `label` as the name of the picture point `p` (an arrow's tip, a dot, an arc's middle):
+ * place.js keeps it near there, with a leader back to it when it must stand farther.
+ * @param {SVGTextElement} label @param {number[]} p
+ */
+export function named(label, [x, y]) {
+  label.dataset.at = `${x.toFixed(1)},${y.toFixed(1)}`;
 }
 
 /**
@@ -119,6 +128,7 @@ export function arc(plane, { radius = 34, cls = "", name = "" } = {}) {
         [x1, y1] = at(ta + sweep);
       path.setAttribute("d", `M ${x0} ${y0} A ${radius} ${radius} 0 0 ${sweep > 0 ? 0 : 1} ${x1} ${y1}`);
       const [lx, ly] = at(ta + sweep / 2, radius + 16);
+      named(text, at(ta + sweep / 2));
       text.setAttribute("x", String(lx));
       text.setAttribute("y", String(ly + 4));
       text.setAttribute("text-anchor", "middle");
@@ -166,6 +176,7 @@ export function arrow(plane, { cls, label = "" }) {
         `${bx},${by} ${bx - ux * size + px},${by - uy * size + py} ${bx - ux * size - px},${by - uy * size - py}`,
       );
       // the label sits just past the tip, pushed outward along the arrow
+      named(text, [bx, by]);
       text.setAttribute("x", String(bx + ux * 12));
       text.setAttribute("y", String(by + uy * 12 + 4));
       text.setAttribute("text-anchor", ux > 0.35 ? "start" : ux < -0.35 ? "end" : "middle");
@@ -264,7 +275,7 @@ function textWidth(plane, label, em) {
  * Where each shown arrow label sits, from its text's width rather than its box (getBBox
  * would force a layout of the page on every drag), 1.15 em tall.
  * @param {ReturnType<typeof makePlane>} plane
- * @returns {{label: SVGTextElement, x: number, y: number, width: number, height: number}[]}
+ * @returns {{label: SVGTextElement, x: number, y: number, width: number, height: number, at?: {x: number, y: number}}[]}
  */
 function labelBoxes(plane) {
   const em = typeSizes(plane.root).label * typeScale(plane.root);
@@ -278,18 +289,21 @@ function labelBoxes(plane) {
       const y = Number(label.getAttribute("y")) - 0.85 * em;
       // a subscript hangs below the line (q_it): its box reaches about a third of an em lower
       const hangs = label.querySelector(".sub") !== null;
-      return { label, x, y, width, height: (hangs ? 1.45 : 1.15) * em };
+      const [ax, ay] = (label.dataset.at ?? "").split(",").map(Number);
+      const at = label.dataset.at ? { x: ax, y: ay } : undefined;
+      return { label, x, y, width, height: (hangs ? 1.45 : 1.15) * em, at };
     });
 }
 
 /**
  * The marks of a plane a label must keep off: arrows, drops, shadows, hulls, dots and
- * knobs, and (unless `axes` is false) the two axes.
- * @param {ReturnType<typeof makePlane>} plane @param {{axes?: boolean}} [o]
+ * knobs, and (unless `axes` is false) the two axes; the labels' leaders only when asked
+ * (a tick number keeps off them; a label's own placing draws them anew).
+ * @param {ReturnType<typeof makePlane>} plane @param {{axes?: boolean, leaders?: boolean}} [o]
  */
-function planeMarks(plane, { axes = true } = {}) {
+function planeMarks(plane, { axes = true, leaders = false } = {}) {
   const { under, shapes, handles, grid } = plane.layers;
-  const found = marksIn([under, shapes, handles]);
+  const found = marksIn(leaders ? [under, shapes, handles, plane.layers.leaders] : [under, shapes, handles]);
   for (const axis of axes ? grid.querySelectorAll(".axis") : []) {
     const at = (/** @type {string} */ name) => Number(axis.getAttribute(name));
     // its 1.2 px stroke is drawn in screen px (kit.css): half of it, and as much again for a
@@ -305,7 +319,8 @@ function planeMarks(plane, { axes = true } = {}) {
  * @param {ReturnType<typeof makePlane>} plane @param {number[][]} [tips]
  */
 export function clearTicks(plane, tips = []) {
-  const marks = planeMarks(plane, { axes: false }); // a tick number stands beside its axis, not on it
+  // a tick number stands beside its axis, not on it, and off the leaders
+  const marks = planeMarks(plane, { axes: false, leaders: true });
   const taken = labelBoxes(plane).map(({ x, y, width, height, label }) => ({
     x: x + Number(label.getAttribute("dx") ?? 0),
     y: y + Number(label.getAttribute("dy") ?? 0),
@@ -335,10 +350,12 @@ export function clearTicks(plane, tips = []) {
 export function untangle(plane) {
   const { x0, x1, y0, y1 } = plane.bounds;
   const bounds = { x: 2, y: 2, width: (x1 - x0) * plane.unit - 4, height: (y1 - y0) * plane.unit - 4 };
-  const labels = labelBoxes(plane).map(({ label, x, y, width, height }) => ({
+  const labels = labelBoxes(plane).map(({ label, x, y, width, height, at }) => ({
     el: label,
     box: { x, y, width, height },
+    at,
   }));
-  place(labels, planeMarks(plane), bounds);
+  const em = typeSizes(plane.root).label * typeScale(plane.root);
+  place(labels, planeMarks(plane), bounds, { em, leaders: plane.layers.leaders });
   clearTicks(plane);
 }
