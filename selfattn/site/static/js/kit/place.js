@@ -225,7 +225,7 @@ function spot({ box, at }, marks, taken, lines, bounds, em, half) {
     // spot on a farther ring may stand nearer the point, so every ring is tried
     if (!fewest && !at) break;
   }
-  return { box: best, leader: leaderOf(best, at, em, half) };
+  return { box: best, leader: leaderOf(best, at, em, half), touched: fewest };
 }
 
 /** @type {WeakMap<Element, SVGLineElement>} */
@@ -258,36 +258,55 @@ export function place(named, marks, bounds, { em = Number.POSITIVE_INFINITY, lea
     return line;
   });
   const half = lines[0] ? halfStroke(lines[0]) : 0;
-  /** @type {{box: Box, leader: Segment|null}[]} */
-  const spots = [];
-  for (const label of labels)
-    spots.push(
-      spot(
-        label,
+  /** @param {number[]} order @returns {{box: Box, leader: Segment|null, touched: number}[]} by label */
+  const arrange = (order) => {
+    /** @type {{box: Box, leader: Segment|null, touched: number}[]} */
+    const spots = [];
+    for (const i of order)
+      spots[i] = spot(
+        labels[i],
         marks,
-        spots.map((s) => s.box),
+        order.flatMap((j) => (spots[j] ? [spots[j].box] : [])),
         [],
         bounds,
         em,
         half,
-      ),
-    );
-  // a leader under a label placed after it: move the leader's own label, among all the others
-  spots.forEach((s, i) => {
-    if (!s.leader) return;
-    const line = s.leader;
-    const others = spots.filter((_, j) => j !== i);
-    if (!others.some((o) => crosses(line, o.box))) return;
-    spots[i] = spot(
-      labels[i],
-      marks,
-      others.map((o) => o.box),
-      others.flatMap((o) => (o.leader ? [o.leader] : [])),
-      bounds,
-      em,
-      half,
-    );
-  });
+      );
+    // a leader under a label placed after it: move the leader's own label, among all the others
+    spots.forEach((s, i) => {
+      const line = s.leader;
+      const others = spots.filter((_, j) => j !== i);
+      if (!line || !others.some((o) => crosses(line, o.box))) return;
+      const lines = others.flatMap((o) => (o.leader ? [o.leader] : []));
+      spots[i] = spot(
+        labels[i],
+        marks,
+        others.map((o) => o.box),
+        lines,
+        bounds,
+        em,
+        half,
+      );
+    });
+    return spots;
+  };
+  // how well an arrangement reads: every touch first (a leader over a label too), then how
+  // far the names stand from what they name
+  const score = (/** @type {ReturnType<typeof arrange>} */ spots) =>
+    spots.reduce((sum, { box, leader, touched }, i) => {
+      const { at } = labels[i];
+      const over = leader ? spots.filter((o, j) => j !== i && crosses(leader, o.box)).length : 0;
+      return sum + 1e4 * (touched + over) + (at ? gapTo(box, at) : 0);
+    }, 0);
+  let spots = arrange(labels.map((_, i) => i));
+  if (spots.some((s) => s.leader)) {
+    // a second try with the names that needed a leader placed first (the subject still
+    // before the ground): a crowd's far names take the near spots, the others what is left
+    const first = (/** @type {number} */ i) => (spots[i].leader ? 0 : 1) + (faint(labels[i]) ? 2 : 0);
+    const order = labels.map((_, i) => i).sort((i, j) => first(i) - first(j));
+    const other = arrange(order);
+    if (score(other) < score(spots)) spots = other;
+  }
   for (const line of leaders?.querySelectorAll("line") ?? []) /** @type {SVGElement} */ (line).style.display = "none";
   labels.forEach(({ el, box }, i) => {
     const { box: best, leader } = spots[i];
