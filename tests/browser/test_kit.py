@@ -3,10 +3,14 @@ player's buttons and reduced motion (on a player of its own), and a clamp that k
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from .conftest import open_page
 from .drive import click, press, set_state, state
+
+HERE = Path(__file__).parent
 
 # every label a chart's marks place, with the mark it names: (figure, label selector, mark selector)
 NAMED = [
@@ -118,3 +122,60 @@ def test_a_refused_order_keeps_the_one_before_it(page):
         assert state(page, "F22") == {"order": [5, 4, 3, 2, 1, 0]}
     set_state(page, "F22", {"order": [0, 1, 2, 3, 4, 5]})
     assert state(page, "F22") == {"order": [0, 1, 2, 3, 4, 5]}
+
+
+# F05's key name, at 390 px, cannot stand beside its short key (the shadow band, the bracket
+# and the angle crowd it): where it stands, its leader back to the key's tip. Distances in
+# screen px: from the name's box to the tip, from the leader's end to the tip, from the
+# leader's start to the name's box.
+NAME_AND_LEADER = """
+const plane = () => document.querySelector('#F05 svg.plane');
+const name = () => plane().querySelector('g.labels text.label.key');
+const leader = () =>
+  [...plane().querySelectorAll('g.leaders line.leader.key')].find((l) => l.style.display === '');
+const screen = (x, y) => new DOMPoint(x, y).matrixTransform(plane().getScreenCTM());
+const end = (line, k) => screen(line[`x${k}`].baseVal.value, line[`y${k}`].baseVal.value);
+const gap = (b, p) =>
+  Math.hypot(Math.max(b.left - p.x, 0, p.x - b.right), Math.max(b.top - p.y, 0, p.y - b.bottom));
+"""
+LEADER = f"""async () => {{
+  {NAME_AND_LEADER}
+  document.getElementById('F05').scrollIntoView();
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const tip = screen(...name().dataset.at.split(',').map(Number));
+  const box = name().getBoundingClientRect();
+  const line = leader();
+  if (!line) return {{ gap: gap(box, tip) }};
+  const toTip = Math.hypot(end(line, 2).x - tip.x, end(line, 2).y - tip.y);
+  return {{ gap: gap(box, tip), toTip, fromName: gap(box, end(line, 1)) }};
+}}"""
+# the name moved onto the middle of its own leader (as a placer gone wrong would), and back
+ON_LEADER = f"""() => {{
+  {NAME_AND_LEADER}
+  const text = name(), line = leader(), before = [text.getAttribute('dx'), text.getAttribute('dy')];
+  const b = text.getBBox();
+  const [x1, y1, x2, y2] = [line.x1, line.y1, line.x2, line.y2].map((a) => a.baseVal.value);
+  text.setAttribute('dx', String(Number(before[0] ?? 0) + (x1 + x2) / 2 - (b.x + b.width / 2)));
+  text.setAttribute('dy', String(Number(before[1] ?? 0) + (y1 + y2) / 2 - (b.y + b.height / 2)));
+  return before;
+}}"""
+PUT_BACK = f"""([dx, dy]) => {{
+  {NAME_AND_LEADER}
+  for (const [key, v] of [['dx', dx], ['dy', dy]]) {{
+    if (v === null) name().removeAttribute(key);
+    else name().setAttribute(key, v);
+  }}
+}}"""
+
+
+def test_a_name_set_far_from_its_arrow_has_a_leader_from_its_box_to_the_tip(page):
+    far = page.evaluate(LEADER)
+    assert far["gap"] > 20, far  # farther than an em: the case a leader is for
+    assert far["toTip"] < 6, far  # the leader ends at the tip it names, a few px short
+    assert 0 < far["fromName"] < 6, far  # and starts just off the name's box, not on it
+    # to the label walk a leader is a mark like any line: a name on one is a hit
+    walk = f"(id) => ({(HERE / 'text_on_marks.js').read_text('utf-8')})(id)"
+    assert not [hit for hit in page.evaluate(walk, "F05") if "leader" in hit]
+    before = page.evaluate(ON_LEADER)
+    assert [hit for hit in page.evaluate(walk, "F05") if "on line.leader.key" in hit]
+    page.evaluate(PUT_BACK, before)

@@ -8,7 +8,9 @@
 // A stroke touches it when a point sampled along the stroke, every 1.5 px, comes within half
 // the stroke's width of the ink; a solid fill touches it when it covers a point of the ink.
 // Ground is not a mark: gridlines, the focus wash, a touch target, a faint area (a hull, a
-// band) by its fill, and a plate a label is written on whole (a chip, a cell).
+// band) by its fill, and a plate a label is written on whole (a chip, a cell). A plane
+// label's leader (kit/place.js) is a mark like any line, to every label, its own too: it
+// starts just off its label's box, so a label on any leader is a hit.
 (id) => {
   const fig = document.getElementById(id);
   const shown = (el, stop) => {
