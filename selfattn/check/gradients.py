@@ -6,7 +6,6 @@ between the forward and the backward."""
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,18 +22,6 @@ Array = np.ndarray
 Grads = dict[str, Array]
 DROP = 0.5  # the dropout probability the mask is compared at
 SEED = 1234  # torch.manual_seed before each call of the dropout comparison
-
-
-@dataclass
-class Mode:
-    """One way the kernel is run for the gradients: with or without its causal mask."""
-
-    causal: bool
-    keep: Any = None  # which keys each query sees, as a function of n
-
-    @property
-    def label(self) -> str:
-        return "causal" if self.causal else "no mask"
 
 
 def rule(ctx: Ctx) -> None:

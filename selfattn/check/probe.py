@@ -186,11 +186,6 @@ class Signature:
     # parameters that default to True or False: one may be a causal flag under another name
     switches: list[str] = field(default_factory=list)
 
-    @property
-    def mask(self) -> str | None:
-        """The first mask parameter, if any."""
-        return self.masks[0].name if self.masks else None
-
 
 def is_mask_name(name: str) -> bool:
     """`mask`, `attn_mask`, `key_padding_mask`, `attn_bias`: not a dropout mask (`drop_mask`
@@ -452,7 +447,6 @@ class Kernel:
         self.last_rounded: Precision | None = None
         self.wide = True
         self.reference: Variant = CORRECT
-        self.square_only = False  # every batched call fails: written for one (n, d) sequence
         self.pair = False  # the kernel returns (output, weights)
         self.back = ""  # source text taking the (n, d) output from what a call returns
         self.shapes: list[tuple[int, int]] | None = None  # the (n, d) it accepts, if not all
