@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from .findings import BY_ID
 from .probe import CallFailed, Kernel
 from .reference import Precision, Variant, agree
 from .report import Report
@@ -87,10 +86,6 @@ def shapes(probes: list[Probe], outs: Outs | None = None) -> str:
     used = [p for i, p in enumerate(probes) if outs is None or not isinstance(outs[i], str)]
     seen = dict.fromkeys(f"{p.shape[0]}x{p.shape[1]}" for p in used)
     return f"{len(used)} inputs: n x d = {', '.join(seen)}; seeds {', '.join(map(str, SEEDS))}"
-
-
-def title(id_: str) -> str:
-    return BY_ID[id_].title
 
 
 def weights(kern: Kernel, q: Array, k: Array, causal: bool) -> Array | None:

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from . import repro, tiles
-from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, title, weights
+from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, weights
 from .frameworks import LAYOUTS
 from .names import named
 from .probe import MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
@@ -104,9 +104,9 @@ def causal_mask(ctx: Ctx) -> None:
 
 def _mask_ignored(ctx: Ctx, name: str, via: str) -> None:
     kern, rep = ctx.kern, ctx.rep
-    rep.add(
+    rep.titled(
         "causal-flag-ignored",
-        f"{title('causal-flag-ignored')}: no mask passed as `{kern.mask}` changes the output",
+        f": no mask passed as `{kern.mask}` changes the output",
         repro.leak(kern, ctx.imp),
     )
     ctx.facts["flag stuck"] = True
@@ -154,7 +154,7 @@ def _random(ctx: Ctx) -> bool:
         f"b = {kern.call_text(False)}",
         "print(abs(a - b).max())  # the same inputs: should be 0",
     ]
-    rep.add("random-output", f"{title('random-output')}: {detail}", "\n".join(lines))
+    rep.titled("random-output", f": {detail}", "\n".join(lines))
     return True
 
 
@@ -284,9 +284,9 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
     try:
         if kern.mask_kind == "ignored":
             rep.check(check_name, "fail", f"`{name}` has no effect on the output")
-            rep.add(
+            rep.titled(
                 "padding-mask-leak",
-                f"{title('padding-mask-leak')}: `{name}` has no effect on the output",
+                f": `{name}` has no effect on the output",
                 _padding_repro(kern, ctx.imp),
             )
             return
@@ -311,21 +311,13 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
                     f"their values still move the output by {worst:.3g}"
                 )
                 rep.check(check_name, "fail", detail)
-                rep.add(
-                    "padding-mask-leak",
-                    f"{title('padding-mask-leak')}: {detail}",
-                    _padding_repro(kern, ctx.imp),
-                )
+                rep.titled("padding-mask-leak", f": {detail}", _padding_repro(kern, ctx.imp))
                 return
         rep.check(check_name, "pass", shapes(ctx.probes, outs))
         kept = "causal-padded" if kern.always_causal else "padded"  # a key of KEEP
         if base is not None and not matches(masked(base, kept), ctx.probes, outs, kern.lp):
             rep.check(f"attention over the unpadded keys (`{name}`)", "fail")
-            rep.add(
-                "wrong-output",
-                f"{title('wrong-output')} (with keys padded through `{name}`)",
-                "",
-            )
+            rep.titled("wrong-output", f" (with keys padded through `{name}`)")
     finally:
         kern.flag, kern.mask = saved
 
@@ -373,10 +365,8 @@ def _failures(ctx: Ctx, plain: Outs) -> None:
         f"# {why}",
     ]
     if square_only:
-        ctx.rep.add(
-            "key-transpose",
-            f"{title('key-transpose')}: works only when n == d; with n != d: {why}",
-            "\n".join(lines),
+        ctx.rep.titled(
+            "key-transpose", f": works only when n == d; with n != d: {why}", "\n".join(lines)
         )
     else:
         ctx.rep.add("fails-on-valid-input", f"fails on n x d = {where}: {why}", "\n".join(lines))
@@ -412,11 +402,11 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
         return CORRECT
     if hit is not None and hit.id is not None:
         rep.check(name, "fail", f"matches the known bug: {hit.detail}")
-        msg = f"{title(hit.id)}; the output matches {hit.detail} on every input tried"
+        msg = f"; the output matches {hit.detail} on every input tried"
         if hit.id == "causal-flag-ignored":
-            msg = f"{title(hit.id)}: {kern.sig.flag}=False still masks the future"
+            msg = f": {kern.sig.flag}=False still masks the future"
             ctx.facts["flag stuck"] = True
-        rep.add(hit.id, msg, repro.mismatch(kern, kern.reference, False, ctx.imp))
+        rep.titled(hit.id, msg, repro.mismatch(kern, kern.reference, False, ctx.imp))
         return hit
     return _unexplained(ctx, plain, name)
 
@@ -428,11 +418,7 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
     if any(not np.isfinite(o).all() for o in outs):
         rep.check(name, "fail", "NaN or inf in the output")
         ctx.facts["nonfinite"] = True
-        rep.add(
-            "nonfinite-output",
-            f"{title('nonfinite-output')} (no mask)",
-            repro.mismatch(kern, CORRECT, False, ctx.imp),
-        )
+        rep.titled("nonfinite-output", " (no mask)", repro.mismatch(kern, CORRECT, False, ctx.imp))
         return None
     if tiles.diagnose(ctx, kern.reference, passed=False):
         return None
@@ -440,9 +426,9 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
     if sums is not None and np.max(np.abs(sums - 1.0)) > max(1e-4, 16 * kern.lp.eps):
         span = _span(sums)
         rep.check(name, "fail", f"weights sum to {span}")
-        rep.add(
+        rep.titled(
             "weights-not-normalized",
-            f"{title('weights-not-normalized')}: row sums range over {span}",
+            f": row sums range over {span}",
             repro.mismatch(kern, CORRECT, False, ctx.imp),
         )
         return None
@@ -459,18 +445,12 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
         return fitted
     if fitted is not None:
         rep.check(name, "fail", fitted.detail)
-        rep.add(
-            "scale-wrong",
-            f"{title('scale-wrong')}: {fitted.detail}",
-            repro.mismatch(kern, expected, False, ctx.imp),
+        rep.titled(
+            "scale-wrong", f": {fitted.detail}", repro.mismatch(kern, expected, False, ctx.imp)
         )
         return fitted if np.isfinite(fitted.p) else None  # a constant scale can be a base
     rep.check(name, "fail", "differs from the reference; matches no known bug")
-    rep.add(
-        "wrong-output",
-        f"{title('wrong-output')} (no mask)",
-        repro.mismatch(kern, CORRECT, False, ctx.imp),
-    )
+    rep.titled("wrong-output", " (no mask)", repro.mismatch(kern, CORRECT, False, ctx.imp))
     return None
 
 
@@ -632,13 +612,10 @@ def _unmasked(ctx: Ctx, name: str) -> None:
     """The causal output equals the unmasked one: the flag or mask is ignored."""
     kern, rep = ctx.kern, ctx.rep
     rep.check(name, "fail", "the causal output equals the unmasked one")
-    msg = f"{title('causal-flag-ignored')}: "
-    msg += (
-        f"{kern.flag}=True gives the unmasked output"
-        if kern.flag
-        else f"a causal mask passed as `{kern.mask}` gives the unmasked output"
+    how = f"{kern.flag}=True" if kern.flag else f"a causal mask passed as `{kern.mask}`"
+    rep.titled(
+        "causal-flag-ignored", f": {how} gives the unmasked output", repro.leak(kern, ctx.imp)
     )
-    rep.add("causal-flag-ignored", msg, repro.leak(kern, ctx.imp))
     ctx.facts["flag stuck"] = True
 
 
@@ -664,12 +641,12 @@ def _causal_bug(ctx: Ctx, hit: Variant, name: str, via: str, leaks: str) -> None
     kern, rep = ctx.kern, ctx.rep
     assert hit.id is not None
     rep.check(name, "fail", f"matches the known bug: {hit.detail}")
-    msg = f"{title(hit.id)}; the causal output{via} matches {hit.detail}"
+    msg = f"; the causal output{via} matches {hit.detail}"
     if hit.id == "causal-mask-multiplied" and not kern.wide:
         tiny = "-1e-12" if kern.lp.name == "float32" else "-1e-6"
         msg += f" (or a fill too small for {kern.lp.name} to tell from 0, such as {tiny})"
     how = repro.leak(kern, ctx.imp) if leaks else ""
-    rep.add(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True, ctx.imp))
+    rep.titled(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True, ctx.imp))
 
 
 def _causal_unexplained(
@@ -680,24 +657,16 @@ def _causal_unexplained(
     outs = [o for o in causal if not isinstance(o, str)]
     if leaks:
         rep.check(name, "fail", "future positions reach the output")
-        rep.add("causal-leak", f"{title('causal-leak')}: {leaks}", repro.leak(kern, ctx.imp))
+        rep.titled("causal-leak", f": {leaks}", repro.leak(kern, ctx.imp))
     elif base is None:
         rep.check(name, "skip", "the unmasked output is already wrong in an unknown way")
     elif any(not np.isfinite(o).all() for o in outs):
         rep.check(name, "fail", "NaN or inf in the output")
         ctx.facts["nonfinite"] = True
-        rep.add(
-            "nonfinite-output",
-            f"{title('nonfinite-output')} (causal)",
-            repro.mismatch(kern, CAUSAL, True, ctx.imp),
-        )
+        rep.titled("nonfinite-output", " (causal)", repro.mismatch(kern, CAUSAL, True, ctx.imp))
     else:
         rep.check(name, "fail", "differs from the reference; matches no known bug")
-        rep.add(
-            "wrong-output",
-            f"{title('wrong-output')} (causal)",
-            repro.mismatch(kern, CAUSAL, True, ctx.imp),
-        )
+        rep.titled("wrong-output", " (causal)", repro.mismatch(kern, CAUSAL, True, ctx.imp))
 
 
 def _same(kern: Kernel, probes: list[Probe], a: Outs, b: Outs) -> bool:

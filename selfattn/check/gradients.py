@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import backward as bw
-from .context import Ctx, Probe, title
+from .context import Ctx, Probe
 from .frameworks import answered_in, from_layout, to_layout
 from .interpret import uses_triton
 from .probe import CallFailed, Kernel, Timeout
@@ -130,7 +130,7 @@ def _strided(ctx: Ctx, forward: Variant, like: Probe) -> None:
             "contiguous"
         )
         rep.check(name, "fail", detail)
-        rep.add("wrong-output", f"{title('wrong-output')}: {detail}")
+        rep.titled("wrong-output", f": {detail}")
         return
     want, low = _per_head(forward, (q, k, v, do), scale, kern)
     gap = bw.compare(got, want, low, kern.lp)
@@ -144,7 +144,7 @@ def _strided(ctx: Ctx, forward: Variant, like: Probe) -> None:
     )
     rep.check(name, "fail", detail)
     repro = _strided_repro(ctx, (b, h, n, d), scale)
-    rep.add("backward-wrong-output", f"{title('backward-wrong-output')}: {detail}", repro)
+    rep.titled("backward-wrong-output", f": {detail}", repro)
 
 
 def _forward_off(out: Array, forward: Variant, qkv: tuple[Array, ...], kern: Kernel) -> Any:
@@ -247,12 +247,12 @@ def _judge(ctx: Ctx, probes: list[Probe], forward: Variant, causal: bool) -> boo
     if hit is not None:
         id_ = hit.id or "backward-wrong-output"
         rep.check(name, "fail", f"matches the known bug: {hit.detail}")
-        rep.add(id_, f"{title(id_)} ({how}): {hit.detail}", _repro(ctx, forward, causal))
+        rep.titled(id_, f" ({how}): {hit.detail}", _repro(ctx, forward, causal))
         return False
     leak = _future_gradient(kern, runs) if causal else ""
     id_ = "backward-causal-leak" if leak else "backward-wrong-output"
     rep.check(name, "fail", leak or detail)
-    rep.add(id_, f"{title(id_)} ({how}): {leak or detail}", _repro(ctx, forward, causal))
+    rep.titled(id_, f" ({how}): {leak or detail}", _repro(ctx, forward, causal))
     return False
 
 
@@ -481,11 +481,7 @@ def _dropout(ctx: Ctx, forward: Variant) -> None:
         return
     detail = f"{gap.worst} off by {gap.err:.3g} from the gradients of the forward's own mask"
     rep.check(name, "fail", detail)
-    rep.add(
-        "backward-dropout-mismatch",
-        f"{title('backward-dropout-mismatch')}: {detail}",
-        _dropout_repro(kern, ctx.imp, param),
-    )
+    rep.titled("backward-dropout-mismatch", f": {detail}", _dropout_repro(kern, ctx.imp, param))
 
 
 def _seeded(kern: Kernel, q: Array, k: Array, v: Array, args: dict[str, Any]) -> Array:

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from .context import title
 from .frameworks import precision
 from .names import named
 from .probe import CallFailed, Runner, Signature, TargetError
@@ -265,7 +264,7 @@ def same_output(run: LayerRun) -> None:
     run.facts["steady"] = not moved > run.facts["tol"]  # NaN in both calls is no randomness
     if not run.facts["steady"]:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")
-        rep.add("random-output", title("random-output"), run.text.random(n0, s0))
+        rep.titled("random-output", "", run.text.random(n0, s0))
         return
     rep.check("same output for the same input", "pass")
 
@@ -445,9 +444,9 @@ def _flag_on(layer: Layer, text: _Text, rep: Report, flag: str, off: Array, tol:
         return
     if float(np.max(np.abs(on - off))) <= tol:
         rep.check(f"causal mask via `{flag}`", "fail", f"`{flag}=True` changes nothing")
-        rep.add(
+        rep.titled(
             "causal-flag-ignored",
-            f"{title('causal-flag-ignored')}: `{flag}=True` gives the output of `{flag}=False`",
+            f": `{flag}=True` gives the output of `{flag}=False`",
             text.leak(n, seed, 0),
         )
     else:
@@ -500,15 +499,15 @@ def _name_the_bug(
     )
     if hit is not None and hit.id is not None:
         rep.check(check_name, "fail", f"matches the known bug: {hit.detail}")
-        said = title(hit.id) if hit.reshaped else f"{title(hit.id)} ({hit.detail})"
+        said = "" if hit.reshaped else f" ({hit.detail})"
         if proj.packed and "triangle" in hit.id:
             said += f"; {MHA_MASK}"
-        rep.add(hit.id, said, text.expected(x0[0], s0, proj, want))
+        rep.titled(hit.id, said, text.expected(x0[0], s0, proj, want))
         return True
     rep.check(check_name, "fail", "differs from the reference; matches no known bug")
     if leaks:
         return False
-    rep.add("wrong-output", title("wrong-output"), text.expected(x0[0], s0, proj, want))
+    rep.titled("wrong-output", "", text.expected(x0[0], s0, proj, want))
     return True
 
 
@@ -525,7 +524,7 @@ def _no_leak(layer: Layer, text: _Text, rep: Report, leak: Leak | None, named: b
     detail = f"output {row} moves when only x after position {after} changes"
     rep.check(leak_name, "fail", detail)
     if not named:
-        rep.add("causal-leak", f"{title('causal-leak')}: {detail}", text.leak(n0, s0, after))
+        rep.titled("causal-leak", f": {detail}", text.leak(n0, s0, after))
     return False
 
 
@@ -640,18 +639,14 @@ def _batched(layer: Layer, text: _Text, rep: Report, tol: float) -> None:
         together = layer(xs)
     except CallFailed as exc:
         rep.check(name, "warn", str(exc))
-        rep.add(
-            "batched-input-unsupported",
-            f"{title('batched-input-unsupported')}: {exc}",
-            text.batch(n, seed),
-        )
+        rep.titled("batched-input-unsupported", f": {exc}", text.batch(n, seed))
         return
     for b in range(BATCH):
         if float(np.max(np.abs(layer(xs[b : b + 1])[0] - together[b]))) > tol:
             rep.check(name, "fail", f"sequence {b} differs from the same x alone")
-            rep.add(
+            rep.titled(
                 "wrong-output",
-                f"{title('wrong-output')}: in a batch of {BATCH} the sequences are mixed",
+                f": in a batch of {BATCH} the sequences are mixed",
                 text.batch(n, seed),
             )
             return

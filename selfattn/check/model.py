@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from .findings import BY_ID
 from .frameworks import available, framework_of
 from .probe import CallFailed, Runner, TargetError, summarize
 from .report import Report
@@ -130,11 +129,7 @@ def finite_output(run: ModelRun) -> None:
         return
     rep.check("finite output", "fail")
     how = [*model.source(), f"print({model.name}({model.array}({ids.tolist()})))  # has NaN or inf"]
-    rep.add(
-        "nonfinite-output",
-        f"{BY_ID['nonfinite-output'].title} (ids {ids.tolist()})",
-        "\n".join(how),
-    )
+    rep.titled("nonfinite-output", f" (ids {ids.tolist()})", "\n".join(how))
 
 
 def word_order(run: ModelRun) -> None:
@@ -163,8 +158,4 @@ def word_order(run: ModelRun) -> None:
         "print(abs(a - b).max())  # 0: shuffling the words only shuffles the vectors",
         f"# got: {float(np.max(np.abs(model(ids[perm]) - out[perm]))):.3g}",
     ]
-    rep.add(
-        "order-blind",
-        f"{BY_ID['order-blind'].title} (tried {len(perms)} permutations of 8 tokens)",
-        "\n".join(lines),
-    )
+    rep.titled("order-blind", f" (tried {len(perms)} permutations of 8 tokens)", "\n".join(lines))

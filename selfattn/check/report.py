@@ -63,6 +63,10 @@ class Report:
         if id_ not in self.ids:
             self.findings.append(Finding(id_, message, repro))
 
+    def titled(self, id_: str, after: str = "", repro: str = "") -> None:
+        """Record a finding whose message is its title, then `after`."""
+        self.add(id_, BY_ID[id_].title + after, repro)
+
     def check(self, name: str, status: str, detail: str = "") -> None:
         self.checks.append(Check(name, status, detail))
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import repro
-from .context import Ctx, title
+from .context import Ctx
 from .frameworks import LAYOUTS, to_layout
 from .probe import CallFailed, Kernel
 from .reference import Variant, masked, tolerance
@@ -79,10 +79,9 @@ class _Batch:
         mask = kern.mask_text(self.n, causal)
         lines += [*([mask] if mask else []), f"out = {self.batch_kern.call_text(causal)}"]
         lines.append(f"# {exc}")
-        rep.add(
+        rep.titled(
             "batched-input-unsupported",
-            f"{title('batched-input-unsupported')}: works on {LAYOUTS[kern.layout]} inputs, "
-            f"fails on {self.shape}{hint}: {exc}",
+            f": works on {LAYOUTS[kern.layout]} inputs, fails on {self.shape}{hint}: {exc}",
             "\n".join(lines),
         )
 
@@ -100,10 +99,10 @@ class _Batch:
         )
         if axis is not None:
             msg = f"on {shape} tensors softmax runs over dim {axis}, not the keys"
-            rep.add("softmax-wrong-axis", f"{title('softmax-wrong-axis')}: {msg}", "\n".join(lines))
+            rep.titled("softmax-wrong-axis", f": {msg}", "\n".join(lines))
         else:
             msg = f"on {shape} tensors the (n, d) slices are mixed"
-            rep.add("wrong-output", f"{title('wrong-output')}: {msg}", "\n".join(lines))
+            rep.titled("wrong-output", f": {msg}", "\n".join(lines))
 
 
 def _shape_error(exc: Exception) -> bool:
@@ -217,10 +216,8 @@ def _extreme(
     mode = " with the causal mask" if causal and not kern.always_causal else ""
     rep.check(name, "fail", f"NaN or inf with {label}{mode}")
     why = _renormalised(kern, q, k, out) if causal else ""
-    rep.add(
-        "nonfinite-extreme",
-        f"{title('nonfinite-extreme')}: {label}{mode}{why}",
-        repro.nonfinite(kern, make, causal, ctx.imp),
+    rep.titled(
+        "nonfinite-extreme", f": {label}{mode}{why}", repro.nonfinite(kern, make, causal, ctx.imp)
     )
     return True
 
@@ -284,9 +281,9 @@ def long_key(ctx: Ctx) -> None:
         f"print(float((out[{rows.start or 0}:, 0] > 0.5).sum()) / {len(w)})  # share of queries "
         f"that give key {j} most of their weight: {taken:.2f}",
     ]
-    rep.add(
+    rep.titled(
         "long-key-takeover",
-        f"{title('long-key-takeover')}: with key {j} made {LONG:g}x longer, {taken:.0%} of "
+        f": with key {j} made {LONG:g}x longer, {taken:.0%} of "
         "the queries give it most of their weight",
         "\n".join(lines),
     )

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import backward as bw
-from .context import title
 from .probe import CallFailed, Timeout
 from .report import Report
 
@@ -89,7 +88,7 @@ def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, 
         id_, said = core
         detail += f"; {said}"
     rep.check(name, "fail", detail)
-    rep.add(id_, f"{title(id_)} ({label}): {detail}", _repro(text, wrong[0].name, PROBES[0]))
+    rep.titled(id_, f" ({label}): {detail}", _repro(text, wrong[0].name, PROBES[0]))
 
 
 def _slopes_on(module: Any, layer: Layer, x: Any) -> list[Slope] | str:
