@@ -331,7 +331,7 @@ def _padding_repro(kern: Kernel, imp: str) -> str:
         out = kern.call(q, k, v, mask=make_mask(kern.mask_kind or "keep", keep))
     except CallFailed:
         return ""
-    lib = {"torch": "torch", "jax": "jnp"}.get(kern.backend.name, "np")
+    lib = kern.backend.lib
     pad = keep.tolist()
     mask = {
         "block": f"mask = ~{lib}.array([{pad}])",

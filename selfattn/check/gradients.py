@@ -540,10 +540,9 @@ def _repro(ctx: Ctx, forward: Variant, causal: bool) -> str:
         if gap.ok:
             continue
         g = gap.worst[1]  # q, k or v
-        mask = kern.mask_text(n, causal)
         lines = [*head(kern, ctx.imp), *literals(kern, q=q, k=k, v=v, do=do)]
         lines += ["for t in (q, k, v):", "    t.requires_grad_(True)"]
-        lines += [mask] if mask else []
+        lines += kern.mask_lines(n, causal)
         lines += [f"out = {kern.call_text(causal)}", "out.backward(do)", f"print({g}.grad)"]
         lines += [f"# expected d{g} ({forward.detail}, float64):", *show(want[gap.worst])]
         return "\n".join([*lines, "# got:", *show(got[gap.worst])])

@@ -622,7 +622,7 @@ class Kernel:
         """Source text for a mask that keeps everything, for a required mask not under test."""
         if param.kind in (None, "unusable", "ignored"):
             return "None"
-        lib = {"torch": "torch", "jax": "jnp"}.get(self.backend.name, "np")
+        lib = self.backend.lib
         size = f"1, {q}.shape[-2]" if param.form == "padding" else f"{q}.shape[-2], {q}.shape[-2]"
         if param.form == "batched":  # (1, 1, n, n), or (1, n, n) beside (1, n, d) inputs
             size = f"1, {size}" if self.layout == "bnd" else f"1, 1, {size}"
@@ -630,28 +630,24 @@ class Kernel:
             return f"{lib}.zeros(({size}))"
         return f"{'~' if param.kind == 'block' else ''}{lib}.ones(({size}), dtype=bool)"
 
-    def mask_text(self, n: int, causal: bool) -> str | None:
-        """Source text building the causal mask, or None when it is not passed (without
-        `causal`, a required mask is written out in the call, keeping every key)."""
+    def mask_lines(self, n: int, causal: bool) -> list[str]:
+        """The line building the causal mask, none when it is not passed (without `causal`,
+        a required mask is written out in the call, keeping every key)."""
         if not causal or self.mask_arg(n, causal) is None:
-            return None
-        lib = {"torch": "torch", "jax": "jnp"}.get(self.backend.name, "np")
+            return []
+        lib = self.backend.lib
         if self.mask_form == "padding":
             keep = f"{lib}.ones((1, {n}), dtype=bool)"
         else:
-            keep = f"{lib}.tril({lib}.ones(({n}, {n}), dtype=bool))" if causal else ""
-            keep = keep or f"{lib}.ones(({n}, {n}), dtype=bool)"
+            keep = f"{lib}.tril({lib}.ones(({n}, {n}), dtype=bool))"
             if self.mask_form == "batched":
                 keep += "[None]" if self.layout == "bnd" else "[None, None]"
+        if self.mask_kind == "additive" and lib == "torch":
+            zeros = f"torch.zeros_like({keep}, dtype=torch.float)"
+            return [f"mask = {zeros}.masked_fill(~{keep}, float('-inf'))"]
+        made = {"block": f"~{keep}", "additive": f"{lib}.where({keep}, 0.0, -{lib}.inf)"}
         wrap = {"tinygrad": "Tensor({})", "mlx": "mx.array({})"}.get(self.backend.name, "{}")
-        if self.mask_kind == "block":
-            return "mask = " + wrap.format(f"~{keep}")
-        if self.mask_kind == "additive":
-            if lib == "torch":
-                zeros = f"torch.zeros_like({keep}, dtype=torch.float)"
-                return f"mask = {zeros}.masked_fill(~{keep}, float('-inf'))"
-            return "mask = " + wrap.format(f"{lib}.where({keep}, 0.0, -{lib}.inf)")
-        return "mask = " + wrap.format(keep)
+        return ["mask = " + wrap.format(made.get(self.mask_kind or "keep", keep))]
 
     def weights_rounded(self, q: np.ndarray, k: np.ndarray) -> Precision | None:
         """The half precision the weights are rounded to inside a wide kernel, or None.

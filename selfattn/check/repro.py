@@ -42,6 +42,14 @@ def show(x: Array | None) -> list[str]:
         ]
 
 
+def called(kern: Kernel, import_line: str, causal: bool, q: Array, k: Array, v: Array) -> list[str]:
+    """A reproduction up to `out = ...`: the imports, q, k, v as literals, the causal mask when
+    one is passed, and the call."""
+    mask = kern.mask_lines(q.shape[0], causal)
+    lines = [*head(kern, import_line), *literals(kern, q=q, k=k, v=v), *mask]
+    return [*lines, f"out = {kern.call_text(causal)}"]
+
+
 def _call(kern: Kernel, q: Array, k: Array, v: Array, causal: bool) -> Array | None:
     try:
         return kern.call(q, k, v, causal)
@@ -75,10 +83,8 @@ def mismatch(kern: Kernel, expected: Variant, causal: bool, import_line: str) ->
     if best is None:
         return ""
     q, k, v, out = best[1]
-    mask = kern.mask_text(q.shape[0], causal)
-    lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
-    lines += [mask] if mask else []
-    lines += [f"out = {kern.call_text(causal)}", "print(out)", f"# expected ({expected.detail}):"]
+    lines = called(kern, import_line, causal, q, k, v)
+    lines += ["print(out)", f"# expected ({expected.detail}):"]
     return "\n".join([*lines, *show(expected.run(q, k, v)), "# got:", *show(out)])
 
 
@@ -99,12 +105,11 @@ def leak(kern: Kernel, import_line: str) -> str:
                     continue
                 if moved(a[: i + 1], b[: i + 1]) <= tolerance(q, k, v, kern.lp, CAUSAL):
                     continue
-                mask = kern.mask_text(n, True)
                 lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
                 lines += [
                     f"# k2, v2: k, v with only positions > {i} changed",
                     *literals(kern, k2=k2, v2=v2),
-                    *([mask] if mask else []),
+                    *kern.mask_lines(n, True),
                     f"a = {kern.call_text(True)}",
                     f"b = {kern.call_text(True, 'q', 'k2', 'v2')}",
                     f"print(a[:{i + 1}] - b[:{i + 1}])  # only positions > {i} changed: "
@@ -141,9 +146,7 @@ def nonfinite(
         out = _call(kern, q, k, v, causal)
         if out is None or np.isfinite(out).all():
             continue
-        mask = kern.mask_text(q.shape[0], causal)
-        lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
-        lines += [mask] if mask else []
-        lines += [f"out = {kern.call_text(causal)}", "print(out)", "# got:", *show(out)]
+        lines = called(kern, import_line, causal, q, k, v)
+        lines += ["print(out)", "# got:", *show(out)]
         return "\n".join(lines)
     return ""

@@ -76,8 +76,7 @@ class _Batch:
         kern, rep, lines = self.ctx.kern, self.ctx.rep, self.lines
         rep.check(self.name, "warn", str(exc))
         hint = " (`k.T` reverses every axis of a batched tensor)" if _shape_error(exc) else ""
-        mask = kern.mask_text(self.n, causal)
-        lines += [*([mask] if mask else []), f"out = {self.batch_kern.call_text(causal)}"]
+        lines += [*kern.mask_lines(self.n, causal), f"out = {self.batch_kern.call_text(causal)}"]
         lines.append(f"# {exc}")
         rep.titled(
             "batched-input-unsupported",
@@ -88,8 +87,7 @@ class _Batch:
     def mixed(self, b: tuple[int, ...], diff: float, causal: bool, axis: int | None) -> None:
         kern, rep, lines, shape = self.ctx.kern, self.ctx.rep, self.lines, self.shape
         rep.check(self.name, "fail", f"slice {b} differs from the same input as (n, d)")
-        mask = kern.mask_text(self.n, causal)
-        lines += [mask] if mask else []
+        lines += kern.mask_lines(self.n, causal)
         at = _slice_text(kern.layout, b)
         one = [f"q{at}", f"k{at}", f"v{at}"]
         lines.append(f"a = {self.batch_kern.call_text(causal)}{at}")
@@ -206,9 +204,7 @@ def _extreme(
         if broken:
             return False
         rep.check(name, "fail", f"{label}: {exc}")
-        how = repro.head(kern, ctx.imp) + repro.literals(kern, q=q, k=k, v=v)
-        mask = kern.mask_text(q.shape[0], causal)
-        how += [*([mask] if mask else []), f"out = {kern.call_text(causal)}"]
+        how = repro.called(kern, ctx.imp, causal, q, k, v)
         rep.add("fails-on-valid-input", f"fails on {label}: {exc}", "\n".join([*how, f"# {exc}"]))
         return True
     if np.isfinite(out).all():
@@ -276,7 +272,7 @@ def long_key(ctx: Ctx) -> None:
         "v = np.zeros_like(v)",
         f"v[{j}, 0] = 1",
         f"q, k, v = {kern.backend.from_numpy('np.stack([q, k, v])')}",
-        *filter(None, [kern.mask_text(n, causal)]),
+        *kern.mask_lines(n, causal),
         f"out = {kern.call_text(causal)}",
         f"print(float((out[{rows.start or 0}:, 0] > 0.5).sum()) / {len(w)})  # share of queries "
         f"that give key {j} most of their weight: {taken:.2f}",
