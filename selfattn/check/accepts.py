@@ -15,7 +15,7 @@ import numpy as np
 from .context import SHAPES
 from .frameworks import LAYOUTS, Backend, available, backends_for
 from .interpret import uses_triton
-from .probe import CallFailed, Kernel, Runner, Signature, TargetError, Timeout
+from .probe import CallFailed, Kernel, Runner, Signature, TargetError
 
 # Powers of two, multiples of 16 (Triton's smallest tl.dot), n at most 64: the interpreter
 # runs every program instance in Python, so probes stay small.
@@ -117,30 +117,21 @@ def _probe(n: int, d: int) -> np.ndarray:
 def _first_run(kern: Kernel) -> tuple[np.ndarray, ...] | str:
     """q, k, v and the output of the first candidate shape the kernel runs on, or why the
     last one failed."""
-    why = "no shape tried"
+    ran: tuple[np.ndarray, ...] | str = "no shape tried"
     for n, d in CANDIDATES:
-        q, k, v = _probe(n, d)
-        try:
-            out = kern.call(q, k, v)
-        except Timeout:
-            raise
-        except CallFailed as exc:
-            why = str(exc)
-            continue
-        return q, k, v, out
-    return why
+        ran = _run(kern, n, d)
+        if not isinstance(ran, str):
+            break
+    return ran
 
 
-def _runs(kern: Kernel, n: int, d: int) -> str | None:
-    """None when the kernel runs on (n, d) inputs, else why not."""
+def _run(kern: Kernel, n: int, d: int) -> tuple[np.ndarray, ...] | str:
+    """q, k, v and the output on (n, d) inputs, or why the kernel does not run on them."""
     q, k, v = _probe(n, d)
     try:
-        kern.call(q, k, v)
-    except Timeout:
-        raise
+        return q, k, v, kern.call(q, k, v)
     except CallFailed as exc:
         return str(exc)
-    return None
 
 
 def _shapes(kern: Kernel) -> Learned:
@@ -148,8 +139,8 @@ def _shapes(kern: Kernel) -> Learned:
     for n, d in dict.fromkeys((*SHAPES, *CANDIDATES)):
         if len(learned.used) >= MOST:
             break
-        why = _runs(kern, n, d)
-        if why is None:
+        why = _run(kern, n, d)
+        if not isinstance(why, str):
             learned.used.append((n, d))
         else:
             learned.refused.append(((n, d), why))

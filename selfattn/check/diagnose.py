@@ -16,6 +16,7 @@ from .reference import (
     CORRECT,
     KEEP,
     NONCAUSAL_BUGS,
+    SCORES,
     Variant,
     causal_bugs,
     masked,
@@ -258,17 +259,12 @@ def _flag_by_effect(kern: Kernel) -> str | None:
         return None
     tol = tolerance(q, k, v, kern.lp)
     for name in kern.sig.switches:
-        before = kern.args.get(name)
-        kern.args[name] = True
         try:
-            out = kern.call(q, k, v)
+            with kern.passing(**{name: True}):
+                out = kern.call(q, k, v)
         except CallFailed:
-            out = None
-        finally:
-            kern.args.pop(name)
-            if before is not None:
-                kern.args[name] = before
-        if out is None or np.allclose(out, plain, atol=tol):
+            continue
+        if np.allclose(out, plain, atol=tol):
             continue
         if np.allclose(out[-1], plain[-1], atol=tol):
             return name
@@ -512,7 +508,7 @@ def _fitted_slopes(kern: Kernel, used: list[Probe]) -> tuple[dict[str, list[floa
             return None
         logs = _centred(np.log(np.where(keep, a, 1.0)), keep)
         for name, found in fits.items():
-            x = _centred(_score(name, p), keep)
+            x = _centred(SCORES[name](p.q, p.k, 1.0), keep)
             found.append(float((logs * x).sum() / (x * x).sum()))
     return fits, bool(causal)
 
@@ -562,17 +558,6 @@ def _power_law(
     times = f"{c:.3g} * " if abs(c - 1) > 1e-3 else ""
     detail = f"scales the scores by {times}d^{g:.3g} instead of d^-0.5 = 1/sqrt(d)"
     return Variant("scale-wrong", detail, "alpha", keep=mask, p=float("nan"))
-
-
-def _score(name: str, p: Probe) -> Array:
-    q, k = p.q, p.k
-    if name == "alpha":
-        return q @ k.T
-    if name == "centered":
-        q, k = q - q.mean(1, keepdims=True), k - k.mean(1, keepdims=True)
-    return (q / np.linalg.norm(q, axis=1, keepdims=True)) @ (
-        k / np.linalg.norm(k, axis=1, keepdims=True)
-    ).T
 
 
 # -- with the causal mask --------------------------------------------------------------------

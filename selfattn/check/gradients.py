@@ -15,7 +15,7 @@ from .context import Ctx, Probe
 from .frameworks import answered_in, from_layout, to_layout
 from .interpret import uses_triton
 from .probe import CallFailed, Kernel, Timeout
-from .reference import Variant, agree
+from .reference import Variant, agree, softmax
 from .repro import head, literals, show, tiny
 
 Array = np.ndarray
@@ -321,12 +321,8 @@ def _grads(
     why they could not be had; `strided`: q, k, v handed over with axes 1 and 2 swapped in
     memory."""
     do = _upstream(p) if do is None else do
-    saved = dict(kern.args)
-    kern.args.update(args or {})
-    try:
+    with kern.passing(**(args or {})):
         call_args, kwargs, leaves = kern.arguments(p.q, p.k, p.v, causal)
-    finally:
-        kern.args = saved
     shape = (*p.q.shape[:-1], p.v.shape[-1])
     try:
         got = kern.runner.call_other(
@@ -485,15 +481,13 @@ def _dropout(ctx: Ctx, forward: Variant) -> None:
 
 
 def _seeded(kern: Kernel, q: Array, k: Array, v: Array, args: dict[str, Any]) -> Array:
-    saved = dict(kern.args)
-    kern.args.update(args)
     fn = kern.runner.fn
+    kern.runner.fn = _under_seed(fn)
     try:
-        kern.runner.fn = _under_seed(fn)
-        return kern.call(q, k, v)
+        with kern.passing(**args):
+            return kern.call(q, k, v)
     finally:
         kern.runner.fn = fn
-        kern.args = saved
 
 
 def _under_seed(fn: Any) -> Any:
@@ -509,8 +503,7 @@ def _under_seed(fn: Any) -> Any:
 def _dropped(p: Probe, do: Array, w: Array, scale: float) -> Grads:
     """The gradients of out = W v with W = P * M / (1 - p), M the forward's mask (W read off)."""
     s = scale * (p.q @ p.k.T)
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    pr = e / e.sum(axis=-1, keepdims=True)
+    pr = softmax(s)
     kept = w / pr  # M / (1 - p)
     dp = (do @ p.v.T) * kept
     ds = pr * (dp - (pr * dp).sum(axis=-1, keepdims=True))
@@ -553,12 +546,8 @@ def _dropout_repro(kern: Kernel, imp: str, param: str) -> str:
     """dv against the weights the forward used, read under the same seed."""
     q, k, v = tiny(4, 5, 0)
     do = tiny(4, 5, 1)[2]
-    saved = dict(kern.args)
-    kern.args[param] = DROP
-    try:
+    with kern.passing(**{param: DROP}):
         call, read = kern.call_text(False), kern.call_text(False, v="eye")
-    finally:
-        kern.args = saved
     lines = [*head(kern, imp), *literals(kern, q=q, k=k, v=v, do=do), "v.requires_grad_(True)"]
     return "\n".join(
         [

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import math
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard, cast
 
@@ -468,8 +469,22 @@ class Kernel:
         return self.masks[self.mask].form if self.mask else "square"
 
     @property
-    def has_causal(self) -> bool:
-        return self.always_causal or self.flag is not None or self.mask is not None
+    def modes(self) -> list[bool]:
+        """Whether each run of a check has the causal mask: with it only, when the kernel
+        always masks; without and with it, when something carries it; else without."""
+        if self.always_causal:
+            return [True]
+        return [False, True] if self.flag is not None or self.mask is not None else [False]
+
+    @contextlib.contextmanager
+    def passing(self, **args: Any) -> Iterator[None]:
+        """Within: every call also passes `args`; the kernel's own arguments again after."""
+        saved = self.args
+        self.args = {**saved, **args}
+        try:
+            yield
+        finally:
+            self.args = saved
 
     def drive(self, name: str | None) -> None:
         """Carry the causal mask through parameter `name` (the flag or a mask), or none."""
@@ -499,12 +514,7 @@ class Kernel:
         if self.sig.qkv is None or not self.sig.by_name:  # q, k, v are the first three
             return [q, k, v], extra
         values = {**dict(zip(self.sig.qkv, (q, k, v), strict=True)), **extra}
-        args = []
-        for name in self.sig.positional_only:
-            if name not in values:
-                break
-            args.append(values.pop(name))
-        return args, values
+        return self._positional(values), values
 
     def call(
         self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
@@ -608,7 +618,7 @@ class Kernel:
                 said[name] = self._full_text(param, q)
         return said
 
-    def _positional(self, named: dict[str, str]) -> list[str]:
+    def _positional(self, named: dict[str, Any]) -> list[Any]:
         """The positional-only arguments, taken out of `named` in order, up to the first
         not passed."""
         parts = []
@@ -813,19 +823,17 @@ def _switched_on_by(kern: Kernel, param: MaskParam) -> str | None:
     for switch in kern.sig.switches:
         if switch in kern.args or switch == kern.sig.flag:
             continue
-        kern.args[switch] = True
         try:
-            plain = kern.call(q, k, v, mask="none")
-            try:
-                masked = kern.call(q, k, v, mask=empty)
-            except CallFailed:
-                return switch
-            if not np.allclose(plain, masked, equal_nan=True):
-                return switch
+            with kern.passing(**{switch: True}):
+                plain = kern.call(q, k, v, mask="none")
+                try:
+                    masked = kern.call(q, k, v, mask=empty)
+                except CallFailed:
+                    return switch
         except CallFailed:
             continue
-        finally:
-            del kern.args[switch]
+        if not np.allclose(plain, masked, equal_nan=True):
+            return switch
     return None
 
 

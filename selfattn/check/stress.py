@@ -13,7 +13,7 @@ from . import repro
 from .context import Ctx
 from .frameworks import LAYOUTS, to_layout
 from .probe import CallFailed, Kernel
-from .reference import Variant, masked, tolerance
+from .reference import Variant, masked, softmax, tolerance
 
 Array = np.ndarray
 
@@ -35,13 +35,12 @@ def batched(ctx: Ctx) -> None:
     shape = to_layout(np.empty(batch), kern.layout).shape
     name = f"batched {shape} tensors: each (n, d) slice on its own"
     q, k, v = np.random.default_rng(9).standard_normal((3, *batch))
-    modes = [True] if kern.always_causal else [False, True] if kern.has_causal else [False]
     lines = [*repro.head(kern, ctx.imp), *repro.random_inputs(kern, 9, *shape)]
     batch_kern = copy(kern)
     batch_kern.layout = "nd"  # the inputs are drawn in the kernel's layout above
     batch_kern.back = "[0]" if kern.pair else ""  # the output as it comes, if not in a pair
     said = _Batch(ctx, name, shape, batch[2], lines, batch_kern)
-    for causal in modes:
+    for causal in kern.modes:
         want = masked(base) if causal else base
         try:
             out = kern.call(q, k, v, causal)
@@ -122,8 +121,7 @@ def _batch_axis(out: Array, q: Array, k: Array, v: Array, want: Variant) -> int 
     if want.keep is not None:
         s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
     for axis in (0, 1, 2):
-        e = np.exp(s - s.max(axis=axis, keepdims=True))
-        ref = (e / e.sum(axis=axis, keepdims=True)) @ v
+        ref = softmax(s, axis) @ v
         if np.allclose(out, ref, rtol=1e-4, atol=1e-6):
             return axis
     return None
@@ -170,9 +168,7 @@ EXTREMES_CHECK = "finite on extreme inputs (huge or all-negative scores, zeros, 
 def extremes(ctx: Ctx) -> None:
     """Finite output on extreme but valid inputs, with and without the mask."""
     kern, rep, plain, name = ctx.kern, ctx.rep, ctx.facts["plain"], EXTREMES_CHECK
-    modes = [True] if kern.always_causal else [False, True] if kern.has_causal else [False]
-    if kern.mask_kind == "ignored":
-        modes = [False]
+    modes = [False] if kern.mask_kind == "ignored" else kern.modes
     # Shapes the kernel already failed on were reported above: test extremes on the others.
     worked = [p.shape for p, o in zip(ctx.probes, plain, strict=True) if not isinstance(o, str)]
     shapes = [s for s in ((7, 5), (16, 8)) if s in worked] or worked[:1]

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import backward as bw
 from .probe import CallFailed, Timeout
+from .reference import softmax
 from .report import Report
 
 if TYPE_CHECKING:
@@ -309,8 +310,7 @@ def _core_mask(flat: list, slices: range, scale: float, eps: float) -> Any:
             s = scale * (q @ k.T)
             if keep is not None:
                 s = np.where(keep, s, -np.inf)
-            e = np.exp(s - s.max(axis=-1, keepdims=True))
-            want = (e / e.sum(axis=-1, keepdims=True)) @ v
+            want = softmax(s) @ v
             ok = ok and bool(np.abs(out - want).max() <= 1e3 * eps * max(1.0, np.abs(want).max()))
         if ok:
             return keep
