@@ -508,7 +508,9 @@ def _fitted_slopes(kern: Kernel, used: list[Probe]) -> tuple[dict[str, list[floa
             return None
         logs = _centred(np.log(np.where(keep, a, 1.0)), keep)
         for name, found in fits.items():
-            x = _centred(SCORES[name](p.q, p.k, 1.0), keep)
+            score = SCORES[name](p.q, p.k, 1.0)
+            assert score is not None  # q k^T, cosine and correlation are defined on any shapes
+            x = _centred(score, keep)
             found.append(float((logs * x).sum() / (x * x).sum()))
     return fits, bool(causal)
 
