@@ -18,7 +18,7 @@ import numpy as np
 
 from .frameworks import precision
 from .names import named
-from .probe import CallFailed, Runner, Signature, TargetError
+from .probe import CallFailed, Runner, Target, TargetError
 from .projections import Projections, Suspect, as_float64, causal_intent
 from .reference import (
     ATOL,
@@ -198,22 +198,19 @@ class LayerRun:
 
 
 def start(
+    t: Target,
     module: Any,
     proj: Projections,
     masks: list[str],
-    sig: Signature,
-    args: dict[str, Any],
-    runner: Runner,
     rep: Report,
     imp: str,
-    name: str,
     zeroed: list[str],
 ) -> LayerRun:
-    """Call the layer once, and say how; `masks` are its mask arguments, `sig` its signature,
-    `args` what the caller passes to every call, and `zeroed` the angles of a rotation it makes
-    itself, held at angle 0 meanwhile (rotary.angles_at_zero)."""
-    args = {**args, **_required(sig.params, masks, args)}
-    layer = Layer(runner, module, proj)
+    """Call the layer once, and say how; `masks` are its mask arguments, and `zeroed` the
+    angles of a rotation it makes itself, held at angle 0 meanwhile (rotary.angles_at_zero)."""
+    sig, name = t.sig, t.name
+    args = {**t.args, **_required(sig.params, masks, t.args)}
+    layer = Layer(t.runner, module, proj)
     layer.args = args
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)

@@ -9,7 +9,7 @@ import math
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard, cast
 
@@ -124,6 +124,24 @@ class Runner:
         self.last_dtype = value.dtype
         self.last_pair = value.pair
         return value.value
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one check calls: the callable, the runner that calls it, its signature, the name
+    reproductions call it by, and what the caller fixed: the layout (None: probed) and extra
+    arguments for every call."""
+
+    fn: Callable[..., Any]
+    runner: Runner
+    sig: Signature
+    name: str
+    layout: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def kernel(self, backend: Backend, layout: str) -> Kernel:
+        """The target as a kernel on `backend`, its inputs in `layout`."""
+        return Kernel(self.runner, self.sig, backend, self.name, layout, self.args)
 
 
 def describe(x: Any) -> str:
@@ -690,30 +708,28 @@ class Kernel:
         return False
 
 
-def connect(
-    fn: Callable[..., Any],
-    runner: Runner,
-    sig: Signature,
-    name: str,
-    layout: str | None = None,
-    args: dict[str, Any] | None = None,
-) -> Kernel:
-    """Find a framework and layout the kernel accepts on (6, 6) inputs, or TargetError.
-
-    Of the layouts that run, the first whose outputs mix positions wins: a (b, n, h, d) kernel
-    given (1, 1, n, d) runs, but treats each position as a head of its own.
-    """
-    _needs_nothing_more(sig, name, args or {})
+def connect(t: Target) -> Kernel:
+    """Find a framework and layout the kernel accepts on (6, 6) inputs, or TargetError."""
+    _needs_nothing_more(t.sig, t.name, t.args)
     failures: list[tuple[str, str]] = []
-    for backend in backends_for(fn):
+    q, k, v = np.random.default_rng(0).standard_normal((3, 6, 6))
 
-        def make(lay: str, backend: Backend = backend) -> Kernel:
-            return Kernel(runner, sig, backend, name, lay, args)
+    def ran(kern: Kernel) -> tuple[np.ndarray, ...] | str:
+        try:
+            out = _first_call(kern, q, k, v)
+        except CallFailed as exc:
+            failures.append((f"{kern.backend.label} {to_layout(q, kern.layout).shape}", str(exc)))
+            return str(exc)
+        kern.rounded = kern.last_rounded or kern.weights_rounded(q, k)
+        kern.lp = kern.rounded or kern.last_lp
+        kern.layout_forced = t.layout is not None
+        return q, k, v, out
 
-        kern = _in_layouts(make, layout, failures)
+    for backend in backends_for(t.fn):
+        kern = mixing(t, backend, [t.layout] if t.layout else list(LAYOUTS), ran)
         if kern is not None:
             return kern
-    raise TargetError(f"{name}(q, k, v) could not be called: {_failed(failures)}")
+    raise TargetError(f"{t.name}(q, k, v) could not be called: {_failed(failures)}")
 
 
 def _needs_nothing_more(sig: Signature, name: str, args: dict[str, Any]) -> None:
@@ -730,24 +746,25 @@ def _needs_nothing_more(sig: Signature, name: str, args: dict[str, Any]) -> None
     )
 
 
-def _in_layouts(
-    make: Callable[[str], Kernel], layout: str | None, failures: list[tuple[str, str]]
+def mixing(
+    t: Target,
+    backend: Backend,
+    layouts: Sequence[str],
+    ran: Callable[[Kernel], tuple[np.ndarray, ...] | str],
 ) -> Kernel | None:
-    """The kernel (`make(layout)`) in the first layout that runs and mixes positions, else the
-    first that runs; None when none runs (why, added to `failures`). Only `layout`, if forced."""
-    q, k, v = np.random.default_rng(0).standard_normal((3, 6, 6))
+    """The kernel on `backend` in the first of `layouts` it runs in (`ran`: q, k, v and the
+    output, or why not) whose outputs mix positions, else in the first it runs in; None when
+    it runs in none. With one layout (forced), that one if it runs.
+
+    Mixing decides because a (b, n, h, d) kernel given (1, 1, n, d) runs, but treats each
+    position as a head of its own, and every later probe of the check would be of that."""
     first: Kernel | None = None
-    for lay in [layout] if layout else LAYOUTS:
-        kern = make(lay)
-        try:
-            out = _first_call(kern, q, k, v)
-        except CallFailed as exc:
-            failures.append((f"{kern.backend.label} {to_layout(q, lay).shape}", str(exc)))
+    for lay in layouts:
+        kern = t.kernel(backend, lay)
+        got = ran(kern)
+        if isinstance(got, str):
             continue
-        kern.rounded = kern.last_rounded or kern.weights_rounded(q, k)
-        kern.lp = kern.rounded or kern.last_lp
-        kern.layout_forced = layout is not None
-        if layout or kern.mixes(q, k, v, out):
+        if len(layouts) == 1 or kern.mixes(*got):
             return kern
         first = first or kern
     return first
