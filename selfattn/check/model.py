@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .frameworks import available, framework_of
-from .probe import CallFailed, Runner, TargetError, summarize
+from .probe import CallFailed, Runner, TargetError
 from .report import Report
 
 Array = np.ndarray
@@ -27,17 +27,8 @@ def encode(encoding: str, ids: Array) -> Any:
 
 
 def rows(out: Any, n: int) -> Array:
-    """The output as float64 (n, D): one vector per token, or CallFailed."""
-    if isinstance(out, tuple | list) and out and hasattr(out[0], "shape"):
-        out = out[0]
-    detach = getattr(out, "detach", None)
-    if detach is not None and hasattr(out, "cpu"):
-        try:
-            import torch  # pyright: ignore[reportMissingImports]
-
-            out = detach().cpu().to(torch.float64).numpy()
-        except Exception as exc:
-            raise CallFailed(f"returned a tensor that cannot be read: {summarize(exc)}") from exc
+    """The output as float64 (n, D): one vector per token, or CallFailed. The runner has read
+    a tensor into numpy already, and taken the first of a pair (frameworks.materialize)."""
     if not isinstance(out, np.ndarray):
         raise CallFailed(f"returned {type(out).__name__}, not an array")
     if out.ndim == 3 and out.shape[0] == 1:  # a batch of one
