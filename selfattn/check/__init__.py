@@ -18,12 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from . import diagnose, layer, model, rules
+from . import diagnose, jax_layer, layer, model, rules
 from .accepts import learn
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
 from .interpret import interpret_line, interpreted, uses_triton
-from .jax_layer import check_jax_layer
 from .jaxpr import Read, read_jax_layer
 from .names import named
 from .probe import (
@@ -258,7 +257,7 @@ def _kind(sig: Any, proj: Projections | None) -> str | None:
 def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projections | None) -> None:
     fn, runner, name = t.fn, t.runner, t.name
     if proj is None and kind != "kernel" and (found := _jax_layer(fn, runner)) is not None:
-        check_jax_layer(found, runner, rep, imp, name)
+        rules.run(jax_layer.start(found, runner, rep, imp, name))
         return
     if kind == "model":
         rules.run(model.start(fn, runner, rep, imp, name))

@@ -1,6 +1,7 @@
 """Checking a JAX layer x -> y (a Flax module applied to its parameters, or any function of x)
 whose maps were read from its jaxpr (jaxpr.py): the same reference, known bugs, leak and batch
-checks as a torch layer's (layer.py), called with jax arrays, reproduced in numpy."""
+checks as a torch layer's (layer.py, run by the same rules), called with jax arrays, reproduced
+in numpy."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 
 from .frameworks import precision
 from .jaxpr import Read
-from .layer import SIZES, Layer, _batched, _future_leak, _judge, _Text
+from .layer import SIZES, Layer, LayerRun, _future_leak, _Text
 from .probe import CallFailed, Runner, TargetError
 from .projections import Suspect
 from .reference import CORRECT
@@ -19,6 +20,8 @@ Array = np.ndarray
 
 class JaxLayer(Layer):
     """A JAX layer called as layer(x), x a float32 jax array (batch, n, C)."""
+
+    kind = "jax layer"
 
     def __init__(self, runner: Runner, found: Read) -> None:
         self.runner, self.proj = runner, found.proj
@@ -94,8 +97,8 @@ class JaxText(_Text):
         return "\n".join(lines)
 
 
-def check_jax_layer(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> None:
-    """Check a JAX layer read from its jaxpr."""
+def start(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> LayerRun:
+    """Call a JAX layer read from its jaxpr once, and say what the jaxpr showed."""
     layer, text = JaxLayer(runner, found), JaxText(name, imp, found)
     proj, (n0, s0) = found.proj, SIZES[0]
     x0 = layer.x(n0, s0)
@@ -115,15 +118,16 @@ def check_jax_layer(found: Read, runner: Runner, rep: Report, imp: str, name: st
         )
     if found.axis == "queries":
         rep.notes.append("the softmax normalises over the queries, as the jaxpr shows")
-    tol = layer.tolerance(x0[0], Suspect(CORRECT))
-    if float(np.max(np.abs(layer(x0) - first))) > tol:
-        rep.check("same output for the same input", "fail", "two calls on the same x differ")
-        rep.titled("random-output", "", text.random(n0, s0))
-        return
-    rep.check("same output for the same input", "pass")
-    leak = _future_leak(layer, x0, first, tol)
+    run = LayerRun(layer, text, rep, None, [], None)
+    run.facts |= {"x": x0, "first": first, "tol": layer.tolerance(x0[0], Suspect(CORRECT))}
+    return run
+
+
+def intent(run: LayerRun) -> None:
+    """Nothing but its effect says whether a JAX layer hides the future: causal when no
+    output moves when only later x changes (`causal`, and the `leak` found)."""
+    leak = _future_leak(run.layer, run.facts["x"], run.facts["first"], run.facts["tol"])
     causal = leak is None
     said = "masks the future by itself: causal" if causal else "every position sees the whole"
-    rep.notes.append(said if causal else f"{said} sequence: checked without a mask")
-    _judge(layer, text, rep, causal, leak, "causal" if causal else "no mask")
-    _batched(layer, text, rep, tol)
+    run.rep.notes.append(said if causal else f"{said} sequence: checked without a mask")
+    run.facts |= {"causal": causal, "leak": leak}

@@ -187,7 +187,7 @@ class LayerRun:
     layer: Layer
     text: _Text
     rep: Report
-    module: Any
+    module: Any  # None for a JAX layer
     masks: list[str]  # its mask arguments, which may carry its causal mask
     flag: str | None  # its causal flag (timm's `is_causal`), checked on as well as off
     facts: dict[str, Any] = field(default_factory=dict)
