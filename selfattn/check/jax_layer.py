@@ -53,6 +53,11 @@ class JaxLayer(Layer):
 class JaxText(_Text):
     """The reproductions, in numpy around the JAX layer."""
 
+    largest = "np.abs({}).max()"
+    copy = "x.copy()"
+    fresh = "np.random.default_rng(1).standard_normal({}.shape)"
+    zero = ""
+
     def __init__(self, name: str, imp: str, found: Read) -> None:
         self.name, self.imp, self.width = name, imp, found.proj.width
         self.mask = self.flag = self.rotary = None
@@ -74,27 +79,6 @@ class JaxText(_Text):
             "    return np.asarray(out[0] if isinstance(out, tuple) else out)",
             "",
         ]
-
-    def random(self, n: int, seed: int) -> str:
-        lines = [*self._head(), self._x(n, seed), "print(np.abs(y(x) - y(x)).max())  # should be 0"]
-        return "\n".join(lines)
-
-    def leak(self, n: int, seed: int, after: int) -> str:
-        lines = [*self._head(), self._x(n, seed), "later = x.copy()"]
-        lines.append(
-            f"later[:, {after + 1}:] = np.random.default_rng(1).standard_normal("
-            f"later[:, {after + 1}:].shape)"
-        )
-        lines.append(
-            f"print(np.abs(y(x)[:, :{after + 1}] - y(later)[:, :{after + 1}]).max())"
-            f"  # 0 if outputs 0..{after} ignore the future"
-        )
-        return "\n".join(lines)
-
-    def batch(self, n: int, seed: int) -> str:
-        lines = [*self._head(), self._x(n, seed, 2, "xs")]
-        lines.append("print(max(np.abs(y(xs)[b] - y(xs[b:b+1])[0]).max() for b in range(2)))")
-        return "\n".join(lines)
 
 
 def start(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> LayerRun:

@@ -678,6 +678,12 @@ LAYOUT_TEXT = {
 class _Text:
     """The reproductions: torch code a reader can paste next to the file."""
 
+    # how they write the largest entry of |a|, a copy of x, and new values for a part of it
+    largest = "({}).abs().max()"
+    copy = "x.clone()"
+    fresh = "torch.randn_like({})"
+    zero = "  # should be 0"  # what a batch's reproduction says it should print
+
     def __init__(self, name: str, imp: str, proj: Projections, dtype: Any) -> None:
         self.name, self.imp, self.width = name, imp, proj.width
         self.dtype = str(dtype)
@@ -718,26 +724,23 @@ class _Text:
         ]
 
     def random(self, n: int, seed: int) -> str:
-        lines = [*self._head(), self._x(n, seed)]
-        lines.append("print((y(x) - y(x)).abs().max())  # should be 0")
-        return "\n".join(lines)
+        said = f"print({self.largest.format('y(x) - y(x)')})  # should be 0"
+        return "\n".join([*self._head(), self._x(n, seed), said])
 
     def leak(self, n: int, seed: int, after: int) -> str:
-        lines = [*self._head(), self._x(n, seed), "later = x.clone()"]
-        lines.append(f"later[:, {after + 1}:] = torch.randn_like(later[:, {after + 1}:])")
+        later, a = f"later[:, {after + 1}:]", after + 1
+        lines = [*self._head(), self._x(n, seed), f"later = {self.copy}"]
+        lines.append(f"{later} = {self.fresh.format(later)}")
         lines.append(
-            f"print((y(x)[:, :{after + 1}] - y(later)[:, :{after + 1}]).abs().max())"
+            f"print({self.largest.format(f'y(x)[:, :{a}] - y(later)[:, :{a}]')})"
             f"  # 0 if outputs 0..{after} ignore the future"
         )
         return "\n".join(lines)
 
     def batch(self, n: int, seed: int) -> str:
-        lines = [*self._head(), self._x(n, seed, BATCH, "xs")]
-        lines.append(
-            f"print(max((y(xs)[b] - y(xs[b:b+1])[0]).abs().max() for b in range({BATCH})))"
-        )
-        lines[-1] += "  # should be 0"
-        return "\n".join(lines)
+        each = self.largest.format("y(xs)[b] - y(xs[b:b+1])[0]")
+        said = f"print(max({each} for b in range({BATCH})))" + self.zero
+        return "\n".join([*self._head(), self._x(n, seed, BATCH, "xs"), said])
 
     def expected(self, x: Array, seed: int, proj: Projections, want: Suspect) -> str:
         """What the layer should print for its input x (n, C), made with `seed`: a middle
