@@ -24,9 +24,9 @@ from .reference import (
     ATOL,
     CAUSAL,
     CORRECT,
-    FUDGE,
     NONCAUSAL_BUGS,
     Variant,
+    allowed,
     causal_bugs,
     masked,
 )
@@ -173,11 +173,7 @@ class Layer:
     def tolerance(self, x: Array, suspect: Suspect, proj: Projections | None = None) -> float:
         ref = suspect.run(proj or self.proj, x)
         low = suspect.run(proj or self.proj, x, self.lp.dtype)
-        if ref is None or low is None or not np.isfinite(ref).any():
-            return ATOL
-        with np.errstate(all="ignore"):
-            err = float(np.nanmax(np.abs(low - ref))) * self.lp.factor
-        return max(FUDGE * err, ATOL * max(1.0, float(np.nanmax(np.abs(ref)))))
+        return ATOL if ref is None or low is None else allowed(ref, low, self.lp)
 
 
 @dataclass

@@ -249,9 +249,7 @@ def agree(
         return None
     low = variant.run(q, k, v, lp.dtype)
     r, o = ref[rows], out[rows]
-    lp_err = float(np.nanmax(np.abs(low[rows] - r))) * lp.factor if low is not None else 0.0
-    lp_err = lp_err if np.isfinite(lp_err) else 0.0
-    tol = max(FUDGE * lp_err, ATOL * max(1.0, float(np.max(np.abs(r)))))
+    tol = allowed(r, low[rows] if low is not None else None, lp)
     if not np.isfinite(o).all():
         return Agreement(False, float("inf"), tol)
     err = float(np.max(np.abs(o - r)))
@@ -262,9 +260,14 @@ def tolerance(q: Array, k: Array, v: Array, lp: Precision, variant: Variant = CO
     """The tolerance used to call two outputs of the kernel the same."""
     ref = variant.run(q, k, v)
     low = variant.run(q, k, v, lp.dtype)
-    if ref is None or low is None:
-        return ATOL
+    return ATOL if ref is None or low is None else allowed(ref, low, lp)
+
+
+def allowed(ref: Array, low: Array | None, lp: Precision) -> float:
+    """The error allowed against `ref`: a multiple of what the same formula errs in low
+    precision (`low`, None: nothing), and at least ATOL of the size of `ref`."""
+    finite = np.isfinite(ref).any()
     with np.errstate(all="ignore"):
-        lp_err = float(np.nanmax(np.abs(low - ref))) * lp.factor if np.isfinite(ref).any() else 0
-        scale = float(np.nanmax(np.abs(ref))) if np.isfinite(ref).any() else 1.0
-    return max(FUDGE * (lp_err if np.isfinite(lp_err) else 0.0), ATOL * max(1.0, scale))
+        err = float(np.nanmax(np.abs(low - ref))) * lp.factor if low is not None and finite else 0
+        size = float(np.nanmax(np.abs(ref))) if finite else 1.0
+    return max(FUDGE * (err if np.isfinite(err) else 0.0), ATOL * max(1.0, size))
