@@ -528,11 +528,21 @@ class Kernel:
             return m[None] if self.layout == "bnd" else m[None, None]
         return m
 
-    def _bind(self, q: Any, k: Any, v: Any, extra: dict[str, Any]) -> tuple[list, dict]:
-        if self.sig.qkv is None or not self.sig.by_name:  # q, k, v are the first three
-            return [q, k, v], extra
-        values = {**dict(zip(self.sig.qkv, (q, k, v), strict=True)), **extra}
-        return self._positional(values), values
+    def _bind(
+        self, qkv: list[Any], flag: Any, masks: dict[str, Any], scale: Any, args: dict[str, Any]
+    ) -> tuple[list, dict]:
+        """The positional and keyword arguments of a call (as values, or as source text): q, k,
+        v first or by name, the flag, the masks, the scale when the check passes it, and the
+        caller's own arguments; the positional-only ones taken out in order."""
+        by_name = self.sig.qkv is not None and self.sig.by_name
+        named = dict(zip(self.sig.qkv or (), qkv, strict=True)) if by_name else {}
+        if self.flag is not None and not self.always_causal:
+            named[self.flag] = flag
+        named |= masks
+        if self.scale_passed:
+            named[cast(str, self.sig.scale)] = scale
+        named |= args
+        return (self._positional(named) if by_name else qkv), named
 
     def call(
         self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
@@ -559,22 +569,18 @@ class Kernel:
     ) -> tuple[list, dict, tuple[Any, Any, Any]]:
         """The positional and keyword arguments of the call on (n, d) or batched inputs, in the
         kernel's framework and layout, and q, k, v among them (fresh arrays)."""
-        b, lay = self.backend, self.layout
-        extra: dict[str, Any] = {}
-        if self.flag is not None and not self.always_causal:
-            extra[self.flag] = causal
+        b = self.backend
+        masks: dict[str, Any] = {}
         for name, param in self.masks.items():
             m = self._mask_value(name, param, q.shape[-2], causal, mask)
             if m is not None:
                 arr = self._shaped(param, m[0])
-                extra[name] = b.bools(arr) if m[1] == "bool" else b.floats(arr)
+                masks[name] = b.bools(arr) if m[1] == "bool" else b.floats(arr)
             elif param.required:
-                extra[name] = None
-        if self.scale_passed:
-            extra[cast(str, self.sig.scale)] = 1 / math.sqrt(q.shape[-1])
-        extra.update(self.args)
-        qs, ks, vs = (b.floats(to_layout(x, lay)) for x in (q, k, v))
-        return (*self._bind(qs, ks, vs, extra), (qs, ks, vs))
+                masks[name] = None
+        qs, ks, vs = (b.floats(to_layout(x, self.layout)) for x in (q, k, v))
+        scale = 1 / math.sqrt(q.shape[-1])
+        return (*self._bind([qs, ks, vs], causal, masks, scale, self.args), (qs, ks, vs))
 
     def _mask_value(
         self, name: str, param: MaskParam, n: int, causal: bool, mask: Any
@@ -608,20 +614,10 @@ class Kernel:
         self, causal: bool, q: str = "q", k: str = "k", v: str = "v", masked: bool = False
     ) -> str:
         """The call as source text, for the reproductions; `masked`: `mask` is always passed."""
-        lay = layout_text(self.layout)
-        qkv = [f"{x}{lay}" for x in (q, k, v)]
-        by_name = self.sig.qkv is not None and self.sig.by_name
-        parts = [] if by_name else qkv
-        named: dict[str, str] = {}
-        if by_name:
-            named.update(zip(self.sig.qkv or (), qkv, strict=True))
-        if self.flag is not None and not self.always_causal:
-            named[self.flag] = str(causal)
-        named |= self._masks_text(causal, masked, q)
-        if self.scale_passed:
-            named[cast(str, self.sig.scale)] = f"{q}.shape[-1] ** -0.5"
-        named.update({key: repr(value) for key, value in self.args.items()})
-        parts += self._positional(named) if by_name else []
+        qkv = [f"{x}{layout_text(self.layout)}" for x in (q, k, v)]
+        masks = self._masks_text(causal, masked, q)
+        given = {key: repr(value) for key, value in self.args.items()}
+        parts, named = self._bind(qkv, str(causal), masks, f"{q}.shape[-1] ** -0.5", given)
         parts += [f"{key}={value}" for key, value in named.items()]
         return f"{self.name}({', '.join(parts)}){self.back}"
 
