@@ -114,7 +114,10 @@ def _check(t: Target, rep: Report, imp: str, kind: str | None) -> None:
     rep.called_as = f"{t.name}{t.sig.text}" if t.sig.text else None
     if _eval_mode(t.fn, rep):  # the reproductions must run it the same way
         imp += f"\n{t.name.split('.')[0]}.eval()  # no dropout, as checked"
-    t = replace(t, args={**_no_dropout(t.sig), **t.args})
+    # a dropout probability above 0 by default is passed as 0, unless the caller chose one:
+    # a kernel is checked as it runs in inference, as a module is switched to eval mode
+    no_dropout = {} if t.sig.dropout is None else {t.sig.dropout: 0.0}
+    t = replace(t, args={**no_dropout, **t.args})
     # read once: whether this is a layer, and then the layer's weights
     proj = _projections(t.fn, kind, t.runner)
     _dispatch(t, kind or _kind(t.sig, proj), rep, imp, proj)
@@ -187,12 +190,6 @@ def _module_name(fn: Any) -> str:
     if getattr(fn, "__name__", "") == "apply" and isinstance(owner, type):
         return owner.__module__
     return getattr(fn, "__module__", None) or type(fn).__module__
-
-
-def _no_dropout(sig: Any) -> dict[str, Any]:
-    """A dropout probability above 0 by default is passed as 0, unless the caller chose one:
-    a kernel is checked as it runs in inference, as a module is switched to eval mode."""
-    return {} if sig.dropout is None else {sig.dropout: 0.0}
 
 
 def _eval_mode(fn: Any, rep: Report) -> bool:

@@ -25,14 +25,9 @@ SEED = 1234  # torch.manual_seed before each call of the dropout comparison
 
 
 def rule(ctx: Ctx) -> None:
-    """The gradients, once the forward is known (`base`) and whether its mask is right."""
-    check_gradients(ctx, ctx.facts["base"], ctx.facts["causal right"])
-
-
-def check_gradients(ctx: Ctx, forward: Variant | None, causal_right: bool) -> None:
-    """dq, dk, dv against the reference, when the kernel is torch and its forward is right
-    (`causal_right`: with its causal mask too, then checked with it as well)."""
-    kern, rep = ctx.kern, ctx.rep
+    """dq, dk, dv against the reference, when the kernel is torch and its forward (`base`) is
+    right (`causal right`: with its causal mask too, then checked with it as well)."""
+    kern, rep, forward = ctx.kern, ctx.rep, ctx.facts["base"]
     name = "gradients dq, dk, dv match the float64 reference's"
     if kern.backend.name != "torch":
         return  # nothing autograd can differentiate
@@ -42,7 +37,7 @@ def check_gradients(ctx: Ctx, forward: Variant | None, causal_right: bool) -> No
         return
     probes = _one_seed(ctx.probes)
     modes = [False] if not kern.always_causal else []
-    modes += [True] if causal_right else []
+    modes += [True] if ctx.facts["causal right"] else []
     if not modes:
         rep.check(name, "skip", "the causal forward differs from the reference: checked first")
         return

@@ -320,16 +320,6 @@ def reference(run: LayerRun) -> None:
     run.facts["right"] = _judge(run.layer, run.text, run.rep, causal, run.facts["leak"], label)
 
 
-def flag_on(run: LayerRun) -> None:
-    """A layer seeing the whole sequence with its causal flag off, with the flag on."""
-    assert run.flag is not None
-    _flag_on(run.layer, run.text, run.rep, run.flag, run.facts["first"], run.facts["tol"])
-
-
-def batched(run: LayerRun) -> None:
-    _batched(run.layer, run.text, run.rep, run.facts["tol"])
-
-
 def _how_it_scores(proj: Projections) -> list[str]:
     """Notes on how the layer forms its scores, as read from it or its run."""
     said: list[str] = []
@@ -424,8 +414,11 @@ def _turns_x(layer: Layer, x: Array) -> bool:
         layer.proj = replace(layer.proj, time_first=True)
 
 
-def _flag_on(layer: Layer, text: _Text, rep: Report, flag: str, off: Array, tol: float) -> None:
-    """With its causal flag set, the layer must hide the future and be causal attention."""
+def flag_on(run: LayerRun) -> None:
+    """A layer seeing the whole sequence with its causal flag off must, with the flag set,
+    hide the future and be causal attention."""
+    layer, text, rep, flag, tol = run.layer, run.text, run.rep, run.flag, run.facts["tol"]
+    assert flag is not None
     layer.flag = text.flag = flag
     n, seed = SIZES[0]
     x = layer.x(n, seed)
@@ -435,7 +428,7 @@ def _flag_on(layer: Layer, text: _Text, rep: Report, flag: str, off: Array, tol:
         rep.check(f"causal mask via `{flag}`", "skip", f"`{flag}=True` alone: {exc}")
         layer.flag = text.flag = None
         return
-    if float(np.max(np.abs(on - off))) <= tol:
+    if float(np.max(np.abs(on - run.facts["first"]))) <= tol:
         rep.check(f"causal mask via `{flag}`", "fail", f"`{flag}=True` changes nothing")
         rep.titled(
             "causal-flag-ignored",
@@ -624,7 +617,9 @@ def _future_leak(layer: Layer, x: Array, out: Array, tol: float) -> Leak | None:
     return None
 
 
-def _batched(layer: Layer, text: _Text, rep: Report, tol: float) -> None:
+def batched(run: LayerRun) -> None:
+    """Each sequence of a batch comes out as it does alone."""
+    layer, text, rep, tol = run.layer, run.text, run.rep, run.facts["tol"]
     n, seed = SIZES[0]
     name = f"batch of {BATCH}: each sequence on its own"
     xs = layer.x(n, seed, BATCH)

@@ -20,10 +20,9 @@ import numpy as np
 from . import backward as bw
 from .probe import CallFailed, Timeout
 from .reference import softmax
-from .report import Report
 
 if TYPE_CHECKING:
-    from .layer import Layer, _Text
+    from .layer import Layer, LayerRun, _Text
 
 PROBES = ((8, 0), (16, 2))  # (n, seed) of x: layer.SIZES' first and longest
 # The central differences' step along a unit direction, and their extrapolation to step 0
@@ -55,15 +54,11 @@ class Slope:
         return abs(self.got - self.want) > tol
 
 
-def rule(run: Any) -> None:
-    """The weights' gradients of a layer whose forward is right (layer.LayerRun)."""
-    check_weight_gradients(run.module, run.layer, run.text, run.rep, run.facts["label"])
-
-
-def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, label: str) -> None:
-    """Every trainable parameter's gradient against the float64 derivative of the forward, on
-    two inputs; a weight that gets none is `backward-no-gradient`, another gap
-    `backward-wrong-output`."""
+def rule(run: LayerRun) -> None:
+    """Every trainable parameter's gradient of a layer whose forward is right against the
+    float64 derivative of the forward, on two inputs; a weight that gets none is
+    `backward-no-gradient`, another gap `backward-wrong-output`."""
+    module, layer, text, rep, label = run.module, run.layer, run.text, run.rep, run.facts["label"]
     name = f"gradients of the layer's weights match the float64 forward's ({label})"
     slopes: list[Slope] = []
     wrong: list[Slope] = []
