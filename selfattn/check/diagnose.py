@@ -40,10 +40,32 @@ def start(kern: Kernel, rep: Report, imp: str) -> Ctx:
 
 
 def same_output(ctx: Ctx) -> None:
-    """Calls on the same inputs give the same output; the rest needs it (`steady`)."""
-    ctx.facts["steady"] = not _random(ctx)
-    if not ctx.facts["steady"]:
-        _say_how_called(ctx.kern, ctx.rep)
+    """Calls on the same inputs give the same output (no dropout left on); the rest needs it
+    (`steady`). Three calls, not two: on the first probe's 36 weights, dropout at 0.1 keeps the
+    very same ones in two calls about once in 1,300 checks, and in three about once in 80,000."""
+    kern, rep, p = ctx.kern, ctx.rep, ctx.probes[0]
+    ctx.facts["steady"] = True
+    try:
+        first, *again = (kern.call(p.q, p.k, p.v) for _ in range(3))
+    except CallFailed:
+        return  # said by the checks that run every shape
+    moved = max(float(np.nanmax(np.abs(a - first), initial=0.0)) for a in again)
+    if moved <= tolerance(p.q, p.k, p.v, kern.lp):
+        rep.check("same output for the same input", "pass")
+        return
+    ctx.facts["steady"] = False
+    n, d = p.shape
+    detail = f"by up to {moved:.3g} on {n}x{d} inputs"
+    rep.check("same output for the same input", "fail", f"two calls differ {detail}")
+    lines = [
+        *repro.head(kern, ctx.imp),
+        *repro.random_inputs(kern, 0, n, d),
+        f"a = {kern.call_text(False)}",
+        f"b = {kern.call_text(False)}",
+        "print(abs(a - b).max())  # the same inputs: should be 0",
+    ]
+    rep.titled("random-output", f": {detail}", "\n".join(lines))
+    _say_how_called(kern, rep)
 
 
 def mask_arguments(ctx: Ctx) -> None:
@@ -57,9 +79,33 @@ def mask_arguments(ctx: Ctx) -> None:
 
 
 def runs_on_every_shape(ctx: Ctx) -> None:
-    """The unmasked outputs on every probe (`plain`), and the shapes it failed on."""
+    """The unmasked outputs on every probe (`plain`); calls that raised or returned junk on
+    some shapes (the first call worked)."""
     ctx.facts["plain"] = plain = gather(ctx.kern, ctx.probes, causal=False)
-    _failures(ctx, plain)
+    failed = [(p, o) for p, o in zip(ctx.probes, plain, strict=True) if isinstance(o, str)]
+    if not failed:
+        ctx.rep.check("runs on every shape", "pass", shapes(ctx.probes))
+        return
+    square_only = all(
+        isinstance(o, str) == (p.shape[0] != p.shape[1])
+        for p, o in zip(ctx.probes, plain, strict=True)
+    )
+    p, why = failed[0]
+    n, d = p.shape
+    where = ", ".join(dict.fromkeys(f"{q.shape[0]}x{q.shape[1]}" for q, _ in failed))
+    ctx.rep.check("runs on every shape", "fail", f"fails on n x d = {where}: {why}")
+    lines = [
+        *repro.head(ctx.kern, ctx.imp),
+        *repro.random_inputs(ctx.kern, 0, n, d),
+        f"out = {ctx.kern.call_text(False)}",
+        f"# {why}",
+    ]
+    if square_only:
+        ctx.rep.titled(
+            "key-transpose", f": works only when n == d; with n != d: {why}", "\n".join(lines)
+        )
+    else:
+        ctx.rep.add("fails-on-valid-input", f"fails on n x d = {where}: {why}", "\n".join(lines))
 
 
 def reference(ctx: Ctx) -> None:
@@ -130,33 +176,6 @@ def carrier(ctx: Ctx) -> None:
     usable = [d for d in drivers if kern.masks.get(d) is None or kern.masks[d].kind != "ignored"]
     kern.drive((ctx.facts["carriers"] or usable or [None])[0] or None)
     ctx.facts["causal right"] = bool(ctx.facts["carriers"]) and kern.mask_kind != "ignored"
-
-
-def _random(ctx: Ctx) -> bool:
-    """Whether calls on the same inputs give different outputs (dropout left on). Three calls,
-    not two: on the first probe's 36 weights, dropout at 0.1 keeps the very same ones in two
-    calls about once in 1,300 checks, and in three about once in 80,000."""
-    kern, rep, p = ctx.kern, ctx.rep, ctx.probes[0]
-    try:
-        first, *again = (kern.call(p.q, p.k, p.v) for _ in range(3))
-    except CallFailed:
-        return False  # said by the checks that run every shape
-    moved = max(float(np.nanmax(np.abs(a - first), initial=0.0)) for a in again)
-    if moved <= tolerance(p.q, p.k, p.v, kern.lp):
-        rep.check("same output for the same input", "pass")
-        return False
-    n, d = p.shape
-    detail = f"by up to {moved:.3g} on {n}x{d} inputs"
-    rep.check("same output for the same input", "fail", f"two calls differ {detail}")
-    lines = [
-        *repro.head(kern, ctx.imp),
-        *repro.random_inputs(kern, 0, n, d),
-        f"a = {kern.call_text(False)}",
-        f"b = {kern.call_text(False)}",
-        "print(abs(a - b).max())  # the same inputs: should be 0",
-    ]
-    rep.titled("random-output", f": {detail}", "\n".join(lines))
-    return True
 
 
 def _say_how_called(kern: Kernel, rep: Report) -> None:
@@ -338,34 +357,6 @@ def _padding_repro(kern: Kernel, imp: str) -> str:
     lines += [f"out = {kern.call_text(False, masked=True)}", "print(out)"]
     lines.append("# v is zero except on the padded keys, so out should be all 0")
     return "\n".join([*lines, "# got:", *repro.show(out)])
-
-
-def _failures(ctx: Ctx, plain: Outs) -> None:
-    """Calls that raised or returned junk on some shapes (the first call worked)."""
-    failed = [(p, o) for p, o in zip(ctx.probes, plain, strict=True) if isinstance(o, str)]
-    if not failed:
-        ctx.rep.check("runs on every shape", "pass", shapes(ctx.probes))
-        return
-    square_only = all(
-        isinstance(o, str) == (p.shape[0] != p.shape[1])
-        for p, o in zip(ctx.probes, plain, strict=True)
-    )
-    p, why = failed[0]
-    n, d = p.shape
-    where = ", ".join(dict.fromkeys(f"{q.shape[0]}x{q.shape[1]}" for q, _ in failed))
-    ctx.rep.check("runs on every shape", "fail", f"fails on n x d = {where}: {why}")
-    lines = [
-        *repro.head(ctx.kern, ctx.imp),
-        *repro.random_inputs(ctx.kern, 0, n, d),
-        f"out = {ctx.kern.call_text(False)}",
-        f"# {why}",
-    ]
-    if square_only:
-        ctx.rep.titled(
-            "key-transpose", f": works only when n == d; with n != d: {why}", "\n".join(lines)
-        )
-    else:
-        ctx.rep.add("fails-on-valid-input", f"fails on n x d = {where}: {why}", "\n".join(lines))
 
 
 # -- without the mask ------------------------------------------------------------------------
