@@ -193,19 +193,8 @@ def causal_bugs(base: Variant, fill: float | None = None) -> tuple[Variant, ...]
     def on(id_: str, detail: str, keep: str, how: str = "inf", value: float = 0.0) -> Variant:
         return replace(base, id=id_, detail=detail, keep=keep, how=how, fill=value)
 
-    found = (
-        (
-            on(
-                "causal-mask-finite-fill",
-                f"future scores filled with {fill:.3g}",
-                "causal",
-                "fill",
-                fill,
-            ),
-        )
-        if fill is not None and fill != 0.0
-        else ()
-    )
+    said = f"future scores filled with {fill:.3g}" if fill else ""  # None or 0: none measured
+    found = [on("causal-mask-finite-fill", said, "causal", "fill", fill)] if fill else []
     return (
         on("causal-mask-after-softmax", "softmax(s) * keep: mask after softmax", "causal", "after"),
         on("causal-mask-wrong-triangle", "keeps j >= i: the past is masked", "wrong-triangle"),
