@@ -39,7 +39,7 @@ BFLOAT16 = Precision(np.float16, 8.0)
 ScoreFn = Callable[[Array, Array, float], "Array | None"]
 
 
-def softmax(x: Array, axis: int = -1) -> Array:
+def softmax(x: Array, axis: int | None = -1) -> Array:
     """Stable softmax; a row that is -inf everywhere comes out NaN (nothing to attend to)."""
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -69,6 +69,18 @@ SCORES: dict[str, ScoreFn] = {
     "centered-d": lambda q, k, p: (
         _unit(_center(q)) @ _unit(_center(k)).T * q.dtype.type(p * np.sqrt(q.shape[-1]))
     ),
+}
+
+
+# How the scores become weights; `d` is the head size.
+NORMS: dict[str, Callable[[Array, int], Array]] = {
+    "softmax": lambda s, d: softmax(s, axis=-1),
+    "axis0": lambda s, d: softmax(s, axis=0),
+    # softmax of unscaled scores, then divided by sqrt(d)
+    "after-scale": lambda s, d: softmax(s, axis=-1) / np.sqrt(s.dtype.type(d)),
+    "exp": lambda s, d: np.exp(s),
+    "exp-max": lambda s, d: np.exp(s - s.max(axis=-1, keepdims=True)),
+    "all": lambda s, d: softmax(s, axis=None),  # over the whole score matrix
 }
 
 
@@ -127,7 +139,7 @@ class Variant:
                 s = np.where(keep, s, dtype(-np.inf))
             elif keep is not None and self.how == "fill":
                 s = np.where(keep, s, dtype(self.fill))
-            w = _normalise(s, self.norm, q.shape[-1])
+            w = NORMS[self.norm](s, q.shape[-1])
             if keep is not None and self.how == "after":
                 w = w * keep
             return np.asarray(w @ v, dtype=np.float64)
@@ -138,23 +150,6 @@ class Variant:
         if keep is not None and self.window:
             keep = keep & np.triu(np.ones_like(keep), k=1 - self.window)
         return keep
-
-
-def _normalise(s: Array, norm: str, d: int) -> Array:
-    if norm == "softmax":
-        return softmax(s, axis=-1)
-    if norm == "axis0":
-        return softmax(s, axis=0)
-    if norm == "after-scale":  # softmax of unscaled scores, then divided by sqrt(d)
-        return softmax(s, axis=-1) / np.sqrt(s.dtype.type(d))
-    if norm == "exp":
-        return np.exp(s)
-    if norm == "exp-max":
-        return np.exp(s - s.max(axis=-1, keepdims=True))
-    if norm == "all":
-        e = np.exp(s - s.max())
-        return e / e.sum()
-    raise ValueError(norm)
 
 
 CORRECT = Variant(None, "softmax(q k^T / sqrt(d)) v")
