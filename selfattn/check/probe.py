@@ -564,6 +564,15 @@ class Kernel:
         self.wide = "64" in self.runner.last_dtype and self.last_rounded is None
         return out
 
+    def answer(
+        self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
+    ) -> np.ndarray | None:
+        """The output `call` gives, or None when the call failed."""
+        try:
+            return self.call(q, k, v, causal, mask)
+        except CallFailed:
+            return None
+
     def arguments(
         self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
     ) -> tuple[list, dict, tuple[Any, Any, Any]]:
@@ -681,11 +690,7 @@ class Kernel:
         """
         if self.last_lp is not FLOAT32 or q.shape[0] != q.shape[1]:
             return None
-        try:
-            self.call(q, k, np.eye(q.shape[0]))
-        except CallFailed:
-            return None
-        return self.last_rounded
+        return None if self.answer(q, k, np.eye(q.shape[0])) is None else self.last_rounded
 
     def mixes(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, out: np.ndarray) -> bool:
         """Whether outputs depend on other positions: false when the layout put the positions
@@ -695,11 +700,9 @@ class Kernel:
             k2, v2 = k.copy(), v.copy()
             k2[at] = rng.standard_normal(k.shape[-1]) * 2
             v2[at] = rng.standard_normal(v.shape[-1]) * 2
-            try:
-                moved = self.call(q, k2, v2)[others] - out[others]
-            except CallFailed:
-                continue
-            if np.nanmax(np.abs(moved), initial=0.0) > tolerance(q, k, v, self.lp):
+            got = self.answer(q, k2, v2)
+            moved = np.abs(got[others] - out[others]) if got is not None else 0.0
+            if np.nanmax(moved, initial=0.0) > tolerance(q, k, v, self.lp):
                 return True
         return False
 
@@ -856,10 +859,7 @@ def _probe(kern: Kernel, param: MaskParam) -> str:
     q, k, v = rng.standard_normal((3, n, 5))
 
     def attempt(mask: tuple[np.ndarray, str] | str) -> np.ndarray | None:
-        try:
-            return kern.call(q, k, v, mask=mask)
-        except CallFailed:
-            return None
+        return kern.answer(q, k, v, mask=mask)
 
     out_t = _form(param, n, attempt)
     if out_t is None:

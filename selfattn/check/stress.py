@@ -48,9 +48,8 @@ def batched(ctx: Ctx) -> None:
             said.unsupported(exc, causal)
             return
         for b in np.ndindex(*batch[:2]):
-            try:
-                alone = kern.call(q[b], k[b], v[b], causal)
-            except CallFailed:
+            alone = kern.answer(q[b], k[b], v[b], causal)
+            if alone is None:
                 continue
             diff = repro.moved(out[b], alone)
             if diff > tolerance(q[b], k[b], v[b], kern.lp):
