@@ -244,9 +244,9 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         _unfilled(required, known) if qkv else [],
         _plain_text(sig),
         qkv is not None and list(qkv) != [p.name for p in pos[:3]],
-        _dropout(names),
+        next((n for n, p in names.items() if _dropout_default(n, p.default)), None),
         softcap,
-        _default(names, softcap),
+        names[softcap].default if softcap else None,
         required,
         _switches(names, known),
     )
@@ -265,11 +265,6 @@ def _unfilled(required: dict[str, bool], known: set) -> list[str]:
     return [n for n, r in required.items() if r and n not in known]
 
 
-def _dropout(names: dict[str, Param]) -> str | None:
-    """A dropout probability with a default above 0."""
-    return next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
-
-
 def _switches(names: dict[str, Param], known: set) -> list[str]:
     """Parameters defaulting to False: one may be a causal flag under another name."""
     return [n for n, p in names.items() if p.default is False and n not in known]
@@ -282,10 +277,6 @@ def _masks(names: dict[str, Param], qkv: tuple[str, ...]) -> list[MaskParam]:
         for n, p in names.items()
         if is_mask_name(n) and n not in qkv and not isinstance(p.default, bool)
     ]
-
-
-def _default(names: dict[str, Param], name: str | None) -> Any:
-    return names[name].default if name else None
 
 
 def _inspected(fn: Callable[..., Any]) -> inspect.Signature | None:
