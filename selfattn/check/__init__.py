@@ -92,12 +92,8 @@ def check(
         try:
             if not callable(fn):
                 raise TargetError(f"{name} is not callable ({type(fn).__name__})")
-            _check(
-                Target(fn, runner, read_signature(fn), call_name, layout, args or {}),
-                rep,
-                imp,
-                kind,
-            )
+            target = Target(fn, runner, read_signature(fn), call_name, layout, args or {})
+            _check(target, rep, imp, kind)
         except TargetError as exc:
             rep.error = str(exc)
         except Exception as exc:  # a bug in the checker must still give a clean verdict
