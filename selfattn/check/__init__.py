@@ -13,21 +13,21 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from . import diagnose, layer, model, rules
+from . import diagnose, jax_layer, layer, model, rules
 from .accepts import learn
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS
 from .interpret import interpret_line, interpreted, uses_triton
-from .jax_layer import check_jax_layer
 from .jaxpr import Read, read_jax_layer
 from .names import named
 from .probe import (
     Runner,
+    Target,
     TargetError,
     Timeout,
     connect,
@@ -92,7 +92,8 @@ def check(
         try:
             if not callable(fn):
                 raise TargetError(f"{name} is not callable ({type(fn).__name__})")
-            _check(fn, runner, rep, imp, call_name, kind, Calling(layout, args or {}))
+            target = Target(fn, runner, read_signature(fn), call_name, layout, args or {})
+            _check(target, rep, imp, kind)
         except TargetError as exc:
             rep.error = str(exc)
         except Exception as exc:  # a bug in the checker must still give a clean verdict
@@ -104,20 +105,18 @@ def check(
     return rep
 
 
-def _check(
-    fn: Any, runner: Runner, rep: Report, imp: str, call_name: str, kind: str | None, how: Calling
-) -> None:
-    """Read the signature, make the target ready (eval mode, no dropout), find what it is,
-    and run its rules."""
-    sig = read_signature(fn)
-    rep.called_as = f"{call_name}{sig.text}" if sig.text else None
-    if _eval_mode(fn, rep):  # the reproductions must run it the same way
-        imp += f"\n{call_name.split('.')[0]}.eval()  # no dropout, as checked"
-    how = Calling(how.layout, {**_no_dropout(sig), **how.args})
+def _check(t: Target, rep: Report, imp: str, kind: str | None) -> None:
+    """Make the target ready (eval mode, no dropout), find what it is, and run its rules."""
+    rep.called_as = f"{t.name}{t.sig.text}" if t.sig.text else None
+    if _eval_mode(t.fn, rep):  # the reproductions must run it the same way
+        imp += f"\n{t.name.split('.')[0]}.eval()  # no dropout, as checked"
+    # a dropout probability above 0 by default is passed as 0, unless the caller chose one:
+    # a kernel is checked as it runs in inference, as a module is switched to eval mode
+    no_dropout = {} if t.sig.dropout is None else {t.sig.dropout: 0.0}
+    t = replace(t, args={**no_dropout, **t.args})
     # read once: whether this is a layer, and then the layer's weights
-    proj = _projections(fn, kind, runner)
-    kind = kind or _kind(sig, proj)
-    _dispatch(fn, runner, sig, kind, rep, imp, call_name, how, proj)
+    proj = _projections(t.fn, kind, t.runner)
+    _dispatch(t, kind or _kind(t.sig, proj), rep, imp, proj)
 
 
 @contextlib.contextmanager
@@ -189,20 +188,6 @@ def _module_name(fn: Any) -> str:
     return getattr(fn, "__module__", None) or type(fn).__module__
 
 
-@dataclass(frozen=True)
-class Calling:
-    """What the caller of `check` fixed about the calls: the layout and extra arguments."""
-
-    layout: str | None
-    args: dict[str, Any]
-
-
-def _no_dropout(sig: Any) -> dict[str, Any]:
-    """A dropout probability above 0 by default is passed as 0, unless the caller chose one:
-    a kernel is checked as it runs in inference, as a module is switched to eval mode."""
-    return {} if sig.dropout is None else {sig.dropout: 0.0}
-
-
 def _eval_mode(fn: Any, rep: Report) -> bool:
     """An nn.Module in training mode would apply dropout: check it as it runs in inference.
 
@@ -262,34 +247,25 @@ def _kind(sig: Any, proj: Projections | None) -> str | None:
     return "layer"
 
 
-def _dispatch(
-    fn: Any,
-    runner: Runner,
-    sig: Any,
-    kind: str | None,
-    rep: Report,
-    imp: str,
-    name: str,
-    how: Calling,
-    proj: Projections | None = None,
-) -> None:
+def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projections | None) -> None:
+    fn, runner, name = t.fn, t.runner, t.name
     if proj is None and kind != "kernel" and (found := _jax_layer(fn, runner)) is not None:
-        check_jax_layer(found, runner, rep, imp, name)
+        rules.run(jax_layer.start(found, runner, rep, imp, name))
         return
     if kind == "model":
         rules.run(model.start(fn, runner, rep, imp, name))
         return
     if kind == "layer":
-        _check_layer(fn, runner, sig, rep, imp, name, how, proj)
+        _check_layer(t, rep, imp, proj)
         return
     try:
         if uses_triton(fn):  # raw pointers: only the layouts and shapes it accepts
             raise TargetError(f"{name} runs Triton kernels")
-        kern = connect(fn, runner, sig, name, how.layout, how.args)
+        kern = connect(t)
     except TargetError as exc:
         if isinstance(exc, Timeout):
             raise
-        found = learn(fn, runner, sig, name, how.layout, how.args)
+        found = learn(t)
         if found is not None:  # it refuses the usual probes but runs on some inputs
             kern, learned = found
             kern.shapes = learned.used
@@ -306,26 +282,17 @@ def _dispatch(
     rules.run(diagnose.start(kern, rep, imp))
 
 
-def _check_layer(
-    fn: Any,
-    runner: Runner,
-    sig: Any,
-    rep: Report,
-    imp: str,
-    name: str,
-    how: Calling,
-    proj: Projections | None,
-) -> None:
+def _check_layer(t: Target, rep: Report, imp: str, proj: Projections | None) -> None:
     """A layer of hidden states, checked through its projections (None: none was found);
     its masks are the parameters named as masks, or, when none is and the module itself is
     the target, the arguments a run shows reaching the scores."""
     if proj is None:
-        raise TargetError(f"{name} holds no q, k, v projections under a known name")
+        raise TargetError(f"{t.name} holds no q, k, v projections under a known name")
     # a layer's second and third parameters are no k and v: a mask among them is a mask
-    given = (*(sig.qkv or ()), *(m.name for m in sig.masks))
+    given = (*(t.sig.qkv or ()), *(m.name for m in t.sig.masks))
     masks = [n for n in given if is_mask_name(n)]
-    module = _module_of(fn)
-    if not masks and fn is module:  # a mask under another name: found by where it goes
-        masks = masks_seen(module, runner, proj, how.args)
+    module = _module_of(t.fn)
+    if not masks and t.fn is module:  # a mask under another name: found by where it goes
+        masks = masks_seen(module, t.runner, proj, t.args)
     with angles_at_zero(module) as zeroed:
-        rules.run(layer.start(module, proj, masks, sig, how.args, runner, rep, imp, name, zeroed))
+        rules.run(layer.start(t, module, proj, masks, rep, imp, zeroed))

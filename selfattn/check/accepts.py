@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from .context import SHAPES
 from .frameworks import LAYOUTS, Backend, available, backends_for
 from .interpret import uses_triton
-from .probe import CallFailed, Kernel, Runner, Signature, TargetError, Timeout
+from .probe import CallFailed, Kernel, Target, TargetError, mixing
 
 # Powers of two, multiples of 16 (Triton's smallest tl.dot), n at most 64: the interpreter
 # runs every program instance in Python, so probes stay small.
@@ -47,67 +46,46 @@ class Learned:
         return text
 
 
-def learn(
-    fn: Callable[..., Any],
-    runner: Runner,
-    sig: Signature,
-    name: str,
-    layout: str | None,
-    args: dict[str, Any] | None,
-) -> tuple[Kernel, Learned] | None:
+def learn(t: Target) -> tuple[Kernel, Learned] | None:
     """A kernel set up on a dtype, layout and shape it runs, and the shapes it accepts.
 
     A Triton kernel gets torch tensors of (batch, heads, n, d), (batch, n, heads, d) or
     (batch, n, d) only: it reads memory through raw pointers, and a layout with no batch axis
     is none a launcher takes. Of the layouts that run, the first whose outputs mix positions
-    wins, as in `probe.connect`: a (batch, n, heads, d) kernel handed (1, 1, n, d) runs, but
-    reads n heads of one token each, and every later probe of the check would be of that."""
-    if uses_triton(fn):
+    wins, as in `probe.connect`."""
+    if uses_triton(t.fn):
         backends = [Backend("torch", w) for w in ("float32", *HALVES)]
         layouts = TRITON_LAYOUTS
     else:
-        backends = backends_for(fn) + [Backend("torch", h) for h in HALVES if available("torch")]
+        backends = backends_for(t.fn) + [Backend("torch", h) for h in HALVES if available("torch")]
         layouts = tuple(LAYOUTS)
     failed: dict[str, str] = {}  # why, the first time each reason was met
     for backend in backends:
-        kern = _on_backend(
-            runner, sig, backend, name, [layout] if layout else layouts, args, failed
-        )
+        kern = mixing(t, backend, [t.layout] if t.layout else layouts, _ran(failed))
         if kern is not None:
             return kern, _shapes(kern)
-    if uses_triton(fn) and failed:  # say why, rather than only that it runs Triton kernels
+    if uses_triton(t.fn) and failed:  # say why, rather than only that it runs Triton kernels
         whys = "; ".join(
             f"{why} (first with {how} inputs)" for why, how in list(failed.items())[:3]
         )
-        raise TargetError(f"{name} ran on none of the dtypes, layouts and shapes tried: {whys}")
+        raise TargetError(f"{t.name} ran on none of the dtypes, layouts and shapes tried: {whys}")
     return None
 
 
-def _on_backend(
-    runner: Runner,
-    sig: Signature,
-    backend: Backend,
-    name: str,
-    layouts: list[str] | tuple[str, ...],
-    args: dict[str, Any] | None,
-    failed: dict[str, str],
-) -> Kernel | None:
-    """The kernel on `backend` in the first of `layouts` whose outputs mix positions (the
-    only one when a layout was given), else in the first that runs at all; None when none
-    runs, each new reason why noted in `failed`."""
-    first: Kernel | None = None
-    for lay in layouts:
-        kern = Kernel(runner, sig, backend, name, lay, args)
-        ran = _first_run(kern)
-        if isinstance(ran, str):
-            failed.setdefault(ran, f"{backend.dtype} {LAYOUTS[lay]}")
-            continue
+def _ran(failed: dict[str, str]) -> Callable[[Kernel], tuple[np.ndarray, ...] | str]:
+    """How a kernel is tried in a layout: on the first candidate shape it runs, each new reason
+    why it does not noted in `failed`."""
+
+    def ran(kern: Kernel) -> tuple[np.ndarray, ...] | str:
+        got = _first_run(kern)
+        if isinstance(got, str):
+            failed.setdefault(got, f"{kern.backend.dtype} {LAYOUTS[kern.layout]}")
+            return got
         kern.lp = kern.last_lp
         kern.layout_forced = True
-        if len(layouts) == 1 or kern.mixes(*ran):  # a few calls on the smallest shape it took
-            return kern
-        first = first or kern
-    return first
+        return got
+
+    return ran
 
 
 def _probe(n: int, d: int) -> np.ndarray:
@@ -117,30 +95,21 @@ def _probe(n: int, d: int) -> np.ndarray:
 def _first_run(kern: Kernel) -> tuple[np.ndarray, ...] | str:
     """q, k, v and the output of the first candidate shape the kernel runs on, or why the
     last one failed."""
-    why = "no shape tried"
+    ran: tuple[np.ndarray, ...] | str = "no shape tried"
     for n, d in CANDIDATES:
-        q, k, v = _probe(n, d)
-        try:
-            out = kern.call(q, k, v)
-        except Timeout:
-            raise
-        except CallFailed as exc:
-            why = str(exc)
-            continue
-        return q, k, v, out
-    return why
+        ran = _run(kern, n, d)
+        if not isinstance(ran, str):
+            break
+    return ran
 
 
-def _runs(kern: Kernel, n: int, d: int) -> str | None:
-    """None when the kernel runs on (n, d) inputs, else why not."""
+def _run(kern: Kernel, n: int, d: int) -> tuple[np.ndarray, ...] | str:
+    """q, k, v and the output on (n, d) inputs, or why the kernel does not run on them."""
     q, k, v = _probe(n, d)
     try:
-        kern.call(q, k, v)
-    except Timeout:
-        raise
+        return q, k, v, kern.call(q, k, v)
     except CallFailed as exc:
         return str(exc)
-    return None
 
 
 def _shapes(kern: Kernel) -> Learned:
@@ -148,8 +117,8 @@ def _shapes(kern: Kernel) -> Learned:
     for n, d in dict.fromkeys((*SHAPES, *CANDIDATES)):
         if len(learned.used) >= MOST:
             break
-        why = _runs(kern, n, d)
-        if why is None:
+        why = _run(kern, n, d)
+        if not isinstance(why, str):
             learned.used.append((n, d))
         else:
             learned.refused.append(((n, d), why))

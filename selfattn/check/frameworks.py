@@ -193,6 +193,11 @@ class Backend:
         }.get(self.name, cast)
 
     @property
+    def lib(self) -> str:
+        """How a reproduction names the framework's array module."""
+        return {"torch": "torch", "jax": "jnp"}.get(self.name, "np")
+
+    @property
     def label(self) -> str:
         return f"{self.name} {self.dtype}"
 

@@ -6,17 +6,16 @@ between the forward and the backward."""
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import backward as bw
-from .context import Ctx, Probe, title
+from .context import Ctx, Probe
 from .frameworks import answered_in, from_layout, to_layout
 from .interpret import uses_triton
 from .probe import CallFailed, Kernel, Timeout
-from .reference import Variant, agree
+from .reference import Variant, agree, softmax
 from .repro import head, literals, show, tiny
 
 Array = np.ndarray
@@ -25,27 +24,10 @@ DROP = 0.5  # the dropout probability the mask is compared at
 SEED = 1234  # torch.manual_seed before each call of the dropout comparison
 
 
-@dataclass
-class Mode:
-    """One way the kernel is run for the gradients: with or without its causal mask."""
-
-    causal: bool
-    keep: Any = None  # which keys each query sees, as a function of n
-
-    @property
-    def label(self) -> str:
-        return "causal" if self.causal else "no mask"
-
-
 def rule(ctx: Ctx) -> None:
-    """The gradients, once the forward is known (`base`) and whether its mask is right."""
-    check_gradients(ctx, ctx.facts["base"], ctx.facts["causal right"])
-
-
-def check_gradients(ctx: Ctx, forward: Variant | None, causal_right: bool) -> None:
-    """dq, dk, dv against the reference, when the kernel is torch and its forward is right
-    (`causal_right`: with its causal mask too, then checked with it as well)."""
-    kern, rep = ctx.kern, ctx.rep
+    """dq, dk, dv against the reference, when the kernel is torch and its forward (`base`) is
+    right (`causal right`: with its causal mask too, then checked with it as well)."""
+    kern, rep, forward = ctx.kern, ctx.rep, ctx.facts["base"]
     name = "gradients dq, dk, dv match the float64 reference's"
     if kern.backend.name != "torch":
         return  # nothing autograd can differentiate
@@ -55,7 +37,7 @@ def check_gradients(ctx: Ctx, forward: Variant | None, causal_right: bool) -> No
         return
     probes = _one_seed(ctx.probes)
     modes = [False] if not kern.always_causal else []
-    modes += [True] if causal_right else []
+    modes += [True] if ctx.facts["causal right"] else []
     if not modes:
         rep.check(name, "skip", "the causal forward differs from the reference: checked first")
         return
@@ -143,7 +125,7 @@ def _strided(ctx: Ctx, forward: Variant, like: Probe) -> None:
             "contiguous"
         )
         rep.check(name, "fail", detail)
-        rep.add("wrong-output", f"{title('wrong-output')}: {detail}")
+        rep.titled("wrong-output", f": {detail}")
         return
     want, low = _per_head(forward, (q, k, v, do), scale, kern)
     gap = bw.compare(got, want, low, kern.lp)
@@ -157,7 +139,7 @@ def _strided(ctx: Ctx, forward: Variant, like: Probe) -> None:
     )
     rep.check(name, "fail", detail)
     repro = _strided_repro(ctx, (b, h, n, d), scale)
-    rep.add("backward-wrong-output", f"{title('backward-wrong-output')}: {detail}", repro)
+    rep.titled("backward-wrong-output", f": {detail}", repro)
 
 
 def _forward_off(out: Array, forward: Variant, qkv: tuple[Array, ...], kern: Kernel) -> Any:
@@ -260,12 +242,12 @@ def _judge(ctx: Ctx, probes: list[Probe], forward: Variant, causal: bool) -> boo
     if hit is not None:
         id_ = hit.id or "backward-wrong-output"
         rep.check(name, "fail", f"matches the known bug: {hit.detail}")
-        rep.add(id_, f"{title(id_)} ({how}): {hit.detail}", _repro(ctx, forward, causal))
+        rep.titled(id_, f" ({how}): {hit.detail}", _repro(ctx, forward, causal))
         return False
     leak = _future_gradient(kern, runs) if causal else ""
     id_ = "backward-causal-leak" if leak else "backward-wrong-output"
     rep.check(name, "fail", leak or detail)
-    rep.add(id_, f"{title(id_)} ({how}): {leak or detail}", _repro(ctx, forward, causal))
+    rep.titled(id_, f" ({how}): {leak or detail}", _repro(ctx, forward, causal))
     return False
 
 
@@ -334,12 +316,8 @@ def _grads(
     why they could not be had; `strided`: q, k, v handed over with axes 1 and 2 swapped in
     memory."""
     do = _upstream(p) if do is None else do
-    saved = dict(kern.args)
-    kern.args.update(args or {})
-    try:
+    with kern.passing(**(args or {})):
         call_args, kwargs, leaves = kern.arguments(p.q, p.k, p.v, causal)
-    finally:
-        kern.args = saved
     shape = (*p.q.shape[:-1], p.v.shape[-1])
     try:
         got = kern.runner.call_other(
@@ -494,23 +472,17 @@ def _dropout(ctx: Ctx, forward: Variant) -> None:
         return
     detail = f"{gap.worst} off by {gap.err:.3g} from the gradients of the forward's own mask"
     rep.check(name, "fail", detail)
-    rep.add(
-        "backward-dropout-mismatch",
-        f"{title('backward-dropout-mismatch')}: {detail}",
-        _dropout_repro(kern, ctx.imp, param),
-    )
+    rep.titled("backward-dropout-mismatch", f": {detail}", _dropout_repro(kern, ctx.imp, param))
 
 
 def _seeded(kern: Kernel, q: Array, k: Array, v: Array, args: dict[str, Any]) -> Array:
-    saved = dict(kern.args)
-    kern.args.update(args)
     fn = kern.runner.fn
+    kern.runner.fn = _under_seed(fn)
     try:
-        kern.runner.fn = _under_seed(fn)
-        return kern.call(q, k, v)
+        with kern.passing(**args):
+            return kern.call(q, k, v)
     finally:
         kern.runner.fn = fn
-        kern.args = saved
 
 
 def _under_seed(fn: Any) -> Any:
@@ -526,8 +498,7 @@ def _under_seed(fn: Any) -> Any:
 def _dropped(p: Probe, do: Array, w: Array, scale: float) -> Grads:
     """The gradients of out = W v with W = P * M / (1 - p), M the forward's mask (W read off)."""
     s = scale * (p.q @ p.k.T)
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    pr = e / e.sum(axis=-1, keepdims=True)
+    pr = softmax(s)
     kept = w / pr  # M / (1 - p)
     dp = (do @ p.v.T) * kept
     ds = pr * (dp - (pr * dp).sum(axis=-1, keepdims=True))
@@ -557,10 +528,9 @@ def _repro(ctx: Ctx, forward: Variant, causal: bool) -> str:
         if gap.ok:
             continue
         g = gap.worst[1]  # q, k or v
-        mask = kern.mask_text(n, causal)
         lines = [*head(kern, ctx.imp), *literals(kern, q=q, k=k, v=v, do=do)]
         lines += ["for t in (q, k, v):", "    t.requires_grad_(True)"]
-        lines += [mask] if mask else []
+        lines += kern.mask_lines(n, causal)
         lines += [f"out = {kern.call_text(causal)}", "out.backward(do)", f"print({g}.grad)"]
         lines += [f"# expected d{g} ({forward.detail}, float64):", *show(want[gap.worst])]
         return "\n".join([*lines, "# got:", *show(got[gap.worst])])
@@ -571,12 +541,8 @@ def _dropout_repro(kern: Kernel, imp: str, param: str) -> str:
     """dv against the weights the forward used, read under the same seed."""
     q, k, v = tiny(4, 5, 0)
     do = tiny(4, 5, 1)[2]
-    saved = dict(kern.args)
-    kern.args[param] = DROP
-    try:
+    with kern.passing(**{param: DROP}):
         call, read = kern.call_text(False), kern.call_text(False, v="eye")
-    finally:
-        kern.args = saved
     lines = [*head(kern, imp), *literals(kern, q=q, k=k, v=v, do=do), "v.requires_grad_(True)"]
     return "\n".join(
         [

@@ -1,15 +1,15 @@
 """Checking a JAX layer x -> y (a Flax module applied to its parameters, or any function of x)
 whose maps were read from its jaxpr (jaxpr.py): the same reference, known bugs, leak and batch
-checks as a torch layer's (layer.py), called with jax arrays, reproduced in numpy."""
+checks as a torch layer's (layer.py, run by the same rules), called with jax arrays, reproduced
+in numpy."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .context import title
 from .frameworks import precision
 from .jaxpr import Read
-from .layer import SIZES, Layer, _batched, _future_leak, _judge, _Text
+from .layer import SIZES, Layer, LayerRun, _future_leak, _Text
 from .probe import CallFailed, Runner, TargetError
 from .projections import Suspect
 from .reference import CORRECT
@@ -20,6 +20,8 @@ Array = np.ndarray
 
 class JaxLayer(Layer):
     """A JAX layer called as layer(x), x a float32 jax array (batch, n, C)."""
+
+    kind = "jax layer"
 
     def __init__(self, runner: Runner, found: Read) -> None:
         self.runner, self.proj = runner, found.proj
@@ -51,6 +53,11 @@ class JaxLayer(Layer):
 class JaxText(_Text):
     """The reproductions, in numpy around the JAX layer."""
 
+    largest = "np.abs({}).max()"
+    copy = "x.copy()"
+    fresh = "np.random.default_rng(1).standard_normal({}.shape)"
+    zero = ""
+
     def __init__(self, name: str, imp: str, found: Read) -> None:
         self.name, self.imp, self.width = name, imp, found.proj.width
         self.mask = self.flag = self.rotary = None
@@ -73,30 +80,9 @@ class JaxText(_Text):
             "",
         ]
 
-    def random(self, n: int, seed: int) -> str:
-        lines = [*self._head(), self._x(n, seed), "print(np.abs(y(x) - y(x)).max())  # should be 0"]
-        return "\n".join(lines)
 
-    def leak(self, n: int, seed: int, after: int) -> str:
-        lines = [*self._head(), self._x(n, seed), "later = x.copy()"]
-        lines.append(
-            f"later[:, {after + 1}:] = np.random.default_rng(1).standard_normal("
-            f"later[:, {after + 1}:].shape)"
-        )
-        lines.append(
-            f"print(np.abs(y(x)[:, :{after + 1}] - y(later)[:, :{after + 1}]).max())"
-            f"  # 0 if outputs 0..{after} ignore the future"
-        )
-        return "\n".join(lines)
-
-    def batch(self, n: int, seed: int) -> str:
-        lines = [*self._head(), self._x(n, seed, 2, "xs")]
-        lines.append("print(max(np.abs(y(xs)[b] - y(xs[b:b+1])[0]).max() for b in range(2)))")
-        return "\n".join(lines)
-
-
-def check_jax_layer(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> None:
-    """Check a JAX layer read from its jaxpr."""
+def start(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> LayerRun:
+    """Call a JAX layer read from its jaxpr once, and say what the jaxpr showed."""
     layer, text = JaxLayer(runner, found), JaxText(name, imp, found)
     proj, (n0, s0) = found.proj, SIZES[0]
     x0 = layer.x(n0, s0)
@@ -116,15 +102,16 @@ def check_jax_layer(found: Read, runner: Runner, rep: Report, imp: str, name: st
         )
     if found.axis == "queries":
         rep.notes.append("the softmax normalises over the queries, as the jaxpr shows")
-    tol = layer.tolerance(x0[0], Suspect(CORRECT))
-    if float(np.max(np.abs(layer(x0) - first))) > tol:
-        rep.check("same output for the same input", "fail", "two calls on the same x differ")
-        rep.add("random-output", title("random-output"), text.random(n0, s0))
-        return
-    rep.check("same output for the same input", "pass")
-    leak = _future_leak(layer, x0, first, tol)
+    run = LayerRun(layer, text, rep, None, [], None)
+    run.facts |= {"x": x0, "first": first, "tol": layer.tolerance(x0[0], Suspect(CORRECT))}
+    return run
+
+
+def intent(run: LayerRun) -> None:
+    """Nothing but its effect says whether a JAX layer hides the future: causal when no
+    output moves when only later x changes (`causal`, and the `leak` found)."""
+    leak = _future_leak(run.layer, run.facts["x"], run.facts["first"], run.facts["tol"])
     causal = leak is None
     said = "masks the future by itself: causal" if causal else "every position sees the whole"
-    rep.notes.append(said if causal else f"{said} sequence: checked without a mask")
-    _judge(layer, text, rep, causal, leak, "causal" if causal else "no mask")
-    _batched(layer, text, rep, tol)
+    run.rep.notes.append(said if causal else f"{said} sequence: checked without a mask")
+    run.facts |= {"causal": causal, "leak": leak}

@@ -16,18 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from .context import title
 from .frameworks import precision
 from .names import named
-from .probe import CallFailed, Runner, Signature, TargetError
+from .probe import CallFailed, Runner, Target, TargetError
 from .projections import Projections, Suspect, as_float64, causal_intent
 from .reference import (
     ATOL,
     CAUSAL,
     CORRECT,
-    FUDGE,
     NONCAUSAL_BUGS,
     Variant,
+    allowed,
     causal_bugs,
     masked,
 )
@@ -174,11 +173,7 @@ class Layer:
     def tolerance(self, x: Array, suspect: Suspect, proj: Projections | None = None) -> float:
         ref = suspect.run(proj or self.proj, x)
         low = suspect.run(proj or self.proj, x, self.lp.dtype)
-        if ref is None or low is None or not np.isfinite(ref).any():
-            return ATOL
-        with np.errstate(all="ignore"):
-            err = float(np.nanmax(np.abs(low - ref))) * self.lp.factor
-        return max(FUDGE * err, ATOL * max(1.0, float(np.nanmax(np.abs(ref)))))
+        return ATOL if ref is None or low is None else allowed(ref, low, self.lp)
 
 
 @dataclass
@@ -188,7 +183,7 @@ class LayerRun:
     layer: Layer
     text: _Text
     rep: Report
-    module: Any
+    module: Any  # None for a JAX layer
     masks: list[str]  # its mask arguments, which may carry its causal mask
     flag: str | None  # its causal flag (timm's `is_causal`), checked on as well as off
     facts: dict[str, Any] = field(default_factory=dict)
@@ -199,22 +194,19 @@ class LayerRun:
 
 
 def start(
+    t: Target,
     module: Any,
     proj: Projections,
     masks: list[str],
-    sig: Signature,
-    args: dict[str, Any],
-    runner: Runner,
     rep: Report,
     imp: str,
-    name: str,
     zeroed: list[str],
 ) -> LayerRun:
-    """Call the layer once, and say how; `masks` are its mask arguments, `sig` its signature,
-    `args` what the caller passes to every call, and `zeroed` the angles of a rotation it makes
-    itself, held at angle 0 meanwhile (rotary.angles_at_zero)."""
-    args = {**args, **_required(sig.params, masks, args)}
-    layer = Layer(runner, module, proj)
+    """Call the layer once, and say how; `masks` are its mask arguments, and `zeroed` the
+    angles of a rotation it makes itself, held at angle 0 meanwhile (rotary.angles_at_zero)."""
+    sig, name = t.sig, t.name
+    args = {**t.args, **_required(sig.params, masks, t.args)}
+    layer = Layer(t.runner, module, proj)
     layer.args = args
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)
@@ -265,7 +257,7 @@ def same_output(run: LayerRun) -> None:
     run.facts["steady"] = not moved > run.facts["tol"]  # NaN in both calls is no randomness
     if not run.facts["steady"]:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")
-        rep.add("random-output", title("random-output"), run.text.random(n0, s0))
+        rep.titled("random-output", "", run.text.random(n0, s0))
         return
     rep.check("same output for the same input", "pass")
 
@@ -326,16 +318,6 @@ def reference(run: LayerRun) -> None:
     causal = run.facts["causal"]
     run.facts["label"] = label = "causal" if causal else "no mask"
     run.facts["right"] = _judge(run.layer, run.text, run.rep, causal, run.facts["leak"], label)
-
-
-def flag_on(run: LayerRun) -> None:
-    """A layer seeing the whole sequence with its causal flag off, with the flag on."""
-    assert run.flag is not None
-    _flag_on(run.layer, run.text, run.rep, run.flag, run.facts["first"], run.facts["tol"])
-
-
-def batched(run: LayerRun) -> None:
-    _batched(run.layer, run.text, run.rep, run.facts["tol"])
 
 
 def _how_it_scores(proj: Projections) -> list[str]:
@@ -432,8 +414,11 @@ def _turns_x(layer: Layer, x: Array) -> bool:
         layer.proj = replace(layer.proj, time_first=True)
 
 
-def _flag_on(layer: Layer, text: _Text, rep: Report, flag: str, off: Array, tol: float) -> None:
-    """With its causal flag set, the layer must hide the future and be causal attention."""
+def flag_on(run: LayerRun) -> None:
+    """A layer seeing the whole sequence with its causal flag off must, with the flag set,
+    hide the future and be causal attention."""
+    layer, text, rep, flag, tol = run.layer, run.text, run.rep, run.flag, run.facts["tol"]
+    assert flag is not None
     layer.flag = text.flag = flag
     n, seed = SIZES[0]
     x = layer.x(n, seed)
@@ -443,11 +428,11 @@ def _flag_on(layer: Layer, text: _Text, rep: Report, flag: str, off: Array, tol:
         rep.check(f"causal mask via `{flag}`", "skip", f"`{flag}=True` alone: {exc}")
         layer.flag = text.flag = None
         return
-    if float(np.max(np.abs(on - off))) <= tol:
+    if float(np.max(np.abs(on - run.facts["first"]))) <= tol:
         rep.check(f"causal mask via `{flag}`", "fail", f"`{flag}=True` changes nothing")
-        rep.add(
+        rep.titled(
             "causal-flag-ignored",
-            f"{title('causal-flag-ignored')}: `{flag}=True` gives the output of `{flag}=False`",
+            f": `{flag}=True` gives the output of `{flag}=False`",
             text.leak(n, seed, 0),
         )
     else:
@@ -500,15 +485,15 @@ def _name_the_bug(
     )
     if hit is not None and hit.id is not None:
         rep.check(check_name, "fail", f"matches the known bug: {hit.detail}")
-        said = title(hit.id) if hit.reshaped else f"{title(hit.id)} ({hit.detail})"
+        said = "" if hit.reshaped else f" ({hit.detail})"
         if proj.packed and "triangle" in hit.id:
             said += f"; {MHA_MASK}"
-        rep.add(hit.id, said, text.expected(x0[0], s0, proj, want))
+        rep.titled(hit.id, said, text.expected(x0[0], s0, proj, want))
         return True
     rep.check(check_name, "fail", "differs from the reference; matches no known bug")
     if leaks:
         return False
-    rep.add("wrong-output", title("wrong-output"), text.expected(x0[0], s0, proj, want))
+    rep.titled("wrong-output", "", text.expected(x0[0], s0, proj, want))
     return True
 
 
@@ -525,7 +510,7 @@ def _no_leak(layer: Layer, text: _Text, rep: Report, leak: Leak | None, named: b
     detail = f"output {row} moves when only x after position {after} changes"
     rep.check(leak_name, "fail", detail)
     if not named:
-        rep.add("causal-leak", f"{title('causal-leak')}: {detail}", text.leak(n0, s0, after))
+        rep.titled("causal-leak", f": {detail}", text.leak(n0, s0, after))
     return False
 
 
@@ -632,7 +617,9 @@ def _future_leak(layer: Layer, x: Array, out: Array, tol: float) -> Leak | None:
     return None
 
 
-def _batched(layer: Layer, text: _Text, rep: Report, tol: float) -> None:
+def batched(run: LayerRun) -> None:
+    """Each sequence of a batch comes out as it does alone."""
+    layer, text, rep, tol = run.layer, run.text, run.rep, run.facts["tol"]
     n, seed = SIZES[0]
     name = f"batch of {BATCH}: each sequence on its own"
     xs = layer.x(n, seed, BATCH)
@@ -640,18 +627,14 @@ def _batched(layer: Layer, text: _Text, rep: Report, tol: float) -> None:
         together = layer(xs)
     except CallFailed as exc:
         rep.check(name, "warn", str(exc))
-        rep.add(
-            "batched-input-unsupported",
-            f"{title('batched-input-unsupported')}: {exc}",
-            text.batch(n, seed),
-        )
+        rep.titled("batched-input-unsupported", f": {exc}", text.batch(n, seed))
         return
     for b in range(BATCH):
         if float(np.max(np.abs(layer(xs[b : b + 1])[0] - together[b]))) > tol:
             rep.check(name, "fail", f"sequence {b} differs from the same x alone")
-            rep.add(
+            rep.titled(
                 "wrong-output",
-                f"{title('wrong-output')}: in a batch of {BATCH} the sequences are mixed",
+                f": in a batch of {BATCH} the sequences are mixed",
                 text.batch(n, seed),
             )
             return
@@ -685,6 +668,12 @@ LAYOUT_TEXT = {
 
 class _Text:
     """The reproductions: torch code a reader can paste next to the file."""
+
+    # how they write the largest entry of |a|, a copy of x, and new values for a part of it
+    largest = "({}).abs().max()"
+    copy = "x.clone()"
+    fresh = "torch.randn_like({})"
+    zero = "  # should be 0"  # what a batch's reproduction says it should print
 
     def __init__(self, name: str, imp: str, proj: Projections, dtype: Any) -> None:
         self.name, self.imp, self.width = name, imp, proj.width
@@ -726,26 +715,23 @@ class _Text:
         ]
 
     def random(self, n: int, seed: int) -> str:
-        lines = [*self._head(), self._x(n, seed)]
-        lines.append("print((y(x) - y(x)).abs().max())  # should be 0")
-        return "\n".join(lines)
+        said = f"print({self.largest.format('y(x) - y(x)')})  # should be 0"
+        return "\n".join([*self._head(), self._x(n, seed), said])
 
     def leak(self, n: int, seed: int, after: int) -> str:
-        lines = [*self._head(), self._x(n, seed), "later = x.clone()"]
-        lines.append(f"later[:, {after + 1}:] = torch.randn_like(later[:, {after + 1}:])")
+        later, a = f"later[:, {after + 1}:]", after + 1
+        lines = [*self._head(), self._x(n, seed), f"later = {self.copy}"]
+        lines.append(f"{later} = {self.fresh.format(later)}")
         lines.append(
-            f"print((y(x)[:, :{after + 1}] - y(later)[:, :{after + 1}]).abs().max())"
+            f"print({self.largest.format(f'y(x)[:, :{a}] - y(later)[:, :{a}]')})"
             f"  # 0 if outputs 0..{after} ignore the future"
         )
         return "\n".join(lines)
 
     def batch(self, n: int, seed: int) -> str:
-        lines = [*self._head(), self._x(n, seed, BATCH, "xs")]
-        lines.append(
-            f"print(max((y(xs)[b] - y(xs[b:b+1])[0]).abs().max() for b in range({BATCH})))"
-        )
-        lines[-1] += "  # should be 0"
-        return "\n".join(lines)
+        each = self.largest.format("y(xs)[b] - y(xs[b:b+1])[0]")
+        said = f"print(max({each} for b in range({BATCH})))" + self.zero
+        return "\n".join([*self._head(), self._x(n, seed, BATCH, "xs"), said])
 
     def expected(self, x: Array, seed: int, proj: Projections, want: Suspect) -> str:
         """What the layer should print for its input x (n, C), made with `seed`: a middle

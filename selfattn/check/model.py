@@ -8,9 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .findings import BY_ID
 from .frameworks import available, framework_of
-from .probe import CallFailed, Runner, TargetError, summarize
+from .probe import CallFailed, Runner, TargetError
 from .report import Report
 
 Array = np.ndarray
@@ -28,17 +27,8 @@ def encode(encoding: str, ids: Array) -> Any:
 
 
 def rows(out: Any, n: int) -> Array:
-    """The output as float64 (n, D): one vector per token, or CallFailed."""
-    if isinstance(out, tuple | list) and out and hasattr(out[0], "shape"):
-        out = out[0]
-    detach = getattr(out, "detach", None)
-    if detach is not None and hasattr(out, "cpu"):
-        try:
-            import torch  # pyright: ignore[reportMissingImports]
-
-            out = detach().cpu().to(torch.float64).numpy()
-        except Exception as exc:
-            raise CallFailed(f"returned a tensor that cannot be read: {summarize(exc)}") from exc
+    """The output as float64 (n, D): one vector per token, or CallFailed. The runner has read
+    a tensor into numpy already, and taken the first of a pair (frameworks.materialize)."""
     if not isinstance(out, np.ndarray):
         raise CallFailed(f"returned {type(out).__name__}, not an array")
     if out.ndim == 3 and out.shape[0] == 1:  # a batch of one
@@ -130,11 +120,7 @@ def finite_output(run: ModelRun) -> None:
         return
     rep.check("finite output", "fail")
     how = [*model.source(), f"print({model.name}({model.array}({ids.tolist()})))  # has NaN or inf"]
-    rep.add(
-        "nonfinite-output",
-        f"{BY_ID['nonfinite-output'].title} (ids {ids.tolist()})",
-        "\n".join(how),
-    )
+    rep.titled("nonfinite-output", f" (ids {ids.tolist()})", "\n".join(how))
 
 
 def word_order(run: ModelRun) -> None:
@@ -163,8 +149,4 @@ def word_order(run: ModelRun) -> None:
         "print(abs(a - b).max())  # 0: shuffling the words only shuffles the vectors",
         f"# got: {float(np.max(np.abs(model(ids[perm]) - out[perm]))):.3g}",
     ]
-    rep.add(
-        "order-blind",
-        f"{BY_ID['order-blind'].title} (tried {len(perms)} permutations of 8 tokens)",
-        "\n".join(lines),
-    )
+    rep.titled("order-blind", f" (tried {len(perms)} permutations of 8 tokens)", "\n".join(lines))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import math
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard, cast
 
@@ -125,6 +126,24 @@ class Runner:
         return value.value
 
 
+@dataclass(frozen=True)
+class Target:
+    """What one check calls: the callable, the runner that calls it, its signature, the name
+    reproductions call it by, and what the caller fixed: the layout (None: probed) and extra
+    arguments for every call."""
+
+    fn: Callable[..., Any]
+    runner: Runner
+    sig: Signature
+    name: str
+    layout: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def kernel(self, backend: Backend, layout: str) -> Kernel:
+        """The target as a kernel on `backend`, its inputs in `layout`."""
+        return Kernel(self.runner, self.sig, backend, self.name, layout, self.args)
+
+
 def describe(x: Any) -> str:
     """`float64 (7, 5)` for arrays and tensors, the type name otherwise."""
     shape = getattr(x, "shape", None)
@@ -186,11 +205,6 @@ class Signature:
     # parameters that default to True or False: one may be a causal flag under another name
     switches: list[str] = field(default_factory=list)
 
-    @property
-    def mask(self) -> str | None:
-        """The first mask parameter, if any."""
-        return self.masks[0].name if self.masks else None
-
 
 def is_mask_name(name: str) -> bool:
     """`mask`, `attn_mask`, `key_padding_mask`, `attn_bias`: not a dropout mask (`drop_mask`
@@ -230,9 +244,9 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         _unfilled(required, known) if qkv else [],
         _plain_text(sig),
         qkv is not None and list(qkv) != [p.name for p in pos[:3]],
-        _dropout(names),
+        next((n for n, p in names.items() if _dropout_default(n, p.default)), None),
         softcap,
-        _default(names, softcap),
+        names[softcap].default if softcap else None,
         required,
         _switches(names, known),
     )
@@ -251,11 +265,6 @@ def _unfilled(required: dict[str, bool], known: set) -> list[str]:
     return [n for n, r in required.items() if r and n not in known]
 
 
-def _dropout(names: dict[str, Param]) -> str | None:
-    """A dropout probability with a default above 0."""
-    return next((n for n, p in names.items() if _dropout_default(n, p.default)), None)
-
-
 def _switches(names: dict[str, Param], known: set) -> list[str]:
     """Parameters defaulting to False: one may be a causal flag under another name."""
     return [n for n, p in names.items() if p.default is False and n not in known]
@@ -268,10 +277,6 @@ def _masks(names: dict[str, Param], qkv: tuple[str, ...]) -> list[MaskParam]:
         for n, p in names.items()
         if is_mask_name(n) and n not in qkv and not isinstance(p.default, bool)
     ]
-
-
-def _default(names: dict[str, Param], name: str | None) -> Any:
-    return names[name].default if name else None
 
 
 def _inspected(fn: Callable[..., Any]) -> inspect.Signature | None:
@@ -452,7 +457,6 @@ class Kernel:
         self.last_rounded: Precision | None = None
         self.wide = True
         self.reference: Variant = CORRECT
-        self.square_only = False  # every batched call fails: written for one (n, d) sequence
         self.pair = False  # the kernel returns (output, weights)
         self.back = ""  # source text taking the (n, d) output from what a call returns
         self.shapes: list[tuple[int, int]] | None = None  # the (n, d) it accepts, if not all
@@ -474,8 +478,22 @@ class Kernel:
         return self.masks[self.mask].form if self.mask else "square"
 
     @property
-    def has_causal(self) -> bool:
-        return self.always_causal or self.flag is not None or self.mask is not None
+    def modes(self) -> list[bool]:
+        """Whether each run of a check has the causal mask: with it only, when the kernel
+        always masks; without and with it, when something carries it; else without."""
+        if self.always_causal:
+            return [True]
+        return [False, True] if self.flag is not None or self.mask is not None else [False]
+
+    @contextlib.contextmanager
+    def passing(self, **args: Any) -> Iterator[None]:
+        """Within: every call also passes `args`; the kernel's own arguments again after."""
+        saved = self.args
+        self.args = {**saved, **args}
+        try:
+            yield
+        finally:
+            self.args = saved
 
     def drive(self, name: str | None) -> None:
         """Carry the causal mask through parameter `name` (the flag or a mask), or none."""
@@ -501,16 +519,21 @@ class Kernel:
             return m[None] if self.layout == "bnd" else m[None, None]
         return m
 
-    def _bind(self, q: Any, k: Any, v: Any, extra: dict[str, Any]) -> tuple[list, dict]:
-        if self.sig.qkv is None or not self.sig.by_name:  # q, k, v are the first three
-            return [q, k, v], extra
-        values = {**dict(zip(self.sig.qkv, (q, k, v), strict=True)), **extra}
-        args = []
-        for name in self.sig.positional_only:
-            if name not in values:
-                break
-            args.append(values.pop(name))
-        return args, values
+    def _bind(
+        self, qkv: list[Any], flag: Any, masks: dict[str, Any], scale: Any, args: dict[str, Any]
+    ) -> tuple[list, dict]:
+        """The positional and keyword arguments of a call (as values, or as source text): q, k,
+        v first or by name, the flag, the masks, the scale when the check passes it, and the
+        caller's own arguments; the positional-only ones taken out in order."""
+        by_name = self.sig.qkv is not None and self.sig.by_name
+        named = dict(zip(self.sig.qkv or (), qkv, strict=True)) if by_name else {}
+        if self.flag is not None and not self.always_causal:
+            named[self.flag] = flag
+        named |= masks
+        if self.scale_passed:
+            named[cast(str, self.sig.scale)] = scale
+        named |= args
+        return (self._positional(named) if by_name else qkv), named
 
     def call(
         self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
@@ -532,27 +555,32 @@ class Kernel:
         self.wide = "64" in self.runner.last_dtype and self.last_rounded is None
         return out
 
+    def answer(
+        self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
+    ) -> np.ndarray | None:
+        """The output `call` gives, or None when the call failed."""
+        try:
+            return self.call(q, k, v, causal, mask)
+        except CallFailed:
+            return None
+
     def arguments(
         self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
     ) -> tuple[list, dict, tuple[Any, Any, Any]]:
         """The positional and keyword arguments of the call on (n, d) or batched inputs, in the
         kernel's framework and layout, and q, k, v among them (fresh arrays)."""
-        b, lay = self.backend, self.layout
-        extra: dict[str, Any] = {}
-        if self.flag is not None and not self.always_causal:
-            extra[self.flag] = causal
+        b = self.backend
+        masks: dict[str, Any] = {}
         for name, param in self.masks.items():
             m = self._mask_value(name, param, q.shape[-2], causal, mask)
             if m is not None:
                 arr = self._shaped(param, m[0])
-                extra[name] = b.bools(arr) if m[1] == "bool" else b.floats(arr)
+                masks[name] = b.bools(arr) if m[1] == "bool" else b.floats(arr)
             elif param.required:
-                extra[name] = None
-        if self.scale_passed:
-            extra[cast(str, self.sig.scale)] = 1 / math.sqrt(q.shape[-1])
-        extra.update(self.args)
-        qs, ks, vs = (b.floats(to_layout(x, lay)) for x in (q, k, v))
-        return (*self._bind(qs, ks, vs, extra), (qs, ks, vs))
+                masks[name] = None
+        qs, ks, vs = (b.floats(to_layout(x, self.layout)) for x in (q, k, v))
+        scale = 1 / math.sqrt(q.shape[-1])
+        return (*self._bind([qs, ks, vs], causal, masks, scale, self.args), (qs, ks, vs))
 
     def _mask_value(
         self, name: str, param: MaskParam, n: int, causal: bool, mask: Any
@@ -586,20 +614,10 @@ class Kernel:
         self, causal: bool, q: str = "q", k: str = "k", v: str = "v", masked: bool = False
     ) -> str:
         """The call as source text, for the reproductions; `masked`: `mask` is always passed."""
-        lay = layout_text(self.layout)
-        qkv = [f"{x}{lay}" for x in (q, k, v)]
-        by_name = self.sig.qkv is not None and self.sig.by_name
-        parts = [] if by_name else qkv
-        named: dict[str, str] = {}
-        if by_name:
-            named.update(zip(self.sig.qkv or (), qkv, strict=True))
-        if self.flag is not None and not self.always_causal:
-            named[self.flag] = str(causal)
-        named |= self._masks_text(causal, masked, q)
-        if self.scale_passed:
-            named[cast(str, self.sig.scale)] = f"{q}.shape[-1] ** -0.5"
-        named.update({key: repr(value) for key, value in self.args.items()})
-        parts += self._positional(named) if by_name else []
+        qkv = [f"{x}{layout_text(self.layout)}" for x in (q, k, v)]
+        masks = self._masks_text(causal, masked, q)
+        given = {key: repr(value) for key, value in self.args.items()}
+        parts, named = self._bind(qkv, str(causal), masks, f"{q}.shape[-1] ** -0.5", given)
         parts += [f"{key}={value}" for key, value in named.items()]
         return f"{self.name}({', '.join(parts)}){self.back}"
 
@@ -614,7 +632,7 @@ class Kernel:
                 said[name] = self._full_text(param, q)
         return said
 
-    def _positional(self, named: dict[str, str]) -> list[str]:
+    def _positional(self, named: dict[str, Any]) -> list[Any]:
         """The positional-only arguments, taken out of `named` in order, up to the first
         not passed."""
         parts = []
@@ -628,7 +646,7 @@ class Kernel:
         """Source text for a mask that keeps everything, for a required mask not under test."""
         if param.kind in (None, "unusable", "ignored"):
             return "None"
-        lib = {"torch": "torch", "jax": "jnp"}.get(self.backend.name, "np")
+        lib = self.backend.lib
         size = f"1, {q}.shape[-2]" if param.form == "padding" else f"{q}.shape[-2], {q}.shape[-2]"
         if param.form == "batched":  # (1, 1, n, n), or (1, n, n) beside (1, n, d) inputs
             size = f"1, {size}" if self.layout == "bnd" else f"1, 1, {size}"
@@ -636,28 +654,24 @@ class Kernel:
             return f"{lib}.zeros(({size}))"
         return f"{'~' if param.kind == 'block' else ''}{lib}.ones(({size}), dtype=bool)"
 
-    def mask_text(self, n: int, causal: bool) -> str | None:
-        """Source text building the causal mask, or None when it is not passed (without
-        `causal`, a required mask is written out in the call, keeping every key)."""
+    def mask_lines(self, n: int, causal: bool) -> list[str]:
+        """The line building the causal mask, none when it is not passed (without `causal`,
+        a required mask is written out in the call, keeping every key)."""
         if not causal or self.mask_arg(n, causal) is None:
-            return None
-        lib = {"torch": "torch", "jax": "jnp"}.get(self.backend.name, "np")
+            return []
+        lib = self.backend.lib
         if self.mask_form == "padding":
             keep = f"{lib}.ones((1, {n}), dtype=bool)"
         else:
-            keep = f"{lib}.tril({lib}.ones(({n}, {n}), dtype=bool))" if causal else ""
-            keep = keep or f"{lib}.ones(({n}, {n}), dtype=bool)"
+            keep = f"{lib}.tril({lib}.ones(({n}, {n}), dtype=bool))"
             if self.mask_form == "batched":
                 keep += "[None]" if self.layout == "bnd" else "[None, None]"
+        if self.mask_kind == "additive" and lib == "torch":
+            zeros = f"torch.zeros_like({keep}, dtype=torch.float)"
+            return [f"mask = {zeros}.masked_fill(~{keep}, float('-inf'))"]
+        made = {"block": f"~{keep}", "additive": f"{lib}.where({keep}, 0.0, -{lib}.inf)"}
         wrap = {"tinygrad": "Tensor({})", "mlx": "mx.array({})"}.get(self.backend.name, "{}")
-        if self.mask_kind == "block":
-            return "mask = " + wrap.format(f"~{keep}")
-        if self.mask_kind == "additive":
-            if lib == "torch":
-                zeros = f"torch.zeros_like({keep}, dtype=torch.float)"
-                return f"mask = {zeros}.masked_fill(~{keep}, float('-inf'))"
-            return "mask = " + wrap.format(f"{lib}.where({keep}, 0.0, -{lib}.inf)")
-        return "mask = " + wrap.format(keep)
+        return ["mask = " + wrap.format(made.get(self.mask_kind or "keep", keep))]
 
     def weights_rounded(self, q: np.ndarray, k: np.ndarray) -> Precision | None:
         """The half precision the weights are rounded to inside a wide kernel, or None.
@@ -667,11 +681,7 @@ class Kernel:
         """
         if self.last_lp is not FLOAT32 or q.shape[0] != q.shape[1]:
             return None
-        try:
-            self.call(q, k, np.eye(q.shape[0]))
-        except CallFailed:
-            return None
-        return self.last_rounded
+        return None if self.answer(q, k, np.eye(q.shape[0])) is None else self.last_rounded
 
     def mixes(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, out: np.ndarray) -> bool:
         """Whether outputs depend on other positions: false when the layout put the positions
@@ -681,39 +691,35 @@ class Kernel:
             k2, v2 = k.copy(), v.copy()
             k2[at] = rng.standard_normal(k.shape[-1]) * 2
             v2[at] = rng.standard_normal(v.shape[-1]) * 2
-            try:
-                moved = self.call(q, k2, v2)[others] - out[others]
-            except CallFailed:
-                continue
-            if np.nanmax(np.abs(moved), initial=0.0) > tolerance(q, k, v, self.lp):
+            got = self.answer(q, k2, v2)
+            moved = np.abs(got[others] - out[others]) if got is not None else 0.0
+            if np.nanmax(moved, initial=0.0) > tolerance(q, k, v, self.lp):
                 return True
         return False
 
 
-def connect(
-    fn: Callable[..., Any],
-    runner: Runner,
-    sig: Signature,
-    name: str,
-    layout: str | None = None,
-    args: dict[str, Any] | None = None,
-) -> Kernel:
-    """Find a framework and layout the kernel accepts on (6, 6) inputs, or TargetError.
-
-    Of the layouts that run, the first whose outputs mix positions wins: a (b, n, h, d) kernel
-    given (1, 1, n, d) runs, but treats each position as a head of its own.
-    """
-    _needs_nothing_more(sig, name, args or {})
+def connect(t: Target) -> Kernel:
+    """Find a framework and layout the kernel accepts on (6, 6) inputs, or TargetError."""
+    _needs_nothing_more(t.sig, t.name, t.args)
     failures: list[tuple[str, str]] = []
-    for backend in backends_for(fn):
+    q, k, v = np.random.default_rng(0).standard_normal((3, 6, 6))
 
-        def make(lay: str, backend: Backend = backend) -> Kernel:
-            return Kernel(runner, sig, backend, name, lay, args)
+    def ran(kern: Kernel) -> tuple[np.ndarray, ...] | str:
+        try:
+            out = _first_call(kern, q, k, v)
+        except CallFailed as exc:
+            failures.append((f"{kern.backend.label} {to_layout(q, kern.layout).shape}", str(exc)))
+            return str(exc)
+        kern.rounded = kern.last_rounded or kern.weights_rounded(q, k)
+        kern.lp = kern.rounded or kern.last_lp
+        kern.layout_forced = t.layout is not None
+        return q, k, v, out
 
-        kern = _in_layouts(make, layout, failures)
+    for backend in backends_for(t.fn):
+        kern = mixing(t, backend, [t.layout] if t.layout else list(LAYOUTS), ran)
         if kern is not None:
             return kern
-    raise TargetError(f"{name}(q, k, v) could not be called: {_failed(failures)}")
+    raise TargetError(f"{t.name}(q, k, v) could not be called: {_failed(failures)}")
 
 
 def _needs_nothing_more(sig: Signature, name: str, args: dict[str, Any]) -> None:
@@ -730,24 +736,25 @@ def _needs_nothing_more(sig: Signature, name: str, args: dict[str, Any]) -> None
     )
 
 
-def _in_layouts(
-    make: Callable[[str], Kernel], layout: str | None, failures: list[tuple[str, str]]
+def mixing(
+    t: Target,
+    backend: Backend,
+    layouts: Sequence[str],
+    ran: Callable[[Kernel], tuple[np.ndarray, ...] | str],
 ) -> Kernel | None:
-    """The kernel (`make(layout)`) in the first layout that runs and mixes positions, else the
-    first that runs; None when none runs (why, added to `failures`). Only `layout`, if forced."""
-    q, k, v = np.random.default_rng(0).standard_normal((3, 6, 6))
+    """The kernel on `backend` in the first of `layouts` it runs in (`ran`: q, k, v and the
+    output, or why not) whose outputs mix positions, else in the first it runs in; None when
+    it runs in none. With one layout (forced), that one if it runs.
+
+    Mixing decides because a (b, n, h, d) kernel given (1, 1, n, d) runs, but treats each
+    position as a head of its own, and every later probe of the check would be of that."""
     first: Kernel | None = None
-    for lay in [layout] if layout else LAYOUTS:
-        kern = make(lay)
-        try:
-            out = _first_call(kern, q, k, v)
-        except CallFailed as exc:
-            failures.append((f"{kern.backend.label} {to_layout(q, lay).shape}", str(exc)))
+    for lay in layouts:
+        kern = t.kernel(backend, lay)
+        got = ran(kern)
+        if isinstance(got, str):
             continue
-        kern.rounded = kern.last_rounded or kern.weights_rounded(q, k)
-        kern.lp = kern.rounded or kern.last_lp
-        kern.layout_forced = layout is not None
-        if layout or kern.mixes(q, k, v, out):
+        if len(layouts) == 1 or kern.mixes(*got):
             return kern
         first = first or kern
     return first
@@ -823,19 +830,17 @@ def _switched_on_by(kern: Kernel, param: MaskParam) -> str | None:
     for switch in kern.sig.switches:
         if switch in kern.args or switch == kern.sig.flag:
             continue
-        kern.args[switch] = True
         try:
-            plain = kern.call(q, k, v, mask="none")
-            try:
-                masked = kern.call(q, k, v, mask=empty)
-            except CallFailed:
-                return switch
-            if not np.allclose(plain, masked, equal_nan=True):
-                return switch
+            with kern.passing(**{switch: True}):
+                plain = kern.call(q, k, v, mask="none")
+                try:
+                    masked = kern.call(q, k, v, mask=empty)
+                except CallFailed:
+                    return switch
         except CallFailed:
             continue
-        finally:
-            del kern.args[switch]
+        if not np.allclose(plain, masked, equal_nan=True):
+            return switch
     return None
 
 
@@ -845,10 +850,7 @@ def _probe(kern: Kernel, param: MaskParam) -> str:
     q, k, v = rng.standard_normal((3, n, 5))
 
     def attempt(mask: tuple[np.ndarray, str] | str) -> np.ndarray | None:
-        try:
-            return kern.call(q, k, v, mask=mask)
-        except CallFailed:
-            return None
+        return kern.answer(q, k, v, mask=mask)
 
     out_t = _form(param, n, attempt)
     if out_t is None:

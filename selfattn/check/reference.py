@@ -39,7 +39,7 @@ BFLOAT16 = Precision(np.float16, 8.0)
 ScoreFn = Callable[[Array, Array, float], "Array | None"]
 
 
-def softmax(x: Array, axis: int = -1) -> Array:
+def softmax(x: Array, axis: int | None = -1) -> Array:
     """Stable softmax; a row that is -inf everywhere comes out NaN (nothing to attend to)."""
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -69,6 +69,18 @@ SCORES: dict[str, ScoreFn] = {
     "centered-d": lambda q, k, p: (
         _unit(_center(q)) @ _unit(_center(k)).T * q.dtype.type(p * np.sqrt(q.shape[-1]))
     ),
+}
+
+
+# How the scores become weights; `d` is the head size.
+NORMS: dict[str, Callable[[Array, int], Array]] = {
+    "softmax": lambda s, d: softmax(s, axis=-1),
+    "axis0": lambda s, d: softmax(s, axis=0),
+    # softmax of unscaled scores, then divided by sqrt(d)
+    "after-scale": lambda s, d: softmax(s, axis=-1) / np.sqrt(s.dtype.type(d)),
+    "exp": lambda s, d: np.exp(s),
+    "exp-max": lambda s, d: np.exp(s - s.max(axis=-1, keepdims=True)),
+    "all": lambda s, d: softmax(s, axis=None),  # over the whole score matrix
 }
 
 
@@ -127,7 +139,7 @@ class Variant:
                 s = np.where(keep, s, dtype(-np.inf))
             elif keep is not None and self.how == "fill":
                 s = np.where(keep, s, dtype(self.fill))
-            w = _normalise(s, self.norm, q.shape[-1])
+            w = NORMS[self.norm](s, q.shape[-1])
             if keep is not None and self.how == "after":
                 w = w * keep
             return np.asarray(w @ v, dtype=np.float64)
@@ -138,23 +150,6 @@ class Variant:
         if keep is not None and self.window:
             keep = keep & np.triu(np.ones_like(keep), k=1 - self.window)
         return keep
-
-
-def _normalise(s: Array, norm: str, d: int) -> Array:
-    if norm == "softmax":
-        return softmax(s, axis=-1)
-    if norm == "axis0":
-        return softmax(s, axis=0)
-    if norm == "after-scale":  # softmax of unscaled scores, then divided by sqrt(d)
-        return softmax(s, axis=-1) / np.sqrt(s.dtype.type(d))
-    if norm == "exp":
-        return np.exp(s)
-    if norm == "exp-max":
-        return np.exp(s - s.max(axis=-1, keepdims=True))
-    if norm == "all":
-        e = np.exp(s - s.max())
-        return e / e.sum()
-    raise ValueError(norm)
 
 
 CORRECT = Variant(None, "softmax(q k^T / sqrt(d)) v")
@@ -193,19 +188,8 @@ def causal_bugs(base: Variant, fill: float | None = None) -> tuple[Variant, ...]
     def on(id_: str, detail: str, keep: str, how: str = "inf", value: float = 0.0) -> Variant:
         return replace(base, id=id_, detail=detail, keep=keep, how=how, fill=value)
 
-    found = (
-        (
-            on(
-                "causal-mask-finite-fill",
-                f"future scores filled with {fill:.3g}",
-                "causal",
-                "fill",
-                fill,
-            ),
-        )
-        if fill is not None and fill != 0.0
-        else ()
-    )
+    said = f"future scores filled with {fill:.3g}" if fill else ""  # None or 0: none measured
+    found = [on("causal-mask-finite-fill", said, "causal", "fill", fill)] if fill else []
     return (
         on("causal-mask-after-softmax", "softmax(s) * keep: mask after softmax", "causal", "after"),
         on("causal-mask-wrong-triangle", "keeps j >= i: the past is masked", "wrong-triangle"),
@@ -249,9 +233,7 @@ def agree(
         return None
     low = variant.run(q, k, v, lp.dtype)
     r, o = ref[rows], out[rows]
-    lp_err = float(np.nanmax(np.abs(low[rows] - r))) * lp.factor if low is not None else 0.0
-    lp_err = lp_err if np.isfinite(lp_err) else 0.0
-    tol = max(FUDGE * lp_err, ATOL * max(1.0, float(np.max(np.abs(r)))))
+    tol = allowed(r, low[rows] if low is not None else None, lp)
     if not np.isfinite(o).all():
         return Agreement(False, float("inf"), tol)
     err = float(np.max(np.abs(o - r)))
@@ -262,9 +244,14 @@ def tolerance(q: Array, k: Array, v: Array, lp: Precision, variant: Variant = CO
     """The tolerance used to call two outputs of the kernel the same."""
     ref = variant.run(q, k, v)
     low = variant.run(q, k, v, lp.dtype)
-    if ref is None or low is None:
-        return ATOL
+    return ATOL if ref is None or low is None else allowed(ref, low, lp)
+
+
+def allowed(ref: Array, low: Array | None, lp: Precision) -> float:
+    """The error allowed against `ref`: a multiple of what the same formula errs in low
+    precision (`low`, None: nothing), and at least ATOL of the size of `ref`."""
+    finite = np.isfinite(ref).any()
     with np.errstate(all="ignore"):
-        lp_err = float(np.nanmax(np.abs(low - ref))) * lp.factor if np.isfinite(ref).any() else 0
-        scale = float(np.nanmax(np.abs(ref))) if np.isfinite(ref).any() else 1.0
-    return max(FUDGE * (lp_err if np.isfinite(lp_err) else 0.0), ATOL * max(1.0, scale))
+        err = float(np.nanmax(np.abs(low - ref))) * lp.factor if low is not None and finite else 0
+        size = float(np.nanmax(np.abs(ref))) if finite else 1.0
+    return max(FUDGE * (err if np.isfinite(err) else 0.0), ATOL * max(1.0, size))

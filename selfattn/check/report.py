@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from .findings import BY_ID
@@ -63,6 +63,10 @@ class Report:
         if id_ not in self.ids:
             self.findings.append(Finding(id_, message, repro))
 
+    def titled(self, id_: str, after: str = "", repro: str = "") -> None:
+        """Record a finding whose message is its title, then `after`."""
+        self.add(id_, BY_ID[id_].title + after, repro)
+
     def check(self, name: str, status: str, detail: str = "") -> None:
         self.checks.append(Check(name, status, detail))
 
@@ -110,18 +114,12 @@ class Report:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Report:
-        return cls(
-            target=d["target"],
-            kind=d.get("kind"),
-            backend=d.get("backend"),
-            called_as=d.get("called_as"),
-            notes=list(d.get("notes", [])),
-            checks=[Check(**c) for c in d.get("checks", [])],
-            findings=[Finding(f["id"], f["message"], f.get("repro", "")) for f in d["findings"]],
-            error=d.get("error"),
-            calls=d.get("calls", 0),
-            seconds=d.get("seconds", 0.0),
-        )
+        """The report `to_dict` wrote (its verdict and exit status follow from the rest)."""
+        kept = {f.name: d[f.name] for f in fields(cls) if f.name in d and f.name != "target"}
+        kept["checks"] = [Check(**c) for c in d.get("checks", [])]
+        said = d["findings"]
+        kept["findings"] = [Finding(x["id"], x["message"], x.get("repro", "")) for x in said]
+        return cls(d["target"], **kept)
 
     def to_text(self) -> str:
         return render(self)

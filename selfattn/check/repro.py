@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .frameworks import IMPORTS
-from .probe import CallFailed, Kernel
+from .probe import Kernel
 from .reference import CAUSAL, Variant, agree, tolerance
 
 Array = np.ndarray
@@ -42,11 +42,12 @@ def show(x: Array | None) -> list[str]:
         ]
 
 
-def _call(kern: Kernel, q: Array, k: Array, v: Array, causal: bool) -> Array | None:
-    try:
-        return kern.call(q, k, v, causal)
-    except CallFailed:
-        return None
+def called(kern: Kernel, import_line: str, causal: bool, q: Array, k: Array, v: Array) -> list[str]:
+    """A reproduction up to `out = ...`: the imports, q, k, v as literals, the causal mask when
+    one is passed, and the call."""
+    mask = kern.mask_lines(q.shape[0], causal)
+    lines = [*head(kern, import_line), *literals(kern, q=q, k=k, v=v), *mask]
+    return [*lines, f"out = {kern.call_text(causal)}"]
 
 
 def mismatch(kern: Kernel, expected: Variant, causal: bool, import_line: str) -> str:
@@ -59,7 +60,7 @@ def mismatch(kern: Kernel, expected: Variant, causal: bool, import_line: str) ->
     for n, d in TINY:
         for seed in range(3):
             q, k, v = tiny(n, d, seed)
-            out = _call(kern, q, k, v, causal)
+            out = kern.answer(q, k, v, causal)
             a = agree(out, expected, q, k, v, kern.lp) if out is not None else None
             if a is None or a.ok or out is None:
                 continue
@@ -75,10 +76,8 @@ def mismatch(kern: Kernel, expected: Variant, causal: bool, import_line: str) ->
     if best is None:
         return ""
     q, k, v, out = best[1]
-    mask = kern.mask_text(q.shape[0], causal)
-    lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
-    lines += [mask] if mask else []
-    lines += [f"out = {kern.call_text(causal)}", "print(out)", f"# expected ({expected.detail}):"]
+    lines = called(kern, import_line, causal, q, k, v)
+    lines += ["print(out)", f"# expected ({expected.detail}):"]
     return "\n".join([*lines, *show(expected.run(q, k, v)), "# got:", *show(out)])
 
 
@@ -87,24 +86,23 @@ def leak(kern: Kernel, import_line: str) -> str:
     for n, d in TINY[1:]:
         for seed in range(3):
             q, k, v = tiny(n, d, seed)
-            a = _call(kern, q, k, v, True)
+            a = kern.answer(q, k, v, True)
             if a is None:
                 continue
             for i in range(n - 1):
                 k2, v2 = k.copy(), v.copy()
                 k2[i + 1 :] = -k[i + 1 :] + 1  # a different future, still small integers
                 v2[i + 1 :] = v[i + 1 :] + 3
-                b = _call(kern, q, k2, v2, True)
+                b = kern.answer(q, k2, v2, True)
                 if b is None:
                     continue
                 if moved(a[: i + 1], b[: i + 1]) <= tolerance(q, k, v, kern.lp, CAUSAL):
                     continue
-                mask = kern.mask_text(n, True)
                 lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
                 lines += [
                     f"# k2, v2: k, v with only positions > {i} changed",
                     *literals(kern, k2=k2, v2=v2),
-                    *([mask] if mask else []),
+                    *kern.mask_lines(n, True),
                     f"a = {kern.call_text(True)}",
                     f"b = {kern.call_text(True, 'q', 'k2', 'v2')}",
                     f"print(a[:{i + 1}] - b[:{i + 1}])  # only positions > {i} changed: "
@@ -138,12 +136,10 @@ def nonfinite(
     """Small extreme inputs on which the output has NaN or inf."""
     for n, d in TINY:
         q, k, v = make(n, d)
-        out = _call(kern, q, k, v, causal)
+        out = kern.answer(q, k, v, causal)
         if out is None or np.isfinite(out).all():
             continue
-        mask = kern.mask_text(q.shape[0], causal)
-        lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
-        lines += [mask] if mask else []
-        lines += [f"out = {kern.call_text(causal)}", "print(out)", "# got:", *show(out)]
+        lines = called(kern, import_line, causal, q, k, v)
+        lines += ["print(out)", "# got:", *show(out)]
         return "\n".join(lines)
     return ""

@@ -3,8 +3,9 @@ to, the facts it needs), run in this order on one subject. A rule adds checks an
 the report and facts for the rules after it; it never reads another rule's findings to decide:
 what it needs from an earlier rule is a fact, and whether it runs at all is decided here.
 
-A subject is a kernel (q, k, v -> out), a layer (x -> x, through its own weights) or a model
-(token ids -> vectors), each with one protocol: it is called (`call`), compared with its
+A subject is a kernel (q, k, v -> out), a layer (x -> x, through its own weights: a torch
+module, or a JAX function read from its jaxpr) or a model (token ids -> vectors), each with one
+protocol: it is called (`call`), compared with its
 reference (`reference`), and its reproductions start from its source (`source`).
 """
 
@@ -14,14 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import diagnose, gradients, layer, model, stress, weight_grads
+from . import diagnose, gradients, jax_layer, layer, model, stress, weight_grads
 from .report import Report
 
 
 class Subject(Protocol):
     """What every rule sees of the target."""
 
-    kind: str  # "kernel" | "layer" | "model"
+    kind: str  # "kernel" | "layer" | "jax layer" | "model"
 
     def call(self, *inputs: Any, **how: Any) -> Any: ...  # the output as float64
 
@@ -53,7 +54,8 @@ class Rule:
     skip: tuple[str, str] | None = None
 
 
-KERNEL, LAYER, MODEL = ("kernel",), ("layer",), ("model",)
+KERNEL, LAYER, MODEL, JAX = ("kernel",), ("layer",), ("model",), ("jax layer",)
+LAYERS = (*LAYER, *JAX)  # a torch layer, or a JAX one read from its jaxpr
 STEADY = ("steady",)  # the same output for the same input: else every comparison is noise
 
 RULES: tuple[Rule, ...] = (
@@ -81,13 +83,14 @@ RULES: tuple[Rule, ...] = (
         (stress.LONG_KEY_CHECK, "errors above come first"),
     ),
     Rule("gradients", KERNEL, gradients.rule, STEADY),
-    Rule("layer-same-output", LAYER, layer.same_output),
+    Rule("layer-same-output", LAYERS, layer.same_output),
     Rule("layer-causal", LAYER, layer.intent, STEADY),
+    Rule("jax-layer-causal", JAX, jax_layer.intent, STEADY),
     Rule("layer-wiring", LAYER, layer.wiring, STEADY),
-    Rule("layer-reference", LAYER, layer.reference, STEADY),
+    Rule("layer-reference", LAYERS, layer.reference, STEADY),
     Rule("weight-gradients", LAYER, weight_grads.rule, (*STEADY, "right")),
     Rule("causal-flag", LAYER, layer.flag_on, (*STEADY, "flag off")),
-    Rule("layer-batched", LAYER, layer.batched, STEADY),
+    Rule("layer-batched", LAYERS, layer.batched, STEADY),
     Rule("finite-output", MODEL, model.finite_output),
     Rule("word-order", MODEL, model.word_order, ("finite",)),
 )

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import repro
-from .context import Ctx, title
+from .context import Ctx
 from .frameworks import LAYOUTS, to_layout
 from .probe import CallFailed, Kernel
-from .reference import Variant, masked, tolerance
+from .reference import Variant, masked, softmax, tolerance
 
 Array = np.ndarray
 
@@ -35,13 +35,12 @@ def batched(ctx: Ctx) -> None:
     shape = to_layout(np.empty(batch), kern.layout).shape
     name = f"batched {shape} tensors: each (n, d) slice on its own"
     q, k, v = np.random.default_rng(9).standard_normal((3, *batch))
-    modes = [True] if kern.always_causal else [False, True] if kern.has_causal else [False]
     lines = [*repro.head(kern, ctx.imp), *repro.random_inputs(kern, 9, *shape)]
     batch_kern = copy(kern)
     batch_kern.layout = "nd"  # the inputs are drawn in the kernel's layout above
     batch_kern.back = "[0]" if kern.pair else ""  # the output as it comes, if not in a pair
     said = _Batch(ctx, name, shape, batch[2], lines, batch_kern)
-    for causal in modes:
+    for causal in kern.modes:
         want = masked(base) if causal else base
         try:
             out = kern.call(q, k, v, causal)
@@ -49,9 +48,8 @@ def batched(ctx: Ctx) -> None:
             said.unsupported(exc, causal)
             return
         for b in np.ndindex(*batch[:2]):
-            try:
-                alone = kern.call(q[b], k[b], v[b], causal)
-            except CallFailed:
+            alone = kern.answer(q[b], k[b], v[b], causal)
+            if alone is None:
                 continue
             diff = repro.moved(out[b], alone)
             if diff > tolerance(q[b], k[b], v[b], kern.lp):
@@ -76,21 +74,18 @@ class _Batch:
         kern, rep, lines = self.ctx.kern, self.ctx.rep, self.lines
         rep.check(self.name, "warn", str(exc))
         hint = " (`k.T` reverses every axis of a batched tensor)" if _shape_error(exc) else ""
-        mask = kern.mask_text(self.n, causal)
-        lines += [*([mask] if mask else []), f"out = {self.batch_kern.call_text(causal)}"]
+        lines += [*kern.mask_lines(self.n, causal), f"out = {self.batch_kern.call_text(causal)}"]
         lines.append(f"# {exc}")
-        rep.add(
+        rep.titled(
             "batched-input-unsupported",
-            f"{title('batched-input-unsupported')}: works on {LAYOUTS[kern.layout]} inputs, "
-            f"fails on {self.shape}{hint}: {exc}",
+            f": works on {LAYOUTS[kern.layout]} inputs, fails on {self.shape}{hint}: {exc}",
             "\n".join(lines),
         )
 
     def mixed(self, b: tuple[int, ...], diff: float, causal: bool, axis: int | None) -> None:
         kern, rep, lines, shape = self.ctx.kern, self.ctx.rep, self.lines, self.shape
         rep.check(self.name, "fail", f"slice {b} differs from the same input as (n, d)")
-        mask = kern.mask_text(self.n, causal)
-        lines += [mask] if mask else []
+        lines += kern.mask_lines(self.n, causal)
         at = _slice_text(kern.layout, b)
         one = [f"q{at}", f"k{at}", f"v{at}"]
         lines.append(f"a = {self.batch_kern.call_text(causal)}{at}")
@@ -100,10 +95,10 @@ class _Batch:
         )
         if axis is not None:
             msg = f"on {shape} tensors softmax runs over dim {axis}, not the keys"
-            rep.add("softmax-wrong-axis", f"{title('softmax-wrong-axis')}: {msg}", "\n".join(lines))
+            rep.titled("softmax-wrong-axis", f": {msg}", "\n".join(lines))
         else:
             msg = f"on {shape} tensors the (n, d) slices are mixed"
-            rep.add("wrong-output", f"{title('wrong-output')}: {msg}", "\n".join(lines))
+            rep.titled("wrong-output", f": {msg}", "\n".join(lines))
 
 
 def _shape_error(exc: Exception) -> bool:
@@ -125,8 +120,7 @@ def _batch_axis(out: Array, q: Array, k: Array, v: Array, want: Variant) -> int 
     if want.keep is not None:
         s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
     for axis in (0, 1, 2):
-        e = np.exp(s - s.max(axis=axis, keepdims=True))
-        ref = (e / e.sum(axis=axis, keepdims=True)) @ v
+        ref = softmax(s, axis) @ v
         if np.allclose(out, ref, rtol=1e-4, atol=1e-6):
             return axis
     return None
@@ -173,9 +167,7 @@ EXTREMES_CHECK = "finite on extreme inputs (huge or all-negative scores, zeros, 
 def extremes(ctx: Ctx) -> None:
     """Finite output on extreme but valid inputs, with and without the mask."""
     kern, rep, plain, name = ctx.kern, ctx.rep, ctx.facts["plain"], EXTREMES_CHECK
-    modes = [True] if kern.always_causal else [False, True] if kern.has_causal else [False]
-    if kern.mask_kind == "ignored":
-        modes = [False]
+    modes = [False] if kern.mask_kind == "ignored" else kern.modes
     # Shapes the kernel already failed on were reported above: test extremes on the others.
     worked = [p.shape for p, o in zip(ctx.probes, plain, strict=True) if not isinstance(o, str)]
     shapes = [s for s in ((7, 5), (16, 8)) if s in worked] or worked[:1]
@@ -207,9 +199,7 @@ def _extreme(
         if broken:
             return False
         rep.check(name, "fail", f"{label}: {exc}")
-        how = repro.head(kern, ctx.imp) + repro.literals(kern, q=q, k=k, v=v)
-        mask = kern.mask_text(q.shape[0], causal)
-        how += [*([mask] if mask else []), f"out = {kern.call_text(causal)}"]
+        how = repro.called(kern, ctx.imp, causal, q, k, v)
         rep.add("fails-on-valid-input", f"fails on {label}: {exc}", "\n".join([*how, f"# {exc}"]))
         return True
     if np.isfinite(out).all():
@@ -217,10 +207,8 @@ def _extreme(
     mode = " with the causal mask" if causal and not kern.always_causal else ""
     rep.check(name, "fail", f"NaN or inf with {label}{mode}")
     why = _renormalised(kern, q, k, out) if causal else ""
-    rep.add(
-        "nonfinite-extreme",
-        f"{title('nonfinite-extreme')}: {label}{mode}{why}",
-        repro.nonfinite(kern, make, causal, ctx.imp),
+    rep.titled(
+        "nonfinite-extreme", f": {label}{mode}{why}", repro.nonfinite(kern, make, causal, ctx.imp)
     )
     return True
 
@@ -279,14 +267,14 @@ def long_key(ctx: Ctx) -> None:
         "v = np.zeros_like(v)",
         f"v[{j}, 0] = 1",
         f"q, k, v = {kern.backend.from_numpy('np.stack([q, k, v])')}",
-        *filter(None, [kern.mask_text(n, causal)]),
+        *kern.mask_lines(n, causal),
         f"out = {kern.call_text(causal)}",
         f"print(float((out[{rows.start or 0}:, 0] > 0.5).sum()) / {len(w)})  # share of queries "
         f"that give key {j} most of their weight: {taken:.2f}",
     ]
-    rep.add(
+    rep.titled(
         "long-key-takeover",
-        f"{title('long-key-takeover')}: with key {j} made {LONG:g}x longer, {taken:.0%} of "
+        f": with key {j} made {LONG:g}x longer, {taken:.0%} of "
         "the queries give it most of their weight",
         "\n".join(lines),
     )

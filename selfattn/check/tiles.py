@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import repro
-from .context import Ctx, title, weights
+from .context import Ctx, weights
 from .probe import CallFailed, Kernel
 from .reference import Variant, agree, tolerance
 
@@ -109,11 +109,7 @@ def diagnose(ctx: Ctx, expected: Variant, *, passed: bool) -> bool:
     if found is None and not passed:
         return False
     rep.check(check, "fail", seen.detail)
-    rep.add(
-        found or "wrong-output",
-        f"{title(found or 'wrong-output')}: {seen.detail}",
-        _repro(kern, ctx.imp, seen),
-    )
+    rep.titled(found or "wrong-output", f": {seen.detail}", _repro(kern, ctx.imp, seen))
     return True
 
 

@@ -367,13 +367,17 @@ def _order(roles: list[frozenset[int]]) -> list[int]:
     return picked if len(picked) == 3 and sorted(picked) == [0, 1, 2] else [0, 1, 2]
 
 
-def _positional(module: Any) -> list[Any]:
+def _params(module: Any) -> list[inspect.Parameter]:
+    """The parameters of the layer's forward; none when it has no signature to read."""
     try:
-        params = inspect.signature(module.forward).parameters.values()
+        return list(inspect.signature(module.forward).parameters.values())
     except (TypeError, ValueError):
         return []
+
+
+def _positional(module: Any) -> list[inspect.Parameter]:
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return [p for p in params if p.kind in kinds]
+    return [p for p in _params(module) if p.kind in kinds]
 
 
 def _required(module: Any) -> list[str]:
@@ -506,12 +510,8 @@ def masks_seen(module: Any, runner: Runner, proj: Projections, given: dict[str, 
 
 def _open(module: Any) -> list[str]:
     """The forward's parameters that take None or nothing by default: where a mask may go."""
-    try:
-        params = inspect.signature(module.forward).parameters.values()
-    except (TypeError, ValueError):
-        return []
     kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-    return [p.name for p in params if p.kind not in kinds and p.default in (None, p.empty)]
+    return [p.name for p in _params(module) if p.kind not in kinds and p.default in (None, p.empty)]
 
 
 def _own_scale(module: Any, proj: Projections, seen: Seen) -> Projections:

@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import backward as bw
-from .context import title
 from .probe import CallFailed, Timeout
-from .report import Report
+from .reference import softmax
 
 if TYPE_CHECKING:
-    from .layer import Layer, _Text
+    from .layer import Layer, LayerRun, _Text
 
 PROBES = ((8, 0), (16, 2))  # (n, seed) of x: layer.SIZES' first and longest
 # The central differences' step along a unit direction, and their extrapolation to step 0
@@ -55,15 +54,11 @@ class Slope:
         return abs(self.got - self.want) > tol
 
 
-def rule(run: Any) -> None:
-    """The weights' gradients of a layer whose forward is right (layer.LayerRun)."""
-    check_weight_gradients(run.module, run.layer, run.text, run.rep, run.facts["label"])
-
-
-def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, label: str) -> None:
-    """Every trainable parameter's gradient against the float64 derivative of the forward, on
-    two inputs; a weight that gets none is `backward-no-gradient`, another gap
-    `backward-wrong-output`."""
+def rule(run: LayerRun) -> None:
+    """Every trainable parameter's gradient of a layer whose forward is right against the
+    float64 derivative of the forward, on two inputs; a weight that gets none is
+    `backward-no-gradient`, another gap `backward-wrong-output`."""
+    module, layer, text, rep, label = run.module, run.layer, run.text, run.rep, run.facts["label"]
     name = f"gradients of the layer's weights match the float64 forward's ({label})"
     slopes: list[Slope] = []
     wrong: list[Slope] = []
@@ -89,7 +84,7 @@ def check_weight_gradients(module: Any, layer: Layer, text: _Text, rep: Report, 
         id_, said = core
         detail += f"; {said}"
     rep.check(name, "fail", detail)
-    rep.add(id_, f"{title(id_)} ({label}): {detail}", _repro(text, wrong[0].name, PROBES[0]))
+    rep.titled(id_, f" ({label}): {detail}", _repro(text, wrong[0].name, PROBES[0]))
 
 
 def _slopes_on(module: Any, layer: Layer, x: Any) -> list[Slope] | str:
@@ -310,8 +305,7 @@ def _core_mask(flat: list, slices: range, scale: float, eps: float) -> Any:
             s = scale * (q @ k.T)
             if keep is not None:
                 s = np.where(keep, s, -np.inf)
-            e = np.exp(s - s.max(axis=-1, keepdims=True))
-            want = (e / e.sum(axis=-1, keepdims=True)) @ v
+            want = softmax(s) @ v
             ok = ok and bool(np.abs(out - want).max() <= 1e3 * eps * max(1.0, np.abs(want).max()))
         if ok:
             return keep
