@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from selfattn.check.interpret import on_cpu
+
 from . import published, test_check
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -104,5 +106,8 @@ def skip_missing(file: str) -> None:
 
 
 def load(file: str) -> Any:
-    """The case's target, its module imported as `corpus_<stem>` as test_check does."""
+    """The case's target, its module imported as `corpus_<stem>` as test_check does; a
+    Triton file after the interpreter and the stand-in driver are on, as the CLI does."""
+    if file.startswith("triton_"):
+        on_cpu()
     return published.load(file, CASES[file].name, prefix="corpus")
