@@ -179,12 +179,14 @@ class AttentionMap(_Stepped):
         w = self._stack[layer * self._heads + head]
         return {"checks": self._checks[layer * self._heads + head], "scale": full_cell(w)}
 
-    def _packed(self, layer: int, head: int, bits: int) -> tuple[dict[str, Any], float]:
+    def _packed(
+        self, layer: int, head: int, bits: int, squeeze: bool
+    ) -> tuple[dict[str, Any], float]:
         """One head as a saved file holds it, and how far packing moved its weights."""
         found = self._checks[layer * self._heads + head]
         exact = np.ones(len(self.tokens), dtype=bool)
         exact[next(c["rows"] for c in found if c["invariant"] == "rows sum to 1")] = False
-        weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact)
+        weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact, squeeze)
         return {**self._marks(layer, head), "weights": weights}, error
 
     def _name(self, layer: int, head: int) -> str:
@@ -250,8 +252,8 @@ class AttentionMap(_Stepped):
         `layers` and `heads` keep only those (indices, as for `m.layer` and `m.head`).
         Weights are stored in `bits` (8 or 16; by default 16 up to 256 tokens, where a
         cell's number is printed, and 8 beyond), rows that sum to 1 still do, zeros stay
-        zero, and the page says how far a stored weight is at most from yours; each head
-        is gzipped and unpacked in the browser only when shown.
+        zero, and the page says how far a stored weight is at most from yours; each other
+        head is gzipped and unpacked in the browser only when shown.
         """
         n = len(self.tokens)
         bits = bits or (16 if n <= 256 else 8)
@@ -259,13 +261,15 @@ class AttentionMap(_Stepped):
             "layer": _kept(layers, self._layers, "layer"),
             "head": _kept(heads, self._heads, "head"),
         }
-        slices, error = {}, 0.0
-        for layer in kept["layer"]:
-            for head in kept["head"]:
-                slices[f"{layer},{head}"], off = self._packed(layer, head, bits)
-                error = max(error, off)
         layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
         head = self.head if self.head in kept["head"] else kept["head"][0]
+        slices, error = {}, 0.0
+        for la in kept["layer"]:
+            for h in kept["head"]:
+                # the head the page opens on is drawn without waiting for gzip (store.pack)
+                squeeze = (la, h) != (layer, head)
+                slices[f"{la},{h}"], off = self._packed(la, h, bits, squeeze)
+                error = max(error, off)
         shown = slices[f"{layer},{head}"]
         if len(slices) > 1:  # the page unpacks the shown head from its slice: stored once
             shown = {**shown, "weights": ""}

@@ -137,6 +137,8 @@ def test_a_saved_file_keeps_the_heads_asked_for_and_says_how_it_stored_them(
     )  # (4, 3, 40, 40)
     widget = show_map(stack, [f"t{i}" for i in range(40)])
     path = widget.save_html(tmp_path / "kept.html", layers=[1, 3], heads=2, bits=8)
+    text = path.read_text()  # the head it opens on is drawn at once, the other ungzipped later
+    assert text.count('"codes": ') == 1 and text.count('"gzip": ') == 1
     page, foreign, errors = open_file(browser, path)
     assert readout(page, "layer") == "2 / 4" and readout(page, "head") == "3 / 3"
     stored = readout(page, "stored")

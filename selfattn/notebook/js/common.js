@@ -24,13 +24,10 @@ export function floats(weights) {
 }
 
 /**
- * A saved file's weights, `{bits, gzip}`, unpacked with the browser's own gzip: codes of
- * 8 or 16 bits become weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
- * @param {{bits: number, gzip: string}} packed @returns {Promise<Float32Array>}
+ * Codes of 8 or 16 bits as weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
+ * @param {number} bits @param {ArrayBuffer} buffer @returns {Float32Array}
  */
-async function unpack({ bits, gzip }) {
-  const stream = new Blob([bytesOf(gzip)]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const buffer = await new Response(stream).arrayBuffer();
+function decoded(bits, buffer) {
   if (bits === 32) return new Float32Array(buffer);
   const codes = bits === 8 ? new Uint8Array(buffer) : new Uint16Array(buffer);
   const full = 2 ** bits - 1;
@@ -39,10 +36,21 @@ async function unpack({ bits, gzip }) {
   return out;
 }
 
+/**
+ * A saved file's weights: `{bits, codes}` (base64, decoded at once: the head the page opens
+ * on) or `{bits, gzip}` (unpacked with the browser's own gzip, a stream and a few tasks).
+ * @param {{bits: number, gzip?: string, codes?: string}} packed @returns {Promise<Float32Array>|Float32Array}
+ */
+function unpack({ bits, gzip, codes }) {
+  if (codes !== undefined) return decoded(bits, bytesOf(codes).buffer);
+  const stream = new Blob([bytesOf(gzip ?? "")]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).arrayBuffer().then((buffer) => decoded(bits, buffer));
+}
+
 /** A slice with its packed weights unpacked. @param {Record<string, any>} slice */
 async function unpacked(slice) {
   const w = slice.weights;
-  return w && typeof w === "object" && "gzip" in w ? { ...slice, weights: await unpack(w) } : slice;
+  return w && typeof w === "object" && "bits" in w ? { ...slice, weights: await unpack(w) } : slice;
 }
 
 /** Whether the page around `el` is dark: the first opaque background up the tree decides. */
