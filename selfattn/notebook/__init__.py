@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -137,7 +136,7 @@ class AttentionMap(_Stepped):
     whichever head is on screen, and `broken` tells the picture which heads to point at.
     """
 
-    weights = traitlets.Unicode().tag(sync=True)
+    weights = traitlets.Bytes().tag(sync=True)  # little-endian float32, a binary buffer
     shape = traitlets.List(traitlets.Int()).tag(sync=True)
     causal = traitlets.Bool(False).tag(sync=True)
     scale = traitlets.Float(1.0).tag(sync=True)
@@ -290,7 +289,7 @@ class AttentionMap(_Stepped):
 class HeadsMap(AttentionMap):
     """Every layer × head as a small map, sortable by a summary; the one picked, in full."""
 
-    thumbs = traitlets.Unicode().tag(sync=True)  # base64 uint8 (heads, side, side) codes
+    thumbs = traitlets.Bytes().tag(sync=True)  # uint8 (heads, side, side) codes
     side = traitlets.Int().tag(sync=True)
     summaries = traitlets.Dict().tag(sync=True)  # name → one number per head, layer-major
     by = traitlets.Unicode("").tag(sync=True)
@@ -313,7 +312,7 @@ class HeadsMap(AttentionMap):
         codes, m = thumbnails(self._stack, side, causal)
         with self.hold_sync():
             self.kind = "heads"
-            self.thumbs = base64.b64encode(codes.tobytes()).decode("ascii")
+            self.thumbs = codes.tobytes()
             self.side = m
             self.summaries = {name: [float(v) for v in values] for name, values in found.items()}
             self.by = by
@@ -333,9 +332,9 @@ class Compare(_Stepped):
     names = traitlets.List(traitlets.Unicode()).tag(sync=True)
     shape = traitlets.List(traitlets.Int()).tag(sync=True)
     causal = traitlets.Bool(False).tag(sync=True)
-    weights_a = traitlets.Unicode().tag(sync=True)
-    weights_b = traitlets.Unicode().tag(sync=True)
-    diff = traitlets.Unicode().tag(sync=True)
+    weights_a = traitlets.Bytes().tag(sync=True)
+    weights_b = traitlets.Bytes().tag(sync=True)
+    diff = traitlets.Bytes().tag(sync=True)
     scale = traitlets.Float(1.0).tag(sync=True)  # a full cell in A and B alike
     dscale = traitlets.Float(1.0).tag(sync=True)  # a full cell of the difference
     largest = traitlets.Dict().tag(sync=True)  # the largest |B − A| of the head shown
@@ -396,7 +395,7 @@ class Compare(_Stepped):
 class HeadView(_Widget):
     """One head's queries, keys and values: the query/key plane and the weighted sum."""
 
-    weights = traitlets.Unicode().tag(sync=True)
+    weights = traitlets.Bytes().tag(sync=True)
     mask = traitlets.Unicode("").tag(sync=True)
     q2 = traitlets.List().tag(sync=True)
     k2 = traitlets.List().tag(sync=True)

@@ -1,26 +1,34 @@
 // What both notebook widgets share: a shadow root so the notebook's styles and ours never
-// meet, the theme of whatever page holds the widget, tensors sent as base64 float32 (or, in
-// a saved file, gzipped 8- or 16-bit codes), the one quiet export menu, and a stand-in for
-// anywidget's model in a saved HTML file.
+// meet, the theme of whatever page holds the widget, tensors sent as float32 bytes (or, in a
+// saved file, 8- or 16-bit codes, gzipped but for the head it opens on), the one quiet
+// export menu, and a stand-in for anywidget's model in a saved HTML file.
 
 import { html } from "../../site/static/js/kit/dom.js";
 import { standaloneSvg, pngFromSvg, download } from "../../site/static/js/export.js";
 
-/** base64 → bytes. @param {string} text */
-export function bytesOf(text) {
-  const binary = atob(text);
+/**
+ * A widget's bytes: a binary buffer as a notebook sends it (a DataView), or base64 as a saved
+ * page holds it. @param {string|ArrayBufferView} data @returns {Uint8Array}
+ */
+export function bytesOf(data) {
+  if (typeof data !== "string") return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const binary = atob(data);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i); // Uint8Array.from(…, fn) is 10× slower
   return bytes;
 }
 
 /**
- * The weights as a Float32Array: base64 of little-endian float32 (what a notebook sends),
- * or the array a saved file's stand-in model has already unpacked.
- * @param {string|Float32Array} weights
+ * The weights as a Float32Array: little-endian float32 bytes (a notebook's binary buffer, or
+ * base64 in a saved page), or the array a saved file's stand-in model has already unpacked.
+ * @param {string|DataView|Float32Array} weights
  */
 export function floats(weights) {
-  return typeof weights === "string" ? new Float32Array(bytesOf(weights).buffer) : weights;
+  if (weights instanceof Float32Array) return weights;
+  const bytes = bytesOf(weights);
+  // a view on a buffer at an offset not a multiple of 4 cannot be read as float32 in place
+  const at = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  return new Float32Array(at.buffer, at.byteOffset, at.byteLength / 4);
 }
 
 /**
