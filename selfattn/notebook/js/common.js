@@ -12,6 +12,9 @@ import { standaloneSvg, pngFromSvg, download } from "../../site/static/js/export
  */
 export function bytesOf(data) {
   if (typeof data !== "string") return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  // the browser's own decoder (2025 on) is several times faster than a loop still cold
+  const native = /** @type {any} */ (Uint8Array).fromBase64;
+  if (native) return native(data);
   const binary = atob(data);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i); // Uint8Array.from(…, fn) is 10× slower
