@@ -64,15 +64,29 @@ async function unpacked(slice) {
   return w && typeof w === "object" && "bits" in w ? { ...slice, weights: await unpack(w) } : slice;
 }
 
+/**
+ * Any CSS colour as sRGB bytes [r, g, b, a], the browser drawing it on one pixel: a page's
+ * computed colours come as rgb(), but also as color(srgb …) (marimo's dark theme), oklch()…
+ * @param {string} colour @returns {Uint8ClampedArray}
+ */
+export function rgbaOf(colour) {
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 1;
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d", { willReadFrequently: true }));
+  ctx.fillStyle = colour; // a colour the browser cannot read leaves the pixel clear
+  ctx.fillRect(0, 0, 1, 1);
+  return ctx.getImageData(0, 0, 1, 1).data;
+}
+
 /** Whether the page around `el` is dark: the first opaque background up the tree decides. */
 function darkAround(el) {
   /** @type {Element|null} */
   let node = el;
   while (node) {
-    const match = getComputedStyle(node).backgroundColor.match(/rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?/);
-    if (match && (match[4] === undefined || Number(match[4]) > 0.5)) {
-      const [r, g, b] = match.slice(1, 4).map(Number);
-      return 0.2126 * r + 0.7152 * g + 0.0722 * b < 128;
+    const background = getComputedStyle(node).backgroundColor;
+    if (background && background !== "rgba(0, 0, 0, 0)" && background !== "transparent") {
+      const [r, g, b, a] = rgbaOf(background);
+      if (a > 127) return 0.2126 * r + 0.7152 * g + 0.0722 * b < 128;
     }
     const parent = node.parentElement;
     node = parent ?? /** @type {ShadowRoot} */ (node.getRootNode()).host ?? null;
