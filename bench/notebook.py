@@ -12,11 +12,9 @@ from pathlib import Path
 import numpy as np
 from playwright.sync_api import sync_playwright
 
-from bench.others import DRAWN, WATCH
+from bench.others import DRAWN, drawn_at
 from selfattn.notebook import show_heads, show_map
 from tests.harness import CHROMIUM, FLAGS
-
-READY = ".selfattn-nb[data-draw-ms]"
 
 
 def heads(layers: int, count: int, n: int, seed: int = 0) -> np.ndarray:
@@ -33,22 +31,19 @@ def heads(layers: int, count: int, n: int, seed: int = 0) -> np.ndarray:
 
 
 def drawn(browser, path: Path) -> tuple[float, dict]:
-    """Seconds from navigation to the widget drawn, and what the widget and the page timed:
-    `drawMs` the widget's own drawing, `pageMs` the end of the first frame that shows it
-    on the page's clock (bench.others' WATCH)."""
+    """Seconds from navigation to the widget drawn on the wall clock, and what the widget and
+    the page timed: `drawMs` the widget's own drawing, `pageMs` the end of the first frame
+    that shows it on the page's clock (bench.others' drawn_at: no polling)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.add_init_script(WATCH % DRAWN["selfattn"])
-    start = time.perf_counter()
-    page.goto(path.as_uri())
-    page.wait_for_selector(READY, timeout=60_000)
-    page.wait_for_function("() => window.__drawnAt !== undefined", timeout=60_000)
-    wall = time.perf_counter() - start
+    took = drawn_at(page, path.as_uri(), DRAWN["selfattn"], 60.0)
+    if took is None:
+        raise TimeoutError(f"{path} did not draw within 60 s")
     inner = page.evaluate(
-        """() => { const r = document.querySelector('#selfattn-widget').shadowRoot
-          .querySelector('.selfattn-nb'); return {...r.dataset, pageMs: window.__drawnAt}; }"""
+        """() => document.querySelector('#selfattn-widget').shadowRoot
+          .querySelector('.selfattn-nb').dataset"""
     )
     page.close()
-    return wall, inner
+    return took[0], {**inner, "pageMs": took[1] * 1000}
 
 
 def steady(browser, path: Path, repeat: int) -> tuple[float, dict]:

@@ -10,9 +10,11 @@ venv's Python that has them (and sees torch), e.g.
 BertViz loads require.js, d3 and jQuery from cdnjs; offline, `--d3` (the folder holding
 d3.min.js from the npm package d3@5.7.0), `--requirejs` (require.js from requirejs@2.3.6) and
 `--jquery` stand in for the CDN, as a browser cache would. CircuitsVis inlines its bundle
-when offline. Each drawing has `--limit` seconds, checked between polls: a page whose renderer
-is busy answers a poll late, so a time past the limit is still when it drew; "> limit" is a
-page that had not drawn by then.
+when offline. Each tool is timed the same way: from the navigation asked for to the end of
+the first frame that shows its drawing, which the page itself notes and reports on its
+console (WATCH), on the page's own clock and on the wall clock (page start-up included); the
+harness never polls. Each drawing has `--limit` seconds; "> limit" is a page that had not
+drawn by then.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from selfattn.notebook import show_map
 from tests.harness import CHROMIUM, FLAGS
@@ -36,7 +39,11 @@ DRAWN = {
     "?.querySelector('.selfattn-nb[data-draw-ms]')",
     "bertviz": "() => document.querySelectorAll('svg line, svg rect').length > 0",
     "circuitsvis": "() => document.querySelectorAll('canvas, svg, table td').length > 0",
+    # a page with one word on it: what any tool pays before drawing anything (the browser
+    # starting the page, its first frame), the floor under every ratio below
+    "blank": "() => !!document.body?.textContent",
 }
+BLANK = "<!doctype html><meta charset=utf-8><title>blank</title><body><p>attention</p>"
 
 
 def gpt2(n: int) -> tuple[Any, list[str]]:
@@ -61,7 +68,11 @@ def pages(n: int, folder: Path, shim: dict[str, str]) -> dict[str, Path]:
     from bertviz import head_view, model_view  # pyright: ignore[reportMissingImports]
 
     attentions, tokens = gpt2(n)
-    out = {"selfattn map": show_map(attentions, tokens, batch=0).save_html(folder / f"s{n}.html")}
+    (folder / "blank.html").write_text(BLANK)
+    out = {
+        "blank page": folder / "blank.html",
+        "selfattn map": show_map(attentions, tokens, batch=0).save_html(folder / f"s{n}.html"),
+    }
     for name, html in {
         "bertviz head_view": head_view(attentions, tokens, html_action="return").data,
         "bertviz model_view": model_view(attentions, tokens, html_action="return").data,
@@ -83,36 +94,47 @@ def pages(n: int, folder: Path, shim: dict[str, str]) -> dict[str, Path]:
 
 # checked in the page itself at every animation frame from the start of the navigation:
 # the end of the first frame that holds the drawing (a task queued from that frame's
-# callback runs once it is laid out and painted), in ms from navigation start, with none of
-# the harness's polling (a round trip to the browser every 20 ms) in it
+# callback runs once it is laid out and painted). The page says so on its console, with its
+# own clock (performance.now(), 0 at navigation start) and the system's (Date.now()): the
+# harness never asks the page anything while it loads, so neither tool pays for polling
+# (a round trip to a busy renderer every 20 ms, and Playwright's injected script)
 WATCH = """(() => { const drawn = %s; const tick = () => {
-  try { if (drawn()) return setTimeout(() => { window.__drawnAt = performance.now(); }); }
+  try { if (drawn()) return setTimeout(() => { window.__drawnAt = performance.now();
+    console.log(`selfattn-bench-drawn ${window.__drawnAt} ${Date.now()}`); }); }
   catch (e) {}
   requestAnimationFrame(tick); }; requestAnimationFrame(tick); })()"""
+SIGNAL = "selfattn-bench-drawn"
+
+
+def drawn_at(page: Page, url: str, check: str, limit: float) -> tuple[float, float] | None:
+    """Open `url` in `page` (its init scripts set, nothing else loaded in it yet) and wait,
+    without polling, for the first frame where `check` holds: seconds from the navigation
+    asked for to that frame on the wall clock (the page's system clock against the
+    harness's, page start-up included), and on the page's own clock; None past `limit`."""
+    page.add_init_script(WATCH % check)
+    start = time.time()
+    try:
+        with page.expect_console_message(
+            lambda message: message.text.startswith(SIGNAL), timeout=limit * 1000
+        ) as said:
+            page.goto(url, wait_until="commit")
+    except PlaywrightError:  # past the limit, or a renderer that hung
+        return None
+    page_ms, system_ms = (float(word) for word in said.value.text.split()[1:])
+    return system_ms / 1000 - start, page_ms / 1000
 
 
 def first_drawing(
     browser: Browser, tool: str, path: Path, limit: float, shot: Path | None = None
 ) -> tuple[float, float] | None:
-    """Seconds from navigation to the tool's first drawing, as the harness sees it and as the
-    page's own clock has it, or None past the limit."""
+    """Seconds from navigation to the tool's first drawing, on the wall clock and on the
+    page's own, or None past the limit."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    check = DRAWN[tool.split()[0]]
-    page.add_init_script(WATCH % check)
-    start = time.perf_counter()
-    page.goto(path.as_uri(), wait_until="commit")
     try:
-        while not page.evaluate("() => window.__drawnAt !== undefined"):
-            if time.perf_counter() - start > limit:
-                return None
-            time.sleep(0.02)
-        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r)))")
-        took = time.perf_counter() - start
-        if shot:  # to look at: the first drawing is the tool's picture, not a spinner
+        took = drawn_at(page, path.as_uri(), DRAWN[tool.split()[0]], limit)
+        if took and shot:  # to look at: the first drawing is the tool's picture, not a spinner
             page.screenshot(path=shot / f"{path.stem}.png")
-        return took, page.evaluate("() => window.__drawnAt") / 1000
-    except Exception:  # a page that hangs its renderer can refuse evaluate
-        return None
+        return took
     finally:
         page.close()
 
@@ -138,35 +160,64 @@ def main() -> None:
             f"{CDN}/jquery/2.0.0/jquery.min": args.jquery.resolve().with_suffix("").as_uri(),
         }
     folder = Path(tempfile.mkdtemp(prefix="selfattn-others-"))
-    rows: dict[str, dict[int, tuple[float, float] | None]] = {}
+    runs: dict[str, dict[int, list[tuple[float, float] | None]]] = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         for n in args.sizes:
-            for tool, path in pages(n, folder, shim).items():
-                if args.only and not any(word in tool for word in args.only):
-                    continue
-                runs = [
-                    first_drawing(browser, tool, path, args.limit, args.shots)
-                    for _ in range(args.repeat)
-                ]
-                rows.setdefault(tool, {})[n] = (
-                    None
-                    if None in runs
-                    else (median(r[0] for r in runs if r), median(r[1] for r in runs if r))
-                )
-                print(f"{tool} {n}: {rows[tool][n]}", flush=True)
+            made = {
+                tool: path
+                for tool, path in pages(n, folder, shim).items()
+                if not args.only or any(word in tool for word in args.only)
+            }
+            # the tools take turns, run by run, so a machine that grows busier or quieter
+            # meanwhile weighs on each alike
+            for _ in range(args.repeat):
+                for tool, path in made.items():
+                    took = first_drawing(browser, tool, path, args.limit, args.shots)
+                    runs.setdefault(tool, {}).setdefault(n, []).append(took)
+            for tool in made:
+                print(f"{tool} {n}: {runs[tool][n]}", flush=True)
         browser.close()
-    print(
-        "\nfirst drawing from file://, seconds: the page's own clock / the harness's "
-        f"(4 layers × 4 heads; > {args.limit:.0f} = not drawn by then)"
-    )
-    print(f"{'tool':<34}" + "".join(f"{n:>17}" for n in args.sizes))
-    for tool, times in rows.items():
-        cells = "".join(
-            f"{'> ' + str(int(args.limit)) if t is None else f'{t[1]:.2f} / {t[0]:.2f}':>17}"
-            for t in times.values()
-        )
-        print(f"{tool:<34}{cells}")
+    print(table(runs, args.sizes, args.limit))
+
+
+def cell(times: list[tuple[float, float] | None], clock: int, limit: float) -> str:
+    """A tool's runs on one clock: the median and the range, or "> limit"."""
+    if not times or None in times:
+        return f"> {limit:.0f}"
+    values = sorted(t[clock] for t in times if t)
+    return f"{median(values):.2f} ({values[0]:.2f}–{values[-1]:.2f})"
+
+
+def table(runs: dict[str, dict[int, list]], sizes: list[int], limit: float) -> str:
+    """Each tool's first drawing on both clocks, and how many times selfattn's map it takes."""
+    ours = runs.get("selfattn map", {})
+    lines = [
+        "\nfirst drawing from file://, seconds from navigation: median (range) of "
+        f"{max((len(r) for t in runs.values() for r in t.values()), default=0)} runs; "
+        "4 layers × 4 heads",
+        f"{'tool':<32}{'n':>5}{'page clock':>22}{'wall clock':>22}{'× ours (page / wall)':>24}",
+    ]
+    for tool, times in runs.items():
+        for n in sizes:
+            if n not in times:
+                continue
+            ratio = ""
+            if (
+                tool not in ("selfattn map", "blank page")
+                and ours.get(n)
+                and None not in ours[n] + times[n]
+            ):
+                page, wall = (
+                    median(t[k] for t in times[n] if t) / median(t[k] for t in ours[n] if t)
+                    for k in (1, 0)
+                )
+                ratio = f"{page:.1f} / {wall:.1f}"
+            lines.append(
+                f"{tool:<32}{n:>5}{cell(times[n], 1, limit):>22}{cell(times[n], 0, limit):>22}"
+                f"{ratio:>24}"
+            )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

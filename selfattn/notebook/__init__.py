@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -137,7 +136,7 @@ class AttentionMap(_Stepped):
     whichever head is on screen, and `broken` tells the picture which heads to point at.
     """
 
-    weights = traitlets.Unicode().tag(sync=True)
+    weights = traitlets.Bytes().tag(sync=True)  # little-endian float32, a binary buffer
     shape = traitlets.List(traitlets.Int()).tag(sync=True)
     causal = traitlets.Bool(False).tag(sync=True)
     scale = traitlets.Float(1.0).tag(sync=True)
@@ -179,12 +178,14 @@ class AttentionMap(_Stepped):
         w = self._stack[layer * self._heads + head]
         return {"checks": self._checks[layer * self._heads + head], "scale": full_cell(w)}
 
-    def _packed(self, layer: int, head: int, bits: int) -> tuple[dict[str, Any], float]:
+    def _packed(
+        self, layer: int, head: int, bits: int, squeeze: bool
+    ) -> tuple[dict[str, Any], float]:
         """One head as a saved file holds it, and how far packing moved its weights."""
         found = self._checks[layer * self._heads + head]
         exact = np.ones(len(self.tokens), dtype=bool)
         exact[next(c["rows"] for c in found if c["invariant"] == "rows sum to 1")] = False
-        weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact)
+        weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact, squeeze)
         return {**self._marks(layer, head), "weights": weights}, error
 
     def _name(self, layer: int, head: int) -> str:
@@ -250,8 +251,8 @@ class AttentionMap(_Stepped):
         `layers` and `heads` keep only those (indices, as for `m.layer` and `m.head`).
         Weights are stored in `bits` (8 or 16; by default 16 up to 256 tokens, where a
         cell's number is printed, and 8 beyond), rows that sum to 1 still do, zeros stay
-        zero, and the page says how far a stored weight is at most from yours; each head
-        is gzipped and unpacked in the browser only when shown.
+        zero, and the page says how far a stored weight is at most from yours; each other
+        head is gzipped and unpacked in the browser only when shown.
         """
         n = len(self.tokens)
         bits = bits or (16 if n <= 256 else 8)
@@ -259,13 +260,15 @@ class AttentionMap(_Stepped):
             "layer": _kept(layers, self._layers, "layer"),
             "head": _kept(heads, self._heads, "head"),
         }
-        slices, error = {}, 0.0
-        for layer in kept["layer"]:
-            for head in kept["head"]:
-                slices[f"{layer},{head}"], off = self._packed(layer, head, bits)
-                error = max(error, off)
         layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
         head = self.head if self.head in kept["head"] else kept["head"][0]
+        slices, error = {}, 0.0
+        for la in kept["layer"]:
+            for h in kept["head"]:
+                # the head the page opens on is drawn without waiting for gzip (store.pack)
+                squeeze = (la, h) != (layer, head)
+                slices[f"{la},{h}"], off = self._packed(la, h, bits, squeeze)
+                error = max(error, off)
         shown = slices[f"{layer},{head}"]
         if len(slices) > 1:  # the page unpacks the shown head from its slice: stored once
             shown = {**shown, "weights": ""}
@@ -286,7 +289,7 @@ class AttentionMap(_Stepped):
 class HeadsMap(AttentionMap):
     """Every layer × head as a small map, sortable by a summary; the one picked, in full."""
 
-    thumbs = traitlets.Unicode().tag(sync=True)  # base64 uint8 (heads, side, side) codes
+    thumbs = traitlets.Bytes().tag(sync=True)  # uint8 (heads, side, side) codes
     side = traitlets.Int().tag(sync=True)
     summaries = traitlets.Dict().tag(sync=True)  # name → one number per head, layer-major
     by = traitlets.Unicode("").tag(sync=True)
@@ -309,7 +312,7 @@ class HeadsMap(AttentionMap):
         codes, m = thumbnails(self._stack, side, causal)
         with self.hold_sync():
             self.kind = "heads"
-            self.thumbs = base64.b64encode(codes.tobytes()).decode("ascii")
+            self.thumbs = codes.tobytes()
             self.side = m
             self.summaries = {name: [float(v) for v in values] for name, values in found.items()}
             self.by = by
@@ -329,9 +332,9 @@ class Compare(_Stepped):
     names = traitlets.List(traitlets.Unicode()).tag(sync=True)
     shape = traitlets.List(traitlets.Int()).tag(sync=True)
     causal = traitlets.Bool(False).tag(sync=True)
-    weights_a = traitlets.Unicode().tag(sync=True)
-    weights_b = traitlets.Unicode().tag(sync=True)
-    diff = traitlets.Unicode().tag(sync=True)
+    weights_a = traitlets.Bytes().tag(sync=True)
+    weights_b = traitlets.Bytes().tag(sync=True)
+    diff = traitlets.Bytes().tag(sync=True)
     scale = traitlets.Float(1.0).tag(sync=True)  # a full cell in A and B alike
     dscale = traitlets.Float(1.0).tag(sync=True)  # a full cell of the difference
     largest = traitlets.Dict().tag(sync=True)  # the largest |B − A| of the head shown
@@ -392,7 +395,7 @@ class Compare(_Stepped):
 class HeadView(_Widget):
     """One head's queries, keys and values: the query/key plane and the weighted sum."""
 
-    weights = traitlets.Unicode().tag(sync=True)
+    weights = traitlets.Bytes().tag(sync=True)
     mask = traitlets.Unicode("").tag(sync=True)
     q2 = traitlets.List().tag(sync=True)
     k2 = traitlets.List().tag(sync=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import json
@@ -91,11 +92,18 @@ selfattn_entry.default.render({{ model, el: document.getElementById("selfattn-wi
 """
 
 
+def _text(value: Any) -> str:
+    """Bytes (a widget's binary buffers) as base64, which the page's JSON can hold."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"{type(value).__name__} cannot go in a saved page")
+
+
 def page(state: dict[str, Any], slices: dict[str, dict[str, Any]] | None = None) -> str:
     """One HTML file holding the widget's code and data: it opens offline from file://,
     and its content security policy refuses any request to any origin."""
     code = page_code(state.get("kind") or "qk")
-    data = json.dumps({"state": {**state, "css": css()}, "slices": slices or {}})
+    data = json.dumps({"state": {**state, "css": css()}, "slices": slices or {}}, default=_text)
     return PAGE.format(
         title=html.escape(state.get("title") or "selfattn"),
         data=data.replace("</", "<\\/"),

@@ -1,8 +1,7 @@
-"""The numbers the notebook widgets draw: invariant checks, projections, tensors as base64."""
+"""The numbers the notebook widgets draw: invariant checks, projections, tensors as bytes."""
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 import numpy as np
@@ -32,9 +31,11 @@ def as_array(x: Any) -> np.ndarray:
     return np.asarray(x, dtype=np.float32 if narrow else np.float64)
 
 
-def floats(a: np.ndarray) -> str:
-    """An array as base64 of little-endian float32, the widget's wire format."""
-    return base64.b64encode(np.ascontiguousarray(a, dtype="<f4").tobytes()).decode("ascii")
+def floats(a: np.ndarray) -> bytes:
+    """An array as little-endian float32, the widget's wire format: a notebook sends bytes
+    as a binary buffer beside the JSON state (a DataView in the page), a quarter smaller
+    than base64 text and nothing to decode; a saved page holds them as base64."""
+    return np.ascontiguousarray(a, dtype="<f4").tobytes()
 
 
 def _count(k: int, noun: str) -> str:

@@ -62,11 +62,14 @@ def quantise(weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray) -> np.
 
 
 def pack(
-    weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray
+    weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray, squeeze: bool = True
 ) -> tuple[dict[str, Any], float]:
     """One `(n, n)` map as the page reads it, `{"bits", "gzip"}` (base64 of gzipped
-    little-endian codes or float32), and the largest distance of a stored weight from the
-    given one."""
+    little-endian codes or float32) or, without `squeeze`, `{"bits", "codes"}` (base64 of
+    them as they are), and the largest distance of a stored weight from the given one.
+
+    The head a page opens on is stored unsqueezed: the browser ungzips only through a
+    stream, a few tasks and 10-15 ms before the first drawing; base64 decodes at once."""
     if bits not in BITS:
         raise ValueError(f"bits must be one of {BITS}, not {bits}")
     w = np.asarray(weights)
@@ -80,5 +83,12 @@ def pack(
         raw = stored.astype("<f4").tobytes()
     gap = stored - w.astype(np.float64)
     error = np.abs(gap if bits < 32 else np.nan_to_num(gap, nan=0.0, posinf=0.0, neginf=0.0))
-    packed = base64.b64encode(gzip.compress(raw, LEVEL, mtime=0)).decode("ascii")
-    return {"bits": bits, "gzip": packed}, float(error.max(initial=0))
+    if squeeze:
+        packed = {"bits": bits, "gzip": _text(gzip.compress(raw, LEVEL, mtime=0))}
+    else:
+        packed = {"bits": bits, "codes": _text(raw)}
+    return packed, float(error.max(initial=0))
+
+
+def _text(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

@@ -1,6 +1,7 @@
 """A real marimo app: every view draws (the map, the heads, the lines, the comparison and the
 plane), a step in the browser reaches Python and comes back as the next head's weights, and
-each view follows marimo's light and dark themes.
+each view follows marimo's own theme: the app is run twice, with marimo's display theme set
+to light and to dark in the notebook's header, as a user sets it for `marimo run`.
 
 Slow (a server, a kernel, a browser), so `make test` skips it; `make test-notebook` runs it,
 and it skips when marimo is not installed (the `notebook-test` extra has it).
@@ -82,13 +83,40 @@ if __name__ == "__main__":
     app.run()
 """
 
+# the notebook's own marimo settings (PEP 723 script metadata), which `marimo run` reads: its
+# display theme is what a user picks for the app, and marimo paints the page with it
+HEADER = """# /// script
+# [tool.marimo.display]
+# theme = "%s"
+# ///
+"""
+
 VIEWS = {"map": ".map", "heads": ".heads-view", "lines": ".lines", "compare": ".compare"}
 
+# each view's paper and ink as the page shows them, and the paper the map's canvas painted:
+# luminance 0..255
+COLOURS = """(root) => {
+  const lum = (colour) => {
+    const c = document.createElement("canvas").getContext("2d");
+    c.fillStyle = colour; c.fillRect(0, 0, 1, 1);
+    const [r, g, b] = c.getImageData(0, 0, 1, 1).data;
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const style = getComputedStyle(root);
+  const canvas = root.querySelector(".canvas-grid canvas");
+  const painted = canvas && canvas.getContext("2d").getImageData(2, 2, 1, 1).data;
+  return { paper: lum(style.backgroundColor), ink: lum(style.color),
+    canvas: painted ? 0.2126 * painted[0] + 0.7152 * painted[1] + 0.0722 * painted[2] : null };
+}"""
 
-@pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = tmp_path_factory.mktemp("marimo")
-    (root / "views.py").write_text(APP)
+
+@pytest.fixture(scope="module", params=["light", "dark"])
+def app(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
+    """The app's URL, and the theme marimo was told to show it in."""
+    root = tmp_path_factory.mktemp(f"marimo-{request.param}")
+    (root / "views.py").write_text(HEADER % request.param + APP)
     port = free_port()
     home = {name: str(root / name.lower()) for name in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
     command = [sys.executable, "-m", "marimo", "run", "views.py", "--headless", "--no-token"]
@@ -99,25 +127,26 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         cwd=root,
         env={**os.environ, **home, "PYTHONPATH": str(Path.cwd())},
     ) as url:
-        yield url
+        yield url, request.param
 
 
-def test_every_view_draws_in_marimo_and_a_step_reaches_python_and_back(
-    app: str, browser: Browser
+def test_every_view_draws_in_marimo_in_its_theme_and_a_step_reaches_python_and_back(
+    app: tuple[str, str], browser: Browser
 ) -> None:
+    url, theme = app
     SHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1280, "height": 1400})
     said: list[str] = []
     page.on("console", lambda m: said.extend([m.text] if m.type == "error" else []))
     page.on("pageerror", lambda e: said.append(str(e)))
-    page.goto(app, timeout=120_000)
+    page.goto(url, timeout=120_000)
     try:
         for selector in [*VIEWS.values(), ".qk"]:
             view = page.locator(f".selfattn-nb{selector}[data-draw-ms]").first
             view.wait_for(state="attached", timeout=120_000)
             view.scroll_into_view_if_needed()
     finally:
-        page.screenshot(path=str(SHOTS / "marimo-views.png"), full_page=True)
+        page.screenshot(path=str(SHOTS / f"marimo-views-{theme}.png"), full_page=True)
     assert page.locator(".selfattn-nb[data-draw-ms]").count() == 6  # the heads view holds a map
     # the map's head stepper: the browser asks, Python sends that head's weights, it redraws
     # (row 5, whose largest weight differs from head to head)
@@ -136,18 +165,19 @@ def test_every_view_draws_in_marimo_and_a_step_reaches_python_and_back(
     heads.scroll_into_view_if_needed()
     heads.locator(".thumb", has_text="L2 H3").click()
     heads.locator('[data-readout="head"]').filter(has_text="3 / 4").wait_for(timeout=30_000)
-    for theme in ("light", "dark"):
-        page.evaluate(
-            """(theme) => { document.body.classList.toggle('dark', theme === 'dark');
-              document.documentElement.classList.toggle('dark', theme === 'dark');
-              document.body.style.background = theme === 'dark' ? '#181c1a' : '#ffffff'; }""",
-            theme,
-        )
-        page.wait_for_selector(f".selfattn-nb[data-theme='{theme}']", timeout=30_000)
-        page.wait_for_timeout(300)
-        for name, selector in {**VIEWS, "qk": ".qk"}.items():
-            view = page.locator(f".selfattn-nb{selector}").first
-            view.scroll_into_view_if_needed()
-            view.screenshot(path=str(SHOTS / f"marimo-{name}-{theme}.png"))
+    # marimo painted its page in the theme it was given (a class on <body>), not by our hand
+    assert ("dark" in (page.locator("body").get_attribute("class") or "").split()) == (
+        theme == "dark"
+    )
+    for name, selector in {**VIEWS, "qk": ".qk"}.items():
+        view = page.locator(f".selfattn-nb{selector}").first
+        view.scroll_into_view_if_needed()
+        expect(view).to_have_attribute("data-theme", theme)
+        seen = view.evaluate(COLOURS)
+        dark = [value < 100 for value in (seen["paper"], 255 - seen["ink"])]
+        assert dark == [theme == "dark"] * 2, (name, seen)
+        if seen["canvas"] is not None:  # a canvas paints its paper in the theme too
+            assert abs(seen["canvas"] - seen["paper"]) < 12, (name, seen)
+        view.screenshot(path=str(SHOTS / f"marimo-{name}-{theme}.png"))
     assert said == [], said
     page.close()

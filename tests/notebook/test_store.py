@@ -55,6 +55,10 @@ def test_a_packed_map_unpacks_to_its_codes_and_states_its_error() -> None:
     assert error == pytest.approx(np.abs(codes.reshape(50, 50) / 255 - w).max())
     with pytest.raises(ValueError, match="bits must be one of"):
         pack(w, 4, np.ones(50, dtype=bool))
+    # the head a page opens on: the same codes, base64 as they are, decoded without a stream
+    plain, same = pack(w, 8, np.ones(50, dtype=bool), squeeze=False)
+    assert set(plain) == {"bits", "codes"} and same == error
+    assert np.array_equal(np.frombuffer(base64.b64decode(plain["codes"]), np.uint8), codes)
 
 
 def test_the_still_picture_is_a_png_of_the_map_with_a_leak_in_red() -> None:

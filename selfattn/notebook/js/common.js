@@ -1,36 +1,44 @@
 // What both notebook widgets share: a shadow root so the notebook's styles and ours never
-// meet, the theme of whatever page holds the widget, tensors sent as base64 float32 (or, in
-// a saved file, gzipped 8- or 16-bit codes), the one quiet export menu, and a stand-in for
-// anywidget's model in a saved HTML file.
+// meet, the theme of whatever page holds the widget, tensors sent as float32 bytes (or, in a
+// saved file, 8- or 16-bit codes, gzipped but for the head it opens on), the one quiet
+// export menu, and a stand-in for anywidget's model in a saved HTML file.
 
 import { html } from "../../site/static/js/kit/dom.js";
 import { standaloneSvg, pngFromSvg, download } from "../../site/static/js/export.js";
 
-/** base64 → bytes. @param {string} text */
-export function bytesOf(text) {
-  const binary = atob(text);
+/**
+ * A widget's bytes: a binary buffer as a notebook sends it (a DataView), or base64 as a saved
+ * page holds it. @param {string|ArrayBufferView} data @returns {Uint8Array}
+ */
+export function bytesOf(data) {
+  if (typeof data !== "string") return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  // the browser's own decoder (2025 on) is several times faster than a loop still cold
+  const native = /** @type {any} */ (Uint8Array).fromBase64;
+  if (native) return native(data);
+  const binary = atob(data);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i); // Uint8Array.from(…, fn) is 10× slower
   return bytes;
 }
 
 /**
- * The weights as a Float32Array: base64 of little-endian float32 (what a notebook sends),
- * or the array a saved file's stand-in model has already unpacked.
- * @param {string|Float32Array} weights
+ * The weights as a Float32Array: little-endian float32 bytes (a notebook's binary buffer, or
+ * base64 in a saved page), or the array a saved file's stand-in model has already unpacked.
+ * @param {string|DataView|Float32Array} weights
  */
 export function floats(weights) {
-  return typeof weights === "string" ? new Float32Array(bytesOf(weights).buffer) : weights;
+  if (weights instanceof Float32Array) return weights;
+  const bytes = bytesOf(weights);
+  // a view on a buffer at an offset not a multiple of 4 cannot be read as float32 in place
+  const at = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  return new Float32Array(at.buffer, at.byteOffset, at.byteLength / 4);
 }
 
 /**
- * A saved file's weights, `{bits, gzip}`, unpacked with the browser's own gzip: codes of
- * 8 or 16 bits become weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
- * @param {{bits: number, gzip: string}} packed @returns {Promise<Float32Array>}
+ * Codes of 8 or 16 bits as weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
+ * @param {number} bits @param {ArrayBuffer} buffer @returns {Float32Array}
  */
-async function unpack({ bits, gzip }) {
-  const stream = new Blob([bytesOf(gzip)]).stream().pipeThrough(new DecompressionStream("gzip"));
-  const buffer = await new Response(stream).arrayBuffer();
+function decoded(bits, buffer) {
   if (bits === 32) return new Float32Array(buffer);
   const codes = bits === 8 ? new Uint8Array(buffer) : new Uint16Array(buffer);
   const full = 2 ** bits - 1;
@@ -39,10 +47,35 @@ async function unpack({ bits, gzip }) {
   return out;
 }
 
+/**
+ * A saved file's weights: `{bits, codes}` (base64, decoded at once: the head the page opens
+ * on) or `{bits, gzip}` (unpacked with the browser's own gzip, a stream and a few tasks).
+ * @param {{bits: number, gzip?: string, codes?: string}} packed @returns {Promise<Float32Array>|Float32Array}
+ */
+function unpack({ bits, gzip, codes }) {
+  if (codes !== undefined) return decoded(bits, bytesOf(codes).buffer);
+  const stream = new Blob([bytesOf(gzip ?? "")]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).arrayBuffer().then((buffer) => decoded(bits, buffer));
+}
+
 /** A slice with its packed weights unpacked. @param {Record<string, any>} slice */
 async function unpacked(slice) {
   const w = slice.weights;
-  return w && typeof w === "object" && "gzip" in w ? { ...slice, weights: await unpack(w) } : slice;
+  return w && typeof w === "object" && "bits" in w ? { ...slice, weights: await unpack(w) } : slice;
+}
+
+/**
+ * Any CSS colour as sRGB bytes [r, g, b, a], the browser drawing it on one pixel: a page's
+ * computed colours come as rgb(), but also as color(srgb …) (marimo's dark theme), oklch()…
+ * @param {string} colour @returns {Uint8ClampedArray}
+ */
+export function rgbaOf(colour) {
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 1;
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d", { willReadFrequently: true }));
+  ctx.fillStyle = colour; // a colour the browser cannot read leaves the pixel clear
+  ctx.fillRect(0, 0, 1, 1);
+  return ctx.getImageData(0, 0, 1, 1).data;
 }
 
 /** Whether the page around `el` is dark: the first opaque background up the tree decides. */
@@ -50,10 +83,10 @@ function darkAround(el) {
   /** @type {Element|null} */
   let node = el;
   while (node) {
-    const match = getComputedStyle(node).backgroundColor.match(/rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?/);
-    if (match && (match[4] === undefined || Number(match[4]) > 0.5)) {
-      const [r, g, b] = match.slice(1, 4).map(Number);
-      return 0.2126 * r + 0.7152 * g + 0.0722 * b < 128;
+    const background = getComputedStyle(node).backgroundColor;
+    if (background && background !== "rgba(0, 0, 0, 0)" && background !== "transparent") {
+      const [r, g, b, a] = rgbaOf(background);
+      if (a > 127) return 0.2126 * r + 0.7152 * g + 0.0722 * b < 128;
     }
     const parent = node.parentElement;
     node = parent ?? /** @type {ShadowRoot} */ (node.getRootNode()).host ?? null;

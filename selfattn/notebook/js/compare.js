@@ -42,14 +42,14 @@ export function renderCompare({ model, el }) {
   ]));
 
   let values = [], picked = 0, under = /** @type {number[]|null} */ (null);
-  const masked = (i, j) => model.get("causal") && j > i;
+  const maskedFrom = (i) => (model.get("causal") ? i + 1 : n);
   const cell = ([i, j]) => `${elide(tokens[i], 10)} → ${elide(tokens[j], 10)}`;
 
   function paint() {
     values = ["weights_a", "weights_b", "diff"].map((name) => floats(model.get(name)));
     const c = colours(root);
     panels.forEach((grid, k) => {
-      grid.draw(values[k], { scale: k === 2 ? model.get("dscale") : model.get("scale"), masked, colours: c });
+      grid.draw(values[k], { scale: k === 2 ? model.get("dscale") : model.get("scale"), maskedFrom, colours: c });
     });
     const { row: i, column: j, value } = model.get("largest");
     out.textContent = value ? `largest difference: ${cell([i, j])}, ${nameB} − ${nameA} = ${signed(value)}` : `${nameA} and ${nameB} are equal here`;

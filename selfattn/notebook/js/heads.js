@@ -5,19 +5,11 @@
 
 import { html } from "../../site/static/js/kit/dom.js";
 import { fixed } from "../../site/static/js/kit/format.js";
-import { bytesOf, colours, shell } from "./common.js";
+import { bytesOf, colours, rgbaOf, shell } from "./common.js";
 import { renderMap } from "./map.js";
 
 const MASKED = 255;
 const LAYER_ORDER = "layer, head";
-
-/** A CSS colour as [r, g, b]. @param {string} colour */
-function rgb(colour) {
-  const ctx = /** @type {CanvasRenderingContext2D} */ (document.createElement("canvas").getContext("2d"));
-  ctx.fillStyle = colour;
-  ctx.fillRect(0, 0, 1, 1);
-  return ctx.getImageData(0, 0, 1, 1).data;
-}
 
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderHeads({ model, el }) {
@@ -58,7 +50,7 @@ export function renderHeads({ model, el }) {
   /** Shade every small map in the current theme's ink, masked blocks in its wash. */
   function paint() {
     const c = colours(root);
-    const [paper, ink, wash] = [rgb(c.paper), rgb(c.ink), rgb(getComputedStyle(root).getPropertyValue("--masked").trim() || c.masked)];
+    const [paper, ink, wash] = [rgbaOf(c.paper), rgbaOf(c.ink), rgbaOf(getComputedStyle(root).getPropertyValue("--masked").trim() || c.masked)];
     const cells = side * side;
     thumbs.forEach(({ canvas }, k) => {
       const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));

@@ -84,7 +84,8 @@ export function renderMap({ model, el }) {
   };
   const out = { row: readout("row", "query row"), top: readout("top", "largest weight"), sum: readout("sum", "row sum"), hover: readout("hover", "under the pointer") };
 
-  const maskedAt = (i, j) => model.get("causal") && j > i;
+  const causal = Boolean(model.get("causal"));
+  const maskedAt = (i, j) => causal && j > i;
   let view = { r0: 0, r1: n, c0: 0, c1: n }; // the part of a canvas map on screen
 
   function build() {
@@ -305,11 +306,15 @@ export function renderMap({ model, el }) {
       const { block } = picture;
       const rows = Math.ceil((r1 - r0) / block), m = Math.ceil((c1 - c0) / block);
       const shown = new Float32Array(rows * m);
-      for (let i = r0; i < r1; i += 1) {
-        const at = Math.floor((i - r0) / block) * m;
-        for (let j = c0; j < c1; j += 1) {
-          const k = at + Math.floor((j - c0) / block);
-          shown[k] = Math.max(shown[k], weights[i * n + j]);
+      if (block === 1) {
+        for (let i = r0; i < r1; i += 1) shown.set(weights.subarray(i * n + c0, i * n + c1), (i - r0) * m);
+      } else {
+        for (let i = r0; i < r1; i += 1) {
+          const at = Math.floor((i - r0) / block) * m;
+          for (let j = c0; j < c1; j += 1) {
+            const k = at + Math.floor((j - c0) / block);
+            shown[k] = Math.max(shown[k], weights[i * n + j]);
+          }
         }
       }
       const inside = (i, j) => i >= r0 && i < r1 && j >= c0 && j < c1;
@@ -317,7 +322,7 @@ export function renderMap({ model, el }) {
       picture.grid.draw(shown, {
         scale: model.get("scale"),
         // a block is masked when all of it is: its bottom-left cell is, under a causal mask
-        masked: (i, j) => maskedAt(Math.min(r1 - 1, r0 + (i + 1) * block - 1), c0 + j * block),
+        maskedFrom: (i) => (causal ? Math.floor((Math.min(r1 - 1, r0 + (i + 1) * block - 1) - c0) / block) + 1 : m),
         wrong: [...cells.keys()].map((k) => [Math.floor(k / n), k % n]).filter(([i, j]) => inside(i, j)).map(([i, j]) => local(i, j)),
         wrongRows: [...sumRows].filter((i) => i >= r0 && i < r1).map((i) => local(i, c0)[0]),
         colours: colours(root),

@@ -78,30 +78,26 @@ export function makeCanvasGrid(parent, { rows, columns, label, side = 560 }) {
     cellAt,
     labelAt,
     /**
-     * Paint the values: `values[i * m + j]`. `masked(i, j)` says which cells the mask
-     * removed; `wrong` lists cells that break an invariant; `wrongRows` rows that do.
+     * Paint the values: `values[i * m + j]`. `maskedFrom(i)` is the first column of row i the
+     * mask removed (the mask keeps a row's start: a causal one, or none); `wrong` lists cells
+     * that break an invariant; `wrongRows` rows that do.
      * @param {ArrayLike<number>} values
-     * @param {{scale: number, masked?: (i: number, j: number) => boolean, wrong?: number[][], wrongRows?: number[],
+     * @param {{scale: number, maskedFrom?: (i: number) => number, wrong?: number[][], wrongRows?: number[],
      *   colours: Record<string, string>}} o
      */
-    draw(values, { scale, masked = () => false, wrong = [], wrongRows = [], colours }) {
+    draw(values, { scale, maskedFrom = () => m, wrong = [], wrongRows = [], colours }) {
       const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
       ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
       ctx.clearRect(0, 0, width, height);
       ctx.fillStyle = colours.paper;
       ctx.fillRect(0, 0, width, height);
       // what the mask removed: a grey wash under the cells, bounded by a dashed staircase
+      // one rectangle a row, not a test a cell: a first drawing spends its milliseconds on
+      // calls into the page's code, not on pixels
       const maskedPath = new Path2D();
       for (let i = 0; i < n; i += 1) {
-        let start = -1;
-        for (let j = 0; j <= m; j += 1) {
-          const off = j < m && masked(i, j);
-          if (off && start < 0) start = j;
-          if (!off && start >= 0) {
-            maskedPath.rect(left + start * cell, top + i * cell, (j - start) * cell, cell);
-            start = -1;
-          }
-        }
+        const start = Math.max(0, Math.min(m, maskedFrom(i)));
+        if (start < m) maskedPath.rect(left + start * cell, top + i * cell, (m - start) * cell, cell);
       }
       ctx.fillStyle = colours.maskedWash;
       ctx.fill(maskedPath);
