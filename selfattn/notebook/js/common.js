@@ -4,7 +4,7 @@
 // export menu, and a stand-in for anywidget's model in a saved HTML file.
 
 import { html } from "../../site/static/js/kit/dom.js";
-import { standaloneSvg, pngFromSvg, download } from "../../site/static/js/export.js";
+import { download, pngFromSvg, pngOf, standaloneSvg } from "../../site/static/js/export.js";
 
 /**
  * A widget's bytes: a binary buffer as a notebook sends it (a DataView), or base64 as a saved
@@ -174,7 +174,7 @@ export function exportMenu(parent, picture, name, kinds = ["svg", "png"]) {
   const save = async (kind) => {
     const el = picture();
     if (el instanceof HTMLCanvasElement) {
-      return download(await new Promise((resolve) => el.toBlob(resolve, "image/png")), `${name}.png`);
+      return download(pngOf(el), `${name}.png`);
     }
     const svgEl = /** @type {SVGSVGElement} */ (el);
     const text = standaloneSvg(svgEl);

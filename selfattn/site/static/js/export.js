@@ -56,6 +56,17 @@ export function standaloneSvg(svg) {
   return new XMLSerializer().serializeToString(copy);
 }
 
+/**
+ * A canvas as a PNG blob, encoded now: toBlob waits for the page's next idle moment, which
+ * comes up to a second after a click.
+ * @param {HTMLCanvasElement} canvas
+ */
+export function pngOf(canvas) {
+  const data = canvas.toDataURL("image/png");
+  const bytes = Uint8Array.from(atob(data.slice(data.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+  return new Blob([bytes], { type: "image/png" });
+}
+
 /** Render SVG text to a PNG blob at `scale` times its size. */
 export function pngFromSvg(text, width, height, scale = 2) {
   return new Promise((resolve, reject) => {
@@ -69,10 +80,7 @@ export function pngFromSvg(text, width, height, scale = 2) {
       context.scale(scale, scale);
       context.drawImage(image, 0, 0, width, height);
       URL.revokeObjectURL(url);
-      // encoded now: toBlob waits for the page's next idle moment, up to a second after a click
-      const data = canvas.toDataURL("image/png");
-      const bytes = Uint8Array.from(atob(data.slice(data.indexOf(",") + 1)), (c) => c.charCodeAt(0));
-      resolve(new Blob([bytes], { type: "image/png" }));
+      resolve(pngOf(canvas));
     };
     image.onerror = () => {
       URL.revokeObjectURL(url);
