@@ -243,6 +243,9 @@ class ArticleServer(ThreadingHTTPServer):
     """A thread per connection over one `Site`."""
 
     daemon_threads = True  # a stuck client never keeps the process alive
+    # connections waiting to be accepted: socketserver's 5 fills at once when a page asks
+    # for its modules together, and the kernel drops the rest for a second before they retry
+    request_queue_size = 128
     site: Site
 
     def handle_error(self, request, client_address) -> None:
