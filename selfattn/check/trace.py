@@ -54,6 +54,8 @@ class Seen:
     scale: float | None = None
     axis: str = ""  # what the softmax normalises over, "keys" or "queries"; "": not read
     marked: bool = False  # a marker handed in for an argument went into the scores
+    # it called F.multi_head_attention_forward, whose insides the trace cannot see (fairseq)
+    handed: bool = False
 
 
 def _name(func: Any) -> str:
@@ -105,6 +107,7 @@ class _Watcher:
         given = [a for a in (*args, *kwargs.values()) if _is_tensor(a)]
         outs = [o for o in (out if isinstance(out, tuple | list) else [out]) if _is_tensor(o)]
         self.kept += [*given, *outs]
+        self.seen.handed |= name == "multi_head_attention_forward"
         first: Any = args[0] if args else None
         if name in PASS_ON and id(first) in self.xs:
             self.xs.update(id(o) for o in outs)
@@ -352,7 +355,7 @@ def observe(module: Any, runner: Runner, width: int) -> Seen | None:
             seen = runner.call_other(watch, module, given, times)
         except CallFailed:
             continue
-        if not isinstance(seen, Seen) or not seen.heads or not seen.maps_in:
+        if not isinstance(seen, Seen) or not (seen.handed or (seen.heads and seen.maps_in)):
             return None
         seen.image = given.ndim == 4 and given.shape[-1] == width
         seen.channels_first = given.ndim == 4 and not seen.image
@@ -402,7 +405,7 @@ def projections(seen: Seen) -> Projections | None:
     maps = [seen.maps_in[i][1] for i in order]
     fused = maps[0] if len(maps) == 1 else None
     qkv = _qkv(maps)
-    if qkv is None:
+    if qkv is None or not seen.heads:  # no softmax seen: F.multi_head_attention_forward's
         return None
     q, k, v = qkv
     inner = q.w.shape[1]
@@ -461,25 +464,29 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
         seen = observe(module, runner, width)
         if seen is None:
             continue
-        if proj is None:
-            found = projections(seen)
-            return (
-                None if found is None else replace(_own_scale(module, found, seen), axis=seen.axis)
-            )
-        inner = proj.q.w.shape[1]
-        grouped = proj.kv_heads not in (0, proj.heads)
-        if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
-            proj = replace(proj, heads=seen.heads, kv_heads=0)
-        proj = replace(
-            proj, cosine=seen.cosine, image=seen.image, channels_first=seen.channels_first
-        )
-        proj = _biases_run(proj, projections(seen))
-        proj = replace(_own_scale(module, proj, seen), axis=seen.axis)
-        if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
-            proj = replace(proj, inputs=seen.inputs)
-        if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:
-            proj = replace(proj, out=seen.map_out[1], names=f"{proj.names}, {seen.map_out[0]}")
-        return proj
+        if proj is not None:
+            return _as_run(module, proj, seen)
+        found = projections(seen)
+        return None if found is None else replace(_own_scale(module, found, seen), axis=seen.axis)
+    return proj
+
+
+def _as_run(module: Any, proj: Projections, seen: Seen) -> Projections:
+    """The projections found by name, with what the run showed where it differs."""
+    if seen.handed:  # nothing inside F.multi_head_attention_forward is seen: as nn's layer
+        own = not proj.holder and getattr(module, "batch_first", False) is not True
+        return replace(proj, inputs=seen.inputs, time_first=own or proj.time_first)
+    inner = proj.q.w.shape[1]
+    grouped = proj.kv_heads not in (0, proj.heads)
+    if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
+        proj = replace(proj, heads=seen.heads, kv_heads=0)
+    proj = replace(proj, cosine=seen.cosine, image=seen.image, channels_first=seen.channels_first)
+    proj = _biases_run(proj, projections(seen))
+    proj = replace(_own_scale(module, proj, seen), axis=seen.axis)
+    if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
+        proj = replace(proj, inputs=seen.inputs)
+    if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:
+        proj = replace(proj, out=seen.map_out[1], names=f"{proj.names}, {seen.map_out[0]}")
     return proj
 
 

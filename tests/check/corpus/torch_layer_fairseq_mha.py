@@ -1,24 +1,22 @@
-"""Correct (torch), and checked WRONG today: fairseq's MultiheadAttention, written after its
-path outside a cache: forward(query, key, value, key_padding_mask=None, incremental_state=None,
-need_weights=True, static_kv=False, attn_mask=None, ...) on (seq_len, batch, embed_dim),
-sequence first, returning (attn, weights averaged over heads); separate `q_proj`, `k_proj`,
-`v_proj` and `out_proj` with biases, `num_heads` and `scaling` = head_dim**-0.5; everything is
-handed to one call of F.multi_head_attention_forward with use_separate_proj_weight=True (the
-q, k, v biases joined), as fairseq does whenever no cache or export is in play.
+"""Correct (torch): fairseq's MultiheadAttention, written after its path outside a cache:
+forward(query, key, value, key_padding_mask=None, incremental_state=None, need_weights=True,
+static_kv=False, attn_mask=None, ...) on (seq_len, batch, embed_dim), sequence first, returning
+(attn, weights averaged over heads); separate `q_proj`, `k_proj`, `v_proj` and `out_proj` with
+biases, `num_heads` and `scaling` = head_dim**-0.5; everything is handed to one call of
+F.multi_head_attention_forward with use_separate_proj_weight=True (the q, k, v biases joined),
+as fairseq does whenever no cache or export is in play.
 
-It is right attention, but `selfattn check` reads it as a kernel: the trace cannot look into
-F.multi_head_attention_forward (one call, its softmax and products inside), so it sees no
-attention and neither that the layer takes x three times nor as (n, batch, C); the maps it
-finds by name then go unused, its first parameter is named `query`, and the kernel probes see
-weights that do not sum to one. `expected` is what the real file gets; the right verdict is
-ok. nn.MultiheadAttention, which makes the same call, is read because it holds
-`in_proj_weight` and says `batch_first`.
+The trace cannot look into F.multi_head_attention_forward (one call, its softmax and products
+inside), but it sees the call: a layer that makes it is read as nn.MultiheadAttention is, x
+handed as query, key and value, sequence first unless it says `batch_first`, with the maps
+found by name. It was once read as a kernel (its first parameter is named `query`) whose
+weights did not sum to one.
 
 after: facebookresearch/fairseq fairseq/modules/multihead_attention.py
 commit: 3d262bb25690e4eb2e7d3c1309b1e9c406ca4b99
 licence: MIT
 target: attn
-expected: buggy weights-not-normalized
+expected: ok
 """
 
 import torch
