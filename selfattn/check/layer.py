@@ -168,6 +168,8 @@ class Layer:
         extra = {self.mask.param: self.mask.make(n, dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
         extra |= self.rotary.args(n, dtype) if self.rotary else {}
+        if proj.keywords:  # forward(*, query, key, value): labml.ai's
+            return [], {**dict.fromkeys(proj.keywords, given), **self.args, **extra}
         return [given] * proj.inputs, {**self.args, **extra}
 
     def tolerance(self, x: Array, suspect: Suspect, proj: Projections | None = None) -> float:
@@ -678,7 +680,7 @@ class _Text:
     def __init__(self, name: str, imp: str, proj: Projections, dtype: Any) -> None:
         self.name, self.imp, self.width = name, imp, proj.width
         self.dtype = str(dtype)
-        self.inputs, self.layout = proj.inputs, proj.layout
+        self.inputs, self.layout, self.keywords = proj.inputs, proj.layout, proj.keywords
         self.args = ""  # the caller's extra arguments, as `, name=value`
         self.mask: CausalMask | None = None
         self.flag: str | None = None
@@ -695,7 +697,7 @@ class _Text:
         mask = self.mask.text(self.dtype) if self.mask else []
         mask += self.rotary.text(self.dtype) if self.rotary else []
         x, back, said, _ = LAYOUT_TEXT[self.layout]
-        given = ", ".join([x] * self.inputs) + self.args
+        given = ", ".join([f"{k}={x}" for k in self.keywords] or [x] * self.inputs) + self.args
         given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
         given += self.rotary.given if self.rotary else ""
         given += f", {self.flag}=True" if self.flag else ""

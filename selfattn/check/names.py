@@ -3,7 +3,8 @@ from. Names are hints (the trace reads a torch layer from what it runs); a new l
 name or row here, not a new table in the module that reads it.
 
 Each row: the role, its names in the order they are tried (a comma joins the maps read
-together: q, k, v kept apart, or q beside a fused k, v), and the code they come from.
+together: q, k, v kept apart, or q beside a fused k, v; a dot reaches into a module held),
+and the code they come from.
 """
 
 from __future__ import annotations
@@ -34,15 +35,16 @@ TABLE: tuple[tuple[str, str, str], ...] = (
     (
         "separate maps",
         "query,key,value q_proj,k_proj,v_proj to_q,to_k,to_v wq,wk,wv W_query,W_key,W_value "
-        "q_lin,k_lin,v_lin q,k,v",
-        "BERT, Llama, diffusers, Meta's LLaMA, LLMs from scratch, DistilBERT, T5",
+        "q_lin,k_lin,v_lin q,k,v query.linear,key.linear,value.linear",
+        "BERT, Llama, diffusers, Meta's LLaMA, LLMs from scratch, DistilBERT, T5, labml.ai",
     ),
     # q alone, and k and v from one map, k's columns first
     ("paired maps", "to_q,to_kv q,kv q_proj,kv_proj", "lucidrains' to_kv, timm's PVT kv"),
     (
         "map out",
-        "c_proj proj out_proj o_proj to_out wo out dense o out_lin",
-        "nanoGPT, timm, nn.MultiheadAttention, Llama, diffusers, LLaMA, BERT, T5, DistilBERT",
+        "c_proj proj out_proj o_proj to_out wo out dense o out_lin output",
+        "nanoGPT, timm, nn.MultiheadAttention, Llama, diffusers, LLaMA, BERT, T5, DistilBERT, "
+        "labml.ai",
     ),
     # a LayerNorm or RMSNorm the layer may apply to x first; QK-norm on q and k
     ("norm", "norm pre_norm input_norm ln", "lucidrains, vit-pytorch"),

@@ -80,6 +80,7 @@ class Projections:
     # layout or as (batch, n, C), turned for the module (check_layer finds out which); a
     # layer of (x, context) or (x, y=None) attends to x itself when given x twice
     inputs: int = 1
+    keywords: tuple[str, ...] = ()  # the keyword-only parameters x goes in as; (): by position
     image: bool = False  # x goes in as an image (batch, H, W, C): here n x 1, (batch, n, 1, C)
     channels_first: bool = False  # as an image (batch, C, H, W): here (batch, C, n, 1)
     time_first: bool = False
@@ -463,13 +464,21 @@ def _positive(value: Any) -> bool:
 
 def _separate(module: Any) -> Trio | None:
     for trio in named("separate maps"):
-        q, k, v = (_affine(getattr(module, n, None)) for n in trio)
+        q, k, v = (_affine(_held(module, n)) for n in trio)
         if q is None or k is None or v is None:
             continue
         # k and v may have fewer heads than q (grouped-query attention)
         if q.w.shape[0] == k.w.shape[0] == v.w.shape[0] and k.w.shape[1] <= q.w.shape[1]:
             return (q, k, v), ", ".join(trio), None
     return None
+
+
+def _held(module: Any, dotted: str) -> Any:
+    """The attribute a dotted name reaches (`query.linear`: labml.ai's Linear inside the
+    module that splits q into heads), or None."""
+    for name in dotted.split("."):
+        module = getattr(module, name, None)
+    return module
 
 
 def _paired(module: Any) -> Trio | None:

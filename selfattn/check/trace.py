@@ -56,6 +56,7 @@ class Seen:
     marked: bool = False  # a marker handed in for an argument went into the scores
     # it called F.multi_head_attention_forward, whose insides the trace cannot see (fairseq)
     handed: bool = False
+    time_first: bool = False  # the softmax normalised x's first axis: x read as (n, batch, C)
 
 
 def _name(func: Any) -> str:
@@ -79,8 +80,10 @@ def watch(module: Any, x: Any, times: int, marker: dict[str, Any] | None = None)
             watcher.saw(_name(func), args, kwargs or {}, out)
             return out
 
+    keywords = _keywords(module)  # forward(*, query, key, value): x handed by name
+    given = {**dict.fromkeys((keywords or _required(module))[times:]), **(marker or {})}
     with Record(), torch.no_grad():
-        module(*[x] * times, **{**dict.fromkeys(_required(module)[times:]), **(marker or {})})
+        module(*[] if keywords else [x] * times, **dict.fromkeys(keywords[:times], x), **given)
     return watcher.seen
 
 
@@ -94,7 +97,7 @@ class _Watcher:
         self.names = {id(p): n for n, p in module.named_parameters()}
         self.seen = Seen(inputs=times)
         self.xs = {id(x)}  # x, and x viewed or normalised
-        self.batch = len(x)
+        self.batch, self.n = len(x), x.shape[1]
         self.origin: dict[int, frozenset[int]] = {}  # tensor -> indexes of its maps in
         self.made: dict[int, list[Any]] = {}  # tensor -> the tensors it was computed from
         self.weights: set[int] = set()  # the softmax's output, and what passes it on
@@ -178,8 +181,17 @@ class _Watcher:
         if factors and all(id(f) in self.unit for f in factors):
             self.seen.cosine = _temperature(first, *factors)
         elif factors:
+            self.seen.heads = _einsum_heads(self.ops.get(id(product)), first) or self.seen.heads
+            self._rows(first, args, kwargs)
             self._scale(first, product, factors)
             self.seen.axis = _axis(first, args, kwargs) if self._op(product) in PRODUCTS else ""
+
+    def _rows(self, scores: Any, args: Any, kwargs: dict[str, Any]) -> None:
+        """Notes whether the softmax mixed x's first axis (length batch, here 1), not its
+        second (n): the layer reads x as (n, batch, C), whatever it says (labml.ai's)."""
+        dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+        if isinstance(dim, int) and self.n != self.batch:
+            self.seen.time_first = scores.shape[dim] == self.batch
 
     def _product(self, scores: Any) -> tuple[list[Any], Any]:
         """The two factors of the product the scores come from, q's then k's, and the
@@ -271,6 +283,22 @@ def _ratio(scores: Any, product: Any) -> float | None:
     ratio = s[ok] / p[ok]
     mid = ratio.median()
     return float(mid) if bool(((ratio - mid).abs() <= 1e-3 * mid.abs()).all()) else None
+
+
+def _einsum_heads(call: Any, scores: Any) -> int:
+    """The head count of scores made by einsum (labml.ai's "ibhd,jbhd->ijbh"): the length of
+    the axis q and k both keep that sits nearest the one they sum over; 0: not an einsum."""
+    name, args, _ = call or ("", (), {})
+    if name != "einsum" or not args or not isinstance(args[0], str) or "->" not in args[0]:
+        return 0
+    given, out = args[0].replace(" ", "").split("->")
+    q, k = ([*given.split(","), ""])[:2]
+    summed = [c for c in q if c in k and c not in out]
+    kept = [c for c in q if c in k and c in out]
+    if len(summed) != 1 or not kept:
+        return 0
+    nearest = min(kept, key=lambda c: abs(q.index(c) - q.index(summed[0])))
+    return int(scores.shape[out.index(nearest)]) if len(out) == scores.ndim else 0
 
 
 def _axis(scores: Any, args: Any, kwargs: dict[str, Any]) -> str:
@@ -389,9 +417,17 @@ def _required(module: Any) -> list[str]:
     return [p.name for p in _positional(module) if p.default is p.empty]
 
 
+def _keywords(module: Any) -> list[str]:
+    """The keyword-only parameters without a default, when the forward takes none by
+    position (labml.ai's `forward(*, query, key, value, mask=None)`)."""
+    if _positional(module):
+        return []
+    return [p.name for p in _params(module) if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+
+
 def _ways(module: Any) -> list[int]:
     """How many times x may be given: never in place of a mask (`forward(x, attn_mask)`)."""
-    names = [p.name for p in _positional(module)][:3]
+    names = ([p.name for p in _positional(module)] or _keywords(module))[:3]
     return [
         t for t in (1, 2, 3) if t <= max(len(names), 1) and not any(map(is_mask_name, names[1:t]))
     ]
@@ -476,6 +512,8 @@ def _as_run(module: Any, proj: Projections, seen: Seen) -> Projections:
     if seen.handed:  # nothing inside F.multi_head_attention_forward is seen: as nn's layer
         own = not proj.holder and getattr(module, "batch_first", False) is not True
         return replace(proj, inputs=seen.inputs, time_first=own or proj.time_first)
+    keywords = tuple(_keywords(module)[: seen.inputs])  # labml.ai's (*, query, key, value)
+    proj = replace(proj, keywords=keywords, time_first=proj.time_first or seen.time_first)
     inner = proj.q.w.shape[1]
     grouped = proj.kv_heads not in (0, proj.heads)
     if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:

@@ -1,24 +1,21 @@
-"""Correct (torch), and checked WRONG today: labml.ai's annotated MultiHeadAttention, written
-after it. Its forward takes keyword-only `query`, `key`, `value` (and `mask`), each of shape
-(seq_len, batch, d_model), sequence first, with no `batch_first` to say so; each of q, k, v
-comes from a small module of its own (`query`, `key`, `value`) that holds the Linear as
-`linear` and splits the heads, (seq_len, batch, heads, d_k); the scores are carried as
-(i, j, batch, heads), scaled after the product, filled with -inf where the mask (i, j, batch)
-is 0, and the softmax is a module over axis 1, the keys; the map out is `output`.
+"""Correct (torch): labml.ai's annotated MultiHeadAttention, written after it. Its forward
+takes keyword-only `query`, `key`, `value` (and `mask`), each of shape (seq_len, batch,
+d_model), sequence first, with no `batch_first` to say so; each of q, k, v comes from a small
+module of its own (`query`, `key`, `value`) that holds the Linear as `linear` and splits the
+heads, (seq_len, batch, heads, d_k); the scores are carried as (i, j, batch, heads) by einsum,
+scaled after the product, filled with -inf where the mask (i, j, batch) is 0, and the softmax
+is a module over axis 1, the keys; the map out is `output`.
 
-It is right attention, but `selfattn check` reads it as a kernel of (q, k, v): the layer
-cannot be called with x positionally, so the trace never sees it run and no map is read
-(`query.linear` is one module down, `output` is no published name), and its own maps then
-make the "weights" look unnormalised. Three gaps, recorded in corpus/README.md: q, k, v
-keyword-only; (n, batch, C) for a layer that is not nn.MultiheadAttention; and the head count
-read from the scores' third axis from the end, which is j here. `expected` is what the
-real file gets; the right verdict is ok.
+The check hands x by keyword as query, key and value (the forward takes nothing by
+position), finds the maps under `query.linear`, ... and `output` (names.py), reads the layout
+(n, batch, C) from the softmax normalising x's first axis, and the head count from the
+einsum's output subscripts, not the scores' third axis from the end (j here).
 
 after: labmlai/annotated_deep_learning_paper_implementations labml_nn/transformers/mha.py
 commit: e6b3c8a6a2cdae4071bcde1abeaaf9a2bc37bd53
 licence: MIT
 target: attn
-expected: buggy weights-not-normalized
+expected: ok
 """
 
 import math
