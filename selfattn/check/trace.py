@@ -189,7 +189,7 @@ class _Watcher:
     def _rows(self, scores: Any, args: Any, kwargs: dict[str, Any]) -> None:
         """Notes whether the softmax mixed x's first axis (length batch, here 1), not its
         second (n): the layer reads x as (n, batch, C), whatever it says (labml.ai's)."""
-        dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+        dim = _dim(args, kwargs)
         if isinstance(dim, int) and self.n != self.batch:
             self.seen.time_first = scores.shape[dim] == self.batch
 
@@ -301,9 +301,14 @@ def _einsum_heads(call: Any, scores: Any) -> int:
     return int(scores.shape[out.index(nearest)]) if len(out) == scores.ndim else 0
 
 
+def _dim(args: Any, kwargs: dict[str, Any]) -> Any:
+    """The axis a softmax call was given, by keyword or second (`softmax(s, -1)`), or None."""
+    return kwargs.get("dim", args[1] if len(args) > 1 else None)
+
+
 def _axis(scores: Any, args: Any, kwargs: dict[str, Any]) -> str:
     """What a softmax over q k^T normalises: the keys (its last axis) or the queries."""
-    dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+    dim = _dim(args, kwargs)
     if not isinstance(dim, int):
         return ""
     dim %= scores.ndim
