@@ -7,7 +7,7 @@ and masks the future only when asked, with `use_causal_mask`. No name is read: t
 head count, the scale and which factor is q are read from the torch operations it runs.
 
 after: keras-team/keras keras/src/layers/attention/multi_head_attention.py
-commit: 03ed1b25b572021a2ca1144175fd40d40e49a4ba
+commit: 3422977a5e38fb2f7709aaa9a08e47f0c43d0f60
 licence: Apache-2.0
 target: attn
 expected: ok
