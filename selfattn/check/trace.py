@@ -118,13 +118,19 @@ class _Watcher:
             self.seen.norm = _group_norm(args, kwargs) if name == "group_norm" else self.seen.norm
         elif name in SOFTMAX and _is_tensor(first) and first.ndim >= 3:
             self._attention(name, args, kwargs, outs)
-        elif (found := _weight(name, _positional_args(name, args, kwargs), self.names)) is not None:
-            self._map(found, outs)
-            return
-        elif (bias := self._bias(name, args, outs)) is not None:
-            self._biased(*bias)
+        elif self._mapped(name, args, kwargs, outs):
             return
         self._follow(name, given, outs, (name, args, kwargs))
+
+    def _mapped(self, name: str, args: Any, kwargs: dict[str, Any], outs: list[Any]) -> bool:
+        """Whether the call applies one of the layer's maps, or adds the bias of one."""
+        if (found := _weight(name, _positional_args(name, args, kwargs), self.names)) is not None:
+            self._map(found, outs)
+            return True
+        if (bias := self._bias(name, args, outs)) is not None:
+            self._biased(*bias)
+            return True
+        return False
 
     def _follow(self, name: str, given: list[Any], outs: list[Any], call: Any = None) -> None:
         self._note_outputs(name, given, outs, call)
@@ -332,10 +338,16 @@ def _einsum_heads(call: Any, scores: Any) -> int:
 def _queries_first(call: Any, factors: list[Any]) -> list[Any]:
     """The factors of an einsum's scores, q's first: the one that brings the scores' rows
     (Keras's einsum("aecd,abcd->acbe", k, q) takes k first)."""
-    name, args, _ = call or ("", (), {})
-    if name != "einsum" or len(factors) != 2 or not isinstance(args[0], str) or "->" not in args[0]:
+    name, args, _ = call or ("", ("",), {})
+    equation: Any = args[0] if args else ""
+    if (
+        name != "einsum"
+        or len(factors) != 2
+        or not isinstance(equation, str)
+        or "->" not in equation
+    ):
         return factors
-    given, out = args[0].replace(" ", "").split("->")
+    given, out = equation.replace(" ", "").split("->")
     first, second = ([*given.split(","), ""])[:2]
     rows = out[-2:-1]
     return factors[::-1] if rows and rows in second and rows not in first else factors
