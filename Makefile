@@ -27,14 +27,15 @@ $(VENV)/.serve: pyproject.toml
 # ES modules and TypeScript checks their JSDoc types. npm puts all three inside .venv.
 NODE_BIN := $(VENV)/node/node_modules/.bin
 
-# torch (CPU wheel) so that the torch cases of `selfattn check` run. One resolve for the
+# torch (CPU wheel) so that the torch cases of `selfattn check` run, and Keras 3 for its Keras
+# layers (read through torch; a few MB beside torch). One resolve for the
 # package, its test extra and torch; npm fetches the node tools meanwhile (both wait on disk
 # and network more than on the CPU). A clean clone skips the base install: the test extra
 # holds the package.
 $(VENV)/.test: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	npm install --silent --no-audit --no-fund --prefix $(VENV)/node axe-core@4.10.3 @biomejs/biome@2.6.8 typescript@5.9.3 & npm=$$!; \
-	  $(call INSTALL,-e '.[test]' torch==2.13.0) && wait $$npm
+	  $(call INSTALL,-e '.[test]' torch==2.13.0 keras==3.15.1) && wait $$npm
 	touch $(VENV)/.serve $@
 
 serve: $(VENV)/.serve

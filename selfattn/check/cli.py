@@ -101,6 +101,8 @@ def run_child(args: argparse.Namespace) -> Report:
     cmd += ["--layout", args.layout] if args.layout else []
     cmd += [f"--arg={a}" for a in args.arg]
     env = dict(os.environ)
+    if importlib.util.find_spec("torch") is not None:  # a Keras layer is read from torch's calls
+        env.setdefault("KERAS_BACKEND", "torch")
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
     limit = args.budget + SLACK
     started = time.monotonic()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,11 +20,14 @@ class CallFailed(Exception):
     """One call raised or returned something unusable; the message is a one-line summary."""
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def summarize(exc: BaseException) -> str:
     """`TypeError: message`, one line, short: what a report shows instead of a traceback."""
     if isinstance(exc, CallFailed):
         return str(exc)
-    text = " ".join(str(exc).split())
+    text = " ".join(ANSI.sub("", str(exc)).split())  # Keras puts bold in its messages
     text = text if len(text) <= 200 else text[:197] + "..."
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

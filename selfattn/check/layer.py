@@ -230,9 +230,31 @@ def start(
     text.args = "".join(f", {k}={v!r}" for k, v in args.items())
     text.rotary, text.zeroed = layer.rotary, zeroed
     layer.text = text
-    run = LayerRun(layer, text, rep, module, masks, sig.flag)
-    run.facts |= {"x": x0, "first": first, "tol": layer.tolerance(x0[0], Suspect(CORRECT))}
+    tol = layer.tolerance(x0[0], Suspect(CORRECT))
+    flag = sig.flag or _flag_by_effect(layer, x0, first, sig.switches, tol)
+    run = LayerRun(layer, text, rep, module, masks, flag)
+    run.facts |= {"x": x0, "first": first, "tol": tol}
     return run
+
+
+def _flag_by_effect(
+    layer: Layer, x: Array, first: Array, switches: list[str], tol: float
+) -> str | None:
+    """A switch (a parameter defaulting to False) that asks for the causal mask under a name of
+    its own (Keras's `use_causal_mask`), found by its effect: set to True, it changes the
+    output but not its last row, the position that sees every other with or without the mask."""
+    for name in switches:
+        layer.flag = name
+        try:
+            out = layer(x)
+        except CallFailed:
+            continue
+        finally:
+            layer.flag = None
+        changed = not np.allclose(out, first, atol=tol)
+        if changed and np.allclose(out[:, -1], first[:, -1], atol=tol):
+            return name
+    return None
 
 
 def _say_how_called(layer: Layer, rep: Report, turned: bool, zeroed: list[str]) -> None:

@@ -281,10 +281,13 @@ def _masks(names: dict[str, Param], qkv: tuple[str, ...]) -> list[MaskParam]:
 
 def _inspected(fn: Callable[..., Any]) -> inspect.Signature | None:
     """The signature that says how `fn` is called: an nn.Module's forward (it says more than
-    __call__), an autograd.Function's forward after ctx; None when there is none."""
+    __call__; a Keras layer's call), an autograd.Function's forward after ctx; None when there
+    is none."""
     target = fn
     if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
         target = cast(Any, fn).forward
+        if _only_varargs(target) and hasattr(fn, "call"):  # a Keras layer on torch: call says
+            target = cast(Any, fn).call
     function = _autograd_function(fn)
     try:
         sig = inspect.signature(function.forward if function is not None else target)
@@ -295,6 +298,15 @@ def _inspected(fn: Callable[..., Any]) -> inspect.Signature | None:
     if function is not None:  # `attention = _attention.apply`: forward's parameters after ctx
         sig = sig.replace(parameters=list(sig.parameters.values())[1:])
     return sig
+
+
+def _only_varargs(fn: Any) -> bool:
+    """Whether fn's signature is (*args, **kwargs) and says nothing."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
 
 
 def _qkv(

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .probe import CallFailed, Runner, is_mask_name
-from .projections import Affine, Norm, Projections, _read, _split3
+from .probe import CallFailed, Runner, _inspected, is_mask_name
+from .projections import Affine, Norm, Projections, _read, _split3, as_float64
 
 # calls that pass x on unchanged in meaning: the maps in may be applied to what they return
 PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_norm", "to", "float"}
@@ -105,6 +105,7 @@ class _Watcher:
         self.kept: list[Any] = []
         self.ops: dict[int, tuple[str, Any, dict[str, Any]]] = {}  # tensor -> the call made it
         self.marked: set[int] = set()  # the marker, and what it became alone
+        self.unbiased: dict[int, int] = {}  # a map's output -> the map (-1: out), bias unseen
 
     def saw(self, name: str, args: Any, kwargs: dict[str, Any], out: Any) -> None:
         given = [a for a in (*args, *kwargs.values()) if _is_tensor(a)]
@@ -117,10 +118,19 @@ class _Watcher:
             self.seen.norm = _group_norm(args, kwargs) if name == "group_norm" else self.seen.norm
         elif name in SOFTMAX and _is_tensor(first) and first.ndim >= 3:
             self._attention(name, args, kwargs, outs)
-        elif (found := _weight(name, _positional_args(name, args, kwargs), self.names)) is not None:
-            self._map(found, outs)
+        elif self._mapped(name, args, kwargs, outs):
             return
         self._follow(name, given, outs, (name, args, kwargs))
+
+    def _mapped(self, name: str, args: Any, kwargs: dict[str, Any], outs: list[Any]) -> bool:
+        """Whether the call applies one of the layer's maps, or adds the bias of one."""
+        if (found := _weight(name, _positional_args(name, args, kwargs), self.names)) is not None:
+            self._map(found, outs)
+            return True
+        if (bias := self._bias(name, args, outs)) is not None:
+            self._biased(*bias)
+            return True
+        return False
 
     def _follow(self, name: str, given: list[Any], outs: list[Any], call: Any = None) -> None:
         self._note_outputs(name, given, outs, call)
@@ -160,9 +170,32 @@ class _Watcher:
         if id(inp) in self.xs and not self.weights and not self.seen.heads:
             for o in outs:
                 self.origin[id(o)] = frozenset([len(self.seen.maps_in)])
+                self.unbiased[id(o)] = len(self.seen.maps_in)
             self.seen.maps_in.append((label, affine))
         elif self.seen.heads:
             self.seen.map_out = (label, affine)  # the last one wins
+            self.unbiased.update((id(o), -1) for o in outs)
+
+    def _bias(self, name: str, args: Any, outs: list[Any]) -> tuple[int, Any, Any] | None:
+        """(which map, its bias, the sum) for `map(x) + bias`, a bias added after a map that
+        had none of its own (Keras's EinsumDense); -1 names the map out."""
+        if name not in ("add", "__add__") or len(args) < 2 or len(outs) != 1:
+            return None
+        made, bias = args[0], args[1]
+        if id(made) not in self.unbiased or id(bias) not in self.names:
+            return None
+        return self.unbiased[id(made)], bias, outs[0]
+
+    def _biased(self, index: int, bias: Any, out: Any) -> None:
+        label, affine = self.seen.maps_in[index] if index >= 0 else self.seen.map_out or ("", None)
+        b = as_float64(bias).reshape(-1)
+        if affine is None or b.shape != affine.b.shape or affine.b.any():
+            return
+        if index >= 0:
+            self.seen.maps_in[index] = (label, Affine(affine.w, b))
+            self.origin[id(out)] = frozenset([index])
+        else:
+            self.seen.map_out = (label, Affine(affine.w, b))
 
     def _attention(self, name: str, args: Any, kwargs: dict[str, Any], outs: list[Any]) -> None:
         first = args[0]
@@ -176,6 +209,7 @@ class _Watcher:
             self._fused_scale(args, kwargs)
             return
         factors, product = self._product(first)
+        factors = _queries_first(self.ops.get(id(product)), factors)
         self.seen.roles = [self.origin[id(f)] for f in factors]
         self.weights.update(id(o) for o in outs)
         if factors and all(id(f) in self.unit for f in factors):
@@ -301,6 +335,24 @@ def _einsum_heads(call: Any, scores: Any) -> int:
     return int(scores.shape[out.index(nearest)]) if len(out) == scores.ndim else 0
 
 
+def _queries_first(call: Any, factors: list[Any]) -> list[Any]:
+    """The factors of an einsum's scores, q's first: the one that brings the scores' rows
+    (Keras's einsum("aecd,abcd->acbe", k, q) takes k first)."""
+    name, args, _ = call or ("", ("",), {})
+    equation: Any = args[0] if args else ""
+    if (
+        name != "einsum"
+        or len(factors) != 2
+        or not isinstance(equation, str)
+        or "->" not in equation
+    ):
+        return factors
+    given, out = equation.replace(" ", "").split("->")
+    first, second = ([*given.split(","), ""])[:2]
+    rows = out[-2:-1]
+    return factors[::-1] if rows and rows in second and rows not in first else factors
+
+
 def _dim(args: Any, kwargs: dict[str, Any]) -> Any:
     """The axis a softmax call was given, by keyword or second (`softmax(s, -1)`), or None."""
     return kwargs.get("dim", args[1] if len(args) > 1 else None)
@@ -333,11 +385,16 @@ def _positional_args(name: str, args: Any, kwargs: dict[str, Any]) -> tuple[Any,
 # where each op that maps x keeps x, its weight and its bias: F.linear(x, w, b), a 1 x 1
 # convolution (x, w, b) of an image layer, and GPT-2 Conv1D's addmm(b, x, w)
 OPERANDS = {"linear": (0, 1, 2), "conv1d": (0, 1, 2), "conv2d": (0, 1, 2), "addmm": (1, 2, 0)}
+# x @ w, a weight stored (in, out) with its bias added after (Keras's Dense)
+OPERANDS |= {"matmul": (0, 1, 2), "__matmul__": (0, 1, 2)}
+IN_BY_OUT = {"addmm", "matmul", "__matmul__"}
 
 
 def _weight(name: str, args: Any, names: dict[int, str]) -> tuple[Any, str, Affine] | None:
     """(input, parameter name, map) for an op of OPERANDS whose weight is one of the layer's
     parameters."""
+    if name == "einsum":
+        return _einsum_map(args, names)
     if name not in OPERANDS:
         return None
     xi, wi, bi = OPERANDS[name]
@@ -348,8 +405,33 @@ def _weight(name: str, args: Any, names: dict[int, str]) -> tuple[Any, str, Affi
         if w.ndim < 3 or any(s != 1 for s in w.shape[2:]):
             return None  # a convolution that mixes neighbouring positions is not a map of x
         w = w.flatten(1)
-    affine = _read(w, args[bi] if len(args) > bi else None, stored_in_by_out=name == "addmm")
-    return (args[xi], names[id(args[wi])].removesuffix(".weight"), affine) if affine else None
+    affine = _read(w, args[bi] if len(args) > bi else None, stored_in_by_out=name in IN_BY_OUT)
+    return (args[xi], _label(names[id(args[wi])]), affine) if affine else None
+
+
+def _einsum_map(args: Any, names: dict[int, str]) -> tuple[Any, str, Affine] | None:
+    """(input, parameter name, map) for `einsum("abc,cde->abde", x, kernel)`, Keras's
+    EinsumDense: the axes x and the kernel sum over end x's and begin the kernel's; the
+    kernel's other axes, flattened, are the map's outputs (heads then head size)."""
+    if len(args) != 3 or not isinstance(args[0], str) or "->" not in args[0]:
+        return None
+    eq, x, kernel = args[0].replace(" ", ""), args[1], args[2]
+    if id(kernel) not in names or not _is_tensor(x):
+        return None
+    (held, own), out = eq.split("->")[0].split(","), eq.split("->")[1]
+    summed = [c for c in own if c in held and c not in out]
+    k = len(summed)
+    if not k or own[:k] != "".join(summed) or held[-k:] != own[:k] or held[:-k] + own[k:] != out:
+        return None
+    w = kernel.detach().reshape(math.prod(kernel.shape[:k]), -1)
+    affine = _read(w, None, stored_in_by_out=True)
+    return (x, _label(names[id(kernel)]), affine) if affine else None
+
+
+def _label(name: str) -> str:
+    """A map's name for the report: `c_attn` for `c_attn.weight`, and `query` for Keras's
+    `_query_dense._torch_params.<layer>/query/kernel` (on torch)."""
+    return name.split("/")[-2] if "/" in name else name.removesuffix(".weight")
 
 
 def _group_norm(args: Any, kwargs: dict[str, Any]) -> Norm | None:
@@ -365,12 +447,13 @@ def _group_norm(args: Any, kwargs: dict[str, Any]) -> Norm | None:
 
 def widths(module: Any) -> list[int]:
     """The widths C x may have: the input sides of the layer's 2-D weights (and of its 1 x 1
-    convolutions'), most common first."""
+    convolutions', and of Keras's (C, heads, d) and (heads, d, C) kernels), most common first."""
     mats = [
         p.flatten(1) if p.ndim > 2 and all(s == 1 for s in p.shape[2:]) else p
         for p in module.parameters()
     ]
     sides = [p.shape[i] for p in mats if p.ndim == 2 for i in (1, 0)]
+    sides += [p.shape[i] for p in mats if p.ndim == 3 for i in (0, -1)]
     return sorted(set(sides), key=lambda c: -sides.count(c))
 
 
@@ -404,11 +487,10 @@ def _order(roles: list[frozenset[int]]) -> list[int]:
 
 
 def _params(module: Any) -> list[inspect.Parameter]:
-    """The parameters of the layer's forward; none when it has no signature to read."""
-    try:
-        return list(inspect.signature(module.forward).parameters.values())
-    except (TypeError, ValueError):
-        return []
+    """The parameters of the layer's forward (a Keras layer's call); none when it has no
+    signature to read."""
+    sig = _inspected(module)
+    return [] if sig is None else list(sig.parameters.values())
 
 
 def _positional(module: Any) -> list[inspect.Parameter]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import backward as bw
+from .frameworks import summarize
 from .probe import CallFailed, Timeout
 from .reference import softmax
 
@@ -168,7 +169,7 @@ def _compare(
     try:
         twin = copy.deepcopy(module).double()
     except Exception as exc:  # a module that cannot be copied: said, not fatal
-        return f"the layer could not be copied to float64: {type(exc).__name__}: {exc}"
+        return f"the layer could not be copied to float64: {summarize(exc)}"
     held = dict(twin.named_parameters())
 
     def loss() -> float:
@@ -184,7 +185,7 @@ def _compare(
             try:
                 near, wide = (_difference(w, base, u, h, loss) for h in (STEP, 2 * STEP))
             except Exception as exc:
-                return f"the layer does not run in float64: {type(exc).__name__}: {exc}"
+                return f"the layer does not run in float64: {summarize(exc)}"
             finally:
                 w.copy_(base)
             slopes.append(_slope(name, g, u, near, wide))

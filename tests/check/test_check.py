@@ -35,6 +35,7 @@ DOCS = ROOT / "README.md"  # its `selfattn check` section
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 HAS_JAX = importlib.util.find_spec("jax") is not None
 HAS_FLAX = HAS_JAX and importlib.util.find_spec("flax") is not None
+HAS_KERAS = importlib.util.find_spec("keras") is not None  # run on torch: `KERAS_BACKEND`
 
 
 def _tinygrad_runs() -> bool:
@@ -52,6 +53,7 @@ FRAMEWORKS = {
     "jax_": HAS_JAX,
     "jax_linen_": HAS_FLAX,
     "tinygrad_": None,  # None: asked when needed
+    "keras_": HAS_KERAS and HAS_TORCH,
     "triton_": HAS_TRITON and HAS_TORCH,
 }
 
@@ -206,6 +208,7 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),
     "tinygrad_correct.py": ("attention", set(), 0),
+    "keras_layer_scale_missing.py": ("attn", {"scale-missing"}, 1),
 }
 # Extra arguments a case needs, as `check(args=...)` and as `--arg` for the CLI.
 ARGS: dict[str, dict[str, Any]] = {"torch_hf_eager_bf16.py": {"module": None}}
