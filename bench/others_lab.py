@@ -5,8 +5,10 @@ page's clock; the kernel's part (show_map's checks, head_view's HTML) is in it, 
 waits for it. A benchmark, not a test: it prints.
 
 The cells take turns, run by run (map 64, head_view 64, map 256, ...), each run again in
-place so every drawing appears at the same spot; a blank cell (`print`) is timed the same
-way, the floor any output pays (the kernel's round trip, JupyterLab placing the output).
+place so every drawing appears at the same spot, into a notebook whose outputs were all
+cleared first (another tool's drawing left on the page slows every frame); a blank cell
+(`print`) is timed the same way, the floor any output pays (the kernel's round trip,
+JupyterLab placing the output).
 BertViz asks cdnjs for require.js, d3 and jQuery; they are answered from the local files
 given (`--d3`, `--requirejs`, `--jquery`) by the browser's request routing, as a browser
 cache would. Run it with a scratch venv's Python that has JupyterLab 4, anywidget, bertviz
@@ -78,8 +80,19 @@ def local(files: dict[str, Path]):
     return answer
 
 
+def clear(page: Page) -> None:
+    """Clear every cell's output, and let the page settle: a head_view at 256 tokens left on
+    the page makes every later frame of the notebook slower, whichever cell draws in it."""
+    page.get_by_role("menuitem", name="Edit").click()
+    page.get_by_role("menuitem", name="Clear Outputs of All Cells").click()
+    page.wait_for_function("() => !document.querySelector('.jp-OutputArea-output')")
+    page.wait_for_timeout(500)
+
+
 def timed(page: Page, index: int, tool: str, limit: float) -> float | None:
-    """Run cell `index` in place and wait for its new drawing: seconds, or None past `limit`."""
+    """Run cell `index` in place, the notebook's other outputs cleared first, and wait for its
+    new drawing: seconds, or None past `limit`."""
+    clear(page)
     cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
     cell.scroll_into_view_if_needed()
     cell.locator(".jp-InputArea-editor").click()
