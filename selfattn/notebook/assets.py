@@ -65,6 +65,11 @@ def css() -> str:
     return palette + kit + (HERE / "js" / "widget.css").read_text()
 
 
+# The page's script is a classic one, not a module: a module waits for the parse to end and
+# runs in a task of its own, after the browser has painted the empty page, so the drawing
+# came a frame later; a classic script at the end of <body> runs within the parse, and the
+# first frame holds the drawing. The bundle has no import or export left (bundle(...,
+# export_default=False)); "use strict" keeps the modules' own semantics.
 PAGE = """<!doctype html>
 <html lang="en">
 <head>
@@ -81,11 +86,14 @@ body {{ margin: 0; padding: 16px; background: #fdfcf8; }}
 <body>
 <div id="selfattn-widget"></div>
 <script type="application/json" id="selfattn-data">{data}</script>
-<script type="module">
+<script>
+(() => {{
+"use strict";
 {code}
 const data = JSON.parse(document.getElementById("selfattn-data").textContent);
-const model = await selfattn_entry.standaloneModel(data.state, data.slices);
-selfattn_entry.default.render({{ model, el: document.getElementById("selfattn-widget") }});
+selfattn_entry.standaloneModel(data.state, data.slices).then((model) =>
+  selfattn_entry.default.render({{ model, el: document.getElementById("selfattn-widget") }}));
+}})();
 </script>
 </body>
 </html>

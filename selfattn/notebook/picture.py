@@ -61,18 +61,24 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarra
         share, masked, bad = pool(share), pool(masked) & ~pool(~masked), pool(bad)
         n = m // block
     cell = max(1, min(SIDE // n, 40))
+
+    def cells(a: np.ndarray) -> np.ndarray:
+        """A per-cell array spread over each cell's cell × cell pixels, without a copy."""
+        return np.broadcast_to(a[:, None, :, None], (n, cell, n, cell))
+
     if cell >= 4:  # squares: a pixel is inked when it is inside its cell's square
         offset = np.abs(np.arange(cell) + 0.5 - cell / 2)
-        reach = np.maximum.outer(offset, offset)  # (cell, cell): distance from the centre
-        inside = np.kron(share * (cell - 1) / 2, np.ones((cell, cell))) > np.tile(reach, (n, n))
-        ink = inside[..., None] * 1.0
+        reach = np.maximum.outer(offset, offset)[None, :, None, :]  # distance from the centre
+        inside = (share * (cell - 1) / 2)[:, None, :, None] > reach  # (n, cell, n, cell)
+        # ink is 0 or 1: each pixel is the paper or the ink, as paper·(1 − ink) + ink·ink gives
+        ink, washed, blank = (np.array(c, np.uint8) for c in (INK, MASKED, PAPER))
+        rgb = np.where(inside[..., None], ink, np.where(cells(masked)[..., None], washed, blank))
     else:  # shades: a cell's darkness ∝ its weight's share
-        ink = np.kron(share, np.ones((cell, cell)))[..., None]
-    wash = np.kron(masked, np.ones((cell, cell), bool))[..., None]
-    red = np.kron(bad, np.ones((cell, cell), bool))[..., None]
-    paper = np.where(wash, MASKED, PAPER)
-    rgb = paper * (1 - ink) + np.array(INK) * ink
-    return np.where(red, WRONG, rgb).round().astype(np.uint8)
+        ink = cells(share)[..., None]
+        paper = np.where(cells(masked)[..., None], MASKED, PAPER)
+        rgb = (paper * (1 - ink) + np.array(INK) * ink).round().astype(np.uint8)
+    rgb = np.where(cells(bad)[..., None], np.array(WRONG, np.uint8), rgb)
+    return rgb.reshape(n * cell, n * cell, 3)
 
 
 def still(

@@ -7,22 +7,17 @@ The server is started on a random loopback port and stopped by its PID.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
-from tests.notebook.home import jupyter_home
+from tests.notebook.home import free_port, jupyter_home, notebook_of, run_cell, serving
 
 if not os.environ.get("SELFATTN_LIVE_NOTEBOOK"):
     pytest.skip("a live JupyterLab: run `make test-notebook`", allow_module_level=True)
@@ -77,60 +72,6 @@ VIEWS = [
 ]
 
 
-def notebook_of(cells: list[str]) -> dict:
-    return {
-        "cells": [
-            {
-                "cell_type": "code",
-                "id": f"cell-{i}",
-                "metadata": {},
-                "source": text,
-                "outputs": [],
-                "execution_count": None,
-            }
-            for i, text in enumerate(cells)
-        ],
-        "metadata": {
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serving(command: list[str], port: int, health: str, **popen: Any) -> Iterator[str]:
-    """A notebook server started by `command` on `port`: its URL once `health` answers 200
-    (within two minutes), stopped after."""
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **popen)
-    try:
-        url = f"http://127.0.0.1:{port}/"
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(url + health, timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise
-                time.sleep(0.5)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("lab")
@@ -171,12 +112,6 @@ def serve(root: Path) -> Iterator[str]:
     ]
     with serving(command, port, "api/status", cwd=root) as url:
         yield url
-
-
-def run_cell(page: Page, index: int) -> None:
-    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
-    cell.locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Shift+Enter")
 
 
 def test_python_and_the_browser_talk_both_ways(lab: str, browser: Browser) -> None:

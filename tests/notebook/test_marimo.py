@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.notebook.test_jupyterlab import SHOTS, free_port, serving
+from tests.notebook.home import free_port, serving
+from tests.notebook.test_jupyterlab import SHOTS
 
 if not os.environ.get("SELFATTN_LIVE_NOTEBOOK"):
     pytest.skip("a live marimo app: run `make test-notebook`", allow_module_level=True)

@@ -70,6 +70,10 @@ async function unpacked(slice) {
  * @param {string} colour @returns {Uint8ClampedArray}
  */
 export function rgbaOf(colour) {
+  // an opaque rgb(), as computed colours mostly come, is read as written: a canvas and its
+  // pixel read back cost a first drawing a millisecond
+  const opaque = /^rgba?\((\d+),\s*(\d+),\s*(\d+)(?:,\s*1)?\)$/.exec(colour);
+  if (opaque) return new Uint8ClampedArray([Number(opaque[1]), Number(opaque[2]), Number(opaque[3]), 255]);
   const canvas = document.createElement("canvas");
   canvas.width = canvas.height = 1;
   const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d", { willReadFrequently: true }));
