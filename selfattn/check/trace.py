@@ -28,6 +28,7 @@ PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_nor
 PASS_ON |= {"type", "type_as"}
 VIEWS = {"transpose", "permute", "__getitem__", "unbind", "chunk", "split", "mT"}
 UNIT_KEPT = PASS_ON | VIEWS | {"unsqueeze", "expand", "repeat_interleave"}  # keep length 1
+X_KEPT = PASS_ON | {"pad", "permute"}  # x padded, or cut into windows (torchvision's Swin)
 SOFTMAX = {"softmax", "_softmax", "scaled_dot_product_attention"}
 # a factor of q or k taken on through these keeps its scale; a number times it scales it
 SCALERS = {"mul", "__mul__", "__rmul__", "multiply"}
@@ -112,7 +113,7 @@ class _Watcher:
         self.kept += [*given, *outs]
         self.seen.handed |= name == "multi_head_attention_forward"
         first: Any = args[0] if args else None
-        if name in PASS_ON and id(first) in self.xs:
+        if name in X_KEPT and id(first) in self.xs:
             self.xs.update(id(o) for o in outs)
             self.seen.norm = _group_norm(args, kwargs) if name == "group_norm" else self.seen.norm
         elif name in SOFTMAX and _is_tensor(first) and first.ndim >= 3:
