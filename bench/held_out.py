@@ -112,6 +112,8 @@ def _defs(t: Target, text: str) -> dict[str, Any]:
         if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef) and n.name in t.defs
     ]
     ns: dict[str, Any] = {"__name__": "held_out_target"}
+    # a @dataclass among them looks its module up in sys.modules (Meta's ModelArgs)
+    sys.modules.setdefault("held_out_target", types.ModuleType("held_out_target"))
     exec(compile(t.imports, "<imports>", "exec"), ns)
     exec(compile(ast.Module(body=keep, type_ignores=[]), "<defs>", "exec"), ns)
     if t.itself:
