@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .names import named
 from .probe import CallFailed, Runner, is_mask_name
 from .projections import Affine, Norm, Projections, _read, _split3
 
@@ -439,9 +440,13 @@ def _keywords(module: Any) -> list[str]:
 def _ways(module: Any) -> list[int]:
     """How many times x may be given: never in place of a mask (`forward(x, attn_mask)`)."""
     names = ([p.name for p in _positional(module)] or _keywords(module))[:3]
-    return [
+    ways = [
         t for t in (1, 2, 3) if t <= max(len(names), 1) and not any(map(is_mask_name, names[1:t]))
     ]
+    # (query, key, value): x as all three first, as nn.MultiheadAttention is used for
+    # self-attention; ESM's, with self_attention=True, also runs on the query alone
+    by_name = names[:1] and names[0].lower() in named("q")
+    return sorted(ways, key=lambda t: t != 3) if by_name else ways
 
 
 def projections(seen: Seen) -> Projections | None:
