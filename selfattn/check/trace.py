@@ -29,7 +29,8 @@ PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_nor
 PASS_ON |= {"type", "type_as"}
 VIEWS = {"transpose", "permute", "__getitem__", "unbind", "chunk", "split", "mT"}
 UNIT_KEPT = PASS_ON | VIEWS | {"unsqueeze", "expand", "repeat_interleave"}  # keep length 1
-X_KEPT = PASS_ON | {"pad", "permute"}  # x padded, or cut into windows (torchvision's Swin)
+# x padded, cut into windows (torchvision's Swin), or turned to (B, C, n) for a GroupNorm
+X_KEPT = PASS_ON | {"pad", "permute", "transpose"}
 SOFTMAX = {"softmax", "_softmax", "scaled_dot_product_attention"}
 # a factor of q or k taken on through these keeps its scale; a number times it scales it
 SCALERS = {"mul", "__mul__", "__rmul__", "multiply"}
@@ -535,6 +536,7 @@ def _as_run(module: Any, proj: Projections, seen: Seen) -> Projections:
     if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
         proj = replace(proj, heads=seen.heads, kv_heads=0)
     proj = replace(proj, cosine=seen.cosine, image=seen.image, channels_first=seen.channels_first)
+    proj = replace(proj, norm=proj.norm or seen.norm)  # diffusers' `group_norm`, run on x
     proj = _biases_run(proj, projections(seen))
     proj = replace(_own_scale(module, proj, seen), axis=seen.axis)
     if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
