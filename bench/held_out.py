@@ -61,6 +61,9 @@ class Target:
     docstring: bool = False
     installed: str = ""
     itself: str = ""  # the name the file's definitions call their own module by (d2l)
+    # a folder of the checkout put on sys.path, the file then imported as its package is when
+    # installed, every __init__ run (diffusers' `src`: its modules read the package's version)
+    installable: str = ""
 
     @property
     def file(self) -> str:
@@ -112,6 +115,8 @@ def _defs(t: Target, text: str) -> dict[str, Any]:
         if isinstance(n, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef) and n.name in t.defs
     ]
     ns: dict[str, Any] = {"__name__": "held_out_target"}
+    # a @dataclass among them looks its module up in sys.modules (Meta's ModelArgs)
+    sys.modules.setdefault("held_out_target", types.ModuleType("held_out_target"))
     exec(compile(t.imports, "<imports>", "exec"), ns)
     exec(compile(ast.Module(body=keep, type_ignores=[]), "<defs>", "exec"), ns)
     if t.itself:
@@ -146,6 +151,10 @@ def build(root: Path, t: Target) -> Any:
         ns = _docstring(t, file.read_text("utf-8"))
     elif t.defs:
         ns = _defs(t, file.read_text("utf-8"))
+    elif t.installable:
+        sys.path.insert(0, str(checkout / t.installable))
+        dotted = file.relative_to(checkout / t.installable).with_suffix("").parts
+        ns = vars(importlib.import_module(".".join(dotted)))
     else:
         ns = vars(_import(checkout, file))
     scope = {**ns}

@@ -122,6 +122,22 @@ def long_tiles(ctx: Ctx) -> None:
     tiles.diagnose(ctx, ctx.facts["base"], passed=True)
 
 
+def said_causal(ctx: Ctx) -> None:
+    """A module whose own `causal` (or `is_causal`) is True, with no flag to pass, must hide
+    the future by itself; right without a mask, it does not (xformers' ScaledDotProduct
+    applied its causal mask only when a mask was also passed, xformers#103)."""
+    kern, fn = ctx.kern, ctx.kern.runner.fn
+    said = next((n for n in ("causal", "is_causal") if getattr(fn, n, None) is True), None)
+    if said is None or kern.sig.flag is not None:
+        return
+    carrier, kern.mask = kern.mask, None  # the leak shown with no mask argument given
+    how = repro.leak(kern, ctx.imp)
+    kern.mask = carrier
+    ctx.rep.check("causal as its `causal` says", "fail", "output i sees keys after i")
+    msg = f": its `{said}` is True, yet with no mask argument every position sees the future"
+    ctx.rep.titled("causal-flag-ignored", msg, how)
+
+
 def causal_mask(ctx: Ctx) -> None:
     """The causal mask through each argument that can carry it (`carriers`: those that do)."""
     kern, rep, drivers = ctx.kern, ctx.rep, ctx.facts["drivers"]

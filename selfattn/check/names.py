@@ -24,6 +24,8 @@ TABLE: tuple[tuple[str, str, str], ...] = (
         "softcap softcapping logit_softcapping attn_logit_softcapping",
         "flash-attn's softcap, Gemma 2's attn_logit_softcapping",
     ),
+    # a buffer the kernel writes its output into, required and handed in by the caller
+    ("out", "output out", "kernl's attention_forward(q, k, v, output, sm_scale)"),
     # where a layer may be told the position it starts at, for its cache
     ("start", "start_pos", "Meta's LLaMA"),
     # a layer's maps from x to q, k, v, and out

@@ -204,6 +204,7 @@ class Signature:
     params: dict[str, bool] = field(default_factory=dict)
     # parameters that default to True or False: one may be a causal flag under another name
     switches: list[str] = field(default_factory=list)
+    out: str | None = None  # a required buffer the output is written into (kernl's `output`)
 
 
 def is_mask_name(name: str) -> bool:
@@ -231,8 +232,9 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     flag = _first(named("causal flag"), names)
     masks = _masks(names, qkv or ())
     scale, softcap = _first(named("scale"), names), _first(named("soft cap"), names)
-    known = {*(qkv or ()), flag, scale, *(m.name for m in masks)}
     required = {n: p.default is p.empty for n, p in names.items()}
+    out = _out(names)
+    known = {*(qkv or ()), flag, scale, out, *(m.name for m in masks)}
     return Signature(
         _kind_said(pos, varargs, by_names),
         flag,
@@ -249,6 +251,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         names[softcap].default if softcap else None,
         required,
         _switches(names, known),
+        out,
     )
 
 
@@ -258,6 +261,11 @@ def _parameters(sig: inspect.Signature) -> tuple[list[Param], dict[str, Param], 
     pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     names = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
     return pos, names, any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+def _out(names: dict[str, Param]) -> str | None:
+    """A required parameter the kernel writes its output into (kernl's `output`)."""
+    return _first(named("out"), {n: p for n, p in names.items() if p.default is p.empty})
 
 
 def _unfilled(required: dict[str, bool], known: set) -> list[str]:
@@ -542,6 +550,8 @@ class Kernel:
         if self.flag is not None and not self.always_causal:
             named[self.flag] = flag
         named |= masks
+        if self.sig.out:  # a buffer shaped as q, written by the kernel
+            named[self.sig.out] = f"{qkv[0]} * 0" if isinstance(qkv[0], str) else qkv[0] * 0
         if self.scale_passed:
             named[cast(str, self.sig.scale)] = scale
         named |= args

@@ -64,6 +64,7 @@ RULES: tuple[Rule, ...] = (
     Rule("runs-on-every-shape", KERNEL, diagnose.runs_on_every_shape, STEADY),
     Rule("reference", KERNEL, diagnose.reference, STEADY),
     Rule("tiles", KERNEL, diagnose.long_tiles, (*STEADY, "right")),
+    Rule("said-causal", KERNEL, diagnose.said_causal, (*STEADY, "right")),
     Rule("causal-mask", KERNEL, diagnose.causal_mask, STEADY),
     Rule("padding", KERNEL, diagnose.padding, STEADY),
     Rule("mask-carrier", KERNEL, diagnose.carrier, STEADY),

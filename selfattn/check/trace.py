@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .names import named
 from .probe import CallFailed, Runner, _inspected, is_mask_name
 from .projections import Affine, Norm, Projections, _read, _split3, as_float64
 
@@ -27,7 +28,9 @@ from .projections import Affine, Norm, Projections, _read, _split3, as_float64
 PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_norm", "to", "float"}
 PASS_ON |= {"type", "type_as"}
 VIEWS = {"transpose", "permute", "__getitem__", "unbind", "chunk", "split", "mT"}
-UNIT_KEPT = PASS_ON | VIEWS  # calls that leave vectors of length 1 so
+UNIT_KEPT = PASS_ON | VIEWS | {"unsqueeze", "expand", "repeat_interleave"}  # keep length 1
+# x padded, cut into windows (torchvision's Swin), or turned to (B, C, n) for a GroupNorm
+X_KEPT = PASS_ON | {"pad", "permute", "transpose"}
 SOFTMAX = {"softmax", "_softmax", "scaled_dot_product_attention"}
 # a factor of q or k taken on through these keeps its scale; a number times it scales it
 SCALERS = {"mul", "__mul__", "__rmul__", "multiply"}
@@ -113,7 +116,7 @@ class _Watcher:
         self.kept += [*given, *outs]
         self.seen.handed |= name == "multi_head_attention_forward"
         first: Any = args[0] if args else None
-        if name in PASS_ON and id(first) in self.xs:
+        if name in X_KEPT and id(first) in self.xs:
             self.xs.update(id(o) for o in outs)
             self.seen.norm = _group_norm(args, kwargs) if name == "group_norm" else self.seen.norm
         elif name in SOFTMAX and _is_tensor(first) and first.ndim >= 3:
@@ -150,11 +153,12 @@ class _Watcher:
                 self.ops[id(o)] = call or (name, (), {})
 
     def _keeps_unit(self, name: str, given: list[Any]) -> bool:
-        """Whether the call's outputs are vectors of length 1: q or k normalised, or a view
-        of them."""
+        """Whether the call's outputs are q or k normalised, or a view of them, or them times
+        a number (x-transformers' qk_norm multiplies by 1): cosine scores up to a factor."""
         if not given:
             return False
-        return name == "normalize" or (id(given[0]) in self.unit and name in UNIT_KEPT)
+        kept = name in UNIT_KEPT or (name in SCALERS and len(given) == 1)
+        return name == "normalize" or (id(given[0]) in self.unit and kept)
 
     def _after_softmax(self, given: list[Any], outs: list[Any]) -> None:
         """The call that takes the weights and a tensor from a map in is weights @ v; before
@@ -213,7 +217,9 @@ class _Watcher:
         self.seen.roles = [self.origin[id(f)] for f in factors]
         self.weights.update(id(o) for o in outs)
         if factors and all(id(f) in self.unit for f in factors):
-            self.seen.cosine = _temperature(first, *factors)
+            q, k = factors  # k as (d, n) after a product, as (n, d) into an einsum
+            k = k if self._op(product) in PRODUCTS else k.transpose(-2, -1)
+            self.seen.cosine = _temperature(first, q, k)
         elif factors:
             self.seen.heads = _einsum_heads(self.ops.get(id(product)), first) or self.seen.heads
             self._rows(first, args, kwargs)
@@ -286,11 +292,13 @@ class _Watcher:
 def _temperature(scores: Any, q: Any, k: Any) -> tuple[float, ...]:
     """The scale t_h of scores = t_h * cosine(q, k) in each head h (Swin v2's clamped
     `logit_scale`, learned per head, so the heads' differ once trained); () when the ratio is
-    not constant over a head's scores or not positive."""
-    ratio = (scores / (q @ k)).reshape(-1, scores.shape[-2] * scores.shape[-1])  # batch of 1
-    per_head = ratio.median(dim=-1).values
+    not constant over a head's unmasked scores or not positive."""
+    cos = (q / q.norm(dim=-1, keepdim=True)) @ (k / k.norm(dim=-2, keepdim=True))
+    ratio = (scores / cos).where(scores.abs() < 1e3, float("nan"))  # masked: left out
+    ratio = ratio.reshape(-1, scores.shape[-2] * scores.shape[-1])  # batch of 1
+    per_head = ratio.nanmedian(dim=-1).values
     big = per_head.abs().clamp(min=1.0)[:, None]
-    same = bool(((ratio - per_head[:, None]).abs() <= 1e-4 * big).all())
+    same = bool(((ratio - per_head[:, None]).abs() <= 1e-4 * big).logical_or(ratio.isnan()).all())
     return tuple(float(t) for t in per_head) if same and bool((per_head > 0).all()) else ()
 
 
@@ -515,9 +523,13 @@ def _keywords(module: Any) -> list[str]:
 def _ways(module: Any) -> list[int]:
     """How many times x may be given: never in place of a mask (`forward(x, attn_mask)`)."""
     names = ([p.name for p in _positional(module)] or _keywords(module))[:3]
-    return [
+    ways = [
         t for t in (1, 2, 3) if t <= max(len(names), 1) and not any(map(is_mask_name, names[1:t]))
     ]
+    # (query, key, value): x as all three first, as nn.MultiheadAttention is used for
+    # self-attention; ESM's, with self_attention=True, also runs on the query alone
+    by_name = names[:1] and names[0].lower() in named("q")
+    return sorted(ways, key=lambda t: t != 3) if by_name else ways
 
 
 def projections(seen: Seen) -> Projections | None:
@@ -606,6 +618,7 @@ def _as_run(module: Any, proj: Projections, seen: Seen) -> Projections:
     if seen.heads != proj.heads and inner % seen.heads == 0 and not grouped:
         proj = replace(proj, heads=seen.heads, kv_heads=0)
     proj = replace(proj, cosine=seen.cosine, image=seen.image, channels_first=seen.channels_first)
+    proj = replace(proj, norm=proj.norm or seen.norm)  # diffusers' `group_norm`, run on x
     proj = _biases_run(proj, projections(seen))
     proj = replace(_own_scale(module, proj, seen), axis=seen.axis)
     if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
