@@ -31,7 +31,7 @@ from .reference import (
     masked,
 )
 from .report import Report
-from .rotary import AT_ZERO, Rotary, rotations
+from .rotary import AT_ZERO, Rotary, defined, rotations
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -67,13 +67,8 @@ class CausalMask:
         return "(n, n)" if self.square else "(1, 1, n, n)"
 
     def make(self, n: int, dtype: Any) -> Any:
-        import torch  # pyright: ignore[reportMissingImports]
-
-        keep = torch.ones(n, n, dtype=torch.bool).tril()
-        keep = keep if self.square else keep[None, None]
-        if self.form == "additive":
-            return torch.zeros(keep.shape, dtype=dtype).masked_fill(~keep, torch.finfo(dtype).min)
-        return keep if self.form == "keep" else ~keep
+        """The mask for n positions: the reproductions' `causal(n)`, run."""
+        return defined(self.text(str(dtype)), "causal")(n)
 
     def text(self, dtype: str) -> list[str]:
         """The reproductions' `causal(n)`, making the same mask."""
@@ -104,11 +99,9 @@ class Layer:
     """A target called as layer(x), x a torch tensor (batch, n, C) in the layer's dtype, with
     a causal mask in its mask argument once one is found to be what makes it causal."""
 
-    def __init__(self, runner: Runner, module: Any, proj: Projections) -> None:
-        self.runner, self.proj = runner, proj
-        param = next(iter(module.parameters()))
-        self.dtype = param.dtype
-        self.lp = precision(str(self.dtype))
+    def __init__(self, runner: Runner, proj: Projections, dtype: Any) -> None:
+        self.runner, self.proj, self.dtype = runner, proj, dtype
+        self.lp = precision(str(dtype))
         self.mask: CausalMask | None = None
         self.flag: str | None = None  # a causal flag passed as True
         self.rotary: Rotary | None = None  # the rotation the model would hand in, at angle 0
@@ -208,7 +201,7 @@ def start(
     angles of a rotation it makes itself, held at angle 0 meanwhile (rotary.angles_at_zero)."""
     sig, name = t.sig, t.name
     args = {**t.args, **_required(sig.params, masks, t.args)}
-    layer = Layer(t.runner, module, proj)
+    layer = Layer(t.runner, proj, next(iter(module.parameters())).dtype)
     layer.args = args
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)
