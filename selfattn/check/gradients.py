@@ -260,7 +260,7 @@ def _first_gap(
 ) -> tuple[Probe, bw.Gap] | None:
     """The first input on which the gradients disagree with `how`, or None."""
     for p, do, got in runs:
-        gap = _gap(kern, p, do, got, forward, causal, how)
+        gap = _gap(kern, p, do, got, forward, causal, how)[0]
         if not gap.ok:
             return p, gap
     return None
@@ -274,13 +274,14 @@ def _gap(
     forward: Variant,
     causal: bool,
     how: bw.Backward,
-) -> bw.Gap:
+) -> tuple[bw.Gap, Grads]:
+    """How the gradients compare with those `how` computes, and those gradients."""
     n, d = p.shape
     scale = bw.scale_of(forward, d) or 1.0
     keep = bw.keep_of(forward, n, causal)
     want = bw.grads(p.q, p.k, p.v, do, scale, keep, how)
     low = bw.grads(p.q, p.k, p.v, do, scale, keep, how, kern.lp.dtype)
-    return bw.compare(got, want, low, kern.lp)
+    return bw.compare(got, want, low, kern.lp), want
 
 
 def _future_gradient(kern: Kernel, runs: list[tuple[Probe, Array, Grads]]) -> str:
@@ -520,11 +521,7 @@ def _repro(ctx: Ctx, forward: Variant, causal: bool) -> str:
         got = _grads(kern, p, causal, do)
         if isinstance(got, str):
             continue
-        keep = bw.keep_of(forward, n, causal)
-        scale = bw.scale_of(forward, d) or 1.0
-        want = bw.grads(q, k, v, do, scale, keep)
-        low = bw.grads(q, k, v, do, scale, keep, bw.RIGHT, kern.lp.dtype)
-        gap = bw.compare(got, want, low, kern.lp)
+        gap, want = _gap(kern, p, do, got, forward, causal, bw.RIGHT)
         if gap.ok:
             continue
         g = gap.worst[1]  # q, k or v
