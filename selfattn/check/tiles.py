@@ -109,7 +109,7 @@ def diagnose(ctx: Ctx, expected: Variant, *, passed: bool) -> bool:
     if found is None and not passed:
         return False
     rep.check(check, "fail", seen.detail)
-    rep.titled(found or "wrong-output", f": {seen.detail}", _repro(kern, ctx.imp, seen))
+    rep.titled(found or "wrong-output", f": {seen.detail}", _repro(kern, seen))
     return True
 
 
@@ -141,11 +141,11 @@ def _name(kern: Kernel, x: Inputs, seen: Seen) -> str | None:
     return "split-combine-unscaled"
 
 
-def _repro(kern: Kernel, imp: str, seen: Seen) -> str:
+def _repro(kern: Kernel, seen: Seen) -> str:
     """Scores rising along the keys, and the same keys and values in another order."""
     b = kern.backend
     lines = [
-        *repro.head(kern, imp),
+        *kern.source(),
         f"n, d = {LONG}, {WIDTH}",
         "# score (i, j) climbs along the keys: every tile raises the running max",
         "q0 = np.zeros((n, d)); q0[:, 0] = np.linspace(1, 2, n) * np.sqrt(d)",
