@@ -66,7 +66,7 @@ class JaxText(_Text):
 def start(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> LayerRun:
     """Call a JAX layer read from its jaxpr once, and say what the jaxpr showed."""
     layer = JaxLayer(runner, found.proj, "float32")
-    text = JaxText(name, imp, found.proj, "float32")
+    layer.text = JaxText(layer, name, imp)
     proj, (n0, s0) = found.proj, SIZES[0]
     x0 = layer.x(n0, s0)
     try:
@@ -85,7 +85,7 @@ def start(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> Laye
         )
     if found.axis == "queries":
         rep.notes.append("the softmax normalises over the queries, as the jaxpr shows")
-    run = LayerRun(layer, text, rep, None, [], None)
+    run = LayerRun(layer, rep, None, [], None)
     run.facts |= {"x": x0, "first": first, "tol": layer.tolerance(x0[0], Suspect(CORRECT))}
     return run
 
