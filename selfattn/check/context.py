@@ -47,7 +47,6 @@ class Ctx:
 
     kern: Kernel
     rep: Report
-    imp: str  # the import line for reproductions
     probes: list[Probe]
     facts: dict[str, Any] = field(default_factory=dict)  # what a rule tells the rules after it
 

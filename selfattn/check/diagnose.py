@@ -36,7 +36,7 @@ def start(kern: Kernel, rep: Report, imp: str) -> Ctx:
     rep.kind = "kernel"
     rep.backend = f"{kern.backend.label} inputs"
     kern.imp = imp
-    return Ctx(kern, rep, imp, make_probes(kern.shapes))
+    return Ctx(kern, rep, make_probes(kern.shapes))
 
 
 def same_output(ctx: Ctx) -> None:
@@ -58,7 +58,7 @@ def same_output(ctx: Ctx) -> None:
     detail = f"by up to {moved:.3g} on {n}x{d} inputs"
     rep.check("same output for the same input", "fail", f"two calls differ {detail}")
     lines = [
-        *repro.head(kern, ctx.imp),
+        *kern.source(),
         *repro.random_inputs(kern, 0, n, d),
         f"a = {kern.call_text(False)}",
         f"b = {kern.call_text(False)}",
@@ -95,7 +95,7 @@ def runs_on_every_shape(ctx: Ctx) -> None:
     where = ", ".join(dict.fromkeys(f"{q.shape[0]}x{q.shape[1]}" for q, _ in failed))
     ctx.rep.check("runs on every shape", "fail", f"fails on n x d = {where}: {why}")
     lines = [
-        *repro.head(ctx.kern, ctx.imp),
+        *ctx.kern.source(),
         *repro.random_inputs(ctx.kern, 0, n, d),
         f"out = {ctx.kern.call_text(False)}",
         f"# {why}",
@@ -131,7 +131,7 @@ def said_causal(ctx: Ctx) -> None:
     if said is None or kern.sig.flag is not None:
         return
     carrier, kern.mask = kern.mask, None  # the leak shown with no mask argument given
-    how = repro.leak(kern, ctx.imp)
+    how = repro.leak(kern)
     kern.mask = carrier
     ctx.rep.check("causal as its `causal` says", "fail", "output i sees keys after i")
     msg = f": its `{said}` is True, yet with no mask argument every position sees the future"
@@ -170,7 +170,7 @@ def _mask_ignored(ctx: Ctx, name: str, via: str) -> None:
     rep.titled(
         "causal-flag-ignored",
         f": no mask passed as `{kern.mask}` changes the output",
-        repro.leak(kern, ctx.imp),
+        repro.leak(kern),
     )
     ctx.facts["flag stuck"] = True
     rep.check(f"causal mask{via}", "fail", f"the mask argument `{name}` is ignored")
@@ -314,7 +314,7 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
             rep.titled(
                 "padding-mask-leak",
                 f": `{name}` has no effect on the output",
-                _padding_repro(kern, ctx.imp),
+                _padding_repro(kern),
             )
             return
         outs: Outs = []
@@ -338,7 +338,7 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
                     f"their values still move the output by {worst:.3g}"
                 )
                 rep.check(check_name, "fail", detail)
-                rep.titled("padding-mask-leak", f": {detail}", _padding_repro(kern, ctx.imp))
+                rep.titled("padding-mask-leak", f": {detail}", _padding_repro(kern))
                 return
         rep.check(check_name, "pass", shapes(ctx.probes, outs))
         kept = "causal-padded" if kern.always_causal else "padded"  # a key of KEEP
@@ -349,7 +349,7 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
         kern.flag, kern.mask = saved
 
 
-def _padding_repro(kern: Kernel, imp: str) -> str:
+def _padding_repro(kern: Kernel) -> str:
     """Small inputs where a padded key's value reaches the output."""
     q, k, v = repro.tiny(4, 3, 0)
     keep = PADDED(4)
@@ -364,7 +364,7 @@ def _padding_repro(kern: Kernel, imp: str) -> str:
         "additive": f"mask = {lib}.where({lib}.array([{pad}]), 0.0, -{lib}.inf)",
     }.get(kern.mask_kind or "keep", f"mask = {lib}.array([{pad}])")
     mask = mask.replace("torch.array", "torch.tensor")
-    lines = [*repro.head(kern, imp), *repro.literals(kern, q=q, k=k, v=v), mask]
+    lines = [*kern.source(), *repro.literals(kern, q=q, k=k, v=v), mask]
     lines += [f"out = {kern.call_text(False, masked=True)}", "print(out)"]
     lines.append("# v is zero except on the padded keys, so out should be all 0")
     return "\n".join([*lines, "# got:", *repro.show(out)])
@@ -404,7 +404,7 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
         if hit.id == "causal-flag-ignored":
             msg = f": {kern.sig.flag}=False still masks the future"
             ctx.facts["flag stuck"] = True
-        rep.titled(hit.id, msg, repro.mismatch(kern, kern.reference, False, ctx.imp))
+        rep.titled(hit.id, msg, repro.mismatch(kern, kern.reference, False))
         return hit
     return _unexplained(ctx, plain, name)
 
@@ -416,7 +416,7 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
     if any(not np.isfinite(o).all() for o in outs):
         rep.check(name, "fail", "NaN or inf in the output")
         ctx.facts["nonfinite"] = True
-        rep.titled("nonfinite-output", " (no mask)", repro.mismatch(kern, CORRECT, False, ctx.imp))
+        rep.titled("nonfinite-output", " (no mask)", repro.mismatch(kern, CORRECT, False))
         return None
     if tiles.diagnose(ctx, kern.reference, passed=False):
         return None
@@ -427,7 +427,7 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
         rep.titled(
             "weights-not-normalized",
             f": row sums range over {span}",
-            repro.mismatch(kern, CORRECT, False, ctx.imp),
+            repro.mismatch(kern, CORRECT, False),
         )
         return None
     fitted = _fit(ctx, plain)
@@ -443,12 +443,10 @@ def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
         return fitted
     if fitted is not None:
         rep.check(name, "fail", fitted.detail)
-        rep.titled(
-            "scale-wrong", f": {fitted.detail}", repro.mismatch(kern, expected, False, ctx.imp)
-        )
+        rep.titled("scale-wrong", f": {fitted.detail}", repro.mismatch(kern, expected, False))
         return fitted if np.isfinite(fitted.p) else None  # a constant scale can be a base
     rep.check(name, "fail", "differs from the reference; matches no known bug")
-    rep.titled("wrong-output", " (no mask)", repro.mismatch(kern, CORRECT, False, ctx.imp))
+    rep.titled("wrong-output", " (no mask)", repro.mismatch(kern, CORRECT, False))
     return None
 
 
@@ -601,9 +599,7 @@ def _unmasked(ctx: Ctx, name: str) -> None:
     kern, rep = ctx.kern, ctx.rep
     rep.check(name, "fail", "the causal output equals the unmasked one")
     how = f"{kern.flag}=True" if kern.flag else f"a causal mask passed as `{kern.mask}`"
-    rep.titled(
-        "causal-flag-ignored", f": {how} gives the unmasked output", repro.leak(kern, ctx.imp)
-    )
+    rep.titled("causal-flag-ignored", f": {how} gives the unmasked output", repro.leak(kern))
     ctx.facts["flag stuck"] = True
 
 
@@ -633,8 +629,8 @@ def _causal_bug(ctx: Ctx, hit: Variant, name: str, via: str, leaks: str) -> None
     if hit.id == "causal-mask-multiplied" and not kern.wide:
         tiny = "-1e-12" if kern.lp.name == "float32" else "-1e-6"
         msg += f" (or a fill too small for {kern.lp.name} to tell from 0, such as {tiny})"
-    how = repro.leak(kern, ctx.imp) if leaks else ""
-    rep.titled(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True, ctx.imp))
+    how = repro.leak(kern) if leaks else ""
+    rep.titled(hit.id, msg, how or repro.mismatch(kern, CAUSAL, True))
 
 
 def _causal_unexplained(
@@ -645,16 +641,16 @@ def _causal_unexplained(
     outs = [o for o in causal if not isinstance(o, str)]
     if leaks:
         rep.check(name, "fail", "future positions reach the output")
-        rep.titled("causal-leak", f": {leaks}", repro.leak(kern, ctx.imp))
+        rep.titled("causal-leak", f": {leaks}", repro.leak(kern))
     elif base is None:
         rep.check(name, "skip", "the unmasked output is already wrong in an unknown way")
     elif any(not np.isfinite(o).all() for o in outs):
         rep.check(name, "fail", "NaN or inf in the output")
         ctx.facts["nonfinite"] = True
-        rep.titled("nonfinite-output", " (causal)", repro.mismatch(kern, CAUSAL, True, ctx.imp))
+        rep.titled("nonfinite-output", " (causal)", repro.mismatch(kern, CAUSAL, True))
     else:
         rep.check(name, "fail", "differs from the reference; matches no known bug")
-        rep.titled("wrong-output", " (causal)", repro.mismatch(kern, CAUSAL, True, ctx.imp))
+        rep.titled("wrong-output", " (causal)", repro.mismatch(kern, CAUSAL, True))
 
 
 def _same(kern: Kernel, probes: list[Probe], a: Outs, b: Outs) -> bool:

@@ -13,10 +13,10 @@ class Spec:
     """What one finding id means; the ids are part of the interface and never change."""
 
     id: str
-    severity: Severity
     title: str  # one line: what is wrong
     why: str  # why it matters
     fix: str  # how to fix it
+    severity: Severity = "error"
 
 
 _CAUSAL_WHY = (
@@ -27,7 +27,6 @@ _CAUSAL_WHY = (
 SPECS: tuple[Spec, ...] = (
     Spec(
         "causal-mask-multiplied",
-        "error",
         "the causal mask multiplies the scores by 0, so future scores become 0, not -inf",
         "A score of 0 still gets weight exp(0) = 1 after softmax. " + _CAUSAL_WHY,
         "Replace `scores * mask` by `scores.masked_fill(~keep, float('-inf'))` "
@@ -35,7 +34,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "causal-mask-finite-fill",
-        "error",
         "the causal mask fills the future with a finite value that does not block it",
         "exp(fill) is not 0, so every position still attends to later ones. " + _CAUSAL_WHY,
         "Fill with float('-inf') or the dtype's most negative value "
@@ -43,7 +41,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "causal-mask-after-softmax",
-        "error",
         "the causal mask is applied to the weights after softmax",
         "Later keys still enter the softmax denominator, so the output moves when the future "
         "changes, and the kept weights no longer sum to one.",
@@ -51,7 +48,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "causal-mask-wrong-triangle",
-        "error",
         "the causal mask blocks the past and keeps the future (wrong triangle)",
         "Each position attends to the tokens after it instead of before it. " + _CAUSAL_WHY,
         "Block the strict upper triangle: `np.triu(np.ones((n, n), bool), k=1)` marks what to "
@@ -59,7 +55,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "causal-mask-off-by-one",
-        "error",
         "the causal mask is off by one on the diagonal",
         "Either each position also sees the next token (a leak), or it cannot see itself, "
         "which empties the first row (NaN, or uniform over the future with a finite fill).",
@@ -68,7 +63,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "causal-flag-ignored",
-        "error",
         "the causal flag or mask has no effect on the output",
         "A model trained with it sees the whole sequence, future included. " + _CAUSAL_WHY,
         "Apply the mask inside the kernel when the flag is set (or pass the mask through to "
@@ -76,7 +70,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "causal-leak",
-        "error",
         "with the causal mask on, an output depends on later positions",
         _CAUSAL_WHY,
         "Make sure every score with j > i is -inf before softmax; the reproduction shows a "
@@ -84,7 +77,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "padding-mask-leak",
-        "error",
         "a key marked as padding still gets weight",
         "Padding tokens (zeros, or whatever fills the batch) leak into every real position, so "
         "outputs change with how much padding a batch needs.",
@@ -94,7 +86,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "scale-missing",
-        "error",
         "the scores are not scaled: softmax(q k^T) instead of softmax(q k^T / sqrt(d))",
         "Score spread grows like sqrt(d), so at real widths softmax saturates to one-hot "
         "weights and gradients vanish; training is slow or unstable.",
@@ -104,7 +95,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "scale-by-d",
-        "error",
         "the scores are divided by d instead of sqrt(d)",
         "Scores shrink like 1/sqrt(d), so at real widths the weights are nearly uniform and "
         "attention averages everything.",
@@ -112,14 +102,12 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "scale-inverted",
-        "error",
         "the scores are multiplied by sqrt(d) instead of divided by it",
         "Scores grow like d, softmax saturates to one-hot weights and gradients vanish.",
         "Use `scores / math.sqrt(d)` (or `scores * d ** -0.5`).",
     ),
     Spec(
         "scale-after-softmax",
-        "error",
         "the scale is applied after softmax: the weights are divided by sqrt(d)",
         "The weights sum to 1/sqrt(d), not one, and the scores were never tempered, so the "
         "output is both shrunk and too peaked.",
@@ -127,7 +115,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "scale-wrong",
-        "error",
         "the scores are scaled by the wrong factor",
         "The temperature of softmax is off, so weights are too peaked or too flat, and it "
         "changes with the wrong dimension (or not at all) as shapes change.",
@@ -135,7 +122,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "softmax-wrong-axis",
-        "error",
         "softmax normalises over the wrong axis (the queries or the heads, not the keys)",
         "Each query's weights no longer sum to one, and every output depends on every other "
         "query, so outputs mix across positions (and across the future).",
@@ -143,7 +129,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "key-transpose",
-        "error",
         "the scores use the wrong transpose (q @ k, k @ q^T, or q^T @ k instead of q @ k^T)",
         "The weights pair the wrong things (or features instead of positions); the code only "
         "runs at all when n == d or by accident of broadcasting.",
@@ -152,7 +137,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "weights-not-normalized",
-        "error",
         "the attention weights do not sum to one over the keys",
         "Outputs are no longer averages of the values: their size drifts with sequence length "
         "and score scale.",
@@ -160,7 +144,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "online-softmax-no-rescale",
-        "error",
         "a tiled kernel does not rescale what it has summed when the running max rises",
         "Exponentials summed against an old, smaller max are too large by exp(m_new - m_old), "
         "so keys from earlier tiles get too much weight. The kernel is exact whenever the first "
@@ -171,7 +154,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "online-softmax-early-normalize",
-        "error",
         "a tiled kernel divides by the running sum inside the loop instead of once at the end",
         "The sum after tile j has seen only tiles 0..j, so earlier tiles are divided by too "
         "small a total and the weights add up to more than one.",
@@ -180,7 +162,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "split-combine-unscaled",
-        "error",
         "partial results over key splits are merged without bringing them to one max",
         "Each split's sum of exponentials is taken against that split's own max, so a split "
         "whose scores are low counts as much as the one that holds the true maximum.",
@@ -189,7 +170,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "heads-split-wrong",
-        "error",
         "the heads are split by reshaping (batch, n, C) to (batch, heads, n, head_dim), which "
         "cuts across positions",
         "Each head's rows are then pieces of several tokens, so outputs mix positions (the "
@@ -199,7 +179,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "heads-joined-wrong",
-        "error",
         "the heads are joined by reshaping (batch, heads, n, head_dim) to (batch, n, C), which "
         "cuts across positions",
         "Each output row is then pieces of several tokens' results, so outputs mix positions "
@@ -209,7 +188,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "random-output",
-        "error",
         "the output is random: two calls on the same inputs differ",
         "Nothing about the result can be checked, and a model built on it answers differently "
         "each time it is asked. Dropout left on is the usual cause: `F.dropout` drops unless "
@@ -220,14 +198,12 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "nonfinite-output",
-        "error",
         "the output has NaN or inf on ordinary inputs",
         "Every downstream value and gradient becomes NaN.",
         "Look for divisions by a zero sum, log of 0, or rows with nothing to attend to.",
     ),
     Spec(
         "nonfinite-extreme",
-        "error",
         "the output has NaN or inf on extreme but valid inputs",
         "Large activations happen in real models (and in fp16 at modest sizes); a softmax that "
         "overflows turns one large score into NaN for the whole row.",
@@ -235,7 +211,6 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "fails-on-valid-input",
-        "error",
         "raises or returns the wrong shape on some valid input shapes",
         "It works on the shapes it was written for and breaks on others (odd n, n != d, wide "
         "heads).",
@@ -243,14 +218,12 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "wrong-output",
-        "error",
         "the output differs from reference attention and matches none of the known bugs",
         "The kernel computes something other than softmax(q k^T / sqrt(d)) v.",
         "Compare step by step with the float64 reference in the reproduction.",
     ),
     Spec(
         "order-blind",
-        "error",
         "the model ignores word order: permuting the tokens only permutes the outputs",
         "Self-attention is permutation-equivariant; without positional information 'dog bites "
         "man' and 'man bites dog' get the same vectors.",
@@ -259,23 +232,23 @@ SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "long-key-takeover",
-        "warning",
         "one key with a large norm takes over the weights of many queries",
         "Dot-product scores grow with key length, so one outlier token can capture attention "
         "(attention sinks, loss spikes). Not a bug in the kernel, but nothing in it bounds "
         "the scores.",
         "Normalise before attention: LayerNorm/RMSNorm on the inputs, or QK-norm "
         "(normalise q and k, then use a fixed or learned temperature).",
+        severity="warning",
     ),
     Spec(
         "batched-input-unsupported",
-        "warning",
         "the kernel works on one sequence at a time and fails on batched input",
         "Written for one (n, d) sequence, as in a textbook, it is right there, but a model that "
         "hands it (batch, heads, n, d) tensors gets an error (or, by accident of broadcasting, "
         "wrong numbers).",
         "To accept batches, transpose only the last two axes: `k.transpose(-2, -1)` (numpy: "
         "`k.swapaxes(-2, -1)`) instead of `k.T`, and index from the end (`q.shape[-1]`).",
+        severity="warning",
     ),
 )
 
@@ -289,7 +262,6 @@ _TRAINS_WRONG = (
 BACKWARD_SPECS: tuple[Spec, ...] = (
     Spec(
         "backward-scale-missing",
-        "error",
         "the backward pass leaves the softmax scale out of dq and dk",
         "The scores are s = scale * q k^T, so ds/dq = scale * k: without it dq and dk are "
         "sqrt(d) times too large and q, k learn at the wrong rate. " + _TRAINS_WRONG,
@@ -298,7 +270,6 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "backward-softmax-no-row-term",
-        "error",
         "the softmax gradient drops the row term: dS = P * dP instead of P * (dP - rowsum(dO * O))",
         "Softmax couples each row's weights; without the row term the gradient of a weight "
         "ignores that raising it lowers the others, so dq and dk are wrong. " + _TRAINS_WRONG,
@@ -307,7 +278,6 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "backward-causal-leak",
-        "error",
         "the causal mask blocks the forward but the backward lets gradient reach the future",
         "The weights recomputed in the backward are not masked again, so a key after position "
         "i gets gradient from query i: k and v learn from positions that never saw them. "
@@ -317,7 +287,6 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "backward-stale-weights",
-        "error",
         "the weights recomputed in the backward are not the forward's (a stale max or log-sum-exp)",
         "The backward recomputes P = exp(s - lse) from statistics the forward saved; saving the "
         "running max instead of the log-sum-exp (or one from an earlier tile) gives rows that "
@@ -327,7 +296,6 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "backward-causal-always",
-        "error",
         "the backward applies the causal mask though the forward had none",
         "A tiled backward that walks only the tiles on and below the diagonal (or masks them) "
         "whatever the flag says gives the gradients of causal attention to a forward that "
@@ -338,7 +306,6 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "backward-dropout-mismatch",
-        "error",
         "the backward applies a different dropout mask than the forward",
         "The forward dropped some weights and the backward drops others, so the gradient is "
         "that of an output that was never computed. " + _TRAINS_WRONG,
@@ -347,7 +314,6 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "backward-no-gradient",
-        "error",
         "a weight the output depends on gets no gradient (detached, or under torch.no_grad)",
         "A projection computed under torch.no_grad(), a `.detach()` on k or v, or a custom "
         "backward that returns None or zeros for one input cuts the weight out of the graph: "
@@ -357,7 +323,6 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
     ),
     Spec(
         "backward-wrong-output",
-        "error",
         "the gradients differ from the reference's and match none of the known backward bugs",
         "The backward pass computes something other than the derivative of the forward. "
         + _TRAINS_WRONG,

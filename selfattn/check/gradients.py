@@ -16,7 +16,7 @@ from .frameworks import answered_in, from_layout, to_layout
 from .interpret import uses_triton
 from .probe import CallFailed, Kernel, Timeout
 from .reference import Variant, agree, softmax
-from .repro import head, literals, show, tiny
+from .repro import literals, show, tiny
 
 Array = np.ndarray
 Grads = dict[str, Array]
@@ -184,7 +184,7 @@ def _strided_repro(ctx: Ctx, shape: tuple[int, int, int, int], scale: float) -> 
     # memory (b, n, h, d) for a (b, h, n, d) kernel, (b, h, n, d) for a (b, n, h, d) one
     memory = (b, h, n, d) if saved[0] == "bnhd" else (b, n, h, d)
     to_sdpa = "" if saved[0] == "bnhd" else ".transpose(2, 3)"
-    lines = head(kern, ctx.imp)
+    lines = kern.source()
     return "\n".join(
         [
             *lines,
@@ -260,7 +260,7 @@ def _first_gap(
 ) -> tuple[Probe, bw.Gap] | None:
     """The first input on which the gradients disagree with `how`, or None."""
     for p, do, got in runs:
-        gap = _gap(kern, p, do, got, forward, causal, how)
+        gap = _gap(kern, p, do, got, forward, causal, how)[0]
         if not gap.ok:
             return p, gap
     return None
@@ -274,13 +274,14 @@ def _gap(
     forward: Variant,
     causal: bool,
     how: bw.Backward,
-) -> bw.Gap:
+) -> tuple[bw.Gap, Grads]:
+    """How the gradients compare with those `how` computes, and those gradients."""
     n, d = p.shape
     scale = bw.scale_of(forward, d) or 1.0
     keep = bw.keep_of(forward, n, causal)
     want = bw.grads(p.q, p.k, p.v, do, scale, keep, how)
     low = bw.grads(p.q, p.k, p.v, do, scale, keep, how, kern.lp.dtype)
-    return bw.compare(got, want, low, kern.lp)
+    return bw.compare(got, want, low, kern.lp), want
 
 
 def _future_gradient(kern: Kernel, runs: list[tuple[Probe, Array, Grads]]) -> str:
@@ -472,7 +473,7 @@ def _dropout(ctx: Ctx, forward: Variant) -> None:
         return
     detail = f"{gap.worst} off by {gap.err:.3g} from the gradients of the forward's own mask"
     rep.check(name, "fail", detail)
-    rep.titled("backward-dropout-mismatch", f": {detail}", _dropout_repro(kern, ctx.imp, param))
+    rep.titled("backward-dropout-mismatch", f": {detail}", _dropout_repro(kern, param))
 
 
 def _seeded(kern: Kernel, q: Array, k: Array, v: Array, args: dict[str, Any]) -> Array:
@@ -520,15 +521,11 @@ def _repro(ctx: Ctx, forward: Variant, causal: bool) -> str:
         got = _grads(kern, p, causal, do)
         if isinstance(got, str):
             continue
-        keep = bw.keep_of(forward, n, causal)
-        scale = bw.scale_of(forward, d) or 1.0
-        want = bw.grads(q, k, v, do, scale, keep)
-        low = bw.grads(q, k, v, do, scale, keep, bw.RIGHT, kern.lp.dtype)
-        gap = bw.compare(got, want, low, kern.lp)
+        gap, want = _gap(kern, p, do, got, forward, causal, bw.RIGHT)
         if gap.ok:
             continue
         g = gap.worst[1]  # q, k or v
-        lines = [*head(kern, ctx.imp), *literals(kern, q=q, k=k, v=v, do=do)]
+        lines = [*kern.source(), *literals(kern, q=q, k=k, v=v, do=do)]
         lines += ["for t in (q, k, v):", "    t.requires_grad_(True)"]
         lines += kern.mask_lines(n, causal)
         lines += [f"out = {kern.call_text(causal)}", "out.backward(do)", f"print({g}.grad)"]
@@ -537,13 +534,13 @@ def _repro(ctx: Ctx, forward: Variant, causal: bool) -> str:
     return ""
 
 
-def _dropout_repro(kern: Kernel, imp: str, param: str) -> str:
+def _dropout_repro(kern: Kernel, param: str) -> str:
     """dv against the weights the forward used, read under the same seed."""
     q, k, v = tiny(4, 5, 0)
     do = tiny(4, 5, 1)[2]
     with kern.passing(**{param: DROP}):
         call, read = kern.call_text(False), kern.call_text(False, v="eye")
-    lines = [*head(kern, imp), *literals(kern, q=q, k=k, v=v, do=do), "v.requires_grad_(True)"]
+    lines = [*kern.source(), *literals(kern, q=q, k=k, v=v, do=do), "v.requires_grad_(True)"]
     return "\n".join(
         [
             *lines,

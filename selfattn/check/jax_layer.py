@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .frameworks import precision
 from .jaxpr import Read
 from .layer import SIZES, Layer, LayerRun, _future_leak, _Text
 from .probe import CallFailed, Runner, TargetError
@@ -22,18 +21,6 @@ class JaxLayer(Layer):
     """A JAX layer called as layer(x), x a float32 jax array (batch, n, C)."""
 
     kind = "jax layer"
-
-    def __init__(self, runner: Runner, found: Read) -> None:
-        self.runner, self.proj = runner, found.proj
-        self.lp = precision("float32")
-        self.mask = None
-        self.flag = None
-        self.rotary = None
-        self.args = {}
-
-    @property
-    def dtype_name(self) -> str:
-        return "float32"
 
     def x(self, n: int, seed: int, batch: int = 1) -> Array:
         """The input the reproductions make with numpy's generator and this seed."""
@@ -58,11 +45,6 @@ class JaxText(_Text):
     fresh = "np.random.default_rng(1).standard_normal({}.shape)"
     zero = ""
 
-    def __init__(self, name: str, imp: str, found: Read) -> None:
-        self.name, self.imp, self.width = name, imp, found.proj.width
-        self.mask = self.flag = self.rotary = None
-        self.args = ""
-
     def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
         return (
             f"{var} = np.random.default_rng({seed}).standard_normal(({batch}, {n}, {self.width}))"
@@ -83,7 +65,8 @@ class JaxText(_Text):
 
 def start(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> LayerRun:
     """Call a JAX layer read from its jaxpr once, and say what the jaxpr showed."""
-    layer, text = JaxLayer(runner, found), JaxText(name, imp, found)
+    layer = JaxLayer(runner, found.proj, "float32")
+    layer.text = JaxText(layer, name, imp)
     proj, (n0, s0) = found.proj, SIZES[0]
     x0 = layer.x(n0, s0)
     try:
@@ -102,7 +85,7 @@ def start(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> Laye
         )
     if found.axis == "queries":
         rep.notes.append("the softmax normalises over the queries, as the jaxpr shows")
-    run = LayerRun(layer, text, rep, None, [], None)
+    run = LayerRun(layer, rep, None, [], None)
     run.facts |= {"x": x0, "first": first, "tol": layer.tolerance(x0[0], Suspect(CORRECT))}
     return run
 

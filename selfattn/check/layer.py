@@ -31,7 +31,7 @@ from .reference import (
     masked,
 )
 from .report import Report
-from .rotary import AT_ZERO, Rotary, rotations
+from .rotary import AT_ZERO, Rotary, defined, rotations
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -67,13 +67,8 @@ class CausalMask:
         return "(n, n)" if self.square else "(1, 1, n, n)"
 
     def make(self, n: int, dtype: Any) -> Any:
-        import torch  # pyright: ignore[reportMissingImports]
-
-        keep = torch.ones(n, n, dtype=torch.bool).tril()
-        keep = keep if self.square else keep[None, None]
-        if self.form == "additive":
-            return torch.zeros(keep.shape, dtype=dtype).masked_fill(~keep, torch.finfo(dtype).min)
-        return keep if self.form == "keep" else ~keep
+        """The mask for n positions: the reproductions' `causal(n)`, run."""
+        return defined(self.text(str(dtype)), "causal")(n)
 
     def text(self, dtype: str) -> list[str]:
         """The reproductions' `causal(n)`, making the same mask."""
@@ -104,11 +99,9 @@ class Layer:
     """A target called as layer(x), x a torch tensor (batch, n, C) in the layer's dtype, with
     a causal mask in its mask argument once one is found to be what makes it causal."""
 
-    def __init__(self, runner: Runner, module: Any, proj: Projections) -> None:
-        self.runner, self.proj = runner, proj
-        param = next(iter(module.parameters()))
-        self.dtype = param.dtype
-        self.lp = precision(str(self.dtype))
+    def __init__(self, runner: Runner, proj: Projections, dtype: Any) -> None:
+        self.runner, self.proj, self.dtype = runner, proj, dtype
+        self.lp = precision(str(dtype))
         self.mask: CausalMask | None = None
         self.flag: str | None = None  # a causal flag passed as True
         self.rotary: Rotary | None = None  # the rotation the model would hand in, at angle 0
@@ -183,7 +176,6 @@ class LayerRun:
     """One check of a layer: what its rules share (rules.State)."""
 
     layer: Layer
-    text: _Text
     rep: Report
     module: Any  # None for a JAX layer
     masks: list[str]  # its mask arguments, which may carry its causal mask
@@ -208,7 +200,7 @@ def start(
     angles of a rotation it makes itself, held at angle 0 meanwhile (rotary.angles_at_zero)."""
     sig, name = t.sig, t.name
     args = {**t.args, **_required(sig.params, masks, t.args)}
-    layer = Layer(t.runner, module, proj)
+    layer = Layer(t.runner, proj, next(iter(module.parameters())).dtype)
     layer.args = args
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)
@@ -226,13 +218,11 @@ def start(
         ) from None
     rep.kind = "layer"
     _say_how_called(layer, rep, turned, zeroed)
-    text = _Text(name, imp, proj, layer.dtype)
-    text.args = "".join(f", {k}={v!r}" for k, v in args.items())
-    text.rotary, text.zeroed = layer.rotary, zeroed
-    layer.text = text
+    layer.text = _Text(layer, name, imp)
+    layer.text.zeroed = zeroed
     tol = layer.tolerance(x0[0], Suspect(CORRECT))
     flag = sig.flag or _flag_by_effect(layer, x0, first, sig.switches, tol)
-    run = LayerRun(layer, text, rep, module, masks, flag)
+    run = LayerRun(layer, rep, module, masks, flag)
     run.facts |= {"x": x0, "first": first, "tol": tol}
     return run
 
@@ -281,7 +271,7 @@ def same_output(run: LayerRun) -> None:
     run.facts["steady"] = not moved > run.facts["tol"]  # NaN in both calls is no randomness
     if not run.facts["steady"]:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")
-        rep.titled("random-output", "", run.text.random(n0, s0))
+        rep.titled("random-output", "", layer.text.random(n0, s0))
         return
     rep.check("same output for the same input", "pass")
 
@@ -302,7 +292,6 @@ def intent(run: LayerRun) -> None:
                 f"the causal mask goes in through `{layer.mask.param}` ({layer.mask.said}, "
                 f"{layer.mask.shape}): without it the layer sees the future"
             )
-            run.text.mask = layer.mask
     else:
         rep.notes.append(_unmasked_note(causal, run.flag))
     run.facts |= {"causal": causal, "leak": leak, "flag off": run.flag is not None and not causal}
@@ -341,7 +330,7 @@ def reference(run: LayerRun) -> None:
     """The output against the layer's own weights computed as attention (`right`)."""
     causal = run.facts["causal"]
     run.facts["label"] = label = "causal" if causal else "no mask"
-    run.facts["right"] = _judge(run.layer, run.text, run.rep, causal, run.facts["leak"], label)
+    run.facts["right"] = _judge(run.layer, run.rep, causal, run.facts["leak"], label)
 
 
 def _how_it_scores(proj: Projections) -> list[str]:
@@ -441,32 +430,30 @@ def _turns_x(layer: Layer, x: Array) -> bool:
 def flag_on(run: LayerRun) -> None:
     """A layer seeing the whole sequence with its causal flag off must, with the flag set,
     hide the future and be causal attention."""
-    layer, text, rep, flag, tol = run.layer, run.text, run.rep, run.flag, run.facts["tol"]
+    layer, rep, flag, tol = run.layer, run.rep, run.flag, run.facts["tol"]
     assert flag is not None
-    layer.flag = text.flag = flag
+    layer.flag = flag
     n, seed = SIZES[0]
     x = layer.x(n, seed)
     try:
         on = layer(x)
     except CallFailed as exc:  # nn.MultiheadAttention's is_causal is a hint that needs a mask
         rep.check(f"causal mask via `{flag}`", "skip", f"`{flag}=True` alone: {exc}")
-        layer.flag = text.flag = None
+        layer.flag = None
         return
     if float(np.max(np.abs(on - run.facts["first"]))) <= tol:
         rep.check(f"causal mask via `{flag}`", "fail", f"`{flag}=True` changes nothing")
         rep.titled(
             "causal-flag-ignored",
             f": `{flag}=True` gives the output of `{flag}=False`",
-            text.leak(n, seed, 0),
+            layer.text.leak(n, seed, 0),
         )
     else:
-        _judge(layer, text, rep, True, _future_leak(layer, x, on, tol), f"causal via `{flag}`")
-    layer.flag = text.flag = None
+        _judge(layer, rep, True, _future_leak(layer, x, on, tol), f"causal via `{flag}`")
+    layer.flag = None
 
 
-def _judge(
-    layer: Layer, text: _Text, rep: Report, causal: bool, leak: Leak | None, label: str
-) -> bool:
+def _judge(layer: Layer, rep: Report, causal: bool, leak: Leak | None, label: str) -> bool:
     """Compare with the reference; name the bug when it does not match; then, for a causal
     layer, whether the future reaches the past. Whether the layer was right throughout."""
     proj = layer.proj
@@ -480,15 +467,14 @@ def _judge(
         rep.check(check_name, "pass", f"x of shape (1, n, {proj.width}): {sizes}")
     else:
         # a leak says more than "wrong": it is reported below
-        named = _name_the_bug(layer, text, rep, results, want, check_name, causal and bool(leak))
+        named = _name_the_bug(layer, rep, results, want, check_name, causal and bool(leak))
     if not causal:
         return right
-    return _no_leak(layer, text, rep, leak, named) and right
+    return _no_leak(layer, rep, leak, named) and right
 
 
 def _name_the_bug(
     layer: Layer,
-    text: _Text,
     rep: Report,
     results: list[tuple[Array, Array]],
     want: Suspect,
@@ -512,16 +498,16 @@ def _name_the_bug(
         said = "" if hit.reshaped else f" ({hit.detail})"
         if proj.packed and "triangle" in hit.id:
             said += f"; {MHA_MASK}"
-        rep.titled(hit.id, said, text.expected(x0[0], s0, proj, want))
+        rep.titled(hit.id, said, layer.text.expected(x0[0], s0, proj, want))
         return True
     rep.check(check_name, "fail", "differs from the reference; matches no known bug")
     if leaks:
         return False
-    rep.titled("wrong-output", "", text.expected(x0[0], s0, proj, want))
+    rep.titled("wrong-output", "", layer.text.expected(x0[0], s0, proj, want))
     return True
 
 
-def _no_leak(layer: Layer, text: _Text, rep: Report, leak: Leak | None, named: bool) -> bool:
+def _no_leak(layer: Layer, rep: Report, leak: Leak | None, named: bool) -> bool:
     """Whether no output moves when only later x changes; a leak is reported unless a finding
     (`named`) already says what is wrong."""
     n0, s0 = SIZES[0]
@@ -534,7 +520,7 @@ def _no_leak(layer: Layer, text: _Text, rep: Report, leak: Leak | None, named: b
     detail = f"output {row} moves when only x after position {after} changes"
     rep.check(leak_name, "fail", detail)
     if not named:
-        rep.titled("causal-leak", f": {detail}", text.leak(n0, s0, after))
+        rep.titled("causal-leak", f": {detail}", layer.text.leak(n0, s0, after))
     return False
 
 
@@ -643,7 +629,7 @@ def _future_leak(layer: Layer, x: Array, out: Array, tol: float) -> Leak | None:
 
 def batched(run: LayerRun) -> None:
     """Each sequence of a batch comes out as it does alone."""
-    layer, text, rep, tol = run.layer, run.text, run.rep, run.facts["tol"]
+    layer, rep, tol = run.layer, run.rep, run.facts["tol"]
     n, seed = SIZES[0]
     name = f"batch of {BATCH}: each sequence on its own"
     xs = layer.x(n, seed, BATCH)
@@ -651,7 +637,7 @@ def batched(run: LayerRun) -> None:
         together = layer(xs)
     except CallFailed as exc:
         rep.check(name, "warn", str(exc))
-        rep.titled("batched-input-unsupported", f": {exc}", text.batch(n, seed))
+        rep.titled("batched-input-unsupported", f": {exc}", layer.text.batch(n, seed))
         return
     for b in range(BATCH):
         if float(np.max(np.abs(layer(xs[b : b + 1])[0] - together[b]))) > tol:
@@ -659,7 +645,7 @@ def batched(run: LayerRun) -> None:
             rep.titled(
                 "wrong-output",
                 f": in a batch of {BATCH} the sequences are mixed",
-                text.batch(n, seed),
+                layer.text.batch(n, seed),
             )
             return
     rep.check(name, "pass")
@@ -699,15 +685,17 @@ class _Text:
     fresh = "torch.randn_like({})"
     zero = "  # should be 0"  # what a batch's reproduction says it should print
 
-    def __init__(self, name: str, imp: str, proj: Projections, dtype: Any) -> None:
-        self.name, self.imp, self.width = name, imp, proj.width
-        self.dtype = str(dtype)
-        self.inputs, self.layout, self.keywords = proj.inputs, proj.layout, proj.keywords
-        self.args = ""  # the caller's extra arguments, as `, name=value`
-        self.mask: CausalMask | None = None
-        self.flag: str | None = None
-        self.rotary: Rotary | None = None
+    def __init__(self, layer: Layer, name: str, imp: str) -> None:
+        self.layer, self.name, self.imp = layer, name, imp
         self.zeroed: list[str] = []  # the angles of a rotation the layer makes itself
+
+    @property
+    def width(self) -> int:
+        return self.layer.proj.width
+
+    @property
+    def dtype(self) -> str:
+        return str(self.layer.dtype)
 
     def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
         return (
@@ -716,13 +704,15 @@ class _Text:
         )
 
     def _head(self) -> list[str]:
-        mask = self.mask.text(self.dtype) if self.mask else []
-        mask += self.rotary.text(self.dtype) if self.rotary else []
-        x, back, said, _ = LAYOUT_TEXT[self.layout]
-        given = ", ".join([f"{k}={x}" for k in self.keywords] or [x] * self.inputs) + self.args
-        given += f", {self.mask.param}=causal(x.shape[1])" if self.mask else ""
-        given += self.rotary.given if self.rotary else ""
-        given += f", {self.flag}=True" if self.flag else ""
+        layer, proj = self.layer, self.layer.proj
+        mask = layer.mask.text(self.dtype) if layer.mask else []
+        mask += layer.rotary.text(self.dtype) if layer.rotary else []
+        x, back, said, _ = LAYOUT_TEXT[proj.layout]
+        given = ", ".join([f"{k}={x}" for k in proj.keywords] or [x] * proj.inputs)
+        given += "".join(f", {k}={v!r}" for k, v in layer.args.items())
+        given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
+        given += layer.rotary.given if layer.rotary else ""
+        given += f", {layer.flag}=True" if layer.flag else ""
         still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
         if still:
             still = ["with torch.no_grad():  # its own rotation at angle 0, as checked", *still, ""]

@@ -17,6 +17,7 @@ import numpy as np
 
 from .frameworks import (
     BACK_TEXT,
+    IMPORTS,
     LAYOUTS,
     Backend,
     CallFailed,
@@ -446,9 +447,8 @@ class Kernel:
 
     def source(self) -> list[str]:
         """The import lines every reproduction starts with."""
-        from .repro import head  # repro reads kernels: imported when first needed
-
-        return head(self, self.imp)
+        own = [IMPORTS[self.backend.name]] if self.backend.name != "numpy" else []
+        return ["import numpy as np", *own, self.imp]
 
     def __init__(
         self,

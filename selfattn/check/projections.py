@@ -346,7 +346,7 @@ def _single_heads(child: Any) -> list[Projections] | None:
 
 
 def _own_projections(module: Any) -> Projections | None:
-    found = _packed(module) or _fused(module) or _separate(module) or _paired(module)
+    found = _maps_in(module)
     if found is None:
         return None
     (q, k, v), names, fused = found
@@ -412,35 +412,58 @@ def _split3(both: Affine, groups: int = 1) -> tuple[Affine, Affine, Affine]:
     return first, second, third
 
 
-def _packed(module: Any) -> Trio | None:
-    """nn.MultiheadAttention's parameters: `in_proj_weight` (3C, C) and `in_proj_bias`."""
+# the roles a layer's maps in are held under, tried in this order: one fused map, three
+# maps apart, or q beside a fused k, v
+MAPS_IN = ("fused map", "separate maps", "paired maps")
+
+
+def _maps_in(module: Any) -> Trio | None:
+    """q, k, v from nn.MultiheadAttention's packed `in_proj_weight` (3C, C) and
+    `in_proj_bias`, else from the maps under the first published names that hold them."""
     both = _read(getattr(module, "in_proj_weight", None), getattr(module, "in_proj_bias", None))
-    if both is None or both.w.shape[1] % 3:
-        return None
-    return _split3(both), "in_proj_weight", both
-
-
-def _fused(module: Any) -> Trio | None:
-    for name in named("fused map"):
-        both = _affine(getattr(module, name, None))
-        if both is None:
-            continue
-        grouped = _grouped(module, both.w.shape[1])
-        if grouped is not None:  # read one way only: its parts differ in width
-            q, kv = grouped
-            parts = (slice(0, q), slice(q, q + kv), slice(q + kv, None))
-            return (
-                (both.columns(parts[0]), both.columns(parts[1]), both.columns(parts[2])),
-                name,
-                None,
-            )
-        if both.w.shape[1] % 3 == 0:
-            return _split3(both), name, both
+    if both is not None and both.w.shape[1] % 3 == 0:
+        return _split3(both), "in_proj_weight", both
+    for role in MAPS_IN:
+        for said in named(role):
+            names = said if isinstance(said, tuple) else (said,)
+            maps = [m for n in names if (m := _affine(_held(module, n))) is not None]
+            if len(maps) < len(names):
+                continue
+            # a fused map holding fewer k, v heads than q heads: q, then k, v side by side
+            grouped = _grouped(module, maps[0].w.shape[1]) if len(maps) == 1 else None
+            fused = maps[0] if len(maps) == 1 and grouped is None else None
+            if grouped is not None:
+                maps = [maps[0].columns(slice(0, grouped)), maps[0].columns(slice(grouped, None))]
+            qkv = split_maps(maps)
+            if qkv is not None:
+                return qkv, ", ".join(names), fused
     return None
 
 
-def _grouped(module: Any, width: int) -> tuple[int, int] | None:
-    """The widths of q and of each of k, v in a fused map of `width` columns holding fewer k, v
+def split_maps(maps: list[Affine]) -> tuple[Affine, Affine, Affine] | None:
+    """q, k, v from maps of x: one fused map's thirds, q and a fused k, v's halves, or three
+    maps; None when they do not fit. k and v may have fewer heads than q (grouped-query
+    attention)."""
+    if not maps or len({m.w.shape[0] for m in maps}) > 1:
+        return None
+    first, *rest = maps
+    if len(maps) == 1:
+        return _split3(first) if first.w.shape[1] % 3 == 0 else None
+    if len(maps) == 2 and rest[0].w.shape[1] % 2 == 0:
+        k, v = _halves(rest[0])
+        return (first, k, v) if k.w.shape[1] <= first.w.shape[1] else None
+    if len(maps) == 3 and rest[0].w.shape[1] <= first.w.shape[1]:
+        return first, rest[0], rest[1]
+    return None
+
+
+def _halves(both: Affine) -> tuple[Affine, Affine]:
+    half = both.w.shape[1] // 2
+    return both.columns(slice(0, half)), both.columns(slice(half, None))
+
+
+def _grouped(module: Any, width: int) -> int | None:
+    """The width of q in a fused map of `width` columns holding fewer k, v
     heads than q heads (Phi-3's `qkv_proj`, gpt-fast's `wqkv`), from the head size and the k, v
     head count the layer keeps; None when it keeps neither or they do not add up to that."""
     size = next((s for n in named("head size") if _count(s := getattr(module, n, None))), None)
@@ -450,7 +473,7 @@ def _grouped(module: Any, width: int) -> tuple[int, int] | None:
     q = width - 2 * kv * size
     if q <= kv * size or q % (kv * size):
         return None
-    return q, kv * size
+    return q
 
 
 def _count(value: Any) -> bool:
@@ -462,38 +485,12 @@ def _positive(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
-def _separate(module: Any) -> Trio | None:
-    for trio in named("separate maps"):
-        q, k, v = (_affine(_held(module, n)) for n in trio)
-        if q is None or k is None or v is None:
-            continue
-        # k and v may have fewer heads than q (grouped-query attention)
-        if q.w.shape[0] == k.w.shape[0] == v.w.shape[0] and k.w.shape[1] <= q.w.shape[1]:
-            return (q, k, v), ", ".join(trio), None
-    return None
-
-
 def _held(module: Any, dotted: str) -> Any:
     """The attribute a dotted name reaches (`query.linear`: labml.ai's Linear inside the
     module that splits q into heads), or None."""
     for name in dotted.split("."):
         module = getattr(module, name, None)
     return module
-
-
-def _paired(module: Any) -> Trio | None:
-    for pair in named("paired maps"):
-        q, kv = (_affine(getattr(module, n, None)) for n in pair)
-        if q is None or kv is None or kv.w.shape[1] % 2 or q.w.shape[0] != kv.w.shape[0]:
-            continue
-        half = kv.w.shape[1] // 2
-        if half <= q.w.shape[1]:  # k and v may have fewer heads than q
-            return (
-                (q, kv.columns(slice(0, half)), kv.columns(slice(half, None))),
-                ", ".join(pair),
-                None,
-            )
-    return None
 
 
 def _norm(module: Any, names: tuple[str, ...], widths: tuple[int, ...]) -> Norm | None:

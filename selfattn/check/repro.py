@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .frameworks import IMPORTS
 from .probe import Kernel
 from .reference import CAUSAL, Variant, agree, tolerance
 
@@ -19,14 +18,6 @@ def tiny(n: int, d: int, seed: int) -> tuple[Array, Array, Array]:
     rng = np.random.default_rng([seed, n, d, 99])
     q, k, v = rng.integers(-2, 3, size=(3, n, d)).astype(np.float64)
     return q, k, v
-
-
-def head(kern: Kernel, import_line: str) -> list[str]:
-    """The import lines every reproduction starts with."""
-    libs = ["import numpy as np"]
-    if kern.backend.name != "numpy":
-        libs.append(IMPORTS[kern.backend.name])
-    return [*libs, import_line]
 
 
 def literals(kern: Kernel, **named: Array) -> list[str]:
@@ -42,15 +33,15 @@ def show(x: Array | None) -> list[str]:
         ]
 
 
-def called(kern: Kernel, import_line: str, causal: bool, q: Array, k: Array, v: Array) -> list[str]:
+def called(kern: Kernel, causal: bool, q: Array, k: Array, v: Array) -> list[str]:
     """A reproduction up to `out = ...`: the imports, q, k, v as literals, the causal mask when
     one is passed, and the call."""
     mask = kern.mask_lines(q.shape[0], causal)
-    lines = [*head(kern, import_line), *literals(kern, q=q, k=k, v=v), *mask]
+    lines = [*kern.source(), *literals(kern, q=q, k=k, v=v), *mask]
     return [*lines, f"out = {kern.call_text(causal)}"]
 
 
-def mismatch(kern: Kernel, expected: Variant, causal: bool, import_line: str) -> str:
+def mismatch(kern: Kernel, expected: Variant, causal: bool) -> str:
     """Small inputs on which the kernel disagrees with `expected`, with both outputs.
 
     The smallest inputs whose difference is plain to see (a tenth of the output's size) win;
@@ -78,12 +69,12 @@ def mismatch(kern: Kernel, expected: Variant, causal: bool, import_line: str) ->
     if best is None:
         return ""
     q, k, v, out = best[1]
-    lines = called(kern, import_line, causal, q, k, v)
+    lines = called(kern, causal, q, k, v)
     lines += ["print(out)", f"# expected ({expected.detail}):"]
     return "\n".join([*lines, *show(expected.run(q, k, v)), "# got:", *show(out)])
 
 
-def leak(kern: Kernel, import_line: str) -> str:
+def leak(kern: Kernel) -> str:
     """Small inputs where changing only positions after i moves the causal output at i."""
     for n, d in TINY[1:]:
         for seed in range(3):
@@ -100,7 +91,7 @@ def leak(kern: Kernel, import_line: str) -> str:
                     continue
                 if moved(a[: i + 1], b[: i + 1]) <= tolerance(q, k, v, kern.lp, CAUSAL):
                     continue
-                lines = head(kern, import_line) + literals(kern, q=q, k=k, v=v)
+                lines = kern.source() + literals(kern, q=q, k=k, v=v)
                 lines += [
                     f"# k2, v2: k, v with only positions > {i} changed",
                     *literals(kern, k2=k2, v2=v2),
@@ -133,7 +124,6 @@ def nonfinite(
     kern: Kernel,
     make: Callable[[int, int], tuple[Array, Array, Array]],
     causal: bool,
-    import_line: str,
 ) -> str:
     """Small extreme inputs on which the output has NaN or inf."""
     for n, d in TINY:
@@ -141,7 +131,7 @@ def nonfinite(
         out = kern.answer(q, k, v, causal)
         if out is None or np.isfinite(out).all():
             continue
-        lines = called(kern, import_line, causal, q, k, v)
+        lines = called(kern, causal, q, k, v)
         lines += ["print(out)", "# got:", *show(out)]
         return "\n".join(lines)
     return ""

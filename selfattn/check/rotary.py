@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from .names import named
@@ -36,6 +37,21 @@ AT_ZERO = {
     **dict.fromkeys(named("sines"), 0.0),
     **dict.fromkeys(named("complex rotations"), 1.0),
 }
+
+
+def defined(lines: list[str], name: str) -> Any:
+    """The function `name` that a reproduction's source `lines` define, made by running them:
+    what is checked is made by the very text the reproductions show."""
+    return _compiled("\n".join(lines))[name]
+
+
+@cache
+def _compiled(source: str) -> dict[str, Any]:
+    import torch  # pyright: ignore[reportMissingImports]
+
+    scope: dict[str, Any] = {"torch": torch}
+    exec(source, scope)  # our own text: the helpers above a reproduction
+    return scope
 
 
 @dataclass(frozen=True)
@@ -69,18 +85,8 @@ class Rotary:
         return f"`{self.param}` and `{self.sine}`" if self.sine else f"`{self.param}`"
 
     def make(self, n: int, dtype: Any) -> Any:
-        import torch  # pyright: ignore[reportMissingImports]
-
-        half = self.head_size // 2
-        if self.form == "apart":
-            return torch.ones(n, half, dtype=dtype), torch.zeros(n, half, dtype=dtype)
-        if self.form == "cos_sin":
-            shape = (1, n, self.head_size)
-            return torch.ones(shape, dtype=dtype), torch.zeros(shape, dtype=dtype)
-        if self.form == "complex":
-            wide = dtype == torch.float64
-            return torch.ones(n, half, dtype=torch.complex128 if wide else torch.complex64)
-        return torch.stack([torch.ones(n, half), torch.zeros(n, half)], -1).to(dtype)
+        """The angles for n positions: the reproductions' `rotation(n)`, run."""
+        return defined(self.text(str(dtype)), "rotation")(n)
 
     def text(self, dtype: str) -> list[str]:
         """The reproductions' `rotation(n)`, making the same angles."""

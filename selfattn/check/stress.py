@@ -35,7 +35,7 @@ def batched(ctx: Ctx) -> None:
     shape = to_layout(np.empty(batch), kern.layout).shape
     name = f"batched {shape} tensors: each (n, d) slice on its own"
     q, k, v = np.random.default_rng(9).standard_normal((3, *batch))
-    lines = [*repro.head(kern, ctx.imp), *repro.random_inputs(kern, 9, *shape)]
+    lines = [*kern.source(), *repro.random_inputs(kern, 9, *shape)]
     batch_kern = copy(kern)
     batch_kern.layout = "nd"  # the inputs are drawn in the kernel's layout above
     batch_kern.back = "[0]" if kern.pair else ""  # the output as it comes, if not in a pair
@@ -199,7 +199,7 @@ def _extreme(
         if broken:
             return False
         rep.check(name, "fail", f"{label}: {exc}")
-        how = repro.called(kern, ctx.imp, causal, q, k, v)
+        how = repro.called(kern, causal, q, k, v)
         rep.add("fails-on-valid-input", f"fails on {label}: {exc}", "\n".join([*how, f"# {exc}"]))
         return True
     if np.isfinite(out).all():
@@ -207,9 +207,7 @@ def _extreme(
     mode = " with the causal mask" if causal and not kern.always_causal else ""
     rep.check(name, "fail", f"NaN or inf with {label}{mode}")
     why = _renormalised(kern, q, k, out) if causal else ""
-    rep.titled(
-        "nonfinite-extreme", f": {label}{mode}{why}", repro.nonfinite(kern, make, causal, ctx.imp)
-    )
+    rep.titled("nonfinite-extreme", f": {label}{mode}{why}", repro.nonfinite(kern, make, causal))
     return True
 
 
@@ -260,7 +258,7 @@ def long_key(ctx: Ctx) -> None:
         return
     rep.check(name, "warn", said)
     lines = [
-        *repro.head(kern, ctx.imp),
+        *kern.source(),
         # set in numpy, then handed over: JAX and MLX arrays take no item assignment
         f"q, k, v = np.random.default_rng(0).standard_normal((3, {n}, {d}))",
         f"k[{j}] *= {LONG:g}",

@@ -109,8 +109,7 @@ def diagnose(ctx: Ctx, expected: Variant, *, passed: bool) -> bool:
     if found is None and not passed:
         return False
     rep.check(check, "fail", seen.detail)
-    how = _repro(kern, ctx.imp, seen, expected)
-    rep.titled(found or "wrong-output", f": {seen.detail}", how)
+    rep.titled(found or "wrong-output", f": {seen.detail}", _repro(kern, seen, expected))
     return True
 
 
@@ -142,12 +141,12 @@ def _name(kern: Kernel, x: Inputs, seen: Seen) -> str | None:
     return "split-combine-unscaled"
 
 
-def _repro(kern: Kernel, imp: str, seen: Seen, expected: Variant) -> str:
+def _repro(kern: Kernel, seen: Seen, expected: Variant) -> str:
     """Scores rising along the keys, and the same keys and values in another order (or, when
     the order moved nothing, the output beside the reference's)."""
     b = kern.backend
     lines = [
-        *repro.head(kern, imp),
+        *kern.source(),
         f"n, d = {LONG}, {WIDTH}",
         "# score (i, j) climbs along the keys: every tile raises the running max",
         "q0 = np.zeros((n, d)); q0[:, 0] = np.linspace(1, 2, n) * np.sqrt(d)",

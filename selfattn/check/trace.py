@@ -22,7 +22,7 @@ import numpy as np
 
 from .names import named
 from .probe import CallFailed, Runner, _inspected, is_mask_name
-from .projections import Affine, Norm, Projections, _read, _split3, as_float64
+from .projections import Affine, Norm, Projections, _read, as_float64, split_maps
 
 # calls that pass x on unchanged in meaning: the maps in may be applied to what they return
 PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_norm", "to", "float"}
@@ -539,7 +539,7 @@ def projections(seen: Seen) -> Projections | None:
     labels = ", ".join(seen.maps_in[i][0] for i in order)
     maps = [seen.maps_in[i][1] for i in order]
     fused = maps[0] if len(maps) == 1 else None
-    qkv = _qkv(maps)
+    qkv = split_maps(list(maps))
     if qkv is None or not seen.heads:  # no softmax seen: F.multi_head_attention_forward's
         return None
     q, k, v = qkv
@@ -576,16 +576,6 @@ def _biases_run(proj: Projections, run: Projections | None) -> Projections:
     if np.array_equal(named.b, ran.b):
         return proj
     return replace(proj, fused=ran).rewired(proj.order, proj.per_head)
-
-
-def _qkv(maps: list[Affine]) -> tuple[Affine, Affine, Affine] | None:
-    """q, k, v from the maps in: one fused (thirds), q and a fused k, v (halves), or three."""
-    if len(maps) == 1 and maps[0].w.shape[1] % 3 == 0:
-        return _split3(maps[0])
-    if len(maps) == 2 and maps[1].w.shape[1] % 2 == 0:
-        half = maps[1].w.shape[1] // 2
-        return maps[0], maps[1].columns(slice(0, half)), maps[1].columns(slice(half, None))
-    return (maps[0], maps[1], maps[2]) if len(maps) == 3 else None
 
 
 def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Projections | None:

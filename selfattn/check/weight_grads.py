@@ -59,7 +59,7 @@ def rule(run: LayerRun) -> None:
     """Every trainable parameter's gradient of a layer whose forward is right against the
     float64 derivative of the forward, on two inputs; a weight that gets none is
     `backward-no-gradient`, another gap `backward-wrong-output`."""
-    module, layer, text, rep, label = run.module, run.layer, run.text, run.rep, run.facts["label"]
+    module, layer, rep, label = run.module, run.layer, run.rep, run.facts["label"]
     name = f"gradients of the layer's weights match the float64 forward's ({label})"
     slopes: list[Slope] = []
     wrong: list[Slope] = []
@@ -85,7 +85,7 @@ def rule(run: LayerRun) -> None:
         id_, said = core
         detail += f"; {said}"
     rep.check(name, "fail", detail)
-    rep.titled(id_, f" ({label}): {detail}", _repro(text, wrong[0].name, PROBES[0]))
+    rep.titled(id_, f" ({label}): {detail}", _repro(layer.text, wrong[0].name, PROBES[0]))
 
 
 def _slopes_on(module: Any, layer: Layer, x: Any) -> list[Slope] | str:
