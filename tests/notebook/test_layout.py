@@ -3,11 +3,13 @@ the plane crowding each other, a picture beside an empty column at 1280 px."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
+import numpy as np
 from playwright.sync_api import Browser, Page
 
-from selfattn.notebook import show_map
+from selfattn.notebook import show, show_map
 from tests.notebook.test_standalone import causal_weights, open_file
 
 BAND = "() => document.querySelector('#selfattn-widget').shadowRoot.querySelector('.band')"
@@ -58,5 +60,35 @@ def test_the_focus_band_lies_over_its_rows_cells_never_its_label(
                          (+getComputedStyle(band).zIndex || 0)""",
             band,
         )
+    assert foreign == [] and errors == []
+    page.close()
+
+
+PLANE_LABELS = """() => [...document.querySelector('#selfattn-widget').shadowRoot
+  .querySelectorAll('svg.plane')].map((svg) => [...svg.querySelectorAll('text')]
+    .filter((t) => t.textContent && getComputedStyle(t).display !== 'none')
+    .map((t) => { const b = t.getBoundingClientRect();
+      return {text: t.textContent, tick: t.classList.contains('tick'),
+              x: b.x, y: b.y, r: b.right, b: b.bottom}; }))"""
+
+
+def test_a_real_heads_names_on_the_plane_stand_apart(browser: Browser, tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.normal(size=(64, 16)) for _ in range(3))
+    tokens = [f"w{i}" for i in range(64)]
+    page, foreign, errors = open_file(
+        browser, show(q, k, v, tokens=tokens, mask="causal").save_html(tmp_path / "head.html")
+    )
+    closest = []
+    for row in range(0, 64, 3):
+        page.locator("button.token").nth(row).click()
+        for plane in page.evaluate(PLANE_LABELS):
+            for a, b in itertools.combinations(plane, 2):
+                gap = max(b["x"] - a["r"], a["x"] - b["r"], b["y"] - a["b"], a["y"] - b["b"])
+                # two names a third of an em apart at least, never read as one list; a tick
+                # number only off the names
+                need = 0 if a["tick"] or b["tick"] else 4
+                closest.append((gap - need, row, a["text"], b["text"]))
+    assert min(closest)[0] >= 0, sorted(closest)[:5]
     assert foreign == [] and errors == []
     page.close()
