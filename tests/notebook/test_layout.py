@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from playwright.sync_api import Browser, Page
 
-from selfattn.notebook import show, show_map
+from selfattn.notebook import show, show_lines, show_map
 from tests.notebook.test_standalone import causal_weights, open_file
 
 BAND = "() => document.querySelector('#selfattn-widget').shadowRoot.querySelector('.band')"
@@ -51,8 +51,8 @@ def test_the_focus_band_lies_over_its_rows_cells_never_its_label(
         assert b and b["width"] > 0
         middle = b["y"] + b["height"] / 2
         # its left end and its top edge lie on cells; just left of it, the row's label
-        assert "→" in said_at(page, b["x"] + 1, middle), step
-        assert "→" in said_at(page, b["x"] + b["width"] / 2, b["y"] + 1), step
+        assert "→" in said_at(page, b["x"] + 3, middle), step
+        assert "→" in said_at(page, b["x"] + b["width"] / 2, b["y"] + 3), step
         assert "→" not in said_at(page, b["x"] - 4, middle), step
         # behind the cells: the canvas is drawn over the band, not under it
         assert page.evaluate(
@@ -92,3 +92,58 @@ def test_a_real_heads_names_on_the_plane_stand_apart(browser: Browser, tmp_path:
     assert min(closest)[0] >= 0, sorted(closest)[:5]
     assert foreign == [] and errors == []
     page.close()
+
+
+def opened(browser: Browser, path: Path, width: int) -> Page:
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(path.as_uri())
+    page.wait_for_selector(".selfattn-nb[data-draw-ms]")
+    return page
+
+
+WIDTHS = """(picture) => {
+  const root = document.querySelector('#selfattn-widget').shadowRoot;
+  const widget = root.querySelector('.selfattn-nb').getBoundingClientRect();
+  const shown = root.querySelector(picture);
+  const box = shown.getBoundingClientRect();
+  const inked = [...root.querySelectorAll('.stage > *, .stage .side > *, svg.lines-view')]
+    .map((el) => el.getBoundingClientRect().right);
+  // how many CSS px a unit of the picture takes: a canvas's pixels or an SVG's viewBox
+  const units = shown.tagName === 'CANVAS'
+    ? shown.width / Math.min(window.devicePixelRatio || 1, 2) : shown.viewBox.baseVal.width;
+  return {widget: widget.width, left: widget.left, picture: box.width,
+          right: Math.max(...inked) - widget.left, scale: box.width / units};
+}"""
+
+
+def test_a_map_and_its_read_outs_take_the_width_and_a_phone_keeps_the_labels_at_size(
+    browser: Browser, tmp_path: Path
+) -> None:
+    maps = {
+        "map64": show_map(causal_weights(64), [f"w{i}" for i in range(64)]),
+        "map20": show_map(causal_weights(20), [f"w{i}" for i in range(20)]),
+    }
+    for name, widget in maps.items():
+        path = widget.save_html(tmp_path / f"{name}.html")
+        picture = "canvas" if name == "map64" else "svg.grid"
+        wide = opened(browser, path, 1280)
+        at = wide.evaluate(WIDTHS, picture)
+        # the picture is the larger part, and the read-outs beside it leave no empty column
+        assert at["picture"] >= 0.45 * at["widget"] and at["right"] >= 0.85 * at["widget"], at
+        wide.close()
+        phone = opened(browser, path, 390)
+        at = phone.evaluate(WIDTHS, picture)
+        assert at["scale"] >= 0.87, at  # labels of 11 px or more stay that size
+        phone.close()
+
+
+def test_the_lines_take_the_width_and_keep_their_words_at_size(
+    browser: Browser, tmp_path: Path
+) -> None:
+    stack = np.stack([causal_weights(12, seed) for seed in range(2)])
+    path = show_lines(stack, [f"token{i}" for i in range(12)]).save_html(tmp_path / "l.html")
+    for width in (1280, 390):
+        page = opened(browser, path, width)
+        at = page.evaluate(WIDTHS, "svg.lines-view")
+        assert at["picture"] >= 0.9 * at["widget"] and 0.97 <= at["scale"] <= 1.03, (width, at)
+        page.close()
