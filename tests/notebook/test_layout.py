@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from playwright.sync_api import Browser, Page
 
-from selfattn.notebook import show, show_lines, show_map
+from selfattn.notebook import show, show_compare, show_lines, show_map
 from tests.notebook.test_standalone import causal_weights, open_file
 
 BAND = "() => document.querySelector('#selfattn-widget').shadowRoot.querySelector('.band')"
@@ -146,4 +146,20 @@ def test_the_lines_take_the_width_and_keep_their_words_at_size(
         page = opened(browser, path, width)
         at = page.evaluate(WIDTHS, "svg.lines-view")
         assert at["picture"] >= 0.9 * at["widget"] and 0.97 <= at["scale"] <= 1.03, (width, at)
+        page.close()
+
+
+def test_the_three_compared_maps_share_a_row_when_they_fit_and_stay_at_size_on_a_phone(
+    browser: Browser, tmp_path: Path
+) -> None:
+    tokens = [f"w{i}" for i in range(64)]
+    widget = show_compare(causal_weights(64), causal_weights(64, 1), tokens)
+    path = widget.save_html(tmp_path / "c.html")
+    for width in (1280, 390):
+        page = opened(browser, path, width)
+        canvases = page.locator("canvas")
+        tops = {round((canvases.nth(k).bounding_box() or {"y": -1})["y"]) for k in range(3)}
+        assert width == 390 or len(tops) == 1, tops  # no map alone beside an empty column
+        at = page.evaluate(WIDTHS, "canvas")
+        assert 0.97 <= at["scale"] <= 1.03, (width, at)  # 11 px labels stay 11 px
         page.close()
