@@ -80,7 +80,7 @@ def test_a_512_token_map_draws_on_a_canvas_and_stays_responsive(
         """() => {
           const c = document.querySelector('#selfattn-widget').shadowRoot.querySelector('canvas');
           const pixels = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-          return [...pixels].filter((v, i) => i % 4 === 0 && v < 128).length;
+          return [...pixels].filter((v, i) => i % 4 === 0 && v < 128 && pixels[i + 3] > 128).length;
         }"""
     )
     assert inked > 500

@@ -178,7 +178,15 @@ export function exportMenu(parent, picture, name, kinds = ["svg", "png"]) {
   const save = async (kind) => {
     const el = picture();
     if (el instanceof HTMLCanvasElement) {
-      return download(pngOf(el), `${name}.png`);
+      // the map's canvas is clear where the page shows through: the PNG gets the paper
+      const flat = document.createElement("canvas");
+      flat.width = el.width;
+      flat.height = el.height;
+      const ctx = /** @type {CanvasRenderingContext2D} */ (flat.getContext("2d"));
+      ctx.fillStyle = getComputedStyle(el).getPropertyValue("--paper").trim() || "#fff";
+      ctx.fillRect(0, 0, flat.width, flat.height);
+      ctx.drawImage(el, 0, 0);
+      return download(pngOf(flat), `${name}.png`);
     }
     const svgEl = /** @type {SVGSVGElement} */ (el);
     const text = standaloneSvg(svgEl);

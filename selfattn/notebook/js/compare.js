@@ -26,7 +26,11 @@ export function renderCompare({ model, el }) {
   const row = html("div", { class: "panels" });
   const tip = html("div", { class: "tip", "data-readout": "tip" });
   row.append(tip);
-  const side = Math.min(340, Math.max(240, n * 6));
+  // three maps in one row where the widget holds them at 240 px or more, else one a row;
+  // never wider than the widget, so the canvas is drawn 1:1 and its 11 px labels stay 11 px
+  const room = Math.max(280, (root.clientWidth || 720) - 24);
+  const across = (room - 2 * 16) / 3 - 78; // 78: the row labels and margin, at most
+  const side = Math.max(160, Math.min(340, Math.max(240, n * 6), across >= 240 ? across : room - 78));
   const panels = [nameA, nameB, `${nameB} − ${nameA}`].map((name, k) => {
     const holder = html("div", { class: "panel", "data-panel": ["a", "b", "diff"][k] }, html("div", { class: "panel-name", text: name }));
     row.append(holder);

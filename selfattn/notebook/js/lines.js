@@ -11,7 +11,11 @@ import { floats, hideStill, makeSteppers, shell } from "./common.js";
 const WINDOW = 64;
 const ROW = 20; // px per token
 const NAMED = 4; // weights printed beside the heaviest lines
-const [LEFT, RIGHT, WIDTH] = [150, 330, 480]; // numbers sit outside the labels, off the lines
+// the picture is as wide as the widget, drawn at 1:1 so its words keep their size: a label's
+// room on each side (the numbers sit outside the labels, off the lines), and how many
+// characters it shows, narrower on a phone
+const room = (width) => (width < 520 ? { pad: 112, chars: 10 } : { pad: 150, chars: 14 });
+const NARROWEST = 300;
 
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderLines({ model, el }) {
@@ -24,34 +28,50 @@ export function renderLines({ model, el }) {
   const pickers = html("div", { class: "pickers" });
   root.append(html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: model.get("title") || `attention lines, ${n} tokens` }), pickers));
   const { update: showSteps } = makeSteppers(pickers, model, model.get("shape"));
-  const picture = svg("svg", { class: "chart lines-view", viewBox: `0 0 ${WIDTH} ${size * ROW + 28}`, role: "img", tabindex: 0 });
-  picture.style.maxWidth = `${WIDTH}px`;
+  const picture = svg("svg", { class: "chart lines-view", role: "img", tabindex: 0 });
   const said = html("p", { class: "figure-note", "data-readout": "lines" });
   root.append(picture, said);
-  svg("text", { class: "grid-title", x: LEFT - 40, y: 12 }, picture).textContent = "queries";
-  svg("text", { class: "grid-title", x: RIGHT + 40, y: 12 }, picture).textContent = "keys";
-  const band = svg("rect", { class: "wash", x: 0, width: LEFT + 6, height: ROW, rx: 5 }, picture);
+  const titles = [svg("text", { class: "grid-title" }, picture), svg("text", { class: "grid-title" }, picture)];
+  titles[0].textContent = "queries";
+  titles[1].textContent = "keys";
+  const band = svg("rect", { class: "wash", x: 0, height: ROW, rx: 5 }, picture);
   const strokes = svg("g", {}, picture);
   const y = (k) => 28 + (k + 0.5) * ROW;
-  const side = (x, anchor, cls) =>
+  const side = (anchor, cls) =>
     Array.from({ length: size }, (_, k) => {
-      const text = svg("text", { class: `token ${cls}`, x, y: y(k) + 4, "text-anchor": anchor }, picture);
+      const text = svg("text", { class: `token ${cls}`, y: y(k) + 4, "text-anchor": anchor }, picture);
       text.dataset.slot = String(k);
       return text;
     });
-  const queries = side(LEFT - 6, "end", "query-label"), keys = side(RIGHT + 6, "start", "key-label");
+  const queries = side("end", "query-label"), keys = side("start", "key-label");
   let weights = floats(model.get("weights")), key = -1;
+  // where the two columns stand, for the width the widget has
+  let [wide, left, right, chars] = [0, 0, 0, 14];
+  function layout() {
+    const width = Math.max(NARROWEST, Math.round(root.clientWidth - 24) || 480);
+    if (width === wide) return false;
+    const fit = room(width);
+    [wide, left, right, chars] = [width, fit.pad, width - fit.pad, fit.chars];
+    picture.setAttribute("viewBox", `0 0 ${wide} ${size * ROW + 28}`);
+    titles[0].setAttribute("x", String(left - 40));
+    titles[1].setAttribute("x", String(right + 40));
+    titles.forEach((t) => t.setAttribute("y", "12"));
+    band.setAttribute("width", String(left + 6));
+    queries.forEach((t) => t.setAttribute("x", String(left - 6)));
+    keys.forEach((t) => t.setAttribute("x", String(right + 6)));
+    return true;
+  }
 
   function draw() {
     const row = model.get("row");
     const lo = Math.min(Math.max(0, row - (size >> 1)), n - size);
     const masked = (i, j) => model.get("causal") && j > i;
     queries.forEach((t, k) => {
-      t.textContent = elide(tokens[lo + k], 14);
+      t.textContent = elide(tokens[lo + k], chars);
       t.classList.toggle("current", key < 0 && lo + k === row);
     });
     keys.forEach((t, k) => {
-      t.textContent = elide(tokens[lo + k], 14);
+      t.textContent = elide(tokens[lo + k], chars);
       t.classList.toggle("masked", key < 0 && masked(row, lo + k));
       t.classList.toggle("current", lo + k === key);
     });
@@ -64,9 +84,9 @@ export function renderLines({ model, el }) {
     strokes.replaceChildren();
     pairs.forEach(([i, j], k) => {
       if (!(w[k] > 0)) return;
-      svg("line", { class: `weight-line${key < 0 ? "" : " by-key"}`, x1: LEFT, y1: y(i - lo), x2: RIGHT, y2: y(j - lo), "stroke-width": Math.max(0.4, 9 * w[k]) }, strokes);
+      svg("line", { class: `weight-line${key < 0 ? "" : " by-key"}`, x1: left, y1: y(i - lo), x2: right, y2: y(j - lo), "stroke-width": Math.max(0.4, 9 * w[k]) }, strokes);
       if (named.has(k)) {
-        const [x, at] = key < 0 ? [WIDTH - 4, j] : [4, i];
+        const [x, at] = key < 0 ? [wide - 4, j] : [4, i];
         const text = svg("text", { class: "line-weight", x, y: y(at - lo) + 4, "text-anchor": key < 0 ? "end" : "start" }, strokes);
         text.textContent = fixed(w[k], 2);
       }
@@ -114,10 +134,15 @@ export function renderLines({ model, el }) {
   };
   model.on("change:weights", onWeights);
   model.on("change:row", draw);
+  layout();
   draw();
+  // a notebook may draw the widget before it is on the page, or resize its column
+  const resized = new ResizeObserver(() => layout() && draw());
+  resized.observe(root);
   root.dataset.drawMs = (performance.now() - started).toFixed(1);
   return () => {
     stop();
+    resized.disconnect();
     model.off("change:weights", onWeights);
     model.off("change:row", draw);
   };

@@ -14,6 +14,11 @@ const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas t
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
 const LABEL_CHARS = 10; // a label longer than this is elided; the tip shows it whole
 const CHAR = 7.5; // a label character's width at --type-note, a little generously
+// the read-outs stand beside the picture when the widget is this wide, so a square map never
+// sits beside an empty column; narrower, they go under it
+const SIDE = 300, GAP = 16, BESIDE_FROM = 900;
+const LABEL_ROOM = 78; // the canvas map's row labels and margin, at most
+const SHRINK = 0.88; // an SVG map drawn smaller than this shrinks its 12.5 px labels under 11 px
 
 /**
  * Stand the grid's key labels on end when any is wider than its column, so no two meet
@@ -87,9 +92,18 @@ export function renderMap({ model, el }) {
   const causal = Boolean(model.get("causal"));
   const maskedAt = (i, j) => causal && j > i;
   let view = { r0: 0, r1: n, c0: 0, c1: n }; // the part of a canvas map on screen
+  let builtFor = 0; // the widget's width the picture was sized for
+
+  /** The width the picture may take: the widget's, less the read-outs when they go beside. */
+  function room() {
+    const width = Math.max(280, (root.clientWidth || 720) - 24);
+    return width >= BESIDE_FROM ? width - SIDE - GAP : width;
+  }
 
   function build() {
     holder.replaceChildren(tip);
+    const fit = room();
+    builtFor = root.clientWidth;
     const label = `Attention map of ${n} tokens: each row is one query's weights over the keys`;
     if (n <= SVG_UP_TO) {
       const grid = makeGrid(holder, {
@@ -104,6 +118,15 @@ export function renderMap({ model, el }) {
       const sums = rowLabels.map((text) => svg("text", { class: "row-sum", x: width + 6, y: text.getAttribute("y") ?? 0 }, grid.root));
       svg("text", { class: "grid-title start", x: width + 6, y: 12 }, grid.root).textContent = "Σ";
       standLabels(grid.root, labels, n > NUMBERS_UP_TO ? 30 : 48);
+      // drawn at its design size where it fits, a little larger to fill a wide widget, and
+      // never so small its labels go under 11 px: a phone scrolls it sideways instead
+      const natural = grid.root.viewBox.baseVal;
+      const scale = Math.min(1.25, fit / natural.width, 560 / natural.height);
+      grid.root.style.width = `${Math.max(scale, SHRINK) * natural.width}px`;
+      grid.root.style.flex = "0 0 auto";
+      grid.root.style.maxWidth = "none";
+      grid.root.style.maxHeight = "none";
+      holder.classList.add("scrolls");
       // a label's whole token, as the tokenizer wrote it, under the pointer
       const labelled = [...grid.root.querySelectorAll(".grid-label")];
       const index = new Map([...grid.root.querySelectorAll("g.cell")].map((g, k) => [g, [Math.floor(k / n), k % n]]));
@@ -123,7 +146,8 @@ export function renderMap({ model, el }) {
     } else {
       const { r0, r1, c0, c1 } = view;
       const zoomed = r1 - r0 < n || c1 - c0 < n;
-      const side = Math.min(640, Math.max(360, n * 1.2));
+      // as wide as the widget lets it be, drawn 1:1 so its 11 px labels stay 11 px
+      const side = Math.max(200, Math.min(640, fit - LABEL_ROOM));
       // past one cell a pixel, a square is a faint smudge: a block of cells is drawn as one,
       // with the block's largest weight, so a spike never vanishes
       const block = Math.ceil(Math.max(r1 - r0, c1 - c0) / side);
@@ -236,12 +260,12 @@ export function renderMap({ model, el }) {
     tip.style.display = (at || label) && event ? "block" : "none";
     if ((at || label) && event) {
       const box = holder.getBoundingClientRect();
-      const x = event.clientX - box.left, y = event.clientY - box.top;
+      const x = event.clientX - box.left + holder.scrollLeft, y = event.clientY - box.top;
       tip.textContent = at ? cellText(at) : label;
       if (at && raw.length) tip.append(html("div", { class: "raw", text: `${whole(at[0])} → ${whole(at[1])}` }));
       tip.style.left = `${x}px`;
       tip.style.top = `${y}px`;
-      tip.classList.toggle("flip", x > box.width / 2); // stays inside the picture
+      tip.classList.toggle("flip", x - holder.scrollLeft > box.width / 2); // stays inside the picture
     }
     if (hoverFrame) return;
     hoverFrame = requestAnimationFrame(() => {
@@ -386,9 +410,18 @@ export function renderMap({ model, el }) {
   model.on("change:broken", paint);
   build();
   paint();
+  // a notebook may draw the widget before it is on the page, or resize its column: the
+  // picture is sized again when the width changes by more than a little
+  const resized = new ResizeObserver(() => {
+    if (Math.abs(root.clientWidth - builtFor) <= 16) return;
+    picture = null;
+    paint();
+  });
+  resized.observe(root);
   root.dataset.drawMs = (performance.now() - started).toFixed(1);
   return () => {
     stop();
+    resized.disconnect();
     model.off("change:weights", onWeights);
     model.off("change:checks", paint);
     model.off("change:row", onRow);

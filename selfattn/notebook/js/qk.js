@@ -11,6 +11,9 @@ import { floats, shell, exportMenu } from "./common.js";
 
 const ARROWS_UP_TO = 16; // more arrows than this is a hedgehog: the rest are dots
 const LABELLED = 5; // keys and value terms named in the picture, by weight
+// a real head's tips crowd about the output: names this far apart (in em) read as names of
+// their own marks, not as one list (the kit's placer keeps only 2 px)
+const APART = 0.5;
 
 /** A plane laid out for `points`, about `px` pixels wide, with a grid step that suits it. */
 function planeFor(points, label, px = 340) {
@@ -26,17 +29,28 @@ function planeFor(points, label, px = 340) {
 
 /**
  * After untangle: hide, in the order given (the most important first), every label that
- * still overlaps one already kept, then the ticks under what is left: names never pile up.
+ * still comes nearer than APART to one already kept, and its leader, then the ticks under
+ * what is left: names never pile up.
  * @param {ReturnType<typeof makePlane>} plane @param {SVGTextElement[]} labels @param {number[][]} tips
  */
 function thin(plane, labels, tips) {
   const kept = [];
+  const gap = APART * 0.9 * Number.parseFloat(getComputedStyle(plane.root.querySelector("text.label") ?? plane.root).fontSize);
+  const near = (b, k, by) => b.x < k.x + k.width + by && k.x < b.x + b.width + by && b.y < k.y + k.height + by && k.y < b.y + b.height + by;
+  const leaders = [...plane.layers.leaders.querySelectorAll("line")];
   for (const label of labels) {
     if (label.style.display === "none" || !label.textContent) continue;
     const b = label.getBBox();
-    const hit = kept.some((k) => b.x < k.x + k.width && k.x < b.x + b.width && b.y < k.y + k.height && k.y < b.y + b.height);
-    if (hit) label.style.display = "none";
-    else kept.push(b);
+    if (!kept.some((k) => near(b, k, gap))) {
+      kept.push(b);
+      continue;
+    }
+    label.style.display = "none";
+    // its leader starts just off its box
+    for (const line of leaders) {
+      const at = { x: Number(line.getAttribute("x1")), y: Number(line.getAttribute("y1")), width: 0, height: 0 };
+      if (near(at, b, 6)) line.style.display = "none";
+    }
   }
   clearTicks(plane, tips);
 }
@@ -85,6 +99,12 @@ export function renderQK({ model, el }) {
   const output = arrow(right, { cls: "output", label: "output" });
   const dot = point(right, { cls: "output", label: "" });
   exportMenu(head, () => left.root, "query-and-keys");
+  // the placer takes names in the order of the labels layer: the subject (the query, the
+  // output) first, so it stands nearest its tip and the terms' names give way around it
+  for (const [plane, cls] of [[left, "query"], [right, "output"]]) {
+    const subject = plane.layers.labels.querySelector(`text.${cls}`);
+    if (subject) plane.layers.labels.prepend(subject);
+  }
 
   const chips = tokens.map((token, i) => {
     const b = html("button", { type: "button", class: "token", "data-index": i, title: token, text: elide(token, 10) });
@@ -130,7 +150,7 @@ export function renderQK({ model, el }) {
     });
     query.set(Q[i], [0, 0], `q ${elide(tokens[i], 10)}`);
     best.set(K[order[0]]);
-    untangle(left);
+    untangle(left, { apart: APART });
     const [queryLabel] = left.layers.labels.querySelectorAll("text.query");
     thin(left, [queryLabel, ...order.map((j) => keyLabels[j])], [Q[i], ...K]);
 
@@ -151,7 +171,7 @@ export function renderQK({ model, el }) {
     });
     output.set(at);
     dot.set(at);
-    untangle(right);
+    untangle(right, { apart: APART });
     const [outputLabel] = right.layers.labels.querySelectorAll("text.output");
     const termLabels = [...right.layers.labels.querySelectorAll("text.term")];
     thin(right, [outputLabel, ...termLabels], [at, ...steps.map((step) => step[1])]);

@@ -1,6 +1,6 @@
 // The grid's compact twin for long sequences: the same encodings as grid.js (area ∝ |value|
 // against a reference, filled when positive and hollow when negative, masked cells grey and
-// dashed, wrong cells red, the focus wash on one row), painted on a canvas so that 512
+// dashed, wrong cells red, the focus wash behind one row), painted on a canvas so that 512
 // tokens draw in a few hundred milliseconds instead of seconds. No per-cell text; token
 // labels thin out to what fits and elide past eight characters. Hover and the focused row
 // move an overlay only, so the map stays responsive however large it is.
@@ -89,8 +89,8 @@ export function makeCanvasGrid(parent, { rows, columns, label, side = 560 }) {
       const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
       ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
       ctx.clearRect(0, 0, width, height);
-      ctx.fillStyle = colours.paper;
-      ctx.fillRect(0, 0, width, height);
+      // the canvas is clear, the page's paper shows through: the focus band sits under it,
+      // behind the cells (the export paints the paper in)
       // what the mask removed: a grey wash under the cells, bounded by a dashed staircase
       // one rectangle a row, not a test a cell: a first drawing spends its milliseconds on
       // calls into the page's code, not on pixels
@@ -156,8 +156,10 @@ export function makeCanvasGrid(parent, { rows, columns, label, side = 560 }) {
     /** Wash row `row` in focus and ring the hovered cell; -1/null hides them. */
     focus(row, hover) {
       band.style.display = row >= 0 ? "" : "none";
-      if (row >= 0)
-        place(band, 2, top + (row + 0.5) * cell - Math.max(cell, 4) / 2, left + m * cell + 4, Math.max(cell, 4));
+      // across the row's cells only, never over the labels: the row's own to its left, the
+      // keys' above the first row
+      const tall = Math.max(cell, 4);
+      if (row >= 0) place(band, left - 1, Math.max(top - 1, top + (row + 0.5) * cell - tall / 2), m * cell + 2, tall);
       ring.style.display = hover ? "" : "none";
       if (hover) place(ring, left + hover[1] * cell, top + hover[0] * cell, Math.max(cell, 3), Math.max(cell, 3));
     },

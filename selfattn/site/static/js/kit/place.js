@@ -131,17 +131,19 @@ function crosses(/** @type {Segment} */ s, /** @type {Box} */ b) {
   return true;
 }
 
-const meets = (/** @type {Box} */ a, /** @type {Box} */ b) =>
-  a.x < b.x + b.width + CLEAR &&
-  b.x < a.x + a.width + CLEAR &&
-  a.y < b.y + b.height + CLEAR &&
-  b.y < a.y + a.height + CLEAR;
+const meets = (/** @type {Box} */ a, /** @type {Box} */ b, apart = CLEAR) =>
+  a.x < b.x + b.width + apart &&
+  b.x < a.x + a.width + apart &&
+  a.y < b.y + b.height + apart &&
+  b.y < a.y + a.height + apart;
 
 /**
- * How many things box `b` touches: marks, boxes already taken, and the outside of `bounds`.
+ * How many things box `b` touches: marks, boxes already taken (nearer than `apart`), and the
+ * outside of `bounds`.
  * @param {Box} b @param {ReturnType<typeof marksIn>} marks @param {Box[]} taken @param {Box} bounds
+ * @param {number} [apart]
  */
-function touches(b, { segments, discs }, taken, bounds) {
+function touches(b, { segments, discs }, taken, bounds, apart = CLEAR) {
   const out =
     b.x < bounds.x ||
     b.y < bounds.y ||
@@ -149,7 +151,7 @@ function touches(b, { segments, discs }, taken, bounds) {
     b.y + b.height > bounds.y + bounds.height;
   return (
     (out ? 100 : 0) + // never off the picture while any spot inside is left
-    taken.filter((o) => meets(b, o)).length +
+    taken.filter((o) => meets(b, o, apart)).length +
     segments.filter((s) => crosses(s, b)).length +
     discs.filter(({ x, y, r }) => {
       const cx = Math.max(b.x, Math.min(x, b.x + b.width)),
@@ -197,12 +199,13 @@ function leaderOf(b, at, em, half) {
  * start).
  * @param {{box: Box, at?: Point}} label @param {ReturnType<typeof marksIn>} marks
  * @param {Box[]} taken @param {Segment[]} lines @param {Box} bounds @param {number} em @param {number} half
+ * @param {number} [apart]
  */
-function spot({ box, at }, marks, taken, lines, bounds, em, half) {
+function spot({ box, at }, marks, taken, lines, bounds, em, half, apart = CLEAR) {
   const cost = (/** @type {Box} */ b) => {
     const line = leaderOf(b, at, em, half);
     return (
-      touches(b, marks, taken, bounds) +
+      touches(b, marks, taken, bounds, apart) +
       lines.filter((s) => crosses(s, b)).length +
       (line ? taken.filter((o) => crosses(line, o)).length : 0)
     );
@@ -237,12 +240,13 @@ const leaderLines = new WeakMap();
  * Each label's `box` is its estimated box at its start, `at` the point it names (an
  * arrow's tip, a dot). Leaders never push a label away: a label that lands on another's
  * leader moves that other label instead, in a second pass. A faint label is placed after
- * every other. Returns the boxes taken, in that order.
+ * every other. `apart` is the gap kept between two labels (a crowd of names reads as one
+ * list unless they stand further apart than from the marks). Returns the boxes taken, in that order.
  * @param {{el: SVGTextElement, box: Box, at?: Point}[]} named
  * @param {ReturnType<typeof marksIn>} marks @param {Box} bounds
- * @param {{em?: number, leaders?: Element}} [o]
+ * @param {{em?: number, leaders?: Element, apart?: number}} [o]
  */
-export function place(named, marks, bounds, { em = Number.POSITIVE_INFINITY, leaders } = {}) {
+export function place(named, marks, bounds, { em = Number.POSITIVE_INFINITY, leaders, apart = CLEAR } = {}) {
   // the subject before the ground: a faint arrow's name gives way to the others
   const faint = (/** @type {{el: Element}} */ l) => l.el.classList.contains("faint");
   const labels = [...named.filter((l) => !faint(l)), ...named.filter(faint)];
@@ -271,6 +275,7 @@ export function place(named, marks, bounds, { em = Number.POSITIVE_INFINITY, lea
         bounds,
         em,
         half,
+        apart,
       );
     // a leader under a label placed after it: move the leader's own label, among all the others
     spots.forEach((s, i) => {
@@ -286,6 +291,7 @@ export function place(named, marks, bounds, { em = Number.POSITIVE_INFINITY, lea
         bounds,
         em,
         half,
+        apart,
       );
     });
     return spots;

@@ -344,10 +344,11 @@ export function clearTicks(plane, tips = []) {
 /**
  * Move each arrow label off every mark of the plane and off the labels before it, keeping
  * it near its tip (place.js), then hide the axis numbers a mark or a label sits on. Call it
- * at the end of draw, once every label and mark is in place.
- * @param {ReturnType<typeof makePlane>} plane
+ * at the end of draw, once every label and mark is in place. `apart` (in em) keeps labels
+ * that far from one another, for a plane crowded with names (the notebook's real heads).
+ * @param {ReturnType<typeof makePlane>} plane @param {{apart?: number}} [o]
  */
-export function untangle(plane) {
+export function untangle(plane, { apart } = {}) {
   const { x0, x1, y0, y1 } = plane.bounds;
   const bounds = { x: 2, y: 2, width: (x1 - x0) * plane.unit - 4, height: (y1 - y0) * plane.unit - 4 };
   const labels = labelBoxes(plane).map(({ label, x, y, width, height, at }) => ({
@@ -356,6 +357,6 @@ export function untangle(plane) {
     at,
   }));
   const em = typeSizes(plane.root).label * typeScale(plane.root);
-  place(labels, planeMarks(plane), bounds, { em, leaders: plane.layers.leaders });
+  place(labels, planeMarks(plane), bounds, { em, leaders: plane.layers.leaders, apart: apart && apart * em });
   clearTicks(plane);
 }
