@@ -56,7 +56,11 @@ def _forward(q, k, v, key_mask):
         return (out, new_total, new_top), None
 
     n, b, h, _ = q.shape
-    start = (jnp.zeros((n, b, h, v.shape[-1])), jnp.zeros((n, b, h, 1)), jnp.full((n, b, h, 1), -1e6))
+    start = (
+        jnp.zeros((n, b, h, v.shape[-1])),
+        jnp.zeros((n, b, h, 1)),
+        jnp.full((n, b, h, 1), -1e6),
+    )
     (out, total, top), _ = lax.scan(step, start, (ks, vs, keep))
     lse = jnp.log(total) + top
     return jnp.transpose(out, (1, 2, 0, 3)), jnp.transpose(lse[..., 0], (1, 2, 0))
