@@ -206,6 +206,8 @@ class Signature:
     # parameters that default to True or False: one may be a causal flag under another name
     switches: list[str] = field(default_factory=list)
     out: str | None = None  # a required buffer the output is written into (kernl's `output`)
+    # the positional-only parameters' defaults, passed where a later one is given
+    defaults: dict[str, Any] = field(default_factory=dict)
 
 
 def is_mask_name(name: str) -> bool:
@@ -253,6 +255,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         required,
         _switches(names, known),
         out,
+        {p.name: p.default for p in pos if p.kind is p.POSITIONAL_ONLY},
     )
 
 
@@ -304,8 +307,16 @@ def _inspected(fn: Callable[..., Any]) -> inspect.Signature | None:
         sig = builtin_signature(target)  # a compiled builtin states it in its docstring
         if sig is None:
             return None
-    if function is not None:  # `attention = _attention.apply`: forward's parameters after ctx
-        sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+    if function is not None:  # `attention = _attention.apply`: forward's parameters after ctx,
+        # by position only: apply hands no keyword to a forward(ctx, ...) (flash-attention's
+        # `flash_attn_func(q, k, v, bias=None, causal=False)` called with causal=True raises)
+        only = Param.POSITIONAL_ONLY
+        params = list(sig.parameters.values())[1:]
+        sig = sig.replace(
+            parameters=[
+                p.replace(kind=only) if p.kind is p.POSITIONAL_OR_KEYWORD else p for p in params
+            ]
+        )
     return sig
 
 
@@ -532,9 +543,9 @@ class Kernel:
             keep = np.ones(n, dtype=bool)
         return make_mask(param.kind or "keep", keep)
 
-    def _shaped(self, param: MaskParam, m: np.ndarray) -> np.ndarray:
-        if param.form == "padding":
-            return m.reshape(1, -1)
+    def _shaped(self, param: MaskParam, m: np.ndarray, batch: int) -> np.ndarray:
+        if param.form == "padding":  # one row per sequence of the batch
+            return np.broadcast_to(m.reshape(1, -1), (batch, m.size)).copy()
         if param.form == "batched":
             return m[None] if self.layout == "bnd" else m[None, None]
         return m
@@ -555,7 +566,8 @@ class Kernel:
         if self.scale_passed:
             named[cast(str, self.sig.scale)] = scale
         named |= args
-        return (self._positional(named) if by_name else qkv), named
+        lead = [] if by_name else qkv
+        return [*lead, *self._positional(named, len(lead), isinstance(qkv[0], str))], named
 
     def call(
         self, q: np.ndarray, k: np.ndarray, v: np.ndarray, causal: bool = False, mask: Any = None
@@ -596,7 +608,7 @@ class Kernel:
         for name, param in self.masks.items():
             m = self._mask_value(name, param, q.shape[-2], causal, mask)
             if m is not None:
-                arr = self._shaped(param, m[0])
+                arr = self._shaped(param, m[0], q.shape[0] if q.ndim > 2 else 1)
                 masks[name] = b.bools(arr) if m[1] == "bool" else b.floats(arr)
             elif param.required:
                 masks[name] = None
@@ -654,14 +666,15 @@ class Kernel:
                 said[name] = self._full_text(param, q)
         return said
 
-    def _positional(self, named: dict[str, Any]) -> list[Any]:
-        """The positional-only arguments, taken out of `named` in order, up to the first
-        not passed."""
+    def _positional(self, named: dict[str, Any], start: int, text: bool) -> list[Any]:
+        """The positional-only arguments after the first `start`, taken out of `named` in
+        order up to the last passed; one not passed before it gets its default."""
+        order = self.sig.positional_only[start:]
+        passed = [i for i, name in enumerate(order) if name in named]
         parts = []
-        for name in self.sig.positional_only:
-            if name not in named:
-                break
-            parts.append(named.pop(name))
+        for name in order[: passed[-1] + 1 if passed else 0]:
+            default = self.sig.defaults[name]
+            parts.append(named.pop(name) if name in named else repr(default) if text else default)
         return parts
 
     def _full_text(self, param: MaskParam, q: str) -> str:
@@ -895,10 +908,24 @@ def _form(param: MaskParam, n: int, attempt: Callable[[Any], Any]) -> Any:
     for form in FORMS:
         param.form = form
         out = attempt((np.ones(n if form == "padding" else (n, n), dtype=bool), "bool"))
-        if out is not None:
+        if out is not None and (form == "padding" or _rows_read(n, attempt, out)):
             return out
     param.form = "square"
     return None
+
+
+def _rows_read(n: int, attempt: Callable[[Any], Any], out_t: np.ndarray) -> bool:
+    """Whether an (n, n) mask the kernel takes is read a row per query: one key changed in the
+    last row alone moves the output when changing every entry does. A (batch, n) key mask
+    handed (n, n) reads row 0 as batch 0's and ignores the rest (lucidrains'
+    flash-attention-jax `key_mask`), so a causal mask there is wrongly read."""
+    one = np.ones((n, n), dtype=bool)
+    one[-1, 0] = False
+    outs = [attempt((m, "bool")) for m in (one, np.zeros((n, n), dtype=bool))]
+    if any(o is None for o in outs):
+        return True
+    moved = [not np.allclose(o, out_t, equal_nan=True) for o in outs]
+    return moved[0] or not moved[1]
 
 
 def _convention(outs: dict[str, Any], additive: Callable[[], Any], tol: float) -> str:

@@ -544,8 +544,11 @@ def projections(seen: Seen) -> Projections | None:
         return None
     q, k, v = qkv
     inner = q.w.shape[1]
-    if inner % seen.heads or k.w.shape != q.w.shape:
+    size = inner // seen.heads
+    # k and v may have fewer heads, each serving a group of q heads (keras-hub's Llama)
+    if inner % seen.heads or k.w.shape != v.w.shape or k.w.shape[1] % size:
         return None
+    kv_heads = k.w.shape[1] // size
     out = seen.map_out[1] if seen.map_out and seen.map_out[1].w.shape[0] == inner else None
     labels += f", {seen.map_out[0]}" if out is not None and seen.map_out else ""
     return Projections(
@@ -561,6 +564,7 @@ def projections(seen: Seen) -> Projections | None:
         image=seen.image,
         channels_first=seen.channels_first,
         norm=seen.norm,
+        kv_heads=0 if kv_heads == seen.heads else kv_heads,
     )
 
 
