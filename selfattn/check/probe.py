@@ -238,12 +238,13 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
     required = {n: p.default is p.empty for n, p in names.items()}
     out = _out(names)
     known = {*(qkv or ()), flag, scale, out, *(m.name for m in masks)}
+    only = _positional_only(pos)
     return Signature(
         _kind_said(pos, varargs, by_names),
         flag,
         masks,
         qkv,
-        [p.name for p in pos if p.kind is p.POSITIONAL_ONLY],
+        list(only),
         scale,
         required.get(cast(str, scale), False),
         _unfilled(required, known) if qkv else [],
@@ -255,7 +256,7 @@ def read_signature(fn: Callable[..., Any]) -> Signature:
         required,
         _switches(names, known),
         out,
-        {p.name: p.default for p in pos if p.kind is p.POSITIONAL_ONLY},
+        only,
     )
 
 
@@ -265,6 +266,12 @@ def _parameters(sig: inspect.Signature) -> tuple[list[Param], dict[str, Param], 
     pos = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     names = {p.name: p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
     return pos, names, any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+def _positional_only(pos: list[Param]) -> dict[str, Any]:
+    """The positional-only parameters and their defaults (an autograd Function's `apply`
+    takes every argument by position)."""
+    return {p.name: p.default for p in pos if p.kind is p.POSITIONAL_ONLY}
 
 
 def _out(names: dict[str, Param]) -> str | None:
