@@ -294,5 +294,5 @@ def _check_layer(t: Target, rep: Report, imp: str, proj: Projections | None) -> 
     module = _module_of(t.fn)
     if not masks and t.fn is module:  # a mask under another name: found by where it goes
         masks = masks_seen(module, t.runner, proj, t.args)
-    with angles_at_zero(module) as zeroed:
+    with angles_at_zero(module, t.runner) as zeroed:
         rules.run(layer.start(t, module, proj, masks, rep, imp, zeroed))

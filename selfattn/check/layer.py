@@ -31,7 +31,7 @@ from .reference import (
     masked,
 )
 from .report import Report
-from .rotary import AT_ZERO, Rotary, defined, rotations
+from .rotary import AT_ZERO, AT_ZERO_TEXT, ON_EACH_CALL, Rotary, defined, rotations
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -370,7 +370,13 @@ def _how_it_rotates(layer: Layer, zeroed: list[str]) -> list[str]:
             f"({layer.rotary.said}), so the layer is checked as attention without positions "
             "(the rotation itself is the model's, not checked)"
         )
-    if zeroed:
+    if ON_EACH_CALL in zeroed:
+        said.append(
+            "the layer rotates q and k with angles it works out on each call: its cos and sin"
+            " are answered as at angle 0 (1 and 0) while it runs, so it is checked as attention"
+            " without positions"
+        )
+    elif zeroed:
         said.append(
             f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in zeroed)})"
             " are held at angle 0 for the check, so it is checked as attention without positions"
@@ -713,9 +719,7 @@ class _Text:
         given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
         given += layer.rotary.given if layer.rotary else ""
         given += f", {layer.flag}=True" if layer.flag else ""
-        still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
-        if still:
-            still = ["with torch.no_grad():  # its own rotation at angle 0, as checked", *still, ""]
+        still, calls = self._at_zero(f"out = {self.name}({given})")
         return [
             "import torch",
             self.imp,
@@ -723,10 +727,21 @@ class _Text:
             *still,
             *mask,
             f"def y(x):  # the output, {said}also when the layer returns a tuple",
-            f"    out = {self.name}({given})",
+            *calls,
             f"    return (out[0] if isinstance(out, tuple) else out){back}",
             "",
         ]
+
+    def _at_zero(self, call: str) -> tuple[list[str], list[str]]:
+        """The lines that hold the layer's own rotation at angle 0, as checked, and the call:
+        its kept angles filled in place, or, for angles worked out on each call, the call run
+        under AtZero (cos 1, sin 0)."""
+        if ON_EACH_CALL in self.zeroed:
+            return [*AT_ZERO_TEXT.splitlines(), ""], ["    with AtZero():", f"        {call}"]
+        still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
+        if still:
+            still = ["with torch.no_grad():  # its own rotation at angle 0, as checked", *still, ""]
+        return still, [f"    {call}"]
 
     def random(self, n: int, seed: int) -> str:
         said = f"print({self.largest.format('y(x) - y(x)')})  # should be 0"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import inspect
 import math
 import queue
@@ -94,6 +95,7 @@ class Runner:
         self.calls = 0
         self.last_dtype = ""
         self.last_pair = False  # the last output was the first of a tuple
+        self.around: Any = None  # a context every call runs within (rotary.angles_at_zero)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.call_other(self.fn, *args, **kwargs)
@@ -107,6 +109,8 @@ class Runner:
                 f"gave up after {self.budget:.3g} s and {self.calls} calls: the target is too slow"
             )
         reply: queue.Queue[tuple[bool, Any]] = queue.Queue()
+        if self.around is not None:
+            fn = functools.partial(_within, self.around, fn)
         worker().jobs.put((fn, args, kwargs, reply))
         self.calls += 1
         wait = min(self.timeout, remaining)
@@ -125,6 +129,11 @@ class Runner:
         self.last_dtype = value.dtype
         self.last_pair = value.pair
         return value.value
+
+
+def _within(context: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    with context():
+        return fn(*args, **kwargs)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,9 @@ so the layer is checked as attention without positions: its scale, mask, softmax
 against its own weights. The rotation itself is the model's, and is not checked here.
 
 A layer that makes its rotation itself, from angles it keeps (an `inv_freq`, a `cos` and `sin`
-it has worked out), is set to angle 0 the same way for the check, and put back after.
+it has worked out), is set to angle 0 the same way for the check, and put back after. One that
+works its angles out on every call and keeps none (keras-hub's RotaryEmbedding) has its cos and
+sin answered as at angle 0, 1 and 0, while it runs (AT_ZERO_TEXT).
 """
 
 from __future__ import annotations
@@ -136,10 +138,37 @@ def rotations(params: Iterable[str], given: dict[str, Any], head_size: int) -> l
     ]
 
 
+# the reproductions' text, and what the check runs the layer under when it keeps no angle
+AT_ZERO_TEXT: str = """from torch.overrides import TorchFunctionMode
+
+class AtZero(TorchFunctionMode):  # the layer's own rotation at angle 0: cos 1 and sin 0
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", "") in ("cos", "sin"):
+            return (torch.ones_like if func.__name__ == "cos" else torch.zeros_like)(args[0])
+        return func(*args, **(kwargs or {}))
+"""
+ON_EACH_CALL = "cos and sin made on each call"  # said in `zeroed` once one was answered
+
+
+def _answering(said: list[str]) -> Any:
+    """AtZero, noting in `said` that the layer asked for a cos or a sin."""
+    at_zero = defined(AT_ZERO_TEXT.splitlines(), "AtZero")
+
+    class Answering(at_zero):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") in ("cos", "sin") and ON_EACH_CALL not in said:
+                said.append(ON_EACH_CALL)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    return Answering
+
+
 @contextmanager
-def angles_at_zero(module: Any) -> Iterator[list[str]]:
+def angles_at_zero(module: Any, runner: Any) -> Iterator[list[str]]:
     """Within: every angle `module` keeps for a rotation it makes itself set to angle 0 in
-    place (see AT_ZERO); yields their names, and puts the values back after."""
+    place (see AT_ZERO); yields their names, and puts the values back after. A module that
+    keeps none is run under AtZero (`runner.around`), and ON_EACH_CALL joins the names once
+    it has asked for a cos or a sin."""
     import torch  # pyright: ignore[reportMissingImports]
 
     kept = [
@@ -156,9 +185,12 @@ def angles_at_zero(module: Any) -> Iterator[list[str]]:
     with torch.no_grad():
         for name, value in kept:
             value.fill_(AT_ZERO[name.rsplit(".", 1)[-1]])
+    names = [name for name, _ in kept]
+    runner.around = None if kept else _answering(names)
     try:
-        yield [name for name, _ in kept]
+        yield names
     finally:
+        runner.around = None
         with torch.no_grad():
             for (_, value), old in zip(kept, saved, strict=True):
                 value.copy_(old)

@@ -1,4 +1,4 @@
-"""Correct (Keras 3, run on torch), read wrong: keras-hub's LlamaAttention, written after it.
+"""Correct (Keras 3, run on torch): keras-hub's LlamaAttention, written after it.
 q from an EinsumDense "bqm,muh->bquh" with every head, k and v from "bkm,mvh->bkvh" with fewer
 (grouped-query attention: `ops.repeat` gives each k, v head to consecutive q heads), a rotary
 embedding applied to q and k that works out its angles on every call from its wavelength and
@@ -6,17 +6,17 @@ the positions 0 .. n-1, scores by einsum("bquh,bkuh->buqk") times 1/sqrt(head si
 Keras Softmax, and "bquh,uhm->bqm" out. No mask unless one is handed in; no bias. Our own code.
 
 The check reads the maps, the 4 q heads and the 2 k, v heads from the run (before, k and v
-narrower than q made it give up on the run, and the layer was read as a kernel: exit 2). It
-then says wrong-output, a false alarm: the rotation keeps no angle, frequency or cos/sin
-tensor for the check to set to angle 0 (rotary.angles_at_zero), so the reference has no
-rotation and the layer has one. Checked by hand with the layer's own rotation applied to q and
-k: the real layer matches to 4e-7. Left open.
+narrower than q made it give up on the run, and the layer was read as a kernel: exit 2). The
+rotation keeps no angle, frequency or cos/sin tensor to set to angle 0, so its cos and sin are
+answered as at angle 0 while it runs (rotary.AtZero); before that it read wrong-output, a
+false alarm (by hand, with the layer's own rotation applied to q and k, the real layer matches
+float64 attention to 4e-7).
 
 after: keras-team/keras-hub keras_hub/src/models/llama/llama_attention.py
 commit: 71453d08f59edc90d276e999319fc51e61cbf82c
 licence: Apache-2.0
 target: attn
-expected: buggy wrong-output
+expected: ok
 """
 
 import math
