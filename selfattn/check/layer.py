@@ -324,6 +324,8 @@ def wiring(run: LayerRun) -> None:
         )
     if proj.residual:
         rep.notes.append("the layer adds x to its output (a residual): checked as x + attention")
+    if proj.relu:
+        rep.notes.append("the layer's output is never negative: checked as ReLU(attention)")
 
 
 def reference(run: LayerRun) -> None:
@@ -538,7 +540,9 @@ def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
     layer is nearer to some rewiring by chance, and would be explained away. When none is
     right, only the norm is decided, by which reference the output is nearer.
     """
-    proj = layer.proj
+    # an output never below 0 and at 0 in a quarter of its entries or more has been through
+    # a ReLU: read from the output itself, before any bug is looked for
+    proj = replace(layer.proj, relu=bool(out.min() >= 0 and (out == 0).mean() >= 0.25))
     norms = (proj.norm, None) if proj.norm is not None else (None,)
     ways = [
         replace(w, norm=norm, residual=res)
@@ -598,7 +602,9 @@ def _candidates(causal: bool, proj: Projections) -> list[Suspect]:
     # the likelier reading in a layer
     plain = [by_width, *NONCAUSAL_BUGS] if proj.width != proj.head_size else [*NONCAUSAL_BUGS]
     base = CAUSAL if causal else CORRECT
-    cut = [Suspect(base, cut=True), Suspect(base, mixed=True)] if proj.heads > 1 else []
+    # split across positions, joined across them, or both (FuxiCTR's view(B * heads, -1, d))
+    ways = ((True, False), (False, True), (True, True))
+    cut = [Suspect(base, c, m) for c, m in ways] if proj.heads > 1 else []
     if not causal:
         return [*(Suspect(v) for v in plain), *cut]
     return [*(Suspect(masked(v)) for v in plain), *(Suspect(v) for v in causal_bugs(CORRECT)), *cut]

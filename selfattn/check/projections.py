@@ -86,6 +86,7 @@ class Projections:
     time_first: bool = False
     holder: str = ""  # the attribute a thin wrapper holds the layer under; "": the target's own
     residual: bool = False  # the layer returns x + attention, as a block's first half does
+    relu: bool = False  # and then through a ReLU (FuxiCTR's AutoInt layer)
     # the one map q, k and v come from, and how its columns are read: which third is which
     # ("qkv" in order), or per head, (heads, 3, head_dim), as GPT-NeoX and BLOOM store them
     fused: Affine | None = None
@@ -176,6 +177,7 @@ class Projections:
             if self.residual and joined.shape != given.shape:
                 return None  # no residual from C to another width
             joined = joined + given.astype(dtype) if self.residual else joined
+            joined = np.maximum(joined, 0) if self.relu else joined
         return np.asarray(joined, dtype=np.float64)
 
     def _as_held(self, variant: Variant) -> Variant:
@@ -242,7 +244,8 @@ class Suspect:
     @property
     def detail(self) -> str:
         if self.cut:
-            return "heads split as (batch, heads, n, head_dim) straight from (batch, n, C)"
+            back = " and joined back the same way" if self.mixed else ""
+            return f"heads split as (batch, heads, n, head_dim) straight from (batch, n, C){back}"
         if self.mixed:
             return "heads joined as (batch, n, C) straight from (batch, heads, n, head_dim)"
         return self.variant.detail

@@ -176,7 +176,7 @@ class _Watcher:
                 self.origin[id(o)] = frozenset([len(self.seen.maps_in)])
                 self.unbiased[id(o)] = len(self.seen.maps_in)
             self.seen.maps_in.append((label, affine))
-        elif self.seen.heads:
+        elif self.seen.heads and id(inp) not in self.xs:  # not the next head's map of x
             self.seen.map_out = (label, affine)  # the last one wins
             self.unbiased.update((id(o), -1) for o in outs)
 
