@@ -217,6 +217,8 @@ def start(
             "it calls (e.g. eager_attention_forward) as a kernel"
         ) from None
     rep.kind = "layer"
+    if ON_EACH_CALL not in zeroed:  # it asked for no cos or sin: no mode to slow its calls
+        t.runner.around = None
     _say_how_called(layer, rep, turned, zeroed)
     layer.text = _Text(layer, name, imp)
     layer.text.zeroed = zeroed
