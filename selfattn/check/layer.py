@@ -200,7 +200,9 @@ def start(
     angles of a rotation it makes itself, held at angle 0 meanwhile (rotary.angles_at_zero)."""
     sig, name = t.sig, t.name
     args = {**t.args, **_required(sig.params, masks, t.args)}
-    layer = Layer(t.runner, proj, next(iter(module.parameters())).dtype)
+    # the dtype of its weights: a Keras Dropout's seed is an integer parameter
+    floats = (p for p in module.parameters() if p.is_floating_point())
+    layer = Layer(t.runner, proj, next(floats, next(iter(module.parameters()))).dtype)
     layer.args = args
     n0, s0 = SIZES[0]
     x0 = layer.x(n0, s0)

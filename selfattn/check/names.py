@@ -14,7 +14,7 @@ TABLE: tuple[tuple[str, str, str], ...] = (
     ("q", "q query queries xq", "SDPA's query, flash-attn's q, LLaMA's xq"),
     ("k", "k key keys xk", "SDPA's key, flash-attn's k, LLaMA's xk"),
     ("v", "v value values xv", "SDPA's value, flash-attn's v, LLaMA's xv"),
-    ("causal flag", "causal is_causal", "flash-attn's causal, SDPA's is_causal"),
+    ("causal flag", "causal is_causal use_causal_mask", "flash-attn, SDPA, Keras's MHA"),
     ("mask", "mask attn_mask attention_mask", "SDPA's attn_mask, Hugging Face's"),
     # added to the scores like an additive mask
     ("bias", "bias attn_bias attention_bias", "xformers, flash-attn's tests, flax"),
