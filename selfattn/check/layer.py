@@ -28,6 +28,7 @@ from .reference import (
     Variant,
     allowed,
     causal_bugs,
+    hides_the_future,
     masked,
 )
 from .report import Report
@@ -235,8 +236,7 @@ def _flag_by_effect(
     layer: Layer, x: Array, first: Array, switches: list[str], tol: float
 ) -> str | None:
     """A switch (a parameter defaulting to False) that asks for the causal mask under a name of
-    its own (Keras's `use_causal_mask`), found by its effect: set to True, it changes the
-    output but not its last row, the position that sees every other with or without the mask."""
+    its own, found by its effect (hides_the_future)."""
     for name in switches:
         layer.flag = name
         try:
@@ -245,8 +245,7 @@ def _flag_by_effect(
             continue
         finally:
             layer.flag = None
-        changed = not np.allclose(out, first, atol=tol)
-        if changed and np.allclose(out[:, -1], first[:, -1], atol=tol):
+        if hides_the_future(out, first, tol):
             return name
     return None
 

@@ -247,6 +247,14 @@ def tolerance(q: Array, k: Array, v: Array, lp: Precision, variant: Variant = CO
     return ATOL if ref is None or low is None else allowed(ref, low, lp)
 
 
+def hides_the_future(out: Array, plain: Array, tol: float) -> bool:
+    """Whether a switch set to True acted as the causal mask: it changed the output (queries
+    on the last axis but one) but not its last row, the query that sees every key with or
+    without the mask (a kernel's `mask_future`, Keras's `use_causal_mask`)."""
+    changed = not np.allclose(out, plain, atol=tol)
+    return changed and np.allclose(out[..., -1, :], plain[..., -1, :], atol=tol)
+
+
 def allowed(ref: Array, low: Array | None, lp: Precision) -> float:
     """The error allowed against `ref`: a multiple of what the same formula errs in low
     precision (`low`, None: nothing), and at least ATOL of the size of `ref`."""

@@ -327,14 +327,29 @@ def _ratio(scores: Any, product: Any) -> float | None:
     return float(mid) if bool(((ratio - mid).abs() <= 1e-3 * mid.abs()).all()) else None
 
 
+def _subscripts(args: Any) -> tuple[str, str, str] | None:
+    """An einsum's subscripts, its two operands' and its output's ("ibhd,jbhd->ijbh": ibhd,
+    jbhd, ijbh), from its arguments; None when they are not of that form."""
+    equation = args[0] if args else None
+    if not isinstance(equation, str) or "->" not in equation:
+        return None
+    given, out = equation.replace(" ", "").split("->")
+    operands = given.split(",")
+    return (operands[0], operands[1], out) if len(operands) == 2 else None
+
+
+def _einsum_of(call: Any) -> tuple[str, str, str] | None:
+    """The subscripts of the einsum call that made a tensor (an entry of `_Watcher.ops`)."""
+    name, args, _ = call or ("", (), {})
+    return _subscripts(args) if name == "einsum" else None
+
+
 def _einsum_heads(call: Any, scores: Any) -> int:
     """The head count of scores made by einsum (labml.ai's "ibhd,jbhd->ijbh"): the length of
     the axis q and k both keep that sits nearest the one they sum over; 0: not an einsum."""
-    name, args, _ = call or ("", (), {})
-    if name != "einsum" or not args or not isinstance(args[0], str) or "->" not in args[0]:
+    if (found := _einsum_of(call)) is None:
         return 0
-    given, out = args[0].replace(" ", "").split("->")
-    q, k = ([*given.split(","), ""])[:2]
+    q, k, out = found
     summed = [c for c in q if c in k and c not in out]
     kept = [c for c in q if c in k and c in out]
     if len(summed) != 1 or not kept:
@@ -346,17 +361,9 @@ def _einsum_heads(call: Any, scores: Any) -> int:
 def _queries_first(call: Any, factors: list[Any]) -> list[Any]:
     """The factors of an einsum's scores, q's first: the one that brings the scores' rows
     (Keras's einsum("aecd,abcd->acbe", k, q) takes k first)."""
-    name, args, _ = call or ("", ("",), {})
-    equation: Any = args[0] if args else ""
-    if (
-        name != "einsum"
-        or len(factors) != 2
-        or not isinstance(equation, str)
-        or "->" not in equation
-    ):
+    if (found := _einsum_of(call)) is None or len(factors) != 2:
         return factors
-    given, out = equation.replace(" ", "").split("->")
-    first, second = ([*given.split(","), ""])[:2]
+    first, second, out = found
     rows = out[-2:-1]
     return factors[::-1] if rows and rows in second and rows not in first else factors
 
@@ -421,12 +428,11 @@ def _einsum_map(args: Any, names: dict[int, str]) -> tuple[Any, str, Affine] | N
     """(input, parameter name, map) for `einsum("abc,cde->abde", x, kernel)`, Keras's
     EinsumDense: the axes x and the kernel sum over end x's and begin the kernel's; the
     kernel's other axes, flattened, are the map's outputs (heads then head size)."""
-    if len(args) != 3 or not isinstance(args[0], str) or "->" not in args[0]:
+    if len(args) != 3 or (found := _subscripts(args)) is None:
         return None
-    eq, x, kernel = args[0].replace(" ", ""), args[1], args[2]
+    (held, own, out), x, kernel = found, args[1], args[2]
     if id(kernel) not in names or not _is_tensor(x):
         return None
-    (held, own), out = eq.split("->")[0].split(","), eq.split("->")[1]
     summed = [c for c in own if c in held and c not in out]
     k = len(summed)
     if not k or own[:k] != "".join(summed) or held[-k:] != own[:k] or held[:-k] + own[k:] != out:
