@@ -55,7 +55,9 @@ def test_join_is_the_naive_loop(two, on):
 
 def test_head_1_is_the_head_f27_trains(two):
     run = learn.opening()
-    assert np.array_equal(two.W_Q[0], run.W_Q[-1]) and np.array_equal(two.W_K[0], run.W_K[-1])
+    # to the twelve places two_heads keeps
+    np.testing.assert_allclose(two.W_Q[0], run.W_Q[-1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(two.W_K[0], run.W_K[-1], rtol=0, atol=1e-12)
     assert np.array_equal(two.W_V[0], HEAD.W_V) and two.theta[0] == 0
     # its row it over the sentence is F27's row it over "the cat ate and it": the mask hides ran
     row = heads.joined().weights[0, IT]
