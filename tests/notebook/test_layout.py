@@ -122,18 +122,26 @@ def test_a_map_and_its_read_outs_take_the_width_and_a_phone_keeps_the_labels_at_
     maps = {
         "map64": show_map(causal_weights(64), [f"w{i}" for i in range(64)]),
         "map20": show_map(causal_weights(20), [f"w{i}" for i in range(20)]),
+        "map8": show_map(causal_weights(8), [f"word{i}" for i in range(8)]),
     }
+    # a phone draws a short map as the SVG grid where it fits (8 tokens, without the numbers
+    # under the squares), and on the canvas where it cannot (20): whole, nothing scrolled
+    on_phone = {"map64": "canvas", "map20": "canvas", "map8": "svg.grid"}
     for name, widget in maps.items():
         path = widget.save_html(tmp_path / f"{name}.html")
-        picture = "canvas" if name == "map64" else "svg.grid"
         wide = opened(browser, path, 1280)
-        at = wide.evaluate(WIDTHS, picture)
+        at = wide.evaluate(WIDTHS, "canvas" if name == "map64" else "svg.grid")
         # the picture is the larger part, and the read-outs beside it leave no empty column
         assert at["picture"] >= 0.45 * at["widget"] and at["right"] >= 0.85 * at["widget"], at
         wide.close()
         phone = opened(browser, path, 390)
-        at = phone.evaluate(WIDTHS, picture)
+        at = phone.evaluate(WIDTHS, on_phone[name])
         assert at["scale"] >= 0.87, at  # labels of 11 px or more stay that size
+        scrolled = phone.evaluate(
+            "() => { const p = document.querySelector('#selfattn-widget').shadowRoot"
+            ".querySelector('.picture'); return p.scrollWidth - p.clientWidth; }"
+        )
+        assert scrolled <= 1 and at["picture"] <= at["widget"], (name, scrolled, at)
         phone.close()
 
 

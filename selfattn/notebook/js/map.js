@@ -19,6 +19,7 @@ const CHAR = 7.5; // a label character's width at --type-note, a little generous
 const SIDE = 300, GAP = 16, BESIDE_FROM = 900;
 const LABEL_ROOM = 78; // the canvas map's row labels and margin, at most
 const SHRINK = 0.88; // an SVG map drawn smaller than this shrinks its 12.5 px labels under 11 px
+const SUM_COLUMN = 52; // the Σ column beside the SVG grid
 
 /**
  * Stand the grid's key labels on end when any is wider than its column, so no two meet
@@ -78,7 +79,7 @@ export function renderMap({ model, el }) {
   zoomOut.addEventListener("click", () => zoomTo(null));
   holder.append(tip);
   root.append(head, body);
-  exportMenu(head, () => /** @type {Element} */ (picture?.root), "attention-map", n > SVG_UP_TO ? ["png"] : ["svg", "png"]);
+  const menu = exportMenu(head, () => /** @type {Element} */ (picture?.root), "attention-map", n > SVG_UP_TO ? ["png"] : ["svg", "png"]);
 
   const { axes, update: showSteps } = makeSteppers(pickers, model, shape);
 
@@ -100,24 +101,36 @@ export function renderMap({ model, el }) {
     return width >= BESIDE_FROM ? width - SIDE - GAP : width;
   }
 
+  /**
+   * The SVG grid's cell for a picture `fit` px wide: 48 (a number under each square) or 30,
+   * the largest whose grid fits without going under SHRINK; 0 when none does, and the
+   * canvas draws the map, whole and at size, rather than a phone scrolling it sideways.
+   */
+  function svgCell(fit) {
+    if (n > SVG_UP_TO) return 0;
+    const left = 10 + 8 * Math.max(...labels.map((t) => t.length), 3); // as makeGrid's
+    return (n > NUMBERS_UP_TO ? [30] : [48, 30]).find((c) => SHRINK * (left + n * c + 6 + SUM_COLUMN) <= fit) ?? 0;
+  }
+
   function build() {
     holder.replaceChildren(tip);
     const fit = room();
     builtFor = root.clientWidth;
     const label = `Attention map of ${n} tokens: each row is one query's weights over the keys`;
-    if (n <= SVG_UP_TO) {
+    const cell = svgCell(fit);
+    if (cell) {
       const grid = makeGrid(holder, {
-        rows: labels, columns: labels, scale: model.get("scale"), label, cell: n > NUMBERS_UP_TO ? 30 : 48,
+        rows: labels, columns: labels, scale: model.get("scale"), label, cell,
         titles: { rows: "queries", columns: "keys" },
         reference: { value: model.get("scale") / 4, text: `this square = ${fixed(model.get("scale") / 4, 3)}` },
       });
       // a Σ column beside the grid: each row's sum, red where it is not 1
       const { width, height } = grid.root.viewBox.baseVal; // read before the live rect grows
-      grid.root.setAttribute("viewBox", `0 0 ${width + 52} ${height}`);
+      grid.root.setAttribute("viewBox", `0 0 ${width + SUM_COLUMN} ${height}`);
       const rowLabels = [...grid.root.querySelectorAll(".grid-label.row")];
       const sums = rowLabels.map((text) => svg("text", { class: "row-sum", x: width + 6, y: text.getAttribute("y") ?? 0 }, grid.root));
       svg("text", { class: "grid-title start", x: width + 6, y: 12 }, grid.root).textContent = "Σ";
-      standLabels(grid.root, labels, n > NUMBERS_UP_TO ? 30 : 48);
+      standLabels(grid.root, labels, cell);
       // drawn at its design size where it fits, a little larger to fill a wide widget, and
       // never so small its labels go under 11 px: a phone scrolls it sideways instead
       const natural = grid.root.viewBox.baseVal;
@@ -142,7 +155,7 @@ export function renderMap({ model, el }) {
         hoverAt((g && index.get(g)) ?? null, event, k < 0 ? "" : whole(k % n));
       });
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
-      picture = { kind: "svg", root: grid.root, grid, sums };
+      picture = { kind: "svg", root: grid.root, grid, sums, cell };
     } else {
       const { r0, r1, c0, c1 } = view;
       const zoomed = r1 - r0 < n || c1 - c0 < n;
@@ -233,7 +246,10 @@ export function renderMap({ model, el }) {
       ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
       { kind: "leak", text: "breaks an invariant" },
     ]));
-    if (n > SVG_UP_TO) legend.append(html("p", { class: "figure-note", text: "drag over the map, or Ctrl + wheel, to zoom in; Esc or “whole map” to zoom out" }));
+    // a short map a phone draws on the canvas is pixels: it exports as PNG only
+    const asSvg = menu.querySelector('[data-export="svg"]');
+    if (asSvg) asSvg.hidden = picture.kind === "canvas";
+    if (picture.kind === "canvas") legend.append(html("p", { class: "figure-note", text: "drag over the map, or Ctrl + wheel, to zoom in; Esc or “whole map” to zoom out" }));
   }
 
   /** Show only queries r0..r1 and keys c0..c1 (end excluded), or the whole map. */
@@ -314,7 +330,7 @@ export function renderMap({ model, el }) {
       const values = Array.from({ length: n }, (_, i) => rowOf(weights, n, i));
       picture.grid.set(values, {
         format: cellWeight,
-        numbers: () => n <= NUMBERS_UP_TO,
+        numbers: () => picture.cell === 48,
         mark: (i, j) => {
           const wrong = cells.has(i * n + j);
           if (maskedAt(i, j)) return { masked: "0", leak: wrong };
@@ -378,7 +394,7 @@ export function renderMap({ model, el }) {
       const band = picture.root.querySelector(".wash");
       const labels = picture.root.querySelectorAll(".grid-label.row");
       const y = Number(labels[row]?.getAttribute("y") ?? 0);
-      const cell = n > NUMBERS_UP_TO ? 30 : 48;
+      const { cell } = picture;
       band.style.display = "";
       band.setAttribute("y", String(y - 4 - cell / 2));
       labels.forEach((text, i) => text.classList.toggle("current", i === row));
