@@ -100,3 +100,19 @@ def test_heads_rendered_off_the_page_are_painted_in_the_theme_once_on_it(
     )
     assert min(corner[:3]) > 180, corner
     page.close()
+
+
+@pytest.mark.parametrize(("width", "rows"), [(1280, [8, 8]), (390, [4, 4, 4, 4])])
+def test_a_sorted_run_shares_its_heads_evenly_among_rows(
+    browser: Browser, tmp_path: Path, width: int, rows: list[int]
+) -> None:
+    # 16 heads where 15 fit in a row at 1280 px were 15 and one left alone
+    m = show_heads(np.stack([stack(12)[0]] * 4))
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(m.save_html(tmp_path / "heads.html").as_uri())
+    tops = page.evaluate(
+        "() => [...document.querySelector('#selfattn-widget').shadowRoot"
+        ".querySelectorAll('.thumb')].map((b) => Math.round(b.getBoundingClientRect().top))"
+    )
+    assert [tops.count(top) for top in sorted(set(tops))] == rows
+    page.close()

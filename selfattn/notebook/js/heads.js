@@ -10,6 +10,7 @@ import { renderMap } from "./map.js";
 
 const MASKED = 255;
 const LAYER_ORDER = "layer, head";
+const THUMB = 76, GAP = 6; // a small map's button at least, and the gap between two (widget.css)
 
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderHeads({ model, el }) {
@@ -66,13 +67,22 @@ export function renderHeads({ model, el }) {
     });
   }
 
+  /**
+   * Columns for the sorted run: as many rows as the width needs, and the maps shared evenly
+   * among them, so 16 heads where 15 fit make two rows of 8, not 15 and one left alone.
+   */
+  function balanced() {
+    const fit = Math.max(1, Math.floor(((root.clientWidth || 720) + GAP) / (THUMB + GAP)));
+    return Math.ceil(total / Math.ceil(total / fit));
+  }
+
   /** Lay the small maps out: a layer per row, or one run sorted by the chosen summary. */
   function arrange() {
     const by = order.value, down = flip.getAttribute("aria-pressed") === "true";
     const values = summaries[by];
     const ranked = Array.from({ length: total }, (_, k) => k);
     if (values) ranked.sort((a, b) => (down ? values[b] - values[a] : values[a] - values[b]));
-    grid.style.gridTemplateColumns = values ? "" : `repeat(${heads}, max-content)`;
+    grid.style.gridTemplateColumns = `repeat(${values ? balanced() : heads}, max-content)`;
     grid.classList.toggle("sorted", Boolean(values));
     grid.replaceChildren(...ranked.map((k) => thumbs[k].button));
     thumbs.forEach(({ value }, k) => {
@@ -101,11 +111,20 @@ export function renderHeads({ model, el }) {
   paint();
   arrange();
   onPick();
+  // a sorted run is shared among rows by the width: laid out again when that changes
+  let arrangedFor = root.clientWidth;
+  const resized = new ResizeObserver(() => {
+    if (Math.abs(root.clientWidth - arrangedFor) < THUMB / 2) return;
+    arrangedFor = root.clientWidth;
+    arrange();
+  });
+  resized.observe(root);
   root.dataset.headsMs = (performance.now() - started).toFixed(1);
   const unmap = renderMap({ model, el: mapHost });
   root.dataset.drawMs = (performance.now() - started).toFixed(1);
   return () => {
     stop();
+    resized.disconnect();
     unmap();
     model.off("change:layer", onPick);
     model.off("change:head", onPick);
