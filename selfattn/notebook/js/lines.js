@@ -8,8 +8,10 @@ import { html, svg } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
 import { floats, hideStill, makeSteppers, shell } from "./common.js";
 
-const WINDOW = 64;
-const ROW = 20; // px per token
+// at most WINDOW tokens are drawn, ROW px apart, closer (DENSE) past 32 tokens: a long head
+// stays within a laptop's screen (48 tokens, 750 px), its words still 12.5 px
+const WINDOW = 48;
+const ROW = 20, DENSE = 15;
 const NAMED = 4; // weights printed beside the heaviest lines
 // the picture is as wide as the widget, drawn at 1:1 so its words keep their size: a label's
 // room on each side (the numbers sit outside the labels, off the lines), and how many
@@ -22,6 +24,7 @@ export function renderLines({ model, el }) {
   const started = performance.now();
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const n = tokens.length, size = Math.min(n, WINDOW);
+  const pitch = size > 32 ? DENSE : ROW; // px per token
   hideStill(el); // show_lines is a map in Python, which prints its still picture too
   const { root, stop } = shell(el, model.get("css"), () => {});
   root.classList.add("lines");
@@ -34,9 +37,9 @@ export function renderLines({ model, el }) {
   const titles = [svg("text", { class: "grid-title" }, picture), svg("text", { class: "grid-title" }, picture)];
   titles[0].textContent = "queries";
   titles[1].textContent = "keys";
-  const band = svg("rect", { class: "wash", x: 0, height: ROW, rx: 5 }, picture);
+  const band = svg("rect", { class: "wash", x: 0, height: pitch, rx: 5 }, picture);
   const strokes = svg("g", {}, picture);
-  const y = (k) => 28 + (k + 0.5) * ROW;
+  const y = (k) => 28 + (k + 0.5) * pitch;
   const side = (anchor, cls) =>
     Array.from({ length: size }, (_, k) => {
       const text = svg("text", { class: `token ${cls}`, y: y(k) + 4, "text-anchor": anchor }, picture);
@@ -52,7 +55,7 @@ export function renderLines({ model, el }) {
     if (width === wide) return false;
     const fit = room(width);
     [wide, left, right, chars] = [width, fit.pad, width - fit.pad, fit.chars];
-    picture.setAttribute("viewBox", `0 0 ${wide} ${size * ROW + 28}`);
+    picture.setAttribute("viewBox", `0 0 ${wide} ${size * pitch + 28}`);
     titles[0].setAttribute("x", String(left - 40));
     titles[1].setAttribute("x", String(right + 40));
     titles.forEach((t) => t.setAttribute("y", "12"));
@@ -76,7 +79,7 @@ export function renderLines({ model, el }) {
       t.classList.toggle("current", lo + k === key);
     });
     band.style.display = key < 0 ? "" : "none";
-    band.setAttribute("y", String(y(row - lo) - ROW / 2));
+    band.setAttribute("y", String(y(row - lo) - pitch / 2));
     // one query to every key, or, with a key hovered, every query to that key
     const pairs = Array.from({ length: size }, (_, k) => (key < 0 ? [row, lo + k] : [lo + k, key]));
     const w = pairs.map(([i, j]) => weights[i * n + j]);
