@@ -20,6 +20,7 @@ drawn by then.
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -42,8 +43,26 @@ DRAWN = {
     # a page with one word on it: what any tool pays before drawing anything (the browser
     # starting the page, its first frame), the floor under every ratio below
     "blank": "() => !!document.body?.textContent",
+    "bare": "() => document.body?.dataset.drawn === '1'",
 }
 BLANK = "<!doctype html><meta charset=utf-8><title>blank</title><body><p>attention</p>"
+# the least a drawn view of one head can be: the weights as JSON and a script that squares
+# them on a canvas with a label a row, nothing else (no model, no styles, no read-outs), the
+# floor under any tool that draws the map in the browser
+BARE = """<!doctype html><meta charset=utf-8><title>bare</title><body><canvas></canvas><script>
+const w = %s, tokens = %s, n = tokens.length, cell = Math.max(2, Math.floor(560 / n));
+const canvas = document.querySelector("canvas"), left = 80;
+canvas.width = left + n * cell; canvas.height = left + n * cell;
+const ctx = canvas.getContext("2d"), squares = new Path2D();
+for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+  const s = Math.sqrt(w[i][j]) * cell;
+  squares.rect(left + j * cell + (cell - s) / 2, left + i * cell + (cell - s) / 2, s, s);
+}
+ctx.fill(squares); ctx.font = "11px sans-serif"; ctx.textAlign = "right";
+const every = Math.ceil(12 / cell);
+for (let i = 0; i < n; i += every) ctx.fillText(tokens[i], left - 4, left + (i + 0.7) * cell);
+document.body.dataset.drawn = "1";
+</script>"""
 
 
 def gpt2(n: int) -> tuple[Any, list[str]]:
@@ -69,8 +88,11 @@ def pages(n: int, folder: Path, shim: dict[str, str]) -> dict[str, Path]:
 
     attentions, tokens = gpt2(n)
     (folder / "blank.html").write_text(BLANK)
+    head = attentions[0][0, 0].tolist()  # layer 1, head 1, as every tool opens on
+    (folder / f"bare{n}.html").write_text(BARE % (json.dumps(head), json.dumps(tokens)))
     out = {
         "blank page": folder / "blank.html",
+        "bare canvas": folder / f"bare{n}.html",
         "selfattn map": show_map(attentions, tokens, batch=0).save_html(folder / f"s{n}.html"),
     }
     for name, html in {
@@ -204,7 +226,7 @@ def table(runs: dict[str, dict[int, list]], sizes: list[int], limit: float) -> s
                 continue
             ratio = ""
             if (
-                tool not in ("selfattn map", "blank page")
+                tool not in ("selfattn map", "blank page", "bare canvas")
                 and ours.get(n)
                 and None not in ours[n] + times[n]
             ):
