@@ -27,7 +27,10 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
   const bottom = top + rows.length * cell;
   const width = left + columns.length * cell + 6,
     height = bottom + (reference ? 34 : 6);
-  const largest = cell - 20; // the side of a square worth `scale`, leaving the cell's foot for its number
+  // a cell big enough for a number keeps a foot for it, and its square and masked box sit
+  // above; a smaller cell prints none, so they sit in its middle and the square fills it
+  const lift = cell >= 40 ? 6 : 0;
+  const largest = cell - (lift ? 20 : 6); // the side of a square worth `scale`
   const sideOf = (/** @type {number} */ v) => Math.sqrt(Math.min(Math.abs(v), scale) / scale) * largest;
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart grid", role: "img", "aria-label": label });
   if (reference) {
@@ -67,8 +70,8 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
       );
       const square = svg("rect", { class: "square" }, g);
       // wide enough for "−∞" at the tick size, centred on its text
-      const box = svg("rect", { class: "masked-box", x: -13, y: -16, width: 26, height: 15, rx: 2 }, g);
-      const fill = svg("text", { class: "masked-fill", y: -4.5 }, g);
+      const box = svg("rect", { class: "masked-box", x: -13, y: -10 - lift, width: 26, height: 15, rx: 2 }, g);
+      const fill = svg("text", { class: "masked-fill", y: 1.5 - lift }, g);
       const value = svg(
         "text",
         { class: "cell-value", y: cell / 2 - 6, ...(name ? { "data-readout": `${name}.${r}.${c}` } : {}) },
@@ -114,7 +117,7 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
             off = (m.masked ?? null) !== null && !m.leak;
           const side = shown(i, j) && !off ? Math.max(1.5, sideOf(v)) : 0;
           square.setAttribute("x", String(-side / 2));
-          square.setAttribute("y", String(-side / 2 - 6));
+          square.setAttribute("y", String(-side / 2 - lift));
           square.setAttribute("width", String(side));
           square.setAttribute("height", String(side));
           const isWin = win !== null && win[0] === i && win[1] === j;
@@ -133,7 +136,7 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
           // a read-out for every number the cell shows, and none for a number it hides
           if (name && text) value.setAttribute("data-readout", `${name}.${rows[i]}.${columns[j]}`);
           else value.removeAttribute("data-readout");
-          value.setAttribute("y", String(inBox ? -4.5 : cell / 2 - 6));
+          value.setAttribute("y", String(inBox ? 1.5 - lift : cell / 2 - 6));
           value.classList.toggle("masked-fill", inBox);
           value.classList.toggle("greyed", Boolean(off && m.greyed));
           if (transposed) moveTo(g, j, i);
