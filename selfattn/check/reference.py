@@ -127,15 +127,28 @@ class Window:
     def said(self) -> str:
         if self.size == 1 and not self.after:
             return f"sliding window: each query sees itself and the {self.before} keys before it"
-        near = f"{self.before} block{'s' * (self.before != 1)} before and {self.after} after"
-        pad = ", the last block filled with x = 0" if self.padded else ""
-        return f"local windows: blocks of {self.size}, each seeing its own, {near}{pad}"
+        near = "".join(
+            f", the {k} block{'s' * (k > 1)} {w} it"
+            for k, w in ((self.before, "before"), (self.after, "after"))
+            if k
+        )
+        pad = "; the last block filled with x = 0" if self.padded else ""
+        return f"local windows: blocks of {self.size}, each query seeing its own{near}{pad}"
 
 
-def local_window(seen: Array) -> Window | None:
-    """The Window whose keys (alone, or up to the query's own) are those each query's output
-    was seen to depend on (`seen`, n x n), narrower than the sequence; None when none is."""
-    n = len(seen)
+def local_window(answer: Callable[[Array], Array | None], x: Array, tol: float) -> Window | None:
+    """The Window a target keeps to, found by probing: which outputs (rows of `answer(x)`, on
+    the last axis but one) move when row j of x alone changes; the Window whose keys (alone, or
+    up to the query's own) are those, narrower than the sequence; None when there is none."""
+    out, rng, n = answer(x), np.random.default_rng(9), x.shape[-2]
+    seen = np.zeros((n, n), dtype=bool)  # seen[i, j]: output i moved with x's row j
+    for j in range(n):
+        changed = x.copy()
+        changed[..., j, :] = rng.standard_normal(changed[..., j, :].shape)
+        got = answer(changed)
+        if out is None or got is None:
+            return None
+        seen[:, j] = np.abs(got - out).max(axis=-1).reshape(-1, n).max(axis=0) > tol
     i, j = np.indices(seen.shape)
     attends = seen.diagonal().all() and seen.sum() > n  # its own key, and some other's
     for size in range(1, n if attends else 0):
