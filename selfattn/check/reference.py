@@ -111,15 +111,17 @@ class Window:
     """Local attention: the positions cut into blocks of `size`, each query seeing the keys of
     its own block, of `before` blocks before it and `after` after it (local-attention's
     look_backward and look_forward). Mistral's sliding window of w is blocks of 1, w - 1 before.
-    `padded`: a layer fills the last block with x = 0, attended like x (torchvision's Swin)."""
+    The first block may be `offset` short (a shifted window); `padded`: a layer fills the last
+    block with x = 0, attended like x (torchvision's Swin)."""
 
     size: int
     before: int
     after: int = 0
+    offset: int = 0
     padded: bool = False
 
     def keep(self, n: int) -> Array:
-        block = np.arange(n) // self.size
+        block = (np.arange(n) + self.offset) // self.size
         gap = block[None, :] - block[:, None]  # key's block minus query's block
         return (gap >= -self.before) & (gap <= self.after)
 
@@ -132,6 +134,7 @@ class Window:
             for k, w in ((self.before, "before"), (self.after, "after"))
             if k
         )
+        near += f", shifted by {self.size - self.offset}" if self.offset else ""
         pad = "; the last block filled with x = 0" if self.padded else ""
         return f"local windows: blocks of {self.size}, each query seeing its own{near}{pad}"
 
@@ -151,10 +154,10 @@ def local_window(answer: Callable[[Array], Array | None], x: Array, tol: float) 
         seen[:, j] = np.abs(got - out).max(axis=-1).reshape(-1, n).max(axis=0) > tol
     i, j = np.indices(seen.shape)
     attends = seen.diagonal().all() and seen.sum() > n  # its own key, and some other's
-    for size in range(1, n if attends else 0):
-        gap = j[seen] // size - i[seen] // size
-        w = Window(size, int(max(0, -gap.min())), int(max(0, gap.max())))
-        if (n - 1) // size <= w.before:  # the last query sees the whole past: no window
+    for size, offset in ((s, o) for s in range(1, n if attends else 0) for o in range(s)):
+        gap = (j[seen] + offset) // size - (i[seen] + offset) // size
+        w = Window(size, int(max(0, -gap.min())), int(max(0, gap.max())), offset)
+        if (n - 1 + offset) // size <= w.before:  # the last query sees the whole past: none
             continue
         if any((w.keep(n) & within == seen).all() for within in (True, j <= i)):
             return w
