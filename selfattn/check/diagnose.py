@@ -275,19 +275,6 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
     return drivers, notes
 
 
-def _window(ctx: Ctx, base: Variant, causal: Outs) -> Window | None:
-    """The window of a sliding-window kernel (Mistral): the band of keys i - w < j <= i,
-    shorter than the longest probe, that gives the causal outputs; None when none does."""
-    longest = max(p.shape[0] for p in ctx.probes)
-    bands = (Window(1, w - 1) for w in range(1, longest))
-    near = (
-        w
-        for w in bands
-        if matches(replace(masked(base), window=w), ctx.probes, causal, ctx.kern.lp)
-    )
-    return next(near, None)
-
-
 def _flag_by_effect(kern: Kernel) -> str | None:
     """A switch (a parameter defaulting to False) that asks for the causal mask under a name of
     its own (`mask_future`, `autoregressive`), found by its effect (hides_the_future)."""
@@ -425,13 +412,13 @@ def _plain_hit(ctx: Ctx, plain: Outs, window: Window | None = None) -> Variant |
     )
 
 
-def _local_window(ctx: Ctx) -> Window | None:
-    """The local window the kernel keeps to, probed one key and its value at a time on the
-    probe nearest 16 positions long."""
+def _local_window(ctx: Ctx, causal: bool = False) -> Window | None:
+    """The local window the kernel keeps to (Mistral's sliding window, local-attention's
+    blocks), probed one key and its value at a time on the probe nearest 16 positions long."""
     kern = ctx.kern
     p = min(ctx.probes, key=lambda p: abs(p.shape[0] - 16))
-    kv = np.stack([p.k, p.v])
-    return local_window(lambda kv: kern.answer(p.q, *kv), kv, tolerance(p.q, p.k, p.v, kern.lp))
+    kv, tol = np.stack([p.k, p.v]), tolerance(p.q, p.k, p.v, kern.lp)
+    return local_window(lambda kv: kern.answer(p.q, *kv, causal), kv, tol)
 
 
 def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
@@ -630,15 +617,15 @@ def _unmasked(ctx: Ctx, name: str) -> None:
 
 def _masked_right(ctx: Ctx, base: Variant, causal: Outs, name: str) -> bool:
     """Whether the causal output is `base` masked, with or without a sliding window."""
-    probes, rep = ctx.probes, ctx.rep
-    if matches(masked(base), probes, causal, ctx.kern.lp):
+    probes, rep, lp = ctx.probes, ctx.rep, ctx.kern.lp
+    if matches(masked(base), probes, causal, lp):
         rep.check(name, "pass", shapes(probes, causal))
         return True
-    window = _window(ctx, base, causal)
-    if window is None:
+    window = _local_window(ctx, causal=True)
+    if window is None or not matches(replace(masked(base), window=window), probes, causal, lp):
         return False
     rep.notes.append(f"{window.said} (found by probing)")
-    rep.check(name, "pass", f"{shapes(probes, causal)}; window of {window.before + 1}")
+    rep.check(name, "pass", f"{shapes(probes, causal)}; within that window")
     return True
 
 
