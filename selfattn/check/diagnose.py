@@ -401,14 +401,14 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
 def _plain_hit(ctx: Ctx, plain: Outs, window: Window | None = None) -> Variant | None:
     """The reference or the first variant the unmasked outputs match, within `window`."""
     kern = ctx.kern
-    if kern.sig.flag is not None:  # a flag that cannot be turned off
-        flag = Variant("causal-flag-ignored", "causal even with the flag off", keep="causal")
-        candidates = [flag]
-    else:  # no flag: the kernel may mask the future by itself, a mask argument adding to it
-        candidates = [CAUSAL, *causal_bugs(CORRECT)]
-    candidates = [replace(v, window=window) for v in [*candidates, *NONCAUSAL_BUGS]]
+    # a flag that cannot be turned off; with no flag, the kernel may mask the future by itself
+    stuck = Variant("causal-flag-ignored", "causal even with the flag off", keep="causal")
+    causal = [stuck] if kern.sig.flag is not None else [CAUSAL, *causal_bugs(CORRECT)]
+    candidates = [replace(v, window=window) for v in [*causal, *NONCAUSAL_BUGS]]
+    # a window that hides the future by itself (a band before each query) is causal first
+    order = [kern.reference, candidates[0]][:: -1 if window else 1]
     return next(
-        (v for v in [kern.reference, *candidates] if matches(v, ctx.probes, plain, kern.lp)), None
+        (v for v in [*order, *candidates[1:]] if matches(v, ctx.probes, plain, kern.lp)), None
     )
 
 
@@ -418,7 +418,7 @@ def _local_window(ctx: Ctx, causal: bool = False) -> Window | None:
     kern = ctx.kern
     p = min(ctx.probes, key=lambda p: abs(p.shape[0] - 16))
     kv, tol = np.stack([p.k, p.v]), tolerance(p.q, p.k, p.v, kern.lp)
-    return local_window(lambda kv: kern.answer(p.q, *kv, causal), kv, tol)
+    return local_window(lambda kv: kern.answer(p.q, kv[0], kv[1], causal), kv, tol)
 
 
 def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:

@@ -346,18 +346,15 @@ def reference(run: LayerRun) -> None:
 def _local(layer: Layer, rep: Report, want: Suspect, tol: float) -> None:
     """The local windows the layer keeps to, probed one position of x at a time; the last
     block filled with x = 0 when the shortest x, cut short by the blocks, says so."""
-    n, seed = max(SIZES)
     try:
-        window = local_window(layer, layer.x(n, seed), tol)
-        x = layer.x(*min(SIZES))
-        out = layer(x)
+        window = local_window(layer, layer.x(*max(SIZES)), tol)
+        x = layer.x(*min(SIZES))[0]
+        out = layer(x[None])[0]
     except CallFailed:
         return
     if window is not None:
         ways = [replace(window, padded=p) for p in (False, True)]
-        right = (
-            w for w in ways if _agrees(layer, x[0], out[0], want, replace(layer.proj, window=w))
-        )
+        right = (w for w in ways if _agrees(layer, x, out, want, replace(layer.proj, window=w)))
         layer.proj = replace(layer.proj, window=(window := next(right, window)))
         rep.notes.append(f"{window.said} (found by probing)")
 

@@ -129,14 +129,10 @@ class Window:
     def said(self) -> str:
         if self.size == 1 and not self.after:
             return f"sliding window: each query sees itself and the {self.before} keys before it"
-        near = "".join(
-            f", the {k} block{'s' * (k > 1)} {w} it"
-            for k, w in ((self.before, "before"), (self.after, "after"))
-            if k
-        )
-        near += f", shifted by {self.size - self.offset}" if self.offset else ""
+        shift = f", shifted by {self.size - self.offset}" if self.offset else ""
         pad = "; the last block filled with x = 0" if self.padded else ""
-        return f"local windows: blocks of {self.size}, each query seeing its own{near}{pad}"
+        near = f"its own block, {self.before} before it and {self.after} after"
+        return f"local windows: blocks of {self.size}{shift}, each query seeing {near}{pad}"
 
 
 def local_window(answer: Callable[[Array], Array | None], x: Array, tol: float) -> Window | None:
