@@ -131,8 +131,10 @@ class Window:
             return f"sliding window: each query sees itself and the {self.before} keys before it"
         shift = f", shifted by {self.size - self.offset}" if self.offset else ""
         pad = "; the last block filled with x = 0" if self.padded else ""
-        near = f"its own block, {self.before} before it and {self.after} after"
-        return f"local windows: blocks of {self.size}{shift}, each query seeing {near}{pad}"
+        near = (
+            f", {self.before} before it and {self.after} after" if self.before + self.after else ""
+        )
+        return f"local windows: blocks of {self.size}{shift}, each query seeing its block{near}{pad}"
 
 
 def local_window(answer: Callable[[Array], Array | None], x: Array, tol: float) -> Window | None:
