@@ -134,7 +134,7 @@ class Window:
         near = (
             f", {self.before} before it and {self.after} after" if self.before + self.after else ""
         )
-        return f"local windows: blocks of {self.size}{shift}, each query seeing its block{near}{pad}"
+        return f"local windows: blocks of {self.size}{shift}, each query sees its block{near}{pad}"
 
 
 def local_window(answer: Callable[[Array], Array | None], x: Array, tol: float) -> Window | None:
