@@ -131,9 +131,7 @@ class Window:
             return f"sliding window: each query sees itself and the {self.before} keys before it"
         shift = f", shifted by {self.size - self.offset}" if self.offset else ""
         pad = "; the last block filled with x = 0" if self.padded else ""
-        near = (
-            f", {self.before} before it and {self.after} after" if self.before + self.after else ""
-        )
+        near = f", {self.before} before it and {self.after} after" * (self.before + self.after > 0)
         return f"local windows: blocks of {self.size}{shift}, each query sees its block{near}{pad}"
 
 
