@@ -190,8 +190,9 @@ def _child(root: Path, t: Target) -> dict[str, Any]:
     source = t.where(root).read_text("utf-8", errors="replace")
     if "triton" in source and "TRITON_INTERPRET" not in env:
         env["TRITON_INTERPRET"] = "1"  # as `selfattn check` does on a machine without a GPU
-    # the label and the commit: a file's rows before and after a fix share a label
-    cmd = [sys.executable, "-m", "bench.held_out", str(root), "--one", t.label, t.commit]
+    # the label, the commit and the build: a file's rows before and after a fix share a label,
+    # and one file at one commit may be built more than one way
+    cmd = [sys.executable, "-m", "bench.held_out", str(root), "--one", t.label, t.commit, t.build]
     try:
         proc = subprocess.run(
             cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False
@@ -229,9 +230,9 @@ def table(rows: list[tuple[Target, dict[str, Any]]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 4 and argv[1] == "--one":  # the child
+    if len(argv) == 5 and argv[1] == "--one":  # the child
         root = Path(argv[0]).resolve()
-        t = next(t for t in targets() if (t.label, t.commit) == (argv[2], argv[3]))
+        t = next(t for t in targets() if (t.label, t.commit, t.build) == tuple(argv[2:]))
         print(json.dumps(run_one(root, t)))
         return 0
     if len(argv) != 1 or not Path(argv[0]).is_dir():

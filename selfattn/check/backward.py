@@ -12,11 +12,11 @@ each bug below is one of these lines written otherwise, as data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .reference import ATOL, FUDGE, KEEP, Precision, Variant
+from .reference import ATOL, FUDGE, Precision, Variant
 
 Array = np.ndarray
 NAMES = ("dq", "dk", "dv")
@@ -67,13 +67,8 @@ def scale_of(forward: Variant, d: int) -> float | None:
 
 
 def keep_of(forward: Variant, n: int, causal: bool) -> Array | None:
-    """Which keys each query sees: the forward's mask (and window) when causal."""
-    if not causal:
-        return None
-    keep = KEEP["causal"](n)
-    if forward.window:
-        keep = keep & np.triu(np.ones_like(keep), k=1 - forward.window)
-    return keep
+    """Which keys each query sees: the causal mask when causal, within the forward's window."""
+    return replace(forward, keep="causal" if causal else None).kept(n)
 
 
 def grads(

@@ -18,8 +18,10 @@ from .reference import (
     NONCAUSAL_BUGS,
     SCORES,
     Variant,
+    Window,
     causal_bugs,
     hides_the_future,
+    local_window,
     masked,
     tolerance,
 )
@@ -273,16 +275,6 @@ def _probe_masks(kern: Kernel) -> tuple[list[str], list[str]]:
     return drivers, notes
 
 
-def _window(ctx: Ctx, base: Variant, causal: Outs) -> int:
-    """The window of a sliding-window kernel (Mistral): the width w, shorter than the longest
-    probe, whose band of keys i - w < j <= i gives the causal outputs; 0 when none does."""
-    longest = max(p.shape[0] for p in ctx.probes)
-    for w in range(1, longest):
-        if matches(replace(masked(base), window=w), ctx.probes, causal, ctx.kern.lp):
-            return w
-    return 0
-
-
 def _flag_by_effect(kern: Kernel) -> str | None:
     """A switch (a parameter defaulting to False) that asks for the causal mask under a name of
     its own (`mask_future`, `autoregressive`), found by its effect (hides_the_future)."""
@@ -316,6 +308,8 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
             )
             return
         outs: Outs = []
+        kept = "causal-padded" if kern.always_causal else "padded"  # a key of KEEP
+        sees = masked(base or kern.reference, kept).kept  # a query with no key left: not compared
         for p in ctx.probes:
             n = p.shape[0]
             keep = PADDED(n)
@@ -329,6 +323,7 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
             except CallFailed as exc:
                 outs.append(str(exc))
                 continue
+            leaked = leaked[..., np.asarray(sees(n)).any(axis=-1), :]
             worst = float(np.max(np.abs(leaked))) if np.isfinite(leaked).all() else np.inf
             if worst > 0:
                 detail = (
@@ -339,7 +334,6 @@ def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
                 rep.titled("padding-mask-leak", f": {detail}", _padding_repro(kern))
                 return
         rep.check(check_name, "pass", shapes(ctx.probes, outs))
-        kept = "causal-padded" if kern.always_causal else "padded"  # a key of KEEP
         if base is not None and not matches(masked(base, kept), ctx.probes, outs, kern.lp):
             rep.check(f"attention over the unpadded keys (`{name}`)", "fail")
             rep.titled("wrong-output", f" (with keys padded through `{name}`)")
@@ -379,23 +373,20 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
     """
     kern, rep, probes = ctx.kern, ctx.rep, ctx.probes
     name = "matches float64 reference attention (no mask)"
-    if matches(kern.reference, probes, plain, kern.lp):
+    hit = _plain_hit(ctx, plain)
+    if hit is None and (window := _local_window(ctx)) is not None:
+        # no variant over the whole sequence: each over the local windows the kernel keeps to
+        kern.reference = replace(kern.reference, window=window)
+        rep.notes.append(f"{window.said} (found by probing)")
+        hit = _plain_hit(ctx, plain, window)
+    if hit is kern.reference:
         rep.check(name, "pass", shapes(probes, plain))
         return kern.reference
-    candidates: list[Variant] = []
-    if kern.sig.flag is not None:  # a flag that cannot be turned off
-        candidates.append(
-            Variant("causal-flag-ignored", "causal even with the flag off", keep="causal")
-        )
-    else:  # no flag: the kernel may mask the future by itself, a mask argument adding to it
-        candidates += [CAUSAL, *causal_bugs(CORRECT)]
-    candidates += NONCAUSAL_BUGS
-    hit = next((v for v in candidates if matches(v, probes, plain, kern.lp)), None)
     if hit is not None and hit.keep is not None and hit.id != "causal-flag-ignored":
         kern.always_causal = True
         rep.notes.append("no causal flag, but the kernel masks the future by itself")
         rep.check(name, "skip", "the kernel always applies a causal mask")
-        return CORRECT
+        return replace(CORRECT, window=kern.reference.window)
     if hit is not None and hit.id is not None:
         rep.check(name, "fail", f"matches the known bug: {hit.detail}")
         msg = f"; the output matches {hit.detail} on every input tried"
@@ -405,6 +396,29 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
         rep.titled(hit.id, msg, repro.mismatch(kern, kern.reference, False))
         return hit
     return _unexplained(ctx, plain, name)
+
+
+def _plain_hit(ctx: Ctx, plain: Outs, window: Window | None = None) -> Variant | None:
+    """The reference or the first variant the unmasked outputs match, within `window`."""
+    kern = ctx.kern
+    # a flag that cannot be turned off; with no flag, the kernel may mask the future by itself
+    stuck = Variant("causal-flag-ignored", "causal even with the flag off", keep="causal")
+    causal = [stuck] if kern.sig.flag is not None else [CAUSAL, *causal_bugs(CORRECT)]
+    candidates = [replace(v, window=window) for v in [*causal, *NONCAUSAL_BUGS]]
+    # a window that hides the future by itself (a band before each query) is causal first
+    order = [kern.reference, candidates[0]][:: -1 if window else 1]
+    return next(
+        (v for v in [*order, *candidates[1:]] if matches(v, ctx.probes, plain, kern.lp)), None
+    )
+
+
+def _local_window(ctx: Ctx, causal: bool = False) -> Window | None:
+    """The local window the kernel keeps to (Mistral's sliding window, local-attention's
+    blocks), probed one key and its value at a time on the probe nearest 16 positions long."""
+    kern = ctx.kern
+    p = min(ctx.probes, key=lambda p: abs(p.shape[0] - 16))
+    kv, tol = np.stack([p.k, p.v]), tolerance(p.q, p.k, p.v, kern.lp)
+    return local_window(lambda kv: kern.answer(p.q, kv[0], kv[1], causal), kv, tol)
 
 
 def _unexplained(ctx: Ctx, plain: Outs, name: str) -> Variant | None:
@@ -603,18 +617,15 @@ def _unmasked(ctx: Ctx, name: str) -> None:
 
 def _masked_right(ctx: Ctx, base: Variant, causal: Outs, name: str) -> bool:
     """Whether the causal output is `base` masked, with or without a sliding window."""
-    probes, rep = ctx.probes, ctx.rep
-    if matches(masked(base), probes, causal, ctx.kern.lp):
+    probes, rep, lp = ctx.probes, ctx.rep, ctx.kern.lp
+    if matches(masked(base), probes, causal, lp):
         rep.check(name, "pass", shapes(probes, causal))
         return True
-    window = _window(ctx, base, causal)
-    if not window:
+    window = _local_window(ctx, causal=True)
+    if window is None or not matches(replace(masked(base), window=window), probes, causal, lp):
         return False
-    rep.notes.append(
-        f"sliding-window attention: each query sees itself and the {window - 1} keys "
-        "before it (window found by probing)"
-    )
-    rep.check(name, "pass", f"{shapes(probes, causal)}; window of {window}")
+    rep.notes.append(f"{window.said} (found by probing)")
+    rep.check(name, "pass", f"{shapes(probes, causal)}; within that window")
     return True
 
 

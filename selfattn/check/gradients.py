@@ -32,7 +32,7 @@ def rule(ctx: Ctx) -> None:
     if kern.backend.name != "torch":
         return  # nothing autograd can differentiate
     d0 = ctx.probes[0].shape[1]
-    if forward is None or forward is not kern.reference or bw.scale_of(forward, d0) is None:
+    if forward is None or forward != kern.reference or bw.scale_of(forward, d0) is None:
         rep.check(name, "skip", "the forward differs from the reference: checked first")
         return
     probes = _one_seed(ctx.probes)

@@ -29,6 +29,7 @@ from .reference import (
     allowed,
     causal_bugs,
     hides_the_future,
+    local_window,
     masked,
 )
 from .report import Report
@@ -314,8 +315,12 @@ def _unmasked_note(causal: bool, flag: str | None) -> str:
 def wiring(run: LayerRun) -> None:
     """How the weights are wired (a fused map's order, a norm, a residual), read once."""
     layer, rep, causal = run.layer, run.rep, run.facts["causal"]
-    want = Suspect(CAUSAL if causal else CORRECT)
-    layer.proj = proj = _wiring(layer, want, run.facts["x"][0], run.facts["first"][0])
+    want, x, out = Suspect(CAUSAL if causal else CORRECT), run.facts["x"][0], run.facts["first"][0]
+    layer.proj = proj = _wiring(layer, want, x, out)
+    # neither right nor a known bug over the whole sequence: perhaps over local windows
+    if not any(_agrees(layer, x, out, s) for s in [want, *_candidates(causal, proj)]):
+        _local(layer, rep, want, run.facts["tol"])
+        layer.proj = proj = _wiring(layer, want, x, out)
     if proj.norm is not None:
         kind = "RMSNorm" if proj.norm.rms else "LayerNorm"
         kind = f"GroupNorm, {proj.norm.groups} groups" if proj.norm.groups else kind
@@ -336,6 +341,22 @@ def reference(run: LayerRun) -> None:
     causal = run.facts["causal"]
     run.facts["label"] = label = "causal" if causal else "no mask"
     run.facts["right"] = _judge(run.layer, run.rep, causal, run.facts["leak"], label)
+
+
+def _local(layer: Layer, rep: Report, want: Suspect, tol: float) -> None:
+    """The local windows the layer keeps to, probed one position of x at a time; the last
+    block filled with x = 0 when the shortest x, cut short by the blocks, says so."""
+    try:
+        window = local_window(layer, layer.x(*max(SIZES)), tol)
+        x = layer.x(*min(SIZES))[0]
+        out = layer(x[None])[0]
+    except CallFailed:
+        return
+    if window is not None:
+        ways = [replace(window, padded=p) for p in (False, True)]
+        right = (w for w in ways if _agrees(layer, x, out, want, replace(layer.proj, window=w)))
+        layer.proj = replace(layer.proj, window=(window := next(right, window)))
+        rep.notes.append(f"{window.said} (found by probing)")
 
 
 def _how_it_scores(proj: Projections) -> list[str]:

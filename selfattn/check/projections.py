@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .names import named
-from .reference import Variant
+from .reference import Variant, Window
 
 Array = np.ndarray
 
@@ -105,6 +105,7 @@ class Projections:
     scale: float = 0.0
     scaled_by: str = ""  # the attribute that holds it
     axis: str = ""  # what the softmax normalised in the run, "keys" or "queries"; "": not read
+    window: Window | None = None  # the local windows each query keeps to, found by probing
 
     @property
     def layout(self) -> str:
@@ -167,11 +168,14 @@ class Projections:
         `mixed`: they are joined as (heads, n, head_dim) reshaped to (n, C), the same way.
         """
         given = x
+        if self.window and self.window.padded:  # the last block filled with x = 0, cut after
+            x = np.concatenate([x, np.zeros((-len(x) % self.window.size, x.shape[1]))])
         x = self.norm(x, dtype) if self.norm is not None else x
         heads = self._heads(x, self._as_held(variant), dtype, cut)
         if heads is None:
             return None
         joined = np.stack(heads).reshape(x.shape[0], -1) if mixed else np.concatenate(heads, -1)
+        joined = joined[: len(given)]
         with np.errstate(all="ignore"):
             joined = self.out(joined, dtype) if self.out is not None else joined
             if self.residual and joined.shape != given.shape:
@@ -181,9 +185,10 @@ class Projections:
         return np.asarray(joined, dtype=np.float64)
 
     def _as_held(self, variant: Variant) -> Variant:
-        """`variant` with the layer's own soft cap, unless it has its own, and its own scale
-        where it was built with one (not 1/sqrt(d)); scaled cosine scores keep theirs."""
+        """`variant` with the layer's own soft cap and window, unless it has its own, and its
+        own scale where it was built with one (not 1/sqrt(d)); scaled cosine keeps theirs."""
         variant = replace(variant, cap=self.cap) if self.cap and not variant.cap else variant
+        variant = replace(variant, window=variant.window or self.window)
         own = self.scale and variant.scores == "sdpa" and len(self.cosine) != self.heads
         return replace(variant, scores="alpha", p=self.scale) if own else variant
 

@@ -107,6 +107,60 @@ KEEP: dict[str, Callable[[int], Array]] = {
 
 
 @dataclass(frozen=True)
+class Window:
+    """Local attention: the positions cut into blocks of `size`, each query seeing the keys of
+    its own block, of `before` blocks before it and `after` after it (local-attention's
+    look_backward and look_forward). Mistral's sliding window of w is blocks of 1, w - 1 before.
+    The first block may be `offset` short (a shifted window); `padded`: a layer fills the last
+    block with x = 0, attended like x (torchvision's Swin)."""
+
+    size: int
+    before: int
+    after: int = 0
+    offset: int = 0
+    padded: bool = False
+
+    def keep(self, n: int) -> Array:
+        block = (np.arange(n) + self.offset) // self.size
+        gap = block[None, :] - block[:, None]  # key's block minus query's block
+        return (gap >= -self.before) & (gap <= self.after)
+
+    @property
+    def said(self) -> str:
+        if self.size == 1 and not self.after:
+            return f"sliding window: each query sees itself and the {self.before} keys before it"
+        shift = f", shifted by {self.size - self.offset}" if self.offset else ""
+        pad = "; the last block filled with x = 0" if self.padded else ""
+        near = f", {self.before} before it and {self.after} after" * (self.before + self.after > 0)
+        return f"local windows: blocks of {self.size}{shift}, each query sees its block{near}{pad}"
+
+
+def local_window(answer: Callable[[Array], Array | None], x: Array, tol: float) -> Window | None:
+    """The Window a target keeps to, found by probing: which outputs (rows of `answer(x)`, on
+    the last axis but one) move when row j of x alone changes; the Window whose keys (alone, or
+    up to the query's own) are those, narrower than the sequence; None when there is none."""
+    out, rng, n = answer(x), np.random.default_rng(9), x.shape[-2]
+    seen = np.zeros((n, n), dtype=bool)  # seen[i, j]: output i moved with x's row j
+    for j in range(n):
+        changed = x.copy()
+        changed[..., j, :] = rng.standard_normal(changed[..., j, :].shape)
+        got = answer(changed)
+        if out is None or got is None:
+            return None
+        seen[:, j] = np.abs(got - out).max(axis=-1).reshape(-1, n).max(axis=0) > tol
+    i, j = np.indices(seen.shape)
+    attends = seen.diagonal().all() and seen.sum() > n  # its own key, and some other's
+    for size, offset in ((s, o) for s in range(1, n if attends else 0) for o in range(s)):
+        gap = (j[seen] + offset) // size - (i[seen] + offset) // size
+        w = Window(size, int(max(0, -gap.min())), int(max(0, gap.max())), offset)
+        if (n - 1 + offset) // size <= w.before:  # the last query sees the whole past: none
+            continue
+        if any((w.keep(n) & within == seen).all() for within in (True, j <= i)):
+            return w
+    return None
+
+
+@dataclass(frozen=True)
 class Variant:
     """One way of computing attention: the correct one (id None) or a known bug."""
 
@@ -120,7 +174,7 @@ class Variant:
     p: float = 1.0  # parameter of the score function
     features: bool = False  # v @ softmax(q^T k / sqrt d): attention over features
     cap: float = 0.0  # logit soft-capping (Gemma 2): scores s become cap * tanh(s / cap)
-    window: int = 0  # sliding-window attention (Mistral): query i sees keys i - window < j
+    window: Window | None = None  # local attention: the keys outside it are hidden too
 
     def run(self, q: Array, k: Array, v: Array, dtype: type = np.float64) -> Array | None:
         """The output on (n, d) inputs, computed in `dtype`, as float64; None if undefined."""
@@ -134,7 +188,7 @@ class Variant:
                 return None
             if self.cap > 0:
                 s = dtype(self.cap) * np.tanh(s / dtype(self.cap))
-            keep = self._kept(s.shape[0])
+            keep = self.kept(s.shape[0])
             if keep is not None and self.how == "inf":
                 s = np.where(keep, s, dtype(-np.inf))
             elif keep is not None and self.how == "fill":
@@ -144,12 +198,11 @@ class Variant:
                 w = w * keep
             return np.asarray(w @ v, dtype=np.float64)
 
-    def _kept(self, n: int) -> Array | None:
-        """Which of n x n scores the mask keeps (within the window, if one); None: no mask."""
+    def kept(self, n: int) -> Array | None:
+        """Which of n x n scores the mask keeps, within the window if one; None: all."""
         keep = KEEP[self.keep](n) if self.keep else None
-        if keep is not None and self.window:
-            keep = keep & np.triu(np.ones_like(keep), k=1 - self.window)
-        return keep
+        near = self.window.keep(n) if self.window else None
+        return near if keep is None else keep & near if near is not None else keep
 
 
 CORRECT = Variant(None, "softmax(q k^T / sqrt(d)) v")

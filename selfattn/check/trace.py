@@ -29,8 +29,8 @@ PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_nor
 PASS_ON |= {"type", "type_as"}
 VIEWS = {"transpose", "permute", "__getitem__", "unbind", "chunk", "split", "mT"}
 UNIT_KEPT = PASS_ON | VIEWS | {"unsqueeze", "expand", "repeat_interleave"}  # keep length 1
-# x padded, cut into windows (torchvision's Swin), or turned to (B, C, n) for a GroupNorm
-X_KEPT = PASS_ON | {"pad", "permute", "transpose"}
+# x padded, rolled and cut into windows (torchvision's Swin), or turned to (B, C, n) for a GroupNorm
+X_KEPT = PASS_ON | {"pad", "roll", "permute", "transpose"}
 SOFTMAX = {"softmax", "_softmax", "scaled_dot_product_attention"}
 # a factor of q or k taken on through these keeps its scale; a number times it scales it
 SCALERS = {"mul", "__mul__", "__rmul__", "multiply"}
