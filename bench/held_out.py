@@ -73,6 +73,10 @@ class Target:
     def label(self) -> str:
         return f"{self.repository} {self.file}:{self.name}"
 
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.label, self.commit, self.args
+
     def where(self, root: Path) -> Path:
         return root / self.repository.replace("/", "+") / self.commit / self.file
 
@@ -190,8 +194,9 @@ def _child(root: Path, t: Target) -> dict[str, Any]:
     source = t.where(root).read_text("utf-8", errors="replace")
     if "triton" in source and "TRITON_INTERPRET" not in env:
         env["TRITON_INTERPRET"] = "1"  # as `selfattn check` does on a machine without a GPU
-    # the label and the commit: a file's rows before and after a fix share a label
-    cmd = [sys.executable, "-m", "bench.held_out", str(root), "--one", t.label, t.commit]
+    # the label, the commit and the arguments: a file's rows before and after a fix share a
+    # label, and one function called with two options (T5's extra logit) shares the commit too
+    cmd = [sys.executable, "-m", "bench.held_out", str(root), "--one", *t.key]
     try:
         proc = subprocess.run(
             cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False
@@ -229,9 +234,9 @@ def table(rows: list[tuple[Target, dict[str, Any]]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 4 and argv[1] == "--one":  # the child
+    if len(argv) == 5 and argv[1] == "--one":  # the child
         root = Path(argv[0]).resolve()
-        t = next(t for t in targets() if (t.label, t.commit) == (argv[2], argv[3]))
+        t = next(t for t in targets() if list(t.key) == argv[2:])
         print(json.dumps(run_one(root, t)))
         return 0
     if len(argv) != 1 or not Path(argv[0]).is_dir():

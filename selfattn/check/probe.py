@@ -954,9 +954,9 @@ def _convention(outs: dict[str, Any], additive: Callable[[], Any], tol: float) -
 
     # the one that moved must have emptied the rows: a mask added as a bias (True = +1 on every
     # score) moves them too when the softmax is not shift-invariant (an extra zero logit)
-    if plain is not None and (same(out_t, plain) != same(out_f, plain)):
-        if looks_empty(out_f if same(out_t, plain) else out_t):
-            return "keep" if same(out_t, plain) else "block"
+    kept = same(out_t, plain)
+    if plain is not None and kept != same(out_f, plain) and looks_empty(out_f if kept else out_t):
+        return "keep" if kept else "block"
     if plain is None and looks_empty(out_t) != looks_empty(out_f):
         return "block" if looks_empty(out_t) else "keep"
     added = additive()
