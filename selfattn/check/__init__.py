@@ -8,6 +8,7 @@ assert report.ok, report              # str(report) is the readable report
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 import time
@@ -38,7 +39,7 @@ from .probe import (
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
 from .rotary import angles_at_zero
-from .trace import masks_seen, read_layer
+from .trace import masks_seen, read_layer, ways
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
 
@@ -230,11 +231,15 @@ def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | Non
     return read_layer(fn, runner, proj) if fn is _module_of(fn) else proj
 
 
-def _jax_layer(fn: Any, runner: Runner) -> Read | None:
-    """A JAX layer of x, read from its jaxpr (names are not read), when JAX is in use."""
+def _jax_layer(fn: Any, runner: Runner, kind: str | None) -> Read | None:
+    """A JAX layer of x, read from its jaxpr (names are not read), when JAX is in use. An
+    object holding its weights (a Keras layer on JAX) is read so even when its parameters
+    are named like a kernel's (query, value), as a torch module is."""
     if "jax" not in sys.modules or hasattr(fn, "named_modules"):
         return None
-    return read_jax_layer(fn, runner)
+    if kind == "kernel" and inspect.isroutine(fn):
+        return None
+    return read_jax_layer(fn, runner, ways(fn))
 
 
 def _kind(sig: Any, proj: Projections | None) -> str | None:
@@ -249,8 +254,8 @@ def _kind(sig: Any, proj: Projections | None) -> str | None:
 
 def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projections | None) -> None:
     fn, runner, name = t.fn, t.runner, t.name
-    if proj is None and kind != "kernel" and (found := _jax_layer(fn, runner)) is not None:
-        rules.run(jax_layer.start(found, runner, rep, imp, name))
+    if proj is None and (found := _jax_layer(fn, runner, kind)) is not None:
+        rules.run(jax_layer.start(found, t, rep, imp))
         return
     if kind == "model":
         rules.run(model.start(fn, runner, rep, imp, name))

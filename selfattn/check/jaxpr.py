@@ -14,8 +14,9 @@ scale.
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -100,16 +101,17 @@ class Read:
     axis: str  # "keys" (right) or "queries": what the softmax normalised
 
 
-def flatten(fn: Any, width: int) -> Flat:
+def flatten(fn: Any, width: int, times: int = 1) -> Flat:
+    """The layer run on x given `times` times (x, (x, context) or (q, k, v)), opened up."""
     import jax  # pyright: ignore[reportMissingImports]
     import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
 
     x = jnp.asarray(np.random.default_rng(0).standard_normal((1, 5, width)), jnp.float32)
-    closed = jax.make_jaxpr(fn)(x)
+    closed = jax.make_jaxpr(fn)(*[x] * times)
     flat = Flat()
     flat.x = flat.key(x)
     flat.of_x.add(flat.x)
-    flat.run(closed.jaxpr, list(closed.consts), [flat.x])
+    flat.run(closed.jaxpr, list(closed.consts), [flat.x] * times)
     return flat
 
 
@@ -120,6 +122,7 @@ def widths(fn: Any) -> list[int]:
 
     held = [c.cell_contents for c in getattr(fn, "__closure__", None) or ()]
     held += [v for v in vars(fn).values()] if hasattr(fn, "__dict__") else []
+    held += list(getattr(fn, "weights", None) or ())  # a Keras layer's variables
     try:
         leaves = jax.tree_util.tree_leaves(held)
     except Exception:  # whatever a closure holds
@@ -338,15 +341,16 @@ def _map_out(flat: Flat) -> Affine | None:
     return Affine(w, b)
 
 
-def read_jax_layer(fn: Any, runner: Any) -> Read | None:
-    """A JAX layer's projections read from its jaxpr, on the worker thread; None when it is
-    no layer of x this can read."""
-    for width in widths(fn)[:6]:
+def read_jax_layer(fn: Any, runner: Any, ways: list[int]) -> Read | None:
+    """A JAX layer's projections read from its jaxpr, on the worker thread, x given as many
+    times as `ways` says it may be; None when it is no layer of x this can read."""
+    for width, times in itertools.product(widths(fn)[:6], ways):
         try:
-            flat = runner.call_other(flatten, fn, width)
-        except CallFailed:  # another width, or no layer of x at all
+            flat = runner.call_other(flatten, fn, width, times)
+        except CallFailed:  # another width or way, or no layer of x at all
             continue
         found = read(flat) if isinstance(flat, Flat) else None
         if found is not None:
+            found.proj = replace(found.proj, inputs=times)
             return found
     return None

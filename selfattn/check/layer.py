@@ -723,12 +723,7 @@ class _Text:
         mask = layer.mask.text(self.dtype) if layer.mask else []
         mask += layer.rotary.text(self.dtype) if layer.rotary else []
         x, back, said, _ = LAYOUT_TEXT[proj.layout]
-        given = ", ".join([f"{k}={x}" for k in proj.keywords] or [x] * proj.inputs)
-        given += "".join(f", {k}={v!r}" for k, v in layer.args.items())
-        given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
-        given += layer.rotary.given if layer.rotary else ""
-        given += f", {layer.flag}=True" if layer.flag else ""
-        still, calls = self._at_zero(f"out = {self.name}({given})")
+        still, calls = self._at_zero(f"out = {self.name}({self.given(x)})")
         return [
             "import torch",
             self.imp,
@@ -740,6 +735,16 @@ class _Text:
             f"    return (out[0] if isinstance(out, tuple) else out){back}",
             "",
         ]
+
+    def given(self, x: str) -> str:
+        """The arguments of a call on `x`: x as often as the layer takes it, and the
+        caller's arguments, the mask, the rotation and the flag it is checked with."""
+        layer, proj = self.layer, self.layer.proj
+        given = ", ".join([f"{k}={x}" for k in proj.keywords] or [x] * proj.inputs)
+        given += "".join(f", {k}={v!r}" for k, v in layer.args.items())
+        given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
+        given += layer.rotary.given if layer.rotary else ""
+        return given + (f", {layer.flag}=True" if layer.flag else "")
 
     def _at_zero(self, call: str) -> tuple[list[str], list[str]]:
         """The lines that hold the layer's own rotation at angle 0, as checked, and the call:

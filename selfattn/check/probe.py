@@ -312,9 +312,9 @@ def _inspected(fn: Callable[..., Any]) -> inspect.Signature | None:
     __call__; a Keras layer's call), an autograd.Function's forward after ctx; None when there
     is none."""
     target = fn
-    if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
-        target = cast(Any, fn).forward
-        if _only_varargs(target) and hasattr(fn, "call"):  # a Keras layer on torch: call says
+    if not inspect.isfunction(fn) and not inspect.ismethod(fn):
+        target = getattr(fn, "forward", fn)
+        if _only_varargs(target) and hasattr(fn, "call"):  # a Keras layer, on any backend
             target = cast(Any, fn).call
     function = _autograd_function(fn)
     try:
