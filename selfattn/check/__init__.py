@@ -22,7 +22,7 @@ import numpy as np
 from . import diagnose, jax_layer, layer, model, rules
 from .accepts import learn
 from .findings import BY_ID, SPECS, Spec
-from .frameworks import LAYOUTS
+from .frameworks import LAYOUTS, keras_backend
 from .interpret import interpret_line, interpreted, uses_triton
 from .jaxpr import Read, read_jax_layer
 from .names import named
@@ -257,6 +257,13 @@ def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projecti
     if proj is None and (found := _jax_layer(fn, runner, kind)) is not None:
         rules.run(jax_layer.start(found, t, rep, imp))
         return
+    if proj is None and (backend := keras_backend(fn)) not in (None, "torch"):
+        where = " (its jaxpr: a rotation of q and k, or fewer k, v heads than q, are not read)"
+        raise TargetError(
+            f"{name} is a Keras layer on the {backend} backend, and its attention was not found "
+            f"in what it runs{where if backend == 'jax' else ''}: set KERAS_BACKEND=torch, with "
+            "torch installed, to check it through the torch calls it makes"
+        )
     if kind == "model":
         rules.run(model.start(fn, runner, rep, imp, name))
         return
