@@ -258,7 +258,7 @@ def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projecti
         rules.run(jax_layer.start(found, t, rep, imp))
         return
     if proj is None and (backend := keras_backend(fn)) not in (None, "torch"):
-        where = " (its jaxpr: a rotation of q and k, or fewer k, v heads than q, are not read)"
+        where = " (its jaxpr, where a rotation of q and k is not read)"
         raise TargetError(
             f"{name} is a Keras layer on the {backend} backend, and its attention was not found "
             f"in what it runs{where if backend == 'jax' else ''}: set KERAS_BACKEND=torch, with "

@@ -10,7 +10,16 @@ from typing import Any
 import numpy as np
 
 from .jaxpr import Read
-from .layer import SIZES, Layer, LayerRun, _flag_by_effect, _future_leak, _Text, _unmasked_note
+from .layer import (
+    SIZES,
+    Layer,
+    LayerRun,
+    _flag_by_effect,
+    _future_leak,
+    _Text,
+    _unmasked_note,
+    heads_text,
+)
 from .probe import CallFailed, Target, TargetError
 from .projections import Suspect
 from .reference import CORRECT
@@ -78,10 +87,7 @@ def start(found: Read, t: Target, rep: Report, imp: str) -> LayerRun:
         why = f"{t.name} could not be called with x of shape {x0.shape}: {exc}"
         raise TargetError(why) from None
     rep.kind, rep.backend = "layer", "jax float32 x of shape (batch, n, C)"
-    rep.notes.append(
-        f"{proj.names} (names are not read): {proj.heads} heads of size {proj.head_size}, "
-        f"C = {proj.width}; the reference uses the layer's own weights"
-    )
+    rep.notes.append(f"{proj.names} (names are not read): {heads_text(proj)}")
     if found.scale is not None:
         rep.notes.append(
             f"the scores are q k^T times {found.scale:.4g}, read from the jaxpr "

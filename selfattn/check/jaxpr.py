@@ -153,9 +153,13 @@ def read(flat: Flat) -> Read | None:
         return None
     out = _map_out(flat)
     said = "q, k, v" + (" and out" if out is not None else "") + " maps read from the jaxpr"
-    proj = Projections(q_map, k_map, v_map, out, _heads(flat, product), said)
-    if proj.q.w.shape[1] % proj.heads:
+    heads = _heads(flat, product)
+    size, kv_width = q_map.w.shape[1] // heads, k_map.w.shape[1]
+    # k and v may have fewer heads, each repeated for a group of q heads (grouped-query)
+    if q_map.w.shape[1] % heads or kv_width % size or k_map.w.shape != v_map.w.shape:
         return None
+    kv_heads = kv_width // size if kv_width < q_map.w.shape[1] else 0
+    proj = Projections(q_map, k_map, v_map, out, heads, said, kv_heads=kv_heads)
     scale = after * q_pre * k_pre if None not in (after, q_pre, k_pre) else None  # type: ignore[operator]
     return Read(proj, scale, axis)
 
@@ -326,12 +330,7 @@ def _map_out(flat: Flat) -> Affine | None:
     if not last or _is_x(flat, last[-1].ins[0]):
         return None
     e = last[-1]
-    (_lc, rc), _ = e.params["dimension_numbers"]
-    w = np.asarray(flat.values[e.ins[1]], dtype=np.float64)
-    joined = math.prod(w.shape[d] for d in rc)
-    if tuple(rc) != tuple(range(len(rc))):
-        return None
-    w = w.reshape(joined, -1)
+    w = _rows_first(np.asarray(flat.values[e.ins[1]], dtype=np.float64), e)
     bias = next((u for u in flat.uses.get(e.outs[0], []) if u.name == "add"), None)
     b = np.zeros(w.shape[1])
     if bias is not None:
@@ -339,6 +338,16 @@ def _map_out(flat: Flat) -> Affine | None:
         got = np.asarray(flat.values[k], dtype=np.float64).reshape(-1) if k else b
         b = got if got.shape == b.shape else b
     return Affine(w, b)
+
+
+def _rows_first(w: np.ndarray, e: Eqn) -> np.ndarray:
+    """W of the product `e` as (in, out), its rows in the order of the input's axes they meet:
+    (heads, size) merged, whatever order W keeps them in (Keras's GroupQueryAttention
+    contracts (size, heads) with axes (1, 0) of its (heads, size, C) kernel)."""
+    (lc, rc), _ = e.params["dimension_numbers"]
+    into = [r for _, r in sorted(zip(lc, rc, strict=True))]
+    w = np.transpose(w, [*into, *(d for d in range(w.ndim) if d not in rc)])
+    return w.reshape(math.prod(w.shape[: len(rc)]), -1)
 
 
 def read_jax_layer(fn: Any, runner: Any, ways: list[int]) -> Read | None:

@@ -254,16 +254,21 @@ def _say_how_called(layer: Layer, rep: Report, turned: bool, zeroed: list[str]) 
     """The input's shape, the projections read, and how the layer was made ready."""
     proj = layer.proj
     rep.backend = f"torch {layer.dtype_name} x of shape {LAYOUT_TEXT[proj.layout][3]}"
-    grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
-    rep.notes.append(
-        f"projections `{proj.names}`: {proj.heads} head{'s' if proj.heads > 1 else ''} of size "
-        f"{proj.head_size}{grouped}, C = {proj.width}; the reference uses the layer's own weights"
-    )
+    rep.notes.append(f"projections `{proj.names}`: {heads_text(proj)}")
     if turned:
         rep.notes.append(
             f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants (n, batch, C)"
         )
     rep.notes += _how_it_scores(proj) + _how_it_rotates(layer, zeroed)
+
+
+def heads_text(proj: Projections) -> str:
+    """`4 heads of size 8, sharing 2 k, v heads, C = 32`, and where the reference comes from."""
+    grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
+    return (
+        f"{proj.heads} head{'s' if proj.heads > 1 else ''} of size {proj.head_size}{grouped}, "
+        f"C = {proj.width}; the reference uses the layer's own weights"
+    )
 
 
 def same_output(run: LayerRun) -> None:

@@ -211,6 +211,7 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "tinygrad_correct.py": ("attention", set(), 0),
     "keras_layer_scale_missing.py": ("attn", {"scale-missing"}, 1),
     "keras_layer_builtin_mha.py": ("attn", set(), 0),
+    "keras_layer_builtin_gqa.py": ("attn", set(), 0),
     "torch_layer_rotary_each_call.py": ("attn", {"scale-missing"}, 1),
 }
 # Extra arguments a case needs, as `check(args=...)` and as `--arg` for the CLI.

@@ -16,8 +16,8 @@ pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("jax") is None or importlib.util.find_spec("keras") is None,
     reason="jax or keras is not installed",
 )
-READ = ["keras_layer_builtin_mha.py", "keras_layer_mha.py", "keras_layer_causal_dropped.py"]
-READ += ["keras_layer_scale_missing.py"]
+READ = ["keras_layer_builtin_mha.py", "keras_layer_builtin_gqa.py", "keras_layer_mha.py"]
+READ += ["keras_layer_causal_dropped.py", "keras_layer_scale_missing.py"]
 
 
 @pytest.fixture(autouse=True)
@@ -34,8 +34,7 @@ def test_keras_layer_on_jax_gives_its_torch_verdict(file: str) -> None:
 
 
 def test_keras_layer_not_read_on_jax_says_to_use_torch() -> None:
-    """keras-hub's Llama attention: its rotation and its grouped k, v heads are read from
-    torch's calls only."""
+    """keras-hub's Llama attention: its rotation is read from torch's calls only."""
     report = cli("tests/check/corpus/keras_layer_gqa_rope.py:attn")
     assert report["exit_status"] == 2, report
     assert "KERAS_BACKEND=torch" in report["error"] and "\n" not in report["error"], report
