@@ -73,6 +73,12 @@ class Target:
     def label(self) -> str:
         return f"{self.repository} {self.file}:{self.name}"
 
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """What tells one row from another: a file's rows before and after a fix share a
+        label, and one file at one commit may be built, or called, more than one way."""
+        return self.label, self.commit, self.build, self.args
+
     def where(self, root: Path) -> Path:
         return root / self.repository.replace("/", "+") / self.commit / self.file
 
@@ -190,9 +196,7 @@ def _child(root: Path, t: Target) -> dict[str, Any]:
     source = t.where(root).read_text("utf-8", errors="replace")
     if "triton" in source and "TRITON_INTERPRET" not in env:
         env["TRITON_INTERPRET"] = "1"  # as `selfattn check` does on a machine without a GPU
-    # the label, the commit and the build: a file's rows before and after a fix share a label,
-    # and one file at one commit may be built more than one way
-    cmd = [sys.executable, "-m", "bench.held_out", str(root), "--one", t.label, t.commit, t.build]
+    cmd = [sys.executable, "-m", "bench.held_out", str(root), "--one", *t.key]
     try:
         proc = subprocess.run(
             cmd, env=env, capture_output=True, text=True, timeout=TIMEOUT, check=False
@@ -230,9 +234,9 @@ def table(rows: list[tuple[Target, dict[str, Any]]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 5 and argv[1] == "--one":  # the child
+    if len(argv) == 6 and argv[1] == "--one":  # the child
         root = Path(argv[0]).resolve()
-        t = next(t for t in targets() if (t.label, t.commit, t.build) == tuple(argv[2:]))
+        t = next(t for t in targets() if list(t.key) == argv[2:])
         print(json.dumps(run_one(root, t)))
         return 0
     if len(argv) != 1 or not Path(argv[0]).is_dir():

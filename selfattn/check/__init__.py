@@ -8,6 +8,7 @@ assert report.ok, report              # str(report) is the readable report
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 import time
@@ -21,7 +22,7 @@ import numpy as np
 from . import diagnose, jax_layer, layer, model, rules
 from .accepts import learn
 from .findings import BY_ID, SPECS, Spec
-from .frameworks import LAYOUTS
+from .frameworks import LAYOUTS, keras_backend
 from .interpret import interpret_line, interpreted, uses_triton
 from .jaxpr import Read, read_jax_layer
 from .names import named
@@ -38,7 +39,7 @@ from .probe import (
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
 from .rotary import angles_at_zero
-from .trace import masks_seen, read_layer
+from .trace import masks_seen, read_layer, ways
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
 
@@ -230,11 +231,15 @@ def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | Non
     return read_layer(fn, runner, proj) if fn is _module_of(fn) else proj
 
 
-def _jax_layer(fn: Any, runner: Runner) -> Read | None:
-    """A JAX layer of x, read from its jaxpr (names are not read), when JAX is in use."""
+def _jax_layer(fn: Any, runner: Runner, kind: str | None) -> Read | None:
+    """A JAX layer of x, read from its jaxpr (names are not read), when JAX is in use. An
+    object holding its weights (a Keras layer on JAX) is read so even when its parameters
+    are named like a kernel's (query, value), as a torch module is."""
     if "jax" not in sys.modules or hasattr(fn, "named_modules"):
         return None
-    return read_jax_layer(fn, runner)
+    if kind == "kernel" and inspect.isroutine(fn):
+        return None
+    return read_jax_layer(fn, runner, ways(fn))
 
 
 def _kind(sig: Any, proj: Projections | None) -> str | None:
@@ -249,9 +254,16 @@ def _kind(sig: Any, proj: Projections | None) -> str | None:
 
 def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projections | None) -> None:
     fn, runner, name = t.fn, t.runner, t.name
-    if proj is None and kind != "kernel" and (found := _jax_layer(fn, runner)) is not None:
-        rules.run(jax_layer.start(found, runner, rep, imp, name))
+    if proj is None and (found := _jax_layer(fn, runner, kind)) is not None:
+        rules.run(jax_layer.start(found, t, rep, imp))
         return
+    if proj is None and (backend := keras_backend(fn)) not in (None, "torch"):
+        where = " (its jaxpr, where a rotation of q and k is not read)"
+        raise TargetError(
+            f"{name} is a Keras layer on the {backend} backend, and its attention was not found "
+            f"in what it runs{where if backend == 'jax' else ''}: set KERAS_BACKEND=torch, with "
+            "torch installed, to check it through the torch calls it makes"
+        )
     if kind == "model":
         rules.run(model.start(fn, runner, rep, imp, name))
         return

@@ -23,6 +23,7 @@ from .reference import (
     hides_the_future,
     local_window,
     masked,
+    one_more,
     tolerance,
 )
 from .report import Report
@@ -382,6 +383,10 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
     if hit is kern.reference:
         rep.check(name, "pass", shapes(probes, plain))
         return kern.reference
+    if hit is not None and hit.norm == "extra-logit" and hit.id is None:
+        rep.notes.append(f"recognised as {hit.detail}: the weights sum to less than one")
+        rep.check(name, "pass", f"as {hit.detail}; {shapes(probes, plain)}")
+        return hit
     if hit is not None and hit.keep is not None and hit.id != "causal-flag-ignored":
         kern.always_causal = True
         rep.notes.append("no causal flag, but the kernel masks the future by itself")
@@ -393,7 +398,9 @@ def _diagnose_plain(ctx: Ctx, plain: Outs) -> Variant | None:
         if hit.id == "causal-flag-ignored":
             msg = f": {kern.sig.flag}=False still masks the future"
             ctx.facts["flag stuck"] = True
-        rep.titled(hit.id, msg, repro.mismatch(kern, kern.reference, False))
+        # the reference the fix gives keeps the extra logit a kernel chose
+        expected = one_more(kern.reference) if hit.norm == "extra-logit" else kern.reference
+        rep.titled(hit.id, msg, repro.mismatch(kern, expected, False))
         return hit
     return _unexplained(ctx, plain, name)
 
@@ -404,12 +411,14 @@ def _plain_hit(ctx: Ctx, plain: Outs, window: Window | None = None) -> Variant |
     # a flag that cannot be turned off; with no flag, the kernel may mask the future by itself
     stuck = Variant("causal-flag-ignored", "causal even with the flag off", keep="causal")
     causal = [stuck] if kern.sig.flag is not None else [CAUSAL, *causal_bugs(CORRECT)]
-    candidates = [replace(v, window=window) for v in [*causal, *NONCAUSAL_BUGS]]
+    # the scale bugs under a softmax with the extra logit too: T5 scales nothing by design
+    bugs = [*NONCAUSAL_BUGS, *(one_more(v) for v in NONCAUSAL_BUGS if v.norm == "softmax")]
+    candidates = [replace(v, window=window) for v in [*causal, *bugs]]
     # a window that hides the future by itself (a band before each query) is causal first
     order = [kern.reference, candidates[0]][:: -1 if window else 1]
-    return next(
-        (v for v in [*order, *candidates[1:]] if matches(v, ctx.probes, plain, kern.lp)), None
-    )
+    # the reference with the extra zero logit some models are trained with, before any bug
+    tried = [*order, one_more(kern.reference), *candidates[1:]]
+    return next((v for v in tried if matches(v, ctx.probes, plain, kern.lp)), None)
 
 
 def _local_window(ctx: Ctx, causal: bool = False) -> Window | None:

@@ -238,6 +238,13 @@ def framework_of(fn: Callable[..., Any]) -> str | None:
     return None
 
 
+def keras_backend(fn: Any) -> str | None:
+    """The backend a Keras layer runs on (torch, jax, tensorflow), None for anything else."""
+    if not any(c.__module__.startswith("keras.") for c in type(fn).__mro__):
+        return None
+    return sys.modules["keras"].backend.backend()
+
+
 def backends_for(fn: Callable[..., Any]) -> list[Backend]:
     """Backends to try, in order: the target's own framework first, then numpy, then torch."""
     own = framework_of(fn)

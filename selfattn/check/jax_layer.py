@@ -5,11 +5,22 @@ in numpy."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .jaxpr import Read
-from .layer import SIZES, Layer, LayerRun, _future_leak, _Text
-from .probe import CallFailed, Runner, TargetError
+from .layer import (
+    SIZES,
+    Layer,
+    LayerRun,
+    _flag_by_effect,
+    _future_leak,
+    _Text,
+    _unmasked_note,
+    heads_text,
+)
+from .probe import CallFailed, Target, TargetError
 from .projections import Suspect
 from .reference import CORRECT
 from .report import Report
@@ -28,13 +39,12 @@ class JaxLayer(Layer):
         made = rng.standard_normal((batch, n, self.proj.width)).astype(np.float32)
         return made.astype(np.float64)
 
-    def __call__(self, x: Array) -> Array:
+    def inputs(self, x: Array, dtype: Any) -> tuple[list[Any], dict[str, Any]]:
+        """x as a float32 jax array, as often as the layer takes it, and its flag."""
         import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
 
-        out = np.asarray(self.runner(jnp.asarray(x, jnp.float32)), dtype=np.float64)
-        if out.ndim != 3 or out.shape[:2] != x.shape[:2]:
-            raise CallFailed(f"returned shape {out.shape} for x of shape {x.shape}")
-        return out
+        flag = {self.flag: True} if self.flag else {}
+        return [jnp.asarray(x, jnp.float32)] * self.proj.inputs, {**self.args, **flag}
 
 
 class JaxText(_Text):
@@ -57,27 +67,27 @@ class JaxText(_Text):
             self.imp,
             "",
             "def y(x):  # the output as numpy, also when the layer returns a tuple",
-            f"    out = {self.name}(x)",
+            f"    out = {self.name}({self.given('x')})",
             "    return np.asarray(out[0] if isinstance(out, tuple) else out)",
             "",
         ]
 
 
-def start(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> LayerRun:
-    """Call a JAX layer read from its jaxpr once, and say what the jaxpr showed."""
-    layer = JaxLayer(runner, found.proj, "float32")
-    layer.text = JaxText(layer, name, imp)
+def start(found: Read, t: Target, rep: Report, imp: str) -> LayerRun:
+    """Call a JAX layer read from its jaxpr once, and say what the jaxpr showed; its causal
+    flag is the one named so, else a switch found by its effect."""
+    layer = JaxLayer(t.runner, found.proj, "float32")
+    layer.args = dict(t.args)
+    layer.text = JaxText(layer, t.name, imp)
     proj, (n0, s0) = found.proj, SIZES[0]
     x0 = layer.x(n0, s0)
     try:
         first = layer(x0)
     except CallFailed as exc:
-        raise TargetError(f"{name} could not be called with x of shape {x0.shape}: {exc}") from None
+        why = f"{t.name} could not be called with x of shape {x0.shape}: {exc}"
+        raise TargetError(why) from None
     rep.kind, rep.backend = "layer", "jax float32 x of shape (batch, n, C)"
-    rep.notes.append(
-        f"{proj.names} (names are not read): {proj.heads} heads of size {proj.head_size}, "
-        f"C = {proj.width}; the reference uses the layer's own weights"
-    )
+    rep.notes.append(f"{proj.names} (names are not read): {heads_text(proj)}")
     if found.scale is not None:
         rep.notes.append(
             f"the scores are q k^T times {found.scale:.4g}, read from the jaxpr "
@@ -85,8 +95,10 @@ def start(found: Read, runner: Runner, rep: Report, imp: str, name: str) -> Laye
         )
     if found.axis == "queries":
         rep.notes.append("the softmax normalises over the queries, as the jaxpr shows")
-    run = LayerRun(layer, rep, None, [], None)
-    run.facts |= {"x": x0, "first": first, "tol": layer.tolerance(x0[0], Suspect(CORRECT))}
+    tol = layer.tolerance(x0[0], Suspect(CORRECT))
+    flag = t.sig.flag or _flag_by_effect(layer, x0, first, t.sig.switches, tol)
+    run = LayerRun(layer, rep, None, [], flag)
+    run.facts |= {"x": x0, "first": first, "tol": tol}
     return run
 
 
@@ -95,6 +107,5 @@ def intent(run: LayerRun) -> None:
     output moves when only later x changes (`causal`, and the `leak` found)."""
     leak = _future_leak(run.layer, run.facts["x"], run.facts["first"], run.facts["tol"])
     causal = leak is None
-    said = "masks the future by itself: causal" if causal else "every position sees the whole"
-    run.rep.notes.append(said if causal else f"{said} sequence: checked without a mask")
-    run.facts |= {"causal": causal, "leak": leak}
+    run.rep.notes.append(_unmasked_note(causal, run.flag))
+    run.facts |= {"causal": causal, "leak": leak, "flag off": run.flag is not None and not causal}

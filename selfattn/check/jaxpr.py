@@ -14,8 +14,9 @@ scale.
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -100,16 +101,17 @@ class Read:
     axis: str  # "keys" (right) or "queries": what the softmax normalised
 
 
-def flatten(fn: Any, width: int) -> Flat:
+def flatten(fn: Any, width: int, times: int = 1) -> Flat:
+    """The layer run on x given `times` times (x, (x, context) or (q, k, v)), opened up."""
     import jax  # pyright: ignore[reportMissingImports]
     import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
 
     x = jnp.asarray(np.random.default_rng(0).standard_normal((1, 5, width)), jnp.float32)
-    closed = jax.make_jaxpr(fn)(x)
+    closed = jax.make_jaxpr(fn)(*[x] * times)
     flat = Flat()
     flat.x = flat.key(x)
     flat.of_x.add(flat.x)
-    flat.run(closed.jaxpr, list(closed.consts), [flat.x])
+    flat.run(closed.jaxpr, list(closed.consts), [flat.x] * times)
     return flat
 
 
@@ -120,6 +122,7 @@ def widths(fn: Any) -> list[int]:
 
     held = [c.cell_contents for c in getattr(fn, "__closure__", None) or ()]
     held += [v for v in vars(fn).values()] if hasattr(fn, "__dict__") else []
+    held += list(getattr(fn, "weights", None) or ())  # a Keras layer's variables
     try:
         leaves = jax.tree_util.tree_leaves(held)
     except Exception:  # whatever a closure holds
@@ -150,9 +153,13 @@ def read(flat: Flat) -> Read | None:
         return None
     out = _map_out(flat)
     said = "q, k, v" + (" and out" if out is not None else "") + " maps read from the jaxpr"
-    proj = Projections(q_map, k_map, v_map, out, _heads(flat, product), said)
-    if proj.q.w.shape[1] % proj.heads:
+    heads = _heads(flat, product)
+    size, kv_width = q_map.w.shape[1] // heads, k_map.w.shape[1]
+    # k and v may have fewer heads, each repeated for a group of q heads (grouped-query)
+    if q_map.w.shape[1] % heads or kv_width % size or k_map.w.shape != v_map.w.shape:
         return None
+    kv_heads = kv_width // size if kv_width < q_map.w.shape[1] else 0
+    proj = Projections(q_map, k_map, v_map, out, heads, said, kv_heads=kv_heads)
     scale = after * q_pre * k_pre if None not in (after, q_pre, k_pre) else None  # type: ignore[operator]
     return Read(proj, scale, axis)
 
@@ -323,12 +330,7 @@ def _map_out(flat: Flat) -> Affine | None:
     if not last or _is_x(flat, last[-1].ins[0]):
         return None
     e = last[-1]
-    (_lc, rc), _ = e.params["dimension_numbers"]
-    w = np.asarray(flat.values[e.ins[1]], dtype=np.float64)
-    joined = math.prod(w.shape[d] for d in rc)
-    if tuple(rc) != tuple(range(len(rc))):
-        return None
-    w = w.reshape(joined, -1)
+    w = _rows_first(np.asarray(flat.values[e.ins[1]], dtype=np.float64), e)
     bias = next((u for u in flat.uses.get(e.outs[0], []) if u.name == "add"), None)
     b = np.zeros(w.shape[1])
     if bias is not None:
@@ -338,15 +340,26 @@ def _map_out(flat: Flat) -> Affine | None:
     return Affine(w, b)
 
 
-def read_jax_layer(fn: Any, runner: Any) -> Read | None:
-    """A JAX layer's projections read from its jaxpr, on the worker thread; None when it is
-    no layer of x this can read."""
-    for width in widths(fn)[:6]:
+def _rows_first(w: np.ndarray, e: Eqn) -> np.ndarray:
+    """W of the product `e` as (in, out), its rows in the order of the input's axes they meet:
+    (heads, size) merged, whatever order W keeps them in (Keras's GroupQueryAttention
+    contracts (size, heads) with axes (1, 0) of its (heads, size, C) kernel)."""
+    (lc, rc), _ = e.params["dimension_numbers"]
+    into = [r for _, r in sorted(zip(lc, rc, strict=True))]
+    w = np.transpose(w, [*into, *(d for d in range(w.ndim) if d not in rc)])
+    return w.reshape(math.prod(w.shape[: len(rc)]), -1)
+
+
+def read_jax_layer(fn: Any, runner: Any, ways: list[int]) -> Read | None:
+    """A JAX layer's projections read from its jaxpr, on the worker thread, x given as many
+    times as `ways` says it may be; None when it is no layer of x this can read."""
+    for width, times in itertools.product(widths(fn)[:6], ways):
         try:
-            flat = runner.call_other(flatten, fn, width)
-        except CallFailed:  # another width, or no layer of x at all
+            flat = runner.call_other(flatten, fn, width, times)
+        except CallFailed:  # another width or way, or no layer of x at all
             continue
         found = read(flat) if isinstance(flat, Flat) else None
         if found is not None:
+            found.proj = replace(found.proj, inputs=times)
             return found
     return None

@@ -255,16 +255,21 @@ def _say_how_called(layer: Layer, rep: Report, turned: bool, zeroed: list[str]) 
     """The input's shape, the projections read, and how the layer was made ready."""
     proj = layer.proj
     rep.backend = f"torch {layer.dtype_name} x of shape {LAYOUT_TEXT[proj.layout][3]}"
-    grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
-    rep.notes.append(
-        f"projections `{proj.names}`: {proj.heads} head{'s' if proj.heads > 1 else ''} of size "
-        f"{proj.head_size}{grouped}, C = {proj.width}; the reference uses the layer's own weights"
-    )
+    rep.notes.append(f"projections `{proj.names}`: {heads_text(proj)}")
     if turned:
         rep.notes.append(
             f"takes x as (batch, n, C) and turns it for `{proj.holder}`, which wants (n, batch, C)"
         )
     rep.notes += _how_it_scores(proj) + _how_it_rotates(layer, zeroed)
+
+
+def heads_text(proj: Projections) -> str:
+    """`4 heads of size 8, sharing 2 k, v heads, C = 32`, and where the reference comes from."""
+    grouped = f", sharing {proj.kv_heads} k, v heads" if 0 < proj.kv_heads < proj.heads else ""
+    return (
+        f"{proj.heads} head{'s' if proj.heads > 1 else ''} of size {proj.head_size}{grouped}, "
+        f"C = {proj.width}; the reference uses the layer's own weights"
+    )
 
 
 def same_output(run: LayerRun) -> None:
@@ -744,12 +749,7 @@ class _Text:
         mask = layer.mask.text(self.dtype) if layer.mask else []
         mask += layer.rotary.text(self.dtype) if layer.rotary else []
         x, back, said, _ = LAYOUT_TEXT[proj.layout]
-        given = ", ".join([f"{k}={x}" for k in proj.keywords] or [x] * proj.inputs)
-        given += "".join(f", {k}={v!r}" for k, v in layer.args.items())
-        given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
-        given += layer.rotary.given if layer.rotary else ""
-        given += f", {layer.flag}=True" if layer.flag else ""
-        still, calls = self._at_zero(f"out = {self.name}({given})")
+        still, calls = self._at_zero(f"out = {self.name}({self.given(x)})")
         return [
             "import torch",
             self.imp,
@@ -761,6 +761,16 @@ class _Text:
             f"    return (out[0] if isinstance(out, tuple) else out){back}",
             "",
         ]
+
+    def given(self, x: str) -> str:
+        """The arguments of a call on `x`: x as often as the layer takes it, and the
+        caller's arguments, the mask, the rotation and the flag it is checked with."""
+        layer, proj = self.layer, self.layer.proj
+        given = ", ".join([f"{k}={x}" for k in proj.keywords] or [x] * proj.inputs)
+        given += "".join(f", {k}={v!r}" for k, v in layer.args.items())
+        given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
+        given += layer.rotary.given if layer.rotary else ""
+        return given + (f", {layer.flag}=True" if layer.flag else "")
 
     def _at_zero(self, call: str) -> tuple[list[str], list[str]]:
         """The lines that hold the layer's own rotation at angle 0, as checked, and the call:

@@ -312,9 +312,9 @@ def _inspected(fn: Callable[..., Any]) -> inspect.Signature | None:
     __call__; a Keras layer's call), an autograd.Function's forward after ctx; None when there
     is none."""
     target = fn
-    if not inspect.isfunction(fn) and not inspect.ismethod(fn) and hasattr(fn, "forward"):
-        target = cast(Any, fn).forward
-        if _only_varargs(target) and hasattr(fn, "call"):  # a Keras layer on torch: call says
+    if not inspect.isfunction(fn) and not inspect.ismethod(fn):
+        target = getattr(fn, "forward", fn)
+        if _only_varargs(target) and hasattr(fn, "call"):  # a Keras layer, on any backend
             target = cast(Any, fn).call
     function = _autograd_function(fn)
     try:
@@ -952,8 +952,11 @@ def _convention(outs: dict[str, Any], additive: Callable[[], Any], tol: float) -
     def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
         return a is not None and b is not None and float(np.max(np.abs(a - b))) <= tol
 
-    if plain is not None and (same(out_t, plain) != same(out_f, plain)):
-        return "keep" if same(out_t, plain) else "block"
+    # the one that moved must have emptied the rows: a mask added as a bias (True = +1 on every
+    # score) moves them too when the softmax is not shift-invariant (an extra zero logit)
+    kept = same(out_t, plain)
+    if plain is not None and kept != same(out_f, plain) and looks_empty(out_f if kept else out_t):
+        return "keep" if kept else "block"
     if plain is None and looks_empty(out_t) != looks_empty(out_f):
         return "block" if looks_empty(out_t) else "keep"
     added = additive()

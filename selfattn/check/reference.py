@@ -81,7 +81,23 @@ NORMS: dict[str, Callable[[Array, int], Array]] = {
     "exp": lambda s, d: np.exp(s),
     "exp-max": lambda s, d: np.exp(s - s.max(axis=-1, keepdims=True)),
     "all": lambda s, d: softmax(s, axis=None),  # over the whole score matrix
+    "extra-logit": lambda s, d: _softmax_one_more(s),
 }
+
+
+def _softmax_one_more(s: Array) -> Array:
+    """Softmax over the keys and one more logit of 0 that no value goes with: a row sums to
+    less than one, and a row whose keys are all masked attends to nothing (zeros, not NaN)."""
+    top = np.maximum(np.max(s, axis=-1, keepdims=True), 0)  # the extra logit is a candidate
+    e = np.exp(s - top)
+    return e / (np.sum(e, axis=-1, keepdims=True) + np.exp(-top))
+
+
+def one_more(v: Variant) -> Variant:
+    """`v` with the extra zero logit in its softmax (flaxformer's `use_extra_logit`, the "off
+    by one" softmax): a choice some models are trained with, checked against its own maths."""
+    extra = "softmax with an extra zero logit (off by one)"
+    return replace(v, norm="extra-logit", detail=f"{v.detail}, {extra}")
 
 
 def _unit(x: Array) -> Array:
@@ -167,7 +183,7 @@ class Variant:
     id: str | None  # finding id this variant stands for; None when it is correct
     detail: str  # one line saying what it computes
     scores: str = "sdpa"
-    norm: str = "softmax"  # softmax | axis0 | after-scale | exp | exp-max | all
+    norm: str = "softmax"  # a key of NORMS
     keep: str | None = None  # key of KEEP, or None for no mask
     how: str = "inf"  # how the mask is applied: inf | fill | after | ignore
     fill: float = 0.0

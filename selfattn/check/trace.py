@@ -480,7 +480,7 @@ def observe(module: Any, runner: Runner, width: int) -> Seen | None:
     # x as a sequence, given as many times as it takes; else as an image, n x 1, channels last
     # (Segment Anything) or first (a U-Net's attention over 1 x 1 convolutions)
     images = [(x[:, :, None], 1), (x.transpose(1, 2)[..., None], 1)]
-    for given, times in [*((x, t) for t in _ways(module)), *images]:
+    for given, times in [*((x, t) for t in ways(module)), *images]:
         try:
             seen = runner.call_other(watch, module, given, times)
         except CallFailed:
@@ -526,7 +526,7 @@ def _keywords(module: Any) -> list[str]:
     return [p.name for p in _params(module) if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
 
 
-def _ways(module: Any) -> list[int]:
+def ways(module: Any) -> list[int]:
     """How many times x may be given: never in place of a mask (`forward(x, attn_mask)`)."""
     names = ([p.name for p in _positional(module)] or _keywords(module))[:3]
     ways = [

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import backward as bw
-from .frameworks import summarize
+from .frameworks import keras_backend, summarize
 from .probe import CallFailed, Timeout
 from .reference import softmax
 
@@ -62,7 +62,7 @@ def rule(run: LayerRun) -> None:
     `backward-no-gradient`, another gap `backward-wrong-output`."""
     module, layer, rep, label = run.module, run.layer, run.rep, run.facts["label"]
     name = f"gradients of the layer's weights match the float64 forward's ({label})"
-    if _keras(module) or layer.proj.relu:
+    if keras_backend(module) or layer.proj.relu:
         rep.check(name, "skip", RELU_SKIP if layer.proj.relu else KERAS_SKIP)
         return
     slopes: list[Slope] = []
@@ -95,10 +95,6 @@ def rule(run: LayerRun) -> None:
 # a Keras layer computes in its dtype policy's dtype (float32) whatever its weights are cast
 # to, and is copied through its config: no float64 twin of it can be made from outside
 KERAS_SKIP = "a Keras layer computes in float32 whatever its weights are cast to: no float64 twin"
-
-
-def _keras(module: Any) -> bool:
-    return any(c.__module__.startswith("keras.") for c in type(module).__mro__)
 
 
 def _slopes_on(module: Any, layer: Layer, x: Any) -> list[Slope] | str:

@@ -70,6 +70,7 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "correct_qknorm.py": ("qk_norm_attention", set(), 0),
     "correct_online_tiny_tiles.py": ("attention", set(), 0),
     "correct_split_kv_lse.py": ("attention", set(), 0),
+    "correct_softmax_one_more.py": ("attention", set(), 0),
     # buggy kernels: each named with the right id
     "buggy_mask_multiply.py": ("attention", {"causal-mask-multiplied"}, 1),
     "buggy_mask_arg_multiply.py": ("attention", {"causal-mask-multiplied"}, 1),
@@ -209,6 +210,8 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "mlxlike_correct.py": ("attention", set(), 0),
     "tinygrad_correct.py": ("attention", set(), 0),
     "keras_layer_scale_missing.py": ("attn", {"scale-missing"}, 1),
+    "keras_layer_builtin_mha.py": ("attn", set(), 0),
+    "keras_layer_builtin_gqa.py": ("attn", set(), 0),
     "torch_layer_rotary_each_call.py": ("attn", {"scale-missing"}, 1),
 }
 # Extra arguments a case needs, as `check(args=...)` and as `--arg` for the CLI.
@@ -417,6 +420,7 @@ def test_mask_convention_is_said() -> None:
         "correct_quarter_scale.py": "boolean keep",
         "correct_block_mask.py": "boolean block",
         "correct_additive_mask.py": "additive",
+        "correct_softmax_one_more.py": "additive",
     }
     for file, kind in notes.items():
         assert any(kind in n for n in check(_load(file)).notes), file

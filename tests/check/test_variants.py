@@ -6,6 +6,8 @@ import numpy as np
 
 from selfattn.check import check
 
+from .published import load, needs_jax
+
 
 def _softmax_rows(scores: np.ndarray) -> np.ndarray:
     w = np.exp(scores - scores.max(-1, keepdims=True))
@@ -62,3 +64,15 @@ def test_scaled_cosine_layer_is_checked_against_its_own_reference() -> None:
             return self.proj(x)
 
     assert check(CosineAttention()).ok
+
+
+@needs_jax
+def test_extra_logit_softmax_is_checked_against_its_own_reference() -> None:
+    """T5's dense attention with `use_extra_logit`: the weights sum to less than one by design.
+    Scaled, it is ok and said to be the off-by-one softmax; unscaled, the scale is still missing."""
+    t5 = load("jax_t5_dense_attention.py", "dot_product_attention", prefix="variant")
+    report = check(t5, args={"rescale_logits": True, "use_extra_logit": True})
+    assert report.ok, str(report)
+    assert any("extra zero logit" in note for note in report.notes), report.notes
+    unscaled = check(t5, args={"use_extra_logit": True})
+    assert [f.id for f in unscaled.errors] == ["scale-missing"], str(unscaled)
