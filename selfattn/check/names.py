@@ -56,14 +56,14 @@ TABLE: tuple[tuple[str, str, str], ...] = (
     ("heads", "n_head num_heads n_heads num_attention_heads heads nh", "nanoGPT, timm, HF"),
     (
         "k, v heads",
-        "num_key_value_heads n_kv_heads num_kv_heads n_kv_head n_local_heads",
-        "Hugging Face, LLaMA, gpt-fast",
+        "num_key_value_heads n_kv_heads num_kv_heads n_kv_head n_local_heads n_query_groups",
+        "Hugging Face, LLaMA, gpt-fast, LitGPT",
     ),
     ("head size", "head_dim head_size attention_head_size dim_head d_head", "HF, lucidrains"),
     # where a layer takes the rotation the model hands it, by the form it takes there
     ("rotation as cos, sin", "position_embeddings", "Hugging Face's Llama"),
     ("rotation as complex", "freqs_cis", "Meta's LLaMA, gpt-fast"),
-    ("rotation as cos and sin apart", "freqs_cos,freqs_sin", "Karpathy's llama2.c"),
+    ("rotation as cos and sin apart", "freqs_cos,freqs_sin cos,sin", "llama2.c, LitGPT"),
     # what a layer that rotates by itself keeps: angles (0 at angle 0), cos (1), sin (0), e^i0
     ("angles", "inv_freq freqs cached_freqs angular_freq", "HF, GPT-NeoX, lucidrains"),
     ("cosines", "cos cos_cached _cos_cached", "modded-nanogpt, older Hugging Face"),

@@ -387,10 +387,16 @@ def _own_projections(module: Any) -> Projections | None:
 def _head_count(module: Any, inner: int) -> int:
     """How many heads `inner` columns of q hold: the first count the layer keeps under a
     published name, or the count its head size gives, that divides them; else 1."""
-    counts = [getattr(module, n, None) for n in named("heads")]
-    sizes = [getattr(module, n, None) for n in named("head size")]
-    counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
-    return next((h for h in counts if isinstance(h, int) and h >= 1 and inner % h == 0), 1)
+    counts = _kept(module, "heads")
+    counts += [inner // s for s in _kept(module, "head size") if inner % s == 0]
+    return next((h for h in counts if inner % h == 0), 1)
+
+
+def _kept(module: Any, role: str) -> list[int]:
+    """The counts the layer keeps under `role`'s published names, on itself or on the
+    `config` it was built from and holds (LitGPT's `self.config.n_head`, Hugging Face's)."""
+    holders = [module, getattr(module, "config", None)]
+    return [h for m in holders for n in named(role) if _count(h := getattr(m, n, None))]
 
 
 # q, k, v; the attributes they were read from; the one map they come from, if one
@@ -469,10 +475,10 @@ def _grouped(module: Any, width: int) -> int | None:
     """The width of q in a fused map of `width` columns holding fewer k, v
     heads than q heads (Phi-3's `qkv_proj`, gpt-fast's `wqkv`), from the head size and the k, v
     head count the layer keeps; None when it keeps neither or they do not add up to that."""
-    size = next((s for n in named("head size") if _count(s := getattr(module, n, None))), None)
-    kv = next((h for n in named("k, v heads") if _count(h := getattr(module, n, None))), None)
-    if size is None or kv is None:
+    sizes, kvs = _kept(module, "head size"), _kept(module, "k, v heads")
+    if not sizes or not kvs:
         return None
+    size, kv = sizes[0], kvs[0]
     q = width - 2 * kv * size
     if q <= kv * size or q % (kv * size):
         return None

@@ -4,7 +4,8 @@ A LLaMA-family layer does not make its rotation; the model around it hands each 
 angles, as cos and sin (Hugging Face's `position_embeddings`), as complex numbers e^(i angle)
 (Meta's LLaMA and torchtitan's `freqs_cis`), as cos and sin in a last axis of two (gpt-fast's
 `freqs_cis`), or as two arguments, the cos and the sin of each half-dimension's angle
-(llama2.c's `freqs_cos` and `freqs_sin`). At angle 0 the rotation leaves q and k as they are,
+(llama2.c's `freqs_cos` and `freqs_sin`) or of each dimension's, (1, n, head size) (LitGPT's
+`cos` and `sin`; (1, n, 1) where only part of each head is rotated, as its default config does). At angle 0 the rotation leaves q and k as they are,
 so the layer is checked as attention without positions: its scale, mask, softmax and heads,
 against its own weights. The rotation itself is the model's, and is not checked here.
 
@@ -96,6 +97,10 @@ class Rotary:
         wide = "torch.complex128" if dtype == "torch.float64" else "torch.complex64"
         made = {
             "apart": f"torch.ones(n, {half}, dtype={dtype}), torch.zeros(n, {half}, dtype={dtype})",
+            "apart, whole": f"torch.ones(1, n, {size}, dtype={dtype}), "
+            f"torch.zeros(1, n, {size}, dtype={dtype})",
+            "apart, broadcast": f"torch.ones(1, n, 1, dtype={dtype}), "
+            f"torch.zeros(1, n, 1, dtype={dtype})",
             "cos_sin": f"torch.ones(1, n, {size}, dtype={dtype}), "
             f"torch.zeros(1, n, {size}, dtype={dtype})",
             "complex": f"torch.ones(n, {half}, dtype={wide})",
@@ -112,6 +117,8 @@ class Rotary:
     def said(self) -> str:
         return {
             "apart": "cos 1 and sin 0",
+            "apart, whole": "cos 1 and sin 0",
+            "apart, broadcast": "cos 1 and sin 0 over every dimension rotated",
             "cos_sin": "(cos, sin) = (1, 0)",
             "complex": "e^(i 0) = 1",
             "pairs": "cos 1 and sin 0 in a last axis of two",
@@ -123,9 +130,10 @@ def rotations(params: Iterable[str], given: dict[str, Any], head_size: int) -> l
     not given, in the order to try them; none when it takes none."""
     params = set(params)
     apart = [
-        Rotary(cos, "apart", head_size, sine)
+        Rotary(cos, form, head_size, sine)
         for cos, sine in APART.items()
         if {cos, sine} <= params and not {cos, sine} & set(given)
+        for form in ("apart", "apart, whole", "apart, broadcast")
     ]
     return [
         *(
