@@ -107,6 +107,8 @@ class Layer:
         self.flag: str | None = None  # a causal flag passed as True
         self.rotary: Rotary | None = None  # the rotation the model would hand in, at angle 0
         self.args: dict[str, Any] = {}  # the caller's own, for every call
+        # the (n, seed) it is compared on: those of SIZES whose length it takes
+        self.sizes: tuple[tuple[int, int], ...] = SIZES
         self.text: _Text  # the reproductions, once the layer is called
 
     @property
@@ -141,7 +143,7 @@ class Layer:
         given, extra = self.inputs(x, self.dtype)
         out = np.asarray(self.runner(*given, **extra))
         out = out[:, :, 0] if proj.image and out.ndim == 4 else out
-        out = out[..., 0].swapaxes(1, 2) if proj.channels_first and out.ndim == 4 else out
+        out = out[:, :, 0].swapaxes(1, 2) if proj.channels_first and out.ndim == 4 else out
         if out.ndim == 2 and x.shape[0] == 1:
             out = out[:, None] if proj.time_first else out[None]
         out = out.swapaxes(0, 1) if proj.time_first and out.ndim == 3 else out
@@ -158,7 +160,7 @@ class Layer:
         given = torch.tensor(x, dtype=dtype)
         given = given.transpose(0, 1) if proj.time_first else given
         given = given[:, :, None] if proj.image else given
-        given = given.transpose(1, 2)[..., None] if proj.channels_first else given
+        given = given.transpose(1, 2)[:, :, None] if proj.channels_first else given
         extra = {self.mask.param: self.mask.make(n, dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
         extra |= self.rotary.args(n, dtype) if self.rotary else {}
@@ -220,6 +222,7 @@ def start(
             "it calls (e.g. eager_attention_forward) as a kernel"
         ) from None
     rep.kind = "layer"
+    layer.sizes = _lengths_taken(layer, rep)
     if ON_EACH_CALL not in zeroed:  # it asked for no cos or sin: no mode to slow its calls
         t.runner.around = None
     _say_how_called(layer, rep, turned, zeroed)
@@ -398,6 +401,21 @@ def _required(params: dict[str, bool], masks: list[str], given: dict[str, Any]) 
     return {n: None for n in masks if n in needed} | {n: 0 for n in named("start") if n in needed}
 
 
+def _lengths_taken(layer: Layer, rep: Report) -> tuple[tuple[int, int], ...]:
+    """SIZES' lengths the layer takes besides the first: a layer holding a mask or positions
+    of one length (CLIP's text attention with its causal mask for 77 tokens) takes only it."""
+    taken = [SIZES[0]]
+    for n, seed in SIZES[1:]:
+        try:
+            layer(layer.x(n, seed))
+            taken.append((n, seed))
+        except CallFailed:
+            continue
+    if len(taken) == 1:
+        rep.notes.append(f"it takes only n = {SIZES[0][0]} of the lengths tried: checked on that")
+    return tuple(taken)
+
+
 def _first_call(layer: Layer, x: Array, rotaries: list[Rotary]) -> Array:
     """The layer's output for x, with the first of the rotations it may take that it accepts
     (kept for every later call), or alone when it takes none."""
@@ -470,8 +488,8 @@ def _judge(layer: Layer, rep: Report, causal: bool, leak: Leak | None, label: st
     proj = layer.proj
     want = Suspect(CAUSAL if causal else CORRECT)
     check_name = f"matches float64 reference attention layer ({label})"
-    results = [(x, layer(x)) for x in (layer.x(n, s) for n, s in SIZES)]
-    sizes = ", ".join(f"n = {n}" for n, _ in SIZES)
+    results = [(x, layer(x)) for x in (layer.x(n, s) for n, s in layer.sizes)]
+    sizes = ", ".join(f"n = {n}" for n, _ in layer.sizes)
     named = False  # a known bug, or an unexplained output, already reported
     right = all(_agrees(layer, x[0], out[0], want) for x, out in results)
     if right:
@@ -514,7 +532,9 @@ def _name_the_bug(
     rep.check(check_name, "fail", "differs from the reference; matches no known bug")
     if leaks:
         return False
-    rep.titled("wrong-output", "", layer.text.expected(x0[0], s0, proj, want))
+    # no softmax ran: what it computes instead is not named, but said
+    unseen = "; no softmax ran in its forward: not softmax attention" if proj.axis == "none" else ""
+    rep.titled("wrong-output", unseen, layer.text.expected(x0[0], s0, proj, want))
     return True
 
 
@@ -682,11 +702,13 @@ LAYOUT_TEXT = {
         "x as an n x 1 image, ",
         "(batch, n, 1, C), an n x 1 image",
     ),
+    # the sequence along the width, as Apple's ANE layers take it; a U-Net's, which flattens
+    # H x W, takes it too, where (batch, C, n, 1) would read each position alone to the former
     "channels_first": (
-        "x.transpose(1, 2)[..., None]",
-        "[..., 0].transpose(1, 2)",
-        "x as an n x 1 image (batch, C, n, 1), ",
-        "(batch, C, n, 1), an n x 1 image, channels first",
+        "x.transpose(1, 2)[:, :, None]",
+        "[:, :, 0].transpose(1, 2)",
+        "x as a 1 x n image (batch, C, 1, n), ",
+        "(batch, C, 1, n), a 1 x n image, channels first",
     ),
 }
 

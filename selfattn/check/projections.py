@@ -82,7 +82,7 @@ class Projections:
     inputs: int = 1
     keywords: tuple[str, ...] = ()  # the keyword-only parameters x goes in as; (): by position
     image: bool = False  # x goes in as an image (batch, H, W, C): here n x 1, (batch, n, 1, C)
-    channels_first: bool = False  # as an image (batch, C, H, W): here (batch, C, n, 1)
+    channels_first: bool = False  # as an image (batch, C, H, W): here (batch, C, 1, n)
     time_first: bool = False
     holder: str = ""  # the attribute a thin wrapper holds the layer under; "": the target's own
     residual: bool = False  # the layer returns x + attention, as a block's first half does
@@ -104,7 +104,9 @@ class Projections:
     # and an attribute of it holds that value (timm's old `qk_scale`): read from the run; 0: none
     scale: float = 0.0
     scaled_by: str = ""  # the attribute that holds it
-    axis: str = ""  # what the softmax normalised in the run, "keys" or "queries"; "": not read
+    # what the softmax normalised in the run, "keys" or "queries"; "none": no softmax ran;
+    # "": not read
+    axis: str = ""
 
     @property
     def layout(self) -> str:
@@ -277,12 +279,13 @@ def _read(weight: Any, bias: Any, stored_in_by_out: bool = False) -> Affine | No
     return Affine(w, b) if b.shape == (w.shape[1],) else None
 
 
-def find_projections(module: Any) -> Projections | None:
+def find_projections(module: Any, part: bool = False) -> Projections | None:
     """The projections of an attention layer, or None when none is found under a known name.
 
     They may be the module's own, an nn.MultiheadAttention's packed `in_proj_weight`, or
     those of the one attention layer a thin wrapper holds (all its weights are that layer's:
-    a module that adds a mask to an `attn` it calls, not a block with norms and an MLP).
+    a module that adds a mask to an `attn` it calls, not a block with norms and an MLP), or
+    that a block holds when the target is one `part` of it, a method other than forward.
     """
     if not hasattr(module, "named_modules"):
         return None
@@ -299,7 +302,7 @@ def find_projections(module: Any) -> Projections | None:
     name, proj = held[0]
     # a thin wrapper only: a block with its own norms or MLP computes more than attention
     child = module.get_submodule(name)
-    if {id(w) for w in module.parameters()} != {id(w) for w in child.parameters()}:
+    if not part and {id(w) for w in module.parameters()} != {id(w) for w in child.parameters()}:
         return None
     return replace(
         proj,

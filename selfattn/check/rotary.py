@@ -5,9 +5,10 @@ angles, as cos and sin (Hugging Face's `position_embeddings`), as complex number
 (Meta's LLaMA and torchtitan's `freqs_cis`), as cos and sin in a last axis of two (gpt-fast's
 `freqs_cis`), or as two arguments, the cos and the sin of each half-dimension's angle
 (llama2.c's `freqs_cos` and `freqs_sin`) or of each dimension's, (1, n, head size) (LitGPT's
-`cos` and `sin`; (1, n, 1) where only part of each head is rotated, as its default config does). At angle 0 the rotation leaves q and k as they are,
-so the layer is checked as attention without positions: its scale, mask, softmax and heads,
-against its own weights. The rotation itself is the model's, and is not checked here.
+`cos` and `sin`; (1, n, 1) where only part of each head is rotated, as its default config
+does). At angle 0 the rotation leaves q and k as they are, so the layer is checked as
+attention without positions: its scale, mask, softmax and heads, against its own weights.
+The rotation itself is the model's, and is not checked here.
 
 A layer that makes its rotation itself, from angles it keeps (an `inv_freq`, a `cos` and `sin`
 it has worked out), is set to angle 0 the same way for the check, and put back after. One that
