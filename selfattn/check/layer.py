@@ -160,7 +160,9 @@ class Layer:
         given = torch.tensor(x, dtype=dtype)
         given = given.transpose(0, 1) if proj.time_first else given
         given = given[:, :, None] if proj.image else given
-        given = given.transpose(1, 2)[:, :, None] if proj.channels_first else given
+        # contiguous: torch 2.13's backward through a 1 x 1 convolution and a GroupNorm of
+        # a (batch, C, 1, n) view with strides (n C, 1, n C, C) ends the process (SIGSEGV)
+        given = given.transpose(1, 2)[:, :, None].contiguous() if proj.channels_first else given
         extra = {self.mask.param: self.mask.make(n, dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
         extra |= self.rotary.args(n, dtype) if self.rotary else {}
@@ -322,7 +324,9 @@ def wiring(run: LayerRun) -> None:
     if proj.norm is not None:
         kind = "RMSNorm" if proj.norm.rms else "LayerNorm"
         kind = f"GroupNorm, {proj.norm.groups} groups" if proj.norm.groups else kind
-        rep.notes.append(f"x goes through `{proj.norm.name}` ({kind}) before the projections")
+        where = "x + attention goes" if proj.post_norm else "x goes"
+        when = "after the residual" if proj.post_norm else "before the projections"
+        rep.notes.append(f"{where} through `{proj.norm.name}` ({kind}) {when}")
     if proj.wiring:
         rep.notes.append(
             f"{proj.wiring}: right for weights trained this way, wrong for a checkpoint "
@@ -561,22 +565,27 @@ def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
 
     A reading other than the plain one is taken only when it makes the output right: a buggy
     layer is nearer to some rewiring by chance, and would be explained away. When none is
-    right, only the norm is decided, by which reference the output is nearer.
+    right, only the norm and the residual are decided, by which reference the output is
+    nearer: adding x or normalising after it moves the output far more than a bug does.
     """
     # an output never below 0 and at 0 in a quarter of its entries or more has been through
     # a ReLU: read from the output itself, before any bug is looked for
     proj = replace(layer.proj, relu=bool(out.min() >= 0 and (out == 0).mean() >= 0.25))
     norms = (proj.norm, None) if proj.norm is not None else (None,)
-    ways = [
-        replace(w, norm=norm, residual=res)
-        for w in _readings(proj)
+    wires = [
+        (norm, res, after)
         for norm in norms
-        for res in (False, True)
+        for res, after in ((False, False), (True, False), (True, norm is not None))
+    ]
+    ways = [
+        replace(w, norm=norm, residual=res, post_norm=after)
+        for w in _readings(proj)
+        for norm, res, after in wires
     ]
     right = next((w for w in ways if _agrees(layer, x, out, want, w)), None)
     if right is not None:
         return right
-    plain = [replace(proj, norm=norm) for norm in norms]
+    plain = [replace(proj, norm=n, residual=r, post_norm=a) for n, r, a in wires]
     return min(plain, key=lambda w: _error(w, want, x, out))
 
 
@@ -705,7 +714,7 @@ LAYOUT_TEXT = {
     # the sequence along the width, as Apple's ANE layers take it; a U-Net's, which flattens
     # H x W, takes it too, where (batch, C, n, 1) would read each position alone to the former
     "channels_first": (
-        "x.transpose(1, 2)[:, :, None]",
+        "x.transpose(1, 2)[:, :, None].contiguous()",
         "[:, :, 0].transpose(1, 2)",
         "x as a 1 x n image (batch, C, 1, n), ",
         "(batch, C, 1, n), a 1 x n image, channels first",

@@ -49,7 +49,8 @@ TABLE: tuple[tuple[str, str, str], ...] = (
         "labml.ai",
     ),
     # a LayerNorm or RMSNorm the layer may apply to x first; QK-norm on q and k
-    ("norm", "norm pre_norm input_norm ln", "lucidrains, vit-pytorch"),
+    # (or to x + attention: the 2017 Transformer's post-norm, jadore801120's `layer_norm`)
+    ("norm", "norm pre_norm input_norm ln layer_norm", "lucidrains, vit-pytorch, jadore801120"),
     ("q norm", "q_norm q_layernorm query_norm norm_q", "timm's qk_norm, OLMo 2, Qwen 3"),
     ("k norm", "k_norm k_layernorm key_norm norm_k", "timm's qk_norm, OLMo 2, Qwen 3"),
     # the head count, and the k, v heads' when fewer (grouped-query attention)

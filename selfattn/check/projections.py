@@ -86,6 +86,7 @@ class Projections:
     time_first: bool = False
     holder: str = ""  # the attribute a thin wrapper holds the layer under; "": the target's own
     residual: bool = False  # the layer returns x + attention, as a block's first half does
+    post_norm: bool = False  # and `norm` applied to that, not to x (the 2017 Transformer's)
     relu: bool = False  # and then through a ReLU (FuxiCTR's AutoInt layer)
     # the one map q, k and v come from, and how its columns are read: which third is which
     # ("qkv" in order), or per head, (heads, 3, head_dim), as GPT-NeoX and BLOOM store them
@@ -169,7 +170,7 @@ class Projections:
         `mixed`: they are joined as (heads, n, head_dim) reshaped to (n, C), the same way.
         """
         given = x
-        x = self.norm(x, dtype) if self.norm is not None else x
+        x = self.norm(x, dtype) if self.norm is not None and not self.post_norm else x
         heads = self._heads(x, self._as_held(variant), dtype, cut)
         if heads is None:
             return None
@@ -179,6 +180,7 @@ class Projections:
             if self.residual and joined.shape != given.shape:
                 return None  # no residual from C to another width
             joined = joined + given.astype(dtype) if self.residual else joined
+            joined = self.norm(joined, dtype) if self.post_norm and self.norm else joined
             joined = np.maximum(joined, 0) if self.relu else joined
         return np.asarray(joined, dtype=np.float64)
 
@@ -503,6 +505,11 @@ def _held(module: Any, dotted: str) -> Any:
     for name in dotted.split("."):
         module = getattr(module, name, None)
     return module
+
+
+def held_norm(module: Any, width: int) -> Norm | None:
+    """A LayerNorm or RMSNorm over x's width the layer holds under a published name."""
+    return _norm(module, named("norm"), (width,))
 
 
 def _norm(module: Any, names: tuple[str, ...], widths: tuple[int, ...]) -> Norm | None:

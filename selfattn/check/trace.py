@@ -22,7 +22,7 @@ import numpy as np
 
 from .names import named
 from .probe import CallFailed, Runner, _inspected, is_mask_name
-from .projections import Affine, Norm, Projections, _read, as_float64, split_maps
+from .projections import Affine, Norm, Projections, _read, as_float64, held_norm, split_maps
 
 # calls that pass x on unchanged in meaning: the maps in may be applied to what they return
 PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_norm", "to", "float"}
@@ -206,14 +206,17 @@ class _Watcher:
     def _attention(self, name: str, args: Any, kwargs: dict[str, Any], outs: list[Any]) -> None:
         first = args[0]
         # scores (batch, heads, n, n) or (batch * heads, n, n); q (batch, heads, n, d); else
-        # laid out otherwise, as many heads as (n, n) blocks (Apple's ANE: (batch, n, 1, n))
+        # with keys and queries on other axes, as many heads as (n, n) blocks (Apple's ANE:
+        # (batch, n, 1, n))
         heads = first.shape[-3] if first.ndim >= 4 else first.shape[0] // self.batch
-        if tuple(first.shape[-2:]) != (self.n, self.n):
+        fused = name == "scaled_dot_product_attention"  # its first is q, not the scores
+        apart = tuple(first.shape[-2:]) != (self.n, self.n) and first.shape.count(self.n) >= 2
+        if not fused and apart:
             heads = first.numel() // (self.batch * self.n * self.n)
         self.seen.heads += int(heads)
         if self.seen.roles:
             return  # heads computed one by one: the first one tells
-        if name == "scaled_dot_product_attention":
+        if fused:
             self.seen.roles = [self.origin.get(id(t), frozenset()) for t in args[:3]]
             self._fused_scale(args, kwargs)
             return
@@ -485,7 +488,7 @@ def observe(module: Any, runner: Runner, width: int) -> Seen | None:
     # x as a sequence, else as an image, n x 1 channels last (Segment Anything) or 1 x n
     # channels first (a U-Net's attention over 1 x 1 convolutions, Apple's ANE layers), each
     # given as many times as the layer takes it
-    layouts = [x, x[:, :, None], x.transpose(1, 2)[:, :, None]]
+    layouts = [x, x[:, :, None], x.transpose(1, 2)[:, :, None].contiguous()]
     for given, times in ((g, t) for g in layouts for t in _ways(module)):
         try:
             seen = runner.call_other(watch, module, given, times, n=x.shape[1])
@@ -610,7 +613,10 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
         if proj is not None:
             return _as_run(module, proj, seen)
         found = projections(seen)
-        return None if found is None else replace(_own_scale(module, found, seen), axis=seen.axis)
+        if found is None:
+            return None
+        norm = found.norm or held_norm(module, found.width)  # on x, or after the residual
+        return replace(_own_scale(module, found, seen), axis=seen.axis, norm=norm)
     return proj
 
 
