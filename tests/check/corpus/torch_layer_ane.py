@@ -7,6 +7,7 @@ it read each position alone, looked causal and wrong (wrong-output), and the (q,
 was read as a kernel (weights-not-normalized).
 
 after: apple/ml-ane-transformers ane_transformers/reference/multihead_attention.py
+after: apple/ml-ane-transformers ane_transformers/reference/layer_norm.py
 commit: da64000fa56cc85b0859bc17cb16a3d753b8304a
 licence: Apple Sample Code License
 target: attn

@@ -5,6 +5,7 @@ a stabiliser subtracted) and are never a softmax: the output approximates softma
 closer the more features. `check` reads wrong-output, and that no softmax ran in the forward.
 
 after: lucidrains/performer-pytorch performer_pytorch/performer_pytorch.py
+after: lucidrains/performer-pytorch performer_pytorch/reversible.py
 commit: fc8b78441b1e27eb5d9b01fc738a8772cee07127
 licence: MIT
 target: attn
