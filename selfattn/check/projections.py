@@ -9,7 +9,7 @@ variant, right or one of the known bugs.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -401,7 +401,8 @@ def _kept(module: Any, role: str) -> list[int]:
     """The counts the layer keeps under `role`'s published names, on itself or on the
     `config` it was built from and holds (LitGPT's `self.config.n_head`, Hugging Face's)."""
     holders = [module, getattr(module, "config", None)]
-    return [h for m in holders for n in named(role) if _count(h := getattr(m, n, None))]
+    found = (getattr(m, n, None) for m in holders for n in named(role))
+    return [h for h in found if _count(h)]
 
 
 # q, k, v; the attributes they were read from; the one map they come from, if one
@@ -490,7 +491,7 @@ def _grouped(module: Any, width: int) -> int | None:
     return q
 
 
-def _count(value: Any) -> bool:
+def _count(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 

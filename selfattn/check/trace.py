@@ -205,15 +205,8 @@ class _Watcher:
 
     def _attention(self, name: str, args: Any, kwargs: dict[str, Any], outs: list[Any]) -> None:
         first = args[0]
-        # scores (batch, heads, n, n) or (batch * heads, n, n); q (batch, heads, n, d); else
-        # with keys and queries on other axes, as many heads as (n, n) blocks (Apple's ANE:
-        # (batch, n, 1, n))
-        heads = first.shape[-3] if first.ndim >= 4 else first.shape[0] // self.batch
         fused = name == "scaled_dot_product_attention"  # its first is q, not the scores
-        apart = tuple(first.shape[-2:]) != (self.n, self.n) and first.shape.count(self.n) >= 2
-        if not fused and apart:
-            heads = first.numel() // (self.batch * self.n * self.n)
-        self.seen.heads += int(heads)
+        self.seen.heads += self._heads(first, fused)
         if self.seen.roles:
             return  # heads computed one by one: the first one tells
         if fused:
@@ -233,6 +226,15 @@ class _Watcher:
             self._rows(first, args, kwargs)
             self._scale(first, product, factors)
             self.seen.axis = _axis(first, args, kwargs) if self._op(product) in PRODUCTS else ""
+
+    def _heads(self, first: Any, fused: bool) -> int:
+        """The heads in one softmax's scores (batch, heads, n, n) or (batch * heads, n, n), or
+        SDPA's q (batch, heads, n, d); scores with keys and queries on other axes hold as many
+        heads as (n, n) blocks (Apple's ANE: (batch, n, 1, n))."""
+        n = self.n
+        if not fused and tuple(first.shape[-2:]) != (n, n) and first.shape.count(n) >= 2:
+            return first.numel() // (self.batch * n * n)
+        return int(first.shape[-3] if first.ndim >= 4 else first.shape[0] // self.batch)
 
     def _rows(self, scores: Any, args: Any, kwargs: dict[str, Any]) -> None:
         """Notes whether the softmax mixed x's first axis (length batch, here 1), not its

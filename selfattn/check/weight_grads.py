@@ -65,17 +65,12 @@ def rule(run: LayerRun) -> None:
     if _keras(module) or layer.proj.relu:
         rep.check(name, "skip", RELU_SKIP if layer.proj.relu else KERAS_SKIP)
         return
-    slopes: list[Slope] = []
-    wrong: list[Slope] = []
     probes = [p for p in PROBES if p in layer.sizes]
-    for n, seed in probes:
-        got = _slopes_on(module, layer, layer.x(n, seed))
-        if isinstance(got, str):
-            rep.check(name, "skip", got)
-            return
-        slopes += got
-        largest = max((s.size for s in got), default=0.0)
-        wrong += [s for s in got if s.off(layer.lp.eps, largest)]
+    measured = _measured(module, layer, probes)
+    if isinstance(measured, str):
+        rep.check(name, "skip", measured)
+        return
+    slopes, wrong = measured
     if not slopes:
         rep.check(name, "skip", "the layer has no trainable parameters")
         return
@@ -92,6 +87,22 @@ def rule(run: LayerRun) -> None:
         detail += f"; {said}"
     rep.check(name, "fail", detail)
     rep.titled(id_, f" ({label}): {detail}", _repro(layer.text, wrong[0].name, PROBES[0]))
+
+
+def _measured(
+    module: Any, layer: Layer, probes: list[tuple[int, int]]
+) -> tuple[list[Slope], list[Slope]] | str:
+    """Every slope on the probes' inputs and those that are off, or why none could be had."""
+    slopes: list[Slope] = []
+    wrong: list[Slope] = []
+    for n, seed in probes:
+        got = _slopes_on(module, layer, layer.x(n, seed))
+        if isinstance(got, str):
+            return got
+        slopes += got
+        largest = max((s.size for s in got), default=0.0)
+        wrong += [s for s in got if s.off(layer.lp.eps, largest)]
+    return slopes, wrong
 
 
 # a Keras layer computes in its dtype policy's dtype (float32) whatever its weights are cast
