@@ -32,7 +32,7 @@ from .reference import (
     masked,
 )
 from .report import Report
-from .rotary import AT_ZERO, AT_ZERO_TEXT, ON_EACH_CALL, Rotary, defined, rotations
+from .rotary import AT_ZERO, AT_ZERO_TEXT, ON_EACH_CALL, Rotary, defined, held_at, rotations
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -388,11 +388,19 @@ def _how_it_rotates(layer: Layer, zeroed: list[str]) -> list[str]:
             " are answered as at angle 0 (1 and 0) while it runs, so it is checked as attention"
             " without positions"
         )
-    elif zeroed:
+        return said
+    biases = [n for n in zeroed if held_at(n) in named("relative bias")]
+    angles = [n for n in zeroed if n not in biases]
+    if angles:
         said.append(
-            f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in zeroed)})"
+            f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in angles)})"
             " are held at angle 0 for the check, so it is checked as attention without positions"
             " (they are put back after)"
+        )
+    if biases:
+        said.append(
+            f"the layer adds a learned bias by relative position to its scores: "
+            f"{', '.join(f'`{n}`' for n in biases)} held at 0 for the check (put back after)"
         )
     return said
 
@@ -778,9 +786,9 @@ class _Text:
         under AtZero (cos 1, sin 0)."""
         if ON_EACH_CALL in self.zeroed:
             return [*AT_ZERO_TEXT.splitlines(), ""], ["    with AtZero():", f"        {call}"]
-        still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
+        still = [f"    {self.name}.{n}.fill_({AT_ZERO[held_at(n) or '']})" for n in self.zeroed]
         if still:
-            still = ["with torch.no_grad():  # its own rotation at angle 0, as checked", *still, ""]
+            still = ["with torch.no_grad():  # angles, relative bias at 0, as checked", *still, ""]
         return still, [f"    {call}"]
 
     def random(self, n: int, seed: int) -> str:

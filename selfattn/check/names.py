@@ -70,6 +70,8 @@ TABLE: tuple[tuple[str, str, str], ...] = (
     ("cosines", "cos cos_cached _cos_cached", "modded-nanogpt, older Hugging Face"),
     ("sines", "sin sin_cached _sin_cached", "modded-nanogpt, older Hugging Face"),
     ("complex rotations", "freqs_cis", "Meta's LLaMA"),
+    # a learned bias the layer adds to its scores by relative position (0: none)
+    ("relative bias", "relative_attention_bias.weight", "T5's bias per bucket of distance"),
 )
 
 

@@ -36,11 +36,18 @@ FORMS = {
 # where a layer takes cos and sin as two arguments, (n, head_size / 2) each: cosine's, sine's
 APART = dict(named("rotation as cos and sin apart"))
 AT_ZERO = {
+    **dict.fromkeys(named("relative bias"), 0.0),  # not a rotation: a bias, held at 0 alike
     **dict.fromkeys(named("angles"), 0.0),
     **dict.fromkeys(named("cosines"), 1.0),
     **dict.fromkeys(named("sines"), 0.0),
     **dict.fromkeys(named("complex rotations"), 1.0),
 }
+
+
+def held_at(path: str) -> str | None:
+    """The key of AT_ZERO a tensor at `path` in the module is held under (`inv_freq`,
+    `relative_attention_bias.weight`), or None."""
+    return next((k for k in AT_ZERO if path == k or path.endswith(f".{k}")), None)
 
 
 def defined(lines: list[str], name: str) -> Any:
@@ -188,12 +195,12 @@ def angles_at_zero(module: Any, runner: Any) -> Iterator[list[str]]:
             *child._buffers.items(),
             *child._parameters.items(),
         ]
-        if name in AT_ZERO and isinstance(value, torch.Tensor) and value.numel()
+        if held_at(f"{owner}.{name}") and isinstance(value, torch.Tensor) and value.numel()
     ]
     saved = [value.detach().clone() for _, value in kept]
     with torch.no_grad():
         for name, value in kept:
-            value.fill_(AT_ZERO[name.rsplit(".", 1)[-1]])
+            value.fill_(AT_ZERO[held_at(name) or ""])
     names = [name for name, _ in kept]
     runner.around = None if kept else _answering(names)
     try:
