@@ -56,7 +56,7 @@ class Target:
     build: str = ""  # an expression making the target, evaluated among the file's names
     setup: str = ""  # statements run on the built target, `attn`, as after training
     args: str = ""  # a Python literal: extra arguments for every call
-    imports: str = ""  # run before `defs`
+    imports: str = ""  # run before `defs`, or before the file is imported
     defs: list[str] = field(default_factory=list)
     docstring: bool = False
     installed: str = ""
@@ -162,6 +162,8 @@ def build(root: Path, t: Target) -> Any:
         dotted = file.relative_to(checkout / t.installable).with_suffix("").parts
         ns = vars(importlib.import_module(".".join(dotted)))
     else:
+        if t.imports:  # stand-ins for what the file imports that is not at hand (lightning)
+            exec(compile(t.imports, "<imports>", "exec"), {})
         ns = vars(_import(checkout, file))
     scope = {**ns}
     obj = eval(t.build, scope) if t.build else ns[t.name]  # the manifest's own text

@@ -227,8 +227,12 @@ def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | Non
     layer whose names were never seen is read from what it runs), or None."""
     if kind not in (None, "layer"):
         return None
-    proj = find_projections(_module_of(fn))
-    return read_layer(fn, runner, proj) if fn is _module_of(fn) else proj
+    module = _module_of(fn)
+    # a block's method other than its forward (CLIP's `attention(x)`, beside its MLP) is
+    # read as the one attention layer the block holds
+    part = fn is not module and getattr(fn, "__name__", "forward") != "forward"
+    proj = find_projections(module, part)
+    return read_layer(fn, runner, proj) if fn is module else proj
 
 
 def _jax_layer(fn: Any, runner: Runner, kind: str | None) -> Read | None:

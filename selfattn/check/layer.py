@@ -33,7 +33,7 @@ from .reference import (
     masked,
 )
 from .report import Report
-from .rotary import AT_ZERO, AT_ZERO_TEXT, ON_EACH_CALL, Rotary, defined, rotations
+from .rotary import AT_ZERO, AT_ZERO_TEXT, ON_EACH_CALL, Rotary, defined, held_at, rotations
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed
@@ -108,6 +108,8 @@ class Layer:
         self.flag: str | None = None  # a causal flag passed as True
         self.rotary: Rotary | None = None  # the rotation the model would hand in, at angle 0
         self.args: dict[str, Any] = {}  # the caller's own, for every call
+        # the (n, seed) it is compared on: those of SIZES whose length it takes
+        self.sizes: tuple[tuple[int, int], ...] = SIZES
         self.text: _Text  # the reproductions, once the layer is called
 
     @property
@@ -142,7 +144,7 @@ class Layer:
         given, extra = self.inputs(x, self.dtype)
         out = np.asarray(self.runner(*given, **extra))
         out = out[:, :, 0] if proj.image and out.ndim == 4 else out
-        out = out[..., 0].swapaxes(1, 2) if proj.channels_first and out.ndim == 4 else out
+        out = out[:, :, 0].swapaxes(1, 2) if proj.channels_first and out.ndim == 4 else out
         if out.ndim == 2 and x.shape[0] == 1:
             out = out[:, None] if proj.time_first else out[None]
         out = out.swapaxes(0, 1) if proj.time_first and out.ndim == 3 else out
@@ -159,7 +161,9 @@ class Layer:
         given = torch.tensor(x, dtype=dtype)
         given = given.transpose(0, 1) if proj.time_first else given
         given = given[:, :, None] if proj.image else given
-        given = given.transpose(1, 2)[..., None] if proj.channels_first else given
+        # contiguous: torch 2.13's backward through a 1 x 1 convolution and a GroupNorm of
+        # a (batch, C, 1, n) view with strides (n C, 1, n C, C) ends the process (SIGSEGV)
+        given = given.transpose(1, 2)[:, :, None].contiguous() if proj.channels_first else given
         extra = {self.mask.param: self.mask.make(n, dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
         extra |= self.rotary.args(n, dtype) if self.rotary else {}
@@ -221,6 +225,7 @@ def start(
             "it calls (e.g. eager_attention_forward) as a kernel"
         ) from None
     rep.kind = "layer"
+    layer.sizes = _lengths_taken(layer, rep)
     if ON_EACH_CALL not in zeroed:  # it asked for no cos or sin: no mode to slow its calls
         t.runner.around = None
     _say_how_called(layer, rep, turned, zeroed)
@@ -329,7 +334,9 @@ def wiring(run: LayerRun) -> None:
     if proj.norm is not None:
         kind = "RMSNorm" if proj.norm.rms else "LayerNorm"
         kind = f"GroupNorm, {proj.norm.groups} groups" if proj.norm.groups else kind
-        rep.notes.append(f"x goes through `{proj.norm.name}` ({kind}) before the projections")
+        where = "x + attention goes" if proj.post_norm else "x goes"
+        when = "after the residual" if proj.post_norm else "before the projections"
+        rep.notes.append(f"{where} through `{proj.norm.name}` ({kind}) {when}")
     if proj.wiring:
         rep.notes.append(
             f"{proj.wiring}: right for weights trained this way, wrong for a checkpoint "
@@ -407,11 +414,19 @@ def _how_it_rotates(layer: Layer, zeroed: list[str]) -> list[str]:
             " are answered as at angle 0 (1 and 0) while it runs, so it is checked as attention"
             " without positions"
         )
-    elif zeroed:
+        return said
+    biases = [n for n in zeroed if held_at(n) in named("relative bias")]
+    angles = [n for n in zeroed if n not in biases]
+    if angles:
         said.append(
-            f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in zeroed)})"
+            f"the layer rotates q and k itself: its angles ({', '.join(f'`{n}`' for n in angles)})"
             " are held at angle 0 for the check, so it is checked as attention without positions"
             " (they are put back after)"
+        )
+    if biases:
+        said.append(
+            f"the layer adds a learned bias by relative position to its scores: "
+            f"{', '.join(f'`{n}`' for n in biases)} held at 0 for the check (put back after)"
         )
     return said
 
@@ -422,6 +437,21 @@ def _required(params: dict[str, bool], masks: list[str], given: dict[str, Any]) 
     no mask, until one is found to be what makes the layer causal; the start position as 0."""
     needed = {n for n, required in params.items() if required} - set(given)
     return {n: None for n in masks if n in needed} | {n: 0 for n in named("start") if n in needed}
+
+
+def _lengths_taken(layer: Layer, rep: Report) -> tuple[tuple[int, int], ...]:
+    """SIZES' lengths the layer takes besides the first: a layer holding a mask or positions
+    of one length (CLIP's text attention with its causal mask for 77 tokens) takes only it."""
+    taken = [SIZES[0]]
+    for n, seed in SIZES[1:]:
+        try:
+            layer(layer.x(n, seed))
+            taken.append((n, seed))
+        except CallFailed:
+            continue
+    if len(taken) == 1:
+        rep.notes.append(f"it takes only n = {SIZES[0][0]} of the lengths tried: checked on that")
+    return tuple(taken)
 
 
 def _first_call(layer: Layer, x: Array, rotaries: list[Rotary]) -> Array:
@@ -496,8 +526,8 @@ def _judge(layer: Layer, rep: Report, causal: bool, leak: Leak | None, label: st
     proj = layer.proj
     want = Suspect(CAUSAL if causal else CORRECT)
     check_name = f"matches float64 reference attention layer ({label})"
-    results = [(x, layer(x)) for x in (layer.x(n, s) for n, s in SIZES)]
-    sizes = ", ".join(f"n = {n}" for n, _ in SIZES)
+    results = [(x, layer(x)) for x in (layer.x(n, s) for n, s in layer.sizes)]
+    sizes = ", ".join(f"n = {n}" for n, _ in layer.sizes)
     named = False  # a known bug, or an unexplained output, already reported
     right = all(_agrees(layer, x[0], out[0], want) for x, out in results)
     if right:
@@ -540,7 +570,9 @@ def _name_the_bug(
     rep.check(check_name, "fail", "differs from the reference; matches no known bug")
     if leaks:
         return False
-    rep.titled("wrong-output", "", layer.text.expected(x0[0], s0, proj, want))
+    # no softmax ran: what it computes instead is not named, but said
+    unseen = "; no softmax ran in its forward: not softmax attention" if proj.axis == "none" else ""
+    rep.titled("wrong-output", unseen, layer.text.expected(x0[0], s0, proj, want))
     return True
 
 
@@ -567,22 +599,27 @@ def _wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projections:
 
     A reading other than the plain one is taken only when it makes the output right: a buggy
     layer is nearer to some rewiring by chance, and would be explained away. When none is
-    right, only the norm is decided, by which reference the output is nearer.
+    right, only the norm and the residual are decided, by which reference the output is
+    nearer: adding x or normalising after it moves the output far more than a bug does.
     """
     # an output never below 0 and at 0 in a quarter of its entries or more has been through
     # a ReLU: read from the output itself, before any bug is looked for
     proj = replace(layer.proj, relu=bool(out.min() >= 0 and (out == 0).mean() >= 0.25))
     norms = (proj.norm, None) if proj.norm is not None else (None,)
-    ways = [
-        replace(w, norm=norm, residual=res)
-        for w in _readings(proj)
+    wires = [
+        (norm, res, after)
         for norm in norms
-        for res in (False, True)
+        for res, after in ((False, False), (True, False), (True, norm is not None))
+    ]
+    ways = [
+        replace(w, norm=norm, residual=res, post_norm=after)
+        for w in _readings(proj)
+        for norm, res, after in wires
     ]
     right = next((w for w in ways if _agrees(layer, x, out, want, w)), None)
     if right is not None:
         return right
-    plain = [replace(proj, norm=norm) for norm in norms]
+    plain = [replace(proj, norm=n, residual=r, post_norm=a) for n, r, a in wires]
     return min(plain, key=lambda w: _error(w, want, x, out))
 
 
@@ -708,11 +745,13 @@ LAYOUT_TEXT = {
         "x as an n x 1 image, ",
         "(batch, n, 1, C), an n x 1 image",
     ),
+    # the sequence along the width, as Apple's ANE layers take it; a U-Net's, which flattens
+    # H x W, takes it too, where (batch, C, n, 1) would read each position alone to the former
     "channels_first": (
-        "x.transpose(1, 2)[..., None]",
-        "[..., 0].transpose(1, 2)",
-        "x as an n x 1 image (batch, C, n, 1), ",
-        "(batch, C, n, 1), an n x 1 image, channels first",
+        "x.transpose(1, 2)[:, :, None].contiguous()",
+        "[:, :, 0].transpose(1, 2)",
+        "x as a 1 x n image (batch, C, 1, n), ",
+        "(batch, C, 1, n), a 1 x n image, channels first",
     ),
 }
 
@@ -778,9 +817,9 @@ class _Text:
         under AtZero (cos 1, sin 0)."""
         if ON_EACH_CALL in self.zeroed:
             return [*AT_ZERO_TEXT.splitlines(), ""], ["    with AtZero():", f"        {call}"]
-        still = [f"    {self.name}.{n}.fill_({AT_ZERO[n.rsplit('.', 1)[-1]]})" for n in self.zeroed]
+        still = [f"    {self.name}.{n}.fill_({AT_ZERO[held_at(n) or '']})" for n in self.zeroed]
         if still:
-            still = ["with torch.no_grad():  # its own rotation at angle 0, as checked", *still, ""]
+            still = ["with torch.no_grad():  # angles, relative bias at 0, as checked", *still, ""]
         return still, [f"    {call}"]
 
     def random(self, n: int, seed: int) -> str:

@@ -49,26 +49,29 @@ TABLE: tuple[tuple[str, str, str], ...] = (
         "labml.ai",
     ),
     # a LayerNorm or RMSNorm the layer may apply to x first; QK-norm on q and k
-    ("norm", "norm pre_norm input_norm ln", "lucidrains, vit-pytorch"),
+    # (or to x + attention: the 2017 Transformer's post-norm, jadore801120's `layer_norm`)
+    ("norm", "norm pre_norm input_norm ln layer_norm", "lucidrains, vit-pytorch, jadore801120"),
     ("q norm", "q_norm q_layernorm query_norm norm_q", "timm's qk_norm, OLMo 2, Qwen 3"),
     ("k norm", "k_norm k_layernorm key_norm norm_k", "timm's qk_norm, OLMo 2, Qwen 3"),
     # the head count, and the k, v heads' when fewer (grouped-query attention)
     ("heads", "n_head num_heads n_heads num_attention_heads heads nh", "nanoGPT, timm, HF"),
     (
         "k, v heads",
-        "num_key_value_heads n_kv_heads num_kv_heads n_kv_head n_local_heads",
-        "Hugging Face, LLaMA, gpt-fast",
+        "num_key_value_heads n_kv_heads num_kv_heads n_kv_head n_local_heads n_query_groups",
+        "Hugging Face, LLaMA, gpt-fast, LitGPT",
     ),
     ("head size", "head_dim head_size attention_head_size dim_head d_head", "HF, lucidrains"),
     # where a layer takes the rotation the model hands it, by the form it takes there
     ("rotation as cos, sin", "position_embeddings", "Hugging Face's Llama"),
     ("rotation as complex", "freqs_cis", "Meta's LLaMA, gpt-fast"),
-    ("rotation as cos and sin apart", "freqs_cos,freqs_sin", "Karpathy's llama2.c"),
+    ("rotation as cos and sin apart", "freqs_cos,freqs_sin cos,sin", "llama2.c, LitGPT"),
     # what a layer that rotates by itself keeps: angles (0 at angle 0), cos (1), sin (0), e^i0
     ("angles", "inv_freq freqs cached_freqs angular_freq", "HF, GPT-NeoX, lucidrains"),
     ("cosines", "cos cos_cached _cos_cached", "modded-nanogpt, older Hugging Face"),
     ("sines", "sin sin_cached _sin_cached", "modded-nanogpt, older Hugging Face"),
     ("complex rotations", "freqs_cis", "Meta's LLaMA"),
+    # a learned bias the layer adds to its scores by relative position (0: none)
+    ("relative bias", "relative_attention_bias.weight", "T5's bias per bucket of distance"),
 )
 
 

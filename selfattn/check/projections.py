@@ -9,7 +9,7 @@ variant, right or one of the known bugs.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -82,10 +82,11 @@ class Projections:
     inputs: int = 1
     keywords: tuple[str, ...] = ()  # the keyword-only parameters x goes in as; (): by position
     image: bool = False  # x goes in as an image (batch, H, W, C): here n x 1, (batch, n, 1, C)
-    channels_first: bool = False  # as an image (batch, C, H, W): here (batch, C, n, 1)
+    channels_first: bool = False  # as an image (batch, C, H, W): here (batch, C, 1, n)
     time_first: bool = False
     holder: str = ""  # the attribute a thin wrapper holds the layer under; "": the target's own
     residual: bool = False  # the layer returns x + attention, as a block's first half does
+    post_norm: bool = False  # and `norm` applied to that, not to x (the 2017 Transformer's)
     relu: bool = False  # and then through a ReLU (FuxiCTR's AutoInt layer)
     # the one map q, k and v come from, and how its columns are read: which third is which
     # ("qkv" in order), or per head, (heads, 3, head_dim), as GPT-NeoX and BLOOM store them
@@ -104,7 +105,9 @@ class Projections:
     # and an attribute of it holds that value (timm's old `qk_scale`): read from the run; 0: none
     scale: float = 0.0
     scaled_by: str = ""  # the attribute that holds it
-    axis: str = ""  # what the softmax normalised in the run, "keys" or "queries"; "": not read
+    # what the softmax normalised in the run, "keys" or "queries"; "none": no softmax ran;
+    # "": not read
+    axis: str = ""
     window: Window | None = None  # the local windows each query keeps to, found by probing
 
     @property
@@ -170,7 +173,7 @@ class Projections:
         given = x
         if self.window and self.window.padded:  # the last block filled with x = 0, cut after
             x = np.concatenate([x, np.zeros((-len(x) % self.window.size, x.shape[1]))])
-        x = self.norm(x, dtype) if self.norm is not None else x
+        x = self.norm(x, dtype) if self.norm is not None and not self.post_norm else x
         heads = self._heads(x, self._as_held(variant), dtype, cut)
         if heads is None:
             return None
@@ -181,6 +184,7 @@ class Projections:
             if self.residual and joined.shape != given.shape:
                 return None  # no residual from C to another width
             joined = joined + given.astype(dtype) if self.residual else joined
+            joined = self.norm(joined, dtype) if self.post_norm and self.norm else joined
             joined = np.maximum(joined, 0) if self.relu else joined
         return np.asarray(joined, dtype=np.float64)
 
@@ -282,12 +286,13 @@ def _read(weight: Any, bias: Any, stored_in_by_out: bool = False) -> Affine | No
     return Affine(w, b) if b.shape == (w.shape[1],) else None
 
 
-def find_projections(module: Any) -> Projections | None:
+def find_projections(module: Any, part: bool = False) -> Projections | None:
     """The projections of an attention layer, or None when none is found under a known name.
 
     They may be the module's own, an nn.MultiheadAttention's packed `in_proj_weight`, or
     those of the one attention layer a thin wrapper holds (all its weights are that layer's:
-    a module that adds a mask to an `attn` it calls, not a block with norms and an MLP).
+    a module that adds a mask to an `attn` it calls, not a block with norms and an MLP), or
+    that a block holds when the target is one `part` of it, a method other than forward.
     """
     if not hasattr(module, "named_modules"):
         return None
@@ -304,7 +309,7 @@ def find_projections(module: Any) -> Projections | None:
     name, proj = held[0]
     # a thin wrapper only: a block with its own norms or MLP computes more than attention
     child = module.get_submodule(name)
-    if {id(w) for w in module.parameters()} != {id(w) for w in child.parameters()}:
+    if not part and {id(w) for w in module.parameters()} != {id(w) for w in child.parameters()}:
         return None
     return replace(
         proj,
@@ -392,10 +397,17 @@ def _own_projections(module: Any) -> Projections | None:
 def _head_count(module: Any, inner: int) -> int:
     """How many heads `inner` columns of q hold: the first count the layer keeps under a
     published name, or the count its head size gives, that divides them; else 1."""
-    counts = [getattr(module, n, None) for n in named("heads")]
-    sizes = [getattr(module, n, None) for n in named("head size")]
-    counts += [inner // s for s in sizes if isinstance(s, int) and s >= 1 and inner % s == 0]
-    return next((h for h in counts if isinstance(h, int) and h >= 1 and inner % h == 0), 1)
+    counts = _kept(module, "heads")
+    counts += [inner // s for s in _kept(module, "head size") if inner % s == 0]
+    return next((h for h in counts if inner % h == 0), 1)
+
+
+def _kept(module: Any, role: str) -> list[int]:
+    """The counts the layer keeps under `role`'s published names, on itself or on the
+    `config` it was built from and holds (LitGPT's `self.config.n_head`, Hugging Face's)."""
+    holders = [module, getattr(module, "config", None)]
+    found = (getattr(m, n, None) for m in holders for n in named(role))
+    return [h for h in found if _count(h)]
 
 
 # q, k, v; the attributes they were read from; the one map they come from, if one
@@ -474,17 +486,17 @@ def _grouped(module: Any, width: int) -> int | None:
     """The width of q in a fused map of `width` columns holding fewer k, v
     heads than q heads (Phi-3's `qkv_proj`, gpt-fast's `wqkv`), from the head size and the k, v
     head count the layer keeps; None when it keeps neither or they do not add up to that."""
-    size = next((s for n in named("head size") if _count(s := getattr(module, n, None))), None)
-    kv = next((h for n in named("k, v heads") if _count(h := getattr(module, n, None))), None)
-    if size is None or kv is None:
+    sizes, kvs = _kept(module, "head size"), _kept(module, "k, v heads")
+    if not sizes or not kvs:
         return None
+    size, kv = sizes[0], kvs[0]
     q = width - 2 * kv * size
     if q <= kv * size or q % (kv * size):
         return None
     return q
 
 
-def _count(value: Any) -> bool:
+def _count(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
@@ -499,6 +511,11 @@ def _held(module: Any, dotted: str) -> Any:
     for name in dotted.split("."):
         module = getattr(module, name, None)
     return module
+
+
+def held_norm(module: Any, width: int) -> Norm | None:
+    """A LayerNorm or RMSNorm over x's width the layer holds under a published name."""
+    return _norm(module, named("norm"), (width,))
 
 
 def _norm(module: Any, names: tuple[str, ...], widths: tuple[int, ...]) -> Norm | None:

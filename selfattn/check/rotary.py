@@ -4,9 +4,11 @@ A LLaMA-family layer does not make its rotation; the model around it hands each 
 angles, as cos and sin (Hugging Face's `position_embeddings`), as complex numbers e^(i angle)
 (Meta's LLaMA and torchtitan's `freqs_cis`), as cos and sin in a last axis of two (gpt-fast's
 `freqs_cis`), or as two arguments, the cos and the sin of each half-dimension's angle
-(llama2.c's `freqs_cos` and `freqs_sin`). At angle 0 the rotation leaves q and k as they are,
-so the layer is checked as attention without positions: its scale, mask, softmax and heads,
-against its own weights. The rotation itself is the model's, and is not checked here.
+(llama2.c's `freqs_cos` and `freqs_sin`) or of each dimension's, (1, n, head size) (LitGPT's
+`cos` and `sin`; (1, n, 1) where only part of each head is rotated, as its default config
+does). At angle 0 the rotation leaves q and k as they are, so the layer is checked as
+attention without positions: its scale, mask, softmax and heads, against its own weights.
+The rotation itself is the model's, and is not checked here.
 
 A layer that makes its rotation itself, from angles it keeps (an `inv_freq`, a `cos` and `sin`
 it has worked out), is set to angle 0 the same way for the check, and put back after. One that
@@ -34,11 +36,18 @@ FORMS = {
 # where a layer takes cos and sin as two arguments, (n, head_size / 2) each: cosine's, sine's
 APART = dict(named("rotation as cos and sin apart"))
 AT_ZERO = {
+    **dict.fromkeys(named("relative bias"), 0.0),  # not a rotation: a bias, held at 0 alike
     **dict.fromkeys(named("angles"), 0.0),
     **dict.fromkeys(named("cosines"), 1.0),
     **dict.fromkeys(named("sines"), 0.0),
     **dict.fromkeys(named("complex rotations"), 1.0),
 }
+
+
+def held_at(path: str) -> str | None:
+    """The key of AT_ZERO a tensor at `path` in the module is held under (`inv_freq`,
+    `relative_attention_bias.weight`), or None."""
+    return next((k for k in AT_ZERO if path == k or path.endswith(f".{k}")), None)
 
 
 def defined(lines: list[str], name: str) -> Any:
@@ -96,6 +105,10 @@ class Rotary:
         wide = "torch.complex128" if dtype == "torch.float64" else "torch.complex64"
         made = {
             "apart": f"torch.ones(n, {half}, dtype={dtype}), torch.zeros(n, {half}, dtype={dtype})",
+            "apart, whole": f"torch.ones(1, n, {size}, dtype={dtype}), "
+            f"torch.zeros(1, n, {size}, dtype={dtype})",
+            "apart, broadcast": f"torch.ones(1, n, 1, dtype={dtype}), "
+            f"torch.zeros(1, n, 1, dtype={dtype})",
             "cos_sin": f"torch.ones(1, n, {size}, dtype={dtype}), "
             f"torch.zeros(1, n, {size}, dtype={dtype})",
             "complex": f"torch.ones(n, {half}, dtype={wide})",
@@ -112,6 +125,8 @@ class Rotary:
     def said(self) -> str:
         return {
             "apart": "cos 1 and sin 0",
+            "apart, whole": "cos 1 and sin 0",
+            "apart, broadcast": "cos 1 and sin 0 over every dimension rotated",
             "cos_sin": "(cos, sin) = (1, 0)",
             "complex": "e^(i 0) = 1",
             "pairs": "cos 1 and sin 0 in a last axis of two",
@@ -123,9 +138,10 @@ def rotations(params: Iterable[str], given: dict[str, Any], head_size: int) -> l
     not given, in the order to try them; none when it takes none."""
     params = set(params)
     apart = [
-        Rotary(cos, "apart", head_size, sine)
+        Rotary(cos, form, head_size, sine)
         for cos, sine in APART.items()
         if {cos, sine} <= params and not {cos, sine} & set(given)
+        for form in ("apart", "apart, whole", "apart, broadcast")
     ]
     return [
         *(
@@ -179,12 +195,12 @@ def angles_at_zero(module: Any, runner: Any) -> Iterator[list[str]]:
             *child._buffers.items(),
             *child._parameters.items(),
         ]
-        if name in AT_ZERO and isinstance(value, torch.Tensor) and value.numel()
+        if held_at(f"{owner}.{name}") and isinstance(value, torch.Tensor) and value.numel()
     ]
     saved = [value.detach().clone() for _, value in kept]
     with torch.no_grad():
         for name, value in kept:
-            value.fill_(AT_ZERO[name.rsplit(".", 1)[-1]])
+            value.fill_(AT_ZERO[held_at(name) or ""])
     names = [name for name, _ in kept]
     runner.around = None if kept else _answering(names)
     try:

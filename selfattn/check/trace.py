@@ -22,7 +22,7 @@ import numpy as np
 
 from .names import named
 from .probe import CallFailed, Runner, _inspected, is_mask_name
-from .projections import Affine, Norm, Projections, _read, as_float64, split_maps
+from .projections import Affine, Norm, Projections, _read, as_float64, held_norm, split_maps
 
 # calls that pass x on unchanged in meaning: the maps in may be applied to what they return
 PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_norm", "to", "float"}
@@ -47,7 +47,7 @@ class Seen:
     heads: int = 0  # 0: no softmax or fused attention was seen
     inputs: int = 1  # x given once, twice (x, context) or three times (q, k, v)
     image: bool = False  # x given as an image (batch, H, W, C), here (1, 5, 1, width)
-    channels_first: bool = False  # x given as an image (batch, C, H, W), here (1, width, 5, 1)
+    channels_first: bool = False  # x given as an image (batch, C, H, W), here (1, width, 1, 5)
     norm: Norm | None = None  # the GroupNorm x went through (an image layer's), as the run showed
     # the maps in (indexes into maps_in) q, k and v come from, as the computation used them
     roles: list[frozenset[int]] = field(default_factory=list)
@@ -66,7 +66,9 @@ def _name(func: Any) -> str:
     return getattr(func, "__name__", "")
 
 
-def watch(module: Any, x: Any, times: int, marker: dict[str, Any] | None = None) -> Seen:
+def watch(
+    module: Any, x: Any, times: int, marker: dict[str, Any] | None = None, n: int = 0
+) -> Seen:
     """Run the layer once on x given `times` times, as `module(x)`, `module(x, x)` (x and its
     context, cross-attention used as self-attention) or `module(x, x, x)` (q, k, v), and read
     what it computed; `marker`, one argument by name whose way into the scores is followed.
@@ -74,7 +76,7 @@ def watch(module: Any, x: Any, times: int, marker: dict[str, Any] | None = None)
     import torch  # pyright: ignore[reportMissingImports]
     from torch.overrides import TorchFunctionMode  # pyright: ignore[reportMissingImports]
 
-    watcher = _Watcher(module, x, times)
+    watcher = _Watcher(module, x, times, n or x.shape[1])
     watcher.marked = {id(t) for t in (marker or {}).values()}
 
     class Record(TorchFunctionMode):
@@ -96,11 +98,11 @@ class _Watcher:
     the computation: the product that feeds the softmax takes q then k, the one that consumes
     its weights takes v."""
 
-    def __init__(self, module: Any, x: Any, times: int) -> None:
+    def __init__(self, module: Any, x: Any, times: int, n: int) -> None:
         self.names = {id(p): n for n, p in module.named_parameters()}
         self.seen = Seen(inputs=times)
         self.xs = {id(x)}  # x, and x viewed or normalised
-        self.batch, self.n = len(x), x.shape[1]
+        self.batch, self.n = len(x), n  # x's length, also when given as an image
         self.origin: dict[int, frozenset[int]] = {}  # tensor -> indexes of its maps in
         self.made: dict[int, list[Any]] = {}  # tensor -> the tensors it was computed from
         self.weights: set[int] = set()  # the softmax's output, and what passes it on
@@ -203,12 +205,11 @@ class _Watcher:
 
     def _attention(self, name: str, args: Any, kwargs: dict[str, Any], outs: list[Any]) -> None:
         first = args[0]
-        # scores (batch, heads, n, n) or (batch * heads, n, n); q (batch, heads, n, d)
-        heads = first.shape[-3] if first.ndim >= 4 else first.shape[0] // self.batch
-        self.seen.heads += int(heads)
+        fused = name == "scaled_dot_product_attention"  # its first is q, not the scores
+        self.seen.heads += self._heads(first, fused)
         if self.seen.roles:
             return  # heads computed one by one: the first one tells
-        if name == "scaled_dot_product_attention":
+        if fused:
             self.seen.roles = [self.origin.get(id(t), frozenset()) for t in args[:3]]
             self._fused_scale(args, kwargs)
             return
@@ -225,6 +226,15 @@ class _Watcher:
             self._rows(first, args, kwargs)
             self._scale(first, product, factors)
             self.seen.axis = _axis(first, args, kwargs) if self._op(product) in PRODUCTS else ""
+
+    def _heads(self, first: Any, fused: bool) -> int:
+        """The heads in one softmax's scores (batch, heads, n, n) or (batch * heads, n, n), or
+        SDPA's q (batch, heads, n, d); scores with keys and queries on other axes hold as many
+        heads as (n, n) blocks (Apple's ANE: (batch, n, 1, n))."""
+        n = self.n
+        if not fused and tuple(first.shape[-2:]) != (n, n) and first.shape.count(n) >= 2:
+            return first.numel() // (self.batch * n * n)
+        return int(first.shape[-3] if first.ndim >= 4 else first.shape[0] // self.batch)
 
     def _rows(self, scores: Any, args: Any, kwargs: dict[str, Any]) -> None:
         """Notes whether the softmax mixed x's first axis (length batch, here 1), not its
@@ -477,15 +487,16 @@ def observe(module: Any, runner: Runner, width: int) -> Seen | None:
     import torch  # pyright: ignore[reportMissingImports]
 
     x = torch.randn(1, 5, width, generator=torch.Generator().manual_seed(0))
-    # x as a sequence, given as many times as it takes; else as an image, n x 1, channels last
-    # (Segment Anything) or first (a U-Net's attention over 1 x 1 convolutions)
-    images = [(x[:, :, None], 1), (x.transpose(1, 2)[..., None], 1)]
-    for given, times in [*((x, t) for t in ways(module)), *images]:
+    # x as a sequence, else as an image, n x 1 channels last (Segment Anything) or 1 x n
+    # channels first (a U-Net's attention over 1 x 1 convolutions, Apple's ANE layers), each
+    # given as many times as the layer takes it
+    layouts = [x, x[:, :, None], x.transpose(1, 2)[:, :, None].contiguous()]
+    for given, times in ((g, t) for g in layouts for t in ways(module)):
         try:
-            seen = runner.call_other(watch, module, given, times)
+            seen = runner.call_other(watch, module, given, times, n=x.shape[1])
         except CallFailed:
             continue
-        if not isinstance(seen, Seen) or not (seen.handed or (seen.heads and seen.maps_in)):
+        if not isinstance(seen, Seen) or (seen.heads and not seen.maps_in):
             return None
         seen.image = given.ndim == 4 and given.shape[-1] == width
         seen.channels_first = given.ndim == 4 and not seen.image
@@ -597,12 +608,17 @@ def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Project
         return proj
     for width in [proj.width] if proj is not None else widths(module)[:3]:
         seen = observe(module, runner, width)
-        if seen is None:
+        if seen is None or not (seen.handed or seen.heads):
+            # it ran and no softmax did: Performer's random features, linear attention
+            proj = proj if seen is None or proj is None else replace(proj, axis="none")
             continue
         if proj is not None:
             return _as_run(module, proj, seen)
         found = projections(seen)
-        return None if found is None else replace(_own_scale(module, found, seen), axis=seen.axis)
+        if found is None:
+            return None
+        norm = found.norm or held_norm(module, found.width)  # on x, or after the residual
+        return replace(_own_scale(module, found, seen), axis=seen.axis, norm=norm)
     return proj
 
 

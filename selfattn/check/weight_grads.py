@@ -65,23 +65,20 @@ def rule(run: LayerRun) -> None:
     if keras_backend(module) or layer.proj.relu:
         rep.check(name, "skip", RELU_SKIP if layer.proj.relu else KERAS_SKIP)
         return
-    slopes: list[Slope] = []
-    wrong: list[Slope] = []
-    for n, seed in PROBES:
-        got = _slopes_on(module, layer, layer.x(n, seed))
-        if isinstance(got, str):
-            rep.check(name, "skip", got)
-            return
-        slopes += got
-        largest = max((s.size for s in got), default=0.0)
-        wrong += [s for s in got if s.off(layer.lp.eps, largest)]
+    probes = [p for p in PROBES if p in layer.sizes]
+    measured = _measured(module, layer, probes)
+    if isinstance(measured, str):
+        rep.check(name, "skip", measured)
+        return
+    slopes, wrong = measured
     if not slopes:
         rep.check(name, "skip", "the layer has no trainable parameters")
         return
     params = sorted({s.name for s in slopes})
     if not wrong:
         said = ", ".join(f"`{p}`" for p in params)
-        rep.check(name, "pass", f"{len(params)} parameters ({said}), n = 8, 16")
+        lengths = ", ".join(str(n) for n, _ in probes)
+        rep.check(name, "pass", f"{len(params)} parameters ({said}), n = {lengths}")
         return
     id_, detail = _said(wrong)
     core = _traced(module, layer) if id_ == "backward-wrong-output" else None
@@ -90,6 +87,22 @@ def rule(run: LayerRun) -> None:
         detail += f"; {said}"
     rep.check(name, "fail", detail)
     rep.titled(id_, f" ({label}): {detail}", _repro(layer.text, wrong[0].name, PROBES[0]))
+
+
+def _measured(
+    module: Any, layer: Layer, probes: list[tuple[int, int]]
+) -> tuple[list[Slope], list[Slope]] | str:
+    """Every slope on the probes' inputs and those that are off, or why none could be had."""
+    slopes: list[Slope] = []
+    wrong: list[Slope] = []
+    for n, seed in probes:
+        got = _slopes_on(module, layer, layer.x(n, seed))
+        if isinstance(got, str):
+            return got
+        slopes += got
+        largest = max((s.size for s in got), default=0.0)
+        wrong += [s for s in got if s.off(layer.lp.eps, largest)]
+    return slopes, wrong
 
 
 # a Keras layer computes in its dtype policy's dtype (float32) whatever its weights are cast
@@ -101,8 +114,11 @@ def _slopes_on(module: Any, layer: Layer, x: Any) -> list[Slope] | str:
     """The slopes on x, computed on the worker thread, or why they could not be."""
     given, extra = layer.inputs(x, layer.dtype)
     given64, extra64 = layer.inputs(x, _float64())
+    fn = layer.runner.fn
+    # a block's method (CLIP's `attention`): that method, and the weights of the layer it runs
+    part = (fn.__name__, f"{layer.proj.holder}.") if fn is not module else None
     try:
-        return layer.runner.call_other(_slopes, module, given, extra, given64, extra64)
+        return layer.runner.call_other(_slopes, module, part, given, extra, given64, extra64)
     except CallFailed as exc:
         return f"the backward failed: {exc}"
     except Timeout as exc:
@@ -146,17 +162,19 @@ def _first(out: Any) -> Any:
 
 
 def _slopes(
-    module: Any, given: list, extra: dict, given64: list, extra64: dict
+    module: Any, part: Any, given: list, extra: dict, given64: list, extra64: dict
 ) -> list[Slope] | str:
     """On the worker thread: the layer's gradients for dO, then each parameter's central
-    difference on a float64 copy along a direction of its own."""
+    difference on a float64 copy along a direction of its own; `part`, the method called and
+    the prefix of the weights it uses, when the target is a block's method."""
     import torch  # pyright: ignore[reportMissingImports]
 
     params = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
     params = [(n, p) for n, p in params if p.is_floating_point()]
+    params = [(n, p) for n, p in params if part is None or n.startswith(part[1])]
     gen = torch.Generator().manual_seed(SEED)
     with torch.enable_grad():
-        out = _first(module(*given, **extra))
+        out = _first(_part(module, part)(*given, **extra))
         if not isinstance(out, torch.Tensor):
             return f"the layer returned {type(out).__name__}"
         do = torch.randn(out.shape, generator=gen, dtype=torch.float64)
@@ -165,11 +183,15 @@ def _slopes(
         else:
             leaves = [p for _, p in params]
             grads = list(torch.autograd.grad(out, leaves, do.to(out.dtype), allow_unused=True))
-    return _compare(module, params, grads, do, gen, given64, extra64)
+    return _compare(module, part, params, grads, do, gen, (given64, extra64))
+
+
+def _part(module: Any, part: tuple[str, str] | None) -> Any:
+    return module if part is None else getattr(module, part[0])
 
 
 def _compare(
-    module: Any, params: list, grads: list, do: Any, gen: Any, given64: list, extra64: dict
+    module: Any, part: Any, params: list, grads: list, do: Any, gen: Any, inputs: tuple
 ) -> list[Slope] | str:
     """Each parameter's gradient along a direction of its own against the central difference
     of a float64 copy of the layer along it."""
@@ -182,7 +204,7 @@ def _compare(
     held = dict(twin.named_parameters())
 
     def loss() -> float:
-        return float((_first(twin(*given64, **extra64)).double() * do).sum())
+        return float((_first(_part(twin, part)(*inputs[0], **inputs[1])).double() * do).sum())
 
     slopes = []
     with torch.no_grad():

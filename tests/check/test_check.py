@@ -165,6 +165,8 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_softmax_axis.py": ("attend", {"softmax-wrong-axis"}, 1),
     "torch_layer_mask_from_model.py": ("attn", set(), 0),
     "torch_layer_prenorm.py": ("attn", set(), 0),
+    # T5's learned bias by relative position, held at 0 for the check
+    "torch_layer_relative_bias.py": ("attn", set(), 0),
     # read from the run: a scale of its own under a name never seen; a mask under another name
     "torch_layer_scale_chosen.py": ("attn", set(), 0),
     # JAX layers read from their jaxpr: Flax's MultiHeadDotProductAttention, a layer scaled by d
