@@ -311,15 +311,15 @@ def intent(run: LayerRun) -> None:
     run.facts |= {"causal": causal, "leak": leak, "flag off": run.flag is not None and not causal}
 
 
+WHOLE = "every position sees the whole sequence"  # said before any window is looked for
+
+
 def _unmasked_note(causal: bool, flag: str | None) -> str:
     if causal:
         return "masks the future by itself (no flag, no triangular buffer): causal"
     if flag is None:
-        return "every position sees the whole sequence: checked without a mask"
-    return (
-        f"every position sees the whole sequence with `{flag}` off: checked without a mask, "
-        f"and with `{flag}=True` as causal"
-    )
+        return f"{WHOLE}: checked without a mask"
+    return f"{WHOLE} with `{flag}` off: checked without a mask, and with `{flag}=True` as causal"
 
 
 def wiring(run: LayerRun) -> None:
@@ -368,6 +368,10 @@ def _local(layer: Layer, rep: Report, want: Suspect, tol: float) -> None:
         ways = [replace(window, padded=p) for p in (False, True)]
         right = (w for w in ways if _agrees(layer, x, out, want, replace(layer.proj, window=w)))
         layer.proj = replace(layer.proj, window=(window := next(right, window)))
+        # the whole sequence, but for the window: the later positions within it
+        rep.notes = [
+            n.replace(WHOLE, "no position is hidden from an earlier one") for n in rep.notes
+        ]
         rep.notes.append(f"{window.said} (found by probing)")
 
 

@@ -71,7 +71,11 @@ TABLE: tuple[tuple[str, str, str], ...] = (
     ("sines", "sin sin_cached _sin_cached", "modded-nanogpt, older Hugging Face"),
     ("complex rotations", "freqs_cis", "Meta's LLaMA"),
     # a learned bias the layer adds to its scores by relative position (0: none)
-    ("relative bias", "relative_attention_bias.weight", "T5's bias per bucket of distance"),
+    (
+        "relative bias",
+        "relative_attention_bias.weight relative_position_bias_table",
+        "T5's bias per bucket of distance; Swin's and BEiT's per offset in a window",
+    ),
 )
 
 

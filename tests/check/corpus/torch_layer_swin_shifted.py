@@ -7,9 +7,9 @@ then put back. Issue 32's local windows: each query sees its own window, found b
 the zero padding is attended like any token (its keys and values are the biases of `qkv`).
 
 Its conventions: one map `qkv` with bias and `proj`, applied through F.linear on the module's
-weights; q multiplied by head_dim**-0.5; (B, H, W, C) channels last. The learned relative
-position bias it adds to the scores is left out here (the check does not read it: with the
-real file it is zeroed in published.toml's `setup`), as torch_layer_swin_v2.py leaves its own.
+weights; q multiplied by head_dim**-0.5; (B, H, W, C) channels last; a learned bias per head
+for each offset between two tokens of a window, `relative_position_bias_table`, indexed by a
+buffer and added to the scores (the check holds the table at 0, as it holds rotations).
 
 after: pytorch/vision torchvision/models/swin_transformer.py
 commit: 42759b1cc82bed60481c2802811595833e2ddd9b
@@ -36,6 +36,16 @@ class ShiftedWindowAttention(nn.Module):
         self.attention_dropout = attention_dropout
         self.qkv = nn.Linear(dim, dim * 3)
         self.proj = nn.Linear(dim, dim)
+        # each offset (dy, dx) between two tokens of a window, as one index into the table
+        wh, ww = window_size
+        self.relative_position_bias_table = nn.Parameter(
+            torch.randn((2 * wh - 1) * (2 * ww - 1), num_heads) * 0.02
+        )
+        at = torch.stack(
+            [a.flatten() for a in torch.meshgrid(*map(torch.arange, window_size), indexing="ij")]
+        )
+        dy, dx = at[:, :, None] - at[:, None, :]
+        self.register_buffer("relative_position_index", (dy + wh - 1) * (2 * ww - 1) + dx + ww - 1)
 
     def forward(self, x):
         (b, h, w, c), (wh, ww) = x.shape, self.window_size
@@ -56,6 +66,9 @@ class ShiftedWindowAttention(nn.Module):
             .permute(2, 0, 3, 1, 4)
         )
         scores = (q * (c // self.num_heads) ** -0.5) @ k.transpose(-2, -1)
+        scores = scores + self.relative_position_bias_table[self.relative_position_index].permute(
+            2, 0, 1
+        )
         scores = (scores.unflatten(0, (b, -1)) - 100.0 * apart[None, :, None]).flatten(0, 1)
         weights = F.dropout(scores.softmax(dim=-1), self.attention_dropout, self.training)
         out = F.linear((weights @ v).transpose(1, 2).flatten(2), self.proj.weight, self.proj.bias)

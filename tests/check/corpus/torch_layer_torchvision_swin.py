@@ -11,7 +11,7 @@ head_dim**-0.5; a learned relative position bias per head added to the scores.
 Checked only for what it can be: with no dropout it is read as wrong-output. Its windows
 along n and the zero padding of the last one are found by probing (issue 32's local windows,
 torch_layer_swin_shifted.py), but its 4 x 4 windows on the check's n x 1 image also pad each
-row with three zero tokens, and its position bias is not read.
+row with three zero tokens (its position bias is held at 0, by its name, as T5's is).
 
 after: pytorch/vision torchvision/models/swin_transformer.py
 commit: 5e8e2f125f140d1e908cf424a6a85cacad758125
