@@ -11,6 +11,7 @@ future is read from the layer itself (a class named causal, a triangular mask bu
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -308,7 +309,13 @@ def intent(run: LayerRun) -> None:
             )
     else:
         rep.notes.append(_unmasked_note(causal, run.flag))
-    run.facts |= {"causal": causal, "leak": leak, "flag off": run.flag is not None and not causal}
+    masked_off = run.flag is None and not causal and bool(run.masks)
+    run.facts |= {
+        "causal": causal,
+        "leak": leak,
+        "flag off": run.flag is not None and not causal,
+        "mask off": masked_off,  # a mask argument left empty: mask_on hands it a causal one
+    }
 
 
 WHOLE = "every position sees the whole sequence"  # said before any window is looked for
@@ -524,6 +531,28 @@ def flag_on(run: LayerRun) -> None:
     layer.flag = None
 
 
+def mask_on(run: LayerRun) -> None:
+    """A layer seeing the whole sequence with its mask argument left empty (gpt-fast's `mask`,
+    a decoder's `attn_mask`) must, handed a causal mask in a form it takes, be causal
+    attention: the mask applied as the model around it would apply it, not only absent."""
+    layer, rep, x, tol = run.layer, run.rep, run.facts["x"], run.facts["tol"]
+    # a form that hides the future; else one the layer applies as a mask bug that leaks by
+    # the normalisation does (after the softmax, or scores times 0): the triangle bugs are
+    # left out, a mask of another meaning (a key mask) can fall into one by broadcasting
+    leaky = ("causal-mask-after-softmax", "causal-mask-multiplied")
+    bugs = [Suspect(v) for v in causal_bugs(CORRECT) if v.id in leaky]
+    found = _mask_that_hides_the_future(layer, run.masks, x, tol) or _mask_that(
+        layer, run.masks, x, lambda out: any(_agrees(layer, x[0], out[0], b) for b in bugs)
+    )
+    if found is None:
+        said = ", ".join(f"`{m}`" for m in run.masks)
+        rep.notes.append(f"no causal mask handed to {said} hides the future: not checked as causal")
+        return
+    rep.notes.append(f"a causal mask handed to `{found.param}` ({found.said}) is checked")
+    _judge(layer, rep, True, _future_leak(layer, x, layer(x), tol), f"causal via `{found.param}`")
+    layer.mask = None
+
+
 def _judge(layer: Layer, rep: Report, causal: bool, leak: Leak | None, label: str) -> bool:
     """Compare with the reference; name the bug when it does not match; then, for a causal
     layer, whether the future reaches the past. Whether the layer was right throughout."""
@@ -684,11 +713,18 @@ def _mask_that_hides_the_future(
     layer: Layer, masks: list[str], x: Array, tol: float
 ) -> CausalMask | None:
     """The first mask argument and form under which the layer no longer sees the future."""
+    return _mask_that(layer, masks, x, lambda out: _future_leak(layer, x, out, tol) is None)
+
+
+def _mask_that(
+    layer: Layer, masks: list[str], x: Array, fits: Callable[[Array], bool]
+) -> CausalMask | None:
+    """The first mask argument and form under which the layer's output on x `fits`."""
     for param in masks:
         for form, square in itertools.product(MASK_FORMS, (False, True)):
             layer.mask = CausalMask(param, form, square)
             try:
-                if _future_leak(layer, x, layer(x), tol) is None:
+                if fits(layer(x)):
                     return layer.mask
             except CallFailed:
                 continue
@@ -810,7 +846,9 @@ class _Text:
         caller's arguments, the mask, the rotation and the flag it is checked with."""
         layer, proj = self.layer, self.layer.proj
         given = ", ".join([f"{k}={x}" for k in proj.keywords] or [x] * proj.inputs)
-        given += "".join(f", {k}={v!r}" for k, v in layer.args.items())
+        # a required mask argument handed None is handed the causal mask instead, once found
+        args = {k: v for k, v in layer.args.items() if not layer.mask or k != layer.mask.param}
+        given += "".join(f", {k}={v!r}" for k, v in args.items())
         given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
         given += layer.rotary.given if layer.rotary else ""
         return given + (f", {layer.flag}=True" if layer.flag else "")

@@ -91,6 +91,7 @@ RULES: tuple[Rule, ...] = (
     Rule("layer-reference", LAYERS, layer.reference, STEADY),
     Rule("weight-gradients", LAYER, weight_grads.rule, (*STEADY, "right")),
     Rule("causal-flag", LAYERS, layer.flag_on, (*STEADY, "flag off")),
+    Rule("causal-mask-argument", LAYER, layer.mask_on, (*STEADY, "right", "mask off")),
     Rule("layer-batched", LAYERS, layer.batched, STEADY),
     Rule("finite-output", MODEL, model.finite_output),
     Rule("word-order", MODEL, model.word_order, ("finite",)),

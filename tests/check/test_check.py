@@ -167,6 +167,8 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_prenorm.py": ("attn", set(), 0),
     # T5's learned bias by relative position, held at 0 for the check
     "torch_layer_relative_bias.py": ("attn", set(), 0),
+    # a mask argument left empty is handed a causal mask: here applied after the softmax
+    "buggy_layer_mask_after_softmax.py": ("attn", {"causal-mask-after-softmax"}, 1),
     # read from the run: a scale of its own under a name never seen; a mask under another name
     "torch_layer_scale_chosen.py": ("attn", set(), 0),
     # JAX layers read from their jaxpr: Flax's MultiHeadDotProductAttention, a layer scaled by d
