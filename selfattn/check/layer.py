@@ -541,7 +541,8 @@ def mask_on(run: LayerRun) -> None:
     # left out, a mask of another meaning (a key mask) can fall into one by broadcasting
     leaky = ("causal-mask-after-softmax", "causal-mask-multiplied")
     bugs = [Suspect(v) for v in causal_bugs(CORRECT) if v.id in leaky]
-    found = _mask_that_hides_the_future(layer, run.masks, x, tol) or _mask_that(
+    hiding = _mask_that_hides_the_future(layer, run.masks, x, tol)
+    found = hiding or _mask_that(
         layer, run.masks, x, lambda out: any(_agrees(layer, x[0], out[0], b) for b in bugs)
     )
     if found is None:
@@ -549,7 +550,9 @@ def mask_on(run: LayerRun) -> None:
         rep.notes.append(f"no causal mask handed to {said} hides the future: not checked as causal")
         return
     rep.notes.append(f"a causal mask handed to `{found.param}` ({found.said}) is checked")
-    _judge(layer, rep, True, _future_leak(layer, x, layer(x), tol), f"causal via `{found.param}`")
+    # a form found hiding the future has no leak to look for again
+    leak = None if hiding else _future_leak(layer, x, layer(x), tol)
+    _judge(layer, rep, True, leak, f"causal via `{found.param}`")
     layer.mask = None
 
 

@@ -217,8 +217,10 @@ class Variant:
     def kept(self, n: int) -> Array | None:
         """Which of n x n scores the mask keeps, within the window if one; None: all."""
         keep = KEEP[self.keep](n) if self.keep else None
-        near = self.window.keep(n) if self.window else None
-        return near if keep is None else keep & near if near is not None else keep
+        if self.window is None:
+            return keep
+        near = self.window.keep(n)
+        return near if keep is None else keep & near
 
 
 CORRECT = Variant(None, "softmax(q k^T / sqrt(d)) v")

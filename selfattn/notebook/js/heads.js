@@ -10,7 +10,9 @@ import { renderMap } from "./map.js";
 
 const MASKED = 255;
 const LAYER_ORDER = "layer, head";
-const THUMB = 76, GAP = 6; // a small map's button at least, and the gap between two (widget.css)
+// a small map's button (its 64 px canvas, padding and border) and the gap between two, as
+// widget.css's .thumb and .thumbs draw them
+const THUMB = 76, GAP = 6;
 
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderHeads({ model, el }) {

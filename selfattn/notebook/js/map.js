@@ -5,7 +5,7 @@
 // own grid (kit/grid.js); past that the canvas twin draws it, and dragging over it zooms in.
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
-import { makeGrid, gridLegend } from "../../site/static/js/kit/grid.js";
+import { makeGrid, gridLegend, gridWidth } from "../../site/static/js/kit/grid.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
 import { floats, shell, colours, exportMenu, makeSteppers, hideStill } from "./common.js";
@@ -20,6 +20,8 @@ const SIDE = 300, GAP = 16, BESIDE_FROM = 900;
 const LABEL_ROOM = 78; // the canvas map's row labels and margin, at most
 const SHRINK = 0.88; // an SVG map drawn smaller than this shrinks its 12.5 px labels under 11 px
 const SUM_COLUMN = 52; // the Σ column beside the SVG grid
+// the SVG grid's cells: with a number under each square (up to NUMBERS_UP_TO tokens), or not
+const NUMBERED = 48, PLAIN = 30;
 
 /**
  * Stand the grid's key labels on end when any is wider than its column, so no two meet
@@ -102,14 +104,14 @@ export function renderMap({ model, el }) {
   }
 
   /**
-   * The SVG grid's cell for a picture `fit` px wide: 48 (a number under each square) or 30,
-   * the largest whose grid fits without going under SHRINK; 0 when none does, and the
-   * canvas draws the map, whole and at size, rather than a phone scrolling it sideways.
+   * The SVG grid's cell for a picture `fit` px wide: NUMBERED or PLAIN, the largest whose
+   * grid fits without going under SHRINK; 0 when none does, and the canvas draws the map,
+   * whole and at size, rather than a phone scrolling it sideways.
    */
   function svgCell(fit) {
     if (n > SVG_UP_TO) return 0;
-    const left = 10 + 8 * Math.max(...labels.map((t) => t.length), 3); // as makeGrid's
-    return (n > NUMBERS_UP_TO ? [30] : [48, 30]).find((c) => SHRINK * (left + n * c + 6 + SUM_COLUMN) <= fit) ?? 0;
+    const cells = n > NUMBERS_UP_TO ? [PLAIN] : [NUMBERED, PLAIN];
+    return cells.find((c) => SHRINK * (gridWidth(labels, n, c) + SUM_COLUMN) <= fit) ?? 0;
   }
 
   function build() {
@@ -132,7 +134,7 @@ export function renderMap({ model, el }) {
       svg("text", { class: "grid-title start", x: width + 6, y: 12 }, grid.root).textContent = "Σ";
       standLabels(grid.root, labels, cell);
       // drawn at its design size where it fits, a little larger to fill a wide widget, and
-      // never so small its labels go under 11 px: a phone scrolls it sideways instead
+      // never so small its labels go under 11 px (svgCell left the canvas any map too wide)
       const natural = grid.root.viewBox.baseVal;
       const scale = Math.min(1.25, fit / natural.width, 560 / natural.height);
       grid.root.style.width = `${Math.max(scale, SHRINK) * natural.width}px`;
@@ -330,7 +332,7 @@ export function renderMap({ model, el }) {
       const values = Array.from({ length: n }, (_, i) => rowOf(weights, n, i));
       picture.grid.set(values, {
         format: cellWeight,
-        numbers: () => picture.cell === 48,
+        numbers: () => picture.cell === NUMBERED,
         mark: (i, j) => {
           const wrong = cells.has(i * n + j);
           if (maskedAt(i, j)) return { masked: "0", leak: wrong };

@@ -13,6 +13,15 @@ import { setSvg } from "./notation.js";
  * @typedef {{masked?: "−∞"|"0"|null, leak?: boolean, greyed?: boolean, text?: string}} CellMark
  */
 
+/** The room the row labels take at the grid's left. @param {string[]} rows */
+const labelRoom = (rows) => 10 + 8 * Math.max(...rows.map((r) => r.length), 3);
+
+/**
+ * The width of a grid of `columns` cells of `cell` px beside these row labels, as makeGrid
+ * draws it. @param {string[]} rows @param {number} columns @param {number} cell
+ */
+export const gridWidth = (rows, columns, cell) => labelRoom(rows) + columns * cell + 6;
+
 /**
  * @param {HTMLElement} parent
  * @param {{rows: string[], columns: string[], label: string, scale: number, name?: string, cell?: number,
@@ -22,10 +31,10 @@ import { setSvg } from "./notation.js";
  *   of that size gets, so areas can be read against it.
  */
 export function makeGrid(parent, { rows, columns, label, scale, name = "", cell = 48, titles, reference }) {
-  const left = 10 + 8 * Math.max(...rows.map((r) => r.length), 3),
+  const left = labelRoom(rows),
     top = titles ? 46 : 24;
   const bottom = top + rows.length * cell;
-  const width = left + columns.length * cell + 6,
+  const width = gridWidth(rows, columns.length, cell),
     height = bottom + (reference ? 34 : 6);
   // a cell big enough for a number keeps a foot for it, and its square and masked box sit
   // above; a smaller cell prints none, so they sit in its middle and the square fills it
