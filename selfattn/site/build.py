@@ -105,6 +105,20 @@ def stylesheet() -> str:
     return text
 
 
+# The one Latin face (fonts/OFL.txt). Its rule sits in the page rather than the shared sheet:
+# an inline sheet's url() is read from the page's address, and the English page is a folder
+# deeper. `swap`: text shows at once in a system face and takes Inter when it arrives.
+FONT = "fonts/inter.woff2"
+
+
+def font_face(root: str) -> str:
+    """The @font-face rule of a page whose way back to the site's root is `root` ("./", "../")."""
+    return (
+        f'@font-face{{font-family:Inter;src:url("{root}static/{FONT}") format("woff2");'
+        "font-weight:400 700;font-style:normal;font-display:swap}"
+    )
+
+
 def _source(text: str) -> str:
     """A policy source that allows exactly this inline text: "'sha256-…'"."""
     digest = hashlib.sha256(text.encode("utf-8")).digest()
@@ -159,7 +173,7 @@ def first_screen(source: str) -> list[str]:
     return [modules[f] for f in figures[:FIRST_SCREEN_FIGURES]]
 
 
-STATIC_LINK = re.compile(r'(?:href|src)="(?:\.\./|\./)?static/([^"]+)"')
+STATIC_LINK = re.compile(r'(?:(?:href|src)="|url\(")(?:\.\./|\./)?static/([^"]+)"')
 
 
 def loaded_files(site: Path, page: str) -> list[str]:
@@ -354,7 +368,7 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
     inlined = shutil.ignore_patterns(Path(INLINE_SCRIPT).name, "style.css", "css")
     shutil.copytree(STATIC, out / "static", ignore=inlined)
     pages = []
-    firsts = set()
+    firsts, faces = set(), set()
     script, sheet = inline_script(), stylesheet()  # the same inside every page
     for language in LANGUAGES:
         source = (content / f"{language.source}.md").read_text("utf-8")
@@ -376,6 +390,8 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
         folder = out / language.folder
         folder.mkdir(parents=True, exist_ok=True)
         root = "../" if language.folder else "./"
+        face = font_face(root)
+        faces.add(_source(face))
         other = next(lang for lang in LANGUAGES if lang != language)
         page = env.get_template("page.html").render(
             lang=language.code,
@@ -387,6 +403,7 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
             data=data.replace("</", "<\\/"),
             inline_script=script,
             stylesheet=sheet,
+            font_face=face,
             other_href=root + (other.folder + "/" if other.folder else ""),
             other_name=other.source,
         )
@@ -397,4 +414,4 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
     write_chunks(out / "static", list(firsts.pop()))
     # hashed from the text the pages hold, not read again: an edit landing meanwhile would
     # give a policy that refuses this build's inline script until the next one
-    return Built(pages, [_source(script)], [_source(sheet)])
+    return Built(pages, [_source(script)], [_source(sheet), *sorted(faces)])

@@ -6,6 +6,7 @@
 
 import { describe } from "./a11y.js";
 import { makeHead } from "./kit/head.js";
+import { forgetTextWidths } from "./kit/plane.js";
 import { addPrediction } from "./predict.js";
 import { statesFromHash } from "./share.js";
 import { addTools } from "./tools.js";
@@ -52,6 +53,13 @@ export function startPage(load) {
     }
     return started.get(el);
   }
+
+  // Inter arrives after the first figures drew in a system face (font-display: swap): their
+  // labels sit where that face's widths put them, so each figure started so far draws again
+  document.fonts?.addEventListener("loadingdone", () => {
+    forgetTextWidths();
+    for (const el of started.keys()) /** @type {any} */ (el).figure?.redraw();
+  });
 
   const figures = /** @type {HTMLElement[]} */ ([...document.querySelectorAll("figure[data-module]")]);
   const near = new IntersectionObserver(

@@ -239,7 +239,12 @@ const TYPE_FALLBACK = { label: 13.5, tick: 11.5 };
 const readSizes = new WeakMap();
 
 /** @type {WeakMap<Element, {font: string, widths: Map<string, number>}>} */
-const fonts = new WeakMap();
+let fonts = new WeakMap();
+
+/** Forget every width measured: the page's face has arrived, and text is measured anew in it. */
+export function forgetTextWidths() {
+  fonts = new WeakMap();
+}
 /** @type {CanvasRenderingContext2D|null|undefined} */
 let ruler;
 
