@@ -1,7 +1,7 @@
 // The one module the notebook widgets load: picks the map (show_map), the heads (show_heads),
 // the comparison (show_compare),
 // the lines (show_lines) or the plane (show)
-// by the model's `kind`. Bundled into a single ES module by selfattn/notebook/bundle.py.
+// by the model's `kind`. Joined into a single ES module by selfattn/notebook/assets.py (selfattn/site/bundle.py).
 
 import { renderCompare } from "./compare.js";
 import { renderHeads } from "./heads.js";

@@ -1,0 +1,82 @@
+"""show_heads's view: every layer × head as a small map, sortable by a summary, over the full
+map (map.py) of the head picked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import traitlets
+
+from selfattn.notebook.map import AttentionMap
+from selfattn.notebook.summaries import summaries as summarise
+from selfattn.notebook.summaries import thumbnails
+from selfattn.notebook.widget import prepared
+
+
+class HeadsMap(AttentionMap):
+    """Every layer × head as a small map, sortable by a summary; the one picked, in full."""
+
+    thumbs = traitlets.Bytes().tag(sync=True)  # uint8 (heads, side, side) codes
+    side = traitlets.Int().tag(sync=True)
+    summaries = traitlets.Dict().tag(sync=True)  # name → one number per head, layer-major
+    by = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(
+        self,
+        stack: np.ndarray,
+        raw: list[str],
+        causal: bool,
+        title: str,
+        dtype: str,
+        by: str,
+        extra: dict[str, Any],
+        side: int,
+    ) -> None:
+        super().__init__(stack, raw, causal, title, dtype)
+        found = summarise(self._stack, extra)
+        if by not in found:
+            raise ValueError(f"by must be one of {sorted(found)}, not {by!r}")
+        codes, m = thumbnails(self._stack, side, causal)
+        with self.hold_sync():
+            self.kind = "heads"
+            self.thumbs = codes.tobytes()
+            self.side = m
+            self.summaries = {name: [float(v) for v in values] for name, values in found.items()}
+            self.by = by
+
+    @property
+    def table(self) -> dict[str, np.ndarray]:
+        """Each summary as a `(layers, heads)` array, as the view sorts by it."""
+        return {
+            name: np.reshape(values, (self._layers, self._heads))
+            for name, values in self.summaries.items()
+        }
+
+
+def show_heads(
+    weights: Any,
+    tokens: Any = None,
+    *,
+    ids: Any = None,
+    batch: int | None = None,
+    causal: bool | None = None,
+    title: str | None = None,
+    by: str | Callable[[np.ndarray], float] = "entropy",
+    summaries: dict[str, Callable[[np.ndarray], float]] | None = None,
+    side: int = 48,
+) -> HeadsMap:
+    """Every layer × head as a small map, sorted by a summary, over the full map of the head
+    clicked. Takes what `show_map` takes. `by` is "entropy", "largest weight", "first
+    token", "previous token", a name in `summaries`, or a function of one `(n, n)` head;
+    `summaries` adds the reader's own, each a function of one head. Summaries are means over
+    query rows, computed here in numpy (`m.table` has them as `(layers, heads)` arrays);
+    each small map is at most `side` blocks wide, a block drawn by its largest weight.
+    """
+    extra = dict(summaries or {})
+    chosen = by if isinstance(by, str) else getattr(by, "__name__", "yours")
+    if not isinstance(by, str):
+        extra[chosen] = by
+    stack, raw, causal, dtype = prepared(weights, tokens, ids, batch, causal)
+    return HeadsMap(stack, raw, causal, title or "", dtype, chosen, extra, side)

@@ -1,0 +1,122 @@
+"""What every notebook view shares: the widget base (the bundle, the scoped styles, the row,
+save_html), stepping through a stack of heads, and the inputs made ready for a view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from selfattn.notebook import assets
+from selfattn.notebook.data import looks_causal
+from selfattn.notebook.inputs import attention_stack, token_strings
+from selfattn.notebook.tokens import readable
+
+try:
+    import anywidget
+    import traitlets
+except ImportError as error:  # pragma: no cover - the extra is missing
+    raise ImportError(
+        "selfattn.notebook needs the notebook extra: pip install 'selfattn[notebook]'"
+    ) from error
+
+
+class Widget(anywidget.AnyWidget):
+    """What both widgets share: the bundle, the scoped styles, the row, and save_html."""
+
+    _esm = traitlets.Unicode(assets.esm()).tag(sync=True)
+    kind = traitlets.Unicode().tag(sync=True)
+    css = traitlets.Unicode(assets.css()).tag(sync=True)
+    tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # the tokens as the tokenizer wrote them ("Ġcat"), shown on hover; [] when every label
+    # reads as its token does
+    raw = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    title = traitlets.Unicode("").tag(sync=True)
+    row = traitlets.Int(0).tag(sync=True)
+
+    @traitlets.validate("row")
+    def _clamp_row(self, proposal: Any) -> int:
+        return min(max(int(proposal["value"]), 0), max(len(self.tokens) - 1, 0))
+
+    def _state(self) -> dict[str, Any]:
+        names = [
+            name
+            for cls in type(self).__mro__
+            if isinstance(cls, type) and issubclass(cls, Widget)
+            for name in cls.class_own_traits(sync=True)
+            if not name.startswith("_") and name != "css"
+        ]
+        return {name: getattr(self, name) for name in names}
+
+    def save_html(self, path: str | Path) -> Path:
+        """Write the widget as one standalone HTML file: it opens offline, from file://,
+        and asks no other origin for anything. Returns the path written."""
+        return write(path, assets.page(self._state()))
+
+
+def write(path: str | Path, text: str) -> Path:
+    path = Path(path)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def kept_indices(asked: Any, count: int, axis: str) -> list[int]:
+    """The indices save_html keeps on one axis: all of them, or the ones asked for."""
+    if asked is None:
+        return list(range(count))
+    kept = sorted({int(i) for i in ([asked] if isinstance(asked, int) else asked)})
+    if not kept or kept[0] < 0 or kept[-1] >= count:
+        raise ValueError(f"{axis}s to keep must be among 0..{count - 1}, not {asked!r}")
+    return kept
+
+
+class Stepped(Widget):
+    """A widget over a stack of heads, one (layer, head) on screen: stepping clamps to the
+    stack and sends that head's slice (`_slice`, each subclass's own)."""
+
+    layer = traitlets.Int(0).tag(sync=True)
+    head = traitlets.Int(0).tag(sync=True)
+    _layers = 1
+    _heads = 1
+
+    def _slice(self, layer: int, head: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @traitlets.validate("layer")
+    def _clamp_layer(self, proposal: Any) -> int:
+        return min(max(int(proposal["value"]), 0), self._layers - 1)
+
+    @traitlets.validate("head")
+    def _clamp_head(self, proposal: Any) -> int:
+        return min(max(int(proposal["value"]), 0), self._heads - 1)
+
+    @traitlets.observe("layer", "head")
+    def _show_slice(self, _: Any) -> None:
+        with self.hold_sync():
+            for name, value in self._slice(self.layer, self.head).items():
+                setattr(self, name, value)
+
+
+def labels(raw: list[str]) -> dict[str, list[str]]:
+    """The tokens as labels, and the raw tokens when any label differs from its token."""
+    shown = readable(raw)
+    return {"tokens": shown, "raw": raw if shown != raw else []}
+
+
+def prepared(
+    weights: Any, tokens: Any, ids: Any, batch: int | None, causal: bool | None
+) -> tuple[np.ndarray, list[str], bool, str]:
+    """What a map is made of: the stack, the raw tokens, whether it is causal, the dtype."""
+    stack, dtype = attention_stack(weights, batch)
+    if stack.ndim not in (2, 3, 4) or stack.shape[-1] != stack.shape[-2]:
+        raise ValueError(
+            f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {stack.shape}"
+        )
+    n = stack.shape[-1]
+    raw = token_strings(tokens, ids, batch) or [str(i) for i in range(n)]
+    if len(raw) != n:
+        raise ValueError(f"{len(raw)} tokens for a map of {n} keys")
+    if causal is None:
+        causal = all(looks_causal(w) for w in stack.reshape(-1, n, n))
+    return stack, raw, bool(causal), dtype
