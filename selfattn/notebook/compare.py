@@ -11,7 +11,7 @@ import traitlets
 from selfattn.notebook import assets
 from selfattn.notebook.data import floats, full_cell
 from selfattn.notebook.tokens import readable
-from selfattn.notebook.widget import Stepped, kept_indices, labels, prepared, write
+from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
 
 
 class Compare(Stepped):
@@ -29,9 +29,15 @@ class Compare(Stepped):
     differ = traitlets.List().tag(sync=True)  # every head's largest |B − A|, layer-major
 
     def __init__(
-        self, a: np.ndarray, b: np.ndarray, raw: list[str], causal: bool, names: list[str]
+        self,
+        a: np.ndarray,
+        b: np.ndarray,
+        raw: list[str],
+        causal: bool,
+        names: list[str],
+        layers: list[int],
     ) -> None:
-        self._layers = a.shape[0] if a.ndim == 4 else 1
+        self._ids = layers or [0]
         self._heads = a.shape[-3] if a.ndim >= 3 else 1
         self._a = a.reshape(-1, *a.shape[-2:])
         self._b = b.reshape(-1, *b.shape[-2:])
@@ -43,12 +49,13 @@ class Compare(Stepped):
             shape=list(a.shape),
             causal=causal,
             differ=[float(g.max(initial=0)) for g in gap],
-            **self._slice(0, 0),
+            layer_ids=self._ids,
+            **self._slice(self._ids[0], 0),
         )
 
     def _slice(self, layer: int, head: int) -> dict[str, Any]:
         """What the picture needs of one head: both maps and B − A as float32, their scales."""
-        k = layer * self._heads + head
+        k = self._at(layer, head)
         a, b = np.nan_to_num(self._a[k]), np.nan_to_num(self._b[k])
         d = b - a
         i, j = np.unravel_index(int(np.argmax(np.abs(d))), d.shape)
@@ -70,8 +77,8 @@ class Compare(Stepped):
     ) -> Path:
         """One standalone HTML file of the heads kept (all of them by default), float32."""
         kept = {
-            "layer": kept_indices(layers, self._layers, "layer"),
-            "head": kept_indices(heads, self._heads, "head"),
+            "layer": keep(layers, self._ids, "layer"),
+            "head": keep(heads, list(range(self._heads)), "head"),
         }
         slices = {f"{la},{h}": self._slice(la, h) for la in kept["layer"] for h in kept["head"]}
         layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
@@ -89,6 +96,7 @@ def show_compare(
     tokens_b: Any = None,
     ids_b: Any = None,
     batch: int | None = None,
+    axes: str | None = None,
     names: tuple[str, str] = ("A", "B"),
     causal: bool | None = None,
 ) -> Compare:
@@ -97,17 +105,19 @@ def show_compare(
     change. `a` and `b` take whatever `show_map` takes and must come to the same shape;
     `tokens_b` (or a tokenizer with `ids_b`) labels B's input where it differs from A's.
     """
-    stack_a, raw, causal_a, _ = prepared(a, tokens, ids, batch, causal)
-    stack_b, raw_b, causal_b, _ = prepared(
+    read_a, raw, causal_a = prepared(a, tokens, ids, batch, causal, axes)
+    read_b, raw_b, causal_b = prepared(
         b,
         tokens_b if tokens_b is not None else tokens,
         ids_b if tokens_b is not None else ids,
         batch,
         causal,
+        axes,
     )
+    stack_a, stack_b = read_a.stack, read_b.stack
     if stack_a.shape != stack_b.shape:
         raise ValueError(f"the two maps differ in shape: {stack_a.shape} and {stack_b.shape}")
     shown = readable(raw)
     both = [x if x == y else f"{x}/{y}" for x, y in zip(shown, readable(raw_b), strict=True)]
     merged = both if both != shown else raw
-    return Compare(stack_a, stack_b, merged, causal_a and causal_b, list(names))
+    return Compare(stack_a, stack_b, merged, causal_a and causal_b, list(names), read_a.layers)

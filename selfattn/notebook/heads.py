@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import traitlets
 
-from selfattn.notebook.map import AttentionMap
+from selfattn.notebook.inputs import Reading
+from selfattn.notebook.map import AttentionMap, announce
 from selfattn.notebook.summaries import summaries as summarise
 from selfattn.notebook.summaries import thumbnails
 from selfattn.notebook.widget import prepared
@@ -25,16 +26,15 @@ class HeadsMap(AttentionMap):
 
     def __init__(
         self,
-        stack: np.ndarray,
+        reading: Reading,
         raw: list[str],
         causal: bool,
         title: str,
-        dtype: str,
         by: str,
         extra: dict[str, Any],
         side: int,
     ) -> None:
-        super().__init__(stack, raw, causal, title, dtype)
+        super().__init__(reading, raw, causal, title)
         found = summarise(self._stack, extra)
         if by not in found:
             raise ValueError(f"by must be one of {sorted(found)}, not {by!r}")
@@ -61,6 +61,7 @@ def show_heads(
     *,
     ids: Any = None,
     batch: int | None = None,
+    axes: str | None = None,
     causal: bool | None = None,
     title: str | None = None,
     by: str | Callable[[np.ndarray], float] = "entropy",
@@ -78,5 +79,7 @@ def show_heads(
     chosen = by if isinstance(by, str) else getattr(by, "__name__", "yours")
     if not isinstance(by, str):
         extra[chosen] = by
-    stack, raw, causal, dtype = prepared(weights, tokens, ids, batch, causal)
-    return HeadsMap(stack, raw, causal, title or "", dtype, chosen, extra, side)
+    reading, raw, causal = prepared(weights, tokens, ids, batch, causal, axes)
+    m = HeadsMap(reading, raw, causal, title or "", chosen, extra, side)
+    announce(m)
+    return m

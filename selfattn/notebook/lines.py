@@ -14,18 +14,23 @@ def show_lines(
     *,
     ids: Any = None,
     batch: int | None = None,
+    axes: str | None = None,
     causal: bool | None = None,
     title: str | None = None,
-    layer: int = 0,
-    head: int = 0,
+    layer: int | None = None,
+    head: int | None = None,
 ) -> AttentionMap:
     """One head as lines, as BertViz's head view draws it: queries down the left, keys down
     the right, a line from the query in focus to every key, its width ∝ weight. Hover a
     query (or press ↑ ↓) to move; hover a key to see every query's weight on it. Takes what
-    `show_map` takes; the same checks run, and `m.layer`, `m.head`, `m.row` move it.
+    `show_map` takes and opens where it does (the first head that breaks an invariant) unless
+    `layer` and `head` say; the same checks run, and `m.layer`, `m.head`, `m.row` move it.
     """
-    m = show_map(weights, tokens, ids=ids, batch=batch, causal=causal, title=title)
+    m = show_map(weights, tokens, ids=ids, batch=batch, axes=axes, causal=causal, title=title)
     with m.hold_sync():
         m.kind = "lines"
-        m.layer, m.head = layer, head
+        if layer is not None:
+            m.layer = layer
+        if head is not None:
+            m.head = head
     return m

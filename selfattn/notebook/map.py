@@ -11,7 +11,8 @@ import traitlets
 
 from selfattn.notebook import assets, picture, store
 from selfattn.notebook.data import TOLERANCE, checks, floats, full_cell
-from selfattn.notebook.widget import Stepped, kept_indices, labels, prepared, write
+from selfattn.notebook.inputs import Reading
+from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
 
 
 class AttentionMap(Stepped):
@@ -28,54 +29,72 @@ class AttentionMap(Stepped):
     checks = traitlets.List().tag(sync=True)
     broken = traitlets.List().tag(sync=True)
 
-    def __init__(
-        self, stack: np.ndarray, raw: list[str], causal: bool, title: str, dtype: str
-    ) -> None:
-        self._layers = stack.shape[0] if stack.ndim == 4 else 1
+    reading = traitlets.Unicode("").tag(sync=True)  # how the input's axes were read
+
+    def __init__(self, reading: Reading, raw: list[str], causal: bool, title: str) -> None:
+        stack = reading.stack
+        self._ids = reading.layers or [0]
         self._heads = stack.shape[-3] if stack.ndim >= 3 else 1
         self._stack = stack.reshape(-1, *stack.shape[-2:])  # (layers·heads, n, n)
         self._ndim = stack.ndim
-        self._dtype = dtype
-        tolerance = TOLERANCE.get(dtype, TOLERANCE["float64"])
+        self._read = reading
+        self._dtype = reading.dtype
+        tolerance = TOLERANCE.get(reading.dtype, TOLERANCE["float64"])
         self._checks = [checks(w, causal, tolerance) for w in self._stack]
         broken = [
-            {"layer": k // self._heads, "head": k % self._heads, "invariants": names}
+            {"layer": self._ids[k // self._heads], "head": k % self._heads, "invariants": names}
             for k, found in enumerate(self._checks)
             if (names := [c["invariant"] for c in found if not c["ok"]])
         ]
+        # the map opens on the first head that breaks an invariant, when one does
+        first = (broken[0]["layer"], broken[0]["head"]) if broken else (self._ids[0], 0)
         super().__init__(
             kind="map",
             **labels(raw),
             title=title,
+            reading=reading.said,
             shape=list(stack.shape),
+            layer_ids=self._ids,
             causal=causal,
             broken=broken,
-            **self._slice(0, 0),
+            **self._slice(*first),
         )
+        with self.hold_trait_notifications():
+            self.layer, self.head = first
 
     def _slice(self, layer: int, head: int) -> dict[str, Any]:
         """What the picture needs of one head, its weights as float32."""
-        w = self._stack[layer * self._heads + head]  # (n, n)
+        w = self._stack[self._at(layer, head)]  # (n, n)
         return {**self._marks(layer, head), "weights": floats(np.nan_to_num(w))}
 
     def _marks(self, layer: int, head: int) -> dict[str, Any]:
         """What marks a head's picture besides its weights: its checks, a full cell's weight."""
-        w = self._stack[layer * self._heads + head]
-        return {"checks": self._checks[layer * self._heads + head], "scale": full_cell(w)}
+        k = self._at(layer, head)
+        return {"checks": self._checks[k], "scale": full_cell(self._stack[k])}
 
     def _packed(
         self, layer: int, head: int, bits: int, squeeze: bool
     ) -> tuple[dict[str, Any], float]:
         """One head as a saved file holds it, and how far packing moved its weights."""
-        found = self._checks[layer * self._heads + head]
+        k = self._at(layer, head)
+        found = self._checks[k]
         exact = np.ones(len(self.tokens), dtype=bool)
         exact[next(c["rows"] for c in found if c["invariant"] == "rows sum to 1")] = False
-        weights, error = store.pack(self._stack[layer * self._heads + head], bits, exact, squeeze)
+        weights, error = store.pack(self._stack[k], bits, exact, squeeze)
         return {**self._marks(layer, head), "weights": weights}, error
 
     def _name(self, layer: int, head: int) -> str:
-        """A head as the reader indexes the array they passed: weights[layer, head]."""
-        return ["weights", f"weights[{head}]", f"weights[{layer}, {head}]"][self._ndim - 2]
+        """A head as the reader indexes what they passed: weights[layer, head] for an array
+        (weights[0, 2] for a batch's sequence 0, head 2), "layer 7, head 2" for a model's
+        layers; layers by the numbers the input gave them, heads from 0."""
+        axes = self._read.axes
+        if axes.startswith("l") and axes[1:] in ("bhqk", "hqk") and self._read.from_layers:
+            return f"layer {layer}, head {head}"
+        at = {"l": str(layer), "b": str(self._read.batch), "h": str(head), "q": ":", "k": ":"}
+        index = [at[a] for a in axes]
+        while index and index[-1] == ":":
+            index.pop()
+        return f"weights[{', '.join(index)}]" if index else "weights"
 
     @property
     def failed(self) -> list[str]:
@@ -88,9 +107,20 @@ class AttentionMap(Stepped):
         return [
             f"{self._name(b['layer'], b['head'])}: {c['invariant']}: {c['message']}"
             for b in self.broken
-            for c in self._checks[b["layer"] * self._heads + b["head"]]
+            for c in self._checks[self._at(b["layer"], b["head"])]
             if not c["ok"]
         ]
+
+    def __repr__(self) -> str:
+        """What the map holds and how its input was read: the text a notebook shows where
+        it cannot draw the widget, beside the still picture."""
+        n = len(self.tokens)
+        count = len(self.broken)
+        bad = f"{count} {'head breaks' if count == 1 else 'heads break'} an invariant"
+        return (
+            f"<{type(self).__name__}: {n} tokens, shape {tuple(self.shape)} {self.reading}; "
+            f"{bad}; showing {self._name(self.layer, self.head)}>"
+        )
 
     def _ipython_display_(self) -> None:
         """The widget, then a still picture of the map as an output of its own. A notebook
@@ -107,7 +137,7 @@ class AttentionMap(Stepped):
 
     def _still(self) -> str:
         """The map on screen as a still picture, naming what every other head breaks."""
-        k = self.layer * self._heads + self.head
+        k = self._at(self.layer, self.head)
         others = [
             f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
             for b in self.broken
@@ -119,6 +149,7 @@ class AttentionMap(Stepped):
             causal=self.causal,
             title=self.title,
             where=self._name(self.layer, self.head) if self._ndim > 2 else "",
+            reading=self._read.said,
             elsewhere=f"Heads that break an invariant: {'; '.join(others)}. " if others else "",
         )
 
@@ -142,8 +173,8 @@ class AttentionMap(Stepped):
         n = len(self.tokens)
         bits = bits or (16 if n <= 256 else 8)
         kept = {
-            "layer": kept_indices(layers, self._layers, "layer"),
-            "head": kept_indices(heads, self._heads, "head"),
+            "layer": keep(layers, self._ids, "layer"),
+            "head": keep(heads, list(range(self._heads)), "head"),
         }
         layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
         head = self.head if self.head in kept["head"] else kept["head"][0]
@@ -171,27 +202,52 @@ class AttentionMap(Stepped):
         return write(path, assets.page(state, slices if len(slices) > 1 else {}))
 
 
+def announce(m: AttentionMap) -> None:
+    """One printed line when any head breaks an invariant, so a failure away from the head
+    on screen cannot go unseen: which heads, what they break, where the map opened."""
+    if not m.broken:
+        return
+    total = m._layers * m._heads
+    named = [f"{m._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})" for b in m.broken]
+    listed = "; ".join(named[:4]) + (f"; and {len(named) - 4} more" if len(named) > 4 else "")
+    opened = f"opened on {m._name(m.layer, m.head)}; " if total > 1 else ""
+    print(
+        f"selfattn: {len(named)} of {total} {'heads' if total > 1 else 'head'} "
+        f"{'breaks' if len(named) == 1 else 'break'} "
+        f"an invariant: {listed}. The map {opened}m.failed says how."
+    )
+
+
 def show_map(
     weights: Any,
     tokens: Any = None,
     *,
     ids: Any = None,
     batch: int | None = None,
+    axes: str | None = None,
     causal: bool | None = None,
     title: str | None = None,
 ) -> AttentionMap:
     """An attention map widget, in the article's visual language, that checks its invariants.
 
-    `weights` is `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)`, anything with
-    `__array__`, or what a model returns as it returns it: Hugging Face's
-    `outputs.attentions` (a tuple of `(batch, heads, n, n)`, or the output itself), a
-    TransformerLens cache (its `blocks.{layer}.attn.hook_pattern`), `(layers, batch, heads,
-    n, n)`; `batch` picks one sequence of a batch. `tokens` are strings, or a tokenizer with
-    `ids` (or `(tokenizer, ids)`); labels show the text a token stands for ("Ġcat" → "cat"),
-    the raw token on hover. `causal=None` draws the upper triangle as masked when it is all zero;
-    `causal=True` also checks that no weight sits above the diagonal. Rows must sum to 1
-    within what the dtype the weights came in allows (bfloat16 1e-2, float16 2e-3,
-    float32 1e-4, float64 1e-6).
+    `weights` is `(n, n)`, `(heads, n, n)`, `(layers, heads, n, n)` or one Hugging Face
+    layer's `(batch, heads, n, n)`, anything with `__array__`, or what a model returns as it
+    returns it: Hugging Face's `outputs.attentions` (a tuple of `(batch, heads, n, n)`, or the
+    output itself), a TransformerLens cache (its `blocks.{layer}.attn.hook_pattern`, layers
+    keeping their numbers), `(layers, batch, heads, n, n)`. A 4-D array is read as
+    `(batch, heads, n, n)` when `batch` is given or its first axis is 1, else as
+    `(layers, heads, n, n)`; `axes` names the axes when that is wrong or the order differs:
+    l layer, b batch, h head, q query, k key, as `axes="bhqk"`. The title and `repr` say the
+    reading taken. `batch` picks one sequence of a batch. `tokens` are strings (a string
+    is split by whitespace, with a warning), or a tokenizer with `ids` (or `(tokenizer, ids)`);
+    labels show the text a token stands for ("Ġcat" → "cat"), the raw token on hover.
+    `causal=None` draws the upper triangle as masked when it is all zero; `causal=True` also
+    checks that no weight sits above the diagonal. Rows must sum to 1 within what the dtype
+    the weights came in allows (bfloat16 1e-2, float16 2e-3, float32 1e-4, float64 1e-6).
+    The map opens on the first head that breaks an invariant, and one line printed names
+    every such head; layers and heads are numbered from 0 on screen as in Python.
     """
-    stack, raw, causal, dtype = prepared(weights, tokens, ids, batch, causal)
-    return AttentionMap(stack, raw, causal, title or "", dtype)
+    reading, raw, causal = prepared(weights, tokens, ids, batch, causal, axes)
+    m = AttentionMap(reading, raw, causal, title or "")
+    announce(m)
+    return m

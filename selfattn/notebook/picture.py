@@ -89,6 +89,7 @@ def still(
     title: str,
     where: str,
     elsewhere: str = "",
+    reading: str = "",
 ) -> str:
     """HTML holding the map on screen as a PNG, with what it is and what it breaks, and
     `elsewhere`, what the heads not shown break."""
@@ -99,6 +100,7 @@ def still(
     failed = [f"{c['invariant']}: {c['message']}" for c in found if not c["ok"]]
     said = "; ".join(failed) if failed else "keeps every invariant"
     where = f", {where}" if where else ""
+    where += f" ({reading})" if reading else ""
     caption = f"{name}{where}: {said}. {elsewhere}A still picture; run the cell for the live map."
     return (
         f'<figure class="selfattn-still" style="margin:0">'

@@ -6,11 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from selfattn.notebook import assets
 from selfattn.notebook.data import looks_causal
-from selfattn.notebook.inputs import attention_stack, token_strings
+from selfattn.notebook.inputs import Reading, read_attention, token_strings
 from selfattn.notebook.tokens import readable
 
 try:
@@ -61,31 +59,48 @@ def write(path: str | Path, text: str) -> Path:
     return path
 
 
-def kept_indices(asked: Any, count: int, axis: str) -> list[int]:
-    """The indices save_html keeps on one axis: all of them, or the ones asked for."""
+def keep(asked: Any, values: list[int], axis: str) -> list[int]:
+    """The layers or heads save_html keeps: all of `values`, or the ones asked for."""
     if asked is None:
-        return list(range(count))
-    kept = sorted({int(i) for i in ([asked] if isinstance(asked, int) else asked)})
-    if not kept or kept[0] < 0 or kept[-1] >= count:
-        raise ValueError(f"{axis}s to keep must be among 0..{count - 1}, not {asked!r}")
-    return kept
+        return list(values)
+    chosen = sorted({int(i) for i in ([asked] if isinstance(asked, int) else asked)})
+    if not chosen or any(i not in values for i in chosen):
+        among = (
+            f"{values[0]}..{values[-1]}"
+            if values == list(range(values[0], values[-1] + 1))
+            else values
+        )
+        raise ValueError(f"{axis}s to keep must be among {among}, not {asked!r}")
+    return chosen
 
 
 class Stepped(Widget):
     """A widget over a stack of heads, one (layer, head) on screen: stepping clamps to the
-    stack and sends that head's slice (`_slice`, each subclass's own)."""
+    stack and sends that head's slice (`_slice`, each subclass's own). Layers are numbered as
+    the input numbers them (a TransformerLens cache of layer 7 alone is layer 7, not 0):
+    `layer_ids` lists them, and `m.layer` is one of them; heads count from 0, as Python does."""
 
     layer = traitlets.Int(0).tag(sync=True)
     head = traitlets.Int(0).tag(sync=True)
-    _layers = 1
+    layer_ids = traitlets.List(traitlets.Int()).tag(sync=True)
+    _ids: list[int] = [0]  # noqa: RUF012 - each instance sets its own before the traits
     _heads = 1
+
+    @property
+    def _layers(self) -> int:
+        return len(self._ids)
+
+    def _at(self, layer: int, head: int) -> int:
+        """Where a (layer, head) sits in the flat stack of heads."""
+        return self._ids.index(layer) * self._heads + head
 
     def _slice(self, layer: int, head: int) -> dict[str, Any]:
         raise NotImplementedError
 
     @traitlets.validate("layer")
     def _clamp_layer(self, proposal: Any) -> int:
-        return min(max(int(proposal["value"]), 0), self._layers - 1)
+        value = int(proposal["value"])
+        return min(self._ids, key=lambda i: (abs(i - value), i))
 
     @traitlets.validate("head")
     def _clamp_head(self, proposal: Any) -> int:
@@ -105,18 +120,25 @@ def labels(raw: list[str]) -> dict[str, list[str]]:
 
 
 def prepared(
-    weights: Any, tokens: Any, ids: Any, batch: int | None, causal: bool | None
-) -> tuple[np.ndarray, list[str], bool, str]:
-    """What a map is made of: the stack, the raw tokens, whether it is causal, the dtype."""
-    stack, dtype = attention_stack(weights, batch)
-    if stack.ndim not in (2, 3, 4) or stack.shape[-1] != stack.shape[-2]:
+    weights: Any,
+    tokens: Any,
+    ids: Any,
+    batch: int | None,
+    causal: bool | None,
+    axes: str | None = None,
+) -> tuple[Reading, list[str], bool]:
+    """What a map is made of: the weights as read, the raw tokens, whether it is causal."""
+    reading = read_attention(weights, batch, axes)
+    stack = reading.stack
+    if stack.shape[-1] != stack.shape[-2]:
         raise ValueError(
             f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {stack.shape}"
+            f" ({reading.said})"
         )
     n = stack.shape[-1]
     raw = token_strings(tokens, ids, batch) or [str(i) for i in range(n)]
     if len(raw) != n:
-        raise ValueError(f"{len(raw)} tokens for a map of {n} keys")
+        raise ValueError(f"{len(raw)} tokens for a map of {n} keys ({reading.said})")
     if causal is None:
         causal = all(looks_causal(w) for w in stack.reshape(-1, n, n))
-    return stack, raw, bool(causal), dtype
+    return reading, raw, bool(causal)

@@ -48,7 +48,9 @@ def test_the_example_runs_and_its_saved_outputs_show_the_map_without_a_kernel(
     assert state[model]["state"]["tokens"][:3] == ["the", "cat", "ate"]
     assert state[model]["state"]["_esm"]  # the widget's code is saved too: it can render again
 
-    failed = outputs[saved.cells[5].id][0]["data"]["text/plain"]
+    printed, result = outputs[saved.cells[5].id]  # one printed line, then m.failed
+    assert printed["text"].startswith("selfattn: 1 of 8 heads breaks an invariant: weights[1, 3]")
+    failed = result["data"]["text/plain"]
     assert "weights[1, 3]: causal: 1 weight above the diagonal" in failed
     assert outputs[saved.cells[6].id][0]["data"]["text/plain"] == "[]"  # bfloat16 passes
     assert (tmp_path / "attention-map.html").stat().st_size > 10_000

@@ -5,7 +5,7 @@
 
 import { html } from "../../site/static/js/kit/dom.js";
 import { fixed } from "../../site/static/js/kit/format.js";
-import { bytesOf, colours, rgbaOf, shell } from "./common.js";
+import { bytesOf, colours, headNames, rgbaOf, shell } from "./common.js";
 import { renderMap } from "./map.js";
 
 const MASKED = 255;
@@ -35,16 +35,17 @@ export function renderHeads({ model, el }) {
   const mapHost = html("div");
   root.append(head, note, grid, mapHost);
 
-  const name = (k) => (shape.length === 4 ? `L${Math.floor(k / heads) + 1} H${(k % heads) + 1}` : `H${k + 1}`);
-  const broken = new Set((model.get("broken") ?? []).map((b) => b.layer * heads + b.head));
+  const names = headNames(model, shape);
+  const name = (k) => names.name(names.at(k).layer, names.at(k).head, true);
+  const broken = new Set((model.get("broken") ?? []).map((b) => names.index(b.layer, b.head)));
   const thumbs = Array.from({ length: total }, (_, k) => {
     const canvas = html("canvas", { width: side, height: side, "aria-hidden": "true" });
     const value = html("span", { class: "value" });
     const button = html("button", { type: "button", class: `thumb${broken.has(k) ? " broken" : ""}`, "data-head": k }, canvas, html("span", { text: name(k) }), value);
     button.title = Object.entries(summaries).map(([s, v]) => `${s} ${fixed(v[k], 3)}`).join("\n");
     button.addEventListener("click", () => {
-      model.set("layer", Math.floor(k / heads));
-      model.set("head", k % heads);
+      model.set("layer", names.at(k).layer);
+      model.set("head", names.at(k).head);
       model.save_changes();
     });
     return { button, canvas, value };
@@ -96,7 +97,7 @@ export function renderHeads({ model, el }) {
   }
 
   const onPick = () => {
-    const k = model.get("layer") * heads + model.get("head");
+    const k = names.index(model.get("layer"), model.get("head"));
     thumbs.forEach(({ button }, j) => button.classList.toggle("current", j === k));
   };
   order.addEventListener("change", () => {

@@ -96,7 +96,7 @@ export function renderLines({ model, el }) {
     });
     const total = w.reduce((a, b) => a + b, 0);
     const top = [...w.keys()].reduce((a, b) => (w[b] > w[a] ? b : a), 0);
-    const outside = size < n ? `; ${fixed(1 - total, 3)} of it on tokens outside the ${size} drawn (${lo + 1}–${lo + size})` : "";
+    const outside = size < n ? `; ${fixed(1 - total, 3)} of it on tokens outside the ${size} drawn (${lo}–${lo + size - 1})` : "";
     said.textContent = key < 0
       ? `query ${row} · ${tokens[row]}: most weight on ${tokens[pairs[top][1]]} (${fixed(w[top], 3)})${outside}`
       : `key ${key} · ${tokens[key]}: weighed most by ${tokens[pairs[top][0]]} (${fixed(w[top], 3)})`;

@@ -8,7 +8,7 @@ import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makeGrid, gridLegend, gridWidth } from "../../site/static/js/kit/grid.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, shell, colours, exportMenu, makeSteppers, hideStill } from "./common.js";
+import { floats, shell, colours, exportMenu, makeSteppers, hideStill, headNames } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
@@ -170,7 +170,7 @@ export function renderMap({ model, el }) {
       const pooled = block > 1 ? `, each square the largest weight of ${block} × ${block} cells` : "";
       const grid = makeCanvasGrid(holder, {
         rows: every(r0, r1), columns: every(c0, c1), side,
-        label: `${label}${zoomed ? `, zoomed to queries ${r0 + 1}–${r1} and keys ${c0 + 1}–${c1}` : ""}${pooled}`,
+        label: `${label}${zoomed ? `, zoomed to queries ${r0}–${r1 - 1} and keys ${c0}–${c1 - 1}` : ""}${pooled}`,
       });
       const at = (event) => {
         const cell = grid.cellAt(event);
@@ -308,7 +308,8 @@ export function renderMap({ model, el }) {
     const broken = model.get("broken") ?? [];
     const total = shape.slice(0, -2).reduce((a, b) => a * b, 1);
     if (!axes.length) return heads.replaceChildren();
-    const name = (b) => (axes.length === 2 ? `layer ${b.layer + 1} · head ${b.head + 1}` : `head ${b.head + 1}`);
+    const { name: named } = headNames(model, shape);
+    const name = (b) => named(b.layer, b.head);
     const says = broken.length ? `${broken.length} of ${total} heads ${broken.length === 1 ? "breaks" : "break"} an invariant:` : `all ${total} heads keep every invariant`;
     heads.replaceChildren(html("p", { class: broken.length ? "failed" : "ok", text: says }));
     const shown = broken.slice(0, 8).map((b) => {
@@ -381,6 +382,8 @@ export function renderMap({ model, el }) {
       return li;
     }));
     title.textContent = model.get("title") || `attention map, ${n} tokens`;
+    // how the input's axes were read, beside the title: a 4-D array is never read silently
+    if (model.get("reading")) title.append(html("span", { class: "reading", "data-readout": "reading", text: model.get("reading") }));
     showSteps();
     listHeads();
     focus();
