@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import traitlets
 
-from selfattn.notebook import assets
+from selfattn.notebook import assets, picture, stills
 from selfattn.notebook.data import floats, full_cell
 from selfattn.notebook.tokens import readable
 from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
@@ -67,6 +67,21 @@ class Compare(Stepped):
             "dscale": full_cell(d) if np.any(d) else 1.0,
             "largest": {"row": int(i), "column": int(j), "value": float(d[i, j])},
         }
+
+    def _still(self) -> str:
+        """A, B and |B − A| of the head on screen, side by side."""
+        k = self._at(self.layer, self.head)
+        a, b = np.nan_to_num(self._a[k]), np.nan_to_num(self._b[k])
+        at = {4: f"layer {self.layer}, head {self.head}", 3: f"head {self.head}"}
+        where = f" at {at[len(self.shape)]}" if len(self.shape) in at else ""
+        big = self.largest
+        return picture.figure(
+            stills.compare(a, b, self.causal),
+            f"{self.names[0]}, {self.names[1]} and |{self.names[1]} − {self.names[0]}|{where}"
+            f" for {len(self.tokens)} tokens; the largest difference is "
+            f"{self.tokens[big['row']]} → {self.tokens[big['column']]}, {big['value']:+.3f}. "
+            f"{picture.STILL}",
+        )
 
     def save_html(
         self,

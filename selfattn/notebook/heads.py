@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import traitlets
 
+from selfattn.notebook import picture, stills
 from selfattn.notebook.inputs import Reading
 from selfattn.notebook.map import AttentionMap, announce
 from selfattn.notebook.summaries import summaries as summarise
@@ -39,12 +40,37 @@ class HeadsMap(AttentionMap):
         if by not in found:
             raise ValueError(f"by must be one of {sorted(found)}, not {by!r}")
         codes, m = thumbnails(self._stack, side, causal)
+        self._codes = codes
         with self.hold_sync():
             self.kind = "heads"
             self.thumbs = codes.tobytes()
             self.side = m
             self.summaries = {name: [float(v) for v in values] for name, values in found.items()}
             self.by = by
+
+    def _still(self) -> str:
+        """Every head small, in layer order, as the live view first lays them out; the
+        caption names the heads that break an invariant."""
+        broken = {self._at(b["layer"], b["head"]) for b in self.broken}
+        rgb = stills.heads(self._codes, self._layers, self._heads, broken)
+        failing = "; ".join(
+            f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
+            for b in self.broken[:8]
+        )
+        more = f" and {len(self.broken) - 8} more" if len(self.broken) > 8 else ""
+        ids = self._ids
+        said = (
+            f"framed red, breaking an invariant: {failing}{more}"
+            if failing
+            else "every head keeps every invariant"
+        )
+        return picture.figure(
+            rgb,
+            f"{self.title or 'every head'}: {self._layers * self._heads} heads of "
+            f"{len(self.tokens)} tokens, a row per layer ({ids[0]}–{ids[-1]}) and a column per "
+            f"head (0–{self._heads - 1}), each a block drawn by its largest weight; {said}. "
+            f"{picture.STILL}",
+        )
 
     @property
     def table(self) -> dict[str, np.ndarray]:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import traitlets
 
-from selfattn.notebook import assets, picture, store
+from selfattn.notebook import assets, picture, stills, store
 from selfattn.notebook.data import TOLERANCE, checks, floats, full_cell
 from selfattn.notebook.inputs import Reading
 from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
@@ -122,21 +122,11 @@ class AttentionMap(Stepped):
             f"{bad}; showing {self._name(self.layer, self.head)}>"
         )
 
-    def _ipython_display_(self) -> None:
-        """The widget, then a still picture of the map as an output of its own. A notebook
-        reopened without the widget's state shows "Error displaying widget" in JupyterLab
-        rather than any other part of the widget's output, so the picture stands apart:
-        GitHub, nbviewer, an untrusted or stateless reopened notebook show it, and the live
-        widget hides it (map.js)."""
-        from IPython.display import display
-
-        bundle = self._repr_mimebundle_()
-        if bundle is not None:
-            display(bundle[0], metadata=bundle[1], raw=True)
-        display({"text/html": self._still()}, raw=True)
-
     def _still(self) -> str:
-        """The map on screen as a still picture, naming what every other head breaks."""
+        """The head on screen as a still picture, as the live view draws it first (a map, or
+        the lines of its query row), naming what every other head breaks."""
+        if self.kind == "lines":
+            return self._lines_still()
         k = self._at(self.layer, self.head)
         others = [
             f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
@@ -151,6 +141,22 @@ class AttentionMap(Stepped):
             where=self._name(self.layer, self.head) if self._ndim > 2 else "",
             reading=self._read.said,
             elsewhere=f"Heads that break an invariant: {'; '.join(others)}. " if others else "",
+        )
+
+    def _lines_still(self) -> str:
+        k = self._at(self.layer, self.head)
+        w, row = self._stack[k], self.row
+        rgb, shown = stills.lines(w, row, self.causal)
+        top = [j for j in np.argsort(-np.nan_to_num(w[row]))[:3] if w[row, j] > 0]
+        heaviest = ", ".join(f"{self.tokens[j]} {w[row, j]:.3f}" for j in top)
+        where = f", {self._name(self.layer, self.head)}" if self._ndim > 2 else ""
+        failing = [self._name(b["layer"], b["head"]) for b in self.broken]
+        said = f"Breaking an invariant: {', '.join(failing)}. " if failing else ""
+        return picture.figure(
+            rgb,
+            f"{self.title or 'attention lines'}{where}: query {row} · {self.tokens[row]}, its "
+            f"lines to tokens {shown[0]}–{shown[-1]} (width ∝ weight); heaviest: {heaviest}. "
+            f"{said}{picture.STILL}",
         )
 
     def save_html(

@@ -40,9 +40,9 @@ def png(rgb: np.ndarray) -> bytes:
     )
 
 
-def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarray:
+def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]], side: int = SIDE) -> np.ndarray:
     """The map as pixels: `cell` pixels a cell, or one pixel for `block` cells (the block's
-    largest weight, so a spike never vanishes) when the map is longer than SIDE."""
+    largest weight, so a spike never vanishes) when the map is longer than `side`."""
     n = weights.shape[-1]
     w = np.nan_to_num(np.abs(weights), nan=0.0, posinf=0.0, neginf=0.0)
     share = np.sqrt(np.minimum(w / full_cell(weights), 1))  # side of a square ∝ √weight
@@ -50,7 +50,7 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarra
     bad = np.zeros((n, n), bool)
     for i, j in wrong:
         bad[i, j] = True
-    block = -(-n // SIDE)
+    block = -(-n // side)
     if block > 1:  # pool blocks of cells into one pixel each
         m = -(-n // block) * block
         pad = ((0, m - n), (0, m - n))
@@ -60,7 +60,7 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarra
 
         share, masked, bad = pool(share), pool(masked) & ~pool(~masked), pool(bad)
         n = m // block
-    cell = max(1, min(SIDE // n, 40))
+    cell = max(1, min(side // n, 40))
 
     def cells(a: np.ndarray) -> np.ndarray:
         """A per-cell array spread over each cell's cell × cell pixels, without a copy."""
@@ -81,6 +81,28 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarra
     return rgb.reshape(n * cell, n * cell, 3)
 
 
+# A still waits a few seconds before it shows where a style sheet applies (a trusted notebook,
+# where the live widget is on its way and hides it as it draws: js/common.js hideStill), so it
+# never flashes before the live view; an untrusted notebook, GitHub or nbviewer strip the
+# <style> and show it at once. Its class names the view, so each view hides its own.
+WAIT = (
+    "<style>@keyframes selfattn-wait {from {max-height: 0; overflow: hidden; margin: 0}}"
+    " .selfattn-still {animation: selfattn-wait 0s 5s backwards}</style>"
+)
+
+
+def figure(rgb: np.ndarray, caption: str) -> str:
+    """HTML holding a picture as a PNG and its caption, as a notebook output shows it."""
+    data = base64.b64encode(png(rgb)).decode("ascii")
+    said = html.escape(caption)
+    return (
+        f'{WAIT}<figure class="selfattn-still" style="margin:0">'
+        f'<img src="data:image/png;base64,{data}" alt="{said}" '
+        f'style="max-width:100%;image-rendering:pixelated">'
+        f"<figcaption>{said}</figcaption></figure>"
+    )
+
+
 def still(
     weights: np.ndarray,
     found: list[dict[str, Any]],
@@ -94,17 +116,14 @@ def still(
     """HTML holding the map on screen as a PNG, with what it is and what it breaks, and
     `elsewhere`, what the heads not shown break."""
     wrong = [cell for c in found if not c["ok"] for cell in c["cells"]]
-    data = base64.b64encode(png(draw(weights, causal, wrong))).decode("ascii")
     n = weights.shape[-1]
     name = title or f"attention map, {n} tokens"
     failed = [f"{c['invariant']}: {c['message']}" for c in found if not c["ok"]]
     said = "; ".join(failed) if failed else "keeps every invariant"
     where = f", {where}" if where else ""
     where += f" ({reading})" if reading else ""
-    caption = f"{name}{where}: {said}. {elsewhere}A still picture; run the cell for the live map."
-    return (
-        f'<figure class="selfattn-still" style="margin:0">'
-        f'<img src="data:image/png;base64,{data}" alt="{html.escape(caption)}" '
-        f'style="max-width:100%;image-rendering:pixelated">'
-        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-    )
+    caption = f"{name}{where}: {said}. {elsewhere}{STILL}"
+    return figure(draw(weights, causal, wrong), caption)
+
+
+STILL = "A still picture; run the cell for the live view."

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import traitlets
 
+from selfattn.notebook import picture, stills
 from selfattn.notebook.data import as_array, attention_weights, floats, projection
 from selfattn.notebook.inputs import token_strings
 from selfattn.notebook.widget import Widget, labels
@@ -25,6 +26,16 @@ class HeadView(Widget):
     dv = traitlets.Int(2).tag(sync=True)
     qk_kept = traitlets.Float(1.0).tag(sync=True)
     v_kept = traitlets.Float(1.0).tag(sync=True)
+
+    def _still(self) -> str:
+        """The query/key plane as it first draws: every query and key as a dot."""
+        q2, k2 = np.array(self.q2, float), np.array(self.k2, float)
+        kept = "exact" if self.d == 2 else f"the two principal directions, {self.qk_kept:.0%} kept"
+        return picture.figure(
+            stills.plane(q2.reshape(-1, 2), k2.reshape(-1, 2)),
+            f"{self.title or 'one head'}: {len(self.tokens)} queries (orange) and keys (blue) "
+            f"on the query/key plane ({kept}; d = {self.d}). {picture.STILL}",
+        )
 
 
 def show(

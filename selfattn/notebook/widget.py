@@ -47,6 +47,33 @@ class Widget(anywidget.AnyWidget):
         ]
         return {name: getattr(self, name) for name in names}
 
+    def __repr__(self) -> str:
+        """What the view holds, in a line: the text a notebook shows where it cannot draw."""
+        shape = getattr(self, "shape", None)
+        held = f", shape {tuple(shape)}" if shape else ""
+        title = f" {self.title!r}" if self.title else ""
+        return f"<{type(self).__name__}{title}: {len(self.tokens)} tokens{held}>"
+
+    def _still(self) -> str:
+        """The view as a still picture (HTML), each view's own."""
+        raise NotImplementedError
+
+    def _ipython_display_(self) -> None:
+        """The widget, then a still picture of it as an output of its own. A notebook
+        reopened without the widget's state shows "Error displaying widget" in JupyterLab
+        rather than any other part of the widget's output, so the picture stands apart:
+        GitHub, nbviewer, an untrusted or stateless reopened notebook show it, and the live
+        widget hides it (js/common.js hideStill). The widget's own text is left empty: an
+        untrusted notebook shows it in place of the widget, and an object's repr there says
+        nothing the still does not."""
+        from IPython.display import display
+
+        bundle = self._repr_mimebundle_()
+        if bundle is not None:
+            data, metadata = bundle
+            display({**data, "text/plain": ""}, metadata=metadata, raw=True)
+        display({"text/html": self._still(), "text/plain": repr(self)}, raw=True)
+
     def save_html(self, path: str | Path) -> Path:
         """Write the widget as one standalone HTML file: it opens offline, from file://,
         and asks no other origin for anything. Returns the path written."""

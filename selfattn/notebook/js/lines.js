@@ -6,7 +6,7 @@
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, hideStill, makeSteppers, shell } from "./common.js";
+import { floats, makeSteppers, shell } from "./common.js";
 
 // at most WINDOW tokens are drawn, ROW px apart, closer (DENSE) past 32 tokens: a long head
 // stays within a laptop's screen (48 tokens, 750 px), its words still 12.5 px
@@ -25,7 +25,6 @@ export function renderLines({ model, el }) {
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const n = tokens.length, size = Math.min(n, WINDOW);
   const pitch = size > 32 ? DENSE : ROW; // px per token
-  hideStill(el); // show_lines is a map in Python, which prints its still picture too
   const { root, stop } = shell(el, model.get("css"), () => {});
   root.classList.add("lines");
   const pickers = html("div", { class: "pickers" });

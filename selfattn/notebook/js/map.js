@@ -8,7 +8,7 @@ import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makeGrid, gridLegend, gridWidth } from "../../site/static/js/kit/grid.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, shell, colours, exportMenu, makeSteppers, hideStill, headNames } from "./common.js";
+import { floats, shell, colours, exportMenu, makeSteppers, headNames } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
@@ -48,7 +48,6 @@ const rowOf = (w, n, i) => Array.from(w.subarray(i * n, i * n + n));
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderMap({ model, el }) {
   const started = performance.now();
-  hideStill(el);
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const raw = /** @type {string[]} */ (model.get("raw") ?? []);
   const n = tokens.length;
