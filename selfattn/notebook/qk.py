@@ -3,6 +3,7 @@ and the weighted sum of the values (F20)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -81,6 +82,31 @@ def show(
     )
 
 
+def _runner(model: Any, inputs: Any) -> Callable[[], Any]:
+    """How to run the model on `inputs`: a tokenizer's output as `**inputs`, a function as
+    it is, anything else as the model's one argument."""
+    if hasattr(inputs, "keys"):  # a tokenizer's output, as model(**inputs) takes it
+        return lambda: model(**{str(key): inputs[key] for key in inputs.keys()})  # noqa: SIM118
+    if callable(inputs) and not hasattr(inputs, "shape"):
+        return inputs
+    return lambda: model(inputs)
+
+
+def _tokens(model: Any, inputs: Any, tokens: Any, batch: int) -> list[str] | None:
+    """The layer's tokens: strings, a tokenizer reading the ids in `inputs`, or, for a
+    TransformerLens model given text, the model's own tokens of it."""
+    from selfattn.notebook.capture import is_lens
+    from selfattn.notebook.inputs import TOKENIZER
+
+    if tokens is None and is_lens(model) and hasattr(model, "to_str_tokens"):
+        tokens = model
+    to_str = getattr(tokens, "to_str_tokens", None)
+    if isinstance(inputs, str) and to_str is not None:
+        return [str(t) for t in to_str(inputs)]
+    given = inputs if any(hasattr(tokens, name) for name in TOKENIZER) else None
+    return token_strings(tokens, given, batch)
+
+
 def show_layer(
     model: Any,
     inputs: Any,
@@ -102,29 +128,33 @@ def show_layer(
     `module`); `heads` is needed only when the module does not say how many it has. `tokens`
     are strings or a tokenizer (the ids come from `inputs`). `mask` is as for `show`; by
     default "causal" when the module says it is (`is_causal`). q and k are as projected,
-    before any rotary embedding.
+    before any rotary embedding. Under grouped-query attention (a Llama with 8 q heads and
+    2 k, v heads) q head `head` is drawn with the k, v head it reads. A TransformerLens model
+    (HookedTransformer, or TransformerLens 4's TransformerBridge) is read from its own hooks,
+    `blocks.{layer}.attn.hook_q`/`hook_k`/`hook_v`, on ids or text, its tokens by default.
     """
-    from selfattn.notebook.capture import attention_layers, capture
+    from selfattn.notebook.capture import attention_layers, capture, is_lens, kv_head, lens_qkv
 
-    if module is None:
-        layers = attention_layers(model)
-        if not layers:
-            raise ValueError("no attention module with q, k, v projections was found: pass module=")
-        module = layers[layer]
-    given: Any = inputs
-    if hasattr(given, "keys"):  # a tokenizer's output, as model(**inputs) takes it
-        run = lambda: model(**{str(key): given[key] for key in given.keys()})  # noqa: E731, SIM118
-    elif callable(given) and not hasattr(given, "shape"):
-        run = given
+    if module is None and is_lens(model):
+        Q, K, V = lens_qkv(model, inputs, layer)
+        causal = getattr(model.cfg, "attention_dir", "causal") == "causal"
     else:
-        run = lambda: model(given)  # noqa: E731
-    q, k, v = (x[batch, head] for x in capture(module, run, heads))
-    from selfattn.notebook.inputs import TOKENIZER
-
-    given = inputs if any(hasattr(tokens, name) for name in TOKENIZER) else None
-    raw = token_strings(tokens, given, batch)
+        if module is None:
+            layers = attention_layers(model)
+            if not layers:
+                raise ValueError(
+                    "no attention module with q, k, v projections was found: pass module="
+                )
+            module = layers[layer]
+        Q, K, V = capture(module, _runner(model, inputs), heads)
+        causal = bool(getattr(module, "is_causal", False))
+    if not 0 <= head < Q.shape[1]:
+        raise ValueError(f"head={head}: the layer has q heads 0..{Q.shape[1] - 1}")
+    shared = kv_head(Q.shape[1], K.shape[1], head)
+    q, k, v = Q[batch, head], K[batch, shared], V[batch, shared]
+    raw = _tokens(model, inputs, tokens, batch)
     if mask is None:
-        mask = "causal" if getattr(module, "is_causal", False) else None
+        mask = "causal" if causal else None
     return show(
         q, k, v, tokens=raw or [str(i) for i in range(len(q))], mask=mask, title=title or ""
     )
