@@ -120,8 +120,8 @@ def show_compare(
     change. `a` and `b` take whatever `show_map` takes and must come to the same shape;
     `tokens_b` (or a tokenizer with `ids_b`) labels B's input where it differs from A's.
     """
-    read_a, raw, causal_a = prepared(a, tokens, ids, batch, causal, axes)
-    read_b, raw_b, causal_b = prepared(
+    read_a, raw, causal_a, _ = prepared(a, tokens, ids, batch, causal, axes)
+    read_b, raw_b, causal_b, _ = prepared(
         b,
         tokens_b if tokens_b is not None else tokens,
         ids_b if tokens_b is not None else ids,

@@ -3,7 +3,7 @@ map (map.py) of the head picked."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,8 +34,9 @@ class HeadsMap(AttentionMap):
         by: str,
         extra: dict[str, Any],
         side: int,
+        keys: Sequence[str] = (),
     ) -> None:
-        super().__init__(reading, raw, causal, title)
+        super().__init__(reading, raw, causal, title, keys)
         found = summarise(self._stack, extra)
         if by not in found:
             raise ValueError(f"by must be one of {sorted(found)}, not {by!r}")
@@ -93,6 +94,7 @@ def show_heads(
     by: str | Callable[[np.ndarray], float] = "entropy",
     summaries: dict[str, Callable[[np.ndarray], float]] | None = None,
     side: int = 48,
+    key_tokens: Any = None,
 ) -> HeadsMap:
     """Every layer × head as a small map, sorted by a summary, over the full map of the head
     clicked. Takes what `show_map` takes. `by` is "entropy", "largest weight", "first
@@ -105,7 +107,7 @@ def show_heads(
     chosen = by if isinstance(by, str) else getattr(by, "__name__", "yours")
     if not isinstance(by, str):
         extra[chosen] = by
-    reading, raw, causal = prepared(weights, tokens, ids, batch, causal, axes)
-    m = HeadsMap(reading, raw, causal, title or "", chosen, extra, side)
+    reading, raw, causal, keys = prepared(weights, tokens, ids, batch, causal, axes, key_tokens)
+    m = HeadsMap(reading, raw, causal, title or "", chosen, extra, side, keys)
     announce(m)
     return m

@@ -19,14 +19,26 @@ def show_lines(
     title: str | None = None,
     layer: int | None = None,
     head: int | None = None,
+    key_tokens: Any = None,
 ) -> AttentionMap:
     """One head as lines, as BertViz's head view draws it: queries down the left, keys down
     the right, a line from the query in focus to every key, its width ∝ weight. Hover a
     query (or press ↑ ↓) to move; hover a key to see every query's weight on it. Takes what
     `show_map` takes and opens where it does (the first head that breaks an invariant) unless
     `layer` and `head` say; the same checks run, and `m.layer`, `m.head`, `m.row` move it.
+    A rectangular map (cross-attention, a sentence pair) draws its keys, `key_tokens`, on the
+    right.
     """
-    m = show_map(weights, tokens, ids=ids, batch=batch, axes=axes, causal=causal, title=title)
+    m = show_map(
+        weights,
+        tokens,
+        ids=ids,
+        batch=batch,
+        axes=axes,
+        causal=causal,
+        title=title,
+        key_tokens=key_tokens,
+    )
     with m.hold_sync():
         m.kind = "lines"
         if layer is not None:

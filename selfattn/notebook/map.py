@@ -3,6 +3,7 @@ with a still picture of the head on screen for wherever the widget cannot draw."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,13 @@ class AttentionMap(Stepped):
     broken = traitlets.List().tag(sync=True)
 
     reading = traitlets.Unicode("").tag(sync=True)  # how the input's axes were read
+    # a rectangular map's keys (cross-attention, a sentence pair), as labels and as written
+    key_tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    key_raw = traitlets.List(traitlets.Unicode()).tag(sync=True)
 
-    def __init__(self, reading: Reading, raw: list[str], causal: bool, title: str) -> None:
+    def __init__(
+        self, reading: Reading, raw: list[str], causal: bool, title: str, keys: Sequence[str] = ()
+    ) -> None:
         stack = reading.stack
         self._ids = reading.layers or [0]
         self._heads = stack.shape[-3] if stack.ndim >= 3 else 1
@@ -48,9 +54,12 @@ class AttentionMap(Stepped):
         ]
         # the map opens on the first head that breaks an invariant, when one does
         first = (broken[0]["layer"], broken[0]["head"]) if broken else (self._ids[0], 0)
+        named = labels(list(keys))
         super().__init__(
             kind="map",
             **labels(raw),
+            key_tokens=named["tokens"],
+            key_raw=named["raw"],
             title=title,
             reading=reading.said,
             shape=list(stack.shape),
@@ -148,14 +157,15 @@ class AttentionMap(Stepped):
         w, row = self._stack[k], self.row
         rgb, shown = stills.lines(w, row, self.causal)
         top = [j for j in np.argsort(-np.nan_to_num(w[row]))[:3] if w[row, j] > 0]
-        heaviest = ", ".join(f"{self.tokens[j]} {w[row, j]:.3f}" for j in top)
+        keys = self.key_tokens or self.tokens
+        heaviest = ", ".join(f"{keys[j]} {w[row, j]:.3f}" for j in top)
         where = f", {self._name(self.layer, self.head)}" if self._ndim > 2 else ""
         failing = [self._name(b["layer"], b["head"]) for b in self.broken]
         said = f"Breaking an invariant: {', '.join(failing)}. " if failing else ""
         return picture.figure(
             rgb,
             f"{self.title or 'attention lines'}{where}: query {row} · {self.tokens[row]}, its "
-            f"lines to tokens {shown[0]}–{shown[-1]} (width ∝ weight); heaviest: {heaviest}. "
+            f"lines to keys {shown[0]}–{shown[-1]} (width ∝ weight); heaviest: {heaviest}. "
             f"{said}{picture.STILL}",
         )
 
@@ -233,6 +243,7 @@ def show_map(
     axes: str | None = None,
     causal: bool | None = None,
     title: str | None = None,
+    key_tokens: Any = None,
 ) -> AttentionMap:
     """An attention map widget, in the article's visual language, that checks its invariants.
 
@@ -251,9 +262,12 @@ def show_map(
     checks that no weight sits above the diagonal. Rows must sum to 1 within what the dtype
     the weights came in allows (bfloat16 1e-2, float16 2e-3, float32 1e-4, float64 1e-6).
     The map opens on the first head that breaks an invariant, and one line printed names
-    every such head; layers and heads are numbered from 0 on screen as in Python.
+    every such head; layers and heads are numbered from 0 on screen as in Python. A map need
+    not be square: `(…, queries, keys)` for cross-attention (a decoder's queries over an
+    encoder's keys) or one sentence of a pair over the other, `key_tokens` labelling the keys
+    (as `tokens` labels the queries).
     """
-    reading, raw, causal = prepared(weights, tokens, ids, batch, causal, axes)
-    m = AttentionMap(reading, raw, causal, title or "")
+    reading, raw, causal, keys = prepared(weights, tokens, ids, batch, causal, axes, key_tokens)
+    m = AttentionMap(reading, raw, causal, title or "", keys)
     announce(m)
     return m

@@ -42,34 +42,36 @@ def png(rgb: np.ndarray) -> bytes:
 
 def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]], side: int = SIDE) -> np.ndarray:
     """The map as pixels: `cell` pixels a cell, or one pixel for `block` cells (the block's
-    largest weight, so a spike never vanishes) when the map is longer than `side`."""
-    n = weights.shape[-1]
+    largest weight, so a spike never vanishes) when the map is longer than `side`. Queries
+    down, keys across: a cross-attention map is as wide as its keys."""
+    rows, cols = weights.shape[-2:]
     w = np.nan_to_num(np.abs(weights), nan=0.0, posinf=0.0, neginf=0.0)
     share = np.sqrt(np.minimum(w / full_cell(weights), 1))  # side of a square ∝ √weight
-    masked = np.triu(np.ones((n, n), bool), k=1) if causal else np.zeros((n, n), bool)
-    bad = np.zeros((n, n), bool)
+    shape = (rows, cols)
+    masked = np.triu(np.ones(shape, bool), k=1) if causal else np.zeros(shape, bool)
+    bad = np.zeros(shape, bool)
     for i, j in wrong:
         bad[i, j] = True
-    block = -(-n // side)
+    block = -(-max(rows, cols) // side)
     if block > 1:  # pool blocks of cells into one pixel each
-        m = -(-n // block) * block
-        pad = ((0, m - n), (0, m - n))
+        r, c = -(-rows // block) * block, -(-cols // block) * block
+        pad = ((0, r - rows), (0, c - cols))
 
         def pool(a: np.ndarray) -> np.ndarray:
-            return np.pad(a, pad).reshape(m // block, block, m // block, block).max(axis=(1, 3))
+            return np.pad(a, pad).reshape(r // block, block, c // block, block).max(axis=(1, 3))
 
         share, masked, bad = pool(share), pool(masked) & ~pool(~masked), pool(bad)
-        n = m // block
-    cell = max(1, min(side // n, 40))
+        rows, cols = r // block, c // block
+    cell = max(1, min(side // max(rows, cols), 40))
 
     def cells(a: np.ndarray) -> np.ndarray:
         """A per-cell array spread over each cell's cell × cell pixels, without a copy."""
-        return np.broadcast_to(a[:, None, :, None], (n, cell, n, cell))
+        return np.broadcast_to(a[:, None, :, None], (rows, cell, cols, cell))
 
     if cell >= 4:  # squares: a pixel is inked when it is inside its cell's square
         offset = np.abs(np.arange(cell) + 0.5 - cell / 2)
         reach = np.maximum.outer(offset, offset)[None, :, None, :]  # distance from the centre
-        inside = (share * (cell - 1) / 2)[:, None, :, None] > reach  # (n, cell, n, cell)
+        inside = (share * (cell - 1) / 2)[:, None, :, None] > reach  # (rows, cell, cols, cell)
         # ink is 0 or 1: each pixel is the paper or the ink, as paper·(1 − ink) + ink·ink gives
         ink, washed, blank = (np.array(c, np.uint8) for c in (INK, MASKED, PAPER))
         rgb = np.where(inside[..., None], ink, np.where(cells(masked)[..., None], washed, blank))
@@ -78,7 +80,7 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]], side: int = 
         paper = np.where(cells(masked)[..., None], MASKED, PAPER)
         rgb = (paper * (1 - ink) + np.array(INK) * ink).round().astype(np.uint8)
     rgb = np.where(cells(bad)[..., None], np.array(WRONG, np.uint8), rgb)
-    return rgb.reshape(n * cell, n * cell, 3)
+    return rgb.reshape(rows * cell, cols * cell, 3)
 
 
 # A still waits a few seconds before it shows where a style sheet applies (a trusted notebook,

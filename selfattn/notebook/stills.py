@@ -62,25 +62,29 @@ def lines(
 ) -> tuple[np.ndarray, range]:
     """One query's lines to every key it sees, width ∝ weight, queries down the left in
     orange and keys down the right in blue, as the live view draws them first; past `window`
-    tokens, the tokens around the query. Returns the pixels and the tokens drawn."""
-    n = weights.shape[-1]
-    size = min(n, window)
+    tokens, the tokens around the query. Returns the pixels and the keys drawn."""
+    n, nk = weights.shape[-2:]
+    size, ksize = min(n, window), min(nk, window)
     lo = min(max(0, row - size // 2), n - size)
+    at = row if nk == n else round(row * nk / n)  # a rectangular map: keys of their own
+    klo = min(max(0, at - ksize // 2), nk - ksize)
     pitch, left, right = 14, 24, 296
-    out = _canvas(size * pitch + 16, right + 24)
-    y = lambda i: 8 + (i - lo) * pitch + pitch / 2  # noqa: E731
-    band = int(y(row) - pitch / 2)
+    out = _canvas(max(size, ksize) * pitch + 16, right + 24)
+    y = lambda i: 8 + i * pitch + pitch / 2  # noqa: E731
+    band = int(y(row - lo) - pitch / 2)
     out[band : band + pitch, :] = (np.array(PAPER) * 0.8 + np.array(RULE) * 0.2).astype(np.uint8)
     w = np.nan_to_num(weights[row], nan=0.0)
-    for j in range(lo, lo + size):
+    for j in range(klo, klo + ksize):
         if w[j] > 0.005 and not (causal and j > row):
-            _line(out, (left, y(row)), (right, y(j)), max(1.0, 9 * float(w[j])))
-    for i in range(lo, lo + size):
-        c = int(y(i))
+            _line(out, (left, y(row - lo)), (right, y(j - klo)), max(1.0, 9 * float(w[j])))
+    for k in range(size):
+        c = int(y(k))
         out[c - 3 : c + 3, left - 10 : left - 4] = QUERY
-        gone = causal and i > row
+    for k in range(ksize):
+        c = int(y(k))
+        gone = causal and klo + k > row
         out[c - 3 : c + 3, right + 4 : right + 10] = MASKED if gone else KEY
-    return out, range(lo, lo + size)
+    return out, range(klo, klo + ksize)
 
 
 def side_by_side(pictures: list[np.ndarray]) -> np.ndarray:

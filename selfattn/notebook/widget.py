@@ -153,19 +153,27 @@ def prepared(
     batch: int | None,
     causal: bool | None,
     axes: str | None = None,
-) -> tuple[Reading, list[str], bool]:
-    """What a map is made of: the weights as read, the raw tokens, whether it is causal."""
+    key_tokens: Any = None,
+) -> tuple[Reading, list[str], bool, list[str]]:
+    """What a map is made of: the weights as read, the raw tokens of its queries, whether it
+    is causal, and the raw tokens of its keys when they are not the queries' (a rectangular
+    map: cross-attention, or one sentence of a pair attending to the other), else []."""
     reading = read_attention(weights, batch, axes)
     stack = reading.stack
-    if stack.shape[-1] != stack.shape[-2]:
+    nq, nk = stack.shape[-2:]
+    raw = token_strings(tokens, ids, batch) or [str(i) for i in range(nq)]
+    if len(raw) != nq:
+        raise ValueError(f"{len(raw)} tokens for a map of {nq} queries ({reading.said})")
+    keys = token_strings(key_tokens, None, batch) if key_tokens is not None else None
+    if keys is None and nq != nk:
+        keys = [str(j) for j in range(nk)]
+    if keys is not None and len(keys) != nk:
+        raise ValueError(f"{len(keys)} key_tokens for a map of {nk} keys ({reading.said})")
+    if causal and nq != nk:
         raise ValueError(
-            f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {stack.shape}"
-            f" ({reading.said})"
+            f"causal=True needs a square map; this one is {nq} queries × {nk} keys "
+            "(cross-attention has no causal mask)"
         )
-    n = stack.shape[-1]
-    raw = token_strings(tokens, ids, batch) or [str(i) for i in range(n)]
-    if len(raw) != n:
-        raise ValueError(f"{len(raw)} tokens for a map of {n} keys ({reading.said})")
     if causal is None:
-        causal = all(looks_causal(w) for w in stack.reshape(-1, n, n))
-    return reading, raw, bool(causal)
+        causal = nq == nk and all(looks_causal(w) for w in stack.reshape(-1, nq, nk))
+    return reading, raw, bool(causal), keys or []

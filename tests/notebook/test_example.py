@@ -55,6 +55,18 @@ def test_the_example_runs_and_its_saved_outputs_show_the_map_without_a_kernel(
     assert outputs[saved.cells[6].id][0]["data"]["text/plain"] == "[]"  # bfloat16 passes
     assert (tmp_path / "attention-map.html").stat().st_size > 10_000
     # the heads view, its table, the lines, the comparison and a real layer's plane all draw
-    for cell in saved.cells[-5:]:
+    for cell in [*saved.cells[-7:-2], saved.cells[-1]]:
         assert outputs[cell.id] and "error" not in {o["output_type"] for o in outputs[cell.id]}
-    assert WIDGET in outputs[saved.cells[-1].id][0]["data"]
+    assert WIDGET in outputs[saved.cells[-3].id][0]["data"]
+    # an encoder-decoder model's cross-attention: target queries over source keys
+    cross = outputs[saved.cells[-1].id][0]["data"][WIDGET]["model_id"]
+    drawn = state[cross]["state"]
+    assert drawn["shape"] == [4, 4, 6] and drawn["key_tokens"] == [
+        "the",
+        "cat",
+        "ate",
+        "and",
+        "it",
+        "ran",
+    ]
+    assert drawn["tokens"] == ["le", "chat", "a", "mangé"] and "(batch, heads," in drawn["reading"]

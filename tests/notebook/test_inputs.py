@@ -117,5 +117,6 @@ def test_a_string_of_tokens_is_split_by_whitespace_with_a_warning() -> None:
     with pytest.warns(UserWarning, match="split by whitespace into 5 tokens"):
         m = show_map(layers()[0][0], "the cat ate and it")
     assert m.tokens == ["the", "cat", "ate", "and", "it"]
-    with pytest.raises(ValueError, match="4 tokens for a map of 5 keys"), pytest.warns(UserWarning):
+    too_few = pytest.raises(ValueError, match="4 tokens for a map of 5 queries")
+    with too_few, pytest.warns(UserWarning):
         show_map(layers()[0][0], "the cat ate it")

@@ -23,8 +23,12 @@ const NARROWEST = 300;
 export function renderLines({ model, el }) {
   const started = performance.now();
   const tokens = /** @type {string[]} */ (model.get("tokens"));
+  // a rectangular map (cross-attention, a sentence pair) has keys of its own down the right
+  const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
+  const keyNames = keyTokens.length ? keyTokens : tokens;
   const n = tokens.length, size = Math.min(n, WINDOW);
-  const pitch = size > 32 ? DENSE : ROW; // px per token
+  const nk = keyNames.length, ksize = Math.min(nk, WINDOW);
+  const pitch = Math.max(size, ksize) > 32 ? DENSE : ROW; // px per token
   const { root, stop } = shell(el, model.get("css"), () => {});
   root.classList.add("lines");
   const pickers = html("div", { class: "pickers" });
@@ -39,13 +43,20 @@ export function renderLines({ model, el }) {
   const band = svg("rect", { class: "wash", x: 0, height: pitch, rx: 5 }, picture);
   const strokes = svg("g", {}, picture);
   const y = (k) => 28 + (k + 0.5) * pitch;
-  const side = (anchor, cls) =>
-    Array.from({ length: size }, (_, k) => {
+  const side = (anchor, cls, count) =>
+    Array.from({ length: count }, (_, k) => {
       const text = svg("text", { class: `token ${cls}`, y: y(k) + 4, "text-anchor": anchor }, picture);
       text.dataset.slot = String(k);
       return text;
     });
-  const queries = side("end", "query-label"), keys = side("start", "key-label");
+  const queries = side("end", "query-label", size), keys = side("start", "key-label", ksize);
+  // the first query and key drawn: the window around the query in focus, and the keys at the
+  // same place along theirs
+  const windows = (row) => {
+    const lo = Math.min(Math.max(0, row - (size >> 1)), n - size);
+    const at = nk === n ? row : Math.round((row * nk) / n);
+    return [lo, Math.min(Math.max(0, at - (ksize >> 1)), nk - ksize)];
+  };
   let weights = floats(model.get("weights")), key = -1;
   // where the two columns stand, for the width the widget has
   let [wide, left, right, chars] = [0, 0, 0, 14];
@@ -54,7 +65,7 @@ export function renderLines({ model, el }) {
     if (width === wide) return false;
     const fit = room(width);
     [wide, left, right, chars] = [width, fit.pad, width - fit.pad, fit.chars];
-    picture.setAttribute("viewBox", `0 0 ${wide} ${size * pitch + 28}`);
+    picture.setAttribute("viewBox", `0 0 ${wide} ${Math.max(size, ksize) * pitch + 28}`);
     titles[0].setAttribute("x", String(left - 40));
     titles[1].setAttribute("x", String(right + 40));
     titles.forEach((t) => t.setAttribute("y", "12"));
@@ -66,39 +77,39 @@ export function renderLines({ model, el }) {
 
   function draw() {
     const row = model.get("row");
-    const lo = Math.min(Math.max(0, row - (size >> 1)), n - size);
+    const [lo, klo] = windows(row);
     const masked = (i, j) => model.get("causal") && j > i;
     queries.forEach((t, k) => {
       t.textContent = elide(tokens[lo + k], chars);
       t.classList.toggle("current", key < 0 && lo + k === row);
     });
     keys.forEach((t, k) => {
-      t.textContent = elide(tokens[lo + k], chars);
-      t.classList.toggle("masked", key < 0 && masked(row, lo + k));
-      t.classList.toggle("current", lo + k === key);
+      t.textContent = elide(keyNames[klo + k], chars);
+      t.classList.toggle("masked", key < 0 && masked(row, klo + k));
+      t.classList.toggle("current", klo + k === key);
     });
     band.style.display = key < 0 ? "" : "none";
     band.setAttribute("y", String(y(row - lo) - pitch / 2));
     // one query to every key, or, with a key hovered, every query to that key
-    const pairs = Array.from({ length: size }, (_, k) => (key < 0 ? [row, lo + k] : [lo + k, key]));
-    const w = pairs.map(([i, j]) => weights[i * n + j]);
+    const pairs = key < 0 ? Array.from({ length: ksize }, (_, k) => [row, klo + k]) : Array.from({ length: size }, (_, k) => [lo + k, key]);
+    const w = pairs.map(([i, j]) => weights[i * nk + j]);
     const named = new Set([...w.keys()].sort((a, b) => w[b] - w[a]).slice(0, NAMED).filter((k) => w[k] >= 0.005));
     strokes.replaceChildren();
     pairs.forEach(([i, j], k) => {
       if (!(w[k] > 0)) return;
-      svg("line", { class: `weight-line${key < 0 ? "" : " by-key"}`, x1: left, y1: y(i - lo), x2: right, y2: y(j - lo), "stroke-width": Math.max(0.4, 9 * w[k]) }, strokes);
+      svg("line", { class: `weight-line${key < 0 ? "" : " by-key"}`, x1: left, y1: y(i - lo), x2: right, y2: y(j - klo), "stroke-width": Math.max(0.4, 9 * w[k]) }, strokes);
       if (named.has(k)) {
-        const [x, at] = key < 0 ? [wide - 4, j] : [4, i];
-        const text = svg("text", { class: "line-weight", x, y: y(at - lo) + 4, "text-anchor": key < 0 ? "end" : "start" }, strokes);
+        const [x, at] = key < 0 ? [wide - 4, j - klo] : [4, i - lo];
+        const text = svg("text", { class: "line-weight", x, y: y(at) + 4, "text-anchor": key < 0 ? "end" : "start" }, strokes);
         text.textContent = fixed(w[k], 2);
       }
     });
     const total = w.reduce((a, b) => a + b, 0);
     const top = [...w.keys()].reduce((a, b) => (w[b] > w[a] ? b : a), 0);
-    const outside = size < n ? `; ${fixed(1 - total, 3)} of it on tokens outside the ${size} drawn (${lo}–${lo + size - 1})` : "";
+    const outside = ksize < nk ? `; ${fixed(1 - total, 3)} of it on tokens outside the ${ksize} drawn (${klo}–${klo + ksize - 1})` : "";
     said.textContent = key < 0
-      ? `query ${row} · ${tokens[row]}: most weight on ${tokens[pairs[top][1]]} (${fixed(w[top], 3)})${outside}`
-      : `key ${key} · ${tokens[key]}: weighed most by ${tokens[pairs[top][0]]} (${fixed(w[top], 3)})`;
+      ? `query ${row} · ${tokens[row]}: most weight on ${keyNames[pairs[top][1]]} (${fixed(w[top], 3)})${outside}`
+      : `key ${key} · ${keyNames[key]}: weighed most by ${tokens[pairs[top][0]]} (${fixed(w[top], 3)})`;
     showSteps();
   }
 
@@ -109,9 +120,9 @@ export function renderLines({ model, el }) {
   picture.addEventListener("pointermove", (event) => {
     const at = slotOf(event);
     if (!at) return;
-    const lo = Math.min(Math.max(0, model.get("row") - (size >> 1)), n - size);
+    const [lo, klo] = windows(model.get("row"));
     if (at[0]) {
-      if (key !== lo + at[1]) (key = lo + at[1]), draw();
+      if (key !== klo + at[1]) (key = klo + at[1]), draw();
     } else if (key >= 0 || model.get("row") !== lo + at[1]) {
       key = -1;
       model.set("row", lo + at[1]);

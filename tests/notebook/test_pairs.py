@@ -1,0 +1,67 @@
+"""Rectangular maps: cross-attention (a decoder's queries over an encoder's keys) and one
+sentence of a pair attending to the other, in the map, lines and heads views, queries labelled
+by `tokens` and keys by `key_tokens`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import Browser
+
+from selfattn.notebook import show_heads, show_lines, show_map
+from tests.notebook.test_standalone import open_file, readout
+
+QUERIES = ["le", "chat", "a", "mangé", "et", "il", "courait"]  # the decoder's 7
+KEYS = ["the", "cat", "ate", "and", "ran"]  # the encoder's 5
+
+
+def cross(heads: int = 2, seed: int = 0) -> np.ndarray:
+    """(heads, 7, 5) softmax weights: every query over every key, no mask."""
+    scores = np.random.default_rng(seed).normal(size=(heads, 7, 5)) * 2
+    w = np.exp(scores - scores.max(-1, keepdims=True))
+    return w / w.sum(-1, keepdims=True)
+
+
+def test_a_cross_attention_map_is_checked_and_labelled_on_both_axes() -> None:
+    m = show_map(cross(), QUERIES, key_tokens=KEYS)
+    assert m.shape == [2, 7, 5] and m.tokens == QUERIES and m.key_tokens == KEYS
+    assert m.failed == [] and not m.causal
+    broken = cross()
+    broken[1, 3, 2] += 0.5
+    assert show_map(broken, QUERIES, key_tokens=KEYS).failed == [
+        "weights[1]: rows sum to 1: 1 row not summing to 1 (row 3: 1.5000)"
+    ]
+    assert show_map(cross(), QUERIES).key_tokens == ["0", "1", "2", "3", "4"]  # keys unnamed
+    with pytest.raises(ValueError, match="causal=True needs a square map"):
+        show_map(cross(), QUERIES, key_tokens=KEYS, causal=True)
+    with pytest.raises(ValueError, match="4 key_tokens for a map of 5 keys"):
+        show_map(cross(), QUERIES, key_tokens=KEYS[:4])
+    heads = show_heads(cross(), QUERIES, key_tokens=KEYS)
+    assert heads.side == 7 and len(heads.thumbs) == 2 * 7 * 7  # square pictures, padded
+    lines = show_lines(cross(), QUERIES, key_tokens=KEYS, head=1)
+    assert "lines to keys 0–4" in lines._still()
+
+
+def test_a_sentence_pair_in_the_browser_queries_down_keys_across(
+    browser: Browser, tmp_path: Path
+) -> None:
+    m = show_map(cross(), QUERIES, key_tokens=KEYS)
+    page, foreign, errors = open_file(browser, m.save_html(tmp_path / "pair.html"))
+    assert page.locator("g.cell").count() == 7 * 5
+    columns = page.locator(".grid-label:not(.row)").all_text_contents()
+    rows = page.locator(".grid-label.row").all_text_contents()
+    assert columns[-5:] == KEYS and rows == QUERIES
+    page.locator('g.cell[data-row="chat"][data-column="ran"]').hover()
+    assert readout(page, "hover").startswith("chat → ran: ")
+    assert readout(page, "top").split()[0] in KEYS
+    assert foreign == [] and errors == []
+    page.close()
+    lines = show_lines(cross(), QUERIES, key_tokens=KEYS)
+    page, foreign, errors = open_file(browser, lines.save_html(tmp_path / "lines.html"))
+    assert page.locator("text.key-label").all_text_contents() == KEYS
+    assert page.locator("text.query-label").count() == 7
+    assert readout(page, "lines").split(": most weight on ")[1].split()[0] in KEYS
+    assert foreign == [] and errors == []
+    page.close()
