@@ -23,6 +23,7 @@ VIEWS = {
     "compare": ("compare.js", "renderCompare"),
     "lines": ("lines.js", "renderLines"),
     "qk": ("qk.js", "renderQK"),
+    "several": ("several.js", "renderSeveral"),
 }
 SCOPE = ".selfattn-nb"
 

@@ -244,6 +244,7 @@ def show_map(
     causal: bool | None = None,
     title: str | None = None,
     key_tokens: Any = None,
+    heads: Sequence[Any] | None = None,
 ) -> AttentionMap:
     """An attention map widget, in the article's visual language, that checks its invariants.
 
@@ -265,9 +266,15 @@ def show_map(
     every such head; layers and heads are numbered from 0 on screen as in Python. A map need
     not be square: `(…, queries, keys)` for cross-attention (a decoder's queries over an
     encoder's keys) or one sentence of a pair over the other, `key_tokens` labelling the keys
-    (as `tokens` labels the queries).
+    (as `tokens` labels the queries). `heads=[(0, 3), (5, 1)]` (or `[3, 1]` for one layer)
+    draws those heads side by side instead, the query row in focus shared.
     """
     reading, raw, causal, keys = prepared(weights, tokens, ids, batch, causal, axes, key_tokens)
-    m = AttentionMap(reading, raw, causal, title or "", keys)
+    if heads is not None:
+        from selfattn.notebook.several import SideBySide
+
+        m = SideBySide(reading, raw, causal, title or "", keys, heads)
+    else:
+        m = AttentionMap(reading, raw, causal, title or "", keys)
     announce(m)
     return m

@@ -65,3 +65,41 @@ def test_a_sentence_pair_in_the_browser_queries_down_keys_across(
     assert readout(page, "lines").split(": most weight on ")[1].split()[0] in KEYS
     assert foreign == [] and errors == []
     page.close()
+
+
+def test_several_heads_side_by_side_and_a_jump_to_any_layer(
+    browser: Browser, tmp_path: Path
+) -> None:
+    from tests.notebook.test_standalone import causal_weights
+
+    stack = np.stack([[causal_weights(30, 3 * la + h) for h in range(3)] for la in range(12)])
+    stack[9, 2, 4, 7] = 0.3  # layer 9, head 2 leaks
+    m = show_map(stack, [f"w{i}" for i in range(30)], heads=[(0, 1), (9, 2), (11, 0)])
+    assert m.picked == [[0, 1], [9, 2], [11, 0]] and len(m.scales) == 3
+    assert "weights[0, 1], weights[9, 2], weights[11, 0], side by side" in m._still()
+    with pytest.raises(ValueError, match="heads= holds"):
+        show_map(stack, heads=[(12, 0)])
+    page, foreign, errors = open_file(browser, m.save_html(tmp_path / "several.html"))
+    names = page.locator(".panel-name").all_text_contents()
+    assert names == [
+        "layer 0 · head 1",
+        "layer 9 · head 2 · breaks an invariant",
+        "layer 11 · head 0",
+    ]
+    assert page.locator(".panel canvas").count() == 3
+    box = page.locator('[data-panel="9,2"] canvas').bounding_box()
+    assert box
+    page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.8)
+    assert readout(page, "hover").count(" · ") == 2  # every head's weight on that cell
+    assert foreign == [] and errors == []
+    page.close()
+    # the map's compact picker: straight to layer 9 of 12, no eleven clicks
+    one = show_map(stack, [f"w{i}" for i in range(30)])
+    one.layer, one.head = 0, 0
+    page, foreign, errors = open_file(browser, one.save_html(tmp_path / "jump.html"))
+    page.get_by_label("jump to layer").select_option("9")
+    page.get_by_label("jump to head").select_option("2")
+    assert readout(page, "layer") == "9 of 0–11" and readout(page, "head") == "2 of 0–2"
+    assert page.locator(".checks .failed").count() == 1
+    assert foreign == [] and errors == []
+    page.close()

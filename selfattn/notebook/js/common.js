@@ -302,11 +302,21 @@ export function makeSteppers(parent, model, shape) {
     const next = html("button", { type: "button", "aria-label": `next ${axis}`, text: "▶" });
     back.addEventListener("click", () => step(-1));
     next.addEventListener("click", () => step(1));
-    parent.append(html("div", { class: "control stepper" }, html("span", { class: "label", text: axis }), html("div", { class: "step-row" }, back, name, next)));
-    return { axis, range: `${all[0]}–${all[all.length - 1]}`, name };
+    // a jump straight to any layer or head: twelve layers are not eleven clicks away
+    const jump = html("select", { class: "jump", "aria-label": `jump to ${axis}` });
+    for (const v of values) jump.append(html("option", { value: String(v), text: String(v) }));
+    jump.addEventListener("change", () => {
+      model.set(axis, Number(jump.value));
+      model.save_changes();
+    });
+    parent.append(html("div", { class: "control stepper" }, html("span", { class: "label", text: axis }), html("div", { class: "step-row" }, back, name, next, jump)));
+    return { axis, range: `${all[0]}–${all[all.length - 1]}`, name, jump };
   });
   const update = () => {
-    for (const { axis, range, name } of steppers) name.textContent = `${model.get(axis)} of ${range}`;
+    for (const { axis, range, name, jump } of steppers) {
+      name.textContent = `${model.get(axis)} of ${range}`;
+      jump.value = String(model.get(axis));
+    }
   };
   return { axes, update };
 }
