@@ -52,9 +52,9 @@ def test_a_click_opens_the_head_and_sorting_puts_the_previous_token_head_first(
     expect(thumbs).to_have_count(12)
     values = [float(t.split("\n")[1]) for t in thumbs.all_inner_texts()]
     assert values == sorted(values, reverse=True)  # by entropy, the most diffuse first
-    page.locator("select").select_option("layer, head")
+    page.get_by_label("sort heads by").select_option("layer, head")
     assert thumbs.all_inner_texts()[:2] == ["L0 H0", "L0 H1"]
-    page.locator("select").select_option("previous token")
+    page.get_by_label("sort heads by").select_option("previous token")
     assert thumbs.first.inner_text().split("\n")[:2] == ["L1 H2", "1.000"]
     assert readout(page, "order").startswith("sorted by previous token")
     thumbs.first.click()
