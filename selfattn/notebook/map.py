@@ -192,6 +192,7 @@ class AttentionMap(Stepped):
             "layer": keep(layers, self._ids, "layer"),
             "head": keep(heads, list(range(self._heads)), "head"),
         }
+        store.check_size(len(kept["layer"]) * len(kept["head"]), self._stack.shape[-2:], bits)
         layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
         head = self.head if self.head in kept["head"] else kept["head"][0]
         slices, error = {}, 0.0

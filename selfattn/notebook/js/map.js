@@ -100,7 +100,10 @@ export function renderMap({ model, el }) {
 
   const causal = Boolean(model.get("causal"));
   const maskedAt = (i, j) => causal && j > i;
-  let view = { r0: 0, r1: n, c0: 0, c1: nk }; // the part of a canvas map on screen
+  let view = { r0: 0, r1: n, c0: 0, c1: nk };
+  // a block of cells too small for a pixel is drawn by its largest weight (a spike never
+  // vanishes) or its mean (a near-uniform map reads as the even grey it is): said, and chosen
+  let pool = "largest"; // the part of a canvas map on screen
   let builtFor = 0; // the widget's width the picture was sized for
 
   /** The width the picture may take: the widget's, less the read-outs when they go beside. */
@@ -175,7 +178,7 @@ export function renderMap({ model, el }) {
       // with the block's largest weight, so a spike never vanishes
       const block = Math.ceil(Math.max(r1 - r0, c1 - c0) / side);
       const every = (lo, hi, of = tokens) => of.slice(lo, hi).filter((_, k) => k % block === 0);
-      const pooled = block > 1 ? `, each square the largest weight of ${block} × ${block} cells` : "";
+      const pooled = block > 1 ? `, each square the ${pool} weight of ${block} × ${block} cells` : "";
       const grid = makeCanvasGrid(holder, {
         rows: every(r0, r1), columns: every(c0, c1, keys), side,
         label: `${label}${zoomed ? `, zoomed to queries ${r0}–${r1 - 1} and keys ${c0}–${c1 - 1}` : ""}${pooled}`,
@@ -261,6 +264,18 @@ export function renderMap({ model, el }) {
     const asSvg = menu.querySelector('[data-export="svg"]');
     if (asSvg) asSvg.hidden = picture.kind === "canvas";
     if (picture.kind === "canvas") legend.append(html("p", { class: "figure-note", text: "drag over the map, or Ctrl + wheel, to zoom in; Esc or “whole map” to zoom out" }));
+    if (picture.kind === "canvas" && picture.block > 1) {
+      const by = html("select", { "aria-label": "draw each block by" });
+      for (const name of ["largest", "mean"]) by.append(html("option", { value: name, text: `its ${name} weight` }));
+      by.value = pool;
+      by.addEventListener("change", () => {
+        pool = by.value;
+        picture = null;
+        paint();
+      });
+      const b = picture.block;
+      legend.append(html("p", { class: "figure-note pooled", "data-readout": "pooled" }, `each square is a block of ${b} × ${b} cells, drawn by `, by));
+    }
   }
 
   /** Show only queries r0..r1 and keys c0..c1 (end excluded), or the whole map. */
@@ -360,6 +375,17 @@ export function renderMap({ model, el }) {
       const shown = new Float32Array(rows * m);
       if (block === 1) {
         for (let i = r0; i < r1; i += 1) shown.set(weights.subarray(i * nk + c0, i * nk + c1), (i - r0) * m);
+      } else if (pool === "mean") {
+        const count = new Float32Array(rows * m);
+        for (let i = r0; i < r1; i += 1) {
+          const at = Math.floor((i - r0) / block) * m;
+          for (let j = c0; j < c1; j += 1) {
+            const k = at + Math.floor((j - c0) / block);
+            shown[k] += weights[i * nk + j];
+            count[k] += 1;
+          }
+        }
+        for (let k = 0; k < shown.length; k += 1) shown[k] /= count[k] || 1;
       } else {
         for (let i = r0; i < r1; i += 1) {
           const at = Math.floor((i - r0) / block) * m;
