@@ -24,6 +24,7 @@ VIEWS = {
     "lines": ("lines.js", "renderLines"),
     "qk": ("qk.js", "renderQK"),
     "several": ("several.js", "renderSeveral"),
+    "tokens": ("tokens.js", "renderTokens"),
 }
 SCOPE = ".selfattn-nb"
 

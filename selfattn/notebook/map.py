@@ -136,6 +136,10 @@ class AttentionMap(Stepped):
         the lines of its query row), naming what every other head breaks."""
         if self.kind == "lines":
             return self._lines_still()
+        if self.kind == "tokens":
+            from selfattn.notebook.text import still
+
+            return still(self)
         k = self._at(self.layer, self.head)
         others = [
             f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"

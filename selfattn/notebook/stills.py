@@ -13,12 +13,12 @@ from selfattn.notebook.picture import INK, MASKED, PAPER, WRONG, draw
 from selfattn.notebook.summaries import MASKED as MASKED_CODE
 from selfattn.notebook.summaries import SHADES
 
-QUERY, KEY, RULE = (168, 70, 0), (0, 104, 166), (217, 213, 200)
+QUERY, KEY, VALUE, RULE = (168, 70, 0), (0, 104, 166), (0, 112, 79), (217, 213, 200)
 THUMB = 64  # a small map's side in pixels, as the live view draws it
 GAP = 6
 
 
-def _canvas(h: int, w: int) -> np.ndarray:
+def canvas(h: int, w: int) -> np.ndarray:
     return np.broadcast_to(np.array(PAPER, np.uint8), (h, w, 3)).copy()
 
 
@@ -30,7 +30,7 @@ def heads(codes: np.ndarray, layers: int, heads: int, broken: set[int]) -> np.nd
     scale = max(1, THUMB // m)
     side = m * scale
     step = side + GAP
-    out = _canvas(layers * step + GAP, heads * step + GAP)
+    out = canvas(layers * step + GAP, heads * step + GAP)
     paper, ink, wash = (np.array(c, np.float32) for c in (PAPER, INK, MASKED))
     for k, code in enumerate(codes):
         share = (np.where(code == MASKED_CODE, 0, code) / SHADES)[..., None]
@@ -69,7 +69,7 @@ def lines(
     at = row if nk == n else round(row * nk / n)  # a rectangular map: keys of their own
     klo = min(max(0, at - ksize // 2), nk - ksize)
     pitch, left, right = 14, 24, 296
-    out = _canvas(max(size, ksize) * pitch + 16, right + 24)
+    out = canvas(max(size, ksize) * pitch + 16, right + 24)
     y = lambda i: 8 + i * pitch + pitch / 2  # noqa: E731
     band = int(y(row - lo) - pitch / 2)
     out[band : band + pitch, :] = (np.array(PAPER) * 0.8 + np.array(RULE) * 0.2).astype(np.uint8)
@@ -91,7 +91,7 @@ def side_by_side(pictures: list[np.ndarray]) -> np.ndarray:
     """Pictures of any heights in a row, GAP px apart, on the paper."""
     h = max(p.shape[0] for p in pictures)
     w = sum(p.shape[1] for p in pictures) + GAP * (len(pictures) - 1)
-    out = _canvas(h, w)
+    out = canvas(h, w)
     x = 0
     for p in pictures:
         out[: p.shape[0], x : x + p.shape[1]] = p
@@ -117,7 +117,7 @@ def plane(q2: np.ndarray, k2: np.ndarray, masked_keys: np.ndarray | None = None)
     def at(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return side / 2 + p[:, 0] / reach * half, side / 2 - p[:, 1] / reach * half
 
-    out = _canvas(side, side)
+    out = canvas(side, side)
     out[side // 2, :] = RULE
     out[:, side // 2] = RULE
     yy, xx = np.mgrid[-4:5, -4:5]

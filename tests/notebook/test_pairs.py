@@ -103,3 +103,28 @@ def test_several_heads_side_by_side_and_a_jump_to_any_layer(
     assert page.locator(".checks .failed").count() == 1
     assert foreign == [] and errors == []
     page.close()
+
+
+def test_the_text_tinted_by_one_querys_weights_with_its_top_keys(
+    browser: Browser, tmp_path: Path
+) -> None:
+    from selfattn.notebook import show_tokens
+    from tests.notebook.test_standalone import causal_weights
+
+    words = ["the", "cat", "ate", "and", "it", "ran", "because", "it", "was", "hungry"]
+    w = causal_weights(10, 4)
+    w[4] = 0
+    w[4, 1], w[4, 4] = 0.8, 0.2  # "it" looks back at "cat"
+    m = show_tokens(w, words, row=4)
+    assert m.kind == "tokens" and m.row == 4
+    assert "query 4 · it; its top keys: cat 0.800, it 0.200" in m._still()
+    page, foreign, errors = open_file(browser, m.save_html(tmp_path / "tokens.html"))
+    assert page.locator(".tint").all_text_contents() == words
+    assert page.locator("ol.top-keys li").all_text_contents()[:2] == ["cat 0.800", "it 0.200"]
+    cat = page.locator('.tint[data-key="1"]').evaluate("e => getComputedStyle(e).backgroundColor")
+    ran = page.locator('.tint[data-key="5"]').evaluate("e => getComputedStyle(e).backgroundColor")
+    assert cat != ran  # tinted by weight: the future, 0 under the causal mask, is not
+    page.locator('.tint[data-key="7"]').hover()  # another query
+    assert readout(page, "query").startswith("query 7 · it:")
+    assert foreign == [] and errors == []
+    page.close()

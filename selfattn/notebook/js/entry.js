@@ -9,13 +9,14 @@ import { renderLines } from "./lines.js";
 import { renderMap } from "./map.js";
 import { renderQK } from "./qk.js";
 import { renderSeveral } from "./several.js";
+import { renderTokens } from "./tokens.js";
 import { hideStill, standaloneModel } from "./common.js";
 
 /** anywidget's entry point. @param {{model: any, el: HTMLElement}} o */
 function render({ model, el }) {
   const kind = model.get("kind");
   hideStill(el); // every view's still picture, printed after it by Python, hides under it
-  const views = { map: renderMap, heads: renderHeads, compare: renderCompare, lines: renderLines, several: renderSeveral };
+  const views = { map: renderMap, heads: renderHeads, compare: renderCompare, lines: renderLines, several: renderSeveral, tokens: renderTokens };
   return (views[kind] ?? renderQK)({ model, el });
 }
 
