@@ -16,7 +16,8 @@ TOP = 5
 
 
 def tinted(w: np.ndarray) -> np.ndarray:
-    """One query's row as a strip of boxes, each tinted in the value hue (a weight: how much of a value is taken) ∝ √(weight / most)."""
+    """One query's row as a strip of boxes, each tinted ∝ √(weight / most) in the value hue
+    (a weight: how much of a value is taken)."""
     most = max(float(np.nanmax(w, initial=0)), 1e-9)
     share = np.sqrt(np.clip(np.nan_to_num(w) / most, 0, 1))
     box, gap = 18, 3

@@ -1,7 +1,8 @@
 // show_tokens's widget, as CircuitsVis colours text: the sentence as it reads, each token tinted
 // by the weight the query in focus gives it (in the value hue, as the article draws weights,
 // its strength ∝ √weight as the map's squares' area), the query itself outlined in the focus
-// colour, and its top k keys listed with their weights. Hover or click a token to make it the query; ↑ ↓ (← →) step through.
+// colour, and its top k keys listed with their weights. Hover a token to make it the query;
+// ↑ ↓ (← →) step through.
 
 import { html } from "../../site/static/js/kit/dom.js";
 import { fixed } from "../../site/static/js/kit/format.js";
