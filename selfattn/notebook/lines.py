@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from selfattn.notebook.map import AttentionMap, show_map
@@ -20,6 +21,7 @@ def show_lines(
     layer: int | None = None,
     head: int | None = None,
     key_tokens: Any = None,
+    heads: Sequence[Any] | None = None,
 ) -> AttentionMap:
     """One head as lines, as BertViz's head view draws it: queries down the left, keys down
     the right, a line from the query in focus to every key, its width ∝ weight. Hover a
@@ -27,7 +29,8 @@ def show_lines(
     `show_map` takes and opens where it does (the first head that breaks an invariant) unless
     `layer` and `head` say; the same checks run, and `m.layer`, `m.head`, `m.row` move it.
     A rectangular map (cross-attention, a sentence pair) draws its keys, `key_tokens`, on the
-    right.
+    right. `heads=[(layer, head), ...]` (up to four) overlays those heads' lines, each in its
+    own dash, as BertViz overlays heads in colour.
     """
     m = show_map(
         weights,
@@ -38,6 +41,7 @@ def show_lines(
         causal=causal,
         title=title,
         key_tokens=key_tokens,
+        heads=heads,
     )
     with m.hold_sync():
         m.kind = "lines"

@@ -52,6 +52,8 @@ class SideBySide(AttentionMap):
         return int(layer), int(head)
 
     def _still(self) -> str:
+        if self.kind != "several":  # show_lines(..., heads=[...]): the lines' own still
+            return super()._still()
         pictures = [
             picture.draw(self._stack[self._at(la, h)], self.causal, [], side=240)
             for la, h in self.picked

@@ -128,3 +128,32 @@ def test_the_text_tinted_by_one_querys_weights_with_its_top_keys(
     assert readout(page, "query").startswith("query 7 · it:")
     assert foreign == [] and errors == []
     page.close()
+
+
+def test_several_heads_overlaid_in_one_lines_view(browser: Browser, tmp_path: Path) -> None:
+    from tests.notebook.test_standalone import causal_weights
+
+    stack = np.stack([[causal_weights(8, 3 * la + h) for h in range(3)] for la in range(2)])
+    m = show_lines(stack, [f"w{i}" for i in range(8)], heads=[(0, 0), (1, 2)])
+    m.row = 7
+    page, foreign, errors = open_file(browser, m.save_html(tmp_path / "overlaid.html"))
+    dashes = {
+        line.get_attribute("stroke-dasharray") for line in page.locator("line.weight-line").all()
+    }
+    assert dashes >= {"", "7 4"}  # each head's lines in its own dash, none in a hue of its own
+    assert page.locator("svg.lines-view line.weight-line").count() == 16  # 8 keys, 2 heads
+    assert readout(page, "overlaid").split() == [
+        "layer",
+        "0",
+        "·",
+        "head",
+        "0",
+        "layer",
+        "1",
+        "·",
+        "head",
+        "2",
+    ]
+    assert readout(page, "lines").startswith("layer 0 · head 0, query 7 · w7:")
+    assert foreign == [] and errors == []
+    page.close()

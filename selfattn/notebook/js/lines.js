@@ -6,7 +6,7 @@
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, makeSteppers, shell } from "./common.js";
+import { floats, headNames, makeSteppers, shell } from "./common.js";
 
 // at most WINDOW tokens are drawn, ROW px apart, closer (DENSE) past 32 tokens: a long head
 // stays within a laptop's screen (48 tokens, 750 px), its words still 12.5 px
@@ -18,6 +18,9 @@ const NAMED = 4; // weights printed beside the heaviest lines
 // characters it shows, narrower on a phone
 const room = (width) => (width < 520 ? { pad: 112, chars: 10 } : { pad: 150, chars: 14 });
 const NARROWEST = 300;
+// heads overlaid (show_lines(..., heads=[...])) are told apart by dash, not hue: every hue in
+// the article has a meaning of its own (DESIGN.md, colour roles)
+const DASHES = ["", "7 4", "2 3", "10 3 2 3"];
 
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderLines({ model, el }) {
@@ -58,6 +61,23 @@ export function renderLines({ model, el }) {
     return [lo, Math.min(Math.max(0, at - (ksize >> 1)), nk - ksize)];
   };
   let weights = floats(model.get("weights")), key = -1;
+  const picked = /** @type {number[][]} */ (model.get("picked") ?? []).slice(0, DASHES.length);
+  const names = headNames(model, model.get("shape"));
+  /** every head drawn: the one on screen, or the ones overlaid, each with its weights */
+  const drawn = () => {
+    if (!picked.length) return [{ name: "", dash: "", w: weights }];
+    const all = floats(model.get("panels"));
+    return picked.map(([layer, head], k) => ({ name: names.name(layer, head), dash: DASHES[k], w: all.subarray(k * n * nk, (k + 1) * n * nk) }));
+  };
+  if (picked.length) {
+    const legend = html("p", { class: "figure-note overlay-legend", "data-readout": "overlaid" });
+    for (const { name, dash } of drawn()) {
+      const sample = svg("svg", { width: 28, height: 10, "aria-hidden": "true" });
+      svg("line", { class: "weight-line", x1: 2, y1: 5, x2: 26, y2: 5, "stroke-width": 2, "stroke-dasharray": dash }, sample);
+      legend.append(sample, ` ${name}  `);
+    }
+    root.append(legend);
+  }
   // where the two columns stand, for the width the widget has
   let [wide, left, right, chars] = [0, 0, 0, 14];
   function layout() {
@@ -92,12 +112,18 @@ export function renderLines({ model, el }) {
     band.setAttribute("y", String(y(row - lo) - pitch / 2));
     // one query to every key, or, with a key hovered, every query to that key
     const pairs = key < 0 ? Array.from({ length: ksize }, (_, k) => [row, klo + k]) : Array.from({ length: size }, (_, k) => [lo + k, key]);
-    const w = pairs.map(([i, j]) => weights[i * nk + j]);
-    const named = new Set([...w.keys()].sort((a, b) => w[b] - w[a]).slice(0, NAMED).filter((k) => w[k] >= 0.005));
+    const heads = drawn();
+    const w = pairs.map(([i, j]) => heads[0].w[i * nk + j]);
+    // numbers beside the heaviest lines of one head; overlaid heads would print over each other
+    const named = new Set(heads.length > 1 ? [] : [...w.keys()].sort((a, b) => w[b] - w[a]).slice(0, NAMED).filter((k) => w[k] >= 0.005));
     strokes.replaceChildren();
+    for (const { dash, w: hw } of heads) {
+      pairs.forEach(([i, j]) => {
+        const v = hw[i * nk + j];
+        if (v > 0) svg("line", { class: `weight-line${key < 0 ? "" : " by-key"}`, x1: left, y1: y(i - lo), x2: right, y2: y(j - klo), "stroke-width": Math.max(0.4, 9 * v), "stroke-dasharray": dash }, strokes);
+      });
+    }
     pairs.forEach(([i, j], k) => {
-      if (!(w[k] > 0)) return;
-      svg("line", { class: `weight-line${key < 0 ? "" : " by-key"}`, x1: left, y1: y(i - lo), x2: right, y2: y(j - klo), "stroke-width": Math.max(0.4, 9 * w[k]) }, strokes);
       if (named.has(k)) {
         const [x, at] = key < 0 ? [wide - 4, j - klo] : [4, i - lo];
         const text = svg("text", { class: "line-weight", x, y: y(at) + 4, "text-anchor": key < 0 ? "end" : "start" }, strokes);
@@ -107,9 +133,10 @@ export function renderLines({ model, el }) {
     const total = w.reduce((a, b) => a + b, 0);
     const top = [...w.keys()].reduce((a, b) => (w[b] > w[a] ? b : a), 0);
     const outside = ksize < nk ? `; ${fixed(1 - total, 3)} of it on tokens outside the ${ksize} drawn (${klo}–${klo + ksize - 1})` : "";
-    said.textContent = key < 0
+    const whose = heads.length > 1 ? `${heads[0].name}, ` : "";
+    said.textContent = whose + (key < 0
       ? `query ${row} · ${tokens[row]}: most weight on ${keyNames[pairs[top][1]]} (${fixed(w[top], 3)})${outside}`
-      : `key ${key} · ${keyNames[key]}: weighed most by ${tokens[pairs[top][0]]} (${fixed(w[top], 3)})`;
+      : `key ${key} · ${keyNames[key]}: weighed most by ${tokens[pairs[top][0]]} (${fixed(w[top], 3)})`);
     showSteps();
   }
 
