@@ -164,11 +164,7 @@ def prepared(
     raw = token_strings(tokens, ids, batch) or [str(i) for i in range(nq)]
     if len(raw) != nq:
         raise ValueError(f"{len(raw)} tokens for a map of {nq} queries ({reading.said})")
-    keys = token_strings(key_tokens, None, batch) if key_tokens is not None else None
-    if keys is None and nq != nk:
-        keys = [str(j) for j in range(nk)]
-    if keys is not None and len(keys) != nk:
-        raise ValueError(f"{len(keys)} key_tokens for a map of {nk} keys ({reading.said})")
+    keys = _keys(key_tokens, batch, nq, nk, reading)
     if causal and nq != nk:
         raise ValueError(
             f"causal=True needs a square map; this one is {nq} queries × {nk} keys "
@@ -176,4 +172,15 @@ def prepared(
         )
     if causal is None:
         causal = nq == nk and all(looks_causal(w) for w in stack.reshape(-1, nq, nk))
-    return reading, raw, bool(causal), keys or []
+    return reading, raw, bool(causal), keys
+
+
+def _keys(key_tokens: Any, batch: int | None, nq: int, nk: int, reading: Reading) -> list[str]:
+    """A rectangular map's key labels: `key_tokens`, else the keys' numbers; [] when the
+    keys are the queries (a square map with none given)."""
+    keys = token_strings(key_tokens, None, batch) if key_tokens is not None else None
+    if keys is None:
+        return [str(j) for j in range(nk)] if nq != nk else []
+    if len(keys) != nk:
+        raise ValueError(f"{len(keys)} key_tokens for a map of {nk} keys ({reading.said})")
+    return keys
