@@ -124,7 +124,9 @@ def still(
     said = "; ".join(failed) if failed else "keeps every invariant"
     where = f", {where}" if where else ""
     where += f" ({reading})" if reading else ""
-    caption = f"{name}{where}: {said}. {elsewhere}{STILL}"
+    block = -(-max(weights.shape[-2:]) // SIDE)
+    pooled = f"Each pixel is the largest weight of {block} × {block} cells. " if block > 1 else ""
+    caption = f"{name}{where}: {said}. {pooled}{elsewhere}{STILL}"
     return figure(draw(weights, causal, wrong), caption)
 
 

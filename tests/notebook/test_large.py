@@ -32,6 +32,7 @@ def test_a_pooled_map_says_how_it_pools_and_draws_by_the_mean_when_asked(
     )
     assert foreign == [] and errors == []
     page.close()
+    assert "Each pixel is the largest weight of 4 × 4 cells." in show_map(w)._still()
 
 
 def test_save_html_refuses_a_page_too_large_to_open(
