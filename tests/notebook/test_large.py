@@ -48,3 +48,14 @@ def test_save_html_refuses_a_page_too_large_to_open(
         m.save_html(tmp_path / "big.html", bits=16)
     assert not (tmp_path / "big.html").exists()
     m.save_html(tmp_path / "kept.html", bits=16, layers=[0, 1])  # fewer heads: it fits
+
+
+def test_the_heads_view_says_its_small_maps_are_pooled(browser: Browser, tmp_path: Path) -> None:
+    from selfattn.notebook import show_heads
+
+    w = np.tril(np.ones((100, 100)))
+    w /= w.sum(1, keepdims=True)
+    page, foreign, errors = open_file(browser, show_heads(w[None]).save_html(tmp_path / "h.html"))
+    assert readout(page, "order").endswith("largest weight of 3 × 3 cells")  # 100 over 48 px
+    assert foreign == [] and errors == []
+    page.close()

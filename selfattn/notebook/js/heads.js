@@ -37,6 +37,9 @@ export function renderHeads({ model, el }) {
 
   const names = headNames(model, shape);
   const name = (k) => names.name(names.at(k).layer, names.at(k).head, true);
+  // a small map too small for a pixel a cell is pooled, as the still and the long map say
+  const cells = Math.ceil(shape[shape.length - 1] / side);
+  const pooled = cells > 1 ? `; each small map's pixel is the largest weight of ${cells} × ${cells} cells` : "";
   const broken = new Set((model.get("broken") ?? []).map((b) => names.index(b.layer, b.head)));
   const thumbs = Array.from({ length: total }, (_, k) => {
     const canvas = html("canvas", { width: side, height: side, "aria-hidden": "true" });
@@ -93,7 +96,7 @@ export function renderHeads({ model, el }) {
     });
     flip.textContent = down ? "high first" : "low first";
     flip.hidden = !values;
-    note.textContent = values ? `sorted by ${by}, mean over query rows; ${down ? "highest" : "lowest"} first` : "a row per layer, a column per head";
+    note.textContent = (values ? `sorted by ${by}, mean over query rows; ${down ? "highest" : "lowest"} first` : "a row per layer, a column per head") + pooled;
   }
 
   const onPick = () => {

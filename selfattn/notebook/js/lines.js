@@ -35,7 +35,7 @@ export function renderLines({ model, el }) {
   const { root, stop } = shell(el, model.get("css"), () => {});
   root.classList.add("lines");
   const pickers = html("div", { class: "pickers" });
-  root.append(html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: model.get("title") || `attention lines, ${n} tokens` }), pickers));
+  root.append(html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: model.get("title") || `attention lines, ${keyTokens.length ? `${n} queries × ${nk} keys` : `${n} tokens`}` }), pickers));
   const { update: showSteps } = makeSteppers(pickers, model, model.get("shape"));
   const picture = svg("svg", { class: "chart lines-view", role: "img", tabindex: 0 });
   const said = html("p", { class: "figure-note", "data-readout": "lines" });
