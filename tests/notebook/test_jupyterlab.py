@@ -74,6 +74,20 @@ VIEWS = [
 ]
 
 
+# each frame until the live widget has drawn (its host carries .selfattn-host, and a rule
+# then hides the still), whether a still picture took up any room on the page
+FLASH = """() => {
+  window.__selfattnStillSeen = false;
+  const tick = () => {
+    for (const still of document.querySelectorAll(".selfattn-still")) {
+      if (still.getBoundingClientRect().height > 0) window.__selfattnStillSeen = true;
+    }
+    if (!document.querySelector(".selfattn-host")) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("lab")
@@ -127,11 +141,15 @@ def test_python_and_the_browser_talk_both_ways(lab: str, browser: Browser) -> No
     page.goto(lab + "lab/tree/live.ipynb", timeout=120_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
     page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+    page.evaluate(FLASH)  # from the run to the live map, frame by frame: is the still seen?
     run_cell(page, 0)
     try:
         page.wait_for_selector(".selfattn-nb[data-draw-ms]", timeout=120_000)
     finally:
         page.screenshot(path=str(SHOTS / "jupyterlab-first.png"))
+    page.wait_for_timeout(300)
+    # the still picture never flashed before the live map drew over it
+    assert page.evaluate("window.__selfattnStillSeen") is False
     row = page.locator('.selfattn-nb [data-readout="row"]')
     assert row.inner_text() == "0 · the"
     still = page.locator(".selfattn-still")
