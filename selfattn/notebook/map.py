@@ -231,11 +231,11 @@ def announce(m: AttentionMap) -> None:
     total = m._layers * m._heads
     named = [f"{m._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})" for b in m.broken]
     listed = "; ".join(named[:4]) + (f"; and {len(named) - 4} more" if len(named) > 4 else "")
-    opened = f"opened on {m._name(m.layer, m.head)}; " if total > 1 else ""
+    opened = f"The map opened on {m._name(m.layer, m.head)}; " if total > 1 else ""
     print(
         f"selfattn: {len(named)} of {total} {'heads' if total > 1 else 'head'} "
         f"{'breaks' if len(named) == 1 else 'break'} "
-        f"an invariant: {listed}. The map {opened}m.failed says how."
+        f"an invariant: {listed}. {opened}m.failed says how."
     )
 
 
