@@ -55,11 +55,24 @@ def test_the_example_runs_and_its_saved_outputs_show_the_map_without_a_kernel(
     assert outputs[saved.cells[6].id][0]["data"]["text/plain"] == "[]"  # bfloat16 passes
     assert (tmp_path / "attention-map.html").stat().st_size > 10_000
     # the heads view, its table, the lines, the comparison and a real layer's plane all draw
-    for cell in [*saved.cells[-7:-2], saved.cells[-1]]:
+    code = [cell for cell in saved.cells if cell.cell_type == "code"]
+    for cell in code[-9:]:  # every view after the first map, the plane, the cross-attention...
         assert outputs[cell.id] and "error" not in {o["output_type"] for o in outputs[cell.id]}
-    assert WIDGET in outputs[saved.cells[-3].id][0]["data"]
+    layer0 = next(c for c in code if "show_layer(layer0" in c.source)
+    assert WIDGET in outputs[layer0.id][0]["data"]
+    kinds = {
+        cell.id: state[o["data"][WIDGET]["model_id"]]["state"]["kind"]
+        for cell in code
+        for o in outputs[cell.id]
+        if WIDGET in o.get("data", {})
+    }
+    assert [kinds[c] for c in ("several-code", "overlay-code", "tokens-code")] == [
+        "several",
+        "lines",
+        "tokens",
+    ]
     # an encoder-decoder model's cross-attention: target queries over source keys
-    cross = outputs[saved.cells[-1].id][0]["data"][WIDGET]["model_id"]
+    cross = outputs["cross-code"][0]["data"][WIDGET]["model_id"]
     drawn = state[cross]["state"]
     assert drawn["shape"] == [4, 4, 6] and drawn["key_tokens"] == [
         "the",
