@@ -25,6 +25,7 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 SETUP = (
     "import numpy as np\n"
     "from selfattn.notebook import show, show_compare, show_heads, show_lines, show_map\n"
+    "from selfattn.notebook import show_tokens\n"
     "def causal(n, seed):\n"
     "    r = np.random.default_rng(seed).normal(size=(n, n)) * 2\n"
     "    s = np.where(np.tril(np.ones((n, n), bool)), r, -np.inf)\n"
@@ -39,6 +40,8 @@ VIEWS = {
     "lines": "show_lines(stack, tokens, layer=1, head=2)",
     "compare": "show_compare(stack[0], stack[1], tokens)",
     "qk": "show(q, k, v, tokens=tokens, mask='causal')",
+    "several": "show_map(stack, tokens, heads=[(0, 1), (1, 3)])",
+    "tokens": "show_tokens(stack, tokens, row=5)",
 }
 
 
