@@ -11,7 +11,7 @@ import numpy as np
 import traitlets
 
 from selfattn.notebook import assets, picture, stills, store
-from selfattn.notebook.data import TOLERANCE, checks, floats, full_cell
+from selfattn.notebook.data import TOLERANCE, checks, floats, full_cell, part_of_rows
 from selfattn.notebook.inputs import Reading
 from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
 
@@ -36,7 +36,13 @@ class AttentionMap(Stepped):
     key_raw = traitlets.List(traitlets.Unicode()).tag(sync=True)
 
     def __init__(
-        self, reading: Reading, raw: list[str], causal: bool, title: str, keys: Sequence[str] = ()
+        self,
+        reading: Reading,
+        raw: list[str],
+        causal: bool,
+        title: str,
+        keys: Sequence[str] = (),
+        part: bool = False,
     ) -> None:
         stack = reading.stack
         self._ids = reading.layers or [0]
@@ -47,6 +53,9 @@ class AttentionMap(Stepped):
         self._dtype = reading.dtype
         tolerance = TOLERANCE.get(reading.dtype, TOLERANCE["float64"])
         self._checks = [checks(w, causal, tolerance) for w in self._stack]
+        if part:  # a block of a larger map: its rows are parts of rows
+            for found, w in zip(self._checks, self._stack, strict=True):
+                part_of_rows(found, w, tolerance)
         broken = [
             {"layer": self._ids[k // self._heads], "head": k % self._heads, "invariants": names}
             for k, found in enumerate(self._checks)
@@ -88,7 +97,9 @@ class AttentionMap(Stepped):
         k = self._at(layer, head)
         found = self._checks[k]
         exact = np.ones(len(self.tokens), dtype=bool)
-        exact[next(c["rows"] for c in found if c["invariant"] == "rows sum to 1")] = False
+        # rows that sum to 1 are stored summing to exactly 1; a block's rows are left as they are
+        sums = [c["rows"] for c in found if c["invariant"] == "rows sum to 1"]
+        exact[sums[0] if sums else slice(None)] = False
         weights, error = store.pack(self._stack[k], bits, exact, squeeze)
         return {**self._marks(layer, head), "weights": weights}, error
 
@@ -250,6 +261,7 @@ def show_map(
     title: str | None = None,
     key_tokens: Any = None,
     heads: Sequence[Any] | None = None,
+    part: bool = False,
 ) -> AttentionMap:
     """An attention map widget, in the article's visual language, that checks its invariants.
 
@@ -271,7 +283,9 @@ def show_map(
     every such head; layers and heads are numbered from 0 on screen as in Python. A map need
     not be square: `(…, queries, keys)` for cross-attention (a decoder's queries over an
     encoder's keys) or one sentence of a pair over the other, `key_tokens` labelling the keys
-    (as `tokens` labels the queries). `heads=[(0, 3), (5, 1)]` (or `[3, 1]` for one layer)
+    (as `tokens` labels the queries). For a sentence pair, pass the block where one sentence's
+    queries meet the other's keys with `part=True`: its rows are parts of rows, so they are
+    checked to sum to at most 1, not to 1. `heads=[(0, 3), (5, 1)]` (or `[3, 1]` for one layer)
     draws those heads side by side instead, the query row in focus shared.
     """
     reading, raw, causal, keys = prepared(weights, tokens, ids, batch, causal, axes, key_tokens)
@@ -280,6 +294,6 @@ def show_map(
 
         m = SideBySide(reading, raw, causal, title or "", keys, heads)
     else:
-        m = AttentionMap(reading, raw, causal, title or "", keys)
+        m = AttentionMap(reading, raw, causal, title or "", keys, part)
     announce(m)
     return m

@@ -157,3 +157,18 @@ def test_several_heads_overlaid_in_one_lines_view(browser: Browser, tmp_path: Pa
     assert readout(page, "lines").startswith("layer 0 · head 0, query 7 · w7:")
     assert foreign == [] and errors == []
     page.close()
+
+
+def test_a_sentence_pair_block_is_checked_as_part_of_its_rows(tmp_path: Path) -> None:
+    # BERT-style [CLS] A [SEP] B [SEP]: one sentence's queries over the other's keys
+    full = cross(heads=1, seed=3)[0]  # (7, 5): rows sum to 1 over all five keys
+    block = full[1:4, 2:5]  # queries 1-3 over keys 2-4: parts of rows
+    assert show_map(block, QUERIES[1:4], key_tokens=KEYS[2:5]).failed  # as whole rows, they fail
+    m = show_map(block, QUERIES[1:4], key_tokens=KEYS[2:5], part=True)
+    assert m.failed == [] and m.checks[-1]["invariant"] == "rows sum to at most 1"
+    over = block.copy()
+    over[0] += 0.5
+    assert show_map(over, QUERIES[1:4], key_tokens=KEYS[2:5], part=True).failed == [
+        f"weights: rows sum to at most 1: 1 row summing past 1 (row 0: {over[0].sum():.4f})"
+    ]
+    m.save_html(tmp_path / "block.html", bits=8)  # its rows stored as they are, not renormalised

@@ -322,7 +322,7 @@ export function renderMap({ model, el }) {
     const cells = new Map(), sumRows = new Set();
     for (const check of model.get("checks")) {
       for (const [i, j] of check.cells) cells.set(i * nk + j, check.invariant);
-      if (check.invariant === "rows sum to 1") for (const i of check.rows) sumRows.add(i);
+      if (check.invariant.startsWith("rows sum to")) for (const i of check.rows) sumRows.add(i);
     }
     return { cells, sumRows };
   }
