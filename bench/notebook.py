@@ -1,5 +1,5 @@
 """The notebook widgets' first drawing, from a saved file in headless Chromium: the map at 64,
-256 and 512 tokens, and the heads view of 12 layers × 12 heads at 512 tokens (budget < 2 s).
+256, 512 and 1,024 tokens, and the heads view of 12 layers × 12 heads at 512 tokens (budget < 2 s).
 A benchmark, not a test: it prints. `python -m bench.notebook [runs per view, 5]`."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main() -> None:
     rows = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        for n in (64, 256, 512):
+        for n in (64, 256, 512, 1024):
             w = heads(1, 1, n)[0, 0]
             start = time.perf_counter()
             path = show_map(w, [f"Ġt{i}" for i in range(n)]).save_html(folder / f"map{n}.html")

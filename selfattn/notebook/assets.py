@@ -23,6 +23,8 @@ VIEWS = {
     "compare": ("compare.js", "renderCompare"),
     "lines": ("lines.js", "renderLines"),
     "qk": ("qk.js", "renderQK"),
+    "several": ("several.js", "renderSeveral"),
+    "tokens": ("tokens.js", "renderTokens"),
 }
 SCOPE = ".selfattn-nb"
 

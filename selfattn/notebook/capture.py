@@ -23,6 +23,9 @@ SEPARATE = (
     ("q", "k", "v"),
 )
 HEADS = ("num_heads", "n_head", "num_attention_heads", "n_heads", "heads")
+# grouped-query attention: fewer k, v heads than q heads, each shared by a group of q heads
+KV_HEADS = ("num_key_value_heads", "n_kv_heads", "num_kv_heads", "n_key_value_heads")
+HEAD_DIM = ("head_dim", "d_head", "attention_head_size")
 
 
 def _projections(module: Any) -> tuple[str, ...] | None:
@@ -63,9 +66,53 @@ def head_count(module: Any, heads: int | None = None) -> int:
     raise ValueError(f"{type(module).__name__} does not say how many heads it has: pass heads=")
 
 
+def _said(module: Any, names: tuple[str, ...]) -> int | None:
+    """The first positive int the module or its config names by one of `names`."""
+    for owner in (module, getattr(module, "config", None)):
+        for name in names:
+            value = getattr(owner, name, None)
+            if isinstance(value, int) and value > 0:
+                return value
+    return None
+
+
+def _widths(module: Any, total: int, heads: int | None) -> list[int]:
+    """How a fused projection's output splits into q, k and v: in three equal parts, or, for
+    grouped-query attention, q's heads then the fewer k and v heads the module names."""
+    kv, count = _said(module, KV_HEADS), heads or _said(module, HEADS)
+    if kv and count and kv != count:
+        d = (_said(module, HEAD_DIM) or 0) or total // (count + 2 * kv)
+        return [count * d, kv * d, kv * d]
+    return [total // 3] * 3
+
+
+def split_heads(q: Any, k: Any, v: Any, count: int, d_head: int | None = None) -> list[np.ndarray]:
+    """q, k, v `(batch, n, width)` as `(batch, heads, n, d_head)` arrays: q in `count` heads,
+    k and v in as many heads of the same size as their width holds (fewer, under grouped-query
+    attention, each shared by count / that many q heads). An error names what it found."""
+    width = q.shape[-1]
+    d = d_head or width // count
+    if width != count * d:
+        raise ValueError(f"q is {width} wide: not {count} heads of {d}; pass heads= (q's heads)")
+    split = []
+    for name, x in zip("qkv", (q, k, v), strict=True):
+        x = np.asarray(x, dtype=np.float32)
+        x = x[None] if x.ndim == 2 else x  # (n, d): a batch of one
+        b, n, wide = x.shape
+        if wide % d or count % (wide // d or 1) or not wide // d:
+            raise ValueError(
+                f"{name} is {wide} wide, q is {width} wide in {count} heads of {d}: expected "
+                f"{name} in heads of {d} that the {count} q heads share evenly (grouped-query "
+                "attention), as many or fewer; pass heads= (q's heads) if that is wrong"
+            )
+        split.append(x.reshape(b, n, wide // d, d).transpose(0, 2, 1, 3))
+    return split
+
+
 def capture(module: Any, run: Callable[[], Any], heads: int | None = None) -> list[np.ndarray]:
     """q, k, v of every head, each `(batch, heads, n, d_head)` float32, as `module` computed
-    them while `run()` ran the model."""
+    them while `run()` ran the model; under grouped-query attention k and v have fewer heads
+    than q (`kv_head` says which one a q head reads)."""
     import torch
 
     names = _projections(module)
@@ -100,17 +147,48 @@ def capture(module: Any, run: Callable[[], Any], heads: int | None = None) -> li
         for hook in hooks:
             hook.remove()
     if len(names) == 1 and names != ("in_proj_weight",):
-        q, k, v = outputs[names[0]].chunk(3, dim=-1)
+        fused = outputs[names[0]]
+        q, k, v = fused.split(_widths(module, fused.shape[-1], heads), dim=-1)
     elif names == ("in_proj_weight",):
         q, k, v = outputs["q"], outputs["k"], outputs["v"]
     else:
         q, k, v = (outputs[name] for name in names)
     count = head_count(module, heads)
-    split = []
-    for x in (q, k, v):
-        x = x.detach().float().cpu()
-        if x.ndim == 2:
-            x = x[None]  # (n, d): a batch of one
-        b, n, d = x.shape
-        split.append(x.reshape(b, n, count, d // count).transpose(1, 2).numpy())
-    return split
+    q, k, v = (x.detach().float().cpu().numpy() for x in (q, k, v))
+    return split_heads(q, k, v, count, _said(module, HEAD_DIM))
+
+
+def kv_head(q_heads: int, kv_heads: int, head: int) -> int:
+    """The k, v head q head `head` reads: under grouped-query attention each k, v head serves
+    q_heads / kv_heads q heads in a row (Llama's repeat_kv)."""
+    return head // (q_heads // kv_heads)
+
+
+def is_lens(model: Any) -> bool:
+    """Whether `model` is a TransformerLens model (HookedTransformer, or TransformerLens 4's
+    TransformerBridge): it runs with a cache of named hooks."""
+    return hasattr(model, "run_with_cache") and hasattr(model, "cfg")
+
+
+def lens_qkv(model: Any, inputs: Any, layer: int) -> list[np.ndarray]:
+    """q, k, v of one layer of a TransformerLens model, `(batch, heads, n, d_head)`, read from
+    the hooks it documents, `blocks.{layer}.attn.hook_q` / `hook_k` / `hook_v`, each
+    `(batch, pos, heads, d_head)` (k and v with fewer heads under grouped-query attention);
+    q and k are before any rotary embedding (that is `hook_rot_q`)."""
+    import torch
+
+    names = [f"blocks.{layer}.attn.hook_{x}" for x in "qkv"]
+    with torch.no_grad():
+        _, cache = model.run_with_cache(inputs, names_filter=lambda name: name in names)
+    found = []
+    for name in names:
+        try:
+            x = cache[name]
+        except KeyError as error:
+            raise ValueError(
+                f"the model's cache has no {name}: is layer {layer} one of its own?"
+            ) from error
+        x = np.asarray(x.detach().float().cpu() if hasattr(x, "detach") else x, dtype=np.float32)
+        x = x[None] if x.ndim == 3 else x  # (pos, heads, d): a batch of one
+        found.append(x.transpose(0, 2, 1, 3))
+    return found

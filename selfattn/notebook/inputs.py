@@ -10,7 +10,9 @@ of a batch. Nothing here imports torch or transformers: tensors are read by `__a
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,8 +28,9 @@ def _is_tensor(x: Any) -> bool:
     return hasattr(x, "shape") and hasattr(x, "__array__")
 
 
-def _layers(weights: Any) -> list[Any] | None:
-    """The layers of a model's output, in order, or None when `weights` is one array."""
+def _layers(weights: Any) -> tuple[list[Any], list[int] | None] | None:
+    """The layers of a model's output, in order, and the layer numbers a cache names them by
+    (None for a sequence); None when `weights` is one array."""
     if hasattr(weights, "attentions") and not _is_tensor(weights):
         weights = weights.attentions  # a Hugging Face ModelOutput itself
     if hasattr(weights, "keys") and not _is_tensor(weights):  # a dict or an ActivationCache
@@ -35,9 +38,9 @@ def _layers(weights: Any) -> list[Any] | None:
         found = {int(m[1]): k for k in names if (m := PATTERN.fullmatch(str(k)))}
         if not found:
             raise ValueError("no blocks.{layer}.attn.hook_pattern in the cache: run with it kept")
-        return [weights[found[layer]] for layer in sorted(found)]
+        return [weights[found[layer]] for layer in sorted(found)], sorted(found)
     if isinstance(weights, (tuple, list)) and weights and _is_tensor(weights[0]):
-        return list(weights)
+        return list(weights), None
     return None
 
 
@@ -53,33 +56,118 @@ def _one(x: np.ndarray, batch: int | None, axis: int) -> np.ndarray:
     return np.take(x, batch, axis=axis)
 
 
-def attention_stack(weights: Any, batch: int | None = None) -> tuple[np.ndarray, str]:
-    """Attention in any of the shapes models give it, as the widgets draw it, and the dtype
-    it came in (for the row-sum tolerance).
+AXES = {"l": "layers", "b": "batch", "h": "heads", "q": "queries", "k": "keys"}
 
-    One array: `(n, n)`, `(heads, n, n)`, `(layers, heads, n, n)`, or `(layers, batch, heads,
-    n, n)` as `torch.stack(outputs.attentions)` makes it. A sequence of layers (Hugging Face's
-    `outputs.attentions`, or the output itself), or a mapping of
-    `blocks.{layer}.attn.hook_pattern` (a TransformerLens cache): each layer `(batch, heads,
-    n, n)` or `(heads, n, n)`.
+
+@dataclass
+class Reading:
+    """Attention as the widgets draw it, `(layers, heads, queries, keys)` at most, and how it
+    was read: `axes` names each axis of what was passed ("bhqk"), `layers` the layer numbers
+    (a cache's own, else 0, 1, ...), `guessed` whether the reading is one of two a shape allows."""
+
+    stack: np.ndarray
+    dtype: str
+    axes: str
+    layers: list[int] = field(default_factory=list)
+    guessed: bool = False
+    batch: int | None = None
+    from_layers: bool = False  # a sequence of layers or a cache, not one array
+
+    @property
+    def said(self) -> str:
+        """The reading in words: "(batch, heads, queries, keys), sequence 0"."""
+        names = ", ".join(AXES[a] for a in self.axes)
+        picked = f", sequence {self.batch}" if "b" in self.axes else ""
+        guess = "; pass axes= if that is wrong" if self.guessed else ""
+        return f"read as ({names}){picked}{guess}"
+
+
+def _default_axes(shape: tuple[int, ...], batch: int | None) -> tuple[str, bool]:
+    """The axes a shape is read by when none are named, and whether that is a guess: a 4-D
+    array is (batch, heads, n, n) as a Hugging Face layer gives it when a batch is asked for or
+    its first axis is 1, else (layers, heads, n, n), said so."""
+    if len(shape) == 4:
+        if batch is not None or shape[0] == 1:
+            return "bhqk", False
+        return "lhqk", True
+    fixed = {2: "qk", 3: "hqk", 5: "lbhqk"}
+    if len(shape) not in fixed:
+        raise ValueError(
+            f"weights must be (n, n), (heads, n, n) or (layers, heads, n, n), not {shape}"
+        )
+    return fixed[len(shape)], False
+
+
+def _by_axes(array: np.ndarray, axes: str, batch: int | None) -> np.ndarray:
+    """`array` whose axes are named by `axes` as (layers, heads, queries, keys), or as few
+    of them as it has; the batch axis, when named, gives up one sequence."""
+    letters = set(axes)
+    if len(letters) != len(axes) or not letters <= set(AXES) or not {"q", "k"} <= letters:
+        raise ValueError(
+            f"axes names each axis once by l (layer), b (batch), h (head), q (query), k (key), "
+            f"with q and k, as 'bhqk': not {axes!r}"
+        )
+    if len(axes) != array.ndim:
+        raise ValueError(f"axes={axes!r} names {len(axes)} axes; the weights have {array.shape}")
+    order = [a for a in "lbhqk" if a in axes]
+    array = np.transpose(array, [axes.index(a) for a in order])
+    if "b" in order:
+        array = _one(array, batch, axis=order.index("b"))
+    elif batch is not None:
+        raise ValueError(f"batch= needs a batch axis; weights are {array.shape}, axes {axes!r}")
+    return array
+
+
+def read_attention(weights: Any, batch: int | None = None, axes: str | None = None) -> Reading:
+    """Attention in any of the shapes models give it, as the widgets draw it, the dtype it
+    came in (for the row-sum tolerance) and how it was read.
+
+    One array: `(n, n)`, `(heads, n, n)`, `(layers, heads, n, n)` or a Hugging Face layer's
+    `(batch, heads, n, n)` (see `_default_axes`), `(layers, batch, heads, n, n)` as
+    `torch.stack(outputs.attentions)` makes it, or any order named by `axes` ("bhqk"). A
+    sequence of layers (Hugging Face's `outputs.attentions`, or the output itself), or a mapping
+    of `blocks.{layer}.attn.hook_pattern` (a TransformerLens cache, whose layer numbers are
+    kept): each layer `(batch, heads, n, n)` or `(heads, n, n)`.
     """
-    layers = _layers(weights)
-    if layers is None:
-        stack = as_array(weights)
-        if stack.ndim == 5:
-            stack = _one(stack, batch, axis=1)
-        elif batch is not None:
-            raise ValueError(f"batch= needs a batch axis; weights are {stack.shape}")
-        return stack, dtype_name(weights)
+    found = _layers(weights)
+    if found is None:
+        return _from_array(weights, batch, axes)
+    return _from_layers(*found, batch, axes)
+
+
+def _from_array(weights: Any, batch: int | None, axes: str | None) -> Reading:
+    """One array, read by `axes` or by its shape."""
+    array = as_array(weights)
+    named, guessed = (axes, False) if axes else _default_axes(array.shape, batch)
+    stack = _by_axes(array, named, batch)
+    count = stack.shape[0] if "l" in named else 0
+    picked = None if "b" not in named else (batch or 0)
+    return Reading(stack, dtype_name(weights), named, list(range(count)), guessed, picked)
+
+
+def _from_layers(
+    layers: list[Any], numbers: list[int] | None, batch: int | None, axes: str | None
+) -> Reading:
+    """One array per layer, each read by `axes` or as a Hugging Face layer is."""
     arrays = [as_array(layer) for layer in layers]
     shapes = {a.shape for a in arrays}
     if len(shapes) != 1:
         raise ValueError(f"layers differ in shape: {sorted(shapes)}")
-    if arrays[0].ndim == 4:
-        arrays = [_one(a, batch, axis=0) for a in arrays]
-    elif arrays[0].ndim != 3 or batch is not None:
+    if arrays[0].ndim not in (3, 4):
         raise ValueError(f"each layer must be (batch, heads, n, n) or (heads, n, n), not {shapes}")
-    return np.stack(arrays), dtype_name(layers[0])
+    per_layer = axes or ("bhqk" if arrays[0].ndim == 4 else "hqk")
+    stack = np.stack([_by_axes(a, per_layer, batch) for a in arrays])
+    if stack.ndim != 4:
+        raise ValueError(f"each layer must hold heads of (n, n) maps; axes={per_layer!r}")
+    picked = None if "b" not in per_layer else (batch or 0)
+    ids = numbers or list(range(len(arrays)))
+    return Reading(stack, dtype_name(layers[0]), "l" + per_layer, ids, False, picked, True)
+
+
+def attention_stack(weights: Any, batch: int | None = None) -> tuple[np.ndarray, str]:
+    """`read_attention`'s stack and dtype alone."""
+    found = read_attention(weights, batch)
+    return found.stack, found.dtype
 
 
 def token_strings(tokens: Any, ids: Any = None, batch: int | None = None) -> list[str] | None:
@@ -90,6 +178,14 @@ def token_strings(tokens: Any, ids: Any = None, batch: int | None = None) -> lis
         tokens, ids = tokens
     if tokens is None:
         return None
+    if isinstance(tokens, str):
+        words = tokens.split()
+        warnings.warn(
+            f"tokens is one string: split by whitespace into {len(words)} tokens; pass a list "
+            "(tokens=text.split()) or a tokenizer with its ids (tokens=tokenizer, ids=input_ids)",
+            stacklevel=3,
+        )
+        return words
     if not any(hasattr(tokens, name) for name in TOKENIZER):
         if ids is not None:
             raise ValueError("ids= goes with a tokenizer, not with a list of tokens")

@@ -40,36 +40,38 @@ def png(rgb: np.ndarray) -> bytes:
     )
 
 
-def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarray:
+def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]], side: int = SIDE) -> np.ndarray:
     """The map as pixels: `cell` pixels a cell, or one pixel for `block` cells (the block's
-    largest weight, so a spike never vanishes) when the map is longer than SIDE."""
-    n = weights.shape[-1]
+    largest weight, so a spike never vanishes) when the map is longer than `side`. Queries
+    down, keys across: a cross-attention map is as wide as its keys."""
+    rows, cols = weights.shape[-2:]
     w = np.nan_to_num(np.abs(weights), nan=0.0, posinf=0.0, neginf=0.0)
     share = np.sqrt(np.minimum(w / full_cell(weights), 1))  # side of a square ∝ √weight
-    masked = np.triu(np.ones((n, n), bool), k=1) if causal else np.zeros((n, n), bool)
-    bad = np.zeros((n, n), bool)
+    shape = (rows, cols)
+    masked = np.triu(np.ones(shape, bool), k=1) if causal else np.zeros(shape, bool)
+    bad = np.zeros(shape, bool)
     for i, j in wrong:
         bad[i, j] = True
-    block = -(-n // SIDE)
+    block = -(-max(rows, cols) // side)
     if block > 1:  # pool blocks of cells into one pixel each
-        m = -(-n // block) * block
-        pad = ((0, m - n), (0, m - n))
+        r, c = -(-rows // block) * block, -(-cols // block) * block
+        pad = ((0, r - rows), (0, c - cols))
 
         def pool(a: np.ndarray) -> np.ndarray:
-            return np.pad(a, pad).reshape(m // block, block, m // block, block).max(axis=(1, 3))
+            return np.pad(a, pad).reshape(r // block, block, c // block, block).max(axis=(1, 3))
 
         share, masked, bad = pool(share), pool(masked) & ~pool(~masked), pool(bad)
-        n = m // block
-    cell = max(1, min(SIDE // n, 40))
+        rows, cols = r // block, c // block
+    cell = max(1, min(side // max(rows, cols), 40))
 
     def cells(a: np.ndarray) -> np.ndarray:
         """A per-cell array spread over each cell's cell × cell pixels, without a copy."""
-        return np.broadcast_to(a[:, None, :, None], (n, cell, n, cell))
+        return np.broadcast_to(a[:, None, :, None], (rows, cell, cols, cell))
 
     if cell >= 4:  # squares: a pixel is inked when it is inside its cell's square
         offset = np.abs(np.arange(cell) + 0.5 - cell / 2)
         reach = np.maximum.outer(offset, offset)[None, :, None, :]  # distance from the centre
-        inside = (share * (cell - 1) / 2)[:, None, :, None] > reach  # (n, cell, n, cell)
+        inside = (share * (cell - 1) / 2)[:, None, :, None] > reach  # (rows, cell, cols, cell)
         # ink is 0 or 1: each pixel is the paper or the ink, as paper·(1 − ink) + ink·ink gives
         ink, washed, blank = (np.array(c, np.uint8) for c in (INK, MASKED, PAPER))
         rgb = np.where(inside[..., None], ink, np.where(cells(masked)[..., None], washed, blank))
@@ -78,7 +80,29 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]]) -> np.ndarra
         paper = np.where(cells(masked)[..., None], MASKED, PAPER)
         rgb = (paper * (1 - ink) + np.array(INK) * ink).round().astype(np.uint8)
     rgb = np.where(cells(bad)[..., None], np.array(WRONG, np.uint8), rgb)
-    return rgb.reshape(n * cell, n * cell, 3)
+    return rgb.reshape(rows * cell, cols * cell, 3)
+
+
+# A still waits a few seconds before it shows where a style sheet applies (a trusted notebook,
+# where the live widget is on its way and hides it as it draws: js/common.js hideStill), so it
+# never flashes before the live view; an untrusted notebook, GitHub or nbviewer strip the
+# <style> and show it at once. Its class names the view, so each view hides its own.
+WAIT = (
+    "<style>@keyframes selfattn-wait {from {max-height: 0; overflow: hidden; margin: 0}}"
+    " .selfattn-still {animation: selfattn-wait 0s 5s backwards}</style>"
+)
+
+
+def figure(rgb: np.ndarray, caption: str) -> str:
+    """HTML holding a picture as a PNG and its caption, as a notebook output shows it."""
+    data = base64.b64encode(png(rgb)).decode("ascii")
+    said = html.escape(caption)
+    return (
+        f'{WAIT}<figure class="selfattn-still" style="margin:0">'
+        f'<img src="data:image/png;base64,{data}" alt="{said}" '
+        f'style="max-width:100%;image-rendering:pixelated">'
+        f"<figcaption>{said}</figcaption></figure>"
+    )
 
 
 def still(
@@ -89,20 +113,21 @@ def still(
     title: str,
     where: str,
     elsewhere: str = "",
+    reading: str = "",
 ) -> str:
     """HTML holding the map on screen as a PNG, with what it is and what it breaks, and
     `elsewhere`, what the heads not shown break."""
     wrong = [cell for c in found if not c["ok"] for cell in c["cells"]]
-    data = base64.b64encode(png(draw(weights, causal, wrong))).decode("ascii")
     n = weights.shape[-1]
     name = title or f"attention map, {n} tokens"
     failed = [f"{c['invariant']}: {c['message']}" for c in found if not c["ok"]]
     said = "; ".join(failed) if failed else "keeps every invariant"
     where = f", {where}" if where else ""
-    caption = f"{name}{where}: {said}. {elsewhere}A still picture; run the cell for the live map."
-    return (
-        f'<figure class="selfattn-still" style="margin:0">'
-        f'<img src="data:image/png;base64,{data}" alt="{html.escape(caption)}" '
-        f'style="max-width:100%;image-rendering:pixelated">'
-        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-    )
+    where += f" ({reading})" if reading else ""
+    block = -(-max(weights.shape[-2:]) // SIDE)
+    pooled = f"Each pixel is the largest weight of {block} × {block} cells. " if block > 1 else ""
+    caption = f"{name}{where}: {said}. {pooled}{elsewhere}{STILL}"
+    return figure(draw(weights, causal, wrong), caption)
+
+
+STILL = "A still picture; run the cell for the live view."

@@ -20,6 +20,10 @@ from typing import Any
 import numpy as np
 
 BITS = (8, 16)
+# the most weights, in bytes before compression, a saved page may hold: 144 heads of 1,024
+# tokens in 8 bits (151 MB, a 25 MB file) open in a second; 144 of 2,048 in 16 bits (1.2 GB,
+# a 402 MB file) never drew in two minutes. Past this save_html refuses, saying what to keep.
+MOST_BYTES = 320e6
 LEVEL = 1  # 15× faster than gzip's default 6 on 8-bit codes, for a file about 20% larger
 
 
@@ -88,6 +92,18 @@ def pack(
     else:
         packed = {"bits": bits, "codes": _text(raw)}
     return packed, float(error.max(initial=0))
+
+
+def check_size(heads: int, shape: tuple[int, ...], bits: int) -> None:
+    """Refuse a page a browser will not open: more than MOST_BYTES of weights."""
+    size = heads * int(np.prod(shape)) * bits / 8
+    if size > MOST_BYTES:
+        raise ValueError(
+            f"{heads} heads of {' × '.join(map(str, shape))} in {bits} bits hold "
+            f"{size / 1e6:,.3g} MB of weights, past the {MOST_BYTES / 1e6:,.3g} MB a browser "
+            "opens in reasonable time: keep fewer (layers=[...], heads=[...])"
+            + (" or store them in 8 bits (bits=8)" if bits > 8 else "")
+        )
 
 
 def _text(data: bytes) -> str:

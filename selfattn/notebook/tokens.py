@@ -20,6 +20,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 # whitespace a label cannot show as itself
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍", "\u00a0": "␣"}
 SENTENCEPIECE_SPACE = "▁"
@@ -100,7 +102,9 @@ def from_tokenizer(tokenizer: Any, ids: Any) -> list[str]:
     if hasattr(tokenizer, "convert_ids_to_tokens"):
         return [str(t) for t in tokenizer.convert_ids_to_tokens(ints)]
     if hasattr(tokenizer, "to_str_tokens"):
-        return [str(t) for t in tokenizer.to_str_tokens(ints)]
+        # TransformerLens reads a list as a list of texts ("Invalid input type to
+        # to_str_tokens: <class 'int'>" from TransformerLens 4's bridge); ids go as an array
+        return [str(t) for t in tokenizer.to_str_tokens(np.asarray(ints, dtype=np.int64))]
     if hasattr(tokenizer, "decode"):
         return [str(tokenizer.decode([i])) for i in ints]
     raise TypeError(

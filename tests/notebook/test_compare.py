@@ -51,7 +51,7 @@ def test_the_three_maps_share_the_pointer_and_the_heads_button_opens_a_head(
     said = readout(page, "hover")
     assert " · B " in said and "B − A" in said
     assert page.locator(".canvas-grid .ring:visible").count() == 3  # all three show the cell
-    page.get_by_role("button", name="head 3: 0.").click()
-    expect(page.locator('[data-readout="head"]')).to_have_text("3 / 4")
+    page.get_by_role("button", name="head 2: 0.").click()
+    expect(page.locator('[data-readout="head"]')).to_have_text("2 of 0–3")
     assert foreign == [] and errors == []
     page.close()

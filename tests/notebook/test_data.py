@@ -77,14 +77,23 @@ def test_row_sums_are_held_to_what_the_dtype_the_weights_came_in_allows() -> Non
     ]
 
 
-def test_failed_names_every_broken_head_whichever_is_shown() -> None:
+def test_failed_names_every_broken_head_and_the_map_opens_on_the_first(capsys) -> None:
     stack = np.full((3, 4, 4), 0.25)
     stack[2, 0, 1] = -0.25
     m = show_map(stack, list("abcd"))
-    assert m.head == 0 and m.broken == [
+    # one printed line names it, as Python indexes it; the map opens on it, not on head 0
+    assert capsys.readouterr().out == (
+        "selfattn: 1 of 3 heads breaks an invariant: weights[2] (non-negative, rows sum to 1)."
+        " The map opened on weights[2]; m.failed says how.\n"
+    )
+    assert m.head == 2 and m.broken == [
         {"layer": 0, "head": 2, "invariants": ["non-negative", "rows sum to 1"]}
     ]
     assert m.failed == [
         "weights[2]: non-negative: 1 negative weight, the lowest -0.25",
         "weights[2]: rows sum to 1: 1 row not summing to 1 (row 0: 0.5000)",
     ]
+    m.head = 0
+    assert m.failed[0].startswith("weights[2]: ")  # whichever head is shown
+    show_map(np.full((3, 4, 4), 0.25), list("abcd"))
+    assert capsys.readouterr().out == ""  # nothing printed when every head passes

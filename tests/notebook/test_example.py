@@ -48,11 +48,38 @@ def test_the_example_runs_and_its_saved_outputs_show_the_map_without_a_kernel(
     assert state[model]["state"]["tokens"][:3] == ["the", "cat", "ate"]
     assert state[model]["state"]["_esm"]  # the widget's code is saved too: it can render again
 
-    failed = outputs[saved.cells[5].id][0]["data"]["text/plain"]
+    printed, result = outputs[saved.cells[5].id]  # one printed line, then m.failed
+    assert printed["text"].startswith("selfattn: 1 of 8 heads breaks an invariant: weights[1, 3]")
+    failed = result["data"]["text/plain"]
     assert "weights[1, 3]: causal: 1 weight above the diagonal" in failed
     assert outputs[saved.cells[6].id][0]["data"]["text/plain"] == "[]"  # bfloat16 passes
     assert (tmp_path / "attention-map.html").stat().st_size > 10_000
     # the heads view, its table, the lines, the comparison and a real layer's plane all draw
-    for cell in saved.cells[-5:]:
+    code = [cell for cell in saved.cells if cell.cell_type == "code"]
+    for cell in code[-9:]:  # every view after the first map, the plane, the cross-attention...
         assert outputs[cell.id] and "error" not in {o["output_type"] for o in outputs[cell.id]}
-    assert WIDGET in outputs[saved.cells[-1].id][0]["data"]
+    layer0 = next(c for c in code if "show_layer(layer0" in c.source)
+    assert WIDGET in outputs[layer0.id][0]["data"]
+    kinds = {
+        cell.id: state[o["data"][WIDGET]["model_id"]]["state"]["kind"]
+        for cell in code
+        for o in outputs[cell.id]
+        if WIDGET in o.get("data", {})
+    }
+    assert [kinds[c] for c in ("several-code", "overlay-code", "tokens-code")] == [
+        "several",
+        "lines",
+        "tokens",
+    ]
+    # an encoder-decoder model's cross-attention: target queries over source keys
+    cross = outputs["cross-code"][0]["data"][WIDGET]["model_id"]
+    drawn = state[cross]["state"]
+    assert drawn["shape"] == [4, 4, 6] and drawn["key_tokens"] == [
+        "the",
+        "cat",
+        "ate",
+        "and",
+        "it",
+        "ran",
+    ]
+    assert drawn["tokens"] == ["le", "chat", "a", "mangé"] and "(batch, heads," in drawn["reading"]

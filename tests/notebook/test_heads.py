@@ -52,17 +52,17 @@ def test_a_click_opens_the_head_and_sorting_puts_the_previous_token_head_first(
     expect(thumbs).to_have_count(12)
     values = [float(t.split("\n")[1]) for t in thumbs.all_inner_texts()]
     assert values == sorted(values, reverse=True)  # by entropy, the most diffuse first
-    page.locator("select").select_option("layer, head")
-    assert thumbs.all_inner_texts()[:2] == ["L1 H1", "L1 H2"]
-    page.locator("select").select_option("previous token")
-    assert thumbs.first.inner_text().split("\n")[:2] == ["L2 H3", "1.000"]
+    page.get_by_label("sort heads by").select_option("layer, head")
+    assert thumbs.all_inner_texts()[:2] == ["L0 H0", "L0 H1"]
+    page.get_by_label("sort heads by").select_option("previous token")
+    assert thumbs.first.inner_text().split("\n")[:2] == ["L1 H2", "1.000"]
     assert readout(page, "order").startswith("sorted by previous token")
     thumbs.first.click()
-    expect(page.locator('[data-readout="head"]')).to_have_text("3 / 4")
-    assert readout(page, "layer") == "2 / 3" and readout(page, "top").startswith("w0 ")
+    expect(page.locator('[data-readout="head"]')).to_have_text("2 of 0–3")
+    assert readout(page, "layer") == "1 of 0–2" and readout(page, "top").startswith("w0 ")
     assert "current" in (thumbs.first.get_attribute("class") or "")
     page.get_by_role("button", name="high first").click()
-    assert thumbs.first.inner_text().split("\n")[0] != "L2 H3"
+    assert thumbs.first.inner_text().split("\n")[0] != "L1 H2"
     assert foreign == [] and errors == []
     page.close()
 

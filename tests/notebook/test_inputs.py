@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -71,3 +73,50 @@ def test_tokens_may_be_a_tokenizer_and_its_ids_in_a_batch() -> None:
     assert show_map(layers()[0][0]).tokens == ["0", "1", "2", "3", "4"]
     with pytest.raises(ValueError, match="needs the ids"):
         show_map(layers()[0][0], Tokenizer())
+
+
+def test_a_four_d_array_is_never_read_silently() -> None:
+    batch_of_two = np.stack(layers()[0][:2])  # (2, 4, 5, 5): one Hugging Face layer, 2 sequences
+    m = show_map(batch_of_two)  # no batch= and no axes=: read as (layers, heads), and said so
+    assert m.shape == [2, 4, 5, 5] and m.reading.startswith("read as (layers, heads,")
+    assert "pass axes=" in m.reading and "pass axes=" in repr(m)
+    picked = show_map(batch_of_two, batch=1)  # a batch asked for: (batch, heads, n, n)
+    assert picked.shape == [4, 5, 5] and picked.reading.startswith("read as (batch, heads,")
+    assert np.allclose(np.frombuffer(picked.weights, "<f4"), layers()[0][1, 0].ravel())
+    assert "sequence 1" in repr(picked) and "axes=" not in picked.reading
+    one = show_map(layers()[0][:1])  # (1, 4, 5, 5): a layer of one sequence, no layer axis
+    assert one.shape == [4, 5, 5] and one.reading.startswith("read as (batch, heads,")
+    named = show_map(np.transpose(batch_of_two, (1, 0, 2, 3)), axes="hbqk", batch=0)
+    assert named.shape == [4, 5, 5] and np.array_equal(named._stack, batch_of_two[0])
+    assert named.failed == [] and named._name(0, 3) == "weights[3, 0]"
+    with pytest.raises(ValueError, match="names each axis once"):
+        show_map(batch_of_two, axes="bhqq")
+    with pytest.raises(ValueError, match="names 3 axes"):
+        show_map(batch_of_two, axes="hqk")
+
+
+def test_a_transformerlens_cache_keeps_its_layer_numbers() -> None:
+    attentions = layers(count=3, batch=1)
+    cache = {f"blocks.{7 + k}.attn.hook_pattern": a for k, a in enumerate(attentions)}
+    cache[f"blocks.{7}.attn.hook_pattern"] = attentions[0].copy()
+    cache["blocks.8.attn.hook_pattern"][0, 2, 0, 1] = 0.5  # layer 8, head 2 leaks
+    m = show_map(cache, causal=True)
+    assert m.layer_ids == [7, 8, 9] and (m.layer, m.head) == (8, 2)
+    assert m.failed[0].startswith("layer 8, head 2: ")
+    m.layer = 9
+    assert np.allclose(np.frombuffer(m.weights, "<f4"), attentions[2][0, 2].ravel())
+    m.layer = 0  # not a layer of this cache: the nearest that is
+    assert m.layer == 7
+    kept = m.save_html("/dev/null", layers=[9])
+    assert kept == Path("/dev/null")
+    with pytest.raises(ValueError, match=r"among 7\.\.9"):
+        m.save_html("/dev/null", layers=[0])
+
+
+def test_a_string_of_tokens_is_split_by_whitespace_with_a_warning() -> None:
+    with pytest.warns(UserWarning, match="split by whitespace into 5 tokens"):
+        m = show_map(layers()[0][0], "the cat ate and it")
+    assert m.tokens == ["the", "cat", "ate", "and", "it"]
+    too_few = pytest.raises(ValueError, match="4 tokens for a map of 5 queries")
+    with too_few, pytest.warns(UserWarning):
+        show_map(layers()[0][0], "the cat ate it")

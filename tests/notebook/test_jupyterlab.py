@@ -18,6 +18,8 @@ import pytest
 from playwright.sync_api import Browser
 
 from tests.notebook.home import free_port, jupyter_home, notebook_of, run_cell, serving
+from tests.notebook.test_stills import SETUP
+from tests.notebook.test_stills import VIEWS as STILL_VIEWS
 
 if not os.environ.get("SELFATTN_LIVE_NOTEBOOK"):
     pytest.skip("a live JupyterLab: run `make test-notebook`", allow_module_level=True)
@@ -72,6 +74,20 @@ VIEWS = [
 ]
 
 
+# each frame until the live widget has drawn (its host carries .selfattn-host, and a rule
+# then hides the still), whether a still picture took up any room on the page
+FLASH = """() => {
+  window.__selfattnStillSeen = false;
+  const tick = () => {
+    for (const still of document.querySelectorAll(".selfattn-still")) {
+      if (still.getBoundingClientRect().height > 0) window.__selfattnStillSeen = true;
+    }
+    if (!document.querySelector(".selfattn-host")) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}"""
+
+
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("lab")
@@ -90,6 +106,10 @@ def serve(root: Path) -> Iterator[str]:
     ran = nbformat.reads(json.dumps(notebook_of(CELLS[:1])), as_version=4)
     nbclient.NotebookClient(ran, timeout=120, kernel_name="python3").execute()
     nbformat.write(ran, root / "reopened.ipynb")
+    # every view, run by nbclient and reopened untrusted: a still for each, no object repr
+    every = nbformat.reads(json.dumps(notebook_of([SETUP, *STILL_VIEWS.values()])), as_version=4)
+    nbclient.NotebookClient(every, timeout=120, kernel_name="python3").execute()
+    nbformat.write(every, root / "every-view.ipynb")
     notary = nbformat.sign.NotebookNotary()
     notary.sign(ran)  # as JupyterLab signs a notebook the reader saves
     nbformat.write(ran, root / "trusted.ipynb")
@@ -121,11 +141,15 @@ def test_python_and_the_browser_talk_both_ways(lab: str, browser: Browser) -> No
     page.goto(lab + "lab/tree/live.ipynb", timeout=120_000)
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
     page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+    page.evaluate(FLASH)  # from the run to the live map, frame by frame: is the still seen?
     run_cell(page, 0)
     try:
         page.wait_for_selector(".selfattn-nb[data-draw-ms]", timeout=120_000)
     finally:
         page.screenshot(path=str(SHOTS / "jupyterlab-first.png"))
+    page.wait_for_timeout(300)
+    # the still picture never flashed before the live map drew over it
+    assert page.evaluate("window.__selfattnStillSeen") is False
     row = page.locator('.selfattn-nb [data-readout="row"]')
     assert row.inner_text() == "0 · the"
     still = page.locator(".selfattn-still")
@@ -133,9 +157,12 @@ def test_python_and_the_browser_talk_both_ways(lab: str, browser: Browser) -> No
     run_cell(page, 1)  # Python sets the row: the map redraws
     row.filter(has_text="3 · and").wait_for(timeout=60_000)
     widget = page.locator(".selfattn-nb")
-    assert widget.locator('[data-readout="layer"]').inner_text() == "1 / 2"
-    widget.get_by_role("button", name="layer 2 · head 3: rows sum to 1, causal").click()
-    widget.locator('[data-readout="head"]').filter(has_text="3 / 3").wait_for(timeout=60_000)
+    # it opened on the head that breaks an invariant, numbered as Python numbers it
+    assert widget.locator('[data-readout="layer"]').inner_text() == "1 of 0–1"
+    widget.get_by_label("previous head").click()
+    widget.locator('[data-readout="head"]').filter(has_text="1 of 0–2").wait_for(timeout=60_000)
+    widget.get_by_role("button", name="layer 1 · head 2: rows sum to 1, causal").click()
+    widget.locator('[data-readout="head"]').filter(has_text="2 of 0–2").wait_for(timeout=60_000)
     page.locator('g.cell[data-row="ate"][data-column="cat"]').hover()
     assert "ate → cat: " in widget.locator('[data-readout="tip"]').inner_text()
     page.locator('g.cell[data-row="it"][data-column="cat"]').click()  # the reader clicks
@@ -216,8 +243,33 @@ def test_a_notebook_saved_after_a_run_shows_the_map_when_reopened(
     assert widget.count() == (1 if state else 0) or still.is_visible()
     assert still.is_visible() != (widget.count() == 1)
     if still.is_visible():
-        assert "weights[1, 2] (rows sum to 1, causal)" in still.inner_text()
+        # the head that breaks an invariant, which the map opens on, and how it was read
+        said = still.inner_text()
+        assert "weights[1, 2] (read as (layers, heads," in said and "causal: 1 weight" in said
     assert "Loading widget" not in page.locator(".jp-Cell").first.inner_text()
+    page.close()
+
+
+def test_every_view_run_by_nbclient_reopens_as_its_still_picture(
+    lab: str, browser: Browser
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.goto(lab + "lab/tree/every-view.ipynb?reset", timeout=120_000)
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for(timeout=120_000)
+    page.wait_for_timeout(3000)
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    try:
+        for k, view in enumerate(STILL_VIEWS, start=1):
+            cells.nth(k).scroll_into_view_if_needed()
+            still = cells.nth(k).locator(".selfattn-still")
+            # the still, once, or the live view drawn from the saved state: never a repr
+            drawn = cells.nth(k).locator(".selfattn-nb[data-draw-ms]").count()
+            assert drawn or (still.count() == 1 and still.is_visible()), view
+            assert "object at 0x" not in cells.nth(k).inner_text(), view
+            cells.nth(k).screenshot(path=str(SHOTS / f"jupyterlab-reopened-{view}.png"))
+    finally:
+        page.screenshot(path=str(SHOTS / "jupyterlab-reopened-every-view.png"))
     page.close()
 
 
@@ -240,9 +292,14 @@ def test_the_heads_lines_and_compare_views_draw_and_a_picked_head_reaches_python
     finally:
         page.screenshot(path=str(SHOTS / "jupyterlab-views.png"))
         print("\n".join(said))
+    # each live view hides its own still, show_heads's too: none shows, even once the still
+    # has waited its 5 s, and it never flashed before the view drew
+    page.wait_for_timeout(5500)
+    assert page.locator(".selfattn-still").count() == 3
+    assert page.locator(".selfattn-still:visible").count() == 0
     page.locator(".jp-Notebook .jp-Cell").first.scroll_into_view_if_needed()
-    page.locator(".thumb", has_text="L2 H3").click()
-    page.locator('.selfattn-nb [data-readout="head"]').first.filter(has_text="3 / 4").wait_for()
+    page.locator(".thumb", has_text="L1 H2").click()
+    page.locator('.selfattn-nb [data-readout="head"]').first.filter(has_text="2 of 0–3").wait_for()
     run_cell(page, 3)
     page.locator(".jp-OutputArea-output", has_text="picked 1 2").wait_for(timeout=60_000)
     for theme in ("light", "dark"):

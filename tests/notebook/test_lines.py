@@ -55,7 +55,7 @@ def test_a_long_head_draws_the_tokens_around_the_query_and_says_what_is_outside(
     m.row = 200
     page, foreign, errors = open_file(browser, m.save_html(tmp_path / "long.html"))
     assert page.locator("text.query-label").count() == 48
-    assert "of it on tokens outside the 48 drawn (177–224)" in readout(page, "lines")
+    assert "of it on tokens outside the 48 drawn (176–223)" in readout(page, "lines")
     # within a laptop's screen, however long the head
     box = page.locator("svg.lines-view").bounding_box()
     assert box and box["height"] <= 800, box

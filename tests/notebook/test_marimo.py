@@ -162,13 +162,13 @@ def test_every_view_draws_in_marimo_in_its_theme_and_a_step_reaches_python_and_b
     expect(the_map.locator('[data-readout="row"]')).to_have_text("5 · w5")
     before = the_map.locator('[data-readout="top"]').inner_text()
     the_map.get_by_role("button", name="next head").click()
-    expect(the_map.locator('[data-readout="head"]')).to_have_text("2 / 4")
+    expect(the_map.locator('[data-readout="head"]')).to_have_text("1 of 0–3")
     expect(the_map.locator('[data-readout="top"]')).not_to_have_text(before, timeout=30_000)
     # a thumbnail picked in the heads view opens that head below it
     heads = page.locator(".selfattn-nb.heads-view").first
     heads.scroll_into_view_if_needed()
-    heads.locator(".thumb", has_text="L2 H3").click()
-    heads.locator('[data-readout="head"]').filter(has_text="3 / 4").wait_for(timeout=30_000)
+    heads.locator(".thumb", has_text="L1 H2").click()
+    heads.locator('[data-readout="head"]').filter(has_text="2 of 0–3").wait_for(timeout=30_000)
     # marimo painted its page in the theme it was given (a class on <body>), not by our hand
     assert ("dark" in (page.locator("body").get_attribute("class") or "").split()) == (
         theme == "dark"

@@ -73,7 +73,7 @@ def test_the_still_picture_is_a_png_of_the_map_with_a_leak_in_red() -> None:
     assert zlib.decompress(data[41 : 41 + struct.unpack(">I", data[33:37])[0]])  # IDAT inflates
     found = [{"invariant": "causal", "ok": False, "message": "it leaks", "cells": [[1, 4]]}]
     text = still(w, found, causal=True, title="", where="weights[1]")
-    assert text.startswith("<figure") and "data:image/png;base64," in text
+    assert "<figure" in text and "data:image/png;base64," in text
     assert "attention map, 6 tokens, weights[1]: causal: it leaks." in text
     long = draw(causal_weights(1200, seed=4), causal=True, wrong=[])
     assert long.shape[0] <= 480  # a long map is pooled to fit

@@ -249,16 +249,49 @@ export async function standaloneModel(state, slices = {}) {
 }
 
 /**
- * Layer and head steppers (◀ 2 / 12 ▶), only for the axes the tensor has, counting from 1 as
- * a reader does; a saved file steps through the layers and heads it kept. `update` writes
- * the current values. @param {HTMLElement} parent @param {any} model @param {number[]} shape
+ * The layer numbers the input gave its layers (a TransformerLens cache of layer 7 alone is
+ * layer 7), or 0, 1, ...: `layer` holds one of them, as in Python. @param {any} model
+ * @param {number[]} shape @returns {number[]}
+ */
+export function layerIds(model, shape) {
+  const ids = model.get("layer_ids");
+  if (ids && ids.length) return ids;
+  return Array.from({ length: shape.length === 4 ? shape[0] : 1 }, (_, k) => k);
+}
+
+/**
+ * A head's name on screen, numbered as Python numbers it (layers as the input named them,
+ * heads from 0), and its place in the layer-major list of every head.
+ * @param {any} model @param {number[]} shape
+ */
+export function headNames(model, shape) {
+  const ids = layerIds(model, shape);
+  const heads = shape.length === 4 ? shape[1] : shape.length === 3 ? shape[0] : 1;
+  return {
+    /** @param {number} k */
+    at: (k) => ({ layer: ids[Math.floor(k / heads)], head: k % heads }),
+    /** @param {number} layer @param {number} head */
+    index: (layer, head) => Math.max(0, ids.indexOf(layer)) * heads + head,
+    /** @param {number} layer @param {number} head @param {boolean} [short] */
+    name: (layer, head, short = false) => {
+      if (shape.length !== 4) return short ? `H${head}` : `head ${head}`;
+      return short ? `L${layer} H${head}` : `layer ${layer} · head ${head}`;
+    },
+  };
+}
+
+/**
+ * Layer and head steppers (◀ 2 of 0–11 ▶), only for the axes the tensor has, numbered as
+ * Python numbers them; a saved file steps through the layers and heads it kept. `update`
+ * writes the current values. @param {HTMLElement} parent @param {any} model @param {number[]} shape
  */
 export function makeSteppers(parent, model, shape) {
   const axes = shape.length === 4 ? ["layer", "head"] : shape.length === 3 ? ["head"] : [];
   const kept = model.get("kept") ?? {};
   const steppers = axes.map((axis) => {
     const count = shape[axes.length === 2 && axis === "head" ? 1 : 0];
-    const values = kept[axis] ?? Array.from({ length: count }, (_, k) => k);
+    const all = axis === "layer" ? layerIds(model, shape) : Array.from({ length: count }, (_, k) => k);
+    const values = kept[axis] ?? all;
     const name = html("span", { class: "step-name", "data-readout": axis });
     const step = (by) => {
       const at = values.indexOf(model.get(axis));
@@ -269,11 +302,21 @@ export function makeSteppers(parent, model, shape) {
     const next = html("button", { type: "button", "aria-label": `next ${axis}`, text: "▶" });
     back.addEventListener("click", () => step(-1));
     next.addEventListener("click", () => step(1));
-    parent.append(html("div", { class: "control stepper" }, html("span", { class: "label", text: axis }), html("div", { class: "step-row" }, back, name, next)));
-    return { axis, count, name };
+    // a jump straight to any layer or head: twelve layers are not eleven clicks away
+    const jump = html("select", { class: "jump", "aria-label": `jump to ${axis}` });
+    for (const v of values) jump.append(html("option", { value: String(v), text: String(v) }));
+    jump.addEventListener("change", () => {
+      model.set(axis, Number(jump.value));
+      model.save_changes();
+    });
+    parent.append(html("div", { class: "control stepper" }, html("span", { class: "label", text: axis }), html("div", { class: "step-row" }, back, name, next, jump)));
+    return { axis, range: `${all[0]}–${all[all.length - 1]}`, name, jump };
   });
   const update = () => {
-    for (const { axis, count, name } of steppers) name.textContent = `${model.get(axis) + 1} / ${count}`;
+    for (const { axis, range, name, jump } of steppers) {
+      name.textContent = `${model.get(axis)} of ${range}`;
+      jump.value = String(model.get(axis));
+    }
   };
   return { axes, update };
 }

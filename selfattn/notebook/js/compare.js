@@ -7,7 +7,7 @@ import { html } from "../../site/static/js/kit/dom.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { gridLegend } from "../../site/static/js/kit/grid.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
-import { colours, floats, makeSteppers, shell } from "./common.js";
+import { colours, floats, headNames, makeSteppers, shell } from "./common.js";
 
 const signed = (v) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${fixed(Math.abs(v), 3)}`;
 
@@ -23,6 +23,7 @@ export function renderCompare({ model, el }) {
   const pickers = html("div", { class: "pickers" });
   root.append(html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: `${nameA} and ${nameB}, ${n} tokens, and ${nameB} − ${nameA}` }), pickers));
   const { axes, update: showSteps } = makeSteppers(pickers, model, shape);
+  const names = headNames(model, shape);
   const row = html("div", { class: "panels" });
   const tip = html("div", { class: "tip", "data-readout": "tip" });
   row.append(tip);
@@ -61,11 +62,11 @@ export function renderCompare({ model, el }) {
     const differ = /** @type {number[]} */ (model.get("differ"));
     const most = differ.map((d, k) => [d, k]).filter(([d]) => d > 0).sort((a, b) => b[0] - a[0]).slice(0, axes.length ? 5 : 0);
     heads.replaceChildren(...(most.length ? [html("p", { text: `heads that differ most (largest |${nameB} − ${nameA}|):` })] : []), ...most.map(([d, k]) => {
-      const h = shape.length === 4 ? shape[1] : shape[0];
-      const go = html("button", { type: "button", class: "go", text: `${axes.length === 2 ? `layer ${Math.floor(k / h) + 1} · ` : ""}head ${(k % h) + 1}: ${fixed(d, 3)}` });
+      const { layer, head } = names.at(k);
+      const go = html("button", { type: "button", class: "go", text: `${names.name(layer, head)}: ${fixed(d, 3)}` });
       go.addEventListener("click", () => {
-        model.set("layer", Math.floor(k / h));
-        model.set("head", k % h);
+        model.set("layer", layer);
+        model.set("head", head);
         model.save_changes();
       });
       return go;

@@ -5,7 +5,7 @@
 
 import { html } from "../../site/static/js/kit/dom.js";
 import { fixed } from "../../site/static/js/kit/format.js";
-import { bytesOf, colours, rgbaOf, shell } from "./common.js";
+import { bytesOf, colours, headNames, rgbaOf, shell } from "./common.js";
 import { renderMap } from "./map.js";
 
 const MASKED = 255;
@@ -35,16 +35,20 @@ export function renderHeads({ model, el }) {
   const mapHost = html("div");
   root.append(head, note, grid, mapHost);
 
-  const name = (k) => (shape.length === 4 ? `L${Math.floor(k / heads) + 1} H${(k % heads) + 1}` : `H${k + 1}`);
-  const broken = new Set((model.get("broken") ?? []).map((b) => b.layer * heads + b.head));
+  const names = headNames(model, shape);
+  const name = (k) => names.name(names.at(k).layer, names.at(k).head, true);
+  // a small map too small for a pixel a cell is pooled, as the still and the long map say
+  const cells = Math.ceil(shape[shape.length - 1] / side);
+  const pooled = cells > 1 ? `; each small map's pixel is the largest weight of ${cells} × ${cells} cells` : "";
+  const broken = new Set((model.get("broken") ?? []).map((b) => names.index(b.layer, b.head)));
   const thumbs = Array.from({ length: total }, (_, k) => {
     const canvas = html("canvas", { width: side, height: side, "aria-hidden": "true" });
     const value = html("span", { class: "value" });
     const button = html("button", { type: "button", class: `thumb${broken.has(k) ? " broken" : ""}`, "data-head": k }, canvas, html("span", { text: name(k) }), value);
     button.title = Object.entries(summaries).map(([s, v]) => `${s} ${fixed(v[k], 3)}`).join("\n");
     button.addEventListener("click", () => {
-      model.set("layer", Math.floor(k / heads));
-      model.set("head", k % heads);
+      model.set("layer", names.at(k).layer);
+      model.set("head", names.at(k).head);
       model.save_changes();
     });
     return { button, canvas, value };
@@ -92,11 +96,11 @@ export function renderHeads({ model, el }) {
     });
     flip.textContent = down ? "high first" : "low first";
     flip.hidden = !values;
-    note.textContent = values ? `sorted by ${by}, mean over query rows; ${down ? "highest" : "lowest"} first` : "a row per layer, a column per head";
+    note.textContent = (values ? `sorted by ${by}, mean over query rows; ${down ? "highest" : "lowest"} first` : "a row per layer, a column per head") + pooled;
   }
 
   const onPick = () => {
-    const k = model.get("layer") * heads + model.get("head");
+    const k = names.index(model.get("layer"), model.get("head"));
     thumbs.forEach(({ button }, j) => button.classList.toggle("current", j === k));
   };
   order.addEventListener("change", () => {

@@ -8,7 +8,7 @@ import { html, svg } from "../../site/static/js/kit/dom.js";
 import { makeGrid, gridLegend, gridWidth } from "../../site/static/js/kit/grid.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, shell, colours, exportMenu, makeSteppers, hideStill } from "./common.js";
+import { floats, shell, colours, exportMenu, makeSteppers, headNames } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
@@ -48,13 +48,19 @@ const rowOf = (w, n, i) => Array.from(w.subarray(i * n, i * n + n));
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderMap({ model, el }) {
   const started = performance.now();
-  hideStill(el);
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const raw = /** @type {string[]} */ (model.get("raw") ?? []);
-  const n = tokens.length;
+  // a rectangular map (cross-attention, a sentence pair) has keys of its own: n queries, nk keys
+  const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
+  const keys = keyTokens.length ? keyTokens : tokens;
+  const keyRaw = /** @type {string[]} */ (keyTokens.length ? model.get("key_raw") ?? [] : raw);
+  const n = tokens.length, nk = keys.length;
   const labels = tokens.map((t) => elide(t, LABEL_CHARS));
-  /** A token as shown, and as the tokenizer wrote it when that differs. @param {number} i */
-  const whole = (i) => (raw[i] && raw[i] !== tokens[i] ? `${tokens[i]} (${JSON.stringify(raw[i])})` : tokens[i]);
+  const keyLabels = keys.map((t) => elide(t, LABEL_CHARS));
+  /** A token as shown, and as the tokenizer wrote it when that differs. */
+  const wholeOf = (shown, written, i) => (written[i] && written[i] !== shown[i] ? `${shown[i]} (${JSON.stringify(written[i])})` : shown[i]);
+  const whole = (i) => wholeOf(tokens, raw, i);
+  const wholeKey = (j) => wholeOf(keys, keyRaw, j);
   const shape = /** @type {number[]} */ (model.get("shape"));
   let weights = floats(model.get("weights"));
   let picture = null; // the kit grid or the canvas grid, rebuilt only when the theme changes
@@ -81,7 +87,7 @@ export function renderMap({ model, el }) {
   zoomOut.addEventListener("click", () => zoomTo(null));
   holder.append(tip);
   root.append(head, body);
-  const menu = exportMenu(head, () => /** @type {Element} */ (picture?.root), "attention-map", n > SVG_UP_TO ? ["png"] : ["svg", "png"]);
+  const menu = exportMenu(head, () => /** @type {Element} */ (picture?.root), "attention-map", Math.max(n, nk) > SVG_UP_TO ? ["png"] : ["svg", "png"]);
 
   const { axes, update: showSteps } = makeSteppers(pickers, model, shape);
 
@@ -94,7 +100,10 @@ export function renderMap({ model, el }) {
 
   const causal = Boolean(model.get("causal"));
   const maskedAt = (i, j) => causal && j > i;
-  let view = { r0: 0, r1: n, c0: 0, c1: n }; // the part of a canvas map on screen
+  let view = { r0: 0, r1: n, c0: 0, c1: nk };
+  // a block of cells too small for a pixel is drawn by its largest weight (a spike never
+  // vanishes) or its mean (a near-uniform map reads as the even grey it is): said, and chosen
+  let pool = "largest"; // the part of a canvas map on screen
   let builtFor = 0; // the widget's width the picture was sized for
 
   /** The width the picture may take: the widget's, less the read-outs when they go beside. */
@@ -109,20 +118,21 @@ export function renderMap({ model, el }) {
    * whole and at size, rather than a phone scrolling it sideways.
    */
   function svgCell(fit) {
-    if (n > SVG_UP_TO) return 0;
-    const cells = n > NUMBERS_UP_TO ? [PLAIN] : [NUMBERED, PLAIN];
-    return cells.find((c) => SHRINK * (gridWidth(labels, n, c) + SUM_COLUMN) <= fit) ?? 0;
+    if (Math.max(n, nk) > SVG_UP_TO) return 0;
+    const cells = Math.max(n, nk) > NUMBERS_UP_TO ? [PLAIN] : [NUMBERED, PLAIN];
+    return cells.find((c) => SHRINK * (gridWidth(labels, nk, c) + SUM_COLUMN) <= fit) ?? 0;
   }
 
   function build() {
     holder.replaceChildren(tip);
     const fit = room();
     builtFor = root.clientWidth;
-    const label = `Attention map of ${n} tokens: each row is one query's weights over the keys`;
+    const size = nk === n && !keyTokens.length ? `${n} tokens` : `${n} queries and ${nk} keys`;
+    const label = `Attention map of ${size}: each row is one query's weights over the keys`;
     const cell = svgCell(fit);
     if (cell) {
       const grid = makeGrid(holder, {
-        rows: labels, columns: labels, scale: model.get("scale"), label, cell,
+        rows: labels, columns: keyLabels, scale: model.get("scale"), label, cell,
         titles: { rows: "queries", columns: "keys" },
         reference: { value: model.get("scale") / 4, text: `this square = ${fixed(model.get("scale") / 4, 3)}` },
       });
@@ -132,7 +142,7 @@ export function renderMap({ model, el }) {
       const rowLabels = [...grid.root.querySelectorAll(".grid-label.row")];
       const sums = rowLabels.map((text) => svg("text", { class: "row-sum", x: width + 6, y: text.getAttribute("y") ?? 0 }, grid.root));
       svg("text", { class: "grid-title start", x: width + 6, y: 12 }, grid.root).textContent = "Σ";
-      standLabels(grid.root, labels, cell);
+      standLabels(grid.root, keyLabels, cell);
       // drawn at its design size where it fits, a little larger to fill a wide widget, and
       // never so small its labels go under 11 px (svgCell left the canvas any map too wide)
       const natural = grid.root.viewBox.baseVal;
@@ -143,8 +153,9 @@ export function renderMap({ model, el }) {
       grid.root.style.maxHeight = "none";
       holder.classList.add("scrolls");
       // a label's whole token, as the tokenizer wrote it, under the pointer
-      const labelled = [...grid.root.querySelectorAll(".grid-label")];
-      const index = new Map([...grid.root.querySelectorAll("g.cell")].map((g, k) => [g, [Math.floor(k / n), k % n]]));
+      const rowLabelled = [...grid.root.querySelectorAll(".grid-label.row")];
+      const keyLabelled = [...grid.root.querySelectorAll(".grid-label:not(.row)")];
+      const index = new Map([...grid.root.querySelectorAll("g.cell")].map((g, k) => [g, [Math.floor(k / nk), k % nk]]));
       grid.root.addEventListener("click", (event) => {
         const g = /** @type {Element} */ (event.target).closest("g.cell");
         const at = g && index.get(g);
@@ -153,24 +164,24 @@ export function renderMap({ model, el }) {
       grid.root.addEventListener("pointermove", (event) => {
         const target = /** @type {Element} */ (event.target);
         const g = target.closest("g.cell");
-        const k = labelled.indexOf(target);
-        hoverAt((g && index.get(g)) ?? null, event, k < 0 ? "" : whole(k % n));
+        const i = rowLabelled.indexOf(target), j = keyLabelled.indexOf(target);
+        hoverAt((g && index.get(g)) ?? null, event, i >= 0 ? whole(i) : j >= 0 ? wholeKey(j) : "");
       });
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
       picture = { kind: "svg", root: grid.root, grid, sums, cell };
     } else {
       const { r0, r1, c0, c1 } = view;
-      const zoomed = r1 - r0 < n || c1 - c0 < n;
+      const zoomed = r1 - r0 < n || c1 - c0 < nk;
       // as wide as the widget lets it be, drawn 1:1 so its 11 px labels stay 11 px
       const side = Math.max(200, Math.min(640, fit - LABEL_ROOM));
       // past one cell a pixel, a square is a faint smudge: a block of cells is drawn as one,
       // with the block's largest weight, so a spike never vanishes
       const block = Math.ceil(Math.max(r1 - r0, c1 - c0) / side);
-      const every = (lo, hi) => tokens.slice(lo, hi).filter((_, k) => k % block === 0);
-      const pooled = block > 1 ? `, each square the largest weight of ${block} × ${block} cells` : "";
+      const every = (lo, hi, of = tokens) => of.slice(lo, hi).filter((_, k) => k % block === 0);
+      const pooled = block > 1 ? `, each square the ${pool} weight of ${block} × ${block} cells` : "";
       const grid = makeCanvasGrid(holder, {
-        rows: every(r0, r1), columns: every(c0, c1), side,
-        label: `${label}${zoomed ? `, zoomed to queries ${r0 + 1}–${r1} and keys ${c0 + 1}–${c1}` : ""}${pooled}`,
+        rows: every(r0, r1), columns: every(c0, c1, keys), side,
+        label: `${label}${zoomed ? `, zoomed to queries ${r0}–${r1 - 1} and keys ${c0}–${c1 - 1}` : ""}${pooled}`,
       });
       const at = (event) => {
         const cell = grid.cellAt(event);
@@ -193,7 +204,8 @@ export function renderMap({ model, el }) {
       // a label under the pointer: its whole token, and the raw one, as the SVG grid's do
       const labelled = (event) => {
         const found = grid.labelAt(event);
-        return found ? whole((found.axis === "row" ? r0 : c0) + found.index * block) : "";
+        if (!found) return "";
+        return found.axis === "row" ? whole(r0 + found.index * block) : wholeKey(c0 + found.index * block);
       };
       grid.root.addEventListener("pointermove", (event) => {
         const cell = at(event);
@@ -224,13 +236,13 @@ export function renderMap({ model, el }) {
         if (!event.ctrlKey || !cell) return;
         event.preventDefault();
         const grow = event.deltaY > 0 ? 1.5 : 1 / 1.5;
-        const span = (lo, hi, c) => {
-          const size = Math.min(n, Math.max(8, Math.round((hi - lo) * grow)));
-          const start = Math.min(n - size, Math.max(0, Math.round(c - ((c - lo) / (hi - lo)) * size)));
+        const span = (lo, hi, c, total) => {
+          const size = Math.min(total, Math.max(8, Math.round((hi - lo) * grow)));
+          const start = Math.min(total - size, Math.max(0, Math.round(c - ((c - lo) / (hi - lo)) * size)));
           return [start, start + size];
         };
-        const [a0, a1] = span(r0, r1, cell[0]), [b0, b1] = span(c0, c1, cell[1]);
-        zoomTo(a1 - a0 === n && b1 - b0 === n ? null : { r0: a0, r1: a1, c0: b0, c1: b1 });
+        const [a0, a1] = span(r0, r1, cell[0], n), [b0, b1] = span(c0, c1, cell[1], nk);
+        zoomTo(a1 - a0 === n && b1 - b0 === nk ? null : { r0: a0, r1: a1, c0: b0, c1: b1 });
       }, { passive: false });
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
       picture = { kind: "canvas", root: grid.root, grid, block };
@@ -244,7 +256,7 @@ export function renderMap({ model, el }) {
     });
     picture.root.setAttribute("tabindex", "0");
     legend.replaceChildren(gridLegend([
-      { kind: "pos", text: `area ∝ weight; a full cell = ${fixed(model.get("scale"), 3)}${n > SVG_UP_TO ? " or more" : ""}` },
+      { kind: "pos", text: `area ∝ weight; a full cell = ${fixed(model.get("scale"), 3)}${Math.max(n, nk) > SVG_UP_TO ? " or more" : ""}` },
       ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
       { kind: "leak", text: "breaks an invariant" },
     ]));
@@ -252,11 +264,23 @@ export function renderMap({ model, el }) {
     const asSvg = menu.querySelector('[data-export="svg"]');
     if (asSvg) asSvg.hidden = picture.kind === "canvas";
     if (picture.kind === "canvas") legend.append(html("p", { class: "figure-note", text: "drag over the map, or Ctrl + wheel, to zoom in; Esc or “whole map” to zoom out" }));
+    if (picture.kind === "canvas" && picture.block > 1) {
+      const by = html("select", { "aria-label": "draw each block by" });
+      for (const name of ["largest", "mean"]) by.append(html("option", { value: name, text: `its ${name} weight` }));
+      by.value = pool;
+      by.addEventListener("change", () => {
+        pool = by.value;
+        picture = null;
+        paint();
+      });
+      const b = picture.block;
+      legend.append(html("p", { class: "figure-note pooled", "data-readout": "pooled" }, `each square is a block of ${b} × ${b} cells, drawn by `, by));
+    }
   }
 
   /** Show only queries r0..r1 and keys c0..c1 (end excluded), or the whole map. */
   function zoomTo(region) {
-    view = region ?? { r0: 0, r1: n, c0: 0, c1: n };
+    view = region ?? { r0: 0, r1: n, c0: 0, c1: nk };
     if (region) pickers.append(zoomOut);
     else zoomOut.remove();
     picture = null;
@@ -269,7 +293,7 @@ export function renderMap({ model, el }) {
     model.save_changes();
   }
 
-  const cellText = ([i, j]) => `${labels[i]} → ${labels[j]}: ${maskedAt(i, j) ? "masked" : fixed(weights[i * n + j], 4)}`;
+  const cellText = ([i, j]) => `${labels[i]} → ${keyLabels[j]}: ${maskedAt(i, j) ? "masked" : fixed(weights[i * nk + j], 4)}`;
 
   let hoverFrame = 0;
   /** The cell under the pointer: its value beside the pointer, its ring on the map. */
@@ -280,7 +304,7 @@ export function renderMap({ model, el }) {
       const box = holder.getBoundingClientRect();
       const x = event.clientX - box.left + holder.scrollLeft, y = event.clientY - box.top;
       tip.textContent = at ? cellText(at) : label;
-      if (at && raw.length) tip.append(html("div", { class: "raw", text: `${whole(at[0])} → ${whole(at[1])}` }));
+      if (at && (raw.length || keyRaw.length)) tip.append(html("div", { class: "raw", text: `${whole(at[0])} → ${wholeKey(at[1])}` }));
       tip.style.left = `${x}px`;
       tip.style.top = `${y}px`;
       tip.classList.toggle("flip", x - holder.scrollLeft > box.width / 2); // stays inside the picture
@@ -297,8 +321,8 @@ export function renderMap({ model, el }) {
   function failures() {
     const cells = new Map(), sumRows = new Set();
     for (const check of model.get("checks")) {
-      for (const [i, j] of check.cells) cells.set(i * n + j, check.invariant);
-      if (check.invariant === "rows sum to 1") for (const i of check.rows) sumRows.add(i);
+      for (const [i, j] of check.cells) cells.set(i * nk + j, check.invariant);
+      if (check.invariant.startsWith("rows sum to")) for (const i of check.rows) sumRows.add(i);
     }
     return { cells, sumRows };
   }
@@ -308,7 +332,8 @@ export function renderMap({ model, el }) {
     const broken = model.get("broken") ?? [];
     const total = shape.slice(0, -2).reduce((a, b) => a * b, 1);
     if (!axes.length) return heads.replaceChildren();
-    const name = (b) => (axes.length === 2 ? `layer ${b.layer + 1} · head ${b.head + 1}` : `head ${b.head + 1}`);
+    const { name: named } = headNames(model, shape);
+    const name = (b) => named(b.layer, b.head);
     const says = broken.length ? `${broken.length} of ${total} heads ${broken.length === 1 ? "breaks" : "break"} an invariant:` : `all ${total} heads keep every invariant`;
     heads.replaceChildren(html("p", { class: broken.length ? "failed" : "ok", text: says }));
     const shown = broken.slice(0, 8).map((b) => {
@@ -329,18 +354,18 @@ export function renderMap({ model, el }) {
     if (!picture) build();
     const { cells, sumRows } = failures();
     if (picture.kind === "svg") {
-      const values = Array.from({ length: n }, (_, i) => rowOf(weights, n, i));
+      const values = Array.from({ length: n }, (_, i) => rowOf(weights, nk, i));
       picture.grid.set(values, {
         format: cellWeight,
         numbers: () => picture.cell === NUMBERED,
         mark: (i, j) => {
-          const wrong = cells.has(i * n + j);
+          const wrong = cells.has(i * nk + j);
           if (maskedAt(i, j)) return { masked: "0", leak: wrong };
           return wrong ? { leak: true } : null;
         },
       });
       picture.sums.forEach((text, i) => {
-        text.textContent = fixed(rowOf(weights, n, i).reduce((a, b) => a + b, 0), 3);
+        text.textContent = fixed(rowOf(weights, nk, i).reduce((a, b) => a + b, 0), 3);
         text.classList.toggle("wrong", sumRows.has(i));
       });
     } else {
@@ -349,13 +374,24 @@ export function renderMap({ model, el }) {
       const rows = Math.ceil((r1 - r0) / block), m = Math.ceil((c1 - c0) / block);
       const shown = new Float32Array(rows * m);
       if (block === 1) {
-        for (let i = r0; i < r1; i += 1) shown.set(weights.subarray(i * n + c0, i * n + c1), (i - r0) * m);
+        for (let i = r0; i < r1; i += 1) shown.set(weights.subarray(i * nk + c0, i * nk + c1), (i - r0) * m);
+      } else if (pool === "mean") {
+        const count = new Float32Array(rows * m);
+        for (let i = r0; i < r1; i += 1) {
+          const at = Math.floor((i - r0) / block) * m;
+          for (let j = c0; j < c1; j += 1) {
+            const k = at + Math.floor((j - c0) / block);
+            shown[k] += weights[i * nk + j];
+            count[k] += 1;
+          }
+        }
+        for (let k = 0; k < shown.length; k += 1) shown[k] /= count[k] || 1;
       } else {
         for (let i = r0; i < r1; i += 1) {
           const at = Math.floor((i - r0) / block) * m;
           for (let j = c0; j < c1; j += 1) {
             const k = at + Math.floor((j - c0) / block);
-            shown[k] = Math.max(shown[k], weights[i * n + j]);
+            shown[k] = Math.max(shown[k], weights[i * nk + j]);
           }
         }
       }
@@ -365,7 +401,7 @@ export function renderMap({ model, el }) {
         scale: model.get("scale"),
         // a block is masked when all of it is: its bottom-left cell is, under a causal mask
         maskedFrom: (i) => (causal ? Math.floor((Math.min(r1 - 1, r0 + (i + 1) * block - 1) - c0) / block) + 1 : m),
-        wrong: [...cells.keys()].map((k) => [Math.floor(k / n), k % n]).filter(([i, j]) => inside(i, j)).map(([i, j]) => local(i, j)),
+        wrong: [...cells.keys()].map((k) => [Math.floor(k / nk), k % nk]).filter(([i, j]) => inside(i, j)).map(([i, j]) => local(i, j)),
         wrongRows: [...sumRows].filter((i) => i >= r0 && i < r1).map((i) => local(i, c0)[0]),
         colours: colours(root),
       });
@@ -380,7 +416,9 @@ export function renderMap({ model, el }) {
       }
       return li;
     }));
-    title.textContent = model.get("title") || `attention map, ${n} tokens`;
+    title.textContent = model.get("title") || (nk === n && !keyTokens.length ? `attention map, ${n} tokens` : `attention map, ${n} queries × ${nk} keys`);
+    // how the input's axes were read, beside the title: a 4-D array is never read silently
+    if (model.get("reading")) title.append(html("span", { class: "reading", "data-readout": "reading", text: model.get("reading") }));
     showSteps();
     listHeads();
     focus();
@@ -389,7 +427,7 @@ export function renderMap({ model, el }) {
   /** What depends only on the row and the pointer: cheap, so hovering never repaints the map. */
   function focus() {
     const row = model.get("row");
-    const w = rowOf(weights, n, row);
+    const w = rowOf(weights, nk, row);
     let top = 0;
     w.forEach((x, j) => { if (x > w[top]) top = j; });
     if (picture.kind === "svg") {
@@ -401,7 +439,7 @@ export function renderMap({ model, el }) {
       band.setAttribute("y", String(y - 4 - cell / 2));
       labels.forEach((text, i) => text.classList.toggle("current", i === row));
       picture.root.querySelectorAll("g.cell.hover").forEach((g) => g.classList.remove("hover"));
-      if (hover) picture.root.querySelectorAll("g.cell")[hover[0] * n + hover[1]]?.classList.add("hover");
+      if (hover) picture.root.querySelectorAll("g.cell")[hover[0] * nk + hover[1]]?.classList.add("hover");
     } else {
       const { r0, r1, c0, c1 } = view;
       const { block } = picture;
@@ -410,7 +448,7 @@ export function renderMap({ model, el }) {
       picture.grid.focus(row >= r0 && row < r1 ? local(row, r0) : -1, seen ? [local(hover[0], r0), local(hover[1], c0)] : null);
     }
     out.row.textContent = `${row} · ${elide(tokens[row], 16)}`;
-    out.top.textContent = `${labels[top]} ${fixed(w[top], 3)}`;
+    out.top.textContent = `${keyLabels[top]} ${fixed(w[top], 3)}`;
     out.sum.textContent = fixed(w.reduce((a, b) => a + b, 0), 3);
     out.hover.textContent = hover ? cellText(hover) : "—";
   }

@@ -1,0 +1,138 @@
+"""show_compare's view: two maps of the same shape side by side and their difference B − A."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import traitlets
+
+from selfattn.notebook import assets, picture, stills
+from selfattn.notebook.data import floats, full_cell
+from selfattn.notebook.tokens import readable
+from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
+
+
+class Compare(Stepped):
+    """Two maps of the same shape side by side, and their difference B − A, head by head."""
+
+    names = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    shape = traitlets.List(traitlets.Int()).tag(sync=True)
+    causal = traitlets.Bool(False).tag(sync=True)
+    weights_a = traitlets.Bytes().tag(sync=True)
+    weights_b = traitlets.Bytes().tag(sync=True)
+    diff = traitlets.Bytes().tag(sync=True)
+    scale = traitlets.Float(1.0).tag(sync=True)  # a full cell in A and B alike
+    dscale = traitlets.Float(1.0).tag(sync=True)  # a full cell of the difference
+    largest = traitlets.Dict().tag(sync=True)  # the largest |B − A| of the head shown
+    differ = traitlets.List().tag(sync=True)  # every head's largest |B − A|, layer-major
+
+    def __init__(
+        self,
+        a: np.ndarray,
+        b: np.ndarray,
+        raw: list[str],
+        causal: bool,
+        names: list[str],
+        layers: list[int],
+    ) -> None:
+        self._ids = layers or [0]
+        self._heads = a.shape[-3] if a.ndim >= 3 else 1
+        self._a = a.reshape(-1, *a.shape[-2:])
+        self._b = b.reshape(-1, *b.shape[-2:])
+        gap = np.abs(np.nan_to_num(self._b) - np.nan_to_num(self._a))
+        super().__init__(
+            kind="compare",
+            **labels(raw),
+            names=names,
+            shape=list(a.shape),
+            causal=causal,
+            differ=[float(g.max(initial=0)) for g in gap],
+            layer_ids=self._ids,
+            **self._slice(self._ids[0], 0),
+        )
+
+    def _slice(self, layer: int, head: int) -> dict[str, Any]:
+        """What the picture needs of one head: both maps and B − A as float32, their scales."""
+        k = self._at(layer, head)
+        a, b = np.nan_to_num(self._a[k]), np.nan_to_num(self._b[k])
+        d = b - a
+        i, j = np.unravel_index(int(np.argmax(np.abs(d))), d.shape)
+        return {
+            "weights_a": floats(a),
+            "weights_b": floats(b),
+            "diff": floats(d),
+            "scale": max(full_cell(a), full_cell(b)),
+            "dscale": full_cell(d) if np.any(d) else 1.0,
+            "largest": {"row": int(i), "column": int(j), "value": float(d[i, j])},
+        }
+
+    def _still(self) -> str:
+        """A, B and |B − A| of the head on screen, side by side."""
+        k = self._at(self.layer, self.head)
+        a, b = np.nan_to_num(self._a[k]), np.nan_to_num(self._b[k])
+        at = {4: f"layer {self.layer}, head {self.head}", 3: f"head {self.head}"}
+        where = f" at {at[len(self.shape)]}" if len(self.shape) in at else ""
+        big = self.largest
+        return picture.figure(
+            stills.compare(a, b, self.causal),
+            f"{self.names[0]}, {self.names[1]} and |{self.names[1]} − {self.names[0]}|{where}"
+            f" for {len(self.tokens)} tokens; the largest difference is "
+            f"{self.tokens[big['row']]} → {self.tokens[big['column']]}, {big['value']:+.3f}. "
+            f"{picture.STILL}",
+        )
+
+    def save_html(
+        self,
+        path: str | Path,
+        *,
+        layers: int | list[int] | None = None,
+        heads: int | list[int] | None = None,
+    ) -> Path:
+        """One standalone HTML file of the heads kept (all of them by default), float32."""
+        kept = {
+            "layer": keep(layers, self._ids, "layer"),
+            "head": keep(heads, list(range(self._heads)), "head"),
+        }
+        slices = {f"{la},{h}": self._slice(la, h) for la in kept["layer"] for h in kept["head"]}
+        layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
+        head = self.head if self.head in kept["head"] else kept["head"][0]
+        state = {**self._state(), **slices[f"{layer},{head}"], "layer": layer, "head": head}
+        return write(path, assets.page({**state, "kept": kept}, slices if len(slices) > 1 else {}))
+
+
+def show_compare(
+    a: Any,
+    b: Any,
+    tokens: Any = None,
+    *,
+    ids: Any = None,
+    tokens_b: Any = None,
+    ids_b: Any = None,
+    batch: int | None = None,
+    axes: str | None = None,
+    names: tuple[str, str] = ("A", "B"),
+    causal: bool | None = None,
+) -> Compare:
+    """Two maps side by side and their difference B − A (filled where B is larger, hollow
+    where A is), for two models, two inputs of the same length, or before and after a
+    change. `a` and `b` take whatever `show_map` takes and must come to the same shape;
+    `tokens_b` (or a tokenizer with `ids_b`) labels B's input where it differs from A's.
+    """
+    read_a, raw, causal_a, _ = prepared(a, tokens, ids, batch, causal, axes)
+    read_b, raw_b, causal_b, _ = prepared(
+        b,
+        tokens_b if tokens_b is not None else tokens,
+        ids_b if tokens_b is not None else ids,
+        batch,
+        causal,
+        axes,
+    )
+    stack_a, stack_b = read_a.stack, read_b.stack
+    if stack_a.shape != stack_b.shape:
+        raise ValueError(f"the two maps differ in shape: {stack_a.shape} and {stack_b.shape}")
+    shown = readable(raw)
+    both = [x if x == y else f"{x}/{y}" for x, y in zip(shown, readable(raw_b), strict=True)]
+    merged = both if both != shown else raw
+    return Compare(stack_a, stack_b, merged, causal_a and causal_b, list(names), read_a.layers)

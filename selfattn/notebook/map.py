@@ -1,0 +1,299 @@
+"""show_map's view: an attention map of any stack of heads, every head checked as it is made,
+with a still picture of the head on screen for wherever the widget cannot draw."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import traitlets
+
+from selfattn.notebook import assets, picture, stills, store
+from selfattn.notebook.data import TOLERANCE, checks, floats, full_cell, part_of_rows
+from selfattn.notebook.inputs import Reading
+from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
+
+
+class AttentionMap(Stepped):
+    """An attention map of any `(n, n)`, `(heads, n, n)` or `(layers, heads, n, n)` array.
+
+    Every head is checked when the map is made: `failed` lists what each head breaks,
+    whichever head is on screen, and `broken` tells the picture which heads to point at.
+    """
+
+    weights = traitlets.Bytes().tag(sync=True)  # little-endian float32, a binary buffer
+    shape = traitlets.List(traitlets.Int()).tag(sync=True)
+    causal = traitlets.Bool(False).tag(sync=True)
+    scale = traitlets.Float(1.0).tag(sync=True)
+    checks = traitlets.List().tag(sync=True)
+    broken = traitlets.List().tag(sync=True)
+
+    reading = traitlets.Unicode("").tag(sync=True)  # how the input's axes were read
+    # a rectangular map's keys (cross-attention, a sentence pair), as labels and as written
+    key_tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    key_raw = traitlets.List(traitlets.Unicode()).tag(sync=True)
+
+    def __init__(
+        self,
+        reading: Reading,
+        raw: list[str],
+        causal: bool,
+        title: str,
+        keys: Sequence[str] = (),
+        part: bool = False,
+    ) -> None:
+        stack = reading.stack
+        self._ids = reading.layers or [0]
+        self._heads = stack.shape[-3] if stack.ndim >= 3 else 1
+        self._stack = stack.reshape(-1, *stack.shape[-2:])  # (layers·heads, n, n)
+        self._ndim = stack.ndim
+        self._read = reading
+        self._dtype = reading.dtype
+        tolerance = TOLERANCE.get(reading.dtype, TOLERANCE["float64"])
+        self._checks = [checks(w, causal, tolerance) for w in self._stack]
+        if part:  # a block of a larger map: its rows are parts of rows
+            for found, w in zip(self._checks, self._stack, strict=True):
+                part_of_rows(found, w, tolerance)
+        broken = [
+            {"layer": self._ids[k // self._heads], "head": k % self._heads, "invariants": names}
+            for k, found in enumerate(self._checks)
+            if (names := [c["invariant"] for c in found if not c["ok"]])
+        ]
+        # the map opens on the first head that breaks an invariant, when one does
+        first = (broken[0]["layer"], broken[0]["head"]) if broken else (self._ids[0], 0)
+        named = labels(list(keys))
+        super().__init__(
+            kind="map",
+            **labels(raw),
+            key_tokens=named["tokens"],
+            key_raw=named["raw"],
+            title=title,
+            reading=reading.said,
+            shape=list(stack.shape),
+            layer_ids=self._ids,
+            causal=causal,
+            broken=broken,
+            **self._slice(*first),
+        )
+        with self.hold_trait_notifications():
+            self.layer, self.head = first
+
+    def _slice(self, layer: int, head: int) -> dict[str, Any]:
+        """What the picture needs of one head, its weights as float32."""
+        w = self._stack[self._at(layer, head)]  # (n, n)
+        return {**self._marks(layer, head), "weights": floats(np.nan_to_num(w))}
+
+    def _marks(self, layer: int, head: int) -> dict[str, Any]:
+        """What marks a head's picture besides its weights: its checks, a full cell's weight."""
+        k = self._at(layer, head)
+        return {"checks": self._checks[k], "scale": full_cell(self._stack[k])}
+
+    def _packed(
+        self, layer: int, head: int, bits: int, squeeze: bool
+    ) -> tuple[dict[str, Any], float]:
+        """One head as a saved file holds it, and how far packing moved its weights."""
+        k = self._at(layer, head)
+        found = self._checks[k]
+        exact = np.ones(len(self.tokens), dtype=bool)
+        # rows that sum to 1 are stored summing to exactly 1; a block's rows are left as they are
+        sums = [c["rows"] for c in found if c["invariant"] == "rows sum to 1"]
+        exact[sums[0] if sums else slice(None)] = False
+        weights, error = store.pack(self._stack[k], bits, exact, squeeze)
+        return {**self._marks(layer, head), "weights": weights}, error
+
+    def _name(self, layer: int, head: int) -> str:
+        """A head as the reader indexes what they passed: weights[layer, head] for an array
+        (weights[0, 2] for a batch's sequence 0, head 2), "layer 7, head 2" for a model's
+        layers; layers by the numbers the input gave them, heads from 0."""
+        axes = self._read.axes
+        if axes.startswith("l") and axes[1:] in ("bhqk", "hqk") and self._read.from_layers:
+            return f"layer {layer}, head {head}"
+        at = {"l": str(layer), "b": str(self._read.batch), "h": str(head), "q": ":", "k": ":"}
+        index = [at[a] for a in axes]
+        while index and index[-1] == ":":
+            index.pop()
+        return f"weights[{', '.join(index)}]" if index else "weights"
+
+    @property
+    def failed(self) -> list[str]:
+        """Every invariant any head breaks, one message each, naming the head as the array
+        passed in indexes it: [] when every head keeps them all.
+
+        >>> m.failed  # doctest: +SKIP
+        ['weights[1, 2]: causal: 1 weight above the diagonal: the future leaks']
+        """
+        return [
+            f"{self._name(b['layer'], b['head'])}: {c['invariant']}: {c['message']}"
+            for b in self.broken
+            for c in self._checks[self._at(b["layer"], b["head"])]
+            if not c["ok"]
+        ]
+
+    def __repr__(self) -> str:
+        """What the map holds and how its input was read: the text a notebook shows where
+        it cannot draw the widget, beside the still picture."""
+        n = len(self.tokens)
+        count = len(self.broken)
+        bad = f"{count} {'head breaks' if count == 1 else 'heads break'} an invariant"
+        return (
+            f"<{type(self).__name__}: {n} tokens, shape {tuple(self.shape)} {self.reading}; "
+            f"{bad}; showing {self._name(self.layer, self.head)}>"
+        )
+
+    def _still(self) -> str:
+        """The head on screen as a still picture, as the live view draws it first (a map, or
+        the lines of its query row), naming what every other head breaks."""
+        if self.kind == "lines":
+            return self._lines_still()
+        if self.kind == "tokens":
+            from selfattn.notebook.text import still
+
+            return still(self)
+        k = self._at(self.layer, self.head)
+        others = [
+            f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
+            for b in self.broken
+            if (b["layer"], b["head"]) != (self.layer, self.head)
+        ]
+        return picture.still(
+            self._stack[k],
+            self._checks[k],
+            causal=self.causal,
+            title=self.title,
+            where=self._name(self.layer, self.head) if self._ndim > 2 else "",
+            reading=self._read.said,
+            elsewhere=f"Heads that break an invariant: {'; '.join(others)}. " if others else "",
+        )
+
+    def _lines_still(self) -> str:
+        k = self._at(self.layer, self.head)
+        w, row = self._stack[k], self.row
+        rgb, shown = stills.lines(w, row, self.causal)
+        top = [j for j in np.argsort(-np.nan_to_num(w[row]))[:3] if w[row, j] > 0]
+        keys = self.key_tokens or self.tokens
+        heaviest = ", ".join(f"{keys[j]} {w[row, j]:.3f}" for j in top)
+        where = f", {self._name(self.layer, self.head)}" if self._ndim > 2 else ""
+        failing = [self._name(b["layer"], b["head"]) for b in self.broken]
+        said = f"Breaking an invariant: {', '.join(failing)}. " if failing else ""
+        return picture.figure(
+            rgb,
+            f"{self.title or 'attention lines'}{where}: query {row} · {self.tokens[row]}, its "
+            f"lines to keys {shown[0]}–{shown[-1]} (width ∝ weight); heaviest: {heaviest}. "
+            f"{said}{picture.STILL}",
+        )
+
+    def save_html(
+        self,
+        path: str | Path,
+        *,
+        layers: int | list[int] | None = None,
+        heads: int | list[int] | None = None,
+        bits: int | None = None,
+    ) -> Path:
+        """Write the map as one standalone HTML file that opens offline from file:// and
+        asks no other origin for anything; returns the path written.
+
+        `layers` and `heads` keep only those (indices, as for `m.layer` and `m.head`).
+        Weights are stored in `bits` (8 or 16; by default 16 up to 256 tokens, where a
+        cell's number is printed, and 8 beyond), rows that sum to 1 still do, zeros stay
+        zero, and the page says how far a stored weight is at most from yours; each other
+        head is gzipped and unpacked in the browser only when shown.
+        """
+        n = len(self.tokens)
+        bits = bits or (16 if n <= 256 else 8)
+        kept = {
+            "layer": keep(layers, self._ids, "layer"),
+            "head": keep(heads, list(range(self._heads)), "head"),
+        }
+        store.check_size(len(kept["layer"]) * len(kept["head"]), self._stack.shape[-2:], bits)
+        layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
+        head = self.head if self.head in kept["head"] else kept["head"][0]
+        slices, error = {}, 0.0
+        for la in kept["layer"]:
+            for h in kept["head"]:
+                # the head the page opens on is drawn without waiting for gzip (store.pack)
+                squeeze = (la, h) != (layer, head)
+                slices[f"{la},{h}"], off = self._packed(la, h, bits, squeeze)
+                error = max(error, off)
+        shown = slices[f"{layer},{head}"]
+        if len(slices) > 1:  # the page unpacks the shown head from its slice: stored once
+            shown = {**shown, "weights": ""}
+        state = {
+            **self._state(),
+            **shown,
+            "layer": layer,
+            "head": head,
+            "kept": kept,
+            "stored": (
+                f"weights stored in {bits} bits, each at most {error:.2g} from the notebook's "
+                f"({self._dtype}); rows that sum to 1 still do, zeros stay zero"
+            ),
+        }
+        return write(path, assets.page(state, slices if len(slices) > 1 else {}))
+
+
+def announce(m: AttentionMap) -> None:
+    """One printed line when any head breaks an invariant, so a failure away from the head
+    on screen cannot go unseen: which heads, what they break, where the map opened."""
+    if not m.broken:
+        return
+    total = m._layers * m._heads
+    named = [f"{m._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})" for b in m.broken]
+    listed = "; ".join(named[:4]) + (f"; and {len(named) - 4} more" if len(named) > 4 else "")
+    opened = f"The map opened on {m._name(m.layer, m.head)}; " if total > 1 else ""
+    print(
+        f"selfattn: {len(named)} of {total} {'heads' if total > 1 else 'head'} "
+        f"{'breaks' if len(named) == 1 else 'break'} "
+        f"an invariant: {listed}. {opened}m.failed says how."
+    )
+
+
+def show_map(
+    weights: Any,
+    tokens: Any = None,
+    *,
+    ids: Any = None,
+    batch: int | None = None,
+    axes: str | None = None,
+    causal: bool | None = None,
+    title: str | None = None,
+    key_tokens: Any = None,
+    heads: Sequence[Any] | None = None,
+    part: bool = False,
+) -> AttentionMap:
+    """An attention map widget, in the article's visual language, that checks its invariants.
+
+    `weights` is `(n, n)`, `(heads, n, n)`, `(layers, heads, n, n)` or one Hugging Face
+    layer's `(batch, heads, n, n)`, anything with `__array__`, or what a model returns as it
+    returns it: Hugging Face's `outputs.attentions` (a tuple of `(batch, heads, n, n)`, or the
+    output itself), a TransformerLens cache (its `blocks.{layer}.attn.hook_pattern`, layers
+    keeping their numbers), `(layers, batch, heads, n, n)`. A 4-D array is read as
+    `(batch, heads, n, n)` when `batch` is given or its first axis is 1, else as
+    `(layers, heads, n, n)`; `axes` names the axes when that is wrong or the order differs:
+    l layer, b batch, h head, q query, k key, as `axes="bhqk"`. The title and `repr` say the
+    reading taken. `batch` picks one sequence of a batch. `tokens` are strings (a string
+    is split by whitespace, with a warning), or a tokenizer with `ids` (or `(tokenizer, ids)`);
+    labels show the text a token stands for ("Ġcat" → "cat"), the raw token on hover.
+    `causal=None` draws the upper triangle as masked when it is all zero; `causal=True` also
+    checks that no weight sits above the diagonal. Rows must sum to 1 within what the dtype
+    the weights came in allows (bfloat16 1e-2, float16 2e-3, float32 1e-4, float64 1e-6).
+    The map opens on the first head that breaks an invariant, and one line printed names
+    every such head; layers and heads are numbered from 0 on screen as in Python. A map need
+    not be square: `(…, queries, keys)` for cross-attention (a decoder's queries over an
+    encoder's keys) or one sentence of a pair over the other, `key_tokens` labelling the keys
+    (as `tokens` labels the queries). For a sentence pair, pass the block where one sentence's
+    queries meet the other's keys with `part=True`: its rows are parts of rows, so they are
+    checked to sum to at most 1, not to 1. `heads=[(0, 3), (5, 1)]` (or `[3, 1]` for one layer)
+    draws those heads side by side instead, the query row in focus shared.
+    """
+    reading, raw, causal, keys = prepared(weights, tokens, ids, batch, causal, axes, key_tokens)
+    if heads is not None:
+        from selfattn.notebook.several import SideBySide
+
+        m = SideBySide(reading, raw, causal, title or "", keys, heads)
+    else:
+        m = AttentionMap(reading, raw, causal, title or "", keys, part)
+    announce(m)
+    return m

@@ -1,0 +1,160 @@
+"""show's and show_layer's view: one head's queries, keys and values, the query/key plane (F03)
+and the weighted sum of the values (F20)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import traitlets
+
+from selfattn.notebook import picture, stills
+from selfattn.notebook.data import as_array, attention_weights, floats, projection
+from selfattn.notebook.inputs import token_strings
+from selfattn.notebook.widget import Widget, labels
+
+
+class HeadView(Widget):
+    """One head's queries, keys and values: the query/key plane and the weighted sum."""
+
+    weights = traitlets.Bytes().tag(sync=True)
+    mask = traitlets.Unicode("").tag(sync=True)
+    q2 = traitlets.List().tag(sync=True)
+    k2 = traitlets.List().tag(sync=True)
+    v2 = traitlets.List().tag(sync=True)
+    d = traitlets.Int(2).tag(sync=True)
+    dv = traitlets.Int(2).tag(sync=True)
+    qk_kept = traitlets.Float(1.0).tag(sync=True)
+    v_kept = traitlets.Float(1.0).tag(sync=True)
+
+    def _still(self) -> str:
+        """The query/key plane as it first draws: every query and key as a dot."""
+        q2, k2 = np.array(self.q2, float), np.array(self.k2, float)
+        kept = "exact" if self.d == 2 else f"the two principal directions, {self.qk_kept:.0%} kept"
+        return picture.figure(
+            stills.plane(q2.reshape(-1, 2), k2.reshape(-1, 2)),
+            f"{self.title or 'one head'}: {len(self.tokens)} queries (orange) and keys (blue) "
+            f"on the query/key plane ({kept}; d = {self.d}). {picture.STILL}",
+        )
+
+
+def show(
+    q: Any, k: Any, v: Any, *, tokens: Any, mask: Any = None, title: str | None = None
+) -> HeadView:
+    """One head: the query/key plane (F03) and the weighted sum of the values (F20).
+
+    `q` and `k` are `(n, d)`, `v` is `(n, d_v)`. `mask` is `"causal"` or an `(n, n)` boolean
+    array, True where a query may see a key. Exact when d = 2; otherwise drawn on the two
+    principal directions, labelled with the share of variance kept.
+    """
+    Q, K, V = as_array(q), as_array(k), as_array(v)
+    n = Q.shape[0]
+    if Q.ndim != 2 or K.shape != Q.shape or V.ndim != 2 or V.shape[0] != n:
+        raise ValueError(
+            f"q and k must be (n, d) alike and v (n, d_v): {Q.shape}, {K.shape}, {V.shape}"
+        )
+    raw = token_strings(tokens) or []
+    if len(raw) != n:
+        raise ValueError(f"{len(raw)} tokens for {n} queries")
+    if isinstance(mask, str):
+        if mask != "causal":
+            raise ValueError(f"mask must be 'causal' or a boolean (n, n) array, not {mask!r}")
+        allowed: np.ndarray | None = np.tril(np.ones((n, n), dtype=bool))
+    else:
+        allowed = None if mask is None else np.asarray(as_array(mask), dtype=bool)
+    W = attention_weights(Q, K, allowed)
+    (q2, k2), qk_kept = projection(Q, K)
+    (v2,), v_kept = projection(V)
+    return HeadView(
+        kind="qk",
+        **labels(raw),
+        title=title or "",
+        weights=floats(W),
+        mask="" if allowed is None else "".join("1" if a else "0" for a in allowed.ravel()),
+        q2=q2.tolist(),
+        k2=k2.tolist(),
+        v2=v2.tolist(),
+        d=Q.shape[1],
+        dv=V.shape[1],
+        qk_kept=qk_kept,
+        v_kept=v_kept,
+    )
+
+
+def _runner(model: Any, inputs: Any) -> Callable[[], Any]:
+    """How to run the model on `inputs`: a tokenizer's output as `**inputs`, a function as
+    it is, anything else as the model's one argument."""
+    if hasattr(inputs, "keys"):  # a tokenizer's output, as model(**inputs) takes it
+        return lambda: model(**{str(key): inputs[key] for key in inputs.keys()})  # noqa: SIM118
+    if callable(inputs) and not hasattr(inputs, "shape"):
+        return inputs
+    return lambda: model(inputs)
+
+
+def _tokens(model: Any, inputs: Any, tokens: Any, batch: int) -> list[str] | None:
+    """The layer's tokens: strings, a tokenizer reading the ids in `inputs`, or, for a
+    TransformerLens model given text, the model's own tokens of it."""
+    from selfattn.notebook.capture import is_lens
+    from selfattn.notebook.inputs import TOKENIZER
+
+    if tokens is None and is_lens(model) and hasattr(model, "to_str_tokens"):
+        tokens = model
+    to_str = getattr(tokens, "to_str_tokens", None)
+    if isinstance(inputs, str) and to_str is not None:
+        return [str(t) for t in to_str(inputs)]
+    given = inputs if any(hasattr(tokens, name) for name in TOKENIZER) else None
+    return token_strings(tokens, given, batch)
+
+
+def show_layer(
+    model: Any,
+    inputs: Any,
+    tokens: Any = None,
+    *,
+    layer: int = 0,
+    head: int = 0,
+    batch: int = 0,
+    heads: int | None = None,
+    mask: Any = None,
+    module: Any = None,
+    title: str | None = None,
+) -> HeadView:
+    """`show` on one head of a real torch model: its q, k and v read by hooks while the model
+    runs on `inputs` (token ids, a tokenizer's output given as `**inputs`, or a function that
+    runs the model), so the query/key plane needs no hand-written glue.
+
+    `layer` counts the model's attention modules in order (or pass the module itself as
+    `module`); `heads` is needed only when the module does not say how many it has. `tokens`
+    are strings or a tokenizer (the ids come from `inputs`). `mask` is as for `show`; by
+    default "causal" when the module says it is (`is_causal`). q and k are as projected,
+    before any rotary embedding. Under grouped-query attention (a Llama with 8 q heads and
+    2 k, v heads) q head `head` is drawn with the k, v head it reads. A TransformerLens model
+    (HookedTransformer, or TransformerLens 4's TransformerBridge) is read from its own hooks,
+    `blocks.{layer}.attn.hook_q`/`hook_k`/`hook_v`, on ids or text, its tokens by default.
+    """
+    from selfattn.notebook.capture import attention_layers, capture, is_lens, kv_head, lens_qkv
+
+    if module is None and is_lens(model):
+        Q, K, V = lens_qkv(model, inputs, layer)
+        causal = getattr(model.cfg, "attention_dir", "causal") == "causal"
+    else:
+        if module is None:
+            layers = attention_layers(model)
+            if not layers:
+                raise ValueError(
+                    "no attention module with q, k, v projections was found: pass module="
+                )
+            module = layers[layer]
+        Q, K, V = capture(module, _runner(model, inputs), heads)
+        causal = bool(getattr(module, "is_causal", False))
+    if not 0 <= head < Q.shape[1]:
+        raise ValueError(f"head={head}: the layer has q heads 0..{Q.shape[1] - 1}")
+    shared = kv_head(Q.shape[1], K.shape[1], head)
+    q, k, v = Q[batch, head], K[batch, shared], V[batch, shared]
+    raw = _tokens(model, inputs, tokens, batch)
+    if mask is None:
+        mask = "causal" if causal else None
+    return show(
+        q, k, v, tokens=raw or [str(i) for i in range(len(q))], mask=mask, title=title or ""
+    )

@@ -1,0 +1,66 @@
+"""show_map(..., heads=[...])'s view: several heads' maps side by side, one picture each on the
+canvas grid, the query row in focus shared by all (js/several.js). Every head is still checked,
+as the map's are, and the heads shown that break an invariant say so above their map."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import traitlets
+
+from selfattn.notebook import picture, stills
+from selfattn.notebook.data import floats, full_cell
+from selfattn.notebook.inputs import Reading
+from selfattn.notebook.map import AttentionMap
+
+
+class SideBySide(AttentionMap):
+    """The heads asked for, side by side: `picked` lists them as [layer, head]."""
+
+    picked = traitlets.List().tag(sync=True)
+    panels = traitlets.Bytes().tag(sync=True)  # (heads shown, queries, keys) float32
+    scales = traitlets.List(traitlets.Float()).tag(sync=True)  # a full cell, per head shown
+
+    def __init__(
+        self,
+        reading: Reading,
+        raw: list[str],
+        causal: bool,
+        title: str,
+        keys: Sequence[str],
+        heads: Sequence[Any],
+    ) -> None:
+        super().__init__(reading, raw, causal, title, keys)
+        chosen = [self._pair(h) for h in heads]
+        shown = np.stack([np.nan_to_num(self._stack[self._at(la, h)]) for la, h in chosen])
+        with self.hold_sync():
+            self.kind = "several"
+            self.picked = [list(p) for p in chosen]
+            self.panels = floats(shown)
+            self.scales = [full_cell(w) for w in shown]
+
+    def _pair(self, asked: Any) -> tuple[int, int]:
+        """A head asked for as `head` (one layer) or `(layer, head)`, checked against the stack."""
+        layer, head = (self._ids[0], asked) if isinstance(asked, int) else tuple(asked)
+        if layer not in self._ids or not 0 <= head < self._heads:
+            raise ValueError(
+                f"heads= holds (layer, head) pairs with layers among {self._ids} and heads "
+                f"0..{self._heads - 1}, or heads alone for one layer: not {asked!r}"
+            )
+        return int(layer), int(head)
+
+    def _still(self) -> str:
+        if self.kind != "several":  # show_lines(..., heads=[...]): the lines' own still
+            return super()._still()
+        pictures = [
+            picture.draw(self._stack[self._at(la, h)], self.causal, [], side=240)
+            for la, h in self.picked
+        ]
+        named = ", ".join(self._name(la, h) for la, h in self.picked)
+        return picture.figure(
+            stills.side_by_side(pictures),
+            f"{self.title or 'attention maps'}: {named}, side by side, left to right. "
+            f"{picture.STILL}",
+        )
