@@ -1,7 +1,8 @@
 """`selfattn build OUT`: the article's Markdown, figures and numbers → a static folder.
 
 Each language page is Markdown with three directives: `{{claim ID}}` (a number from the
-model), `{{figure F07}}` (an interactive figure) and `{{params}}` (the head's matrices),
+model), `{{figure long-key}}` (an interactive figure, by its slug; its label "F07" is
+its place in the page, counted here) and `{{params}}` (the head's matrices),
 plus `$…$` maths rendered to MathML here, at build time. URLs are relative, so the
 folder works from any static host or from a subfolder.
 """
@@ -44,7 +45,9 @@ class Language:
 LANGUAGES = (Language("zh-CN", "zh", ""), Language("en", "en", "en"))
 
 CLAIM = re.compile(r"\{\{claim ([a-z0-9._]+)\}\}")
-FIGURE = re.compile(r"<p>\{\{figure (F\d\d)\}\}</p>")
+# a figure by its slug, the name of its module and its anchor: stable when figures are added
+SLUG = r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
+FIGURE = re.compile(r"<p>\{\{figure (" + SLUG + r")\}\}</p>")
 PARAMS = re.compile(r"<p>\{\{params\}\}</p>")
 MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 HEADING_ID = re.compile(r"<h([1-6])>(.*?)\s*\{#([a-z0-9-]+)\}</h\1>")
@@ -122,11 +125,17 @@ class Built:
 
 
 def figure_modules() -> dict[str, str]:
-    """F07 → 'js/figures/F07-long-key.js' for every figure that has a module."""
+    """long-key → 'js/figures/long-key.js' for every figure that has a module."""
     return {
-        path.name[:3]: path.relative_to(STATIC).as_posix()
-        for path in sorted((STATIC / "js" / "figures").glob("F[0-9][0-9]-*.js"))
+        path.stem: path.relative_to(STATIC).as_posix()
+        for path in sorted((STATIC / "js" / "figures").glob("*.js"))
     }
+
+
+def figure_label(place: int) -> str:
+    """The name a reader sees, from the figure's place in the page (0 → "F01"): computed at
+    each build, so adding a figure renumbers the labels and nothing else."""
+    return f"F{place + 1:02d}"
 
 
 def static_imports(module: str) -> list[str]:
@@ -155,7 +164,7 @@ def module_graph(entry: str) -> list[str]:
 def first_screen(source: str) -> list[str]:
     """The modules of the first figures in the article's order (see FIRST_SCREEN_FIGURES)."""
     modules = figure_modules()
-    figures = [f for f in re.findall(r"\{\{figure (F\d\d)\}\}", source) if f in modules]
+    figures = [f for f in re.findall(r"\{\{figure (" + SLUG + r")\}\}", source) if f in modules]
     return [modules[f] for f in figures[:FIRST_SCREEN_FIGURES]]
 
 
@@ -263,12 +272,15 @@ def render_article(
     seen: list[str] = []
 
     def figure(match: re.Match) -> str:
-        fid = match.group(1)
-        if fid not in captions:
-            raise BuildError(f"{lang}: no caption for figure {fid}")
-        seen.append(fid)
+        slug = match.group(1)
+        if slug not in captions:
+            raise BuildError(f"{lang}: no caption for figure {slug}")
+        seen.append(slug)
         return env.get_template("figure.html").render(
-            id=fid, module=modules.get(fid), caption=captions[fid][lang]
+            slug=slug,
+            label=figure_label(len(seen) - 1),
+            module=modules.get(slug),
+            caption=captions[slug][lang],
         )
 
     body = FIGURE.sub(figure, body)
