@@ -343,6 +343,20 @@ def page_data(head: Head, numbers: dict[str, str], lang: str, content: Path = CO
     }
 
 
+GALLERY = "kit"  # the kit's gallery page, kit/index.html: every part of the kit, live
+
+
+def write_gallery(out: Path, env: Environment, head: Head, script: str, sheet: str) -> Path:
+    """The kit's gallery (not linked from the article): the same head, script and stylesheet
+    as the pages, so the policy that allows theirs allows it."""
+    folder = out / GALLERY
+    folder.mkdir(parents=True, exist_ok=True)
+    data = json.dumps({"head": head.to_json()}, separators=(",", ":")).replace("</", "<\\/")
+    page = env.get_template("kit.html").render(inline_script=script, stylesheet=sheet, data=data)
+    (folder / "index.html").write_text(page, "utf-8")
+    return folder / "index.html"
+
+
 def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built:
     """Write the site into `out` (replacing what was there); return what it wrote.
 
@@ -406,6 +420,7 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
         pages.append(folder / "index.html")
     if len(firsts) != 1:
         raise BuildError(f"the languages open with different figures: {sorted(firsts)}")
+    write_gallery(out, env, head, script, sheet)
     write_chunks(out / "static", list(firsts.pop()))
     # hashed from the text the pages hold, not read again: an edit landing meanwhile would
     # give a policy that refuses this build's inline script until the next one
