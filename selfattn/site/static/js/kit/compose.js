@@ -165,6 +165,7 @@ const partsOf = (/** @type {HTMLElement} */ picture) =>
 export function keepComposed(el, picture) {
   let pending = 0;
   let lastWidth = -1;
+  let lastHeight = -1;
   let lastParts = "";
   const run = () => {
     pending = 0;
@@ -180,13 +181,17 @@ export function keepComposed(el, picture) {
       side = compose(picture, picture.clientWidth, page);
     }
     lastWidth = picture.clientWidth;
+    lastHeight = picture.clientHeight;
     if (keepTypeSize(picture)) /** @type {any} */ (el).figure?.redraw();
   };
   const schedule = () => {
     if (!pending) pending = requestAnimationFrame(run);
   };
+  // a new width lays the parts out again; a new height alone (a stylesheet capping a part's
+  // height on a phone) only changes their type scale. What this run set itself comes back
+  // as the same sizes, so it settles after one more look
   new ResizeObserver(() => {
-    if (picture.clientWidth !== lastWidth) schedule();
+    if (picture.clientWidth !== lastWidth || picture.clientHeight !== lastHeight) schedule();
   }).observe(picture);
   new MutationObserver(() => {
     if (partsOf(picture) !== lastParts) schedule();
