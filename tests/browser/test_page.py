@@ -40,7 +40,7 @@ def test_every_figure_once_each_in_order(article_at_start):
 
 
 def test_monospace_only_for_code(article_at_start):
-    """DESIGN.md: labels and read-outs use the page's sans; monospace is for code alone."""
+    """docs/design.md: labels and read-outs use the page's sans; monospace is for code alone."""
     mono = article_at_start.page.evaluate(
         """[...document.querySelectorAll('body *')]
           .filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))

@@ -1,4 +1,4 @@
-// The picture composed as one drawing (DESIGN.md, decisions 2 and 3). Its parts (each SVG,
+// The picture composed as one drawing (docs/design.md, decisions 2 and 3). Its parts (each SVG,
 // or a box of SVGs, that the figure put in the picture) are sized here, never by the
 // figure and never by flex guesses:
 //

@@ -71,7 +71,7 @@ export function choices(parent, { legend, name, options, onInput }) {
 
 /**
  * A menu: one of several named options in one control, where a row of choices would crowd
- * the figure's controls. Not a native <select> (DESIGN.md, 7): a button that names the
+ * the figure's controls. Not a native <select> (docs/design.md, 7): a button that names the
  * choice and opens the options as a list of native radio inputs (name=`name`), which stay
  * in the document while closed, so a keyboard, a screen reader or a test can pick one as a
  * choice is picked. Picking closes it; Escape or a click elsewhere closes it too.

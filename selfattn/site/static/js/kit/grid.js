@@ -1,6 +1,6 @@
 // One matrix for every figure that shows one: scores (fill-matrix, walk-rows, transpose,
 // remove-future) and weights (attention-map, silent-bugs) alike, with one geometry, so that
-// consecutive matrices read as one object changing (DESIGN.md, 6). A cell's square has
+// consecutive matrices read as one object changing (docs/design.md, 6). A cell's square has
 // area ∝ |value| against a reference square in the legend; scores are ink, positive filled,
 // negative hollow (sign is shape, not hue); weights (kind "weights") are in the value hue,
 // on a tint that deepens with the weight, so 0.08 and 0.45 differ at a glance. Each cell

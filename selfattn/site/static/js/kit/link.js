@@ -1,4 +1,4 @@
-// Tokens are objects you can point at (DESIGN.md, decision 4). Every mark of a token in a
+// Tokens are objects you can point at (docs/design.md, decision 4). Every mark of a token in a
 // figure carries `data-token` (one token, or a space-separated few: a matrix cell belongs
 // to its query's row and its key's column); pointing at any of them (hover, keyboard focus,
 // a tap) lights every mark of that token in the figure and dims the rest. The kit's parts

@@ -1,4 +1,4 @@
-// The layout every figure shares (DESIGN.md): the picture on the page's own paper, no card,
+// The layout every figure shares (docs/design.md): the picture on the page's own paper, no card,
 // its parts composed as one drawing (kit/compose.js: one world scale for planes, parts side
 // by side sharing a top and a bottom edge from 1100 px of page up, outset past the column,
 // stacked below), its tokens linked (kit/link.js), its controls in one slim row right under
