@@ -1,4 +1,5 @@
-"""attention.js, silent-bugs's buggy head and kit/format.js against fixtures the Python model writes,
+"""attention.js, silent-bugs's buggy head and kit/format.js against fixtures the Python model
+writes,
 and kit/notation.js's reading of subscripts, run in Chromium."""
 
 from __future__ import annotations

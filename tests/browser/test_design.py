@@ -86,7 +86,11 @@ def test_every_plane_draws_a_unit_at_one_size(wide_and_phone):
     scales = page.evaluate(SCALES)
     assert len(scales) >= 10
     world = min(s[1] for s in scales)
-    off = {f"{f} ({LABELS[f]})": round(px, 1) for f, px, _, _ in scales if abs(px - world) > 0.015 * world}
+    off = {
+        f"{f} ({LABELS[f]})": round(px, 1)
+        for f, px, _, _ in scales
+        if abs(px - world) > 0.015 * world
+    }
     assert off == {}, f"a unit is {world:.1f} px on the other planes"
     unsaid = [f for f, _, zoom, badge in scales if zoom != 1 and badge != f"× {zoom}"]
     assert unsaid == []
@@ -100,7 +104,8 @@ def lit(page, figure_id: str) -> dict[str, list[str]]:
           const by = (keep) => [...new Set(marks.filter(keep).map((m) => m.dataset.token))].sort();
           return {
             lit: by((m) => m.classList.contains('lit')),
-            dim: by((m) => !m.classList.contains('lit') && Number(getComputedStyle(m).opacity) < 0.5),
+            dim: by((m) => !m.classList.contains('lit')
+              && Number(getComputedStyle(m).opacity) < 0.5),
           };
         }""",
         figure_id,
@@ -170,7 +175,8 @@ def test_the_kit_gallery_builds_and_runs_clean(browser, site_url, width, scheme)
         assert page.locator(f"{section} input[type=radio]").count() >= 8
     # the two themes paint different papers
     papers = page.evaluate(
-        "() => [...document.querySelectorAll('.kit-theme')].map((s) => getComputedStyle(s).backgroundColor)"
+        """() => [...document.querySelectorAll('.kit-theme')]
+            .map((s) => getComputedStyle(s).backgroundColor)"""
     )
     assert len(set(papers)) == 2
     page.locator("#plane-and-bars-light").scroll_into_view_if_needed()

@@ -92,7 +92,10 @@ def test_the_browser_offers_each_export_as_a_file(browser, site_url):
     assert png[:8] == PNG and len(png) > 1000
     with page.expect_download() as json_download:
         use_menu(page, "query-meets-keys", "JSON")
-    assert json.loads(Path(json_download.value.path()).read_text("utf-8"))["figure"] == "query-meets-keys"
+    assert (
+        json.loads(Path(json_download.value.path()).read_text("utf-8"))["figure"]
+        == "query-meets-keys"
+    )
     assert watched.errors == []
     page.context.close()
 

@@ -140,7 +140,12 @@ GARBAGE_CASES = [
     ("give-way", {"score": 5}, {"score": "x"}, {"score": pytest.approx(RUN["S"][IT, CAT])}),
     ("give-way", {"score": 0}, {"score": 1e9}, {"score": 8}),
     ("never-zero", {"score": 0}, {"score": -1e300}, {"score": -30}),
-    ("never-zero", {"score": -10}, {"score": math.nan}, {"score": pytest.approx(RUN["S"][IT, CAT])}),
+    (
+        "never-zero",
+        {"score": -10},
+        {"score": math.nan},
+        {"score": pytest.approx(RUN["S"][IT, CAT])},
+    ),
     ("spread", {"width": 16}, {"width": 1e9}, {"width": 256}),
     ("spread", {"width": 1}, {"width": 50}, {"width": 64}),
     ("collapse", {"width": 16}, {"width": "x"}, {"width": 1}),
@@ -238,9 +243,24 @@ GARBAGE_CASES = [
         {"seed": 4, "rate": 0.03, "step": 200},
     ),
     # θ keeps two decimals within [0, 3.14]; a shift is a whole number of positions, 0 to 10
-    ("positions-turn", {"theta": 2, "shift": 3}, {"theta": 1e9, "shift": -2}, {"theta": 3.14, "shift": 0}),
-    ("positions-turn", {"theta": 2, "shift": 3}, {"theta": "x", "shift": 4.6}, {"theta": 2, "shift": 5}),
-    ("positions-turn", {"theta": 2, "shift": 3}, {"theta": 0.456, "shift": 99}, {"theta": 0.46, "shift": 10}),
+    (
+        "positions-turn",
+        {"theta": 2, "shift": 3},
+        {"theta": 1e9, "shift": -2},
+        {"theta": 3.14, "shift": 0},
+    ),
+    (
+        "positions-turn",
+        {"theta": 2, "shift": 3},
+        {"theta": "x", "shift": 4.6},
+        {"theta": 2, "shift": 5},
+    ),
+    (
+        "positions-turn",
+        {"theta": 2, "shift": 3},
+        {"theta": 0.456, "shift": 99},
+        {"theta": 0.46, "shift": 10},
+    ),
     # a switch is on or off: anything but a boolean keeps what it was
     ("two-heads", {"h1": True, "h2": True}, {"h1": False, "h2": "off"}, {"h1": False, "h2": True}),
     ("two-heads", {"h1": False, "h2": True}, {"h1": 1, "h2": False}, {"h1": False, "h2": False}),

@@ -1,4 +1,5 @@
-"""gradient-finds-cat driven through its real controls: every step the page shows is learn.py's step, to the
+"""gradient-finds-cat driven through its real controls: every step the page shows is learn.py's
+step, to the
 precision it prints; Train runs to the end (at once, for a reader who asked for no motion);
 the prose's numbers are the claims'."""
 
@@ -32,7 +33,8 @@ def page(browser, site_url):
 
 
 def expected(run: learn.Training, step: int) -> dict[str, str]:
-    """What gradient-finds-cat prints at a step of a run: its seed, the loss, the step and row it's weights."""
+    """What gradient-finds-cat prints at a step of a run: its seed, the loss, the step and row it's
+    weights."""
     row = run.weights[step][0]
     return {
         "seed": grouped(run.seed),
@@ -56,7 +58,9 @@ def test_a_step_in_the_page_is_python_s_step(page, seed, rate, step):
 
 def test_step_presses_retrace_python(page):
     """Reset, then N presses of Step: the page's N-th step, to print precision."""
-    set_state(page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 30})
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 30}
+    )
     click(page, "#gradient-finds-cat button[name=start]")
     assert state(page, "gradient-finds-cat")["step"] == 0
     run = learn.opening()
@@ -66,21 +70,27 @@ def test_step_presses_retrace_python(page):
 
 
 def test_a_new_seed_starts_a_new_run_at_step_zero(page):
-    set_state(page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 80})
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 80}
+    )
     click(page, "#gradient-finds-cat .stepper .step-next")
     assert state(page, "gradient-finds-cat") == {"seed": learn.SEED + 1, "rate": 0.1, "step": 0}
     assert shown(page) == expected(learn.train(TASK, learn.SEED + 1), 0)
 
 
 def test_a_rate_keeps_the_step_and_reads_its_own_run(page):
-    set_state(page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 60})
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 60}
+    )
     click(page, "#gradient-finds-cat label.chip:has(input[value='0.3'])")
     assert state(page, "gradient-finds-cat") == {"seed": learn.SEED, "rate": 0.3, "step": 60}
     assert shown(page) == expected(learn.train(TASK, learn.SEED, 0.3), 60)
 
 
 def test_train_runs_to_the_end_a_step_a_frame_and_lands_on_the_claims(page):
-    set_state(page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 0})
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 0}
+    )
     click(page, "#gradient-finds-cat button[name=play]")
     page.wait_for_timeout(300)
     partway = state(page, "gradient-finds-cat")["step"]
@@ -119,7 +129,9 @@ def test_the_prose_states_the_training_claims(page):
         assert spans.count() >= 1, claim_id
         assert spans.first.text_content() == BY_ID[claim_id].computed(head)
     # and what the page opens on is the run the prose reads
-    set_state(page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 0})
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 0}
+    )
     r = readouts(page, "gradient-finds-cat")
     assert r["w.cat"] == BY_ID["learn.it.cat.start"].computed(head)
     assert fixed(float(r["loss"]), 2) == BY_ID["learn.loss.start"].computed(head)

@@ -32,7 +32,8 @@ NAMED = {
 
 
 def streamed(tile: int, bug: str = "none") -> list[Running]:
-    """The tiled pass of row it as attention.py computes it, with a bug as tiled-pass's state names it."""
+    """The tiled pass of row it as attention.py computes it, with a bug as tiled-pass's state names
+    it."""
     s, V = RUN["S"][IT], RUN["V"]
     if bug == "reset":
         m, ell, acc, *_ = online_softmax(RUN["S"][AND], V, tile)[-1]
@@ -156,7 +157,8 @@ def test_each_bug_moves_the_landing_point(page, bug):
 def test_four_controls_back_and_next(page):
     """At most four controls (issue 29): back, next, the tile size and the bug."""
     count = page.evaluate(
-        "() => document.querySelectorAll('#tiled-pass .controls :is(button, input:not(.menu-options input), select)').length"
+        """() => document.querySelectorAll(
+            '#tiled-pass .controls :is(button, input:not(.menu-options input), select)').length"""
     )
     assert count == 4
     set_state(page, "tiled-pass", {"tile": 2, "step": 2, "bug": "none"})

@@ -1,4 +1,5 @@
-"""positions-turn driven through its sliders: the turned head the page draws is claims.turned's, to the
+"""positions-turn driven through its sliders: the turned head the page draws is claims.turned's, to
+the
 precision it prints; shifting every position leaves the score and the row exactly where they
 were; at θ = 1 it is silent-bugs's RoPE and the prose's numbers."""
 

@@ -1,6 +1,8 @@
-"""remove-future–silent-bugs driven through their real controls, read-outs checked against the Python model.
+"""remove-future–silent-bugs driven through their real controls, read-outs checked against the
+Python model.
 
-The causal mask (remove-future–multiply-leak), the weighted sum (tip-to-tail–shuffle), the cost (context-cost, with cost.js
+The causal mask (remove-future–multiply-leak), the weighted sum (tip-to-tail–shuffle), the cost
+(context-cost, with cost.js
 against cost.py), the whole map (attention-map) and the four silent bugs (silent-bugs).
 """
 
@@ -63,7 +65,7 @@ def page(browser, site_url):
     watched.page.context.close()
 
 
-# -- remove-future: the future removed row by row -------------------------------------------------------
+# -- remove-future: the future removed row by row --------------------------------------------------
 
 
 def test_F17_masks_row_by_row_and_counts_36_15_21(page):
@@ -91,10 +93,12 @@ def test_F17_masks_row_by_row_and_counts_36_15_21(page):
     press(page, "#remove-future button[name=next]", "Enter")  # nothing left to mask
     assert state(page, "remove-future") == {"rows": N}
     click(page, "#remove-future button[name=back]")
-    assert readouts(page, "remove-future")["discarded"] == grouped(cost.causal_discarded(N))  # ran had none
+    assert readouts(page, "remove-future")["discarded"] == grouped(
+        cost.causal_discarded(N)
+    )  # ran had none
 
 
-# -- asking-position: the asking position -----------------------------------------------------------------
+# -- asking-position: the asking position ----------------------------------------------------------
 
 
 def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
@@ -118,7 +122,9 @@ def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
             "#asking-position .bars .slot .ghost", "els => els.map(e => e.style.display !== 'none')"
         )
         assert ghosts == [True] * N
-        assert page.locator("#asking-position .bars .masked-box:visible").count() == N - 1 - position
+        assert (
+            page.locator("#asking-position .bars .masked-box:visible").count() == N - 1 - position
+        )
         top = int(np.argmax(CAUSAL["W"][position]))
         assert r["top"] == f"{TOKENS[top]} {fixed(CAUSAL['W'][position, top])}"
         if position == IT:
@@ -126,7 +132,7 @@ def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
             assert r["top"] == "cat 0.34"
 
 
-# -- multiply-leak: + (−∞) ↔ × 0 ------------------------------------------------------------------------
+# -- multiply-leak: + (−∞) ↔ × 0 -------------------------------------------------------------------
 
 
 def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
@@ -147,7 +153,9 @@ def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
     assert r["check.value"] == fixed(leaked, 3)
     assert r["sum"] == fixed(MULTIPLY["W"][IT].sum(), 3) == "1.000"  # the row check is blind
     assert r["bar.cat"] == fixed(MULTIPLY["W"][IT, CAT], 3)
-    assert page.locator("#multiply-leak .bar.leak").count() == N - 1 - IT  # ran's weight, drawn as a leak
+    assert (
+        page.locator("#multiply-leak .bar.leak").count() == N - 1 - IT
+    )  # ran's weight, drawn as a leak
     assert r["check"] == "✗ fails"
     for j, token in enumerate(TOKENS):
         assert r[f"bar.{token}"] == exact_weight(MULTIPLY["W"][IT, j], 3)
@@ -156,7 +164,7 @@ def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
     assert readouts(page, "multiply-leak")["bar.ran"] == "0"
 
 
-# -- tip-to-tail: the terms tip to tail ---------------------------------------------------------------
+# -- tip-to-tail: the terms tip to tail ------------------------------------------------------------
 
 
 def test_F20_terms_add_tip_to_tail_to_its_output(page):
@@ -179,7 +187,7 @@ def test_F20_terms_add_tip_to_tail_to_its_output(page):
     assert readouts(page, "tip-to-tail")["sum"] == vector(total - w[-1] * V[-1])
 
 
-# -- convex-hull: cat's raw score dragged to 8.00 and beyond ------------------------------------------
+# -- convex-hull: cat's raw score dragged to 8.00 and beyond ---------------------------------------
 
 F21_TOP = 12  # the track runs past the prose's 8.00, so the reader meets no wall there
 
@@ -367,7 +375,7 @@ def test_F22_sums_in_the_shuffled_order(page):
         assert math.isclose(py, (frame["y1"] - at[1]) * unit, abs_tol=1e-6)
 
 
-# -- context-cost: the cost ----------------------------------------------------------------------------
+# -- context-cost: the cost ------------------------------------------------------------------------
 
 
 def test_cost_js_matches_cost_py(page):
@@ -515,7 +523,7 @@ def test_F23_links_its_bytes_to_the_tiled_pass(page):
     page.wait_for_function("() => location.hash === '#tiled-pass'", polling=100)
 
 
-# -- attention-map: the whole map -----------------------------------------------------------------------
+# -- attention-map: the whole map ------------------------------------------------------------------
 
 
 def test_F25_switching_the_mask_fills_the_triangle(page):
@@ -544,7 +552,7 @@ def test_F25_switching_the_mask_fills_the_triangle(page):
     assert state(page, "attention-map") == {"causal": True}
 
 
-# -- silent-bugs: four silent bugs --------------------------------------------------------------------
+# -- silent-bugs: four silent bugs -----------------------------------------------------------------
 
 
 def buggy(switches: dict[str, bool], order=None, masked: bool = True) -> dict[str, np.ndarray]:

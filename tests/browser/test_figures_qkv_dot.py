@@ -1,4 +1,5 @@
-"""install–long-key driven through their real controls, read-outs checked against the Python model."""
+"""install–long-key driven through their real controls, read-outs checked against the Python
+model."""
 
 from __future__ import annotations
 

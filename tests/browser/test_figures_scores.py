@@ -1,4 +1,5 @@
-"""fill-matrix–divisor driven through their real controls, read-outs checked against the Python model."""
+"""fill-matrix–divisor driven through their real controls, read-outs checked against the Python
+model."""
 
 from __future__ import annotations
 
@@ -174,9 +175,17 @@ def test_f08_keyboard_fills_with_enter_and_space(en_at_start):
 
 # what a discrete change moves, read in the frame it is drawn and after the ease (280 ms)
 EASED = {
-    "fill-matrix": ({"rows": 1}, "#fill-matrix .cell[data-row=the][data-column=cat] .square", "width"),
+    "fill-matrix": (
+        {"rows": 1},
+        "#fill-matrix .cell[data-row=the][data-column=cat] .square",
+        "width",
+    ),
     "walk-rows": ({"row": 4}, "#walk-rows svg.grid .wash", "y"),
-    "transpose": ({"transposed": True}, "#transpose .cell[data-row=cat][data-column=ate]", "transform"),
+    "transpose": (
+        {"transposed": True},
+        "#transpose .cell[data-row=cat][data-column=ate]",
+        "transform",
+    ),
 }
 
 
@@ -221,7 +230,10 @@ def test_f09_steps_down_every_row(en_at_start):
             (TOKENS[row], k): fixed(s) for k, s in zip(TOKENS, scores, strict=True)
         }
         if TOKENS[row] == "it":  # the top score is the one printed in its cell
-            assert (top, cells(page, "walk-rows")[("it", top)]) == ("cat", claim(page, "matrix.it.cat"))
+            assert (top, cells(page, "walk-rows")[("it", top)]) == (
+                "cat",
+                claim(page, "matrix.it.cat"),
+            )
         click(page, "#walk-rows .step-next")
     assert state(page, "walk-rows")["row"] == 0  # past the last row it wraps to the first
     assert min(spreads, key=spreads.get) == "the"  # row `the` is the flat one
@@ -239,7 +251,9 @@ def test_f09_previous_row_by_keyboard(en_at_start):
 
 def cell_centre(page: Page, query: str, key: str) -> tuple[float, float]:
     """Where a cell's slot sits inside the matrix, in pixels from the matrix's corner."""
-    box = page.locator(f'#transpose .cell[data-row="{query}"][data-column="{key}"] .slot').bounding_box()
+    box = page.locator(
+        f'#transpose .cell[data-row="{query}"][data-column="{key}"] .slot'
+    ).bounding_box()
     frame = page.locator("#transpose svg.grid").bounding_box()
     assert box is not None and frame is not None
     return (
@@ -431,7 +445,7 @@ def test_f12_sum_stays_one_everywhere(en_at_start):
         assert readouts(page, "give-way")["sum"] == "1.000"
 
 
-# -- never-zero: push a score down to −30 ------------------------------------------------------------
+# -- never-zero: push a score down to −30 ----------------------------------------------------------
 
 
 def test_f13_minus_thirty_leaves_a_weight_that_is_not_zero(en_at_start):
@@ -471,7 +485,9 @@ def test_f13_at_minus_thirty_the_linear_bar_vanishes_while_the_log_axis_still_sh
     assert 0 < w < 1e-13
     assert 0 < low["bar"] < 1e-9  # far under a pixel: invisible on the linear axis
     assert low["dot"] > low["left"] + 20  # tens of pixels right of the log axis' zero-less end
-    assert readouts(page, "never-zero")["w.cat"] == "1.2 × 10⁻¹⁴"  # and the number says it is positive
+    assert (
+        readouts(page, "never-zero")["w.cat"] == "1.2 × 10⁻¹⁴"
+    )  # and the number says it is positive
     press(page, "#never-zero .handle", "End")
 
 
@@ -487,12 +503,14 @@ def test_f13_drag_along_the_score_axis(en_at_start):
         "score": fixed(score),
         "w.cat": weight_text(w[CAT]),
     }
-    drag_handle(page, "#never-zero .handle", x=pixel_for(ruler, -45.0))  # off the end: −30, not less
+    drag_handle(
+        page, "#never-zero .handle", x=pixel_for(ruler, -45.0)
+    )  # off the end: −30, not less
     assert state(page, "never-zero")["score"] == -30
     assert readouts(page, "never-zero")["w.cat"] == "1.2 × 10⁻¹⁴"
 
 
-# -- spread–divisor: the width experiment ---------------------------------------------------------------
+# -- spread–divisor: the width experiment ----------------------------------------------------------
 
 
 def walk_widths(page: Page, figure_id: str):
@@ -565,7 +583,9 @@ def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en_at_start):
     # three curves: √d (no divisor), the line at 1 (÷ √d) and 1/√d (÷ d)
     assert page.locator("#spread path.curve").count() == 2
     assert page.locator("#spread line.reference").count() == 1
-    labels = page.locator("#spread text.curve-label, #spread text.reference-label").all_text_contents()
+    labels = page.locator(
+        "#spread text.curve-label, #spread text.reference-label"
+    ).all_text_contents()
     assert labels == ["÷ √d: 1, comfortable", "no divisor: √d", "÷ d: 1/√d"]
 
 
@@ -629,7 +649,7 @@ def test_f16_arrow_keys_move_between_divisors(en_at_start):
     assert top_bar(page, "divisor") == "0.572"
 
 
-# -- fill-matrix–divisor together ------------------------------------------------------------------------------
+# -- fill-matrix–divisor together ------------------------------------------------------------------
 
 
 FIGURES = [f"F{i:02d}" for i in range(8, 17)]

@@ -23,7 +23,8 @@ def reader(browser, site_url) -> Iterator[Shared]:
 
 def driven_link(page, figure_id: str) -> tuple[dict, str]:
     """The figure's state after a short seeded drive of its controls, and its link. Reduced
-    motion, so that a run the drive started (gradient-finds-cat's training) has ended before the link."""
+    motion, so that a run the drive started (gradient-finds-cat's training) has ended before the
+    link."""
     page.emulate_media(reduced_motion="reduce")
     page.evaluate(DRIVE, [figure_id, zlib.crc32(figure_id.encode()), 20, KEYS])
     use_menu(page, figure_id, "Link")
@@ -48,7 +49,9 @@ def test_url_state_round_trip(en_at_start, reader, figure_id):
     assert reader.errors == []
 
 
-@pytest.mark.parametrize("figure_id", ["query-meets-keys", "long-key", "convex-hull", "gradient-finds-cat"])
+@pytest.mark.parametrize(
+    "figure_id", ["query-meets-keys", "long-key", "convex-hull", "gradient-finds-cat"]
+)
 def test_a_link_opened_fresh_starts_its_figure_in_that_state(en_at_start, browser, figure_id):
     """The same from a fresh load: the state read from the address before the figure starts."""
     original, link = driven_link(en_at_start.page, figure_id)
@@ -59,9 +62,13 @@ def test_a_link_opened_fresh_starts_its_figure_in_that_state(en_at_start, browse
 
 
 @pytest.mark.parametrize("width", [360, 1280])
-@pytest.mark.parametrize("target", ["query-meets-keys", "fill-matrix", "multiply-leak", "silent-bugs", "tiled-pass", "causal"])
+@pytest.mark.parametrize(
+    "target",
+    ["query-meets-keys", "fill-matrix", "multiply-leak", "silent-bugs", "tiled-pass", "causal"],
+)
 def test_a_link_lands_on_its_figure_and_stays(browser, site_url, target, width):
-    """#tiled-pass puts tiled-pass at the top of the screen, though everything above it draws (or keeps a
+    """#tiled-pass puts tiled-pass at the top of the screen, though everything above it draws (or
+    keeps a
     placeholder's height) after the browser's own jump, and a reader's scroll down and back
     up finds it where it was."""
     watched = open_page(browser, site_url + f"en/#{target}", width=width)
@@ -86,7 +93,9 @@ window.requestIdleCallback = () => 0;
 """
 
 
-@pytest.mark.parametrize(("fragment", "first"), [("", "install"), ("#shadow", "shadow"), ("#causal", None)])
+@pytest.mark.parametrize(
+    ("fragment", "first"), [("", "install"), ("#shadow", "shadow"), ("#causal", None)]
+)
 def test_the_first_figure_needed_starts_before_any_layout(browser, site_url, fragment, first):
     """From the top, install is drawn as soon as the page's module runs, not after the observer's
     first report; a link to a figure starts that one instead, and a link to a heading waits
@@ -120,7 +129,9 @@ def clamped_or_ignored(page, fragment: str) -> None:
     for figure_id in FIGURES:
         clean_readouts(page, figure_id, f"after {fragment}")
     if fragment == "#long-key:f=4.4":
-        assert state(page, "long-key") == {"f": 4.4} and readouts(page, "long-key")["winner"] == "and"
+        assert (
+            state(page, "long-key") == {"f": 4.4} and readouts(page, "long-key")["winner"] == "and"
+        )
     if fragment == "#long-key:f=abc":
         assert state(page, "long-key") == {"f": 1}
 
@@ -133,7 +144,9 @@ def test_malformed_url_state_is_clamped_or_ignored(reader, fragment):
     clamped_or_ignored(reader.page, fragment)
 
 
-@pytest.mark.parametrize("fragment", ["#long-key:f=4.4", "#long-key:f=abc", "#drag-input:x=1e999,NaN"])
+@pytest.mark.parametrize(
+    "fragment", ["#long-key:f=4.4", "#long-key:f=abc", "#drag-input:x=1e999,NaN"]
+)
 def test_malformed_url_state_on_a_fresh_load(browser, site_url, fragment):
     watched = open_page(browser, site_url + "en/" + fragment)
     assert watched.errors == []

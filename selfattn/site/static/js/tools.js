@@ -29,7 +29,10 @@ export function addTools(el) {
     {
       class: "menu-items",
       role: "group",
-      "aria-label": t({ zh: `${el.dataset.label ?? el.id} 的分享与导出`, en: `Share and export ${el.dataset.label ?? el.id}` }),
+      "aria-label": t({
+        zh: `${el.dataset.label ?? el.id} 的分享与导出`,
+        en: `Share and export ${el.dataset.label ?? el.id}`,
+      }),
     },
     button(
       t({ zh: "链接", en: "Link" }),

@@ -79,9 +79,7 @@ export function compose(picture, width, page) {
     // charts beside a plane stand as tall as its data (and at least LEAST); without a plane,
     // as tall as the width allows, up to `most`
     const room = rest ? (width - gaps - planeWidth) / rest : Number.POSITIVE_INFINITY;
-    const h = planes.length
-      ? Math.min(room, Math.max(planeHeight, LEAST), most)
-      : Math.min(most, room);
+    const h = planes.length ? Math.min(room, Math.max(planeHeight, LEAST), most) : Math.min(most, room);
     // a chart a little shorter than a plane's data (at most 8 %) still sits beside it,
     // centred on it; any shorter and they stack
     side = h >= planeHeight * 0.92 && h > 0;
@@ -116,7 +114,7 @@ export function compose(picture, width, page) {
       // a row of drawings in a box: each its share of the box's width, by its aspect
       for (const s of el.querySelectorAll(":scope > svg")) {
         const b = /** @type {SVGSVGElement} */ (s).viewBox.baseVal;
-        /** @type {SVGSVGElement} */ (s).style.width = `${(((b.width / b.height) / m.aspect) * w).toFixed(1)}px`;
+        /** @type {SVGSVGElement} */ (s).style.width = `${((b.width / b.height / m.aspect) * w).toFixed(1)}px`;
       }
     }
   }
@@ -152,7 +150,10 @@ let nextId = 0;
 const partsOf = (/** @type {HTMLElement} */ picture) =>
   [...picture.children]
     .map((c) => {
-      if (!ids.has(c)) ids.set(c, (nextId += 1));
+      if (!ids.has(c)) {
+        nextId += 1;
+        ids.set(c, nextId);
+      }
       return ids.get(c);
     })
     .join();

@@ -146,7 +146,11 @@ function controlsAndZoom(el) {
     }),
     draw({ k, token, flip: f }) {
       const o = head.run().out[head.index(token)];
-      output.set(o.map((c) => c * k * (f ? -1 : 1)), [0, 0], `out_${token}`);
+      output.set(
+        o.map((c) => c * k * (f ? -1 : 1)),
+        [0, 0],
+        `out_${token}`,
+      );
       scale.show(k, `${fixed(k, 1)}×`);
       pick.show(token);
       flip.show(f);
@@ -157,7 +161,15 @@ function controlsAndZoom(el) {
 
 for (const section of document.querySelectorAll(".kit-theme")) {
   const theme = section.getAttribute("data-kit-theme");
-  planeAndBars(demo(section, `plane-and-bars-${theme}`, "A plane and a chart composed: one height, no hole. Point at a token."));
-  matrices(demo(section, `matrices-${theme}`, "The one matrix: scores (ink, filled +, hollow −), weights (value hue, tinted by size)."));
+  planeAndBars(
+    demo(section, `plane-and-bars-${theme}`, "A plane and a chart composed: one height, no hole. Point at a token."),
+  );
+  matrices(
+    demo(
+      section,
+      `matrices-${theme}`,
+      "The one matrix: scores (ink, filled +, hollow −), weights (value hue, tinted by size).",
+    ),
+  );
   controlsAndZoom(demo(section, `controls-${theme}`, "A zoomed plane says so; the controls: slider, menu, switch."));
 }

@@ -115,7 +115,7 @@ export function makeGrid(
   root.addEventListener("pointerover", (e) => {
     const g = e.target instanceof Element ? e.target.closest(".cell") : null;
     const at = g && cells.flat().find((c) => c.g === g);
-    const printed = at && at.value.textContent;
+    const printed = at?.value.textContent;
     pointed.setAttribute("visibility", at && !printed && last.values.length ? "visible" : "hidden");
     if (!at || printed || !last.values.length) return;
     const [i, j] = last.transposed ? [at.j, at.i] : [at.i, at.j];
@@ -163,7 +163,8 @@ export function makeGrid(
           const side = shown(i, j) && !off ? Math.max(1.5, sideOf(v)) : 0;
           // the tint's depth: a sequential scale of the weight, 0 clear and `scale` deepest
           tint.style.display = kind === "weights" && side ? "" : "none";
-          if (kind === "weights") tint.setAttribute("fill-opacity", (0.06 + 0.5 * Math.min(1, Math.abs(v) / scale)).toFixed(3));
+          if (kind === "weights")
+            tint.setAttribute("fill-opacity", (0.06 + 0.5 * Math.min(1, Math.abs(v) / scale)).toFixed(3));
           square.setAttribute("x", String(-side / 2));
           square.setAttribute("y", String(-side / 2 - lift));
           square.setAttribute("width", String(side));

@@ -3,8 +3,8 @@
 
 import { offsetOf, TICK_BELOW, TICK_BESIDE, TICK_MIDDLE, typeScale } from "./chart.js";
 import { svg } from "./dom.js";
-import { setSvg } from "./notation.js";
 import { tokenOf } from "./link.js";
+import { setSvg } from "./notation.js";
 import { free, marksIn, place } from "./place.js";
 
 const TICK_GAP = 32; // px between tick numbers: "−100" at the tick size, and a gap
@@ -27,7 +27,8 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
   const sx = (x) => (x - x0) * unit;
   const sy = (y) => (y1 - y) * unit;
   const bounds = { x0, x1, y0, y1 };
-  const badge = zoom !== 1 ? svg("text", { class: "zoom-badge", dx: "-0.5em", dy: "1.3em", "aria-hidden": "true" }) : null;
+  const badge =
+    zoom !== 1 ? svg("text", { class: "zoom-badge", dx: "-0.5em", dy: "1.3em", "aria-hidden": "true" }) : null;
   if (badge) badge.textContent = `\u00d7 ${zoom}`;
 
   /** Draw the grid, axes and tick numbers for the window `bounds` now shows. */
@@ -59,8 +60,11 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
     for (const t of ticks(a0, a1))
       svg("text", { x: sx(t), y: sy(0), dy: TICK_BELOW, class: "tick" }, layers.grid).textContent = number(t);
     for (const t of ticks(b0, b1))
-      svg("text", { x: sx(0), y: sy(t), dx: TICK_BESIDE, dy: TICK_MIDDLE, class: "tick end" }, layers.grid).textContent =
-        number(t);
+      svg(
+        "text",
+        { x: sx(0), y: sy(t), dx: TICK_BESIDE, dy: TICK_MIDDLE, class: "tick end" },
+        layers.grid,
+      ).textContent = number(t);
     root.setAttribute("viewBox", `${left} ${top} ${right - left} ${bottom - top}`);
     if (badge) {
       // in the top right corner, in from the edge by its own size (kit.css sets it in em)
@@ -422,7 +426,12 @@ export function clearTicks(plane, tips = []) {
  */
 export function untangle(plane, { apart } = {}) {
   const { x0, x1, y0, y1 } = plane.bounds; // the window shown, which compose may have widened
-  const bounds = { x: plane.sx(x0) + 2, y: plane.sy(y1) + 2, width: (x1 - x0) * plane.unit - 4, height: (y1 - y0) * plane.unit - 4 };
+  const bounds = {
+    x: plane.sx(x0) + 2,
+    y: plane.sy(y1) + 2,
+    width: (x1 - x0) * plane.unit - 4,
+    height: (y1 - y0) * plane.unit - 4,
+  };
   const labels = labelBoxes(plane).map(({ label, x, y, width, height, at }) => ({
     el: label,
     box: { x, y, width, height },
