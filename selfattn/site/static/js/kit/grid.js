@@ -236,8 +236,9 @@ export function weightMap(parent, tokens, label) {
 
 /**
  * The key to a grid, in words beside a sample of each: what filled, hollow, masked or
- * leaking mean in this figure (the reference square lives in the grid itself).
- * @param {{kind: "pos"|"neg"|"masked"|"leak", text: string}[]} items
+ * leaking mean in this figure (the reference square lives in the grid itself); "weight" is a
+ * weight map's square, in the value hue.
+ * @param {{kind: "pos"|"neg"|"weight"|"masked"|"leak", text: string}[]} items
  */
 export function gridLegend(items) {
   const sample = (kind) => {
