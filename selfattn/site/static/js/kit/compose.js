@@ -109,7 +109,10 @@ export function compose(picture, width, page) {
   for (const { el, w, h, m } of sized) {
     el.style.width = `${w.toFixed(1)}px`;
     el.style.height = `${h.toFixed(1)}px`;
-    if (m.plane) m.plane.fit(w / (unit * m.plane.zoom), h / (unit * m.plane.zoom));
+    if (m.plane) {
+      const px = unit * m.plane.zoom;
+      m.plane.fit(w / px, h / px, px);
+    }
     if (m.row) {
       // a row of drawings in a box: each its share of the box's width, by its aspect
       for (const s of el.querySelectorAll(":scope > svg")) {

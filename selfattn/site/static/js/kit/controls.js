@@ -69,9 +69,11 @@ export function choices(parent, { legend, name, options, onInput }) {
   };
 }
 
+const FEW = 4; // options a menu shows as a row of choices rather than behind a button
+
 /**
  * A menu: one of several named options in one control, where a row of choices would crowd
- * the figure's controls. Not a native <select> (docs/design.md, 7): a button that names the
+ * the figure's controls (up to FEW options, it is that row). Not a native <select> (docs/design.md, 7): a button that names the
  * choice and opens the options as a list of native radio inputs (name=`name`), which stay
  * in the document while closed, so a keyboard, a screen reader or a test can pick one as a
  * choice is picked. Picking closes it; Escape or a click elsewhere closes it too.
@@ -79,6 +81,12 @@ export function choices(parent, { legend, name, options, onInput }) {
  * @param {{label: string, name: string, options: {value: string, label: string}[], onInput: (v: string) => void}} o
  */
 export function menu(parent, { label, name, options, onInput }) {
+  // a few options need no menu: they are a segmented row of choices, all in sight
+  if (options.length <= FEW) {
+    const row = choices(parent, { legend: label, name, options, onInput });
+    row.el.classList.add("menu-options");
+    return row;
+  }
   const title = html("span", { class: "label" });
   setHtml(title, label);
   const opener = /** @type {HTMLButtonElement} */ (

@@ -31,6 +31,7 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
     zoom !== 1 ? svg("text", { class: "zoom-badge", dx: "-0.5em", dy: "1.3em", "aria-hidden": "true" }) : null;
   if (badge) badge.textContent = `\u00d7 ${zoom}`;
 
+  let edge = 0; // units kept clear of the window's edge by a tick number (set by fit)
   /** Draw the grid, axes and tick numbers for the window `bounds` now shows. */
   function drawGrid() {
     const { x0: a0, x1: a1, y0: b0, y1: b1 } = bounds;
@@ -53,7 +54,8 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
     while (tick < 1 - 1e-9 || tick * unit < TICK_GAP) tick *= 2;
     const ticks = (lo, hi) => {
       const out = [];
-      for (let k = Math.floor(lo / tick) + 1; k * tick < hi - 1e-9; k += 1) if (k) out.push(k * tick);
+      for (let k = Math.floor(lo / tick) + 1; k * tick < hi - 1e-9; k += 1)
+        if (k && k * tick > lo + edge && k * tick < hi - edge) out.push(k * tick);
       return out;
     };
     const number = (t) => String(Number(t.toFixed(6))).replace("-", "\u2212");
@@ -104,9 +106,12 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
      * Show a window `width` × `height` units around the data (compose.js, when the plane
      * has that much room at the world scale): the extra goes first to the side that brings
      * the origin nearer the middle, so origins sit alike from figure to figure.
-     * @param {number} width @param {number} height
+     * `px` is what one unit measures on the page, so a tick number keeps 16 px off the edge.
+     * @param {number} width @param {number} height @param {number} [px]
      */
-    fit(width, height) {
+    fit(width, height, px = 0) {
+      const before = edge;
+      edge = px ? 16 / px : 0;
       const grow = (lo, hi, size) => {
         const extra = Math.max(0, size - (hi - lo));
         // the origin's offset from the middle of [lo, hi]; extra first evens it out
@@ -116,7 +121,8 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
       };
       const [a0, a1] = grow(x0, x1, width),
         [b0, b1] = grow(y0, y1, height);
-      if ([a0 - bounds.x0, a1 - bounds.x1, b0 - bounds.y0, b1 - bounds.y1].every((d) => Math.abs(d) < 1e-6)) return;
+      const same = [a0 - bounds.x0, a1 - bounds.x1, b0 - bounds.y0, b1 - bounds.y1].every((d) => Math.abs(d) < 1e-6);
+      if (same && Math.abs(edge - before) < 1e-9) return;
       Object.assign(bounds, { x0: a0, x1: a1, y0: b0, y1: b1 });
       drawGrid();
     },
