@@ -111,7 +111,7 @@ export function compose(picture, width, page) {
     el.style.height = `${h.toFixed(1)}px`;
     if (m.plane) {
       const px = unit * m.plane.zoom;
-      m.plane.fit(w / px, h / px, px);
+      if (m.plane.fit(w / px, h / px, px)) picture.dataset.refit = "";
     }
     if (m.row) {
       // a row of drawings in a box: each its share of the box's width, by its aspect
@@ -186,7 +186,11 @@ export function keepComposed(el, picture) {
     }
     lastWidth = picture.clientWidth;
     lastHeight = picture.clientHeight;
-    if (keepTypeSize(picture)) /** @type {any} */ (el).figure?.redraw();
+    // a new type scale, or a plane's new window (its fresh ticks cleared under marks by the
+    // figure's own draw): one redraw
+    const refit = picture.dataset.refit !== undefined;
+    delete picture.dataset.refit;
+    if (keepTypeSize(picture) || refit) /** @type {any} */ (el).figure?.redraw();
   };
   const schedule = () => {
     if (!pending) pending = requestAnimationFrame(run);

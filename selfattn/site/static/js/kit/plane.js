@@ -122,9 +122,10 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
       const [a0, a1] = grow(x0, x1, width),
         [b0, b1] = grow(y0, y1, height);
       const same = [a0 - bounds.x0, a1 - bounds.x1, b0 - bounds.y0, b1 - bounds.y1].every((d) => Math.abs(d) < 1e-6);
-      if (same && Math.abs(edge - before) < 1e-9) return;
+      if (same && Math.abs(edge - before) < 1e-9) return false;
       Object.assign(bounds, { x0: a0, x1: a1, y0: b0, y1: b1 });
       drawGrid();
+      return true; // new grid and ticks: the figure draws again, to clear the ticks under marks
     },
   };
   root.dataset.frame = JSON.stringify({ x0, y1, unit, zoom }); // lets tests aim at plane points
@@ -391,6 +392,17 @@ function planeMarks(plane, { axes = true, leaders = false } = {}) {
     // its 1.2 px stroke is drawn in screen px (kit.css): half of it, and as much again for a
     // label's ink, which a canvas measure can put a pixel off
     found.segments.push({ x1: at("x1"), y1: at("y1"), x2: at("x2"), y2: at("y2"), half: 1.2 * typeScale(plane.root) });
+  }
+  // a zoom's "× 2" in the corner is a mark too: labels keep off it (as a disc over its text)
+  const badge = grid.querySelector(".zoom-badge");
+  if (badge) {
+    const em = typeSizes(plane.root).tick * typeScale(plane.root);
+    const r = 1.3 * em; // "× 4" is about 2.2 em wide and 1 em tall
+    found.discs.push({
+      x: Number(badge.getAttribute("x")) - 0.5 * em - r,
+      y: Number(badge.getAttribute("y")) + 0.9 * em,
+      r,
+    });
   }
   return found;
 }
