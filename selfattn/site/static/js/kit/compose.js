@@ -18,9 +18,8 @@
 
 export const WIDE = 1100; // px of page from which a composed figure sits side by side, outset
 const GAP = 24; // px between parts side by side; stacked, kit.css's row gap
-const CHART_MOST = 440;
-const LEAST = 260; // px: the shortest a chart beside a plane is drawn
-const WORLD = 52; // px per unit of every plane on a laptop's page (narrower pages: worldUnit) // px: the tallest a chart is drawn, so a figure fits a laptop's screen
+const CHART_MOST = 440; // px: the tallest a chart is drawn, so a figure fits a laptop's screen
+const WORLD = 52; // px per unit of every plane on a laptop's page (narrower pages: worldUnit)
 
 /**
  * px per unit of every plane on a page this wide: WORLD on a laptop, less where the column is
@@ -76,10 +75,10 @@ export function compose(picture, width, page) {
     const planeHeight = Math.max(0, ...planes.map((p) => p.m.height));
     // the tallest shared height at which the other parts fit beside the planes' data; the
     // planes grow to it (more of their grid), never below their data
-    // charts beside a plane stand as tall as its data (and at least LEAST); without a plane,
-    // as tall as the width allows, up to `most`
+    // the parts as tall as the width allows, up to `most` (or a taller plane's data): a
+    // plane shorter than that shows more of its grid above and below
     const room = rest ? (width - gaps - planeWidth) / rest : Number.POSITIVE_INFINITY;
-    const h = planes.length ? Math.min(room, Math.max(planeHeight, LEAST), most) : Math.min(most, room);
+    const h = Math.min(room, Math.max(most, planeHeight));
     // a chart a little shorter than a plane's data (at most 8 %) still sits beside it,
     // centred on it; any shorter and they stack
     side = h >= planeHeight * 0.92 && h > 0;
