@@ -69,8 +69,9 @@ SCALES = """() => [...document.querySelectorAll('svg.plane')].map((svg) => {
   const zoom = frame.zoom ?? 1;
   const box = svg.viewBox.baseVal, shown = svg.getBoundingClientRect();
   const px = Math.min(shown.width / box.width, shown.height / box.height) * frame.unit;
-  const badge = svg.querySelector('.zoom-badge')?.textContent ?? '';
-  return [svg.closest('figure').id, px / zoom, zoom, badge];
+  const badge = svg.querySelector('.zoom-badge');
+  const said = badge && badge.getClientRects().length && badge.style.display !== 'none' ? badge.textContent : '';
+  return [svg.closest('figure').id, px / zoom, zoom, said];
 })"""
 
 

@@ -424,7 +424,7 @@ export function clearTicks(plane, tips = []) {
   taken.push(...tips.map((p) => ({ x: plane.sx(p[0]) - 9, y: plane.sy(p[1]) - 9, width: 18, height: 18 })));
   const em = typeSizes(plane.root).tick * typeScale(plane.root);
   const everywhere = { x: -1e6, y: -1e6, width: 2e6, height: 2e6 };
-  for (const tick of plane.layers.grid.querySelectorAll("text")) {
+  for (const tick of plane.layers.grid.querySelectorAll("text.tick")) {
     const x = Number(tick.getAttribute("x")) + offsetOf(tick, "dx", em),
       y = Number(tick.getAttribute("y")) + offsetOf(tick, "dy", em);
     const w = (tick.textContent ?? "").length * 0.62 * em,
