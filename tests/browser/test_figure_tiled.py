@@ -158,7 +158,8 @@ def test_four_controls_back_and_next(page):
     """At most four controls (issue 29): back, next, the tile size and the bug."""
     count = page.evaluate(
         """() => document.querySelectorAll(
-            '#tiled-pass .controls :is(button, input:not(.menu-options input), select)').length"""
+            '#tiled-pass .controls :is(button, select, input:not(.menu-options input), .menu-options)'
+          ).length"""
     )
     assert count == 4
     set_state(page, "tiled-pass", {"tile": 2, "step": 2, "bug": "none"})

@@ -14,7 +14,7 @@ from selfattn.claims import BY_ID, width_mix
 from selfattn.head import load_head
 from selfattn.numbers import fixed, grouped, scientific
 
-from .drive import click, next_frame, number, press, readouts, set_state, state
+from .drive import SLUGS, click, next_frame, number, press, readouts, set_state, state
 
 HEAD = load_head()
 TOKENS = HEAD.tokens
@@ -652,7 +652,7 @@ def test_f16_arrow_keys_move_between_divisors(en_at_start):
 # -- fill-matrix–divisor together ------------------------------------------------------------------
 
 
-FIGURES = [f"F{i:02d}" for i in range(8, 17)]
+FIGURES = [SLUGS[f"F{i:02d}"] for i in range(8, 17)]  # fill-matrix to divisor
 
 
 # the claims the paragraph right after each figure states (give-way states none)
