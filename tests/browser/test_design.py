@@ -70,7 +70,8 @@ SCALES = """() => [...document.querySelectorAll('svg.plane')].map((svg) => {
   const box = svg.viewBox.baseVal, shown = svg.getBoundingClientRect();
   const px = Math.min(shown.width / box.width, shown.height / box.height) * frame.unit;
   const badge = svg.querySelector('.zoom-badge');
-  const said = badge && badge.getClientRects().length && badge.style.display !== 'none' ? badge.textContent : '';
+  const shows = badge && badge.getClientRects().length && badge.style.display !== 'none';
+  const said = shows ? badge.textContent : '';
   return [svg.closest('figure').id, px / zoom, zoom, said];
 })"""
 

@@ -158,7 +158,8 @@ def test_four_controls_back_and_next(page):
     """At most four controls (issue 29): back, next, the tile size and the bug."""
     count = page.evaluate(
         """() => document.querySelectorAll(
-            '#tiled-pass .controls :is(button, select, input:not(.menu-options input), .menu-options)'
+            '#tiled-pass .controls :is(button, select, .menu-options,'
+            + ' input:not(.menu-options input))'
           ).length"""
     )
     assert count == 4
