@@ -77,13 +77,15 @@ export function compose(picture, width, page) {
     // planes grow to it (more of their grid), never below their data
     // the parts as tall as the width allows, up to `most` (or a taller plane's data): a
     // plane shorter than that shows more of its grid above and below
-    const room = rest ? (width - gaps - planeWidth) / rest : Number.POSITIVE_INFINITY;
+    const room = rest ? (width - 1 - gaps - planeWidth) / rest : Number.POSITIVE_INFINITY;
     const h = Math.min(room, Math.max(most, planeHeight));
     // a chart a little shorter than a plane's data (at most 8 %) still sits beside it,
     // centred on it; any shorter and they stack
     side = h >= planeHeight * 0.92 && h > 0;
     if (side) {
-      const spare = width - gaps - rest * h - planeWidth; // given to the planes: more of their grid
+      // given to the planes (more of their grid), less a px: sizes rounded to 0.1 px must not
+      // add up past the row and wrap it
+      const spare = width - 1 - gaps - rest * h - planeWidth;
       const tall = Math.max(h, planeHeight);
       sized = parts.map((p) =>
         p.m.plane
