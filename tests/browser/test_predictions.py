@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-QUESTIONS = ["F03", "F15", "F19"]
+QUESTIONS = ["query-meets-keys", "collapse", "multiply-leak"]
 HIDDEN = ".stage .picture, .stage .readouts, figcaption"
 
 

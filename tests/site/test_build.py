@@ -44,7 +44,7 @@ def test_sample_pages_match_the_golden_copy(tmp_path):
 def test_the_sample_has_one_of_each_directive_and_a_formula(tmp_path):
     for text in build_sample(tmp_path / "site").values():
         assert '<span data-claim="qk.it.cat.raw">' in text
-        assert '<figure id="F07" data-figure="F07" data-module=' in text
+        assert '<figure id="long-key" data-figure="long-key" data-label="F01" data-module=' in text
         assert '<div class="params"' in text
         assert "<math" in text
 
@@ -79,7 +79,7 @@ def test_only_the_hashed_script_runs_inline(real_pages):
     ("body", "error"),
     [
         ("A {{claim no.such.claim}} here.", r"no\.such\.claim"),
-        ("{{figure F99}}", "F99"),  # a figure with no caption
+        ("{{figure no-such}}", "no-such"),  # a figure with no caption
         ("A {{clam typo}} here.", "not understood"),
     ],
 )

@@ -73,6 +73,7 @@ export default function (el, _head, _article, _training, task) {
   function planeFor(r) {
     const points = r.WQ.flatMap((_, k) => [queryAt(r, k), ...keysAt(r, k)]);
     const plane = makePlane({
+      zoom: 1.5, // labels crowd at the world scale: drawn 1.5× it, and says so
       ...around(points, { pad: 0.5 }),
       unit: 90,
       label: t({
