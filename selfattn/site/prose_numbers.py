@@ -113,6 +113,9 @@ def _computed(head: Head) -> dict[str, str]:
         "divisor.toy": fixed(math.sqrt(d_toy), 3),
         "divisor.gpt2": fixed(math.sqrt(gpt2.d_head), 0),
         "spread.d64": fixed(math.sqrt(64)),
+        # F15: from the toy's width 2 to width d the raw scores grow by √(d/2)
+        "sqrtd.factor.d16": fixed(math.sqrt(16 / 2)),
+        "sqrtd.factor.d64": fixed(math.sqrt(64 / 2)),
         "cost.crossover": grouped(cost.projections_dominate_until(gpt2)),
         "cost.n1024": grouped(GPT2_CONTEXT),
         "cost.n1024.head": size(cost.score_bytes(GPT2_CONTEXT)),
