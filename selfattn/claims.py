@@ -581,6 +581,22 @@ LEARNED: tuple[Claim, ...] = (
         kind="weight",
     ),
     Claim(
+        "learn.it.cat.slow",
+        "F27",
+        "cat's weight in row it after STEPS steps at the slow rate, 0.03",
+        "0.27",
+        each_head(lambda h: float(learn.outcome(h).by_rate[learn.RATES[0]].weights[-1][0, NOUN])),
+        kind="weight",
+    ),
+    Claim(
+        "learn.it.cat.fast",
+        "F27",
+        "cat's weight in row it after STEPS steps at the fast rate, 0.3",
+        "0.95",
+        each_head(lambda h: float(learn.outcome(h).by_rate[learn.RATES[-1]].weights[-1][0, NOUN])),
+        kind="weight",
+    ),
+    Claim(
         "learn.seeds.noun",
         "F27",
         "seeds out of SEEDS that end with it attending to its noun",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import sys
 
+import numpy as np
+
 from .. import cost, heads, leak, learn
 from ..article import (
     FLOOR_SCORE,
@@ -63,6 +65,48 @@ def _learning() -> dict[str, str]:
     }
 
 
+def matrix(rows, decimals: int = 2) -> str:
+    """`matrix([[0.58, 1.44], [-0.74, 0.63]])` → '[[0.58, 1.44], [−0.74, 0.63]]': rows in order,
+    as the page prints a vector, so a reader can copy a matrix into numpy."""
+    return "[" + ", ".join(vector(row, decimals) for row in rows) + "]"
+
+
+def _trained(head: Head) -> dict[str, str]:
+    """F27's run before and after: W_Q and W_K (two decimals, as the page prints every
+    parameter), the rates it offers, and the trained picture: how many degrees it's query is
+    from each key of the cat sentence, and how long each key is (cat wins on length, F07)."""
+    run = learn.outcome(head).opening
+    task = learn.pronoun_task(head)
+    x = task.X[0]  # the cat sentence
+    q = x[task.it] @ run.W_Q[-1]
+    keys = x @ run.W_K[-1]
+    numbers = {
+        "learn.WQ.start": matrix(run.W_Q[0]),
+        "learn.WK.start": matrix(run.W_K[0]),
+        "learn.WQ.end": matrix(run.W_Q[-1]),
+        "learn.WK.end": matrix(run.W_K[-1]),
+        "learn.rate.slow": fixed(learn.RATES[0]),
+        "learn.rate.fast": fixed(learn.RATES[-1], 1),
+        "learn.q.end": vector(q),
+    }
+    for j, token in enumerate(learn.TEMPLATE):
+        name = token.format(noun="cat")
+        numbers[f"learn.angle.{name}"] = fixed(float(turn_degrees(q, keys[j])), 1)
+        numbers[f"learn.key.{name}"] = fixed(float(np.linalg.norm(keys[j])))
+    return numbers
+
+
+def _head_two() -> dict[str, str]:
+    """F29's head 2 and W_O, as heads.json stores them: a pencil needs them all."""
+    two = heads.two_heads()
+    return {
+        "heads.h2.WQ": matrix(two.W_Q[1]),
+        "heads.h2.WK": matrix(two.W_K[1]),
+        "heads.h2.WV": matrix(two.W_V[1]),
+        "heads.WO": matrix(two.W_O),
+    }
+
+
 def _turn(head: Head) -> dict[str, str]:
     """F28's turn: θ as F26's RoPE takes it, and how many positions apart it and cat stand."""
     return {
@@ -98,6 +142,8 @@ def _computed(head: Head) -> dict[str, str]:
         **_stacked(head),
         **_training(),
         **_learning(),
+        **_trained(head),
+        **_head_two(),
         **_turn(head),
         **_heads(head),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
