@@ -18,6 +18,7 @@ from ..article import (
     THOUSAND_TOKENS,
 )
 from ..attention import spread, stacked_alone
+from ..bugs import SilentBugs, buggy_head, turn
 from ..claims import CLAIMS, output_with_raw_score, turn_degrees
 from ..head import Head
 from ..numbers import fixed, grouped, size, vector, weight
@@ -81,10 +82,10 @@ def _trained(head: Head) -> dict[str, str]:
     q = x[task.it] @ run.W_Q[-1]
     keys = x @ run.W_K[-1]
     numbers = {
-        "learn.WQ.start": matrix(run.W_Q[0]),
-        "learn.WK.start": matrix(run.W_K[0]),
-        "learn.WQ.end": matrix(run.W_Q[-1]),
-        "learn.WK.end": matrix(run.W_K[-1]),
+        "learn.wq.start": matrix(run.W_Q[0]),
+        "learn.wk.start": matrix(run.W_K[0]),
+        "learn.wq.end": matrix(run.W_Q[-1]),
+        "learn.wk.end": matrix(run.W_K[-1]),
         "learn.rate.slow": fixed(learn.RATES[0]),
         "learn.rate.fast": fixed(learn.RATES[-1], 1),
         "learn.q.end": vector(q),
@@ -100,18 +101,42 @@ def _head_two() -> dict[str, str]:
     """F29's head 2 and W_O, as heads.json stores them: a pencil needs them all."""
     two = heads.two_heads()
     return {
-        "heads.h2.WQ": matrix(two.W_Q[1]),
-        "heads.h2.WK": matrix(two.W_K[1]),
-        "heads.h2.WV": matrix(two.W_V[1]),
-        "heads.WO": matrix(two.W_O),
+        "heads.h2.wq": matrix(two.W_Q[1]),
+        "heads.h2.wk": matrix(two.W_K[1]),
+        "heads.h2.wv": matrix(two.W_V[1]),
+        "heads.wo": matrix(two.W_O),
     }
 
 
 def _turn(head: Head) -> dict[str, str]:
-    """F28's turn: θ as F26's RoPE takes it, and how many positions apart it and cat stand."""
+    """F28's turn: θ as F26's RoPE takes it, how many positions apart it and cat stand, and
+    the angle between it's query and cat's key before and after the turn (3 rad of turning
+    takes 30° to 158°: an angle between arrows never exceeds 180°)."""
+    run = head.run()
+    it, cat = head.index("it"), head.index("cat")
+    gap = it - cat
+    q, k = run["Q"][it], run["K"][cat]
+    q_turned, k_turned = turn(q, it * ROPE_THETA), turn(k, cat * ROPE_THETA)
     return {
         "turn.theta": fixed(ROPE_THETA, 0),
-        "turn.gap": grouped(head.index("it") - head.index("cat")),
+        "turn.gap": grouped(gap),
+        "turn.gap.degrees": fixed(math.degrees(gap * ROPE_THETA), 0),
+        "turn.angle.before": fixed(float(turn_degrees(q, k)), 0),
+        "turn.angle.after": fixed(float(turn_degrees(q_turned, k_turned)), 0),
+        # a real head turns d/2 planes, each at its own speed
+        "gpt2.rope.planes": grouped(cost.GPT2_SMALL.d_head // 2),
+    }
+
+
+def _long_key(head: Head) -> dict[str, str]:
+    """F26's stretched key of `and` (mask on, no positions, as the toy is): it tops only the
+    rows whose query is within 90° of it; row ran, 104° away, gives it its least."""
+    weights = buggy_head(head, SilentBugs(long_key_takeover=True))["W"]
+    run = head.run()
+    ran, and_ = head.index("ran"), head.index("and")
+    return {
+        "bugs.longkey.ran.and": fixed(float(weights[ran, and_])),
+        "angle.ran.and": fixed(float(turn_degrees(run["Q"][ran], run["K"][and_])), 0),
     }
 
 
@@ -145,6 +170,11 @@ def _computed(head: Head) -> dict[str, str]:
         **_trained(head),
         **_head_two(),
         **_turn(head),
+        **_long_key(head),
+        # the weighted sum's section uses the unmasked weights; with the mask, this
+        "output.it.causal": vector(head.run(mask="causal")["out"][head.index("it")]),
+        # below this, e^s is exactly 0 in float64: the log of the smallest subnormal, halved
+        "softmax.underflow": fixed(math.log(sys.float_info.min * sys.float_info.epsilon) - math.log(2), 0),
         **_heads(head),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
         "softmax.ate.top": fixed(float(head.run()["W"][head.index("ate")].max())),
