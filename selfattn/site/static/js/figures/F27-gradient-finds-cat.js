@@ -8,7 +8,7 @@
 // at their true length on the plane's own scale: large at the start, fading as the loss
 // falls, which is the story (the prose says so).
 
-import { angleBetween, argmax, times } from "../attention.js";
+import { argmax, times } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
@@ -17,13 +17,14 @@ import { choices, stepper } from "../kit/controls.js";
 import { html } from "../kit/dom.js";
 import { fixed, grouped } from "../kit/format.js";
 import { marks } from "../kit/marks.js";
-import { arc, around, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
+import { around, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
 import { player } from "../kit/player.js";
 import { stage } from "../kit/stage.js";
 import { forwardBackward, train } from "../learn.js";
 
 const TICK_MS = 16; // a step a frame, about: 200 steps in a little over three seconds
 const READ = ["the", "cat", "ate", "and", "it"]; // the cat sentence, as the bars name it
+const PULL = 1; // the pulls at their true length, in the plane's own units
 
 /**
  * @param {HTMLElement} el @param {import("../kit/head.js").Head} _head
@@ -79,7 +80,7 @@ export default function (el, _head, _article, _training, task) {
    */
   function pullsAt(r, k) {
     const { dq, dK } = forwardBackward(task, r.WQ[k], r.WK[k]);
-    const scale = (/** @type {number[]} */ v) => v.map((x) => -x);
+    const scale = (/** @type {number[]} */ v) => v.map((x) => -PULL * x);
     const shared = READ.map((_, j) => (j === noun ? dK[0][j] : dK[0][j].map((x, c) => x + dK[1][j][c])));
     return [scale(dq[0].map((x, c) => x + dq[1][c])), [...shared, dK[1][noun]].map(scale)];
   }
@@ -103,7 +104,6 @@ export default function (el, _head, _article, _training, task) {
       }),
     });
     const before = { query: arrow(plane, { cls: "query faint" }), cat: arrow(plane, { cls: "key faint" }) };
-    const angle = arc(plane, { radius: 30, name: "angle" });
     const keys = keyNames.map((name) => arrow(plane, { cls: "key", label: name }));
     const query = arrow(plane, { cls: "query", label: "q_it" });
     // dashed, the line's own style: a pull is not a vector of the head
@@ -112,12 +112,13 @@ export default function (el, _head, _article, _training, task) {
       return a;
     };
     const pulls = {
-      query: dashed(arrow(plane, { cls: "query", label: "−∂L/∂q" })),
+      // unlabelled: the caption names them, and the plane has no room for another name
+      query: dashed(arrow(plane, { cls: "query" })),
       keys: keyNames.map(() => dashed(arrow(plane, { cls: "key" }))),
     };
     before.query.set(queryAt(r, 0));
     before.cat.set(keysAt(r, 0)[noun]);
-    return { plane, keys, query, angle, points, pulls };
+    return { plane, keys, query, points, pulls };
   }
 
   /** @param {import("../learn.js").Run} r */
@@ -194,7 +195,7 @@ export default function (el, _head, _article, _training, task) {
         picture.prepend(plane.plane.root);
         shown = { key, plane, chart: loss };
       }
-      const { plane, keys, query, angle, points, pulls } = shown.plane;
+      const { plane, keys, query, points, pulls } = shown.plane;
       const q = queryAt(run, step),
         K = keysAt(run, step),
         [qPull, kPulls] = pullsAt(run, step);
@@ -204,7 +205,6 @@ export default function (el, _head, _article, _training, task) {
         keys[j].set(k);
         pulls.keys[j].set(plus(k, kPulls[j]), k);
       });
-      angle.set(q, K[noun], `${fixed(angleBetween(q, K[noun]), 0)}°`);
       untangle(plane);
       clearTicks(plane, [q, ...K, ...points.slice(0, keyNames.length + 1)]);
       const row = run.weights[step][0];
