@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from selfattn.claims import BY_ID, CLAIMS, failing, row, width_mix
 from selfattn.attention import softmax
+from selfattn.claims import BY_ID, CLAIMS, failing, row, width_mix
 from selfattn.head import Head, head_from_json, load_head
 from selfattn.site.build import CONTENT
 

@@ -24,6 +24,7 @@ from ..head import Head
 from ..numbers import fixed, grouped, size, vector, weight
 
 N_TOKENS = 6
+SMALLEST_SUBNORMAL = sys.float_info.min * sys.float_info.epsilon  # 4.9 × 10⁻³²⁴
 STACKED_LAYERS = 3  # F21's deepest stack: by then the six tokens are one point
 
 
@@ -116,7 +117,7 @@ def _turn(head: Head) -> dict[str, str]:
     it, cat = head.index("it"), head.index("cat")
     gap = it - cat
     q, k = run["Q"][it], run["K"][cat]
-    q_turned, k_turned = turn(q, it * ROPE_THETA), turn(k, cat * ROPE_THETA)
+    q_turned, k_turned = turn(np.array([q, k]), np.array([it, cat]), ROPE_THETA)
     return {
         "turn.theta": fixed(ROPE_THETA, 0),
         "turn.gap": grouped(gap),
@@ -174,7 +175,7 @@ def _computed(head: Head) -> dict[str, str]:
         # the weighted sum's section uses the unmasked weights; with the mask, this
         "output.it.causal": vector(head.run(mask="causal")["out"][head.index("it")]),
         # below this, e^s is exactly 0 in float64: the log of the smallest subnormal, halved
-        "softmax.underflow": fixed(math.log(sys.float_info.min * sys.float_info.epsilon) - math.log(2), 0),
+        "softmax.underflow": fixed(math.log(SMALLEST_SUBNORMAL) - math.log(2), 0),
         **_heads(head),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
         "softmax.ate.top": fixed(float(head.run()["W"][head.index("ate")].max())),

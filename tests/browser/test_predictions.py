@@ -96,7 +96,7 @@ def visible_giveaways(page: Page, figure_id: str, lang: str) -> list[str]:
     hits = []
     for y in scrolls_showing_question(page, figure_id):
         page.evaluate("(y) => window.scrollTo(0, y)", y)
-        page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r)))")
         hits += page.evaluate(VISIBLE_GIVEAWAYS_JS, giveaways(figure_id, lang))
     return hits
 
@@ -138,6 +138,8 @@ def test_the_giveaways_are_there_once_answered(article, figure_id):
     )
     for needle in giveaways(figure_id, lang):
         assert needle in texts, needle
+
+
 HIDDEN = ".stage .picture, .stage .readouts, figcaption"
 
 
