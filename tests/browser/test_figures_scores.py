@@ -663,7 +663,7 @@ def test_at_most_four_readouts_beside_each_figure_and_one_key(article_at_start):
 def test_each_figure_states_its_claims_in_the_prose_next_to_it(article_at_start):
     page = article_at_start.page
     for figure_id, claim_ids in PROSE.items():
-        after = page.locator(f"#{figure_id} + p")
+        after = page.locator(f"#{figure_id} + *")  # a paragraph, or the block an answer waits in
         for claim_id in claim_ids:
             printed = after.locator(f'[data-claim="{claim_id}"]').text_content()
             if claim_id in BY_ID:
