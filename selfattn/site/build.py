@@ -99,13 +99,27 @@ def inline_script() -> str:
 SHEETS = ("style.css", "css/*.css")  # the base, then each group of figures' own rules
 
 
+# Comments are 40 % of the sheets' bytes (5 of their 12 KiB gzipped), and every page carries a
+# copy. Strings come first in each pattern so that nothing inside one is touched.
+CSS_STRING = r"""("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')"""
+CSS_COMMENT = re.compile(CSS_STRING + r"|/\*.*?\*/", re.S)
+CSS_SPACE = re.compile(CSS_STRING + r"|\s*([{};])\s*|\s+")
+
+
+def compact_css(text: str) -> str:
+    """`text` without comments, its white space cut to one space, none around { } ;.
+    Strings keep every character, so `content: "a  b"` is left as it was."""
+    text = CSS_COMMENT.sub(lambda m: m[1] or " ", text)  # a comment parts tokens as a space does
+    return CSS_SPACE.sub(lambda m: m[1] or m[2] or " ", text).strip()
+
+
 def stylesheet() -> str:
     """The text that goes between the head's <style> tags."""
     base, rest = SHEETS
     text = "\n".join(p.read_text("utf-8") for p in [STATIC / base, *sorted(STATIC.glob(rest))])
     if re.search(r"</style|<!--", text, re.I):
         raise BuildError("the stylesheet cannot be inlined: it contains </style or <!--")
-    return text
+    return compact_css(text)
 
 
 # The one Latin face (fonts/OFL.txt). Its rule sits in the page rather than the shared sheet:
