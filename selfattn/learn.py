@@ -123,6 +123,8 @@ class Pass:
     weights: np.ndarray  # (sentences, n) the row of `it`
     dW_Q: np.ndarray  # (2, 2) ∂loss/∂W_Q
     dW_K: np.ndarray  # (2, 2) ∂loss/∂W_K
+    dq: np.ndarray  # (sentences, 2) ∂loss/∂q_it through each sentence (F27 draws their sum)
+    dK: np.ndarray  # (sentences, n, 2) ∂loss/∂k_j through each sentence: each key's pull
 
 
 def forward_backward(task: Task, W_Q: np.ndarray, W_K: np.ndarray) -> Pass:
@@ -146,7 +148,7 @@ def forward_backward(task: Task, W_Q: np.ndarray, W_K: np.ndarray) -> Pass:
     dK = ds[:, :, None] * q[:, None, :]  # (s, n, 2)
     dW_Q = np.einsum("si,sj->ij", X[:, it], dq)
     dW_K = np.einsum("sni,snj->ij", X, dK)
-    return Pass(loss, w, dW_Q, dW_K)
+    return Pass(loss, w, dW_Q, dW_K, dq, dK)
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,7 @@ class Outcome:
 
     opening: Training  # from SEED at LEARNING_RATE, STEPS steps
     on_noun: int  # how many of seeds 1..SEEDS end with `it` attending to its noun
+    by_rate: dict[float, Training]  # from SEED at each of RATES, STEPS steps (F27's choice)
 
 
 _outcomes: dict[bytes, Outcome] = {}
@@ -204,7 +207,8 @@ def outcome(head: Head | None = None) -> Outcome:
     if key not in _outcomes:
         task = pronoun_task(head)
         on_noun = sum(train(task, seed).on_noun() for seed in range(1, SEEDS + 1))
-        _outcomes[key] = Outcome(train(task), on_noun)
+        by_rate = {rate: train(task, SEED, rate) for rate in RATES}
+        _outcomes[key] = Outcome(by_rate[LEARNING_RATE], on_noun, by_rate)
     return _outcomes[key]
 
 

@@ -7,7 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from selfattn.claims import BY_ID, CLAIMS, failing
+from selfattn.attention import softmax
+from selfattn.claims import BY_ID, CLAIMS, failing, row, width_mix
 from selfattn.head import Head, head_from_json, load_head
 from selfattn.site.build import CONTENT
 
@@ -70,6 +71,22 @@ def test_batched_claims_agree_with_single_heads(head):
                 assert inside[k] == pytest.approx(float(single_inside), abs=1e-12)
             if condition is not None:
                 assert condition[k] == pytest.approx(float(single_condition), abs=1e-12)
+
+
+WIDTHS = [2**k for k in range(9)]  # F15 and F16's slider: 1 … 256
+
+
+def test_the_width_experiment_is_anchored_at_the_toy(head):
+    """Width 2 is the toy's raw row ate; divided by √d, every width is the toy's own scaled
+    row (F11's), so F16 and F11 print the same top weight (SPEC §2.1)."""
+    np.testing.assert_allclose(width_mix(head, 2), softmax(row(head, "R", "ate")))
+    toy = row(head, "W", "ate")
+    for d in WIDTHS:
+        np.testing.assert_allclose(width_mix(head, d, "sqrt"), toy, rtol=1e-12)
+    assert BY_ID["sqrtd.held"].computed(head) == "0.44" == f"{toy.max():.2f}"
+    # without a divisor the mix collapses: the scores at width d are raw·√(d/2)
+    np.testing.assert_allclose(width_mix(head, 16), softmax(row(head, "R", "ate") * 8**0.5))
+    assert [BY_ID[f"sqrtd.d{d}"].printed for d in (2, 16, 64)] == ["0.572", "0.959", "0.999"]
 
 
 def run_cli(*args):

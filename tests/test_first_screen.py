@@ -50,7 +50,7 @@ def test_main_js_holds_the_page_and_the_first_figures_and_imports_nothing(site):
     main = (site / "static" / "js" / "main.js").read_text("utf-8")
     assert imports_by_lines(site / "static" / "js" / "main.js") == []
     text = (site / "index.html").read_text("utf-8")
-    figures = re.findall(r'<figure id="F\d\d"[^>]*data-module="([^"]+)"', text)
+    figures = re.findall(r'<figure id="[a-z][a-z0-9-]*"[^>]*data-module="([^"]+)"', text)
     first = [builder.STATIC / m for m in figures[: builder.FIRST_SCREEN_FIGURES]]
     joined = JOINED.findall(main)
     assert len(joined) == len(set(joined)), "a module joined twice"
@@ -167,7 +167,7 @@ def test_the_policy_allows_the_inline_script_and_stylesheet_by_their_hashes_and_
     scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
     styles = re.findall(r"<style>(.*?)</style>", page, flags=re.S)
     assert len(scripts) == 1 and "matchMedia" in scripts[0]
-    assert len(styles) == 1 and "--query" in styles[0] and "#F24" in styles[0]
+    assert len(styles) == 1 and "--query" in styles[0] and "#tiled-pass" in styles[0]
     assert sources("script-src") == allowed(scripts[0])
     assert sources("style-src") == allowed(styles[0])
     assert "unsafe" not in policy and 'rel="stylesheet"' not in page

@@ -55,6 +55,39 @@ def test_gradients_are_the_loss_s_own(task):
             assert np.allclose(grad, numeric, rtol=1e-6, atol=1e-9), (seed, name)
 
 
+def test_the_pulls_f27_draws_make_up_the_matrix_gradients(task):
+    """The chain rule's last link, as the prose tells it: it's query is one vector in both
+    sentences, so a step moves it exactly against its pull (times rate·|x_it|²); the keys
+    share W_K, so its gradient gathers every key's pull."""
+    W_Q, W_K = learn.start(learn.SEED)
+    p = learn.forward_backward(task, W_Q, W_K)
+    x_it = task.X[0, task.it]
+    assert np.array_equal(task.X[1, task.it], x_it)
+    pull = p.dq.sum(axis=0)
+    np.testing.assert_allclose(p.dW_Q, np.outer(x_it, pull), atol=1e-15)
+    np.testing.assert_allclose(p.dW_K, np.einsum("sni,snj->ij", task.X, p.dK), atol=1e-15)
+    rate = learn.LEARNING_RATE
+    moved = x_it @ (W_Q - rate * p.dW_Q) - x_it @ W_Q
+    np.testing.assert_allclose(moved, -rate * (x_it @ x_it) * pull, atol=1e-15)
+    h = 1e-6  # and the pull is the loss's own slope along q
+    for c in range(2):
+        nudge = np.zeros((2, 2))
+        nudge[:, c] = h * x_it / (x_it @ x_it)  # moves q_it by h along coordinate c, keys still
+        up = learn.forward_backward(task, W_Q + nudge, W_K).loss
+        down = learn.forward_backward(task, W_Q - nudge, W_K).loss
+        assert (up - down) / (2 * h) == pytest.approx(pull[c], rel=1e-6, abs=1e-10)
+
+
+def test_the_rate_decides_how_far_200_steps_get():
+    """F27's rates: slower stops short of the noun's 0.84, faster goes past it."""
+    runs = learn.outcome().by_rate
+    assert sorted(runs) == sorted(learn.RATES)
+    cat = {rate: run.weights[-1][0, 1] for rate, run in runs.items()}
+    assert cat[0.03] == pytest.approx(0.27, abs=0.005)
+    assert cat[0.1] == pytest.approx(0.84, abs=0.005)
+    assert cat[0.3] == pytest.approx(0.95, abs=0.005)
+
+
 def test_the_row_of_it_is_a_distribution_over_what_it_may_read(task):
     p = learn.forward_backward(task, *learn.start(3))
     assert p.weights.shape == (2, len(learn.TEMPLATE))

@@ -1,7 +1,8 @@
 """`selfattn build OUT`: the article's Markdown, figures and numbers → a static folder.
 
 Each language page is Markdown with three directives: `{{claim ID}}` (a number from the
-model), `{{figure F07}}` (an interactive figure) and `{{params}}` (the head's matrices),
+model), `{{figure long-key}}` (an interactive figure, by its slug; its label "F07" is
+its place in the page, counted here) and `{{params}}` (the head's matrices),
 plus `$…$` maths rendered to MathML here, at build time. URLs are relative, so the
 folder works from any static host or from a subfolder.
 """
@@ -44,7 +45,9 @@ class Language:
 LANGUAGES = (Language("zh-CN", "zh", ""), Language("en", "en", "en"))
 
 CLAIM = re.compile(r"\{\{claim ([a-z0-9._]+)\}\}")
-FIGURE = re.compile(r"<p>\{\{figure (F\d\d)\}\}</p>")
+# a figure by its slug, the name of its module and its anchor: stable when figures are added
+SLUG = r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
+FIGURE = re.compile(r"<p>\{\{figure (" + SLUG + r")\}\}</p>")
 PARAMS = re.compile(r"<p>\{\{params\}\}</p>")
 MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 HEADING_ID = re.compile(r"<h([1-6])>(.*?)\s*\{#([a-z0-9-]+)\}</h\1>")
@@ -96,13 +99,27 @@ def inline_script() -> str:
 SHEETS = ("style.css", "css/*.css")  # the base, then each group of figures' own rules
 
 
+# Comments are 40 % of the sheets' bytes (5 of their 12 KiB gzipped), and every page carries a
+# copy. Strings come first in each pattern so that nothing inside one is touched.
+CSS_STRING = r"""("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')"""
+CSS_COMMENT = re.compile(CSS_STRING + r"|/\*.*?\*/", re.S)
+CSS_SPACE = re.compile(CSS_STRING + r"|\s*([{};])\s*|\s+")
+
+
+def compact_css(text: str) -> str:
+    """`text` without comments, its white space cut to one space, none around { } ;.
+    Strings keep every character, so `content: "a  b"` is left as it was."""
+    text = CSS_COMMENT.sub(lambda m: m[1] or " ", text)  # a comment parts tokens as a space does
+    return CSS_SPACE.sub(lambda m: m[1] or m[2] or " ", text).strip()
+
+
 def stylesheet() -> str:
     """The text that goes between the head's <style> tags."""
     base, rest = SHEETS
     text = "\n".join(p.read_text("utf-8") for p in [STATIC / base, *sorted(STATIC.glob(rest))])
     if re.search(r"</style|<!--", text, re.I):
         raise BuildError("the stylesheet cannot be inlined: it contains </style or <!--")
-    return text
+    return compact_css(text)
 
 
 # The one Latin face (fonts/OFL.txt). Its rule sits in the page rather than the shared sheet:
@@ -136,11 +153,17 @@ class Built:
 
 
 def figure_modules() -> dict[str, str]:
-    """F07 → 'js/figures/F07-long-key.js' for every figure that has a module."""
+    """long-key → 'js/figures/long-key.js' for every figure that has a module."""
     return {
-        path.name[:3]: path.relative_to(STATIC).as_posix()
-        for path in sorted((STATIC / "js" / "figures").glob("F[0-9][0-9]-*.js"))
+        path.stem: path.relative_to(STATIC).as_posix()
+        for path in sorted((STATIC / "js" / "figures").glob("*.js"))
     }
+
+
+def figure_label(place: int) -> str:
+    """The name a reader sees, from the figure's place in the page (0 → "F01"): computed at
+    each build, so adding a figure renumbers the labels and nothing else."""
+    return f"F{place + 1:02d}"
 
 
 def static_imports(module: str) -> list[str]:
@@ -169,7 +192,7 @@ def module_graph(entry: str) -> list[str]:
 def first_screen(source: str) -> list[str]:
     """The modules of the first figures in the article's order (see FIRST_SCREEN_FIGURES)."""
     modules = figure_modules()
-    figures = [f for f in re.findall(r"\{\{figure (F\d\d)\}\}", source) if f in modules]
+    figures = [f for f in re.findall(r"\{\{figure (" + SLUG + r")\}\}", source) if f in modules]
     return [modules[f] for f in figures[:FIRST_SCREEN_FIGURES]]
 
 
@@ -277,12 +300,15 @@ def render_article(
     seen: list[str] = []
 
     def figure(match: re.Match) -> str:
-        fid = match.group(1)
-        if fid not in captions:
-            raise BuildError(f"{lang}: no caption for figure {fid}")
-        seen.append(fid)
+        slug = match.group(1)
+        if slug not in captions:
+            raise BuildError(f"{lang}: no caption for figure {slug}")
+        seen.append(slug)
         return env.get_template("figure.html").render(
-            id=fid, module=modules.get(fid), caption=captions[fid][lang]
+            slug=slug,
+            label=figure_label(len(seen) - 1),
+            module=modules.get(slug),
+            caption=captions[slug][lang],
         )
 
     body = FIGURE.sub(figure, body)
@@ -343,6 +369,20 @@ def page_data(head: Head, numbers: dict[str, str], lang: str, content: Path = CO
         "heads": heads.two_heads(head).to_json(),
         "predictions": questions,
     }
+
+
+GALLERY = "kit"  # the kit's gallery page, kit/index.html: every part of the kit, live
+
+
+def write_gallery(out: Path, env: Environment, head: Head, script: str, sheet: str) -> Path:
+    """The kit's gallery (not linked from the article): the same head, script and stylesheet
+    as the pages, so the policy that allows theirs allows it."""
+    folder = out / GALLERY
+    folder.mkdir(parents=True, exist_ok=True)
+    data = json.dumps({"head": head.to_json()}, separators=(",", ":")).replace("</", "<\\/")
+    page = env.get_template("kit.html").render(inline_script=script, stylesheet=sheet, data=data)
+    (folder / "index.html").write_text(page, "utf-8")
+    return folder / "index.html"
 
 
 def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built:
@@ -411,6 +451,7 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
         pages.append(folder / "index.html")
     if len(firsts) != 1:
         raise BuildError(f"the languages open with different figures: {sorted(firsts)}")
+    write_gallery(out, env, head, script, sheet)
     write_chunks(out / "static", list(firsts.pop()))
     # hashed from the text the pages hold, not read again: an edit landing meanwhile would
     # give a policy that refuses this build's inline script until the next one

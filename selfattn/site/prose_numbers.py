@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import sys
 
+import numpy as np
+
 from .. import cost, heads, leak, learn
 from ..article import (
     FLOOR_SCORE,
@@ -16,11 +18,13 @@ from ..article import (
     THOUSAND_TOKENS,
 )
 from ..attention import spread, stacked_alone
+from ..bugs import SilentBugs, buggy_head, turn
 from ..claims import CLAIMS, output_with_raw_score, turn_degrees
 from ..head import Head
 from ..numbers import fixed, grouped, size, vector, weight
 
 N_TOKENS = 6
+SMALLEST_SUBNORMAL = sys.float_info.min * sys.float_info.epsilon  # 4.9 × 10⁻³²⁴
 STACKED_LAYERS = 3  # F21's deepest stack: by then the six tokens are one point
 
 
@@ -63,11 +67,77 @@ def _learning() -> dict[str, str]:
     }
 
 
+def matrix(rows, decimals: int = 2) -> str:
+    """`matrix([[0.58, 1.44], [-0.74, 0.63]])` → '[[0.58, 1.44], [−0.74, 0.63]]': rows in order,
+    as the page prints a vector, so a reader can copy a matrix into numpy."""
+    return "[" + ", ".join(vector(row, decimals) for row in rows) + "]"
+
+
+def _trained(head: Head) -> dict[str, str]:
+    """F27's run before and after: W_Q and W_K (two decimals, as the page prints every
+    parameter), the rates it offers, and the trained picture: how many degrees it's query is
+    from each key of the cat sentence, and how long each key is (cat wins on length, F07)."""
+    run = learn.outcome(head).opening
+    task = learn.pronoun_task(head)
+    x = task.X[0]  # the cat sentence
+    q = x[task.it] @ run.W_Q[-1]
+    keys = x @ run.W_K[-1]
+    numbers = {
+        "learn.wq.start": matrix(run.W_Q[0]),
+        "learn.wk.start": matrix(run.W_K[0]),
+        "learn.wq.end": matrix(run.W_Q[-1]),
+        "learn.wk.end": matrix(run.W_K[-1]),
+        "learn.rate.slow": fixed(learn.RATES[0]),
+        "learn.rate.fast": fixed(learn.RATES[-1], 1),
+        "learn.q.end": vector(q),
+    }
+    for j, token in enumerate(learn.TEMPLATE):
+        name = token.format(noun="cat")
+        numbers[f"learn.angle.{name}"] = fixed(float(turn_degrees(q, keys[j])), 1)
+        numbers[f"learn.key.{name}"] = fixed(float(np.linalg.norm(keys[j])))
+    return numbers
+
+
+def _head_two() -> dict[str, str]:
+    """F29's head 2 and W_O, as heads.json stores them: a pencil needs them all."""
+    two = heads.two_heads()
+    return {
+        "heads.h2.wq": matrix(two.W_Q[1]),
+        "heads.h2.wk": matrix(two.W_K[1]),
+        "heads.h2.wv": matrix(two.W_V[1]),
+        "heads.wo": matrix(two.W_O),
+    }
+
+
 def _turn(head: Head) -> dict[str, str]:
-    """F28's turn: θ as F26's RoPE takes it, and how many positions apart it and cat stand."""
+    """F28's turn: θ as F26's RoPE takes it, how many positions apart it and cat stand, and
+    the angle between it's query and cat's key before and after the turn (3 rad of turning
+    takes 30° to 158°: an angle between arrows never exceeds 180°)."""
+    run = head.run()
+    it, cat = head.index("it"), head.index("cat")
+    gap = it - cat
+    q, k = run["Q"][it], run["K"][cat]
+    q_turned, k_turned = turn(np.array([q, k]), np.array([it, cat]), ROPE_THETA)
     return {
         "turn.theta": fixed(ROPE_THETA, 0),
-        "turn.gap": grouped(head.index("it") - head.index("cat")),
+        "turn.gap": grouped(gap),
+        "turn.gap.degrees": fixed(math.degrees(gap * ROPE_THETA), 0),
+        "turn.angle.before": fixed(float(turn_degrees(q, k)), 0),
+        "turn.angle.after": fixed(float(turn_degrees(q_turned, k_turned)), 0),
+        # a real head turns d/2 planes, each at its own speed
+        "gpt2.rope.planes": grouped(cost.GPT2_SMALL.d_head // 2),
+    }
+
+
+def _long_key(head: Head) -> dict[str, str]:
+    """F26's stretched key of `and` (mask on, no positions, as the toy is): it tops only the
+    rows whose query is within 90° of it; row ran, 104° away, gives it its least."""
+    weights = buggy_head(head, SilentBugs(long_key_takeover=True))["W"]
+    run = head.run()
+    ran, and_ = head.index("ran"), head.index("and")
+    return {
+        "bugs.longkey.ran.and": fixed(float(weights[ran, and_])),
+        "angle.ran.and": fixed(float(turn_degrees(run["Q"][ran], run["K"][and_])), 0),
     }
 
 
@@ -98,7 +168,14 @@ def _computed(head: Head) -> dict[str, str]:
         **_stacked(head),
         **_training(),
         **_learning(),
+        **_trained(head),
+        **_head_two(),
         **_turn(head),
+        **_long_key(head),
+        # the weighted sum's section uses the unmasked weights; with the mask, this
+        "output.it.causal": vector(head.run(mask="causal")["out"][head.index("it")]),
+        # below this, e^s is exactly 0 in float64: the log of the smallest subnormal, halved
+        "softmax.underflow": fixed(math.log(SMALLEST_SUBNORMAL) - math.log(2), 0),
         **_heads(head),
         "softmax.floor.score": fixed(FLOOR_SCORE, 0),
         "softmax.ate.top": fixed(float(head.run()["W"][head.index("ate")].max())),
@@ -113,6 +190,9 @@ def _computed(head: Head) -> dict[str, str]:
         "divisor.toy": fixed(math.sqrt(d_toy), 3),
         "divisor.gpt2": fixed(math.sqrt(gpt2.d_head), 0),
         "spread.d64": fixed(math.sqrt(64)),
+        # F15: from the toy's width 2 to width d the raw scores grow by √(d/2)
+        "sqrtd.factor.d16": fixed(math.sqrt(16 / 2)),
+        "sqrtd.factor.d64": fixed(math.sqrt(64 / 2)),
         "cost.crossover": grouped(cost.projections_dominate_until(gpt2)),
         "cost.n1024": grouped(GPT2_CONTEXT),
         "cost.n1024.head": size(cost.score_bytes(GPT2_CONTEXT)),

@@ -15,16 +15,20 @@ from playwright.sync_api import Page
 import selfattn.site
 
 MODULES = Path(selfattn.site.__file__).parent / "static" / "js" / "figures"
-# every figure id, from its module's file name (F07-long-key.js → F07), in number order
-FIGURES = sorted(m[1] for p in MODULES.glob("*.js") if (m := re.match(r"(F\d\d)-", p.name)))
+CONTENT = Path(selfattn.site.__file__).parent / "content"
+# every figure's id, its slug (the name of its module, long-key.js → long-key), in page order
+FIGURES = re.findall(r"\{\{figure ([a-z][a-z0-9-]*)\}\}", (CONTENT / "en.md").read_text("utf-8"))
+# the label a reader sees beside each ("F07"), counted from the page order as build.py does
+LABELS = {slug: f"F{place + 1:02d}" for place, slug in enumerate(FIGURES)}
+SLUGS = {label: slug for slug, label in LABELS.items()}
 
 # what a read-out prints when a number went wrong: NaN, ∞ spelled as JS does, a missing
 # value, or an object turned into text
 BAD_TEXT = re.compile(r"NaN|undefined|Infinity|null|\[object")
 
-# read-outs that stand empty while what they label is not drawn (F02's turn angles, while
+# read-outs that stand empty while what they label is not drawn (drag-input's turn angles, while
 # the input has not turned q or v by half a degree and the arcs are hidden)
-BLANK_WHILE_HIDDEN = {"F02": {"q.turn", "v.turn"}}
+BLANK_WHILE_HIDDEN = {"drag-input": {"q.turn", "v.turn"}}
 
 # each read-out of a figure as [name, text, drawn], in document order (a JS function of the id)
 READ_OUTS_JS = """id => [...document.querySelectorAll(`#${id} [data-readout]`)]

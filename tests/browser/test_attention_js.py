@@ -1,4 +1,5 @@
-"""attention.js, F26's buggy head and kit/format.js against fixtures the Python model writes,
+"""attention.js, silent-bugs's buggy head and kit/format.js against fixtures the Python model
+writes,
 and kit/notation.js's reading of subscripts, run in Chromium."""
 
 from __future__ import annotations
@@ -193,7 +194,7 @@ def test_angle_and_matrix_mixing(page):
     np.testing.assert_allclose(got[1], 0.75 * head.W_K + 0.25 * head.W_Q, rtol=1e-14)
 
 
-# F24's bugs as attention.js names them, and as the checker does
+# tiled-pass's bugs as attention.js names them, and as the checker does
 TILED_BUGS = {
     "none": None,
     "rescale": "online-softmax-no-rescale",
@@ -265,7 +266,7 @@ def test_online_softmax_matches_python(page):
 
 
 def test_silent_bugs_head_matches_python(page):
-    """F26's head with every combination of its four switches, read forwards and backwards,
+    """silent-bugs's head with every combination of its four switches, read forwards and backwards,
     masked and not: keys, weights and outputs as bugs.py computes them."""
     head = load_head()
     n = len(head.tokens)
@@ -281,7 +282,7 @@ def test_silent_bugs_head_matches_python(page):
                 )
     got = run_js(
         page,
-        "figures/F26-silent-bugs.js",
+        "figures/silent-bugs.js",
         """const head = {...arg.head, index: (t) => arg.head.tokens.indexOf(t)};
            return arg.cases.map(c => m.run(head, c.switches, c.order, c.masked, arg.stretch));""",
         {

@@ -16,9 +16,9 @@ from .menu import use_menu
 
 def test_the_share_menu_is_one_quiet_control_until_opened(en_at_start):
     page = en_at_start.page
-    closed = page.locator("#F07 .figure-tools button")
+    closed = page.locator("#long-key .figure-tools button")
     assert closed.count() == 4 and not any(b.is_visible() for b in closed.all())
-    page.locator("#F07 .figure-tools summary").click()
+    page.locator("#long-key .figure-tools summary").click()
     assert all(b.is_visible() for b in closed.all())
 
 
@@ -83,16 +83,19 @@ def test_the_browser_offers_each_export_as_a_file(browser, site_url):
     watched = open_page(browser, site_url)
     page = watched.page
     with page.expect_download() as svg_download:
-        use_menu(page, "F03", "SVG")
+        use_menu(page, "query-meets-keys", "SVG")
     root = ET.parse(svg_download.value.path()).getroot()
     assert root.tag.endswith("svg") and math.isfinite(float(root.get("width")))
     with page.expect_download() as png_download:
-        use_menu(page, "F03", "PNG")
+        use_menu(page, "query-meets-keys", "PNG")
     png = Path(png_download.value.path()).read_bytes()
     assert png[:8] == PNG and len(png) > 1000
     with page.expect_download() as json_download:
-        use_menu(page, "F03", "JSON")
-    assert json.loads(Path(json_download.value.path()).read_text("utf-8"))["figure"] == "F03"
+        use_menu(page, "query-meets-keys", "JSON")
+    assert (
+        json.loads(Path(json_download.value.path()).read_text("utf-8"))["figure"]
+        == "query-meets-keys"
+    )
     assert watched.errors == []
     page.context.close()
 

@@ -39,9 +39,9 @@ PHONES = [(lang, width) for lang in LANGS for width in (360, 390)]
 HEAD = load_head()
 IT, CAT = HEAD.index("it"), HEAD.index("cat")
 RUN = HEAD.run()
-X_IT = HEAD.X[IT].tolist()  # F02's start: the input of `it`
-Q_IT = (HEAD.X[IT] @ HEAD.W_Q).tolist()  # F05's start: the query of `it`
-# F02 lets the input go as far from the origin as the longest embedding, to the half unit
+X_IT = HEAD.X[IT].tolist()  # drag-input's start: the input of `it`
+Q_IT = (HEAD.X[IT] @ HEAD.W_Q).tolist()  # shadow's start: the query of `it`
+# drag-input lets the input go as far from the origin as the longest embedding, to the half unit
 F02_REACH = math.ceil(max(np.linalg.norm(x) for x in HEAD.X) * 2) / 2
 # [NaN, 1e9]: NaN falls back to the start's coordinate, then the point is pulled in to reach
 F02_FAR = [c * F02_REACH / math.hypot(X_IT[0], 1e9) for c in (X_IT[0], 1e9)]
@@ -50,35 +50,35 @@ NO_BUGS = {"multiply": False, "noPositions": True, "noSqrt": False, "longKey": F
 
 # the one read-out each figure announces (aria-live) as the reader drives it
 KEY_READOUT = {
-    "F01": "x",
-    "F02": "q.turn",
-    "F03": "winner",
-    "F04": "cat.ate",
-    "F05": "score",
-    "F06": "top",
-    "F07": "winner",
-    "F08": "dots",
-    "F09": "top",
-    "F10": "mirror",
-    "F11": "total",
-    "F12": "sum",
-    "F13": "w.cat",
-    "F14": "spread",
-    "F15": "gradient",
-    "F16": "gradient",
-    "F17": "discarded",
-    "F18": "top",
-    "F19": "score.ran",
-    "F20": "sum",
-    "F21": "output",
-    "F22": "output",
-    "F23": "head",
-    "F25": "masked",
-    "F26": "failing",
-    "F24": "output",
-    "F27": "loss",
-    "F28": "score",
-    "F29": "output",
+    "install": "x",
+    "drag-input": "q.turn",
+    "query-meets-keys": "winner",
+    "two-maps": "cat.ate",
+    "shadow": "score",
+    "score-row": "top",
+    "long-key": "winner",
+    "fill-matrix": "dots",
+    "walk-rows": "top",
+    "transpose": "mirror",
+    "staircase": "total",
+    "give-way": "sum",
+    "never-zero": "w.cat",
+    "spread": "spread",
+    "collapse": "gradient",
+    "divisor": "gradient",
+    "remove-future": "discarded",
+    "asking-position": "top",
+    "multiply-leak": "score.ran",
+    "tip-to-tail": "sum",
+    "convex-hull": "output",
+    "shuffle": "output",
+    "context-cost": "head",
+    "attention-map": "masked",
+    "silent-bugs": "failing",
+    "tiled-pass": "output",
+    "gradient-finds-cat": "loss",
+    "positions-turn": "score",
+    "two-heads": "output",
 }
 
 # (figure, start, garbage, expected): from `start`, set(garbage) must leave exactly `expected`.
@@ -86,164 +86,184 @@ KEY_READOUT = {
 # (or kept it) fails, and no garbage is already a valid state (test_every_case_needs_a_clamp).
 # A figure's first start is away from where it starts on the page: the fuzz starts there.
 GARBAGE_CASES = [
-    ("F01", {"installed": 2}, {"installed": "x"}, {"installed": 0}),
-    ("F01", {"installed": 0}, {"installed": 99}, {"installed": 3}),
-    ("F01", {"installed": 0}, {"installed": 1.6}, {"installed": 2}),
-    ("F02", {"x": [0.5, 0.5]}, {"x": [math.nan, 1e9]}, {"x": pytest.approx(F02_FAR)}),
-    ("F02", {"x": [0.5, 0.5]}, {"x": "nonsense"}, {"x": X_IT}),
-    ("F02", {"x": [0.5, 0.5]}, {"x": [1, 2, 3]}, {"x": X_IT}),
-    ("F03", {"token": 0}, {"token": "dog"}, {"token": IT}),
-    ("F03", {"token": 0}, {"token": 2.5}, {"token": IT}),
-    ("F03", {"token": 0}, {"token": "cat"}, {"token": CAT}),
-    ("F04", {"mix": 0.5}, {"mix": -5}, {"mix": 0}),
-    ("F04", {"mix": 0.5}, {"mix": "x"}, {"mix": 0}),
-    ("F04", {"mix": 0}, {"mix": 0.337}, {"mix": 0.34}),
-    ("F05", {"q": [1, 0.5]}, {"q": "nonsense"}, {"q": Q_IT}),
-    ("F05", {"q": [1, 0.5]}, {"q": [math.nan, 0.5]}, {"q": pytest.approx([Q_IT[0], 0.5])}),
-    ("F06", {"token": 0}, {"token": 17}, {"token": IT}),
-    ("F06", {"token": 0}, {"token": "ran"}, {"token": HEAD.index("ran")}),
-    ("F07", {"f": 3}, {"f": "abc"}, {"f": 1}),
-    ("F07", {"f": 1}, {"f": 1e9}, {"f": 5}),
-    ("F07", {"f": 1}, {"f": 4.44}, {"f": 4.4}),
-    ("F08", {"rows": 3}, {"rows": "x"}, {"rows": 0}),
-    ("F08", {"rows": 0}, {"rows": 99}, {"rows": 6}),
-    ("F09", {"row": 2}, {"row": -3}, {"row": 0}),
-    ("F09", {"row": 2}, {"row": "it"}, {"row": IT}),
-    ("F09", {"row": 0}, {"row": 2.6}, {"row": 3}),
-    ("F10", {"transposed": True}, {"transposed": "yes"}, {"transposed": False}),
-    ("F10", {"transposed": True}, {"transposed": 1}, {"transposed": False}),
+    ("install", {"installed": 2}, {"installed": "x"}, {"installed": 0}),
+    ("install", {"installed": 0}, {"installed": 99}, {"installed": 3}),
+    ("install", {"installed": 0}, {"installed": 1.6}, {"installed": 2}),
+    ("drag-input", {"x": [0.5, 0.5]}, {"x": [math.nan, 1e9]}, {"x": pytest.approx(F02_FAR)}),
+    ("drag-input", {"x": [0.5, 0.5]}, {"x": "nonsense"}, {"x": X_IT}),
+    ("drag-input", {"x": [0.5, 0.5]}, {"x": [1, 2, 3]}, {"x": X_IT}),
+    ("query-meets-keys", {"token": 0}, {"token": "dog"}, {"token": IT}),
+    ("query-meets-keys", {"token": 0}, {"token": 2.5}, {"token": IT}),
+    ("query-meets-keys", {"token": 0}, {"token": "cat"}, {"token": CAT}),
+    ("two-maps", {"mix": 0.5}, {"mix": -5}, {"mix": 0}),
+    ("two-maps", {"mix": 0.5}, {"mix": "x"}, {"mix": 0}),
+    ("two-maps", {"mix": 0}, {"mix": 0.337}, {"mix": 0.34}),
+    ("shadow", {"q": [1, 0.5]}, {"q": "nonsense"}, {"q": Q_IT}),
+    ("shadow", {"q": [1, 0.5]}, {"q": [math.nan, 0.5]}, {"q": pytest.approx([Q_IT[0], 0.5])}),
+    ("score-row", {"token": 0}, {"token": 17}, {"token": IT}),
+    ("score-row", {"token": 0}, {"token": "ran"}, {"token": HEAD.index("ran")}),
+    ("long-key", {"f": 3}, {"f": "abc"}, {"f": 1}),
+    ("long-key", {"f": 1}, {"f": 1e9}, {"f": 5}),
+    ("long-key", {"f": 1}, {"f": 4.44}, {"f": 4.4}),
+    ("fill-matrix", {"rows": 3}, {"rows": "x"}, {"rows": 0}),
+    ("fill-matrix", {"rows": 0}, {"rows": 99}, {"rows": 6}),
+    ("walk-rows", {"row": 2}, {"row": -3}, {"row": 0}),
+    ("walk-rows", {"row": 2}, {"row": "it"}, {"row": IT}),
+    ("walk-rows", {"row": 0}, {"row": 2.6}, {"row": 3}),
+    ("transpose", {"transposed": True}, {"transposed": "yes"}, {"transposed": False}),
+    ("transpose", {"transposed": True}, {"transposed": 1}, {"transposed": False}),
     (
-        "F11",
+        "staircase",
         {"row": 2, "shift": "max", "stable": True},
         {"row": 1e9},
         {"row": 5, "shift": "max", "stable": True},
     ),
     (
-        "F11",
+        "staircase",
         {"row": 1, "shift": "0", "stable": False},
         {"row": "dog"},
         {"row": IT, "shift": "0", "stable": False},
     ),
     (
-        "F11",
+        "staircase",
         {"row": 4, "shift": "max", "stable": True},
         {"shift": "1e999", "stable": "yes"},
         {"row": 4, "shift": "0", "stable": False},
     ),
     # valid values kept, a key the figure does not have dropped
     (
-        "F11",
+        "staircase",
         {"row": 4, "shift": "0", "stable": False},
         {"shift": "max", "stable": True, "junk": 1},
         {"row": 4, "shift": "max", "stable": True},
     ),
-    ("F12", {"score": 5}, {"score": "x"}, {"score": pytest.approx(RUN["S"][IT, CAT])}),
-    ("F12", {"score": 0}, {"score": 1e9}, {"score": 8}),
-    ("F13", {"score": 0}, {"score": -1e300}, {"score": -30}),
-    ("F13", {"score": -10}, {"score": math.nan}, {"score": pytest.approx(RUN["S"][IT, CAT])}),
-    ("F14", {"width": 16}, {"width": 1e9}, {"width": 256}),
-    ("F14", {"width": 1}, {"width": 50}, {"width": 64}),
-    ("F15", {"width": 16}, {"width": "x"}, {"width": 1}),
-    ("F15", {"width": 16}, {"width": -8}, {"width": 1}),
+    ("give-way", {"score": 5}, {"score": "x"}, {"score": pytest.approx(RUN["S"][IT, CAT])}),
+    ("give-way", {"score": 0}, {"score": 1e9}, {"score": 8}),
+    ("never-zero", {"score": 0}, {"score": -1e300}, {"score": -30}),
     (
-        "F16",
+        "never-zero",
+        {"score": -10},
+        {"score": math.nan},
+        {"score": pytest.approx(RUN["S"][IT, CAT])},
+    ),
+    ("spread", {"width": 16}, {"width": 1e9}, {"width": 256}),
+    ("spread", {"width": 1}, {"width": 50}, {"width": 64}),
+    ("collapse", {"width": 16}, {"width": "x"}, {"width": 1}),
+    ("collapse", {"width": 16}, {"width": -8}, {"width": 1}),
+    (
+        "divisor",
         {"width": 16, "divisor": "sqrt"},
         {"width": math.inf, "divisor": "√d"},
         {"width": 1, "divisor": "none"},
     ),
     (
-        "F16",
+        "divisor",
         {"width": 4, "divisor": "none"},
         {"divisor": "d", "junk": 1},
         {"width": 4, "divisor": "d"},
     ),
-    ("F17", {"rows": 3}, {"rows": -2.4}, {"rows": 0}),
-    ("F17", {"rows": 0}, {"rows": 99}, {"rows": 6}),
-    ("F17", {"rows": 0}, {"rows": "3"}, {"rows": 3}),
-    ("F18", {"position": 1}, {"position": "x"}, {"position": 4}),
-    ("F18", {"position": 4}, {"position": -3}, {"position": 0}),
-    ("F18", {"position": 0}, {"position": 2.5}, {"position": 3}),
-    ("F19", {"multiply": True}, {"multiply": "yes"}, {"multiply": False}),
-    ("F19", {"multiply": True}, {"multiply": 1}, {"multiply": False}),
-    ("F20", {"terms": 4}, {"terms": None}, {"terms": 0}),
-    ("F20", {"terms": 0}, {"terms": 2.6}, {"terms": 3}),
-    ("F21", {"raw": 0, "layers": 1}, {"raw": 100, "layers": 7.4}, {"raw": 12, "layers": 3}),
+    ("remove-future", {"rows": 3}, {"rows": -2.4}, {"rows": 0}),
+    ("remove-future", {"rows": 0}, {"rows": 99}, {"rows": 6}),
+    ("remove-future", {"rows": 0}, {"rows": "3"}, {"rows": 3}),
+    ("asking-position", {"position": 1}, {"position": "x"}, {"position": 4}),
+    ("asking-position", {"position": 4}, {"position": -3}, {"position": 0}),
+    ("asking-position", {"position": 0}, {"position": 2.5}, {"position": 3}),
+    ("multiply-leak", {"multiply": True}, {"multiply": "yes"}, {"multiply": False}),
+    ("multiply-leak", {"multiply": True}, {"multiply": 1}, {"multiply": False}),
+    ("tip-to-tail", {"terms": 4}, {"terms": None}, {"terms": 0}),
+    ("tip-to-tail", {"terms": 0}, {"terms": 2.6}, {"terms": 3}),
+    ("convex-hull", {"raw": 0, "layers": 1}, {"raw": 100, "layers": 7.4}, {"raw": 12, "layers": 3}),
     (
-        "F21",
+        "convex-hull",
         {"raw": 5, "layers": 2},
         {"raw": "x", "layers": "x"},
         {"raw": pytest.approx(RUN["R"][IT, CAT]), "layers": 1},
     ),
     # anything but a permutation of the six keys leaves the order as it was
     (
-        "F22",
+        "shuffle",
         {"order": [5, 4, 3, 2, 1, 0]},
         {"order": [0, 0, 1, 2, 3, 4]},
         {"order": [5, 4, 3, 2, 1, 0]},
     ),
-    ("F22", {"order": [2, 0, 1, 5, 4, 3]}, {"order": "shuffle"}, {"order": [2, 0, 1, 5, 4, 3]}),
-    ("F23", {"n": 64}, {"n": 1e9}, {"n": 131072}),
-    ("F23", {"n": 1024}, {"n": -5}, {"n": 16}),
-    ("F23", {"n": 1024}, {"n": 1000.4}, {"n": 1000}),
+    ("shuffle", {"order": [2, 0, 1, 5, 4, 3]}, {"order": "shuffle"}, {"order": [2, 0, 1, 5, 4, 3]}),
+    ("context-cost", {"n": 64}, {"n": 1e9}, {"n": 131072}),
+    ("context-cost", {"n": 1024}, {"n": -5}, {"n": 16}),
+    ("context-cost", {"n": 1024}, {"n": 1000.4}, {"n": 1000}),
     # only false itself switches the mask off: a string or a number leaves it on
-    ("F25", {"causal": False}, {"causal": "false"}, {"causal": True}),
-    ("F25", {"causal": False}, {"causal": 0}, {"causal": True}),
+    ("attention-map", {"causal": False}, {"causal": "false"}, {"causal": True}),
+    ("attention-map", {"causal": False}, {"causal": 0}, {"causal": True}),
     (
-        "F26",
+        "silent-bugs",
         ALL_BUGS,
         {"multiply": "yes", "noPositions": 0, "noSqrt": None, "longKey": {}},
         NO_BUGS,
     ),
     (
-        "F24",
+        "tiled-pass",
         {"tile": 2, "step": 1, "bug": "rescale"},
         {"tile": 7, "step": 99, "bug": "x"},
         {"tile": 1, "step": 6, "bug": "none"},
     ),
     (
-        "F24",
+        "tiled-pass",
         {"tile": 1, "step": 0, "bug": "none"},
         {"tile": "2", "step": 2.6},
         {"tile": 2, "step": 3, "bug": "none"},
     ),
     (
-        "F24",
+        "tiled-pass",
         {"tile": 1, "step": 0, "bug": "none"},
         {"tile": 3, "step": "NaN", "bug": None},
         {"tile": 3, "step": 0, "bug": "none"},
     ),
     (
-        "F24",
+        "tiled-pass",
         {"tile": 1, "step": 0, "bug": "none"},
         {"tile": 3, "step": -4, "bug": "divide"},
         {"tile": 3, "step": 0, "bug": "divide"},
     ),
     # a seed rounds into 1..20, a rate the page does not offer keeps the one before
     (
-        "F27",
+        "gradient-finds-cat",
         {"seed": 3, "rate": 0.3, "step": 50},
         {"seed": 1e9, "rate": 0.7, "step": -4},
         {"seed": 20, "rate": 0.3, "step": 0},
     ),
     (
-        "F27",
+        "gradient-finds-cat",
         {"seed": 3, "rate": 0.3, "step": 50},
         {"seed": "x", "rate": "0.1", "step": 99.6},
         {"seed": 3, "rate": 0.1, "step": 100},
     ),
     (
-        "F27",
+        "gradient-finds-cat",
         {"seed": 3, "rate": 0.03, "step": 50},
         {"seed": 4.4, "rate": True, "step": 1e9},
         {"seed": 4, "rate": 0.03, "step": 200},
     ),
     # θ keeps two decimals within [0, 3.14]; a shift is a whole number of positions, 0 to 10
-    ("F28", {"theta": 2, "shift": 3}, {"theta": 1e9, "shift": -2}, {"theta": 3.14, "shift": 0}),
-    ("F28", {"theta": 2, "shift": 3}, {"theta": "x", "shift": 4.6}, {"theta": 2, "shift": 5}),
-    ("F28", {"theta": 2, "shift": 3}, {"theta": 0.456, "shift": 99}, {"theta": 0.46, "shift": 10}),
+    (
+        "positions-turn",
+        {"theta": 2, "shift": 3},
+        {"theta": 1e9, "shift": -2},
+        {"theta": 3.14, "shift": 0},
+    ),
+    (
+        "positions-turn",
+        {"theta": 2, "shift": 3},
+        {"theta": "x", "shift": 4.6},
+        {"theta": 2, "shift": 5},
+    ),
+    (
+        "positions-turn",
+        {"theta": 2, "shift": 3},
+        {"theta": 0.456, "shift": 99},
+        {"theta": 0.46, "shift": 10},
+    ),
     # a switch is on or off: anything but a boolean keeps what it was
-    ("F29", {"h1": True, "h2": True}, {"h1": False, "h2": "off"}, {"h1": False, "h2": True}),
-    ("F29", {"h1": False, "h2": True}, {"h1": 1, "h2": False}, {"h1": False, "h2": False}),
+    ("two-heads", {"h1": True, "h2": True}, {"h1": False, "h2": "off"}, {"h1": False, "h2": True}),
+    ("two-heads", {"h1": False, "h2": True}, {"h1": 1, "h2": False}, {"h1": False, "h2": False}),
 ]
 
 # Garbage for any figure, as JS (NaN, ±Infinity and undefined do not survive JSON): whole
@@ -354,9 +374,9 @@ def test_each_module_is_one_started_figure_on_the_page(fresh):
         """[...document.querySelectorAll('figure[data-figure]')]
             .map(f => [f.id, f.dataset.figure, f.dataset.module, Boolean(f.figure)])"""
     )
-    modules = {m.name[:3]: f"js/figures/{m.name}" for m in MODULES.glob("F*.js")}
+    modules = {m.stem: f"js/figures/{m.name}" for m in MODULES.glob("*.js")}
     assert len(FIGURES) == len(modules) >= 26
-    assert sorted(f[0] for f in figures) == FIGURES
+    assert [f[0] for f in figures] == FIGURES  # by slug, in page order
     for figure_id, data_figure, module, started in figures:
         assert (data_figure, module, started) == (figure_id, modules[figure_id], True)
 
@@ -429,7 +449,7 @@ def same_kind(value, like) -> bool:
 
 def drawn_readouts(page, figure_id: str) -> dict[str, str]:
     """The read-outs a reader can see, clean, by name (a hidden one may keep an old number:
-    F02's turn once its arc hides)."""
+    drag-input's turn once its arc hides)."""
     shown = page.evaluate(READ_OUTS_JS, figure_id)
     check_clean(figure_id, shown)
     return {name: text for name, text, drawn in shown if drawn}

@@ -1,4 +1,4 @@
-"""F29 driven through its switches: heads.js retraces heads.py, the page prints Python's rows
+"""two-heads driven through its switches: heads.js retraces heads.py, the page prints Python's rows
 and output for every pair of switches, a switch works by keyboard and by touch, the prose's
 numbers are the claims' (its labels in every state: test_labels' one walk)."""
 
@@ -25,7 +25,7 @@ ON: list[tuple[bool, bool]] = [(True, True), (True, False), (False, True), (Fals
 @pytest.fixture(scope="module")
 def page(browser, site_url):
     watched = open_page(browser, site_url + "en/", reduced_motion="reduce")
-    watched.page.locator("#F29").scroll_into_view_if_needed()
+    watched.page.locator("#two-heads").scroll_into_view_if_needed()
     yield watched.page
     assert watched.errors == [], watched.errors
     assert watched.foreign == [], watched.foreign
@@ -58,32 +58,32 @@ def test_heads_js_retraces_heads_py(page):
 
 @pytest.mark.parametrize("on", ON, ids=lambda on: "-".join("on" if o else "off" for o in on))
 def test_the_page_prints_python_s_rows_and_output(page, on):
-    set_state(page, "F29", {"h1": on[0], "h2": on[1]})
-    assert readouts(page, "F29") == expected(on)
+    set_state(page, "two-heads", {"h1": on[0], "h2": on[1]})
+    assert readouts(page, "two-heads") == expected(on)
 
 
 def test_switches_by_keyboard_and_by_touch(page):
-    set_state(page, "F29", {"h1": True, "h2": True})
-    press(page, "#F29 input[name=h1]", "Space")
-    assert state(page, "F29") == {"h1": False, "h2": True}
-    assert readouts(page, "F29")["output"] == expected((False, True))["output"]
-    click(page, "#F29 label:has(input[name=h2])")
-    assert state(page, "F29") == {"h1": False, "h2": False}
-    press(page, "#F29 input[name=h1]", "Space")
-    click(page, "#F29 label:has(input[name=h2])")
-    assert state(page, "F29") == {"h1": True, "h2": True}
+    set_state(page, "two-heads", {"h1": True, "h2": True})
+    press(page, "#two-heads input[name=h1]", "Space")
+    assert state(page, "two-heads") == {"h1": False, "h2": True}
+    assert readouts(page, "two-heads")["output"] == expected((False, True))["output"]
+    click(page, "#two-heads label:has(input[name=h2])")
+    assert state(page, "two-heads") == {"h1": False, "h2": False}
+    press(page, "#two-heads input[name=h1]", "Space")
+    click(page, "#two-heads label:has(input[name=h2])")
+    assert state(page, "two-heads") == {"h1": True, "h2": True}
     x, y = (BY_ID[f"heads.out.{c}"].computed(HEAD) for c in "xy")
-    assert readouts(page, "F29")["output"] == f"[{x}, {y}]"
+    assert readouts(page, "two-heads")["output"] == f"[{x}, {y}]"
 
 
 def test_a_head_off_draws_its_part_dashed_to_where_the_output_stood(page):
     """What the output loses is drawn: the switched-off head's part runs from the output's
     tip to the tip it has with both heads on."""
     for h, on in ((0, {"h1": False, "h2": True}), (1, {"h1": True, "h2": False})):
-        set_state(page, "F29", on)
+        set_state(page, "two-heads", on)
         drawn = page.evaluate(
             """() => {
-              const plane = document.querySelector('#F29 svg.plane');
+              const plane = document.querySelector('#two-heads svg.plane');
               const tip = (g) => g.querySelector('polygon').getAttribute('points').split(' ')[0]
                 .split(',').map(Number);
               const parts = [...plane.querySelectorAll('.arrow.part')];
@@ -107,8 +107,8 @@ def test_the_prose_prints_the_claims(page):
     for claim_id in ("heads.h1.it.cat", "heads.h2.it.and", "heads.h2.it.cat", "heads.lost.h1"):
         span = page.locator(f"[data-claim='{claim_id}']").first
         assert span.text_content() == BY_ID[claim_id].computed(HEAD)
-    set_state(page, "F29", {"h1": True, "h2": True})
-    r = readouts(page, "F29")
+    set_state(page, "two-heads", {"h1": True, "h2": True})
+    r = readouts(page, "two-heads")
     assert r["h1.cat"] == BY_ID["heads.h1.it.cat"].computed(HEAD)
     assert r["h2.and"] == BY_ID["heads.h2.it.and"].computed(HEAD)
     assert page.locator("[data-claim='heads.out']").first.text_content() == r["output"]

@@ -1,4 +1,4 @@
-"""F19's training curves: the two runs leak.py trains at build time, drawn and stated as
+"""multiply-leak's training curves: the two runs leak.py trains at build time, drawn and stated as
 measured, the mask in use standing out as the switch flips."""
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ def page(article_at_start):
 
 def test_the_curves_end_where_the_runs_ended(page):
     for cls, run, name in (("correct", RUNS.correct, "−∞"), ("leak", RUNS.leaky, "× 0")):
-        label = page.locator(f"#F19 .losses text.curve-label.{cls}").text_content()
+        label = page.locator(f"#multiply-leak .losses text.curve-label.{cls}").text_content()
         assert label == f"{name} {fixed(run.train_loss[-1])}"
-        d = page.get_attribute(f"#F19 .losses path.curve.{cls}", "d")
+        d = page.get_attribute(f"#multiply-leak .losses path.curve.{cls}", "d")
         assert d is not None and d.count("L") == len(run.steps) - 1
-    floor = page.locator("#F19 .losses text.reference-label").text_content()
+    floor = page.locator("#multiply-leak .losses text.reference-label").text_content()
     assert fixed(RUNS.floor) in floor
     # what the prose says, computed by the same runs
     assert PROSE["leak.train.leaky"] == fixed(RUNS.leaky.train_loss[-1])
@@ -37,14 +37,14 @@ def test_the_curves_end_where_the_runs_ended(page):
 
 
 def test_the_switch_brings_forward_its_own_run(page):
-    set_state(page, "F19", {"multiply": False})
+    set_state(page, "multiply-leak", {"multiply": False})
     for multiply, run in ((True, RUNS.leaky), (False, RUNS.correct)):
-        page.locator("#F19 label.switch").click()
+        page.locator("#multiply-leak label.switch").click()
         next_frame(page)
-        assert state(page, "F19") == {"multiply": multiply}
+        assert state(page, "multiply-leak") == {"multiply": multiply}
         current = page.eval_on_selector_all(
-            "#F19 .losses path.current", "ps => ps.map(p => p.getAttribute('class'))"
+            "#multiply-leak .losses path.current", "ps => ps.map(p => p.getAttribute('class'))"
         )
         assert current == [f"curve {'leak' if multiply else 'correct'} current"]
-        note = page.locator("#F19 .figure-note").last.inner_text()
+        note = page.locator("#multiply-leak .figure-note").last.inner_text()
         assert fixed(run.held_out) in note and fixed(RUNS.chance) in note

@@ -1,4 +1,5 @@
-"""F27 driven through its real controls: every step the page shows is learn.py's step, to the
+"""gradient-finds-cat driven through its real controls: every step the page shows is learn.py's
+step, to the
 precision it prints; Train runs to the end (at once, for a reader who asked for no motion);
 the prose's numbers are the claims'."""
 
@@ -24,7 +25,7 @@ READ = ["the", "cat", "ate", "and", "it"]
 @pytest.fixture(scope="module")
 def page(browser, site_url):
     watched = open_page(browser, site_url + "en/")
-    watched.page.locator("#F27").scroll_into_view_if_needed()
+    watched.page.locator("#gradient-finds-cat").scroll_into_view_if_needed()
     yield watched.page
     assert watched.errors == [], watched.errors
     assert watched.foreign == [], watched.foreign
@@ -32,7 +33,8 @@ def page(browser, site_url):
 
 
 def expected(run: learn.Training, step: int) -> dict[str, str]:
-    """What F27 prints at a step of a run: its seed, the loss, the step and row it's weights."""
+    """What gradient-finds-cat prints at a step of a run: its seed, the loss, the step and row it's
+    weights."""
     row = run.weights[step][0]
     return {
         "seed": grouped(run.seed),
@@ -43,54 +45,62 @@ def expected(run: learn.Training, step: int) -> dict[str, str]:
 
 
 def shown(page) -> dict[str, str]:
-    return {k: v for k, v in readouts(page, "F27").items() if k != "angle"}
+    return {k: v for k, v in readouts(page, "gradient-finds-cat").items() if k != "angle"}
 
 
 @pytest.mark.parametrize("seed, rate", [(learn.SEED, 0.1), (4, 0.3), (17, 0.03)])
 @pytest.mark.parametrize("step", [0, 1, 37, 120, learn.STEPS])
 def test_a_step_in_the_page_is_python_s_step(page, seed, rate, step):
     run = learn.train(TASK, seed, rate)
-    set_state(page, "F27", {"seed": seed, "rate": rate, "step": step})
+    set_state(page, "gradient-finds-cat", {"seed": seed, "rate": rate, "step": step})
     assert shown(page) == expected(run, step)
 
 
 def test_step_presses_retrace_python(page):
     """Reset, then N presses of Step: the page's N-th step, to print precision."""
-    set_state(page, "F27", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 30})
-    click(page, "#F27 button[name=start]")
-    assert state(page, "F27")["step"] == 0
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 30}
+    )
+    click(page, "#gradient-finds-cat button[name=start]")
+    assert state(page, "gradient-finds-cat")["step"] == 0
     run = learn.opening()
     for step in range(1, 13):
-        click(page, "#F27 button[name=next]")
+        click(page, "#gradient-finds-cat button[name=next]")
         assert shown(page) == expected(run, step), step
 
 
 def test_a_new_seed_starts_a_new_run_at_step_zero(page):
-    set_state(page, "F27", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 80})
-    click(page, "#F27 .stepper .step-next")
-    assert state(page, "F27") == {"seed": learn.SEED + 1, "rate": 0.1, "step": 0}
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 80}
+    )
+    click(page, "#gradient-finds-cat .stepper .step-next")
+    assert state(page, "gradient-finds-cat") == {"seed": learn.SEED + 1, "rate": 0.1, "step": 0}
     assert shown(page) == expected(learn.train(TASK, learn.SEED + 1), 0)
 
 
 def test_a_rate_keeps_the_step_and_reads_its_own_run(page):
-    set_state(page, "F27", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 60})
-    click(page, "#F27 label.chip:has(input[value='0.3'])")
-    assert state(page, "F27") == {"seed": learn.SEED, "rate": 0.3, "step": 60}
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 60}
+    )
+    click(page, "#gradient-finds-cat label.chip:has(input[value='0.3'])")
+    assert state(page, "gradient-finds-cat") == {"seed": learn.SEED, "rate": 0.3, "step": 60}
     assert shown(page) == expected(learn.train(TASK, learn.SEED, 0.3), 60)
 
 
 def test_train_runs_to_the_end_a_step_a_frame_and_lands_on_the_claims(page):
-    set_state(page, "F27", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 0})
-    click(page, "#F27 button[name=play]")
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 0}
+    )
+    click(page, "#gradient-finds-cat button[name=play]")
     page.wait_for_timeout(300)
-    partway = state(page, "F27")["step"]
+    partway = state(page, "gradient-finds-cat")["step"]
     assert 0 < partway < learn.STEPS  # it runs, and not all at once
     deadline = time.monotonic() + 15
-    while state(page, "F27")["step"] < learn.STEPS:
+    while state(page, "gradient-finds-cat")["step"] < learn.STEPS:
         assert time.monotonic() < deadline, "training did not reach the last step"
         page.wait_for_timeout(100)
     page.wait_for_timeout(50)
-    r = readouts(page, "F27")
+    r = readouts(page, "gradient-finds-cat")
     head = load_head()
     assert r["loss"] == BY_ID["learn.loss.end"].computed(head)
     assert r["w.cat"] == BY_ID["learn.it.cat.end"].computed(head)
@@ -99,9 +109,9 @@ def test_train_runs_to_the_end_a_step_a_frame_and_lands_on_the_claims(page):
 def test_train_with_reduced_motion_jumps_to_the_end(browser, site_url):
     watched = open_page(browser, site_url + "en/", reduced_motion="reduce")
     p = watched.page
-    p.locator("#F27").scroll_into_view_if_needed()
-    click(p, "#F27 button[name=play]")
-    assert state(p, "F27")["step"] == learn.STEPS
+    p.locator("#gradient-finds-cat").scroll_into_view_if_needed()
+    click(p, "#gradient-finds-cat button[name=play]")
+    assert state(p, "gradient-finds-cat")["step"] == learn.STEPS
     assert watched.errors == []
     p.context.close()
 
@@ -119,7 +129,9 @@ def test_the_prose_states_the_training_claims(page):
         assert spans.count() >= 1, claim_id
         assert spans.first.text_content() == BY_ID[claim_id].computed(head)
     # and what the page opens on is the run the prose reads
-    set_state(page, "F27", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 0})
-    r = readouts(page, "F27")
+    set_state(
+        page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 0}
+    )
+    r = readouts(page, "gradient-finds-cat")
     assert r["w.cat"] == BY_ID["learn.it.cat.start"].computed(head)
     assert fixed(float(r["loss"]), 2) == BY_ID["learn.loss.start"].computed(head)

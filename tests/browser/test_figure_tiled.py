@@ -1,4 +1,4 @@
-"""F24, row it streamed over the keys in tiles: driven through its real controls, and what it
+"""tiled-pass, row it streamed over the keys in tiles: driven through its real controls, and what it
 draws (the running max m as a line, each key's term exp(s − m) as a bar, ℓ as those terms end
 to end beside a ghost of itself before the rescale) checked against attention.online_softmax."""
 
@@ -23,7 +23,7 @@ OUT = vector(RUN["out"][IT])
 BUGS = ["none", "rescale", "divide", "reset"]
 
 
-# F24's bugs on the page, by the ids the checker names them with ("reset" is a start state)
+# tiled-pass's bugs on the page, by the ids the checker names them with ("reset" is a start state)
 NAMED = {
     "none": None,
     "rescale": "online-softmax-no-rescale",
@@ -32,7 +32,8 @@ NAMED = {
 
 
 def streamed(tile: int, bug: str = "none") -> list[Running]:
-    """The tiled pass of row it as attention.py computes it, with a bug as F24's state names it."""
+    """The tiled pass of row it as attention.py computes it, with a bug as tiled-pass's state names
+    it."""
     s, V = RUN["S"][IT], RUN["V"]
     if bug == "reset":
         m, ell, acc, *_ = online_softmax(RUN["S"][AND], V, tile)[-1]
@@ -42,7 +43,7 @@ def streamed(tile: int, bug: str = "none") -> list[Running]:
 
 # what the running picture draws, in its own units (a JS function of nothing)
 DRAWN_JS = """() => {
-  const root = document.querySelector('#F24 svg.running');
+  const root = document.querySelector('#tiled-pass svg.running');
   const shown = (e) => e.getClientRects().length > 0;
   const num = (e, a) => Number(e.getAttribute(a));
   const text = (name) => {
@@ -80,13 +81,13 @@ def page(article_at_start):
 
 @pytest.mark.parametrize("tile", [1, 2, 3])
 def test_tiles_land_on_the_full_pass_output_and_draw_m_and_l_to_scale(page, tile):
-    page.select_option("#F24 select[name=tile]", str(tile))
+    page.locator(f"#tiled-pass input[name=tile][value='{tile}']").evaluate("e => e.click()")
     next_frame(page)
-    assert state(page, "F24") == {"tile": tile, "step": 0, "bug": "none"}
+    assert state(page, "tiled-pass") == {"tile": tile, "step": 0, "bug": "none"}
     states = streamed(tile)
     scales = {"m": [], "l": [], "term": []}
     for k in range(1, len(states)):
-        press(page, "#F24 button[name=next]", "Enter")  # the keyboard, as a reader would
+        press(page, "#tiled-pass button[name=next]", "Enter")  # the keyboard, as a reader would
         here = states[k]
         got = drawn(page)
         assert got["m"] == f"m = {fixed(here.m)}"
@@ -96,25 +97,25 @@ def test_tiles_land_on_the_full_pass_output_and_draw_m_and_l_to_scale(page, tile
         scales["m"].append(got["mHeight"] / here.m)
         scales["l"].append(got["sumWidth"] / here.l)
         scales["term"] += [h / p for h, p in zip(got["terms"], here.terms, strict=False)]
-        assert clean_readouts(page, "F24")["output"] == vector(here.out)
+        assert clean_readouts(page, "tiled-pass")["output"] == vector(here.out)
     # one scale per quantity: the bars and lines are the numbers, not pictures of them
     for name, ratios in scales.items():
         assert np.ptp(ratios) < 0.01 * np.mean(ratios), name
-    assert state(page, "F24")["step"] == len(states) - 1
-    assert clean_readouts(page, "F24")["output"] == OUT == prose_numbers(HEAD)["output.it"]
-    assert page.get_attribute("#F24 button[name=next]", "aria-disabled") == "true"
-    assert page.locator("#F24 circle.point.output").is_visible()
+    assert state(page, "tiled-pass")["step"] == len(states) - 1
+    assert clean_readouts(page, "tiled-pass")["output"] == OUT == prose_numbers(HEAD)["output.it"]
+    assert page.get_attribute("#tiled-pass button[name=next]", "aria-disabled") == "true"
+    assert page.locator("#tiled-pass circle.point.output").is_visible()
 
 
 def test_when_the_max_jumps_the_old_terms_and_l_shrink_by_the_rescale(page):
     """Row it's max arrives in the second key: with one key a tile, m jumps there, and the
     first key's term and ℓ shrink by exp(m_old − m_new), drawn as the ratio of ℓ's ghost to
     what is left of it."""
-    set_state(page, "F24", {"tile": 1, "step": 0, "bug": "none"})
+    set_state(page, "tiled-pass", {"tile": 1, "step": 0, "bug": "none"})
     states = streamed(1)
     assert drawn(page)["m"] is None  # nothing arrived: no max yet
     for k in range(1, len(states)):
-        click(page, "#F24 button[name=next]")
+        click(page, "#tiled-pass button[name=next]")
         here, before = states[k], states[k - 1]
         got = drawn(page)
         if before.l == 0:
@@ -136,45 +137,48 @@ def test_when_the_max_jumps_the_old_terms_and_l_shrink_by_the_rescale(page):
 @pytest.mark.parametrize("bug", BUGS[1:])
 def test_each_bug_moves_the_landing_point(page, bug):
     tile = 1  # the max arrives in the second tile, so every bug shows
-    set_state(page, "F24", {"tile": tile, "step": 0, "bug": "none"})
-    page.select_option("#F24 select[name=bug]", bug)
+    set_state(page, "tiled-pass", {"tile": tile, "step": 0, "bug": "none"})
+    page.locator(f"#tiled-pass input[name=bug][value='{bug}']").evaluate("e => e.click()")
     next_frame(page)
     for _ in range(len(HEAD.tokens)):
-        click(page, "#F24 button[name=next]")
+        click(page, "#tiled-pass button[name=next]")
     wrong = streamed(tile, bug)[-1].out
-    assert clean_readouts(page, "F24")["output"] == vector(wrong) != OUT
+    assert clean_readouts(page, "tiled-pass")["output"] == vector(wrong) != OUT
     assert np.linalg.norm(wrong - RUN["out"][IT]) > 0.02
-    assert page.locator("#F24 .arrow.wrong").is_visible()
-    assert not page.locator("#F24 .arrow.output").is_visible()
+    assert page.locator("#tiled-pass .arrow.wrong").is_visible()
+    assert not page.locator("#tiled-pass .arrow.output").is_visible()
     assert drawn(page)["l"] == f"ℓ = {fixed(streamed(tile, bug)[-1].l, 3)}"
     # what the bug got wrong is drawn red: the unscaled terms, or what another row left
     red = {"rescale": ".term.wrong, .segment.wrong", "divide": None, "reset": ".carried"}[bug]
     if red:
-        assert page.locator(f"#F24 svg.running :is({red})").first.is_visible()
+        assert page.locator(f"#tiled-pass svg.running :is({red})").first.is_visible()
 
 
 def test_four_controls_back_and_next(page):
     """At most four controls (issue 29): back, next, the tile size and the bug."""
     count = page.evaluate(
-        "() => document.querySelectorAll('#F24 .controls :is(button, input, select)').length"
+        """() => document.querySelectorAll(
+            '#tiled-pass .controls :is(button, select, .menu-options,'
+            + ' input:not(.menu-options input))'
+          ).length"""
     )
     assert count == 4
-    set_state(page, "F24", {"tile": 2, "step": 2, "bug": "none"})
-    click(page, "#F24 button[name=back]")
-    assert state(page, "F24")["step"] == 1
-    press(page, "#F24 button[name=back]", "Enter")
-    assert state(page, "F24")["step"] == 0
-    assert page.get_attribute("#F24 button[name=back]", "aria-disabled") == "true"
-    press(page, "#F24 button[name=back]", "Enter")  # at the first step it stays there
-    assert state(page, "F24")["step"] == 0
+    set_state(page, "tiled-pass", {"tile": 2, "step": 2, "bug": "none"})
+    click(page, "#tiled-pass button[name=back]")
+    assert state(page, "tiled-pass")["step"] == 1
+    press(page, "#tiled-pass button[name=back]", "Enter")
+    assert state(page, "tiled-pass")["step"] == 0
+    assert page.get_attribute("#tiled-pass button[name=back]", "aria-disabled") == "true"
+    press(page, "#tiled-pass button[name=back]", "Enter")  # at the first step it stays there
+    assert state(page, "tiled-pass")["step"] == 0
 
 
 def test_every_state_is_free_of_nan(page):
     for tile in (1, 2, 3):
         for bug in BUGS:
             for step in range(len(streamed(tile)) + 1):
-                set_state(page, "F24", {"tile": tile, "step": step, "bug": bug})
-                clean_readouts(page, "F24")
-                text = page.inner_text("#F24") + page.text_content("#F24 svg.running")
+                set_state(page, "tiled-pass", {"tile": tile, "step": step, "bug": bug})
+                clean_readouts(page, "tiled-pass")
+                text = page.inner_text("#tiled-pass") + page.text_content("#tiled-pass svg.running")
                 assert not BAD_TEXT.search(text), (tile, bug, step)
                 assert not math.isnan(drawn(page)["sumWidth"]), (tile, bug, step)

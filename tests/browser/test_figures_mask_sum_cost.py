@@ -1,7 +1,9 @@
-"""F17–F26 driven through their real controls, read-outs checked against the Python model.
+"""remove-future–silent-bugs driven through their real controls, read-outs checked against the
+Python model.
 
-The causal mask (F17–F19), the weighted sum (F20–F22), the cost (F23, with cost.js
-against cost.py), the whole map (F25) and the four silent bugs (F26).
+The causal mask (remove-future–multiply-leak), the weighted sum (tip-to-tail–shuffle), the cost
+(context-cost, with cost.js
+against cost.py), the whole map (attention-map) and the four silent bugs (silent-bugs).
 """
 
 from __future__ import annotations
@@ -63,50 +65,52 @@ def page(browser, site_url):
     watched.page.context.close()
 
 
-# -- F17: the future removed row by row -------------------------------------------------------
+# -- remove-future: the future removed row by row --------------------------------------------------
 
 
 def test_F17_masks_row_by_row_and_counts_36_15_21(page):
-    set_state(page, "F17", {"rows": 0})
+    set_state(page, "remove-future", {"rows": 0})
     S = OPEN["S"]
-    cells = readouts(page, "F17")
+    cells = readouts(page, "remove-future")
     for i, q in enumerate(TOKENS):
         for j, k in enumerate(TOKENS):
             assert cells[f"S.{q}.{k}"] == fixed(S[i, j]), (q, k)
     future = causal_mask(N)
     for done in range(1, N + 1):
-        press(page, "#F17 button[name=next]", "Enter")
-        r = readouts(page, "F17")
+        press(page, "#remove-future button[name=next]", "Enter")
+        r = readouts(page, "remove-future")
         gone = int(future[:done].sum())
-        assert state(page, "F17") == {"rows": done}
+        assert state(page, "remove-future") == {"rows": done}
         assert r["discarded"] == grouped(gone)
         assert r["kept"] == grouped(cost.dot_products(N) - gone)  # of all 36 computed
-        dashed = page.locator("#F17 .cell.masked").count()
+        dashed = page.locator("#remove-future .cell.masked").count()
         assert dashed == gone
-        struck = page.locator("#F17 .cell.masked .cell-value.greyed").count()
+        struck = page.locator("#remove-future .cell.masked .cell-value.greyed").count()
         assert struck == gone, "a discarded score is no longer readable"
-    r = readouts(page, "F17")
+    r = readouts(page, "remove-future")
     assert (r["discarded"], r["kept"]) == (PROSE["counts.discarded"], PROSE["counts.kept"])
     assert grouped(cost.dot_products(N)) == PROSE["counts.dot"]
-    press(page, "#F17 button[name=next]", "Enter")  # nothing left to mask
-    assert state(page, "F17") == {"rows": N}
-    click(page, "#F17 button[name=back]")
-    assert readouts(page, "F17")["discarded"] == grouped(cost.causal_discarded(N))  # ran had none
+    press(page, "#remove-future button[name=next]", "Enter")  # nothing left to mask
+    assert state(page, "remove-future") == {"rows": N}
+    click(page, "#remove-future button[name=back]")
+    assert readouts(page, "remove-future")["discarded"] == grouped(
+        cost.causal_discarded(N)
+    )  # ran had none
 
 
-# -- F18: the asking position -----------------------------------------------------------------
+# -- asking-position: the asking position ----------------------------------------------------------
 
 
 def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
-    slider = "#F18 input[name=position]"
+    slider = "#asking-position input[name=position]"
     press(page, slider, "Home")
-    r = readouts(page, "F18")
+    r = readouts(page, "asking-position")
     assert r["bar.the"] == claim("causal.pos0.the") == "1.00"
     for position in range(N):
         if position:
             press(page, slider, "ArrowRight")
-        r = readouts(page, "F18")
-        assert state(page, "F18") == {"position": position}
+        r = readouts(page, "asking-position")
+        assert state(page, "asking-position") == {"position": position}
         assert page.get_attribute(slider, "aria-valuetext") == f"{position} · {TOKENS[position]}"
         assert r["candidates"] == str(position + 1)
         for j, token in enumerate(TOKENS):
@@ -115,10 +119,12 @@ def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
             assert r[f"bar.{token}"] == expected, (position, token)
         # the outline beside each bar is the weight without the mask, masked keys included
         ghosts = page.eval_on_selector_all(
-            "#F18 .bars .slot .ghost", "els => els.map(e => e.style.display !== 'none')"
+            "#asking-position .bars .slot .ghost", "els => els.map(e => e.style.display !== 'none')"
         )
         assert ghosts == [True] * N
-        assert page.locator("#F18 .bars .masked-box:visible").count() == N - 1 - position
+        assert (
+            page.locator("#asking-position .bars .masked-box:visible").count() == N - 1 - position
+        )
         top = int(np.argmax(CAUSAL["W"][position]))
         assert r["top"] == f"{TOKENS[top]} {fixed(CAUSAL['W'][position, top])}"
         if position == IT:
@@ -126,60 +132,62 @@ def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
             assert r["top"] == "cat 0.34"
 
 
-# -- F19: + (−∞) ↔ × 0 ------------------------------------------------------------------------
+# -- multiply-leak: + (−∞) ↔ × 0 -------------------------------------------------------------------
 
 
 def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
-    set_state(page, "F19", {"multiply": False})
-    r = readouts(page, "F19")
+    set_state(page, "multiply-leak", {"multiply": False})
+    r = readouts(page, "multiply-leak")
     assert (r["score.ran"], r["bar.ran"], r["check.value"]) == ("−∞", "0", "0")
     assert r["bar.cat"] == fixed(CAUSAL["W"][IT, CAT], 3)
     assert fixed(CAUSAL["W"][IT, CAT]) == claim("causal.it.cat")
     assert r["bar.ran"] == "0"
-    assert page.locator("#F19 .bar.leak").count() == 0
+    assert page.locator("#multiply-leak .bar.leak").count() == 0
     assert r["check"] == "✓ passes"
-    click(page, "#F19 label.switch")
-    assert state(page, "F19") == {"multiply": True}
-    r = readouts(page, "F19")
+    click(page, "#multiply-leak label.switch")
+    assert state(page, "multiply-leak") == {"multiply": True}
+    r = readouts(page, "multiply-leak")
     leaked = float(MULTIPLY["W"][np.triu_indices(N, 1)].sum())
     assert r["bar.ran"] == claim("mulmask.it.ran") == "0.092"
     assert r["score.ran"] == fixed(MULTIPLY["S"][IT, RAN]) == "0.00"
     assert r["check.value"] == fixed(leaked, 3)
     assert r["sum"] == fixed(MULTIPLY["W"][IT].sum(), 3) == "1.000"  # the row check is blind
     assert r["bar.cat"] == fixed(MULTIPLY["W"][IT, CAT], 3)
-    assert page.locator("#F19 .bar.leak").count() == N - 1 - IT  # ran's weight, drawn as a leak
+    assert (
+        page.locator("#multiply-leak .bar.leak").count() == N - 1 - IT
+    )  # ran's weight, drawn as a leak
     assert r["check"] == "✗ fails"
     for j, token in enumerate(TOKENS):
         assert r[f"bar.{token}"] == exact_weight(MULTIPLY["W"][IT, j], 3)
-    press(page, "#F19 input[name=multiply]", "Space")
-    assert state(page, "F19") == {"multiply": False}
-    assert readouts(page, "F19")["bar.ran"] == "0"
+    press(page, "#multiply-leak input[name=multiply]", "Space")
+    assert state(page, "multiply-leak") == {"multiply": False}
+    assert readouts(page, "multiply-leak")["bar.ran"] == "0"
 
 
-# -- F20: the terms tip to tail ---------------------------------------------------------------
+# -- tip-to-tail: the terms tip to tail ------------------------------------------------------------
 
 
 def test_F20_terms_add_tip_to_tail_to_its_output(page):
-    set_state(page, "F20", {"terms": 0})
+    set_state(page, "tip-to-tail", {"terms": 0})
     w, V = OPEN["W"][IT], OPEN["V"]
     out = OPEN["out"][IT]
     forward = out / np.linalg.norm(out)
     total = np.zeros(2)
     for k in range(N):
-        press(page, "#F20 button[name=next]", "Enter")
+        press(page, "#tip-to-tail button[name=next]", "Enter")
         total = total + w[k] * V[k]
-        r = readouts(page, "F20")
-        assert state(page, "F20")["terms"] == k + 1
+        r = readouts(page, "tip-to-tail")
+        assert state(page, "tip-to-tail")["terms"] == k + 1
         assert r["sum"] == vector(total)
         assert r["along"] == fixed(float(w[k] * V[k] @ forward))
         assert number(r["along"]) >= 0, "a step turned back"
-    assert readouts(page, "F20")["sum"] == PROSE["output.it"] == "[0.82, 0.81]"
-    assert page.locator("#F20 circle.point.output").is_visible()
-    click(page, "#F20 button[name=back]")
-    assert readouts(page, "F20")["sum"] == vector(total - w[-1] * V[-1])
+    assert readouts(page, "tip-to-tail")["sum"] == PROSE["output.it"] == "[0.82, 0.81]"
+    assert page.locator("#tip-to-tail circle.point.output").is_visible()
+    click(page, "#tip-to-tail button[name=back]")
+    assert readouts(page, "tip-to-tail")["sum"] == vector(total - w[-1] * V[-1])
 
 
-# -- F21: cat's raw score dragged to 8.00 and beyond ------------------------------------------
+# -- convex-hull: cat's raw score dragged to 8.00 and beyond ---------------------------------------
 
 F21_TOP = 12  # the track runs past the prose's 8.00, so the reader meets no wall there
 
@@ -201,10 +209,10 @@ def pick(r: dict[str, str], keys) -> dict[str, str]:
 
 
 def test_F21_dragging_cats_bar_to_the_marked_8_gives_the_convex_claim(page):
-    set_state(page, "F21", {"raw": float(OPEN["R"][IT, CAT]), "layers": 1})
-    page.locator("#F21 .handle").evaluate("e => e.scrollIntoView({block: 'center'})")
-    knob = page.locator("#F21 .handle .knob").bounding_box()
-    mark = page.locator("#F21 .bars .reference").bounding_box()
+    set_state(page, "convex-hull", {"raw": float(OPEN["R"][IT, CAT]), "layers": 1})
+    page.locator("#convex-hull .handle").evaluate("e => e.scrollIntoView({block: 'center'})")
+    knob = page.locator("#convex-hull .handle .knob").bounding_box()
+    mark = page.locator("#convex-hull .bars .reference").bounding_box()
     x, y = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
     page.mouse.move(x, y)
     page.mouse.down()
@@ -212,7 +220,7 @@ def test_F21_dragging_cats_bar_to_the_marked_8_gives_the_convex_claim(page):
     page.mouse.move(x, mark["y"] + mark["height"] / 2 + 1, steps=4)  # onto the dashed 8.00
     page.mouse.up()
     next_frame(page)
-    r = readouts(page, "F21")
+    r = readouts(page, "convex-hull")
     expected = f21_expect(8.0)
     assert pick(r, expected) == expected
     assert r["output"] == PROSE["convex.cat8"] == "[1.21, 0.93]"
@@ -224,31 +232,31 @@ def test_F21_dragging_cats_bar_to_the_marked_8_gives_the_convex_claim(page):
     page.mouse.move(x, mark["y"] - 400, steps=6)
     page.mouse.up()
     next_frame(page)
-    assert state(page, "F21") == {"raw": F21_TOP, "layers": 1}
-    assert pick(readouts(page, "F21"), f21_expect(F21_TOP)) == f21_expect(F21_TOP)
+    assert state(page, "convex-hull") == {"raw": F21_TOP, "layers": 1}
+    assert pick(readouts(page, "convex-hull"), f21_expect(F21_TOP)) == f21_expect(F21_TOP)
 
 
 def test_F21_layers_of_attention_alone_shrink_to_one_point(page):
     """Through the layer switch: each layer's six dots inside the last layer's polygon, and
     the note's spreads those the prose states, computed by Python."""
     page.emulate_media(reduced_motion="reduce")  # the dots land at once
-    set_state(page, "F21", {"raw": float(OPEN["R"][IT, CAT]), "layers": 1})
+    set_state(page, "convex-hull", {"raw": float(OPEN["R"][IT, CAT]), "layers": 1})
     stack = stacked_alone(OPEN["out"], HEAD.W_Q, HEAD.W_K, 3)
     for layers in (2, 3, 1, 3):
-        page.locator(f"#F21 input[name=layers][value='{layers}']").check()
+        page.locator(f"#convex-hull input[name=layers][value='{layers}']").check()
         next_frame(page)
-        assert state(page, "F21")["layers"] == layers
+        assert state(page, "convex-hull")["layers"] == layers
         shown = page.eval_on_selector_all(
-            "#F21 polygon.layer", "ps => ps.map(p => p.style.display !== 'none')"
+            "#convex-hull polygon.layer", "ps => ps.map(p => p.style.display !== 'none')"
         )
         assert shown == [k < layers for k in range(3)]
         dots = page.eval_on_selector_all(
-            "#F21 circle.layer-dot",
+            "#convex-hull circle.layer-dot",
             "ds => ds.map(d => [+d.getAttribute('cx'), +d.getAttribute('cy')])",
         )
         # the plane draws 150 units to 1: the dots are the Python layer's six outputs
         assert spread(np.array(dots)) == pytest.approx(150 * spread(stack[layers - 1]), abs=0.01)
-    note = page.locator("#F21 .figure-note").last.inner_text()
+    note = page.locator("#convex-hull .figure-note").last.inner_text()
     spreads = [PROSE[f"stack.spread.{k}"] for k in ("values", "1", "2", "3")]
     assert spreads == ["2.09", "0.41", "3.8 × 10⁻³", "2.8 × 10⁻⁹"]
     for text in spreads:
@@ -258,23 +266,23 @@ def test_F21_layers_of_attention_alone_shrink_to_one_point(page):
 
 
 def test_F21_keyboard_moves_the_score_along_its_track(page):
-    set_state(page, "F21", {"layers": 1})
-    knob = "#F21 .handle"
+    set_state(page, "convex-hull", {"layers": 1})
+    knob = "#convex-hull .handle"
     press(page, knob, "Home")
-    assert state(page, "F21") == {"raw": -1, "layers": 1}
+    assert state(page, "convex-hull") == {"raw": -1, "layers": 1}
     for raw in (-0.9, -0.8):
         press(page, knob, "ArrowUp")
         expected = f21_expect(raw)
-        assert pick(readouts(page, "F21"), expected) == expected
+        assert pick(readouts(page, "convex-hull"), expected) == expected
     press(page, knob, "PageUp")
-    assert math.isclose(state(page, "F21")["raw"], 0.2)
+    assert math.isclose(state(page, "convex-hull")["raw"], 0.2)
     press(page, knob, "End")
-    assert pick(readouts(page, "F21"), f21_expect(F21_TOP)) == f21_expect(F21_TOP)
+    assert pick(readouts(page, "convex-hull"), f21_expect(F21_TOP)) == f21_expect(F21_TOP)
     press(page, knob, "PageDown", times=F21_TOP - 8)
-    assert state(page, "F21") == {"raw": 8, "layers": 1}
-    assert readouts(page, "F21")["output"] == PROSE["convex.cat8"]
+    assert state(page, "convex-hull") == {"raw": 8, "layers": 1}
+    assert readouts(page, "convex-hull")["output"] == PROSE["convex.cat8"]
     press(page, knob, "ArrowDown")
-    assert pick(readouts(page, "F21"), f21_expect(7.9)) == f21_expect(7.9)
+    assert pick(readouts(page, "convex-hull"), f21_expect(7.9)) == f21_expect(7.9)
     assert page.get_attribute(knob, "aria-valuetext") == "7.90"
 
 
@@ -282,8 +290,8 @@ def test_F21_a_finger_drags_the_score_too(browser, site_url):
     watched = open_page(browser, site_url + "en/", width=390, has_touch=True)
     page = watched.page
     try:
-        page.locator("#F21 .handle").evaluate("e => e.scrollIntoView({block: 'center'})")
-        knob = page.locator("#F21 .handle .knob").bounding_box()
+        page.locator("#convex-hull .handle").evaluate("e => e.scrollIntoView({block: 'center'})")
+        knob = page.locator("#convex-hull .handle .knob").bounding_box()
         x, y = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
         cdp = page.context.new_cdp_session(page)
         cdp.send(
@@ -296,67 +304,67 @@ def test_F21_a_finger_drags_the_score_too(browser, site_url):
             )
         cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
         next_frame(page)
-        raw = state(page, "F21")["raw"]
+        raw = state(page, "convex-hull")["raw"]
         assert raw == F21_TOP, "the finger's drag did not reach the top of the track"
         expected = f21_expect(raw)
-        assert pick(readouts(page, "F21"), expected) == expected
+        assert pick(readouts(page, "convex-hull"), expected) == expected
         assert watched.errors == []
     finally:
         page.context.close()
 
 
-# -- F22: the reading order shuffled ----------------------------------------------------------
+# -- shuffle: the reading order shuffled ----------------------------------------------------------
 
 
 def test_F22_shuffling_reorders_the_bars_and_leaves_the_output(page):
-    click(page, "#F22 button[name=reset]")
+    click(page, "#shuffle button[name=reset]")
     out, w = OPEN["out"][IT], OPEN["W"][IT]
     seen = [list(range(N))]
     for _ in range(6):
-        click(page, "#F22 button[name=shuffle]")
-        order = state(page, "F22")["order"]
+        click(page, "#shuffle button[name=shuffle]")
+        order = state(page, "shuffle")["order"]
         assert sorted(order) == list(range(N))
         assert order != seen[-1], "shuffle left the order as it was"
         seen.append(order)
-        r = readouts(page, "F22")
+        r = readouts(page, "shuffle")
         assert r["output"] == PROSE["output.it"]
         assert number(r["moved"]) < 1e-12
         exact = page.evaluate(
-            "JSON.parse(document.querySelector('#F22 [data-readout=output]').dataset.exact)"
+            "JSON.parse(document.querySelector('#shuffle [data-readout=output]').dataset.exact)"
         )
         np.testing.assert_allclose(exact, out, rtol=0, atol=1e-12)
         # the bars stand in reading order, left to right
         page.wait_for_timeout(600)  # the slide
         xs = page.evaluate(
-            """() => Object.fromEntries([...document.querySelectorAll('#F22 .bars .slot')]
+            """() => Object.fromEntries([...document.querySelectorAll('#shuffle .bars .slot')]
                  .map(g => [g.querySelector('.bar-label').textContent,
                             g.getBoundingClientRect().x]))"""
         )
         assert sorted(xs, key=xs.get) == [TOKENS[j] for j in order]
         # each bar still prints its own weight, and no two numbers overlap
         boxes = page.evaluate(
-            """() => [...document.querySelectorAll('#F22 .bars .bar-value')]
+            """() => [...document.querySelectorAll('#shuffle .bars .bar-value')]
                  .map(t => { const b = t.getBoundingClientRect(); return [b.left, b.right]; })"""
         )
         boxes.sort()
         assert all(a[1] <= b[0] for a, b in itertools.pairwise(boxes)), boxes
         for j, token in enumerate(TOKENS):
             assert r[f"bar.{token}"] == fixed(w[j])
-    click(page, "#F22 button[name=reset]")
-    assert state(page, "F22") == {"order": list(range(N))}
-    assert readouts(page, "F22")["moved"] == "0"
+    click(page, "#shuffle button[name=reset]")
+    assert state(page, "shuffle") == {"order": list(range(N))}
+    assert readouts(page, "shuffle")["moved"] == "0"
 
 
 def test_F22_sums_in_the_shuffled_order(page):
     """The figure really adds in the order it shows: its running sums follow that order."""
     order = [5, 2, 0, 4, 1, 3]
-    set_state(page, "F22", {"order": order})
+    set_state(page, "shuffle", {"order": order})
     page.wait_for_timeout(600)  # the path's ease
     tips = page.evaluate(
-        """() => [...document.querySelectorAll('#F22 .arrow.term line')]
+        """() => [...document.querySelectorAll('#shuffle .arrow.term line')]
              .map(l => [Number(l.getAttribute('x1')), Number(l.getAttribute('y1'))])"""
     )
-    frame = page.evaluate("JSON.parse(document.querySelector('#F22 svg.plane').dataset.frame)")
+    frame = page.evaluate("JSON.parse(document.querySelector('#shuffle svg.plane').dataset.frame)")
     w, V = OPEN["W"][IT], OPEN["V"]
     partial = np.cumsum([w[j] * V[j] for j in order], axis=0)
     # each step starts where the previous ones ended, in the plane's own frame
@@ -367,7 +375,7 @@ def test_F22_sums_in_the_shuffled_order(page):
         assert math.isclose(py, (frame["y1"] - at[1]) * unit, abs_tol=1e-6)
 
 
-# -- F23: the cost ----------------------------------------------------------------------------
+# -- context-cost: the cost ------------------------------------------------------------------------
 
 
 def test_cost_js_matches_cost_py(page):
@@ -450,20 +458,20 @@ def f23_expect(n: int) -> dict[str, str]:
 
 
 def test_F23_slider_reaches_1024_and_131072_with_the_prose_numbers(page):
-    slider = "#F23 input[name=n]"
+    slider = "#context-cost input[name=n]"
     press(page, slider, "Home")
-    assert state(page, "F23") == {"n": 16}
-    assert readouts(page, "F23") == f23_expect(16)
+    assert state(page, "context-cost") == {"n": 16}
+    assert readouts(page, "context-cost") == f23_expect(16)
     press(page, slider, "ArrowRight", times=24)  # quarter octaves: 2⁴ → 2¹⁰
-    r = readouts(page, "F23")
+    r = readouts(page, "context-cost")
     assert r == f23_expect(1024)
     assert r["head"] == PROSE["cost.n1024.head"] == "2.0 MiB"
     assert page.get_attribute(slider, "aria-valuetext") == "1,024"
     press(page, slider, "ArrowRight")
-    assert state(page, "F23") == {"n": round(2**10.25)}
-    assert readouts(page, "F23") == f23_expect(round(2**10.25))
+    assert state(page, "context-cost") == {"n": round(2**10.25)}
+    assert readouts(page, "context-cost") == f23_expect(round(2**10.25))
     press(page, slider, "End")
-    r = readouts(page, "F23")
+    r = readouts(page, "context-cost")
     assert r == f23_expect(131_072)
     assert r["head"] == PROSE["cost.n131072.head"] == "32.0 GiB"
     assert r["ratio"] == PROSE["cost.n131072.ratio"] + "×" == "171×"
@@ -471,7 +479,7 @@ def test_F23_slider_reaches_1024_and_131072_with_the_prose_numbers(page):
 
 
 def test_F23_second_chart_marks_the_crossover_and_a_thousand_tokens(page):
-    chart = "#F23 svg.ops"
+    chart = "#context-cost svg.ops"
     cross = cost.projections_dominate_until()
     assert int(page.get_attribute(chart, "data-crossover")) == cross
     # at n = 2·d_model the projections and the n² part cost exactly the same
@@ -486,7 +494,7 @@ def test_F23_second_chart_marks_the_crossover_and_a_thousand_tokens(page):
     # the marked crossing sits where both lines meet, on the shared context-length axis
     where = "c => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]"
     centre = page.eval_on_selector(f"{chart} circle.crossing", where)
-    set_state(page, "F23", {"n": cross})
+    set_state(page, "context-cost", {"n": cross})
     dots = page.eval_on_selector_all(f"{chart} circle.cost-dot", f"cs => cs.map({where})")
     squared, projections = dots[0], dots[1]
     assert squared == pytest.approx(centre, abs=1e-6)
@@ -496,59 +504,59 @@ def test_F23_second_chart_marks_the_crossover_and_a_thousand_tokens(page):
 # 96, 1,536, 3,125 and 8,064 land exactly halfway (0.125×, 2.25 MiB, 1.25 × 10⁹, 10.5×)
 @pytest.mark.parametrize("n", [17, 96, 100, 768, 1000, 1536, 3125, 5000, 8064, 65_536, 100_000])
 def test_F23_readouts_match_cost_py_at_any_length(page, n):
-    set_state(page, "F23", {"n": n})
-    assert readouts(page, "F23") == f23_expect(n)
+    set_state(page, "context-cost", {"n": n})
+    assert readouts(page, "context-cost") == f23_expect(n)
 
 
 def test_F23_links_its_bytes_to_the_tiled_pass(page):
-    """The line under the chart says what a tiled pass writes instead, and leads to F24."""
-    link = page.locator("#F23 a[href='#F24']")
+    """The line under the chart says what a tiled pass writes instead, and leads to tiled-pass."""
+    link = page.locator("#context-cost a[href='#tiled-pass']")
     assert link.count() == 1
-    assert page.locator("#F24").count() == 1
+    assert page.locator("#tiled-pass").count() == 1
     for n in (1024, 131072):
-        set_state(page, "F23", {"n": n})
+        set_state(page, "context-cost", {"n": n})
         line = link.locator("xpath=..").inner_text()
         gpt2 = cost.GPT2_SMALL
         assert size(n * gpt2.d_head * gpt2.bytes_per_number) in line
     assert PROSE["tiled.n131072.written"] in line
     link.click()
-    page.wait_for_function("() => location.hash === '#F24'", polling=100)
+    page.wait_for_function("() => location.hash === '#tiled-pass'", polling=100)
 
 
-# -- F25: the whole map -----------------------------------------------------------------------
+# -- attention-map: the whole map ------------------------------------------------------------------
 
 
 def test_F25_switching_the_mask_fills_the_triangle(page):
-    set_state(page, "F25", {"causal": True})
+    set_state(page, "attention-map", {"causal": True})
     for causal in (True, False):
         W = (CAUSAL if causal else OPEN)["W"]
-        r = readouts(page, "F25")
+        r = readouts(page, "attention-map")
         for i, q in enumerate(TOKENS):
             for j, k in enumerate(TOKENS):
                 assert r[f"W.{q}.{k}"] == cell_weight(W[i, j]), (causal, q, k)
         assert r["masked"] == str(int(causal_mask(N).sum()) if causal else 0)
-        assert page.locator("#F25 .cell.masked").count() == (15 if causal else 0)
+        assert page.locator("#attention-map .cell.masked").count() == (15 if causal else 0)
         # what the mask leaves is written in each masked cell's small box: an exact 0
         masked_texts = page.eval_on_selector_all(
-            "#F25 .cell.masked .cell-value", "els => els.map(e => e.textContent)"
+            "#attention-map .cell.masked .cell-value", "els => els.map(e => e.textContent)"
         )
         assert masked_texts == (["0"] * 15 if causal else [])
         if causal:  # the prose's weights, each printed in its cell
             assert r["W.it.cat"] == claim("causal.it.cat") == "0.34"
             assert r["W.it.ran"] == "0"
-            click(page, "#F25 label.switch")
+            click(page, "#attention-map label.switch")
         else:
             assert r["W.it.cat"] == claim("softmax.it.cat") == "0.30"
             assert r["W.it.ran"] == fixed(OPEN["W"][IT, RAN])
-    press(page, "#F25 input[name=causal]", "Space")
-    assert state(page, "F25") == {"causal": True}
+    press(page, "#attention-map input[name=causal]", "Space")
+    assert state(page, "attention-map") == {"causal": True}
 
 
-# -- F26: four silent bugs --------------------------------------------------------------------
+# -- silent-bugs: four silent bugs -----------------------------------------------------------------
 
 
 def buggy(switches: dict[str, bool], order=None, masked: bool = True) -> dict[str, np.ndarray]:
-    """F26's head with the bugs its switches turn on (bugs.py)."""
+    """silent-bugs's head with the bugs its switches turn on (bugs.py)."""
     return buggy_head(HEAD, SilentBugs.from_switches(switches), order, masked)
 
 
@@ -583,11 +591,11 @@ def f25_expect(bugs: dict[str, bool]) -> dict[str, str]:
 
 
 def check_f25(page: Page, bugs: dict[str, bool]) -> None:
-    assert state(page, "F26") == bugs
-    r = readouts(page, "F26")
+    assert state(page, "silent-bugs") == bugs
+    r = readouts(page, "silent-bugs")
     expected = f25_expect(bugs)
     assert pick(r, expected) == expected
-    leaks = page.locator("#F26 .cell.leak").count()
+    leaks = page.locator("#silent-bugs .cell.leak").count()
     assert leaks == (int(causal_mask(N).sum()) if bugs["multiply"] else 0)
     raw = spread_at_init(INIT_WIDTH)  # numpy's draw, at a GPT-2 small head's width of 64
     assert r["check.sqrt.value"] == fixed(raw if bugs["noSqrt"] else raw / math.sqrt(INIT_WIDTH))
@@ -598,13 +606,13 @@ BUGS = ("multiply", "noPositions", "noSqrt", "longKey")
 
 
 def test_F26_starts_as_the_toy_head_with_no_positions(page):
-    set_state(page, "F26", {"multiply": False, "noPositions": True, "noSqrt": False})
-    set_state(page, "F26", {"longKey": False})
+    set_state(page, "silent-bugs", {"multiply": False, "noPositions": True, "noSqrt": False})
+    set_state(page, "silent-bugs", {"longKey": False})
     start = {"multiply": False, "noPositions": True, "noSqrt": False, "longKey": False}
     check_f25(page, start)
     W = buggy(start)["W"]
     np.testing.assert_allclose(W, CAUSAL["W"], atol=1e-15)  # the toy head as it is
-    r = readouts(page, "F26")
+    r = readouts(page, "silent-bugs")
     assert r["check.positions"] == "✗ fails"  # the toy has no positions: the check says so
     assert r["W.it.cat"] == claim("causal.it.cat")
 
@@ -612,12 +620,12 @@ def test_F26_starts_as_the_toy_head_with_no_positions(page):
 @pytest.mark.parametrize("bug", BUGS)
 def test_F26_each_switch_changes_the_map_and_its_assertion(page, bug):
     start = {"multiply": False, "noPositions": True, "noSqrt": False, "longKey": False}
-    set_state(page, "F26", start)
-    before = readouts(page, "F26")
-    click(page, f"#F26 label.switch:has(input[name={bug}])")
+    set_state(page, "silent-bugs", start)
+    before = readouts(page, "silent-bugs")
+    click(page, f"#silent-bugs label.switch:has(input[name={bug}])")
     flipped = {**start, bug: not start[bug]}
     check_f25(page, flipped)
-    after = readouts(page, "F26")
+    after = readouts(page, "silent-bugs")
     changed = [k for k in before if k.startswith("W.") and before[k] != after[k]]
     assert changed, f"{bug} left the map as it was"
     name = {
@@ -631,15 +639,15 @@ def test_F26_each_switch_changes_the_map_and_its_assertion(page, bug):
         leaked = float(MULTIPLY["W"][np.triu_indices(N, 1)].sum())
         assert after["check.mask.value"] == fixed(leaked, 3)
         assert after["W.it.ran"] == cell_weight(MULTIPLY["W"][IT, RAN])
-    press(page, f"#F26 input[name={bug}]", "Space")
+    press(page, f"#silent-bugs input[name={bug}]", "Space")
     check_f25(page, start)
 
 
 def test_F26_all_bugs_at_once(page):
     everything = dict.fromkeys(BUGS, True)
-    set_state(page, "F26", everything)
+    set_state(page, "silent-bugs", everything)
     check_f25(page, everything)
     fixed_all = {**dict.fromkeys(BUGS, False)}
-    set_state(page, "F26", fixed_all)
+    set_state(page, "silent-bugs", fixed_all)
     check_f25(page, fixed_all)
-    assert readouts(page, "F26")["failing"] == "0 / 5"
+    assert readouts(page, "silent-bugs")["failing"] == "0 / 5"

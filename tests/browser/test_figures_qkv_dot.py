@@ -1,4 +1,5 @@
-"""F01–F07 driven through their real controls, read-outs checked against the Python model."""
+"""install–long-key driven through their real controls, read-outs checked against the Python
+model."""
 
 from __future__ import annotations
 
@@ -22,36 +23,36 @@ def x_of(token: str) -> np.ndarray:
 
 def test_f01_slider_installs_the_matrices_one_by_one(en_at_start):
     page = en_at_start.page
-    slider = "#F01 input[type=range]"
+    slider = "#install input[type=range]"
     # the line reads x and the arrow installed last, by its formula
-    made = "#F01 .readout:has([data-readout=made]) dt"
-    assert readouts(page, "F01")["made"] == "—"
+    made = "#install .readout:has([data-readout=made]) dt"
+    assert readouts(page, "install")["made"] == "—"
     for k, W in enumerate((HEAD.W_Q, HEAD.W_K, HEAD.W_V), start=1):
         press(page, slider, "ArrowRight")
-        got = readouts(page, "F01")
+        got = readouts(page, "install")
         assert got["x"] == vector(x_of("it"))
         assert got["made"] == vector(x_of("it") @ W)
         assert page.locator(made).text_content() == f"{'qkv'[k - 1]} = xW{'QKV'[k - 1]}"
     press(page, slider, "Home")
-    assert state(page, "F01") == {"installed": 0}
+    assert state(page, "install") == {"installed": 0}
 
 
 def test_f02_drag_moves_every_projection(en_at_start):
     page = en_at_start.page
-    drag(page, "F02", ".handle", [-1.2, 0.7])
-    x = np.array(state(page, "F02")["x"])
+    drag(page, "drag-input", ".handle", [-1.2, 0.7])
+    x = np.array(state(page, "drag-input")["x"])
     assert np.allclose(x, [-1.2, 0.7], atol=0.03)  # the pointer lands where it was aimed
-    got = readouts(page, "F02")
+    got = readouts(page, "drag-input")
     for name, W in (("q", HEAD.W_Q), ("v", HEAD.W_V)):  # the pair the prose compares
         assert got[name] == vector(x @ W)
 
 
 def test_f02_pushing_up_swings_the_query_not_the_value(en_at_start):
     page = en_at_start.page
-    press(page, "#F02 .handle", "ArrowUp", 20)  # 20 × 0.05 = one unit straight up
-    x = np.array(state(page, "F02")["x"])
+    press(page, "#drag-input .handle", "ArrowUp", 20)  # 20 × 0.05 = one unit straight up
+    x = np.array(state(page, "drag-input")["x"])
     assert np.allclose(x, x_of("it") + np.array([0, 1]), atol=1e-9)
-    got = readouts(page, "F02")
+    got = readouts(page, "drag-input")
     q_turn = turn_degrees(x_of("it") @ HEAD.W_Q, x @ HEAD.W_Q)
     v_turn = turn_degrees(x_of("it") @ HEAD.W_V, x @ HEAD.W_V)
     assert got["q.turn"] == f"{fixed(q_turn, 1)}°" and got["v.turn"] == f"{fixed(v_turn, 1)}°"
@@ -61,75 +62,75 @@ def test_f02_pushing_up_swings_the_query_not_the_value(en_at_start):
 def test_f03_steps_through_all_six_queries(en_at_start):
     page = en_at_start.page
     for step in range(len(TOKENS)):
-        token = state(page, "F03")["token"]
-        got = readouts(page, "F03")
+        token = state(page, "query-meets-keys")["token"]
+        got = readouts(page, "query-meets-keys")
         assert got["token"] == TOKENS[token]
         for j, key in enumerate(TOKENS):
             assert got[f"score.{key}"] == fixed(R[token, j])
         assert got["winner"] == TOKENS[int(np.argmax(R[token]))]
-        click(page, "#F03 button[aria-label='Next']")
-        assert state(page, "F03")["token"] == (token + 1) % len(TOKENS), step
+        click(page, "#query-meets-keys button[aria-label='Next']")
+        assert state(page, "query-meets-keys")["token"] == (token + 1) % len(TOKENS), step
 
 
 def test_f03_it_prefers_cat(en_at_start):
-    got = readouts(en_at_start.page, "F03")
+    got = readouts(en_at_start.page, "query-meets-keys")
     assert (got["score.cat"], got["score.it"], got["winner"]) == ("1.72", "1.14", "cat")
 
 
 @pytest.mark.parametrize("mix", [0.0, 0.37, 1.0])
 def test_f04_mixing_merges_both_directions(en_at_start, mix):
     page = en_at_start.page
-    set_state(page, "F04", {"mix": mix})
-    got = readouts(page, "F04")
+    set_state(page, "two-maps", {"mix": mix})
+    got = readouts(page, "two-maps")
     assert got["cat.ate"] == fixed(mixed_key_score(HEAD, "cat", "ate", mix, scores="R"))
     assert got["ate.cat"] == fixed(mixed_key_score(HEAD, "ate", "cat", mix, scores="R"))
 
 
 def test_f04_keyboard_reaches_both_ends(en_at_start):
     page = en_at_start.page
-    press(page, "#F04 input[type=range]", "End")
-    assert readouts(page, "F04") == {"cat.ate": "1.64", "ate.cat": "1.64"}  # raw, as the prose
-    press(page, "#F04 input[type=range]", "Home")
-    assert readouts(page, "F04") == {"cat.ate": "0.72", "ate.cat": "−0.45"}
+    press(page, "#two-maps input[type=range]", "End")
+    assert readouts(page, "two-maps") == {"cat.ate": "1.64", "ate.cat": "1.64"}  # raw, as the prose
+    press(page, "#two-maps input[type=range]", "Home")
+    assert readouts(page, "two-maps") == {"cat.ate": "0.72", "ate.cat": "−0.45"}
 
 
 def test_f05_score_is_shadow_times_length_and_flips_sign_at_a_right_angle(en_at_start):
     page = en_at_start.page
     key = x_of("cat") @ HEAD.W_K
     for q in ([1.0, 0.5], [-1.5, 1.0], [0.6, -1.2]):
-        drag(page, "F05", ".handle", q)
-        qv = np.array(state(page, "F05")["q"])
-        got = readouts(page, "F05")
+        drag(page, "shadow", ".handle", q)
+        qv = np.array(state(page, "shadow")["q"])
+        got = readouts(page, "shadow")
         assert got["score"] == fixed(qv @ key)
         assert got["shadow"] == fixed(qv @ key / np.linalg.norm(key))
         assert got["length"] == fixed(np.linalg.norm(key))
     perpendicular = [key[1] / np.linalg.norm(key), -key[0] / np.linalg.norm(key)]
-    set_state(page, "F05", {"q": perpendicular})
-    got = readouts(page, "F05")
+    set_state(page, "shadow", {"q": perpendicular})
+    got = readouts(page, "shadow")
     assert got["score"] == "0.00" and got["angle"] == "90°"
 
 
 def test_f06_rows_of_bars(en_at_start):
     page = en_at_start.page
-    set_state(page, "F06", {"token": "cat"})
-    got = readouts(page, "F06")
+    set_state(page, "score-row", {"token": "cat"})
+    got = readouts(page, "score-row")
     assert got["score.cat"] == "3.02" == fixed(R.max())
     assert got["top"] == "cat"
-    set_state(page, "F06", {"token": "ate"})
-    got = readouts(page, "F06")
+    set_state(page, "score-row", {"token": "ate"})
+    got = readouts(page, "score-row")
     assert got["score.cat"] == "−0.45" == fixed(R.min())
     assert got["top"] == TOKENS[int(np.argmax(R[HEAD.index("ate")]))]
-    click(page, "#F06 button[aria-label='Previous']")
-    assert state(page, "F06")["token"] == HEAD.index("cat")
+    click(page, "#score-row button[aria-label='Previous']")
+    assert state(page, "score-row")["token"] == HEAD.index("cat")
 
 
 def test_f07_and_overtakes_cat_at_four_point_four(en_at_start):
     page = en_at_start.page
-    slider = "#F07 input[type=range]"
+    slider = "#long-key input[type=range]"
     press(page, slider, "ArrowRight", 33)  # 1.0 + 33 × 0.1 = 4.3
-    assert state(page, "F07")["f"] == pytest.approx(4.3)
-    assert readouts(page, "F07")["winner"] == "cat"
+    assert state(page, "long-key")["f"] == pytest.approx(4.3)
+    assert readouts(page, "long-key")["winner"] == "cat"
     press(page, slider, "ArrowRight")
-    got = readouts(page, "F07")
+    got = readouts(page, "long-key")
     assert got["winner"] == "and"
     assert got["score.and"] == fixed(4.4 * R[HEAD.index("it"), HEAD.index("and")])

@@ -1,4 +1,5 @@
-"""F08–F16 driven through their real controls, read-outs checked against the Python model."""
+"""fill-matrix–divisor driven through their real controls, read-outs checked against the Python
+model."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ from selfattn.claims import BY_ID, width_mix
 from selfattn.head import load_head
 from selfattn.numbers import fixed, grouped, scientific
 
-from .drive import click, next_frame, number, press, readouts, set_state, state
+from .drive import SLUGS, click, next_frame, number, press, readouts, set_state, state
 
 HEAD = load_head()
 TOKENS = HEAD.tokens
 N = len(TOKENS)
-S = HEAD.run()["S"]  # (n, n) scaled scores: the matrix F08–F10 draw
+S = HEAD.run()["S"]  # (n, n) scaled scores: the matrix fill-matrix–transpose draw
 W = HEAD.run()["W"]
 IT, CAT, ATE = HEAD.index("it"), HEAD.index("cat"), HEAD.index("ate")
 WIDTHS = [2**k for k in range(9)]
@@ -61,7 +62,7 @@ def claim(page: Page, claim_id: str) -> str:
 
 
 def row_it_with_cat(score: float) -> np.ndarray:
-    """Row `it` of S with cat's score overwritten, through softmax (F12, F13)."""
+    """Row `it` of S with cat's score overwritten, through softmax (give-way, never-zero)."""
     row = S[IT].copy()
     row[CAT] = score
     return softmax(row)
@@ -112,7 +113,7 @@ def centre(page: Page, selector: str) -> None:
     page.locator(selector).evaluate("e => e.scrollIntoView({block: 'center'})")
 
 
-# -- F08: fill the matrix a row at a time ------------------------------------------
+# -- fill-matrix: fill the matrix a row at a time ------------------------------------------
 
 
 def square_sides(page: Page, figure_id: str) -> dict[tuple[str, str], tuple[float, str]]:
@@ -138,45 +139,53 @@ def reference_side(page: Page, figure_id: str) -> float:
 def test_f08_button_fills_one_row_at_a_time_and_counts_dot_products(en_at_start):
     page = en_at_start.page
     page.emulate_media(reduced_motion="reduce")  # squares land at once
-    button = page.locator("#F08 button[name=fill]")
-    assert side(page, "F08") == {"rows": f"0 / {N}", "dots": "0"}
-    assert square_sides(page, "F08") == {}
+    button = page.locator("#fill-matrix button[name=fill]")
+    assert side(page, "fill-matrix") == {"rows": f"0 / {N}", "dots": "0"}
+    assert square_sides(page, "fill-matrix") == {}
     for filled in range(1, N + 1):
         button.click()
         next_frame(page)
-        assert side(page, "F08") == {"rows": f"{filled} / {N}", "dots": grouped(filled * N)}
-        squares = square_sides(page, "F08")
+        assert side(page, "fill-matrix") == {"rows": f"{filled} / {N}", "dots": grouped(filled * N)}
+        squares = square_sides(page, "fill-matrix")
         assert {q for q, _ in squares} == set(TOKENS[:filled])
         # the row just filled prints its numbers; the rows before it are read by area
         row = TOKENS[filled - 1]
-        assert cells(page, "F08") == {
+        assert cells(page, "fill-matrix") == {
             (row, k): fixed(S[filled - 1, j]) for j, k in enumerate(TOKENS)
         }
-    assert side(page, "F08")["dots"] == "36" == claim(page, "counts.dot")
+    assert side(page, "fill-matrix")["dots"] == "36" == claim(page, "counts.dot")
     # area ∝ |score|, read against the reference square; the sign is the shape (filled or hollow)
-    unit = reference_side(page, "F08") ** 2
-    for (q, k), (length, sign) in square_sides(page, "F08").items():
+    unit = reference_side(page, "fill-matrix") ** 2
+    for (q, k), (length, sign) in square_sides(page, "fill-matrix").items():
         score = S[HEAD.index(q), HEAD.index(k)]
         assert sign == ("pos" if score >= 0 else "neg")
         assert max(length, 1.5) == pytest.approx(max(1.5, math.sqrt(abs(score) * unit)), rel=1e-6)
     button.click()  # a full matrix starts again
     next_frame(page)
-    assert state(page, "F08") == {"rows": 0}
+    assert state(page, "fill-matrix") == {"rows": 0}
 
 
 def test_f08_keyboard_fills_with_enter_and_space(en_at_start):
     page = en_at_start.page
-    press(page, "#F08 button[name=fill]", "Enter", 2)
-    press(page, "#F08 button[name=fill]", " ")
-    assert state(page, "F08") == {"rows": 3}
-    assert side(page, "F08")["dots"] == "18"
+    press(page, "#fill-matrix button[name=fill]", "Enter", 2)
+    press(page, "#fill-matrix button[name=fill]", " ")
+    assert state(page, "fill-matrix") == {"rows": 3}
+    assert side(page, "fill-matrix")["dots"] == "18"
 
 
 # what a discrete change moves, read in the frame it is drawn and after the ease (280 ms)
 EASED = {
-    "F08": ({"rows": 1}, "#F08 .cell[data-row=the][data-column=cat] .square", "width"),
-    "F09": ({"row": 4}, "#F09 svg.grid .wash", "y"),
-    "F10": ({"transposed": True}, "#F10 .cell[data-row=cat][data-column=ate]", "transform"),
+    "fill-matrix": (
+        {"rows": 1},
+        "#fill-matrix .cell[data-row=the][data-column=cat] .square",
+        "width",
+    ),
+    "walk-rows": ({"row": 4}, "#walk-rows svg.grid .wash", "y"),
+    "transpose": (
+        {"transposed": True},
+        "#transpose .cell[data-row=cat][data-column=ate]",
+        "transform",
+    ),
 }
 
 
@@ -199,16 +208,16 @@ def test_discrete_changes_ease_from_where_they_were(en_at_start, figure_id):
     assert page.locator(selector).get_attribute(attribute) != before
 
 
-# -- F09: walk down the rows -----------------------------------------------------------
+# -- walk-rows: walk down the rows -----------------------------------------------------------
 
 
 def test_f09_steps_down_every_row(en_at_start):
     page = en_at_start.page
     spreads = {}
     for step in range(N):
-        row = state(page, "F09")["row"]
+        row = state(page, "walk-rows")["row"]
         assert row == step
-        got = side(page, "F09")
+        got = side(page, "walk-rows")
         scores = S[row]
         top = TOKENS[int(np.argmax(scores))]
         assert got == {
@@ -217,30 +226,35 @@ def test_f09_steps_down_every_row(en_at_start):
             "spread": fixed(scores.max() - scores.min()),
         }
         spreads[TOKENS[row]] = scores.max() - scores.min()
-        assert cells(page, "F09") == {
+        assert cells(page, "walk-rows") == {
             (TOKENS[row], k): fixed(s) for k, s in zip(TOKENS, scores, strict=True)
         }
         if TOKENS[row] == "it":  # the top score is the one printed in its cell
-            assert (top, cells(page, "F09")[("it", top)]) == ("cat", claim(page, "matrix.it.cat"))
-        click(page, "#F09 .step-next")
-    assert state(page, "F09")["row"] == 0  # past the last row it wraps to the first
+            assert (top, cells(page, "walk-rows")[("it", top)]) == (
+                "cat",
+                claim(page, "matrix.it.cat"),
+            )
+        click(page, "#walk-rows .step-next")
+    assert state(page, "walk-rows")["row"] == 0  # past the last row it wraps to the first
     assert min(spreads, key=spreads.get) == "the"  # row `the` is the flat one
 
 
 def test_f09_previous_row_by_keyboard(en_at_start):
     page = en_at_start.page
-    press(page, "#F09 .step-prev", "Enter", 2)
-    assert state(page, "F09")["row"] == N - 2
-    assert side(page, "F09")["row"] == TOKENS[N - 2]
+    press(page, "#walk-rows .step-prev", "Enter", 2)
+    assert state(page, "walk-rows")["row"] == N - 2
+    assert side(page, "walk-rows")["row"] == TOKENS[N - 2]
 
 
-# -- F10: transpose ----------------------------------------------------------------------
+# -- transpose: transpose ----------------------------------------------------------------------
 
 
 def cell_centre(page: Page, query: str, key: str) -> tuple[float, float]:
     """Where a cell's slot sits inside the matrix, in pixels from the matrix's corner."""
-    box = page.locator(f'#F10 .cell[data-row="{query}"][data-column="{key}"] .slot').bounding_box()
-    frame = page.locator("#F10 svg.grid").bounding_box()
+    box = page.locator(
+        f'#transpose .cell[data-row="{query}"][data-column="{key}"] .slot'
+    ).bounding_box()
+    frame = page.locator("#transpose svg.grid").bounding_box()
     assert box is not None and frame is not None
     return (
         round(box["x"] + box["width"] / 2 - frame["x"], 1),
@@ -251,10 +265,10 @@ def cell_centre(page: Page, query: str, key: str) -> tuple[float, float]:
 def test_f10_transpose_swaps_the_two_directions(en_at_start):
     page = en_at_start.page
     page.emulate_media(reduced_motion="reduce")  # no transition: cells land at once
-    button = page.locator("#F10 button[name=transpose]")
-    assert side(page, "F10") == {"mirror": "no: S ≠ Sᵀ"}
+    button = page.locator("#transpose button[name=transpose]")
+    assert side(page, "transpose") == {"mirror": "no: S ≠ Sᵀ"}
     # only the two cells the prose compares print their numbers
-    assert cells(page, "F10") == {
+    assert cells(page, "transpose") == {
         ("cat", "ate"): fixed(S[CAT, ATE]) == claim(page, "asym.cat.ate") and "0.51",
         ("ate", "cat"): fixed(S[ATE, CAT]) == claim(page, "asym.ate.cat") and "−0.32",
     }
@@ -263,16 +277,16 @@ def test_f10_transpose_swaps_the_two_directions(en_at_start):
     next_frame(page)
     assert button.get_attribute("aria-pressed") == "true"
     # each number travels with its square, which lands where the other was
-    assert cells(page, "F10") == {("cat", "ate"): "0.51", ("ate", "cat"): "−0.32"}
+    assert cells(page, "transpose") == {("cat", "ate"): "0.51", ("ate", "cat"): "−0.32"}
     # the squares themselves moved: each now sits where the other was
     assert cell_centre(page, "cat", "ate") == before[("ate", "cat")]
     assert cell_centre(page, "ate", "cat") == before[("cat", "ate")]
-    press(page, "#F10 button[name=transpose]", " ")
-    assert state(page, "F10") == {"transposed": False}
-    assert cells(page, "F10")[("cat", "ate")] == "0.51"
+    press(page, "#transpose button[name=transpose]", " ")
+    assert state(page, "transpose") == {"transposed": False}
+    assert cells(page, "transpose")[("cat", "ate")] == "0.51"
 
 
-# -- F11: softmax's staircase ---------------------------------------------------------------
+# -- staircase: softmax's staircase ---------------------------------------------------------------
 
 
 def staircase_end_and_edge(page: Page) -> tuple[float, float]:
@@ -280,7 +294,7 @@ def staircase_end_and_edge(page: Page) -> tuple[float, float]:
     return tuple(
         page.evaluate(
             """() => {
-                const stairs = document.querySelector('#F11 .staircase[visibility=visible]');
+                const stairs = document.querySelector('#staircase .staircase[visibility=visible]');
                 const svg = stairs.ownerSVGElement;
                 const box = stairs.getBBox();
                 return [box.y, Number(svg.querySelector('.top-edge').getAttribute('y1'))];
@@ -291,12 +305,12 @@ def staircase_end_and_edge(page: Page) -> tuple[float, float]:
 
 def test_f11_every_row_sums_to_one_on_the_top_edge(en_at_start):
     page = en_at_start.page
-    figure = page.locator("#F11")
+    figure = page.locator("#staircase")
     for row, token in enumerate(TOKENS):
         figure.get_by_role("radio", name=token, exact=True).check()
         next_frame(page)
-        assert state(page, "F11")["row"] == row
-        got = readouts(page, "F11")
+        assert state(page, "staircase")["row"] == row
+        got = readouts(page, "staircase")
         expect = bars("w", W[row], lambda w: weight_text(w, 2)) | bars("e", np.exp(S[row]), fixed)
         expect |= {"sum-exp": fixed(np.exp(S[row]).sum()), "total": "1.000"}
         assert got == expect
@@ -306,17 +320,17 @@ def test_f11_every_row_sums_to_one_on_the_top_edge(en_at_start):
 
 def test_f11_row_it_claims_and_arrow_keys(en_at_start):
     page = en_at_start.page
-    got = readouts(page, "F11")
+    got = readouts(page, "staircase")
     assert got["w.cat"] == claim(page, "softmax.it.cat") == weight_text(W[IT, CAT], 2)
     assert got["w.the"] == claim(page, "softmax.it.the") == weight_text(W[IT, 0], 2)
-    press(page, "#F11 input[name=F11-row]:checked", "ArrowRight")
-    assert state(page, "F11")["row"] == IT + 1
-    assert readouts(page, "F11")["w.ran"] == weight_text(W[IT + 1, IT + 1], 2)
+    press(page, "#staircase input[name=F11-row]:checked", "ArrowRight")
+    assert state(page, "staircase")["row"] == IT + 1
+    assert readouts(page, "staircase")["w.ran"] == weight_text(W[IT + 1, IT + 1], 2)
 
 
 def test_f11_shifting_every_score_by_c_moves_no_weight(en_at_start):
     page = en_at_start.page
-    figure = page.locator("#F11")
+    figure = page.locator("#staircase")
     figure.get_by_role("radio", name="it", exact=True).check()
     next_frame(page)
     weights = bars("w", W[IT], lambda w: weight_text(w, 2))
@@ -325,7 +339,7 @@ def test_f11_shifting_every_score_by_c_moves_no_weight(en_at_start):
         for name, c in shifts.items():
             figure.get_by_role("radio", name=name, exact=True).check()
             next_frame(page)
-            got = readouts(page, "F11")
+            got = readouts(page, "staircase")
             # the same weights to the last printed digit, whatever c and whichever recipe
             assert {k: got[k] for k in weights} == weights, (name, stable)
             assert got["total"] == "1.000", (name, stable)
@@ -334,38 +348,38 @@ def test_f11_shifting_every_score_by_c_moves_no_weight(en_at_start):
                 np.exp(S[IT] + c - top).sum()
             ), (name, stable)
         if not stable:
-            click(page, "#F11 label.switch")
-    assert state(page, "F11")["stable"] is True
+            click(page, "#staircase label.switch")
+    assert state(page, "staircase")["stable"] is True
     figure.get_by_role("radio", name="c = −max s", exact=True).check()
     next_frame(page)
     # c = −max s puts the top score at 0: its exponential is e⁰ = 1, naive or not
     assert fixed(-S[IT].max()) == "−" + claim(page, "matrix.it.cat")
-    assert readouts(page, "F11")["e.cat"] == "1.00"
+    assert readouts(page, "staircase")["e.cat"] == "1.00"
 
 
 def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en_at_start):
     page = en_at_start.page
-    figure = page.locator("#F11")
+    figure = page.locator("#staircase")
     figure.get_by_role("radio", name="it", exact=True).check()
     huge = claim(page, "softmax.shift.huge")
     assert huge == grouped(1000)
     figure.get_by_role("radio", name=f"c = +{huge}", exact=True).check()
-    if state(page, "F11")["stable"]:
-        click(page, "#F11 label.switch")
+    if state(page, "staircase")["stable"]:
+        click(page, "#staircase label.switch")
     next_frame(page)
-    assert state(page, "F11")["stable"] is False
+    assert state(page, "staircase")["stable"] is False
     with np.errstate(over="ignore", invalid="ignore"):
         e = np.exp(S[IT] + 1000.0)
         assert np.isinf(e).all() and np.isnan(e / e.sum()).all()  # what the naive recipe gives
     assert claim(page, "softmax.overflow") == fixed(math.log(np.finfo(float).max)) == "709.78"
     assert S[IT].max() + 1000.0 > math.log(np.finfo(float).max)
-    got = readouts(page, "F11")
+    got = readouts(page, "staircase")
     assert got["sum-exp"] == "∞" and got["total"] == "∞/∞"
     assert all(got[f"e.{t}"] == "∞" for t in TOKENS)
     assert all(got[f"w.{t}"] == "∞/∞" for t in TOKENS)
     assert "overflow" in (figure.get_attribute("class") or "")
-    click(page, "#F11 label.switch")  # subtract the max first: nothing overflows
-    got = readouts(page, "F11")
+    click(page, "#staircase label.switch")  # subtract the max first: nothing overflows
+    got = readouts(page, "staircase")
     assert {k: got[k] for k in bars("w", W[IT], fixed)} == bars(
         "w", W[IT], lambda w: weight_text(w, 2)
     )
@@ -373,7 +387,7 @@ def test_f11_a_huge_shift_overflows_the_naive_exp_but_not_the_stable_one(en_at_s
     assert "overflow" not in (figure.get_attribute("class") or "")
 
 
-# -- F12: drag cat's score; the rest give way -----------------------------------------------
+# -- give-way: drag cat's score; the rest give way -----------------------------------------------
 
 
 def f12_expected(score: float) -> dict[str, str]:
@@ -385,16 +399,16 @@ def f12_expected(score: float) -> dict[str, str]:
 
 def test_f12_drag_cats_score_and_the_others_give_way(en_at_start):
     page = en_at_start.page
-    chart = "#F12 svg.bars"
-    centre(page, "#F12")
-    assert readouts(page, "F12") == f12_expected(S[IT, CAT])
+    chart = "#give-way svg.bars"
+    centre(page, "#give-way")
+    assert readouts(page, "give-way") == f12_expected(S[IT, CAT])
     ruler = axis_in_client(page, chart, "line.gridline", "text.tick", 4, vertical=True)
-    previous = (S[IT, CAT], readouts(page, "F12"))
+    previous = (S[IT, CAT], readouts(page, "give-way"))
     for target in (5.0, -2.5, 0.0):
-        drag_handle(page, "#F12 .handle", y=pixel_for(ruler, target))
-        score = state(page, "F12")["score"]
+        drag_handle(page, "#give-way .handle", y=pixel_for(ruler, target))
+        score = state(page, "give-way")["score"]
         assert score == pytest.approx(target, abs=0.1)  # the knob lands under the pointer
-        got = readouts(page, "F12")
+        got = readouts(page, "give-way")
         assert got == f12_expected(score)
         assert got["sum"] == "1.000"
         # cat up, every other weight down; cat down, every other weight up (the model's
@@ -405,94 +419,98 @@ def test_f12_drag_cats_score_and_the_others_give_way(en_at_start):
             if name != "cat":
                 assert (w[j] < before[j]) == up, name
         previous = (score, got)
-    drag_handle(page, "#F12 .handle", y=pixel_for(ruler, 11))  # past the top: held at 8
-    assert state(page, "F12")["score"] == 8
-    assert readouts(page, "F12") == f12_expected(8)
+    drag_handle(page, "#give-way .handle", y=pixel_for(ruler, 11))  # past the top: held at 8
+    assert state(page, "give-way")["score"] == 8
+    assert readouts(page, "give-way") == f12_expected(8)
 
 
 def test_f12_keyboard_steps_and_ends(en_at_start):
     page = en_at_start.page
-    handle = "#F12 .handle"
+    handle = "#give-way .handle"
     press(page, handle, "ArrowUp", 3)
-    assert state(page, "F12")["score"] == pytest.approx(1.5)  # snapped to the 0.1 grid
-    assert readouts(page, "F12") == f12_expected(1.5)
+    assert state(page, "give-way")["score"] == pytest.approx(1.5)  # snapped to the 0.1 grid
+    assert readouts(page, "give-way") == f12_expected(1.5)
     press(page, handle, "End")
-    assert readouts(page, "F12") == f12_expected(8)
+    assert readouts(page, "give-way") == f12_expected(8)
     press(page, handle, "Home")
-    assert state(page, "F12")["score"] == -4
-    assert readouts(page, "F12") == f12_expected(-4)
+    assert state(page, "give-way")["score"] == -4
+    assert readouts(page, "give-way") == f12_expected(-4)
     assert page.locator(handle).get_attribute("aria-valuetext") == "−4.00"
 
 
 def test_f12_sum_stays_one_everywhere(en_at_start):
     page = en_at_start.page
     for score in np.arange(-4, 8.01, 0.75):
-        set_state(page, "F12", {"score": float(score)})
-        assert readouts(page, "F12")["sum"] == "1.000"
+        set_state(page, "give-way", {"score": float(score)})
+        assert readouts(page, "give-way")["sum"] == "1.000"
 
 
-# -- F13: push a score down to −30 ------------------------------------------------------------
+# -- never-zero: push a score down to −30 ----------------------------------------------------------
 
 
 def test_f13_minus_thirty_leaves_a_weight_that_is_not_zero(en_at_start):
     page = en_at_start.page
-    press(page, "#F13 .handle", "Home")
-    assert state(page, "F13")["score"] == -30
+    press(page, "#never-zero .handle", "Home")
+    assert state(page, "never-zero")["score"] == -30
     w = row_it_with_cat(-30.0)
-    got = readouts(page, "F13")
+    got = readouts(page, "never-zero")
     assert got == {"score": "−30.00", "w.cat": weight_text(w[CAT])}
     assert fixed(w.sum(), 3) == "1.000"
     assert got["w.cat"] == "1.2 × 10⁻¹⁴" == claim(page, "softmax.floor.minus30")
-    press(page, "#F13 .handle", "PageUp")
-    assert state(page, "F13")["score"] == -25
-    assert readouts(page, "F13")["w.cat"] == scientific(row_it_with_cat(-25.0)[CAT])
-    press(page, "#F13 .handle", "End")  # near the top the weight prints in plain decimals
-    assert readouts(page, "F13")["w.cat"] == weight_text(row_it_with_cat(3.0)[CAT])
+    press(page, "#never-zero .handle", "PageUp")
+    assert state(page, "never-zero")["score"] == -25
+    assert readouts(page, "never-zero")["w.cat"] == scientific(row_it_with_cat(-25.0)[CAT])
+    press(page, "#never-zero .handle", "End")  # near the top the weight prints in plain decimals
+    assert readouts(page, "never-zero")["w.cat"] == weight_text(row_it_with_cat(3.0)[CAT])
 
 
 def test_f13_at_minus_thirty_the_linear_bar_vanishes_while_the_log_axis_still_shows_it(en_at_start):
     page = en_at_start.page
     geometry = """() => {
-        const svg = document.querySelector('#F13 svg.floor');
+        const svg = document.querySelector('#never-zero svg.floor');
         const bar = svg.querySelector('rect.weight-bar');
         const dot = svg.querySelector('circle.weight-marker');
         const ticks = [...svg.querySelectorAll('text.tick')].map(t => Number(t.getAttribute('x')));
         return {bar: Number(bar.getAttribute('width')), dot: Number(dot.getAttribute('cx')),
                 left: Math.min(...ticks), right: Math.max(...ticks)};
     }"""
-    press(page, "#F13 .handle", "End")
+    press(page, "#never-zero .handle", "End")
     top = page.evaluate(geometry)
     w_top = row_it_with_cat(3.0)[CAT]
     # the bar is drawn on a linear axis from 0 to 1: its width is w of the axis' length
     assert top["bar"] == pytest.approx(w_top * (top["right"] - top["left"]), rel=1e-9)
-    press(page, "#F13 .handle", "Home")
+    press(page, "#never-zero .handle", "Home")
     low = page.evaluate(geometry)
     w = row_it_with_cat(-30.0)[CAT]
     assert 0 < w < 1e-13
     assert 0 < low["bar"] < 1e-9  # far under a pixel: invisible on the linear axis
     assert low["dot"] > low["left"] + 20  # tens of pixels right of the log axis' zero-less end
-    assert readouts(page, "F13")["w.cat"] == "1.2 × 10⁻¹⁴"  # and the number says it is positive
-    press(page, "#F13 .handle", "End")
+    assert (
+        readouts(page, "never-zero")["w.cat"] == "1.2 × 10⁻¹⁴"
+    )  # and the number says it is positive
+    press(page, "#never-zero .handle", "End")
 
 
 def test_f13_drag_along_the_score_axis(en_at_start):
     page = en_at_start.page
-    centre(page, "#F13")
-    ruler = axis_in_client(page, "#F13 svg.floor", "line.gridline", "text.tick", 4, False)
-    drag_handle(page, "#F13 .handle", x=pixel_for(ruler, -12.0))
-    score = state(page, "F13")["score"]
+    centre(page, "#never-zero")
+    ruler = axis_in_client(page, "#never-zero svg.floor", "line.gridline", "text.tick", 4, False)
+    drag_handle(page, "#never-zero .handle", x=pixel_for(ruler, -12.0))
+    score = state(page, "never-zero")["score"]
     assert score == pytest.approx(-12.0, abs=0.2)
     w = row_it_with_cat(score)
-    assert readouts(page, "F13") == {
+    assert readouts(page, "never-zero") == {
         "score": fixed(score),
         "w.cat": weight_text(w[CAT]),
     }
-    drag_handle(page, "#F13 .handle", x=pixel_for(ruler, -45.0))  # off the end: −30, not less
-    assert state(page, "F13")["score"] == -30
-    assert readouts(page, "F13")["w.cat"] == "1.2 × 10⁻¹⁴"
+    drag_handle(
+        page, "#never-zero .handle", x=pixel_for(ruler, -45.0)
+    )  # off the end: −30, not less
+    assert state(page, "never-zero")["score"] == -30
+    assert readouts(page, "never-zero")["w.cat"] == "1.2 × 10⁻¹⁴"
 
 
-# -- F14–F16: the width experiment ---------------------------------------------------------------
+# -- spread–divisor: the width experiment ----------------------------------------------------------
 
 
 def walk_widths(page: Page, figure_id: str):
@@ -509,8 +527,8 @@ def walk_widths(page: Page, figure_id: str):
 
 def test_f14_spread_grows_as_root_width(en_at_start):
     page = en_at_start.page
-    for width in walk_widths(page, "F14"):
-        assert readouts(page, "F14") == {
+    for width in walk_widths(page, "spread"):
+        assert readouts(page, "spread") == {
             "spread": fixed(math.sqrt(width)),
             "over-d": fixed(1 / math.sqrt(width)),  # dividing by d: the spread falls as 1/√d
         }
@@ -518,21 +536,21 @@ def test_f14_spread_grows_as_root_width(en_at_start):
         x, y = dot_on_axes(page)
         assert x == pytest.approx(width, rel=1e-3)
         assert y == pytest.approx(math.sqrt(width), rel=1e-3)
-    assert readouts(page, "F14")["spread"] == "16.00"
-    page.locator("#F14 input[type=range]").fill("6")
+    assert readouts(page, "spread")["spread"] == "16.00"
+    page.locator("#spread input[type=range]").fill("6")
     next_frame(page)
-    got = readouts(page, "F14")
+    got = readouts(page, "spread")
     assert got["spread"] == claim(page, "spread.d64") == "8.00"
     assert got["over-d"] == fixed(1 / 8) == "0.12"  # ÷ d over-corrects: 1/√64, ties to even
-    assert page.locator("#F14 input[type=range]").get_attribute("aria-valuetext") == "64"
+    assert page.locator("#spread input[type=range]").get_attribute("aria-valuetext") == "64"
 
 
 def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float]:
-    """F14's dot read back through its axes' tick labels: (width on the log axis, spread)."""
+    """spread's dot read back through its axes' tick labels: (width on the log axis, spread)."""
     return tuple(
         page.evaluate(
             """(which) => {
-                const svg = document.querySelector('#F14 svg.spread');
+                const svg = document.querySelector('#spread svg.spread');
                 const dot = svg.querySelector(which);
                 const ticks = [...svg.querySelectorAll('text.tick')];
                 const left = ticks.filter((t) => t.classList.contains('end'));
@@ -556,64 +574,68 @@ def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float
 def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en_at_start):
     page = en_at_start.page
     for width in (1, 16, 64, 256):
-        set_state(page, "F14", {"width": width})
+        set_state(page, "spread", {"width": width})
         w, spread = dot_on_axes(page, ".dot.low")
         assert w == pytest.approx(width, rel=1e-6)
         assert spread == pytest.approx(1 / math.sqrt(width), abs=1e-6)
         w, spread = dot_on_axes(page, ".dot:not(.low)")
         assert spread == pytest.approx(math.sqrt(width), abs=1e-6)
     # three curves: √d (no divisor), the line at 1 (÷ √d) and 1/√d (÷ d)
-    assert page.locator("#F14 path.curve").count() == 2
-    assert page.locator("#F14 line.reference").count() == 1
-    labels = page.locator("#F14 text.curve-label, #F14 text.reference-label").all_text_contents()
+    assert page.locator("#spread path.curve").count() == 2
+    assert page.locator("#spread line.reference").count() == 1
+    labels = page.locator(
+        "#spread text.curve-label, #spread text.reference-label"
+    ).all_text_contents()
     assert labels == ["÷ √d: 1, comfortable", "no divisor: √d", "÷ d: 1/√d"]
 
 
 def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en_at_start):
     page = en_at_start.page
-    labels = page.locator("#F14 .log-scale span.labelled").all_text_contents()
+    labels = page.locator("#spread .log-scale span.labelled").all_text_contents()
     assert labels == ["1", "4", "16", "64", "256"]
     # the reference line is drawn where the left axis says 1
-    line = float(page.locator("#F14 line.reference").get_attribute("y1"))
+    line = float(page.locator("#spread line.reference").get_attribute("y1"))
     ticks = {
         t.text_content(): float(t.get_attribute("y"))  # on its value; set off by dx, dy
-        for t in page.locator("#F14 text.tick.end").all()
+        for t in page.locator("#spread text.tick.end").all()
     }
     assert line == pytest.approx(ticks["0"] + (ticks["4"] - ticks["0"]) / 4)
 
 
 def test_f15_the_mix_collapses_with_width(en_at_start):
     page = en_at_start.page
-    for width in walk_widths(page, "F15"):
+    for width in walk_widths(page, "collapse"):
         top, gradient = top_and_gradient(width_mix(HEAD, width, "none"))
         mix = width_mix(HEAD, width, "none")
-        assert readouts(page, "F15") == bars("w", mix, bar_weight) | {
+        assert readouts(page, "collapse") == bars("w", mix, bar_weight) | {
             "gradient": weight_text(gradient),
         }
-        assert top_bar(page, "F15") == fixed(top, 3)
-        if width in (1, 16, 64):
-            assert top_bar(page, "F15") == claim(page, f"sqrtd.d{width}")
-    assert top_bar(page, "F15") == "1.000"
-    assert "× 10⁻" in readouts(page, "F15")["gradient"]  # tiny at 256, and still not 0
+        assert top_bar(page, "collapse") == fixed(top, 3)
+        if width in (2, 16, 64):
+            assert top_bar(page, "collapse") == claim(page, f"sqrtd.d{width}")
+    assert top_bar(page, "collapse") == "1.000"
+    assert "× 10⁻" in readouts(page, "collapse")["gradient"]  # tiny at 256, and still not 0
 
 
 @pytest.mark.parametrize(("divisor", "name"), [("none", "nothing"), ("sqrt", "√d"), ("d", "d")])
 def test_f16_each_divisor_at_every_width(en_at_start, divisor, name):
     page = en_at_start.page
-    page.locator("#F16").get_by_role("radio", name=name, exact=True).check()
+    page.locator("#divisor").get_by_role("radio", name=name, exact=True).check()
     next_frame(page)
-    assert state(page, "F16")["divisor"] == divisor
+    assert state(page, "divisor")["divisor"] == divisor
     tops = []
-    for width in walk_widths(page, "F16"):
+    for width in walk_widths(page, "divisor"):
         top, gradient = top_and_gradient(width_mix(HEAD, width, divisor))
         mix = width_mix(HEAD, width, divisor)
-        assert readouts(page, "F16") == bars("w", mix, bar_weight) | {
+        assert readouts(page, "divisor") == bars("w", mix, bar_weight) | {
             "gradient": weight_text(gradient),
         }
-        assert top_bar(page, "F16") == fixed(top, 3)
-        tops.append(top_bar(page, "F16"))
+        assert top_bar(page, "divisor") == fixed(top, 3)
+        tops.append(top_bar(page, "divisor"))
     if divisor == "sqrt":  # the cure: the same mix at every width
-        assert set(tops) == {claim(page, "sqrtd.d1")} == {"0.572"}
+        # F11's ate row, the toy's own, at every width: the two figures agree
+        assert {t[:4] for t in tops} == {claim(page, "sqrtd.held")} == {"0.44"}
+        assert len(set(tops)) == 1
     elif divisor == "d":  # overdone: the mix drifts toward 1/6
         assert [float(t) for t in tops] == sorted(map(float, tops), reverse=True)
         assert float(tops[-1]) < 0.19
@@ -623,28 +645,28 @@ def test_f16_each_divisor_at_every_width(en_at_start, divisor, name):
 
 def test_f16_arrow_keys_move_between_divisors(en_at_start):
     page = en_at_start.page
-    press(page, "#F16 input[type=radio]:checked", "ArrowRight")
-    assert state(page, "F16")["divisor"] == "sqrt"
-    press(page, "#F16 input[type=range]", "End")
-    assert top_bar(page, "F16") == "0.572"
+    press(page, "#divisor input[type=radio]:checked", "ArrowRight")
+    assert state(page, "divisor")["divisor"] == "sqrt"
+    press(page, "#divisor input[type=range]", "End")
+    assert top_bar(page, "divisor") == "0.440"
 
 
-# -- F08–F16 together ------------------------------------------------------------------------------
+# -- fill-matrix–divisor together ------------------------------------------------------------------
 
 
-FIGURES = [f"F{i:02d}" for i in range(8, 17)]
+FIGURES = [SLUGS[f"F{i:02d}"] for i in range(8, 17)]  # fill-matrix to divisor
 
 
-# the claims the paragraph right after each figure states (F12 states none)
+# the claims the paragraph right after each figure states (give-way states none)
 PROSE = {
-    "F08": ["counts.dot"],
-    "F09": ["matrix.it.cat"],
-    "F10": ["asym.cat.ate", "asym.ate.cat"],
-    "F11": ["softmax.it.cat", "softmax.it.the"],
-    "F13": ["softmax.floor.minus30"],
-    "F14": ["spread.d64"],
-    "F15": ["sqrtd.d16", "sqrtd.d64"],
-    "F16": ["sqrtd.d1"],
+    "fill-matrix": ["counts.dot"],
+    "walk-rows": ["matrix.it.cat"],
+    "transpose": ["asym.cat.ate", "asym.ate.cat"],
+    "staircase": ["softmax.it.cat", "softmax.it.the"],
+    "never-zero": ["softmax.floor.minus30"],
+    "spread": ["spread.d64"],
+    "collapse": ["sqrtd.d16", "sqrtd.d64"],
+    "divisor": ["sqrtd.held"],
 }
 
 
@@ -661,7 +683,7 @@ def test_at_most_four_readouts_beside_each_figure_and_one_key(article_at_start):
 def test_each_figure_states_its_claims_in_the_prose_next_to_it(article_at_start):
     page = article_at_start.page
     for figure_id, claim_ids in PROSE.items():
-        after = page.locator(f"#{figure_id} + p")
+        after = page.locator(f"#{figure_id} + *")  # a paragraph, or the block an answer waits in
         for claim_id in claim_ids:
             printed = after.locator(f'[data-claim="{claim_id}"]').text_content()
             if claim_id in BY_ID:

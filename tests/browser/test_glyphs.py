@@ -1,4 +1,4 @@
-"""Glyph and colour hygiene (DESIGN.md): every label in a figure reads at 4.5:1 against what
+"""Glyph and colour hygiene (docs/design.md): every label in a figure reads at 4.5:1 against what
 it sits on, in the light and the dark scheme; the grey dashed outline is the mask's alone; the
 focus ring wears no role's hue and reads at 3:1; a quiz marks its answer without a role colour.
 

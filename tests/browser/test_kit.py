@@ -14,17 +14,17 @@ HERE = Path(__file__).parent
 
 # every label a chart's marks place, with the mark it names: (figure, label selector, mark selector)
 NAMED = [
-    ("F14", "text.curve-label >> nth=0", "path.curve:not(.over-d)"),
-    ("F14", "text.curve-label >> nth=1", "line.leader"),
-    ("F14", "text.reference-label", "line.reference"),
-    ("F19", "text.curve-label.correct", "path.curve.correct"),
-    ("F19", "text.curve-label.leak", "path.curve.leak"),
-    ("F19", ".losses text.reference-label", ".losses line.reference"),
-    ("F23", ".cost:not(.ops) text.line-label.all-heads", ".cost:not(.ops) path.all-heads"),
-    ("F23", ".cost:not(.ops) text.line-label.one-head", ".cost:not(.ops) path.one-head"),
-    ("F23", ".cost:not(.ops) text.line-label.tokens", ".cost:not(.ops) path.tokens"),
-    ("F23", ".ops text.line-label.n-squared", ".ops path.n-squared"),
-    ("F23", ".ops text.line-label.crossover", ".ops line.drop"),
+    ("spread", "text.curve-label >> nth=0", "path.curve:not(.over-d)"),
+    ("spread", "text.curve-label >> nth=1", "line.leader"),
+    ("spread", "text.reference-label", "line.reference"),
+    ("multiply-leak", "text.curve-label.correct", "path.curve.correct"),
+    ("multiply-leak", "text.curve-label.leak", "path.curve.leak"),
+    ("multiply-leak", ".losses text.reference-label", ".losses line.reference"),
+    ("context-cost", ".cost:not(.ops) text.line-label.all-heads", ".cost:not(.ops) path.all-heads"),
+    ("context-cost", ".cost:not(.ops) text.line-label.one-head", ".cost:not(.ops) path.one-head"),
+    ("context-cost", ".cost:not(.ops) text.line-label.tokens", ".cost:not(.ops) path.tokens"),
+    ("context-cost", ".ops text.line-label.n-squared", ".ops path.n-squared"),
+    ("context-cost", ".ops text.line-label.crossover", ".ops line.drop"),
 ]
 
 # how many points along a mark fall inside its label's box (its own box, in the chart's units)
@@ -55,7 +55,7 @@ def test_a_mark_label_sits_off_its_own_mark(page, figure, label, mark):
     assert page.evaluate(ON_LABEL, handles) == 0
 
 
-# a player of three steps mounted on the page by itself (F24 keeps only back and next): its
+# a player of three steps mounted on the page by itself (tiled-pass keeps only back and next): its
 # steps live in window.playerAt, as a figure's state would
 MOUNT_PLAYER = """async () => {
   const { player } = await import(new URL('../static/js/kit/player.js', location.href));
@@ -107,29 +107,29 @@ def test_under_reduced_motion_play_takes_one_step_a_press(page):
 
 
 def test_a_figure_keeps_only_the_player_buttons_it_asks_for(page):
-    names = page.eval_on_selector_all("#F24 .player button", "bs => bs.map(b => b.name)")
+    names = page.eval_on_selector_all("#tiled-pass .player button", "bs => bs.map(b => b.name)")
     assert names == ["back", "next"]
-    set_state(page, "F24", {"tile": 3, "step": 1, "bug": "none"})
-    press(page, "#F24 button[name=next]", "Enter")
-    assert state(page, "F24")["step"] == 2
-    assert page.get_attribute("#F24 button[name=next]", "aria-disabled") == "true"
+    set_state(page, "tiled-pass", {"tile": 3, "step": 1, "bug": "none"})
+    press(page, "#tiled-pass button[name=next]", "Enter")
+    assert state(page, "tiled-pass")["step"] == 2
+    assert page.get_attribute("#tiled-pass button[name=next]", "aria-disabled") == "true"
 
 
 def test_a_refused_order_keeps_the_one_before_it(page):
-    set_state(page, "F22", {"order": [5, 4, 3, 2, 1, 0]})
+    set_state(page, "shuffle", {"order": [5, 4, 3, 2, 1, 0]})
     for junk in ([0, 0, 1, 2, 3, 4], "shuffle", [0, 1, 2]):
-        set_state(page, "F22", {"order": junk})
-        assert state(page, "F22") == {"order": [5, 4, 3, 2, 1, 0]}
-    set_state(page, "F22", {"order": [0, 1, 2, 3, 4, 5]})
-    assert state(page, "F22") == {"order": [0, 1, 2, 3, 4, 5]}
+        set_state(page, "shuffle", {"order": junk})
+        assert state(page, "shuffle") == {"order": [5, 4, 3, 2, 1, 0]}
+    set_state(page, "shuffle", {"order": [0, 1, 2, 3, 4, 5]})
+    assert state(page, "shuffle") == {"order": [0, 1, 2, 3, 4, 5]}
 
 
-# F05's key name, at 390 px, cannot stand beside its short key (the shadow band, the bracket
+# shadow's key name, at 390 px, cannot stand beside its short key (the shadow band, the bracket
 # and the angle crowd it): where it stands, its leader back to the key's tip. Distances in
 # screen px: from the name's box to the tip, from the leader's end to the tip, from the
 # leader's start to the name's box.
 NAME_AND_LEADER = """
-const plane = () => document.querySelector('#F05 svg.plane');
+const plane = () => document.querySelector('#shadow svg.plane');
 const name = () => plane().querySelector('g.labels text.label.key');
 const leader = () =>
   [...plane().querySelectorAll('g.leaders line.leader.key')].find((l) => l.style.display === '');
@@ -140,7 +140,7 @@ const gap = (b, p) =>
 """
 LEADER = f"""async () => {{
   {NAME_AND_LEADER}
-  document.getElementById('F05').scrollIntoView();
+  document.getElementById('shadow').scrollIntoView();
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const tip = screen(...name().dataset.at.split(',').map(Number));
   const box = name().getBoundingClientRect();
@@ -175,7 +175,7 @@ def test_a_name_set_far_from_its_arrow_has_a_leader_from_its_box_to_the_tip(page
     assert 0 < far["fromName"] < 6, far  # and starts just off the name's box, not on it
     # to the label walk a leader is a mark like any line: a name on one is a hit
     walk = f"(id) => ({(HERE / 'text_on_marks.js').read_text('utf-8')})(id)"
-    assert not [hit for hit in page.evaluate(walk, "F05") if "leader" in hit]
+    assert not [hit for hit in page.evaluate(walk, "shadow") if "leader" in hit]
     before = page.evaluate(ON_LEADER)
-    assert [hit for hit in page.evaluate(walk, "F05") if "on line.leader.key" in hit]
+    assert [hit for hit in page.evaluate(walk, "shadow") if "on line.leader.key" in hit]
     page.evaluate(PUT_BACK, before)

@@ -4,14 +4,17 @@ edge, none on another label, none on a mark (an arrow, a line, a bar, a knob, a 
 One walk per figure, width (1280 px, 390 px) and language, inside the page: every_state.js
 steps the controls (presets, slider ends, middle and pages, switches, buttons, handles at
 their ends, every control focused), then the states too many to walk by key (every step of
-F27's training runs, every θ of F28); a few short random drives follow (random_drive.js).
+gradient-finds-cat's training runs, every θ of positions-turn); a few short random drives follow
+(random_drive.js).
 After each step both measures run: labels.js (glyph boxes: clipped, or a label on a label)
-and text_on_marks.js (ink: a label on a mark or on another label's ink); after each of F27's
-and F28's 1,548 more states, labels.js alone, as their own walks measured them (the ink
+and text_on_marks.js (ink: a label on a mark or on another label's ink); after each of
+gradient-finds-cat's
+and positions-turn's 1,548 more states, labels.js alone, as their own walks measured them (the ink
 measure samples every stroke: on those states it would cost over a minute a figure).
 
 This walk holds what were four tests: test_labels (clipping, label on label), test_text_on_marks
-(text on a mark), and F27's and F28's label walks (test_figure_learn, test_figure_turn).
+(text on a mark), and gradient-finds-cat's and positions-turn's label walks (test_figure_learn,
+test_figure_turn).
 """
 
 from __future__ import annotations
@@ -48,16 +51,20 @@ RANDOM_RUNS_JS = f"""async ([id, seed, runs, steps, keys]) => {{
     }}
     return hits;
 }}"""
-# states a control reaches one small step at a time, set directly: F27's Train passes through
-# every step of a run (the run the prose reads, a slow one and a fast one); F28's θ slider
+# states a control reaches one small step at a time, set directly: gradient-finds-cat's Train
+# passes through
+# every step of a run (the run the prose reads, a slow one and a fast one); positions-turn's θ
+# slider
 # reaches every hundredth of a radian from 0 to 3.14 (its THETA_MAX), at a few shifts
 MORE_STATES: dict[str, list[dict]] = {
-    "F27": [
+    "gradient-finds-cat": [
         {"seed": seed, "rate": rate, "step": step}
         for seed, rate in [(learn.SEED, learn.LEARNING_RATE), (2, 0.03), (8, 0.3)]
         for step in range(learn.STEPS + 1)
     ],
-    "F28": [{"theta": k / 100, "shift": shift} for shift in (0, 4, 10) for k in range(315)],
+    "positions-turn": [
+        {"theta": k / 100, "shift": shift} for shift in (0, 4, 10) for k in range(315)
+    ],
 }
 REDUCED = "() => matchMedia('(prefers-reduced-motion: reduce)').matches"
 # one figure back to its state at load, the focus back on the body

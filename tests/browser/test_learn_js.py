@@ -53,3 +53,18 @@ def test_every_start_matches_python_s(page):
     )
     want = [np.array(learn.start(s)).tolist() for s in seeds]
     assert got == want
+
+
+def test_the_pulls_f27_draws_are_python_s(page):
+    """∂loss/∂q_it and each key's ∂loss/∂k_j, sentence by sentence, at a step mid-run."""
+    task = learn.pronoun_task()
+    run = learn.train(task, learn.SEED, learn.LEARNING_RATE, 30)
+    want = learn.forward_backward(task, run.W_Q[-1], run.W_K[-1])
+    got = run_js(
+        page,
+        "learn.js",
+        "const p = m.forwardBackward(arg[0], arg[1], arg[2]); return [p.dq, p.dK];",
+        [task.to_json(), run.W_Q[-1].tolist(), run.W_K[-1].tolist()],
+    )
+    assert np.allclose(got[0], want.dq, rtol=1e-10, atol=1e-14)
+    assert np.allclose(got[1], want.dK, rtol=1e-10, atol=1e-14)

@@ -7,7 +7,7 @@ import re
 from selfattn.head import load_head
 from selfattn.site.prose_numbers import prose_numbers
 
-from .drive import FIGURES
+from .drive import FIGURES, LABELS
 
 
 def test_every_claim_on_the_page_equals_the_python_value(article_at_start):
@@ -30,13 +30,17 @@ def test_the_spec_numbers_appear_as_printed(article_at_start):
 
 def test_every_figure_once_each_in_order(article_at_start):
     ids = article_at_start.page.evaluate("[...document.querySelectorAll('figure')].map(f => f.id)")
-    assert ids == FIGURES  # the ids follow the page
+    assert ids == FIGURES  # the ids are the slugs, in page order
     for fid in FIGURES:
         assert article_at_start.page.get_attribute(f"#{fid}", "data-figure") == fid
+        # the label is counted from the page order at build time (F01, F02, …)
+        label = article_at_start.page.get_attribute(f"#{fid}", "data-label")
+        assert label == LABELS[fid]
+        assert article_at_start.page.text_content(f"#{fid} .figure-id") == label
 
 
 def test_monospace_only_for_code(article_at_start):
-    """DESIGN.md: labels and read-outs use the page's sans; monospace is for code alone."""
+    """docs/design.md: labels and read-outs use the page's sans; monospace is for code alone."""
     mono = article_at_start.page.evaluate(
         """[...document.querySelectorAll('body *')]
           .filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))

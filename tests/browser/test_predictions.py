@@ -1,13 +1,145 @@
-"""Predict, then see: nothing that gives the answer away shows before the guess, and the
-feedback quotes the answer and says why."""
+"""Predict, then see: nothing that gives the answer away shows before the guess, neither in
+the figure nor in the prose around it, and the feedback quotes the answer and says why."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import Browser, Page
 
-QUESTIONS = ["F03", "F15", "F19"]
+from selfattn.head import load_head
+from selfattn.site.prose_numbers import prose_numbers
+
+from .conftest import LANGUAGES, wait_for_figures
+
+QUESTIONS = ["query-meets-keys", "collapse", "multiply-leak", "gradient-finds-cat", "positions-turn", "two-heads"]
+# What gives each answer away, written here rather than read from the page's markup, so a
+# test of the veil cannot be fooled by the markup it checks: the numbers that settle it
+# (claim ids) and, in each language, the words of the prose that state it.
+GIVEAWAYS: dict[str, dict[str, list[str]]] = {
+    "query-meets-keys": {
+        "claims": ["qk.it.cat.raw", "qk.it.it.raw"],
+        "en": ["yet the winner is"],
+        "zh": ["胜出的却是"],
+    },
+    "collapse": {
+        "claims": ["sqrtd.d16", "sqrtd.d64"],
+        "en": ["all but vanished"],
+        "zh": ["几乎全被挤没了"],
+    },
+    "multiply-leak": {
+        "claims": ["mulmask.it.ran"],
+        "en": ["should have no part in"],
+        "zh": ["仍然分走了"],
+    },
+    "gradient-finds-cat": {
+        "claims": ["learn.key.cat", "learn.key.it"],
+        "en": ["points at four keys at once", "What sets"],
+        "zh": ["同时指着四把键", "胜在长度"],
+    },
+    "positions-turn": {"claims": [], "en": ["does not move at all"], "zh": ["纹丝不动"]},
+    "two-heads": {
+        "claims": ["heads.lost.h1"],
+        "en": ["came through head 1"],
+        "zh": ["都是经头 1 来的"],
+    },
+}
+SCREENS = {"laptop": (1280, 900), "phone": (390, 844)}
+# Every visible piece of text on the screen that holds a giveaway, outside the question's own
+# box (its options may name the answer among others). A text node is on the screen when a
+# rectangle of it meets the viewport, and visible when its element is (visibility, opacity,
+# display, all the way up).
+VISIBLE_GIVEAWAYS_JS = """(needles) => {
+  const hits = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent || "";
+    const found = needles.filter((n) => text.includes(n));
+    const el = node.parentElement;
+    if (!found.length || !el || el.closest(".predict, script, style")) continue;
+    if (!el.checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const seen = [...range.getClientRects()].some(
+      (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < innerHeight,
+    );
+    if (seen) hits.push(`${found.join(" / ")} in “${text.trim().slice(0, 60)}”`);
+  }
+  return hits;
+}"""
+NUMBERS = prose_numbers(load_head())
+
+
+def giveaways(figure_id: str, lang: str) -> list[str]:
+    spec = GIVEAWAYS[figure_id]
+    return [NUMBERS[c] for c in spec["claims"]] + spec[lang]
+
+
+def scrolls_showing_question(page: Page, figure_id: str) -> list[float]:
+    """Nine scroll positions, from the question's first lines showing at the screen's foot
+    to its last ones at the screen's top: any screen a reader sees it on."""
+    top, height, screen = page.evaluate(
+        """(id) => {
+          const box = document.querySelector(`#${id} .predict`).getBoundingClientRect();
+          return [box.top + scrollY, box.height, innerHeight];
+        }""",
+        figure_id,
+    )
+    edge = 40  # a line of the question still on the screen
+    low, high = top + edge - screen, top + height - edge
+    return [low + (high - low) * k / 8 for k in range(9)]
+
+
+def visible_giveaways(page: Page, figure_id: str, lang: str) -> list[str]:
+    hits = []
+    for y in scrolls_showing_question(page, figure_id):
+        page.evaluate("(y) => window.scrollTo(0, y)", y)
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r)))")
+        hits += page.evaluate(VISIBLE_GIVEAWAYS_JS, giveaways(figure_id, lang))
+    return hits
+
+
+@pytest.fixture(scope="module", params=[(s, lang) for s in SCREENS for lang in LANGUAGES])
+def screen(request, browser: Browser, site_url: str) -> Iterator[tuple[Page, str]]:
+    """Each language at each screen size, the page opened once and never answered."""
+    name, lang = request.param
+    width, height = SCREENS[name]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(site_url + LANGUAGES[lang])
+    wait_for_figures(page)
+    yield page, lang
+    context.close()
+
+
+@pytest.mark.parametrize("figure_id", QUESTIONS)
+def test_no_answer_shows_while_its_question_waits(screen, figure_id):
+    """Wherever the reader scrolls with the question on screen, neither the figure nor the
+    prose shows the number or the words that answer it."""
+    page, lang = screen
+    assert page.locator(f"#{figure_id} .predict .guess").first.is_enabled(), "unanswered"
+    assert visible_giveaways(page, figure_id, lang) == []
+
+
+@pytest.mark.parametrize("figure_id", QUESTIONS)
+def test_the_giveaways_are_there_once_answered(article, figure_id):
+    """The other half, so the test above can fail: after a guess, every giveaway shows in
+    the prose the question hid (a word list that matched nothing would pass for ever)."""
+    page = article.page
+    lang = "en" if page.url.endswith("/en/") else "zh"
+    page.locator(f"#{figure_id} .skip").click()
+    texts = page.evaluate(
+        """(id) => [...document.querySelectorAll(`[data-answer-for="${id}"]`)]
+            .map((e) => e.checkVisibility({ visibilityProperty: true }) ? e.textContent : "")
+            .join(" ")""",
+        figure_id,
+    )
+    for needle in giveaways(figure_id, lang):
+        assert needle in texts, needle
+
+
 HIDDEN = ".stage .picture, .stage .readouts, figcaption"
 
 

@@ -17,7 +17,9 @@ SAYS = {
     "zh": re.compile(r"(\w+) 的查询给 (\w+) 的键打的([^0-9−，。；]*?)(−?\d+\.\d+)"),
 }
 KIND = {"en": {"raw": "R", "scaled": "S"}, "zh": {"原始": "R", "缩放后": "S"}}
-AT_LEAST = 8  # F03, F04, F06, the switch to scaled, F09, F10: ten such sentences today
+# query-meets-keys, two-maps, score-row, the switch to scaled, walk-rows, transpose: ten such
+# sentences today
+AT_LEAST = 8
 
 
 def test_every_stated_score_is_the_kind_it_names(article):

@@ -27,9 +27,9 @@ def check(figure_id: str, snapshot: dict) -> None:
         assert abs(number(shown["sum"]) - 1) < 1e-9, where
     if "inside" in shown:  # a convex mix cannot leave the values' polygon
         assert shown["inside"] in ("yes", "是"), where
-    if figure_id == "F19" and not state["multiply"]:
+    if figure_id == "multiply-leak" and not state["multiply"]:
         assert number(shown["check.value"]) == 0, where  # −∞ leaves exactly nothing, all rows
-    if figure_id == "F25":
+    if figure_id == "attention-map":
         for i, query in enumerate(TOKENS):
             row = [number(shown[f"W.{query}.{key}"]) for key in TOKENS]
             assert all(w >= 0 for w in row) and abs(sum(row) - 1) < 0.04, where

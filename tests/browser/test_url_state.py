@@ -23,7 +23,8 @@ def reader(browser, site_url) -> Iterator[Shared]:
 
 def driven_link(page, figure_id: str) -> tuple[dict, str]:
     """The figure's state after a short seeded drive of its controls, and its link. Reduced
-    motion, so that a run the drive started (F27's training) has ended before the link."""
+    motion, so that a run the drive started (gradient-finds-cat's training) has ended before the
+    link."""
     page.emulate_media(reduced_motion="reduce")
     page.evaluate(DRIVE, [figure_id, zlib.crc32(figure_id.encode()), 20, KEYS])
     use_menu(page, figure_id, "Link")
@@ -48,7 +49,9 @@ def test_url_state_round_trip(en_at_start, reader, figure_id):
     assert reader.errors == []
 
 
-@pytest.mark.parametrize("figure_id", ["F03", "F07", "F21", "F27"])
+@pytest.mark.parametrize(
+    "figure_id", ["query-meets-keys", "long-key", "convex-hull", "gradient-finds-cat"]
+)
 def test_a_link_opened_fresh_starts_its_figure_in_that_state(en_at_start, browser, figure_id):
     """The same from a fresh load: the state read from the address before the figure starts."""
     original, link = driven_link(en_at_start.page, figure_id)
@@ -59,9 +62,13 @@ def test_a_link_opened_fresh_starts_its_figure_in_that_state(en_at_start, browse
 
 
 @pytest.mark.parametrize("width", [360, 1280])
-@pytest.mark.parametrize("target", ["F03", "F08", "F19", "F26", "F24", "causal"])
+@pytest.mark.parametrize(
+    "target",
+    ["query-meets-keys", "fill-matrix", "multiply-leak", "silent-bugs", "tiled-pass", "causal"],
+)
 def test_a_link_lands_on_its_figure_and_stays(browser, site_url, target, width):
-    """#F24 puts F24 at the top of the screen, though everything above it draws (or keeps a
+    """#tiled-pass puts tiled-pass at the top of the screen, though everything above it draws (or
+    keeps a
     placeholder's height) after the browser's own jump, and a reader's scroll down and back
     up finds it where it was."""
     watched = open_page(browser, site_url + f"en/#{target}", width=width)
@@ -86,9 +93,11 @@ window.requestIdleCallback = () => 0;
 """
 
 
-@pytest.mark.parametrize(("fragment", "first"), [("", "F01"), ("#F05", "F05"), ("#causal", None)])
+@pytest.mark.parametrize(
+    ("fragment", "first"), [("", "install"), ("#shadow", "shadow"), ("#causal", None)]
+)
 def test_the_first_figure_needed_starts_before_any_layout(browser, site_url, fragment, first):
-    """From the top, F01 is drawn as soon as the page's module runs, not after the observer's
+    """From the top, install is drawn as soon as the page's module runs, not after the observer's
     first report; a link to a figure starts that one instead, and a link to a heading waits
     for the observer."""
     context = browser.new_context(viewport={"width": 360, "height": 740})
@@ -104,25 +113,27 @@ def test_the_first_figure_needed_starts_before_any_layout(browser, site_url, fra
 
 
 MALFORMED = [
-    "#F07:f=4.4",
-    "#F07:f=abc",
-    "#F07:f=%ZZ",
-    "#F02:x=1e999,NaN",
-    "#F03:token=dog;extra=1",
+    "#long-key:f=4.4",
+    "#long-key:f=abc",
+    "#long-key:f=%ZZ",
+    "#drag-input:x=1e999,NaN",
+    "#query-meets-keys:token=dog;extra=1",
     "#F99:x=1",
-    "#F12:=;;==",
-    "#F23:n=-5",
-    "#F05:q=1,2,3",
+    "#give-way:=;;==",
+    "#context-cost:n=-5",
+    "#shadow:q=1,2,3",
 ]
 
 
 def clamped_or_ignored(page, fragment: str) -> None:
     for figure_id in FIGURES:
         clean_readouts(page, figure_id, f"after {fragment}")
-    if fragment == "#F07:f=4.4":
-        assert state(page, "F07") == {"f": 4.4} and readouts(page, "F07")["winner"] == "and"
-    if fragment == "#F07:f=abc":
-        assert state(page, "F07") == {"f": 1}
+    if fragment == "#long-key:f=4.4":
+        assert (
+            state(page, "long-key") == {"f": 4.4} and readouts(page, "long-key")["winner"] == "and"
+        )
+    if fragment == "#long-key:f=abc":
+        assert state(page, "long-key") == {"f": 1}
 
 
 @pytest.mark.parametrize("fragment", MALFORMED)
@@ -133,9 +144,26 @@ def test_malformed_url_state_is_clamped_or_ignored(reader, fragment):
     clamped_or_ignored(reader.page, fragment)
 
 
-@pytest.mark.parametrize("fragment", ["#F07:f=4.4", "#F07:f=abc", "#F02:x=1e999,NaN"])
+@pytest.mark.parametrize(
+    "fragment", ["#long-key:f=4.4", "#long-key:f=abc", "#drag-input:x=1e999,NaN"]
+)
 def test_malformed_url_state_on_a_fresh_load(browser, site_url, fragment):
     watched = open_page(browser, site_url + "en/" + fragment)
     assert watched.errors == []
     clamped_or_ignored(watched.page, fragment)
     watched.page.context.close()
+
+
+@pytest.mark.parametrize(("fragment", "slug"), [("#F07:f=4.4", "long-key"), ("#F24", "tiled-pass")])
+def test_a_link_of_before_the_slugs_opens_the_figure_it_opened(browser, site_url, fragment, slug):
+    """Links shared while figures were named by number (#F07:f=4.4, #F24) keep opening that
+    figure (share.js LEGACY), whatever label a later page gives it."""
+    opened = open_page(browser, site_url + "en/" + fragment)
+    page = opened.page
+    page.wait_for_function("(id) => document.getElementById(id)?.figure", arg=slug)
+    if ":" in fragment:
+        assert state(page, slug) == {"f": 4.4}
+    top = page.evaluate("(id) => document.getElementById(id).getBoundingClientRect().top", slug)
+    assert abs(top) < 900, "the old link did not bring its figure onto the screen"
+    assert opened.errors == []
+    page.context.close()

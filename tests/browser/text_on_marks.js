@@ -33,7 +33,7 @@
   };
   const name = (t) => `"${t.textContent.trim()}"`;
   // how far past a mark's box its stroke may reach, in px: more than half the widest stroke
-  // drawn (F03's 12 px shadow), scaled up with its picture
+  // drawn (query-meets-keys's 12 px shadow), scaled up with its picture
   const NEAR = 16;
   // points every 1.5 px along a mark's outline, on the screen: a line's by its ends (asking
   // a path for each point walks it from the start, slow on a long one)

@@ -92,14 +92,13 @@ export function attention(X, WQ, WK, WV, mask = "none") {
 }
 
 /**
- * The width experiment: base scores (raw row `ate`) grow as √width; divide by
- * nothing, √width or width.
+ * The width experiment, anchored at the toy: width 2 is the toy's raw row `ate` (the base),
+ * and at width d the raw scores are base·√(d/2); divide by nothing, √width or width.
  * @param {Vec} base @param {number} width @param {"none"|"sqrt"|"d"} [divisor="none"]
  */
 export function widthMix(base, width, divisor = "none") {
-  const spread = Math.sqrt(width);
-  const divide = { none: 1, sqrt: spread, d: width }[divisor];
-  return softmaxRow(base.map((b) => (b * spread) / divide));
+  const divide = { none: 1, sqrt: Math.sqrt(width), d: width }[divisor];
+  return softmaxRow(base.map((b) => (b * Math.sqrt(width / 2)) / divide));
 }
 
 /**

@@ -1,9 +1,11 @@
 // The scaffold every figure shares: state, set(partial) and draw(), hung on the element.
 // Input writes state; state draws. Redraws are batched to one per animation frame, and a
 // change to one of the figure's `discrete` keys (a next row, a flip, a shuffle) eases the
-// picture from the old drawing to the new one.
+// picture from the old drawing to the new one. An input that arrives while an ease runs
+// never waits for it: the ease jumps to its end and the new state is drawn at once, with
+// no second ease (a reader clicking through rows sees each row as soon as they click).
 
-import { ease, settle, snapshot } from "./kit/motion.js";
+import { ease, easing, settle, snapshot } from "./kit/motion.js";
 
 /**
  * Make `el` a figure. `clamp` turns any partial state (from a control, a test or a URL)
@@ -26,7 +28,8 @@ export function figure(el, { state, clamp = (s) => s, draw, discrete = [] }) {
       pending = true;
       requestAnimationFrame(() => {
         pending = false;
-        const jump = discrete.some((key) => JSON.stringify(api.state[key]) !== JSON.stringify(drawn[key]));
+        const hurried = easing(el);
+        const jump = !hurried && discrete.some((key) => JSON.stringify(api.state[key]) !== JSON.stringify(drawn[key]));
         const before = jump ? snapshot(el) : null;
         if (!jump) settle(el);
         draw(api.state);
@@ -35,6 +38,7 @@ export function figure(el, { state, clamp = (s) => s, draw, discrete = [] }) {
         el.dispatchEvent(new Event("input", { bubbles: true }));
       });
     },
+    /** Draw the same state again (the picture's type scale changed): at once. */
     redraw() {
       settle(el);
       draw(api.state);

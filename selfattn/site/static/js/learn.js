@@ -7,7 +7,8 @@ import { dot, softmaxRow, times } from "./attention.js";
 /**
  * @typedef {{X: Mat[], labels: number[], WV: Mat, direction: Vec, midpoint: Vec, it: number,
  *   gain: number, startRange: number}} Task
- * @typedef {{loss: number, weights: Vec[], dWQ: Mat, dWK: Mat}} Pass
+ * @typedef {{loss: number, weights: Vec[], dWQ: Mat, dWK: Mat, dq: Vec[], dK: Mat[]}} Pass `dq` and
+ *   `dK`: ∂loss/∂q_it and ∂loss/∂k_j through each sentence, the pulls F27 draws
  */
 
 /**
@@ -49,6 +50,10 @@ export function forwardBackward(task, WQ, WK) {
   const dWQ = zeros(2, 2);
   const dWK = zeros(2, 2);
   const weights = [];
+  /** @type {Vec[]} */
+  const dqs = [];
+  /** @type {Mat[]} */
+  const dKs = [];
   let loss = 0;
   const count = task.X.length;
   task.X.forEach((X, s) => {
@@ -74,8 +79,10 @@ export function forwardBackward(task, WQ, WK) {
       }
     }
     weights.push(w);
+    dqs.push(dq);
+    dKs.push(ds.map((dsj) => q.map((qc) => dsj * qc)));
   });
-  return { loss, weights, dWQ, dWK };
+  return { loss, weights, dWQ, dWK, dq: dqs, dK: dKs };
 }
 
 /**

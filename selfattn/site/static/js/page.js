@@ -1,14 +1,14 @@
 // Start the figures: those near the screen at once, the rest one at a time when the
 // browser is idle, so loading never blocks and a figure far down the page costs
 // nothing until then. Each gets its tools and description, and any state the address
-// asks for (#F07:f=4.4). Where a figure's module comes from is the caller's: its own file
+// asks for (#long-key:f=4.4; a label of before the slugs, #F07:f=4.4, still opens it). Where a figure's module comes from is the caller's: its own file
 // (main.js as written), or the chunks the build joins the modules into.
 
 import { describe } from "./a11y.js";
 import { makeHead } from "./kit/head.js";
 import { forgetTextWidths } from "./kit/plane.js";
 import { addPrediction } from "./predict.js";
-import { statesFromHash } from "./share.js";
+import { slugOf, statesFromHash } from "./share.js";
 import { addTools } from "./tools.js";
 
 /** A figure's module from its own file, `data-module` being relative to static/. */
@@ -73,9 +73,10 @@ export function startPage(load) {
     near.observe(el);
   }
 
-  // A link to a figure or a heading (#F24, #causal) lands on it once that figure has drawn:
-  // the browser jumps while the page is still parsing, before anything above has its height.
-  const anchor = location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
+  // A link to a figure or a heading (#tiled-pass, #causal, or an old #F24) lands on it once
+  // that figure has drawn: the browser jumps while the page is still parsing, before anything
+  // above has its height.
+  const anchor = location.hash.length > 1 ? document.getElementById(slugOf(location.hash.slice(1))) : null;
   if (anchor) {
     const drawn = anchor.dataset.module ? start(anchor) : Promise.resolve();
     drawn.then(() => requestAnimationFrame(() => holdAtTop(anchor)));

@@ -1,6 +1,8 @@
 // Predict, then see: at a few moments the figure waits, hidden, for the reader's guess.
 // Any guess, the skip button, or simply using the figure's controls reveals it, and the
-// feedback says in one sentence why the answer is what it is.
+// feedback says in one sentence why the answer is what it is. The prose that states the
+// answer waits too: the Markdown wraps it in <div data-answer-for="F03">, and until the
+// guess it keeps its place on the page (nothing jumps when it shows) but none of its words.
 
 import { t } from "./i18n.js";
 import { html } from "./kit/dom.js";
@@ -11,8 +13,13 @@ import { html } from "./kit/dom.js";
  */
 export function addPrediction(el, { answer, question, options, why }) {
   const feedback = html("p", { class: "predict-feedback", role: "status" });
+  const answers = /** @type {HTMLElement[]} */ ([...document.querySelectorAll(`[data-answer-for="${el.id}"]`)]);
   const reveal = () => {
     el.classList.remove("veiled");
+    for (const text of answers) {
+      text.style.visibility = "";
+      text.removeAttribute("data-veiled");
+    }
     for (const b of buttons) b.disabled = true;
     skip.hidden = true;
   };
@@ -49,8 +56,19 @@ export function addPrediction(el, { answer, question, options, why }) {
   const stage = /** @type {HTMLElement} */ (el.querySelector(".stage"));
   stage.before(box);
   // the picture and its caption would give the answer away: hidden, with a word on why
-  stage.dataset.veil = t({ zh: "猜过之后，图就会出现", en: "The picture appears once you guess" });
+  stage.dataset.veil = t({
+    zh: "猜过之后，图和图下的讲解就会出现",
+    en: "The picture, and the text after it, appear once you guess",
+  });
   el.classList.add("veiled");
+  // set through the CSSOM, which the page's Content-Security-Policy allows (a style
+  // attribute in the HTML it would refuse); the stylesheet's print rule cannot reach it,
+  // so printing reveals, as it does the picture
+  for (const text of answers) {
+    text.style.visibility = "hidden";
+    text.dataset.veiled = "";
+  }
+  window.addEventListener("beforeprint", reveal, { once: true });
   // reaching for a control is an answer too: the reader wants to see. On pointerup, not
   // pointerdown: the picture coming back moves the controls, and a press that ends
   // elsewhere than it began is no click

@@ -29,7 +29,10 @@ export function addTools(el) {
     {
       class: "menu-items",
       role: "group",
-      "aria-label": t({ zh: `${el.id} 的分享与导出`, en: `Share and export ${el.id}` }),
+      "aria-label": t({
+        zh: `${el.dataset.label ?? el.id} 的分享与导出`,
+        en: `Share and export ${el.dataset.label ?? el.id}`,
+      }),
     },
     button(
       t({ zh: "链接", en: "Link" }),
@@ -66,7 +69,7 @@ export function addTools(el) {
     html("span", { "aria-hidden": "true", text: "⋯" }),
     html("span", {
       class: "visually-hidden",
-      text: t({ zh: `${el.id} 的分享与导出`, en: `Share and export ${el.id}` }),
+      text: t({ zh: `${el.dataset.label ?? el.id} 的分享与导出`, en: `Share and export ${el.dataset.label ?? el.id}` }),
     }),
   );
   el.querySelector("figcaption").before(html("details", { class: "figure-tools" }, summary, menu));

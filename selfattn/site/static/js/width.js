@@ -56,7 +56,7 @@ export function widthSlider(parent, onInput) {
   };
 }
 
-/** Raw row `ate`: the scores at width 1, which grow as √width. @param {import("./kit/head.js").Head} head */
+/** Raw row `ate`: the scores at width 2, the toy's own, which grow as √(width/2). @param {import("./kit/head.js").Head} head */
 export function baseScores(head) {
   return head.run().R[head.index("ate")];
 }

@@ -7,6 +7,7 @@
 import { axis, chart, linear, typeScale } from "./chart.js";
 import { svg } from "./dom.js";
 import { fixed } from "./format.js";
+import { tokenOf } from "./link.js";
 import { setSvg } from "./notation.js";
 
 let hatches = 0;
@@ -19,7 +20,7 @@ const TICK_PX = 11.5; // a bar's number, in rendered px (style.css --type-tick)
  * @param {HTMLElement} parent
  * @param {{labels: string[], domain: number[], label: string, name?: string, height?: number, width?: number,
  *   format?: (v: number) => string, ticks?: number[], title?: string, edge?: boolean, reference?: boolean,
- *   names?: string[]}} o
+ *   names?: string[], kind?: "scores"|"weights"}} o
  *   `name` gives each bar's number data-readout="NAME.label" (`names` gives each its own);
  *   `edge` draws the top of the
  *   scale as a line (where a staircase of weights must end); `reference` leaves room on the
@@ -40,6 +41,7 @@ export function makeBars(
     title = "",
     edge = false,
     reference = false,
+    kind = "scores",
   },
 ) {
   const [lo, hi] = domain;
@@ -47,7 +49,8 @@ export function makeBars(
     width: across,
     height,
     label,
-    cls: "bars",
+    // "weights" draws the bars in the value hue (how much of a value is taken); scores ink
+    cls: kind === "weights" ? "bars weights" : "bars",
     title,
     margin: { top: title ? 34 : 20, bottom: 26, left: ticks.length ? 34 : 8, right: reference ? 44 : 8 },
   });
@@ -83,6 +86,8 @@ export function makeBars(
     const readout = names[k] ?? (name ? `${name}.${token}` : "");
     // the slot slides as a whole when the order changes; its label travels with it
     const g = svg("g", { class: "slot" }, layers.marks);
+    // a bar of a token is one of its marks (kit/link.js): pointing at it lights the token
+    if (tokenOf(token)) g.setAttribute("data-token", tokenOf(token));
     const wash = svg(
       "rect",
       { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, height: box.bottom - box.top + 40, rx: 5, class: "wash" },

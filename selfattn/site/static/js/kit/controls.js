@@ -1,4 +1,6 @@
-// Every native control a figure uses: slider, choices, menu, toggle, button and stepper. Each
+// Every control a figure uses, each on native inputs: slider (the kit's thumb), choices (a
+// segmented row), menu (a button opening a list of choices, no <select>), toggle, button
+// and stepper. Each
 // only reports what the reader asked for (through its callback, which writes state);
 // draw moves it with `show`, so tests, links and the reader go through one path.
 
@@ -34,7 +36,8 @@ export function slider(parent, { label, min, max, step, name, onInput }) {
 }
 
 /**
- * A group of choice chips (radio buttons): one of a few named options.
+ * A segmented row of choices (radio buttons, drawn as words with no circles): one of a few
+ * named options.
  * @param {HTMLElement} parent
  * @param {{legend: string, name: string, options: {value: string, label: string}[], onInput: (v: string) => void}} o
  */
@@ -66,26 +69,69 @@ export function choices(parent, { legend, name, options, onInput }) {
   };
 }
 
+const FEW = 4; // options a menu shows as a row of choices rather than behind a button
+
 /**
- * A labelled drop-down (a native select): one of several named options in one control, where
- * a row of chips would crowd the figure's controls.
+ * A menu: one of several named options in one control, where a row of choices would crowd
+ * the figure's controls (up to FEW options, it is that row). Not a native <select> (docs/design.md, 7): a button that names the
+ * choice and opens the options as a list of native radio inputs (name=`name`), which stay
+ * in the document while closed, so a keyboard, a screen reader or a test can pick one as a
+ * choice is picked. Picking closes it; Escape or a click elsewhere closes it too.
  * @param {HTMLElement} parent
  * @param {{label: string, name: string, options: {value: string, label: string}[], onInput: (v: string) => void}} o
  */
 export function menu(parent, { label, name, options, onInput }) {
-  const select = /** @type {HTMLSelectElement} */ (html("select", { name }));
-  for (const option of options) select.append(html("option", { value: option.value, text: option.label }));
-  select.addEventListener("change", () => onInput(select.value));
+  // a few options need no menu: they are a segmented row of choices, all in sight
+  if (options.length <= FEW) {
+    const row = choices(parent, { legend: label, name, options, onInput });
+    row.el.classList.add("menu-options");
+    return row;
+  }
   const title = html("span", { class: "label" });
   setHtml(title, label);
-  const el = html("label", { class: "control menu" }, title, select);
+  const opener = /** @type {HTMLButtonElement} */ (
+    html("button", { type: "button", class: "menu-button", "aria-haspopup": "true", "aria-expanded": "false" })
+  );
+  const list = html("fieldset", { class: "menu-options choices" });
+  list.setAttribute("aria-label", plain(label));
+  const el = html("div", { class: "control menu" }, title, opener, list);
+  const open = (/** @type {boolean} */ on) => {
+    el.classList.toggle("open", on);
+    opener.setAttribute("aria-expanded", String(on));
+  };
+  const inputs = options.map(({ value, label: text }) => {
+    const input = /** @type {HTMLInputElement} */ (html("input", { type: "radio", name, value }));
+    input.addEventListener("change", () => {
+      if (!input.checked) return;
+      open(false);
+      onInput(value);
+    });
+    const words = html("span");
+    setHtml(words, text);
+    list.append(html("label", { class: "chip" }, input, words));
+    return input;
+  });
+  opener.addEventListener("click", () => {
+    open(!el.classList.contains("open"));
+    if (el.classList.contains("open")) (inputs.find((i) => i.checked) ?? inputs[0])?.focus();
+  });
+  el.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && el.classList.contains("open")) {
+      open(false);
+      opener.focus();
+    }
+  });
+  document.addEventListener("pointerdown", (e) => {
+    if (!el.contains(/** @type {Node} */ (e.target))) open(false);
+  });
   parent.append(el);
   return {
     el,
-    select,
     /** @param {string} value */
     show(value) {
-      if (select.value !== value) select.value = value;
+      for (const input of inputs) input.checked = input.value === value;
+      const chosen = options.find((o) => o.value === value);
+      if (chosen) setHtml(opener, chosen.label);
     },
   };
 }

@@ -1,6 +1,11 @@
-// One matrix for every figure that shows one: scores (F08–F10, F17) and weights (F25,
-// F26) alike. A cell's square has area ∝ |value| against a reference square in the
-// legend; positive is filled, negative hollow (sign is shape, not hue); a masked cell is
+// One matrix for every figure that shows one: scores (fill-matrix, walk-rows, transpose,
+// remove-future) and weights (attention-map, silent-bugs) alike, with one geometry, so that
+// consecutive matrices read as one object changing (docs/design.md, 6). A cell's square has
+// area ∝ |value| against a reference square in the legend; scores are ink, positive filled,
+// negative hollow (sign is shape, not hue); weights (kind "weights") are in the value hue,
+// on a tint that deepens with the weight, so 0.08 and 0.45 differ at a glance. Each cell
+// belongs to its row's token and its column's (data-token, kit/link.js); the number under
+// the pointer shows, whatever `numbers` prints. A masked cell is
 // what the mask leaves, a small dashed box with −∞ or 0, its former value greyed where the
 // figure is about what was thrown away; weight that leaks onto a masked key is wrong (red).
 
@@ -25,12 +30,15 @@ export const gridWidth = (rows, columns, cell) => labelRoom(rows) + columns * ce
 /**
  * @param {HTMLElement} parent
  * @param {{rows: string[], columns: string[], label: string, scale: number, name?: string, cell?: number,
- *   titles?: {rows: string, columns: string}, reference?: {value: number, text: string}}} o
+ *   titles?: {rows: string, columns: string}, reference?: {value: number, text: string}, kind?: "scores"|"weights"}} o
  *   `scale` is the |value| whose square fills a cell; `name` gives each cell's number
  *   data-readout="NAME.row.column"; `reference` draws, under the grid, the square a value
  *   of that size gets, so areas can be read against it.
  */
-export function makeGrid(parent, { rows, columns, label, scale, name = "", cell = 48, titles, reference }) {
+export function makeGrid(
+  parent,
+  { rows, columns, label, scale, name = "", cell = 48, titles, reference, kind = "scores" },
+) {
   const left = labelRoom(rows),
     top = titles ? 46 : 24;
   const bottom = top + rows.length * cell;
@@ -41,7 +49,12 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
   const lift = cell >= 40 ? 6 : 0;
   const largest = cell - (lift ? 20 : 6); // the side of a square worth `scale`
   const sideOf = (/** @type {number} */ v) => Math.sqrt(Math.min(Math.abs(v), scale) / scale) * largest;
-  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart grid", role: "img", "aria-label": label });
+  const root = svg("svg", {
+    viewBox: `0 0 ${width} ${height}`,
+    class: `chart grid ${kind}`,
+    role: "img",
+    "aria-label": label,
+  });
   if (reference) {
     const side = sideOf(reference.value);
     svg("rect", { class: "reference-square", x: left + 4, y: bottom + 17 - side / 2, width: side, height: side }, root);
@@ -71,7 +84,13 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
   });
   const cells = rows.map((r, i) =>
     columns.map((c, j) => {
-      const g = svg("g", { class: "cell", "data-row": r, "data-column": c }, root);
+      const g = svg("g", { class: "cell", "data-row": r, "data-column": c, "data-token": `${r} ${c}` }, root);
+      // a weight's tint, under its square: deeper for a larger weight (weights only)
+      const tint = svg(
+        "rect",
+        { class: "tint", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 },
+        g,
+      );
       svg(
         "rect",
         { class: "slot", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 },
@@ -86,9 +105,25 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
         { class: "cell-value", y: cell / 2 - 6, ...(name ? { "data-readout": `${name}.${r}.${c}` } : {}) },
         g,
       );
-      return { g, square, box, fill, value, i, j };
+      return { g, tint, square, box, fill, value, i, j };
     }),
   );
+  // the number under the pointer, for any cell whose own number is not printed
+  const pointed = svg("text", { class: "pointer-value", visibility: "hidden" }, root);
+  /** @type {{values: number[][], format: (v: number) => string, transposed: boolean}} */
+  const last = { values: [], format: fixed, transposed: false };
+  root.addEventListener("pointerover", (e) => {
+    const g = e.target instanceof Element ? e.target.closest(".cell") : null;
+    const at = g && cells.flat().find((c) => c.g === g);
+    const printed = at?.value.textContent;
+    pointed.setAttribute("visibility", at && !printed && last.values.length ? "visible" : "hidden");
+    if (!at || printed || !last.values.length) return;
+    const [i, j] = last.transposed ? [at.j, at.i] : [at.i, at.j];
+    pointed.textContent = last.format(last.values[at.i][at.j]);
+    pointed.setAttribute("x", String(left + (j + 0.5) * cell));
+    pointed.setAttribute("y", String(top + (i + 1) * cell - 6));
+  });
+  root.addEventListener("pointerleave", () => pointed.setAttribute("visibility", "hidden"));
   parent.append(root);
 
   /** Put a cell's centre at (row, column). */
@@ -119,12 +154,17 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
         diagonal: showDiagonal = false,
       } = {},
     ) {
+      Object.assign(last, { values, format, transposed });
       for (const line of cells) {
-        for (const { g, square, box, fill, value, i, j } of line) {
+        for (const { g, tint, square, box, fill, value, i, j } of line) {
           const v = values[i][j],
             m = mark(i, j) ?? {},
             off = (m.masked ?? null) !== null && !m.leak;
           const side = shown(i, j) && !off ? Math.max(1.5, sideOf(v)) : 0;
+          // the tint's depth: a sequential scale of the weight, 0 clear and `scale` deepest
+          tint.style.display = kind === "weights" && side ? "" : "none";
+          if (kind === "weights")
+            tint.setAttribute("fill-opacity", (0.06 + 0.5 * Math.min(1, Math.abs(v) / scale)).toFixed(3));
           square.setAttribute("x", String(-side / 2));
           square.setAttribute("y", String(-side / 2 - lift));
           square.setAttribute("width", String(side));
@@ -167,6 +207,10 @@ export function makeGrid(parent, { rows, columns, label, scale, name = "", cell 
       });
       rowLabels.forEach((text, i) => {
         setSvg(text, transposed ? columns[i] : rows[i]);
+        text.setAttribute("data-token", transposed ? columns[i] : rows[i]);
+      });
+      columnLabels.forEach((text, j) => {
+        text.setAttribute("data-token", transposed ? rows[j] : columns[j]);
       });
     },
   };
@@ -186,13 +230,15 @@ export function weightMap(parent, tokens, label) {
     titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
     reference: { value: 0.25, text: t({ zh: "这个方块 = 0.25", en: "this square = 0.25" }) },
     label,
+    kind: "weights",
   });
 }
 
 /**
  * The key to a grid, in words beside a sample of each: what filled, hollow, masked or
- * leaking mean in this figure (the reference square lives in the grid itself).
- * @param {{kind: "pos"|"neg"|"masked"|"leak", text: string}[]} items
+ * leaking mean in this figure (the reference square lives in the grid itself); "weight" is a
+ * weight map's square, in the value hue.
+ * @param {{kind: "pos"|"neg"|"weight"|"masked"|"leak", text: string}[]} items
  */
 export function gridLegend(items) {
   const sample = (kind) => {

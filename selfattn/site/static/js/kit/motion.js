@@ -16,6 +16,11 @@ export function still() {
   return matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
+/** Whether a figure's picture is easing now. @param {Element} el */
+export function easing(el) {
+  return running.has(el);
+}
+
 /** Jump a running ease to its end, before any other draw writes the same attributes. @param {Element} el */
 export function settle(el) {
   running.get(el)?.();

@@ -69,16 +69,11 @@ export function marksIn(layers) {
           half: halfStroke(el),
         });
       } else if (el instanceof SVGPathElement) {
-        // an arc or a bracket, as chords a few px long (geometry only: no layout)
-        const total = el.getAttribute("d") ? el.getTotalLength() : 0;
+        // an arc, a curve or a bracket, as chords a few units long, computed from its `d`
+        // (kit paths use M, L, H, V, A and Z): no getTotalLength, which forces a style and
+        // layout pass right after the draw's writes (issue 50)
         const half = halfStroke(el);
-        const n = Math.ceil(total / 4);
-        let a = n ? el.getPointAtLength(0) : null;
-        for (let i = 1; a && i <= n; i += 1) {
-          const b = el.getPointAtLength((total * i) / n);
-          segments.push({ x1: a.x, y1: a.y, x2: b.x, y2: b.y, half });
-          a = b;
-        }
+        for (const [x1, y1, x2, y2] of chordsOf(el)) segments.push({ x1, y1, x2, y2, half });
       } else if (el.tagName === "polygon" || el.tagName === "polyline") {
         const p = (el.getAttribute("points") ?? "")
           .trim()
@@ -103,6 +98,96 @@ export function marksIn(layers) {
     }
   }
   return { segments, discs };
+}
+
+/** @type {Map<string, number[][]>} chords of each path's `d` seen lately, by its text */
+const chordCache = new Map();
+const CHORD = 4; // user units per chord of an arc
+
+/**
+ * A path's outline as chords [x1, y1, x2, y2], from its `d` alone for the commands the kit
+ * writes (absolute M, L, H, V, A, Z; an arc's chords from its centre); a path with any other
+ * command is measured by the browser, as before.
+ * @param {SVGPathElement} el
+ */
+export function chordsOf(el) {
+  const d = el.getAttribute("d") ?? "";
+  let known = chordCache.get(d);
+  if (known) return known;
+  known = parsePath(d) ?? measuredChords(el);
+  if (chordCache.size > 500) chordCache.clear();
+  chordCache.set(d, known);
+  return known;
+}
+
+/** @param {SVGPathElement} el */
+function measuredChords(el) {
+  const total = el.getAttribute("d") ? el.getTotalLength() : 0;
+  const n = Math.ceil(total / CHORD);
+  const out = [];
+  let a = n ? el.getPointAtLength(0) : null;
+  for (let i = 1; a && i <= n; i += 1) {
+    const b = el.getPointAtLength((total * i) / n);
+    out.push([a.x, a.y, b.x, b.y]);
+    a = b;
+  }
+  return out;
+}
+
+/** @param {string} d @returns {number[][]|null} null where a command is not one of ours */
+function parsePath(d) {
+  const tokens = d.match(/[A-Za-z]|-?\d*\.?\d+(?:e[-+]?\d+)?/g) ?? [];
+  const out = [];
+  let x = 0,
+    y = 0,
+    sx = 0,
+    sy = 0,
+    k = 0,
+    command = "";
+  const next = () => Number(tokens[k++]);
+  while (k < tokens.length) {
+    if (/[A-Za-z]/.test(tokens[k])) command = tokens[k++];
+    const line = (/** @type {number} */ nx, /** @type {number} */ ny) => {
+      out.push([x, y, nx, ny]);
+      x = nx;
+      y = ny;
+    };
+    if (command === "M") {
+      x = sx = next();
+      y = sy = next();
+      command = "L"; // pairs after a move are lines
+    } else if (command === "L") line(next(), next());
+    else if (command === "H") line(next(), y);
+    else if (command === "V") line(x, next());
+    else if (command === "Z" || command === "z") {
+      line(sx, sy);
+      if (k < tokens.length && !/[A-Za-z]/.test(tokens[k])) return null;
+    } else if (command === "A") {
+      const [rx, ry, , large, sweep, ex, ey] = [next(), next(), next(), next(), next(), next(), next()];
+      if (Math.abs(rx - ry) > 1e-6 || !rx) {
+        line(ex, ey); // an ellipse the kit never draws: its chord is near enough
+        continue;
+      }
+      // the centre of a circular arc from its two ends (SVG's endpoint parametrisation)
+      const mx = (x - ex) / 2,
+        my = (y - ey) / 2;
+      const r = Math.max(rx, Math.hypot(mx, my));
+      const h = Math.sqrt(Math.max(0, r * r - mx * mx - my * my)) / Math.hypot(mx, my || 1e-12);
+      const sign = large === sweep ? -1 : 1;
+      const cx = (x + ex) / 2 + sign * h * my,
+        cy = (y + ey) / 2 - sign * h * mx;
+      const a0 = Math.atan2(y - cy, x - cx);
+      let turn = Math.atan2(ey - cy, ex - cx) - a0;
+      if (sweep && turn < 0) turn += 2 * Math.PI;
+      if (!sweep && turn > 0) turn -= 2 * Math.PI;
+      const n = Math.max(1, Math.ceil((Math.abs(turn) * r) / CHORD));
+      for (let i = 1; i <= n; i += 1) {
+        const at = a0 + (turn * i) / n;
+        line(i === n ? ex : cx + r * Math.cos(at), i === n ? ey : cy + r * Math.sin(at));
+      }
+    } else return null;
+  }
+  return out;
 }
 
 /** Does segment `s`, thickened by its stroke and CLEAR, touch box `b`? (Liang–Barsky clip) */

@@ -3,48 +3,79 @@
 
 import { offsetOf, TICK_BELOW, TICK_BESIDE, TICK_MIDDLE, typeScale } from "./chart.js";
 import { svg } from "./dom.js";
+import { tokenOf } from "./link.js";
 import { setSvg } from "./notation.js";
 import { free, marksIn, place } from "./place.js";
 
 const TICK_GAP = 32; // px between tick numbers: "−100" at the tick size, and a gap
 
 /**
- * A plane showing x in [x0, x1] and y in [y0, y1], `unit` pixels per unit.
- * @param {{x: [number, number], y: [number, number], unit?: number, label: string, grid?: number}} o
+ * A plane showing at least x in [x0, x1] and y in [y0, y1], `unit` user units per unit of
+ * the data. On the page every plane is drawn at one world scale (kit/compose.js: one unit is
+ * the same number of px in every figure); a plane whose data is too small to read at it
+ * says `zoom` (2 draws every unit twice as large) and wears "× 2" in its corner. Given more
+ * room than its data needs, the plane shows more of its grid (`fit`), never a hole.
+ * @param {{x: [number, number], y: [number, number], unit?: number, label: string, grid?: number, zoom?: number}} o
  */
-export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0.5 }) {
-  const width = (x1 - x0) * unit,
-    height = (y1 - y0) * unit;
-  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "plane", role: "img", "aria-label": label });
-  root.dataset.frame = JSON.stringify({ x0, y1, unit }); // lets tests aim at plane points
-  const sx = (x) => (x - x0) * unit;
-  const sy = (y) => (y1 - y) * unit;
+export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0.5, zoom = 1 }) {
+  const root = svg("svg", { class: "plane", role: "img", "aria-label": label });
   const layers = Object.fromEntries(
     ["grid", "under", "shapes", "leaders", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]),
   );
-  for (let gx = Math.ceil(x0 / grid) * grid; gx <= x1 + 1e-9; gx += grid) {
-    const axis = Math.abs(gx) < 1e-9;
-    svg("line", { x1: sx(gx), x2: sx(gx), y1: 0, y2: height, class: axis ? "axis" : "gridline" }, layers.grid);
+  // the data's corner stays the origin of the user units, so a figure's sx/sy never change
+  // when the window around it widens: the viewBox starts left of it and above it instead
+  const sx = (x) => (x - x0) * unit;
+  const sy = (y) => (y1 - y) * unit;
+  const bounds = { x0, x1, y0, y1 };
+  const badge =
+    zoom !== 1 ? svg("text", { class: "zoom-badge", dx: "-0.5em", dy: "1.3em", "aria-hidden": "true" }) : null;
+  if (badge) badge.textContent = `\u00d7 ${zoom}`;
+
+  let edge = 0; // units kept clear of the window's edge by a tick number (set by fit)
+  /** Draw the grid, axes and tick numbers for the window `bounds` now shows. */
+  function drawGrid() {
+    const { x0: a0, x1: a1, y0: b0, y1: b1 } = bounds;
+    layers.grid.replaceChildren();
+    const top = sy(b1),
+      bottom = sy(b0),
+      left = sx(a0),
+      right = sx(a1);
+    for (let gx = Math.ceil(a0 / grid - 1e-9) * grid; gx <= a1 + 1e-9; gx += grid) {
+      const axis = Math.abs(gx) < 1e-9;
+      svg("line", { x1: sx(gx), x2: sx(gx), y1: top, y2: bottom, class: axis ? "axis" : "gridline" }, layers.grid);
+    }
+    for (let gy = Math.ceil(b0 / grid - 1e-9) * grid; gy <= b1 + 1e-9; gy += grid) {
+      const axis = Math.abs(gy) < 1e-9;
+      svg("line", { x1: left, x2: right, y1: sy(gy), y2: sy(gy), class: axis ? "axis" : "gridline" }, layers.grid);
+    }
+    // numbers on grid lines, never finer than 1 (the article's half-step grids keep whole
+    // ticks) and never closer than a number is wide: a wide plane labels every few lines
+    let tick = grid;
+    while (tick < 1 - 1e-9 || tick * unit < TICK_GAP) tick *= 2;
+    const ticks = (lo, hi) => {
+      const out = [];
+      for (let k = Math.floor(lo / tick) + 1; k * tick < hi - 1e-9; k += 1)
+        if (k && k * tick > lo + edge && k * tick < hi - edge) out.push(k * tick);
+      return out;
+    };
+    const number = (t) => String(Number(t.toFixed(6))).replace("-", "\u2212");
+    for (const t of ticks(a0, a1))
+      svg("text", { x: sx(t), y: sy(0), dy: TICK_BELOW, class: "tick" }, layers.grid).textContent = number(t);
+    for (const t of ticks(b0, b1))
+      svg(
+        "text",
+        { x: sx(0), y: sy(t), dx: TICK_BESIDE, dy: TICK_MIDDLE, class: "tick end" },
+        layers.grid,
+      ).textContent = number(t);
+    root.setAttribute("viewBox", `${left} ${top} ${right - left} ${bottom - top}`);
+    if (badge) {
+      // in the top right corner, in from the edge by its own size (kit.css sets it in em)
+      badge.setAttribute("x", String(right));
+      badge.setAttribute("y", String(top));
+      layers.grid.append(badge);
+    }
   }
-  for (let gy = Math.ceil(y0 / grid) * grid; gy <= y1 + 1e-9; gy += grid) {
-    const axis = Math.abs(gy) < 1e-9;
-    svg("line", { x1: 0, x2: width, y1: sy(gy), y2: sy(gy), class: axis ? "axis" : "gridline" }, layers.grid);
-  }
-  // numbers on grid lines, never finer than 1 (the article's half-step grids keep whole
-  // ticks) and never closer than a number is wide: a wide plane labels every few lines
-  let tick = grid;
-  while (tick < 1 - 1e-9 || tick * unit < TICK_GAP) tick *= 2;
-  const ticks = (lo, hi) => {
-    const out = [];
-    for (let k = Math.floor(lo / tick) + 1; k * tick < hi - 1e-9; k += 1) if (k) out.push(k * tick);
-    return out;
-  };
-  const number = (t) => String(Number(t.toFixed(6))).replace("-", "\u2212");
-  for (const t of ticks(x0, x1))
-    svg("text", { x: sx(t), y: sy(0), dy: TICK_BELOW, class: "tick" }, layers.grid).textContent = number(t);
-  for (const t of ticks(y0, y1))
-    svg("text", { x: sx(0), y: sy(t), dx: TICK_BESIDE, dy: TICK_MIDDLE, class: "tick end" }, layers.grid).textContent =
-      number(t);
+  drawGrid();
 
   /** Screen point of a pointer event → plane coordinates. */
   function toPlane(event) {
@@ -58,7 +89,48 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
     return [Math.min(x1 - margin, Math.max(x0 + margin, x)), Math.min(y1 - margin, Math.max(y0 + margin, y))];
   }
 
-  return { root, layers, sx, sy, unit, toPlane, clampToPlane, bounds: { x0, x1, y0, y1 } };
+  const api = {
+    root,
+    layers,
+    sx,
+    sy,
+    unit,
+    zoom,
+    toPlane,
+    clampToPlane,
+    /** the window shown, at least the data's range (`fit` widens it) */
+    bounds,
+    /** the data's range, in units: the least the plane shows */
+    natural: { width: x1 - x0, height: y1 - y0 },
+    /**
+     * Show a window `width` × `height` units around the data (compose.js, when the plane
+     * has that much room at the world scale): the extra goes first to the side that brings
+     * the origin nearer the middle, so origins sit alike from figure to figure.
+     * `px` is what one unit measures on the page, so a tick number keeps 16 px off the edge.
+     * @param {number} width @param {number} height @param {number} [px]
+     */
+    fit(width, height, px = 0) {
+      const before = edge;
+      edge = px ? 16 / px : 0;
+      const grow = (lo, hi, size) => {
+        const extra = Math.max(0, size - (hi - lo));
+        // the origin's offset from the middle of [lo, hi]; extra first evens it out
+        const lean = Math.max(-extra, Math.min(extra, lo + hi));
+        const below = (extra + lean) / 2;
+        return [lo - below, hi + (extra - below)];
+      };
+      const [a0, a1] = grow(x0, x1, width),
+        [b0, b1] = grow(y0, y1, height);
+      const same = [a0 - bounds.x0, a1 - bounds.x1, b0 - bounds.y0, b1 - bounds.y1].every((d) => Math.abs(d) < 1e-6);
+      if (same && Math.abs(edge - before) < 1e-9) return false;
+      Object.assign(bounds, { x0: a0, x1: a1, y0: b0, y1: b1 });
+      drawGrid();
+      return true; // new grid and ticks: the figure draws again, to clear the ticks under marks
+    },
+  };
+  root.dataset.frame = JSON.stringify({ x0, y1, unit, zoom }); // lets tests aim at plane points
+  /** @type {any} */ (root).plane = api;
+  return api;
 }
 
 /** 48 points on the circle of radius `reach` around the origin: the rim a dragged point keeps to. */
@@ -147,7 +219,15 @@ export function arrow(plane, { cls, label = "" }) {
   const shaft = svg("line", {}, g);
   const head = svg("polygon", {}, g);
   const text = svg("text", { class: `label ${cls}` }, plane.layers.labels);
+  const mark = (/** @type {string} */ name) => {
+    const token = tokenOf(name);
+    for (const el of [g, text]) {
+      if (token) el.setAttribute("data-token", token);
+      else el.removeAttribute("data-token");
+    }
+  };
   setSvg(text, label);
+  mark(label);
   return {
     g,
     /** @param {number[]|null} to @param {number[]} [from] @param {string} [newLabel] */
@@ -155,7 +235,10 @@ export function arrow(plane, { cls, label = "" }) {
       const hidden = to === null || !Number.isFinite(to[0]) || !Number.isFinite(to[1]);
       g.style.display = text.style.display = hidden ? "none" : "";
       if (hidden) return;
-      if (newLabel !== undefined) setSvg(text, newLabel);
+      if (newLabel !== undefined) {
+        setSvg(text, newLabel);
+        mark(newLabel);
+      }
       const ax = plane.sx(from[0]),
         ay = plane.sy(from[1]);
       const bx = plane.sx(to[0]),
@@ -315,6 +398,17 @@ function planeMarks(plane, { axes = true, leaders = false } = {}) {
     // label's ink, which a canvas measure can put a pixel off
     found.segments.push({ x1: at("x1"), y1: at("y1"), x2: at("x2"), y2: at("y2"), half: 1.2 * typeScale(plane.root) });
   }
+  // a zoom's "× 2" in the corner is a mark too: labels keep off it (as a disc over its text)
+  const badge = grid.querySelector(".zoom-badge");
+  if (badge) {
+    const em = typeSizes(plane.root).tick * typeScale(plane.root);
+    const r = 1.3 * em; // "× 4" is about 2.2 em wide and 1 em tall
+    found.discs.push({
+      x: Number(badge.getAttribute("x")) - 0.5 * em - r,
+      y: Number(badge.getAttribute("y")) + 0.9 * em,
+      r,
+    });
+  }
   return found;
 }
 
@@ -335,7 +429,7 @@ export function clearTicks(plane, tips = []) {
   taken.push(...tips.map((p) => ({ x: plane.sx(p[0]) - 9, y: plane.sy(p[1]) - 9, width: 18, height: 18 })));
   const em = typeSizes(plane.root).tick * typeScale(plane.root);
   const everywhere = { x: -1e6, y: -1e6, width: 2e6, height: 2e6 };
-  for (const tick of plane.layers.grid.querySelectorAll("text")) {
+  for (const tick of plane.layers.grid.querySelectorAll("text.tick")) {
     const x = Number(tick.getAttribute("x")) + offsetOf(tick, "dx", em),
       y = Number(tick.getAttribute("y")) + offsetOf(tick, "dy", em);
     const w = (tick.textContent ?? "").length * 0.62 * em,
@@ -354,8 +448,13 @@ export function clearTicks(plane, tips = []) {
  * @param {ReturnType<typeof makePlane>} plane @param {{apart?: number}} [o]
  */
 export function untangle(plane, { apart } = {}) {
-  const { x0, x1, y0, y1 } = plane.bounds;
-  const bounds = { x: 2, y: 2, width: (x1 - x0) * plane.unit - 4, height: (y1 - y0) * plane.unit - 4 };
+  const { x0, x1, y0, y1 } = plane.bounds; // the window shown, which compose may have widened
+  const bounds = {
+    x: plane.sx(x0) + 2,
+    y: plane.sy(y1) + 2,
+    width: (x1 - x0) * plane.unit - 4,
+    height: (y1 - y0) * plane.unit - 4,
+  };
   const labels = labelBoxes(plane).map(({ label, x, y, width, height, at }) => ({
     el: label,
     box: { x, y, width, height },

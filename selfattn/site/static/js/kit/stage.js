@@ -1,50 +1,20 @@
-// The layout every figure shares, one column: the picture across the whole text column,
-// its controls right under it, then one short line of at most two read-outs (the one the
-// prose names emphasised) and what else the figure adds under them. On a phone the
-// controls stick to the bottom of the screen while their figure is on it (kit.css).
+// The layout every figure shares (docs/design.md): the picture on the page's own paper, no card,
+// its parts composed as one drawing (kit/compose.js: one world scale for planes, parts side
+// by side sharing a top and a bottom edge from 1100 px of page up, outset past the column,
+// stacked below), its tokens linked (kit/link.js), its controls in one slim row right under
+// it, then one short line of at most two read-outs (the one the prose names emphasised).
+// On a phone the controls stick to the bottom of the screen while their figure is on it.
 //
-// Each SVG of the picture is scaled to the column by its viewBox; its text is not: the
-// stage keeps `--px` on each SVG, user units per rendered pixel, and kit.css sets every
-// size of type in the picture times it, so a label renders at its design size whatever
-// the scale (and the plane's label estimates read the same factor).
+// Each SVG's text keeps its design size whatever the drawing's scale: compose.js keeps
+// `--px` (user units per rendered px) on each SVG and kit.css sets every size of type in
+// the picture times it.
 
+import { keepComposed } from "./compose.js";
 import { html } from "./dom.js";
+import { linkTokens } from "./link.js";
 import { setHtml } from "./notation.js";
 
 const MOST_READOUTS = 2;
-
-/**
- * User units per rendered pixel of an SVG shown with its viewBox (meet: the smaller scale
- * of width and height), or 0 where it is not laid out.
- * @param {SVGSVGElement} picture
- */
-function unitsPerPixel(picture) {
-  const box = picture.viewBox?.baseVal;
-  const shown = picture.getBoundingClientRect();
-  if (!box?.width || !shown.width || !shown.height) return 0;
-  return 1 / Math.min(shown.width / box.width, shown.height / box.height);
-}
-
-/**
- * Keep `--px` on every SVG in `picture`; when it changes, redraw the figure on `el`, so
- * what a figure places by its label sizes is placed at the new ones.
- * @param {HTMLElement} el @param {HTMLElement} picture
- */
-function keepTypeSize(el, picture) {
-  const watch = new ResizeObserver(() => {
-    let changed = false;
-    for (const drawing of picture.querySelectorAll("svg")) {
-      const px = unitsPerPixel(drawing);
-      const before = Number(drawing.style.getPropertyValue("--px")) || 1;
-      if (!px || Math.abs(px - before) < 0.005 * before) continue;
-      drawing.style.setProperty("--px", px.toFixed(4));
-      changed = true;
-    }
-    if (changed) /** @type {any} */ (el).figure?.redraw();
-  });
-  watch.observe(picture);
-  // an SVG appended later (a figure's second chart) changes the picture's size, and so is seen
-}
 
 /**
  * @param {HTMLElement} el the <figure>
@@ -55,7 +25,8 @@ export function stage(el) {
   const controls = html("div", { class: "controls" });
   const under = html("div", { class: "under" });
   root.append(picture, controls, under);
-  keepTypeSize(el, picture);
+  keepComposed(el, picture);
+  linkTokens(picture);
   return {
     picture,
     controls,

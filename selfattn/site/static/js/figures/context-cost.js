@@ -162,7 +162,9 @@ export default function (el, _head, article) {
   );
   // The bytes above are what a tiled pass never writes: a live line, linked to F24 below.
   const tiled = html("span");
-  const link = html("a", { href: "#F24" }, t({ zh: "图 F24", en: "F24" }));
+  // the label is the page's (build.py counts it), the anchor the figure's slug
+  const label = document.getElementById("tiled-pass")?.dataset.label ?? "";
+  const link = html("a", { href: "#tiled-pass" }, t({ zh: `图 ${label}`, en: label }));
   note("").append(tiled, link, t({ zh: " 一块一块地算给你看。", en: " streams it tile by tile." }));
 
   const fig = figure(el, {

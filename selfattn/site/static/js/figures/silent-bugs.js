@@ -80,7 +80,7 @@ export default function (el, head, article) {
   });
   under.append(
     gridLegend([
-      { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
+      { kind: "weight", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
       { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
       { kind: "leak", text: t({ zh: "红色：被遮住却还有权重", en: "red: masked, yet weighted" }) },
     ]),

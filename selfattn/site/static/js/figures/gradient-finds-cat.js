@@ -3,8 +3,12 @@
 // learn. Each step turns the query of it and the keys on the plane, moves row it's weight
 // onto the noun and lowers the loss. A run (a seed and a rate) is trained in learn.js, the
 // mirror of learn.py, once when it is chosen; the player then walks it a step a frame.
+// At each step the gradient is drawn where it acts: −∂L/∂q_it from the query's tip (the
+// query's next step lies exactly along it) and each key's pull −∂L/∂k from its tip, dashed,
+// at their true length on the plane's own scale: large at the start, fading as the loss
+// falls, which is the story (the prose says so).
 
-import { angleBetween, argmax, times } from "../attention.js";
+import { argmax, times } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
@@ -13,13 +17,14 @@ import { choices, stepper } from "../kit/controls.js";
 import { html } from "../kit/dom.js";
 import { fixed, grouped } from "../kit/format.js";
 import { marks } from "../kit/marks.js";
-import { arc, around, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
+import { around, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
 import { player } from "../kit/player.js";
 import { stage } from "../kit/stage.js";
-import { train } from "../learn.js";
+import { forwardBackward, train } from "../learn.js";
 
 const TICK_MS = 16; // a step a frame, about: 200 steps in a little over three seconds
 const READ = ["the", "cat", "ate", "and", "it"]; // the cat sentence, as the bars name it
+const PULL = 1; // the pulls at their true length, in the plane's own units
 
 /**
  * @param {HTMLElement} el @param {import("../kit/head.js").Head} _head
@@ -68,11 +73,30 @@ export default function (el, _head, _article, _training, task) {
   const queryAt = (r, k) => times(catX[it], r.WQ[k]);
   /** @param {import("../learn.js").Run} r @param {number} k */
   const keysAt = (r, k) => keyInputs.map((x) => times(x, r.WK[k]));
+  /**
+   * The pulls at step k: −∂L/∂q_it (one query in both sentences, so its two
+   * sentences' parts add), then each key's −∂L/∂k, the keys both sentences share adding too.
+   * @param {import("../learn.js").Run} r @param {number} k @returns {[number[], number[][]]}
+   */
+  function pullsAt(r, k) {
+    const { dq, dK } = forwardBackward(task, r.WQ[k], r.WK[k]);
+    const scale = (/** @type {number[]} */ v) => v.map((x) => -PULL * x);
+    const shared = READ.map((_, j) => (j === noun ? dK[0][j] : dK[0][j].map((x, c) => x + dK[1][j][c])));
+    return [scale(dq[0].map((x, c) => x + dq[1][c])), [...shared, dK[1][noun]].map(scale)];
+  }
+  /** @param {number[]} a @param {number[]} b */
+  const plus = (a, b) => [a[0] + b[0], a[1] + b[1]];
 
   /** @param {import("../learn.js").Run} r */
   function planeFor(r) {
-    const points = r.WQ.flatMap((_, k) => [queryAt(r, k), ...keysAt(r, k)]);
+    const points = r.WQ.flatMap((_, k) => {
+      const q = queryAt(r, k),
+        K = keysAt(r, k),
+        [qPull, kPulls] = pullsAt(r, k);
+      return [q, ...K, plus(q, qPull), ...K.map((key, j) => plus(key, kPulls[j]))];
+    });
     const plane = makePlane({
+      zoom: 1.5, // labels crowd at the world scale: drawn 1.5× it, and says so
       ...around(points, { pad: 0.5 }),
       unit: 90,
       label: t({
@@ -81,12 +105,21 @@ export default function (el, _head, _article, _training, task) {
       }),
     });
     const before = { query: arrow(plane, { cls: "query faint" }), cat: arrow(plane, { cls: "key faint" }) };
-    const angle = arc(plane, { radius: 30, name: "angle" });
     const keys = keyNames.map((name) => arrow(plane, { cls: "key", label: name }));
     const query = arrow(plane, { cls: "query", label: "q_it" });
+    // dashed, the line's own style: a pull is not a vector of the head
+    const dashed = (/** @type {{g: SVGGElement}} */ a) => {
+      a.g.style.strokeDasharray = "5 4";
+      return a;
+    };
+    const pulls = {
+      // unlabelled: the caption names them, and the plane has no room for another name
+      query: dashed(arrow(plane, { cls: "query" })),
+      keys: keyNames.map(() => dashed(arrow(plane, { cls: "key" }))),
+    };
     before.query.set(queryAt(r, 0));
     before.cat.set(keysAt(r, 0)[noun]);
-    return { plane, keys, query, angle, points };
+    return { plane, keys, query, points, pulls };
   }
 
   /** @param {import("../learn.js").Run} r */
@@ -163,14 +196,16 @@ export default function (el, _head, _article, _training, task) {
         picture.prepend(plane.plane.root);
         shown = { key, plane, chart: loss };
       }
-      const { plane, keys, query, angle, points } = shown.plane;
+      const { plane, keys, query, points, pulls } = shown.plane;
       const q = queryAt(run, step),
-        K = keysAt(run, step);
+        K = keysAt(run, step),
+        [qPull, kPulls] = pullsAt(run, step);
       query.set(q);
+      pulls.query.set(plus(q, qPull), q);
       K.forEach((k, j) => {
         keys[j].set(k);
+        pulls.keys[j].set(plus(k, kPulls[j]), k);
       });
-      angle.set(q, K[noun], `${fixed(angleBetween(q, K[noun]), 0)}°`);
       untangle(plane);
       clearTicks(plane, [q, ...K, ...points.slice(0, keyNames.length + 1)]);
       const row = run.weights[step][0];

@@ -42,6 +42,7 @@ export default function (el, head) {
   // the plane fits the path (every running sum the buttons reach, with room for labels), so the
   // short steps fill it; the longer values run off its edge as rays along their directions
   const plane = makePlane({
+    zoom: 4, // its data spans a unit or so: drawn 4× the world scale, and says so
     ...around(
       steps.map(([, to]) => to),
       { pad: 0.15, step: 0.25 },

@@ -32,7 +32,7 @@ export default function (el, head) {
   );
   under.append(
     gridLegend([
-      { kind: "pos", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
+      { kind: "weight", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
       { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
     ]),
   );

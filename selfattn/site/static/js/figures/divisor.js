@@ -1,13 +1,13 @@
 // F16: choose the divisor (none, √d, d) and drag the width: with √d the mix holds at
-// every width, with d it drifts toward a uniform average. The experiment's head of width d
-// scores √d times the toy's raw row `ate`, so our toy head (d = 2, raw ÷ √2) is not its
-// width 2: the note says where the toy sits, so F11 and this figure never seem to disagree.
+// every width, with d it drifts toward a uniform average. The experiment is anchored at the
+// toy: width 2 is its raw row `ate`, width d that row·√(d/2), so with √d every width shows
+// the toy's own row (F11's ate row) and the two figures agree with nothing to explain.
 
 import { widthMix } from "../attention.js";
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { choices } from "../kit/controls.js";
-import { fixed, weight } from "../kit/format.js";
+import { weight } from "../kit/format.js";
 import { stage } from "../kit/stage.js";
 import { baseScores, clampWidth, mixBars, topWeight, widthSlider } from "../width.js";
 
@@ -17,7 +17,7 @@ const DIVISORS = ["none", "sqrt", "d"];
 export default function (el, head) {
   const base = baseScores(head);
   const n = head.tokens.length;
-  const { picture, controls, readouts, note } = stage(el);
+  const { picture, controls, readouts } = stage(el);
   // across the bars, the weight a plain average gives each: where d drifts to
   const bars = mixBars(picture, head, {
     title: t({ zh: `ate 这一行的权重；横线：平均 1/${n}`, en: `Row ate's weights; the line: the average 1/${n}` }),
@@ -36,15 +36,6 @@ export default function (el, head) {
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
   // the top weight is its bar's label
   const out = readouts({ gradient: "w(1−w)" }, { key: "gradient" });
-
-  const toyTop = fixed(Math.max(...head.run().W[head.index("ate")]), 2);
-  note(
-    t({
-      // what width 1 and width d mean is the caption's; the note adds only where the toy head stands
-      zh: `玩具头本身（d = 2，除以 √2，见 F11）对应这里宽度 2、除以 d：最大权重 ${toyTop}。`,
-      en: `Our toy head itself (d = 2, divided by √2, F11) sits at width 2 with the divisor d here: top weight ${toyTop}.`,
-    }),
-  );
 
   const fig = figure(el, {
     state: { width: 1, divisor: /** @type {"none"|"sqrt"|"d"} */ ("none") },

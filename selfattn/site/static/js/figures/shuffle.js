@@ -45,6 +45,7 @@ export default function (el, head) {
   const { picture, controls, readouts, note } = stage(el);
 
   const plane = makePlane({
+    zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
     ...around([...V, out[it]], { pad: 0.35 }),
     unit: 150,
     label: t({

@@ -126,6 +126,7 @@ export default function (el, head) {
 
   // --- the plane: the values, and the output so far
   const plane = makePlane({
+    zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
     ...around([...V, ...every.map((x) => x.out).filter((p) => p !== null)], { pad: 0.35 }),
     unit: 150,
     label: t({

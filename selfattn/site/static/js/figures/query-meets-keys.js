@@ -33,6 +33,7 @@ export default function (el, head) {
   // the keys' names stand past their tips, near the origin: room for them right of the axis
   const names = K.map(([x, y]) => [x + 0.4 * Math.sign(x), y]);
   const plane = makePlane({
+    zoom: 1.25, // labels crowd at the world scale: drawn 1.25× it, and says so
     ...around([...Q, ...K, ...feet, ...names], { pad: 0.35, step: 0.25 }),
     unit: 100,
     label: t({

@@ -20,6 +20,7 @@ export default function (el, head) {
   const longest = K[and].map((x) => x * MOST);
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
+    zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
     ...around([Q[it], K[cat], longest], { pad: 0.45 }),
     unit: 70,
     label: t({

@@ -34,6 +34,7 @@ export default function (el, head, article) {
   const { picture, controls, readouts, note } = stage(el);
 
   const plane = makePlane({
+    zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
     ...around(V, { pad: 0.35 }),
     unit: 150,
     label: t({ zh: "值向量围成的多边形，和 it 的输出", en: "The polygon of the values, and the output of it" }),
