@@ -29,7 +29,10 @@ VIEWS = {
 SCOPE = ".selfattn-nb"
 
 # the page's palette blocks, read from style.css so the widget and the article share one
-PALETTE = re.compile(r"^(:root(?:\[data-theme=\"dark\"\])?)\s*\{(.*?)^\}", re.M | re.S)
+# (each may also name the class the kit's gallery sets a theme by: `:root, .theme-light {`)
+PALETTE = re.compile(
+    r"^(:root(?:\[data-theme=\"dark\"\])?)(?:,\s*\.theme-(?:light|dark))?\s*\{(.*?)^\}", re.M | re.S
+)
 
 
 @functools.cache
