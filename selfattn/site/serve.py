@@ -178,14 +178,13 @@ class ArticleHandler(SimpleHTTPRequestHandler):
         with server.site.checkout() as folder:  # the whole exchange reads this one build
             super().__init__(request, client_address, server, directory=str(folder))
 
-    # a request line without a version is answered as HTTP/1.0, with headers (the policy)
-    default_request_version = "HTTP/1.0"
-
     def parse_request(self) -> bool:
         if not super().parse_request():
             return False
         major, minor = self.request_version.removeprefix("HTTP/").split(".")  # checked above
-        if (int(major), int(minor)) < (1, 0):  # HTTP/0.9's answers carry no headers: no policy
+        # HTTP/0.9 (named, or a request line without a version): its answers carry no
+        # headers, so no policy; refused, in an answer that has them
+        if (int(major), int(minor)) < (1, 0):
             self.request_version = "HTTP/1.0"
             self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED)
             return False
@@ -262,8 +261,7 @@ def gzipped(path: str, mtime_ns: int, size: int) -> bytes:
 
 
 class ArticleServer(ThreadingHTTPServer):
-    """A thread per connection over one `Site`, on IPv4 or IPv6 as the host is written
-    (`::` takes IPv4 as well, where the system lets it)."""
+    """A thread per connection over one `Site`."""
 
     daemon_threads = True  # a stuck client never keeps the process alive
     # connections waiting to be accepted: socketserver's 5 fills at once when a page asks
@@ -274,6 +272,17 @@ class ArticleServer(ThreadingHTTPServer):
     def handle_error(self, request, client_address) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
             super().handle_error(request, client_address)  # a reader hanging up is not news
+
+
+class ArticleServer6(ArticleServer):
+    """The same on IPv6; bound to `::`, it takes IPv4 as well where the system lets it."""
+
+    address_family = socket.AF_INET6
+
+    def server_bind(self) -> None:
+        with suppress(OSError):
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
 
 
 def _family(host: str, port: int) -> socket.AddressFamily:
@@ -293,18 +302,8 @@ def make_server(
 
     The port is bound before the build, so a port in use fails at once.
     """
-    server = ArticleServer((host, port), ArticleHandler, bind_and_activate=False)
-    try:
-        server.address_family = _family(host, port)
-        server.socket = socket.socket(server.address_family, server.socket_type)
-        if server.address_family == socket.AF_INET6 and host in ("::", ""):
-            with suppress(OSError):
-                server.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-        server.server_bind()
-        server.server_activate()
-    except BaseException:
-        server.server_close()
-        raise
+    kind = ArticleServer6 if _family(host, port) == socket.AF_INET6 else ArticleServer
+    server = kind((host, port), ArticleHandler)
     try:
         server.site = Site(folder, watch, content)
     except BaseException:
