@@ -162,6 +162,12 @@ def _check_here(
             if os.environ.get("SELFATTN_CHECK_DEBUG"):
                 raise
             rep.error = f"internal error in selfattn check: {summarize(exc)}"
+    if runner.last_pair and rep.errors:
+        rep.notes.append(
+            "the target returns a tuple, and its first element was checked as the output: if "
+            "the output is another one, as in (weights, output), check a function returning "
+            f"it, e.g. lambda q, k, v: {call_name}(q, k, v)[1]"
+        )
     rep.calls = runner.calls
     rep.seconds = time.monotonic() - started
     return rep
