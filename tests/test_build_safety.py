@@ -108,6 +108,12 @@ def test_a_build_into_the_package_is_refused_before_anything_is_deleted(tmp_path
     assert (site / "static" / "page.js").read_text() == "source"
 
 
+@pytest.mark.parametrize("out", [Path("/tmp"), Path("/usr"), Path.home()])
+def test_system_folders_are_refused_even_with_force(out):
+    with pytest.raises(builder.OutputRefused):
+        builder.replaceable(out, SAMPLE, force=True)
+
+
 def test_a_file_is_refused(tmp_path):
     (tmp_path / "f").write_text("x")
     with pytest.raises(builder.OutputRefused, match="not a folder"):

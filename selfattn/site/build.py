@@ -136,6 +136,8 @@ def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path
         raise OutputRefused(f"{out} is the current folder or holds it")
     if real == Path.home().resolve():
         raise OutputRefused(f"{out} is the home folder")
+    if len(real.parts) <= 2 or os.path.ismount(real):  # /tmp, /usr; a disk of its own
+        raise OutputRefused(f"{out} is a top-level folder or a mount point")
     for source in sources:
         if real == source or real in source.parents:
             raise OutputRefused(f"{out} holds the article's sources ({source})")
@@ -432,7 +434,8 @@ def build(
 
     `out` may be missing, empty, or an earlier build (it holds MARKER); any other folder is
     refused (OutputRefused) unless `force`, and so, always, are the current folder, a folder
-    holding the sources or the current folder, and anything inside the package.
+    holding the sources or the current folder, anything inside the package, the home folder,
+    a top-level folder (/tmp) and a mount point.
     `content` holds each language's Markdown, figures.json and predictions.json;
     the tests build a small sample site from their own.
     """
