@@ -227,3 +227,14 @@ def test_the_page_data_holds_any_string_without_the_parser_seeing_it(tmp_path):
     for c in "<>&\u2028\u2029":
         assert c not in data
     assert json.loads(data)["predictions"]["F07"]["question"] == HOSTILE
+
+
+def test_the_server_does_not_delete_a_folder_no_build_made(tmp_path):
+    from selfattn.site.serve import Site
+
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "keep.txt").write_text("x")
+    with pytest.raises(builder.BuildError, match="not empty"):
+        Site(d, watch=False, content=SAMPLE)
+    assert (d / "keep.txt").read_text() == "x"
