@@ -117,16 +117,17 @@ def run_child(args: argparse.Namespace) -> Report:
                 )
         except OSError as exc:
             return Report(args.target, error=f"could not run the check: {summarize(exc)}")
-        status = None
+        code = None
         try:
-            status = contain.wait(proc.pid, limit)
+            code = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            pass
         finally:
-            contain.end_all(proc.pid, itself=status is None)
-            if status is None:
-                contain.reap(proc.pid)
-            proc.returncode = -1  # collected here: Popen must not wait for it again
+            contain.end_all(proc.pid, itself=code is None)
+            if code is None:
+                proc.wait()
         try:
-            return contain.collect(box, args.target, status, limit, time.monotonic() - started)
+            return contain.collect(box, args.target, code, limit, time.monotonic() - started)
         except (ValueError, KeyError) as exc:
             return Report(args.target, error=f"could not read the report: {summarize(exc)}")
 

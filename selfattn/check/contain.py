@@ -97,7 +97,7 @@ def descendants(pid: int) -> list[int]:
 def end_all(pid: int, itself: bool = True) -> None:
     """Kill every process below `pid`, then `pid` if `itself`, then what is left of its
     group. `pid` is stopped first, so it starts no more while they are killed."""
-    if itself:
+    if itself and hasattr(signal, "SIGSTOP"):
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGSTOP)
     for _ in range(100):  # a process forking as it is killed: its children come next round
@@ -107,15 +107,18 @@ def end_all(pid: int, itself: bool = True) -> None:
         for child in below:
             with contextlib.suppress(OSError):
                 os.kill(child, signal.SIGKILL)
+    kill = getattr(signal, "SIGKILL", signal.SIGTERM)
     if itself:
         with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, kill)
+    if hasattr(os, "killpg"):
         with contextlib.suppress(OSError):
-            os.killpg(pid, signal.SIGKILL)
+            os.killpg(pid, kill)
 
 
 def wait(pid: int, limit: float) -> int | None:
-    """Wait up to `limit` seconds for the child `pid` to end; its wait status, or None."""
+    """Wait up to `limit` seconds for the forked child `pid` to end; its exit code (minus the
+    signal that ended it, as subprocess says), or None."""
     deadline = time.monotonic() + limit
     fd = None
     with contextlib.suppress(AttributeError, OSError):
@@ -125,7 +128,7 @@ def wait(pid: int, limit: float) -> int | None:
             done, status = os.waitpid(pid, os.WNOHANG)
             left = deadline - time.monotonic()
             if done:
-                return status
+                return os.waitstatus_to_exitcode(status)
             if left <= 0:
                 return None
             if fd is not None:
@@ -170,12 +173,13 @@ def wrote(folder: Path) -> str | None:
     )
 
 
-def collect(b: Box, name: str, status: int | None, limit: float, seconds: float) -> Report:
-    """The report the child wrote, or one saying why there is none, with what it wrote."""
+def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -> Report:
+    """The report the child wrote, or one saying why there is none (`code`, its exit code,
+    None if it overran `limit`), with the files it wrote."""
     text = ""
     with contextlib.suppress(OSError):
         text = b.report.read_text("utf-8")
-    if status is None:
+    if code is None:
         report = Report(
             name,
             error=f"no answer within {limit:.0f} s: importing the file or calling the target hangs",
@@ -187,7 +191,7 @@ def collect(b: Box, name: str, status: int | None, limit: float, seconds: float)
         last = (tail(b.log).strip().splitlines() or [""])[-1][:200]
         report = Report(
             name,
-            error=f"the checking process stopped with {_how(status)} before reporting (did "
+            error=f"the checking process stopped with {_how(code)} before reporting (did "
             "the target exit or crash the interpreter?)" + (f": {last}" if last else ""),
             seconds=seconds,
         )
@@ -196,13 +200,12 @@ def collect(b: Box, name: str, status: int | None, limit: float, seconds: float)
     return report
 
 
-def _how(status: int) -> str:
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
+def _how(code: int) -> str:
+    if code < 0:
         with contextlib.suppress(ValueError):
-            return f"signal {signal.Signals(sig).name}"
-        return f"signal {sig}"
-    return f"status {os.waitstatus_to_exitcode(status)}"
+            return f"signal {signal.Signals(-code).name}"
+        return f"signal {-code}"
+    return f"status {code}"
 
 
 def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
@@ -239,14 +242,14 @@ def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
                 _output_to(b.log)
             finally:
                 child(b, run, name)
-        status = None
+        code = None
         try:
-            status = wait(pid, limit)
+            code = wait(pid, limit)
         finally:
-            end_all(pid, itself=status is None)
-            if status is None:
+            end_all(pid, itself=code is None)
+            if code is None:
                 reap(pid)
-        return collect(b, name, status, limit, time.monotonic() - started)
+        return collect(b, name, code, limit, time.monotonic() - started)
 
 
 def _output_to(log: Path) -> None:
