@@ -45,7 +45,8 @@ def _fit(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .site.build import BuildError, OutputRefused, build, ended_by_signals
+    from .signals import ended_by_signals
+    from .site.build import BuildError, OutputRefused, build
 
     try:
         with ended_by_signals():  # SIGTERM and SIGHUP, too, delete the half-written build

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..signals import ended_by_signals
 from . import BUDGET, SLACK, TIMEOUT, check, contain
 from .frameworks import LAYOUTS
 from .probe import TargetError, summarize
@@ -82,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.worker:
         work(args)  # does not return
-    report = run_child(args)
+    with ended_by_signals():  # SIGTERM and SIGHUP, too, kill the child and all it started
+        report = run_child(args)
     try:
         print(report.to_json() if args.json else report.to_text(), flush=True)
     except BrokenPipeError:  # `selfattn check ... | head`: the reader has what it wanted

@@ -32,7 +32,7 @@ from typing import NoReturn
 from .report import Report
 
 TAIL = 4096  # bytes of the child's output kept, for the line that says why it stopped
-PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36  # linux/prctl.h
 SHOWN = 8  # files named in the note; the rest are counted
 
 
@@ -67,9 +67,12 @@ def box() -> Iterator[Box]:
 
 
 def adopt_orphans() -> None:
-    """Make this process the parent of its descendants' orphans (Linux; elsewhere nothing)."""
+    """Make this process the parent of its descendants' orphans, and have it killed if its
+    parent dies (a caller killed outright cannot kill it). Linux; elsewhere nothing."""
     with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def descendants(pid: int) -> list[int]:

@@ -16,10 +16,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -185,26 +181,6 @@ def _swap(fresh: Path, out: Path) -> None:
         old.rename(out)  # put it back
         raise
     shutil.rmtree(old, ignore_errors=True)
-
-
-@contextmanager
-def ended_by_signals() -> Iterator[None]:
-    """SIGTERM and SIGHUP stop the process as Ctrl-C does, by an exception, so that the
-    `finally` blocks deleting a half-written build run (their default action ends the
-    process on the spot). Only from the main thread, where signal handlers are set."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
 
 
 @dataclass(frozen=True)

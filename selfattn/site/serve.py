@@ -30,6 +30,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..signals import ended_by_signals
 from .build import (
     CONTENT,
     SITE,
@@ -37,7 +38,6 @@ from .build import (
     TEMPLATES,
     BuildError,
     build,
-    ended_by_signals,
     replaceable,
 )
 

@@ -287,3 +287,40 @@ def test_the_cli_contains_a_target_on_the_command_line(tmp_path):
     result = command(path, tmp_path)
     assert result.returncode == 2 and "before reporting" in result.stdout
     assert check_cli.SLACK > 0
+
+
+@needs_proc
+def test_the_command_stopped_by_sigterm_kills_its_child_and_deletes_its_folder(tmp_path):
+    pids = tmp_path / "pids"
+    path = target(
+        tmp_path,
+        f"""
+        import os, time
+        def attention(q, k, v):
+            with open({str(pids)!r}, "w") as f:
+                f.write(str(os.getpid()))
+            time.sleep(120)
+        """,
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path / "tmp")}
+    (tmp_path / "tmp").mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "selfattn.check.cli", f"{path}:attention", "--timeout", "100"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        until = time.monotonic() + 30
+        while not pids.exists() and time.monotonic() < until:
+            time.sleep(0.05)
+        assert pids.exists(), "the target was never called"
+        time.sleep(0.1)
+        proc.terminate()
+        assert proc.wait(timeout=20) == 128 + 15
+    finally:
+        proc.kill()
+        proc.wait()
+    assert gone_soon(int(pids.read_text()))
+    assert list((tmp_path / "tmp").iterdir()) == []
