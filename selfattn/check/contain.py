@@ -135,9 +135,9 @@ def wait(pid: int, limit: float) -> int | None:
             if left <= 0:
                 return None
             if fd is not None:
-                select.select([fd], [], [], left)
+                select.select([fd], [], [], left if 0 < left < 60 else 60)  # inf: in steps
             else:
-                time.sleep(min(0.02, left))
+                time.sleep(0.02)
     finally:
         if fd is not None:
             os.close(fd)

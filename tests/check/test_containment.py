@@ -324,3 +324,9 @@ def test_the_command_stopped_by_sigterm_kills_its_child_and_deletes_its_folder(t
         proc.wait()
     assert gone_soon(int(pids.read_text()))
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_an_endless_budget_is_waited_for_in_steps():
+    import math
+
+    assert check(softmax_attention, budget=math.inf).ok
