@@ -83,8 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.worker:
         work(args)  # does not return
-    with ended_by_signals():  # SIGTERM and SIGHUP, too, kill the child and all it started
-        report = run_child(args)
+    try:
+        with ended_by_signals():  # SIGTERM and SIGHUP, too, kill the child and all it started
+            report = run_child(args)
+    except KeyboardInterrupt:  # the child is gone already (run_child's finally)
+        print("selfattn check: interrupted", file=sys.stderr)
+        return 130
     try:
         print(report.to_json() if args.json else report.to_text(), flush=True)
     except BrokenPipeError:  # `selfattn check ... | head`: the reader has what it wanted

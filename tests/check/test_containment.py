@@ -4,6 +4,7 @@ globally or exits with stays out of the caller, in the command and in the Python
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -290,7 +291,10 @@ def test_the_cli_contains_a_target_on_the_command_line(tmp_path):
 
 
 @needs_proc
-def test_the_command_stopped_by_sigterm_kills_its_child_and_deletes_its_folder(tmp_path):
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_the_command_stopped_by_a_signal_kills_its_child_and_deletes_its_folder(
+    tmp_path, signum, status
+):
     pids = tmp_path / "pids"
     path = target(
         tmp_path,
@@ -309,7 +313,8 @@ def test_the_command_stopped_by_sigterm_kills_its_child_and_deletes_its_folder(t
         cwd=tmp_path,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         until = time.monotonic() + 30
@@ -317,11 +322,14 @@ def test_the_command_stopped_by_sigterm_kills_its_child_and_deletes_its_folder(t
             time.sleep(0.05)
         assert pids.exists(), "the target was never called"
         time.sleep(0.1)
-        proc.terminate()
-        assert proc.wait(timeout=20) == 128 + 15
+        proc.send_signal(signum)
+        assert proc.wait(timeout=20) == status
+        assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
     finally:
         proc.kill()
         proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
     assert gone_soon(int(pids.read_text()))
     assert list((tmp_path / "tmp").iterdir()) == []
 
