@@ -338,3 +338,13 @@ def test_an_endless_budget_is_waited_for_in_steps():
     import math
 
     assert check(softmax_attention, budget=math.inf).ok
+
+
+def test_where_forking_is_unsafe_the_check_runs_here_and_says_so(monkeypatch):
+    from selfattn.check import contain
+
+    monkeypatch.setattr(contain, "fork_unsafe", lambda: "JAX is imported here")
+    spins = []
+    report = check(lambda q, k, v: spins.append(1) or softmax_attention(q, k, v))
+    assert report.ok and spins  # called in this process
+    assert any("not in a child (JAX is imported here)" in n for n in report.notes)
