@@ -45,10 +45,15 @@ def _fit(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .site.build import BuildError, build
+    from .signals import ended_by_signals
+    from .site.build import BuildError, OutputRefused, build
 
     try:
-        build(Path(args.out))
+        with ended_by_signals():  # SIGTERM and SIGHUP, too, delete the half-written build
+            build(Path(args.out), force=args.force)
+    except OutputRefused as err:
+        print(f"selfattn build: {err}", file=sys.stderr)
+        return 2
     except (OSError, BuildError, ValueError) as err:
         print(f"selfattn build: cannot build into {args.out}: {err}", file=sys.stderr)
         return 1
@@ -91,7 +96,10 @@ def parser() -> argparse.ArgumentParser:
     fit.set_defaults(run=_fit)
 
     build = commands.add_parser("build", help="build the article as a static folder")
-    build.add_argument("out", help="the folder to write")
+    build.add_argument(
+        "out", help="the folder to write: new, empty, or an earlier build (replaced whole)"
+    )
+    build.add_argument("--force", action="store_true", help="replace OUT even if no build wrote it")
     build.set_defaults(run=_build)
 
     serve = commands.add_parser("serve", help="build the article and serve it")

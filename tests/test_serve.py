@@ -139,6 +139,8 @@ def test_head_has_headers_and_no_body(server):
         ("/", "", False),
         ("/", "gzip;q=0", False),
         ("/", "gzip;q=zero", False),
+        ("/", "gzip;q=1;foo=bar", True),  # a parameter besides q
+        ("/", "gzip;foo=bar", True),
         ("/", "deflate, br", False),
         ("/", "x-gzip2", False),
         ("/static/pixel.png", "gzip", False),  # already compressed
@@ -167,6 +169,54 @@ def test_head_of_a_gzipped_page_has_its_length_and_no_body(server):
     assert response.status == 200 and body == b""
     assert response.getheader("Content-Encoding") == "gzip"
     assert int(response.getheader("Content-Length")) == len(zipped)
+
+
+def test_no_304_even_to_if_modified_since(server):
+    response, body = request(
+        server, "GET", "/", {"If-Modified-Since": "Fri, 01 Jan 2100 00:00:00 GMT"}
+    )
+    assert response.status == 200 and b"<figure" in body
+
+
+def raw(server, line: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", server.server_port), timeout=10) as conn:
+        conn.sendall(line)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_http_0_9_gets_no_answer_without_headers(server):
+    refused = raw(server, b"GET / HTTP/0.9\r\n\r\n")
+    assert refused.startswith(b"HTTP/1.0 505") and b"Content-Security-Policy" in refused
+    bare = raw(server, b"GET /\r\n\r\n")  # no version: HTTP/0.9 too
+    assert bare.startswith(b"HTTP/1.0 505") and b"Content-Security-Policy" in bare
+
+
+def ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback here")
+@pytest.mark.parametrize("host", ["::1", "::"])
+def test_an_ipv6_host_is_served(tmp_path, host):
+    srv = make_server(host, 0, tmp_path / "site", watch=False, content=SAMPLE)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        conn = http.client.HTTPConnection("::1", srv.server_port, timeout=10)
+        conn.request("GET", "/en/")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        srv.shutdown()
+        srv.server_close()
 
 
 def test_a_folder_without_its_slash_redirects(server):

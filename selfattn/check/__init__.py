@@ -3,11 +3,14 @@
 from selfattn.check import check
 report = check(my_attention)          # a function of (q, k, v[, causal | mask]), any layout
 assert report.ok, report              # str(report) is the readable report
+
+The target runs in a child process (contain.py), as `selfattn check` runs it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import os
 import sys
@@ -19,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from . import diagnose, jax_layer, layer, model, rules
+from . import contain, diagnose, jax_layer, layer, model, probe, restore, rules
 from .accepts import learn
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS, keras_backend
@@ -45,6 +48,7 @@ __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
 
 TIMEOUT = 10.0  # seconds one call may take
 BUDGET = 45.0  # seconds the whole check may take: with start-up, under a minute
+SLACK = 10.0  # seconds more for the child to start, import and write its report
 
 
 def check(
@@ -57,6 +61,7 @@ def check(
     import_line: str | None = None,
     layout: str | None = None,
     args: dict[str, Any] | None = None,
+    in_process: bool = False,
 ) -> Report:
     """Probe `fn` and return a Report; never raises because of what `fn` does.
 
@@ -68,9 +73,65 @@ def check(
     `layout` ("nd", "bnd", "bhnd" or "bnhd") forces how inputs are shaped instead of probing;
     `args` are extra keyword arguments for every call, e.g. {"scaling": 0.125, "module": None}.
     `name` and `import_line` only change how the report names the target.
+
+    The target runs in a forked child process, so nothing it does reaches the caller: a
+    global setting it changes, `os._exit`, a call that never returns (killed with the
+    child after `budget` + SLACK seconds), a process it starts (killed at the end). It runs
+    in an empty temporary folder, and the report names the files it wrote there. Changes
+    it makes to itself (a cache it fills, weights it updates) stay in the child too.
+    `in_process=True` runs it in this process instead, as `check` did before: the settings
+    listed in restore.py (torch's default dtype, deterministic mode, random states, print
+    options, cudnn.benchmark, numpy's random state, the working folder, ...) are put back
+    afterwards, but a thread left running by a call that timed out keeps running, a
+    process it starts keeps running, files it writes stay, `os._exit` ends the caller, and
+    its other changes to modules and objects are not undone. A process where forking is
+    unsafe (CUDA in use; JAX, MLX or TensorFlow imported; no fork) checks in this process
+    too, and the report says so.
     """
     if layout is not None and layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
+    here = functools.partial(
+        _check_here, fn, kind, timeout, budget, name, import_line, layout, args
+    )
+    why = None if in_process else contain.fork_unsafe()
+    if not in_process and why is None:
+        return contain.forked(
+            functools.partial(_in_child, here), _display(fn, name), budget + SLACK
+        )
+    with restore.as_found():
+        rep = here()
+    if why is not None:
+        rep.notes.append(
+            f"checked in this process, not in a child ({why}): global settings are put back, "
+            "but threads, processes and files the target leaves are not (see check's docstring)"
+        )
+    return rep
+
+
+def _in_child(here: Callable[[], Report]) -> Report:
+    """The check in a forked child: the worker thread the parent may hold does not exist in
+    the child, so the child's calls get one of their own."""
+    probe._worker.clear()  # pyright: ignore[reportPrivateUsage]
+    return here()
+
+
+def _display(fn: Any, name: str | None) -> str:
+    """The name a report gives the target."""
+    qual = _name_in_module(fn) or getattr(fn, "__qualname__", None) or type(fn).__name__
+    return name or qual
+
+
+def _check_here(
+    fn: Callable[..., Any],
+    kind: str | None,
+    timeout: float,
+    budget: float,
+    name: str | None,
+    import_line: str | None,
+    layout: str | None,
+    args: dict[str, Any] | None,
+) -> Report:
+    """`check` in this process."""
     started = time.monotonic()
     qual: str = _name_in_module(fn) or getattr(fn, "__qualname__", None) or type(fn).__name__
     name = name or qual
@@ -101,6 +162,12 @@ def check(
             if os.environ.get("SELFATTN_CHECK_DEBUG"):
                 raise
             rep.error = f"internal error in selfattn check: {summarize(exc)}"
+    if runner.last_pair and rep.errors:
+        rep.notes.append(
+            "the target returns a tuple, and its first element was checked as the output: if "
+            "the output is another one, as in (weights, output), check a function returning "
+            f"it, e.g. lambda q, k, v: {call_name}(q, k, v)[1]"
+        )
     rep.calls = runner.calls
     rep.seconds = time.monotonic() - started
     return rep

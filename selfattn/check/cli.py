@@ -1,7 +1,9 @@
 """`selfattn check FILE.py:NAME [--json] [--layout L] [--arg NAME=VALUE]`: check in a child.
 
-The child imports FILE.py and runs `check`; it writes the report as JSON to a file, so what
-the target prints cannot mix with it. If the child hangs or dies, the parent kills it and
+The child, a fresh interpreter, imports FILE.py and runs `check`; it writes the report as
+JSON to a file, so what the target prints cannot mix with it. It is contained as contain.py
+says: a session of its own, every process the target starts killed at the end, an empty
+working folder, its output in a file. If the child hangs or dies, the parent kills it and
 reports exit status 2. Nothing here prints a traceback.
 """
 
@@ -12,23 +14,21 @@ import ast
 import contextlib
 import importlib.util
 import inspect
-import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import BUDGET, TIMEOUT, check
+from ..signals import ended_by_signals
+from . import BUDGET, SLACK, TIMEOUT, check, contain
 from .frameworks import LAYOUTS
 from .probe import TargetError, summarize
 from .report import Report
 
-SLACK = 10.0  # seconds for the child to start, import and write its report
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding selfattn/
 
 
@@ -83,7 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.worker:
         work(args)  # does not return
-    report = run_child(args)
+    try:
+        with ended_by_signals():  # SIGTERM and SIGHUP, too, kill the child and all it started
+            report = run_child(args)
+    except KeyboardInterrupt:  # the child is gone already (run_child's finally)
+        print("selfattn check: interrupted", file=sys.stderr)
+        return 130
     try:
         print(report.to_json() if args.json else report.to_text(), flush=True)
     except BrokenPipeError:  # `selfattn check ... | head`: the reader has what it wanted
@@ -92,79 +97,83 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_child(args: argparse.Namespace) -> Report:
-    """Check the target in a child process, killed if it overruns the budget."""
-    fd, result = tempfile.mkstemp(prefix="selfattn-check-", suffix=".json")
-    os.close(fd)
-    cmd = [sys.executable, "-m", "selfattn.check.cli", args.target, "--worker", result]
-    cmd += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
-    cmd += ["--kind", args.kind] if args.kind else []
-    cmd += ["--layout", args.layout] if args.layout else []
-    cmd += [f"--arg={a}" for a in args.arg]
+    """Check the target in a child process, killed with all it started when it ends or
+    overruns the budget."""
     env = dict(os.environ)
     if importlib.util.find_spec("torch") is not None:  # a Keras layer is read from torch's calls
         env.setdefault("KERAS_BACKEND", "torch")
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
     limit = args.budget + SLACK
     started = time.monotonic()
-    try:
-        proc = subprocess.run(
-            cmd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=limit,
-            check=False,
-        )
-        with open(result, encoding="utf-8") as f:
-            text = f.read()
-        if not text:
-            last = (proc.stderr.strip().splitlines() or [""])[-1][:200]
-            return Report(
-                args.target,
-                error=f"the checking process stopped with status {proc.returncode} before "
-                "reporting (did the target exit or crash the interpreter?)"
-                + (f": {last}" if last else ""),
-            )
-        return Report.from_dict(json.loads(text))
-    except subprocess.TimeoutExpired:
-        return Report(
-            args.target,
-            error=f"no answer within {limit:.0f} s: importing the file or calling the target hangs",
-            seconds=time.monotonic() - started,
-        )
-    except (OSError, ValueError, KeyError) as exc:
-        return Report(args.target, error=f"could not run the check: {summarize(exc)}")
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(result)
+    with contain.box() as box:
+        cmd = [sys.executable, "-m", "selfattn.check.cli", args.target, "--worker", str(box.root)]
+        cmd += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
+        cmd += ["--kind", args.kind] if args.kind else []
+        cmd += ["--layout", args.layout] if args.layout else []
+        cmd += [f"--arg={a}" for a in args.arg]
+        try:
+            with open(box.log, "wb") as log:
+                proc = subprocess.Popen(
+                    cmd,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,  # its group is everything it starts
+                )
+        except OSError as exc:
+            return Report(args.target, error=f"could not run the check: {summarize(exc)}")
+        code = None
+        try:
+            code = proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            contain.end_all(proc.pid, itself=code is None)
+            if code is None:
+                proc.wait()
+        try:
+            return contain.collect(box, args.target, code, limit, time.monotonic() - started)
+        except (ValueError, KeyError) as exc:
+            return Report(args.target, error=f"could not read the report: {summarize(exc)}")
 
 
 def work(args: argparse.Namespace) -> None:
-    """The child: import the target, check it, write the JSON report, and exit at once."""
-    with contextlib.redirect_stdout(sys.stderr):  # the target's prints go nowhere visible
-        try:
-            _interpret_triton(args.target)
-            fn, _, imp = load(args.target)
-            report = check(
-                fn,
-                kind=args.kind,
-                layout=args.layout,
-                args=parse_args(args.arg),
-                timeout=args.timeout,
-                budget=args.budget,
-                name=args.target,
-                import_line=imp,
-            )
-        except TargetError as exc:
-            report = Report(args.target, error=str(exc))
-        except BaseException as exc:
-            report = Report(args.target, error=f"internal error: {summarize(exc)}")
-    with open(args.worker, "w", encoding="utf-8") as f:
-        f.write(report.to_json())
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)  # a call that timed out may still hold a thread: do not wait for it
+    """The child: import the target, check it in an empty working folder, write the JSON
+    report, kill what the target started, and exit at once."""
+    box = contain.Box(Path(args.worker))
+    target = _absolute(args.target)  # the working folder changes before the import
+
+    def run() -> Report:
+        with contextlib.redirect_stdout(sys.stderr):  # one stream, into the log
+            try:
+                _interpret_triton(target)
+                fn, _, imp = load(target)
+                return check(
+                    fn,
+                    kind=args.kind,
+                    layout=args.layout,
+                    args=parse_args(args.arg),
+                    timeout=args.timeout,
+                    budget=args.budget,
+                    name=args.target,
+                    import_line=imp,
+                    in_process=True,  # this is the child
+                )
+            except TargetError as exc:
+                return Report(args.target, error=str(exc))
+            except BaseException as exc:
+                return Report(args.target, error=f"internal error: {summarize(exc)}")
+
+    contain.child(box, run, args.target)
+
+
+def _absolute(target: str) -> str:
+    """FILE.py:NAME with FILE made absolute, as seen from the folder the command ran in."""
+    path, sep, name = target.rpartition(":")
+    if not sep or not path:
+        return target  # load() says what is wrong
+    return f"{Path(path).expanduser().absolute()}:{name}"
 
 
 def _interpret_triton(target: str) -> None:

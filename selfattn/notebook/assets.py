@@ -5,12 +5,12 @@ from __future__ import annotations
 import base64
 import functools
 import html
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from selfattn.site.bundle import BundleError, bundle
+from selfattn.site.script_json import script_json
 
 HERE = Path(__file__).parent
 STATIC = HERE.parent / "site" / "static"
@@ -116,9 +116,9 @@ def page(state: dict[str, Any], slices: dict[str, dict[str, Any]] | None = None)
     """One HTML file holding the widget's code and data: it opens offline from file://,
     and its content security policy refuses any request to any origin."""
     code = page_code(state.get("kind") or "qk")
-    data = json.dumps({"state": {**state, "css": css()}, "slices": slices or {}}, default=_text)
+    data = script_json({"state": {**state, "css": css()}, "slices": slices or {}}, default=_text)
     return PAGE.format(
         title=html.escape(state.get("title") or "selfattn"),
-        data=data.replace("</", "<\\/"),
+        data=data,
         code=code,
     )

@@ -3,7 +3,8 @@
 GPT-2's byte-level alphabet writes a space as "Ġ" and a newline as "Ċ"; SentencePiece writes a
 space as "▁" and a byte it has no piece for as "<0x0A>"; WordPiece starts a piece inside a word
 with "##". A label shows the text, trimmed, with whitespace that is all a token holds drawn as a
-visible mark (␣ ↵ ⇥); the raw token stays beside it for the hover. Pure Python: no tokenizer
+visible mark (␣ ↵ ⇥), and a control that reorders the text around it as its escape (\u202e);
+the raw token stays beside it for the hover. Pure Python: no tokenizer
 library is imported, a tokenizer passed in is used by what it can do (duck typing).
 
 >>> readable(["Ġthe", "Ġcat", "Ċ"])
@@ -24,6 +25,12 @@ import numpy as np
 
 # whitespace a label cannot show as itself
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍", "\u00a0": "␣"}
+# the controls of bidirectional text: U+202E shows "abc" as "cba", and the labels after it too.
+# Written as escapes, as bytes that are no text are, so a label reads as the token holds.
+BIDI = {
+    c: f"\\u{c:04x}"
+    for c in [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+}
 SENTENCEPIECE_SPACE = "▁"
 BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
@@ -73,11 +80,14 @@ def _text(token: str, kind: str) -> str:
 
 
 def label(text: str) -> str:
-    """A token's text as a label: trimmed, and whitespace it holds alone drawn visibly."""
+    """A token's text as a label: trimmed, whitespace it holds alone drawn visibly, and
+    bidirectional controls as escapes."""
     trimmed = text.strip(" ")
     if not trimmed.strip():
-        return "".join(VISIBLE.get(c, c) for c in text) if text else text
-    return "".join(VISIBLE.get(c, c) if c in "\n\t\r" else c for c in trimmed)
+        shown = "".join(VISIBLE.get(c, c) for c in text) if text else text
+    else:
+        shown = "".join(VISIBLE.get(c, c) if c in "\n\t\r" else c for c in trimmed)
+    return shown.translate(BIDI)
 
 
 def readable(tokens: Sequence[str]) -> list[str]:

@@ -15,6 +15,7 @@ import html
 import json
 import os
 import re
+import secrets
 import shutil
 from dataclasses import dataclass
 from importlib import resources
@@ -30,6 +31,7 @@ from ..numbers import fixed
 from .bundle import BundleError, bundle
 from .prose_numbers import prose_numbers
 from .score_kinds import unnamed_scores
+from .script_json import script_json
 
 SITE = Path(str(resources.files("selfattn.site")))
 CONTENT, STATIC, TEMPLATES = SITE / "content", SITE / "static", SITE / "templates"
@@ -76,6 +78,10 @@ CALLED_ON_LOAD = "//# allFunctionsCalledOnLoad\n"
 
 class BuildError(ValueError):
     """The content refers to something that does not exist."""
+
+
+class OutputRefused(BuildError):
+    """The folder asked for is one a build must not replace."""
 
 
 # Sets the colour scheme before the first paint. Inline, it costs no request and the parser
@@ -140,6 +146,72 @@ def _source(text: str) -> str:
     """A policy source that allows exactly this inline text: "'sha256-…'"."""
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+# The file that says a folder was written by a build, and so may be replaced by the next one.
+MARKER = ".selfattn-build"
+MARKER_TEXT = "Written by `selfattn build`: the next build replaces this whole folder.\n"
+
+
+def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path:
+    """`out` as an absolute path, once it is known that a build may replace it; else
+    OutputRefused saying why. A symlink is followed: the build goes where it points."""
+    real = out.expanduser().resolve()
+    here = Path.cwd().resolve()
+    sources = {SITE.parent.resolve(), content.resolve()}
+    if real == here or real in here.parents:
+        raise OutputRefused(f"{out} is the current folder or holds it")
+    if real == Path.home().resolve():
+        raise OutputRefused(f"{out} is the home folder")
+    if len(real.parts) <= 2 or os.path.ismount(real):  # /tmp, /usr; a disk of its own
+        raise OutputRefused(f"{out} is a top-level folder or a mount point")
+    for source in sources:
+        if real == source or real in source.parents:
+            raise OutputRefused(f"{out} holds the article's sources ({source})")
+        if source in real.parents:
+            raise OutputRefused(f"{out} is inside the article's sources ({source})")
+    if real.exists() and not real.is_dir():
+        raise OutputRefused(f"{out} exists and is not a folder")
+    if real.is_dir() and not force and not (real / MARKER).is_file() and any(real.iterdir()):
+        raise OutputRefused(
+            f"{out} is not empty and was not written by `selfattn build` "
+            "(everything in it would be replaced): name a new or empty folder, or pass --force"
+        )
+    real.parent.mkdir(parents=True, exist_ok=True)
+    return real
+
+
+def _no_link_out_of(folder: Path) -> None:
+    """BuildError for a symlink under `folder` that leads outside it: copying the folder
+    would copy what it points at into the site."""
+    root = folder.resolve()
+    for parent, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            path = Path(parent) / name
+            if path.is_symlink() and root not in path.resolve().parents:
+                raise BuildError(f"{path} is a symlink leading outside {folder}")
+
+
+def _beside(out: Path, what: str) -> Path:
+    """A name no file has yet in `out`'s folder, hidden: `.site.building-3f9a…`."""
+    while (path := out.with_name(f".{out.name}.{what}-{secrets.token_hex(6)}")).exists():
+        pass
+    return path
+
+
+def _swap(fresh: Path, out: Path) -> None:
+    """Put the complete build `fresh` where `out` is, and delete what `out` held."""
+    if not out.exists():
+        fresh.rename(out)
+        return
+    old = _beside(out, "old")
+    out.rename(old)
+    try:
+        fresh.rename(out)
+    except BaseException:
+        old.rename(out)  # put it back
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -379,15 +451,21 @@ def write_gallery(out: Path, env: Environment, head: Head, script: str, sheet: s
     as the pages, so the policy that allows theirs allows it."""
     folder = out / GALLERY
     folder.mkdir(parents=True, exist_ok=True)
-    data = json.dumps({"head": head.to_json()}, separators=(",", ":")).replace("</", "<\\/")
+    data = script_json({"head": head.to_json()})
     page = env.get_template("kit.html").render(inline_script=script, stylesheet=sheet, data=data)
     (folder / "index.html").write_text(page, "utf-8")
     return folder / "index.html"
 
 
-def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built:
-    """Write the site into `out` (replacing what was there); return what it wrote.
+def build(
+    out: Path, head: Head | None = None, content: Path = CONTENT, force: bool = False
+) -> Built:
+    """Write the site into `out` (replacing an earlier build there); return what it wrote.
 
+    `out` may be missing, empty, or an earlier build (it holds MARKER); any other folder is
+    refused (OutputRefused) unless `force`, and so, always, are the current folder, a folder
+    holding the sources or the current folder, anything inside the package, the home folder,
+    a top-level folder (/tmp) and a mount point.
     `content` holds each language's Markdown, figures.json and predictions.json;
     the tests build a small sample site from their own.
     """
@@ -401,12 +479,29 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
     )
     env.filters["fixed"] = fixed
     env.globals["matrix_math"] = matrix_math
-    out = Path(out)
-    if out.exists():
-        shutil.rmtree(out)
+    out = replaceable(Path(out), content, force)
+    _no_link_out_of(STATIC)
+    # written beside `out` and swapped in whole: a build that fails, or is stopped, leaves
+    # what was there as it was, and nothing of its own
+    fresh = _beside(out, "building")
+    fresh.mkdir()  # not mkdtemp's: its mode 0700 would keep a web server out of the site
+    try:
+        built = _write(fresh, out, head, env, numbers, content)
+        _swap(fresh, out)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    return built
+
+
+def _write(
+    out: Path, final: Path, head: Head, env: Environment, numbers: dict, content: Path
+) -> Built:
+    """Write the site into `out`; the pages it returns are named where they end, in `final`."""
     # what goes inside the pages is not copied beside them
     inlined = shutil.ignore_patterns(Path(INLINE_SCRIPT).name, "style.css", "css")
     shutil.copytree(STATIC, out / "static", ignore=inlined)
+    (out / MARKER).write_text(MARKER_TEXT, "utf-8")
     pages = []
     firsts, faces = set(), set()
     script, sheet = inline_script(), stylesheet()  # the same inside every page
@@ -422,7 +517,7 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
             "PARAMS",
             env.get_template("params.html").render(head=head.to_json(), lang=language.source),
         )
-        data = json.dumps(
+        data = script_json(
             page_data(head, numbers, language.source, content),
             ensure_ascii=False,
             separators=(",", ":"),
@@ -440,7 +535,7 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
             heading=title,
             body=body,
             root=root,
-            data=data.replace("</", "<\\/"),
+            data=data,
             inline_script=script,
             stylesheet=sheet,
             font_face=face,
@@ -448,7 +543,7 @@ def build(out: Path, head: Head | None = None, content: Path = CONTENT) -> Built
             other_name=other.source,
         )
         (folder / "index.html").write_text(page, "utf-8")
-        pages.append(folder / "index.html")
+        pages.append(final / language.folder / "index.html")
     if len(firsts) != 1:
         raise BuildError(f"the languages open with different figures: {sorted(firsts)}")
     write_gallery(out, env, head, script, sheet)

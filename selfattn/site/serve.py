@@ -17,6 +17,7 @@ import gzip
 import io
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import threading
@@ -29,7 +30,16 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .build import CONTENT, SITE, STATIC, TEMPLATES, BuildError, build
+from ..signals import ended_by_signals
+from .build import (
+    CONTENT,
+    SITE,
+    STATIC,
+    TEMPLATES,
+    BuildError,
+    build,
+    replaceable,
+)
 
 TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -91,7 +101,8 @@ class Site:
         self.readers: dict[Path, int] = {}  # every build on disk → requests reading it
         self.checked_at = time.monotonic()
         if self.link.is_dir() and not self.link.is_symlink():
-            shutil.rmtree(self.link)  # what was there is replaced, as `build` does
+            replaceable(self.link, content)  # replaced as `build` would, or OutputRefused
+            shutil.rmtree(self.link)
         self.link.parent.mkdir(parents=True, exist_ok=True)
         self._rebuild()
 
@@ -170,6 +181,15 @@ class ArticleHandler(SimpleHTTPRequestHandler):
     def parse_request(self) -> bool:
         if not super().parse_request():
             return False
+        major, minor = self.request_version.removeprefix("HTTP/").split(".")  # checked above
+        # HTTP/0.9 (named, or a request line without a version): its answers carry no
+        # headers, so no policy; refused, in an answer that has them
+        if (int(major), int(minor)) < (1, 0):
+            self.request_version = "HTTP/1.0"
+            self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED)
+            return False
+        # the handler would answer 304 to it, and a 304 is a cache at work: there is none
+        del self.headers["If-Modified-Since"]
         if self.command in ("GET", "HEAD"):
             return True
         self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
@@ -220,14 +240,15 @@ class ArticleHandler(SimpleHTTPRequestHandler):
 
 
 def accepts_gzip(header: str) -> bool:
-    """Whether an Accept-Encoding header takes gzip: named, with no q=0 ("gzip;q=0" refuses)."""
+    """Whether an Accept-Encoding header takes gzip: named, with no q=0 ("gzip;q=0" refuses);
+    parameters other than q ("gzip;q=1;foo=bar") are left aside."""
     for part in header.lower().split(","):
-        name, _, params = part.partition(";")
+        name, *params = part.split(";")
         if name.strip() != "gzip":
             continue
-        q = params.strip().removeprefix("q=")
+        weights = [p.strip()[2:] for p in params if p.strip().startswith("q=")]
         try:
-            return not params.strip() or float(q) > 0
+            return all(float(q) > 0 for q in weights)
         except ValueError:
             return False  # a weight we cannot read: send the bytes as they are
     return False
@@ -253,6 +274,27 @@ class ArticleServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)  # a reader hanging up is not news
 
 
+class ArticleServer6(ArticleServer):
+    """The same on IPv6; bound to `::`, it takes IPv4 as well where the system lets it."""
+
+    address_family = socket.AF_INET6
+
+    def server_bind(self) -> None:
+        with suppress(OSError):
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
+
+
+def _family(host: str, port: int) -> socket.AddressFamily:
+    """AF_INET6 for a host only IPv6 reaches (`::1`, `::`), else AF_INET."""
+    try:
+        found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)
+    except socket.gaierror:
+        return socket.AF_INET  # binding says what is wrong with the host
+    families = [family for family, *_ in found]
+    return socket.AF_INET if socket.AF_INET in families else families[0]
+
+
 def make_server(
     host: str, port: int, folder: Path, watch: bool = True, content: Path = CONTENT
 ) -> ArticleServer:
@@ -260,7 +302,8 @@ def make_server(
 
     The port is bound before the build, so a port in use fails at once.
     """
-    server = ArticleServer((host, port), ArticleHandler)
+    kind = ArticleServer6 if _family(host, port) == socket.AF_INET6 else ArticleServer
+    server = kind((host, port), ArticleHandler)
     try:
         server.site = Site(folder, watch, content)
     except BaseException:
@@ -274,7 +317,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False)
     if not 0 <= port <= 65535:
         print(f"selfattn serve: {port} is not a port number (0–65535)", file=sys.stderr)
         return 1
-    with tempfile.TemporaryDirectory(prefix="selfattn-") as tmp:
+    # SIGTERM and SIGHUP end it as Ctrl-C does, deleting the temporary build on the way out
+    with ended_by_signals(), tempfile.TemporaryDirectory(prefix="selfattn-") as tmp:
         try:
             server = make_server(host, port, Path(tmp) / "site")
         except BuildError as err:
@@ -293,6 +337,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False)
                 file=sys.stderr,
             )
         shown = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+        shown = f"[{shown}]" if ":" in shown else shown  # an IPv6 address in a URL
         url = f"http://{shown}:{server.server_port}/"
         print(f"serving the article on {url} (English: {url}en/); Ctrl-C stops", flush=True)
         if open_browser:

@@ -1,4 +1,5 @@
-"""`check()` leaves its target as it found it, and calls it on one thread (issue 32)."""
+"""`check(..., in_process=True)` leaves its target as it found it, and calls it on one thread
+(issue 32); the default, a child process, leaves it untouched by construction."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def test_every_call_on_one_thread_check_after_check() -> None:
         cache[0].execute("SELECT 1").fetchone()  # ProgrammingError on another thread
         return softmax_attention(q, k, v)
 
-    first, second = check(attention), check(attention)
+    first, second = check(attention, in_process=True), check(attention, in_process=True)
     assert first.ok and second.ok, str(second)
     assert len(threads) == 1 and threading.current_thread() not in threads
 
@@ -46,8 +47,8 @@ def test_a_stuck_call_does_not_hold_up_the_next_check() -> None:
         return softmax_attention(q, k, v)
 
     try:
-        assert check(stuck, timeout=0.2).verdict == "error"
-        assert check(softmax_attention, timeout=2.0).ok
+        assert check(stuck, timeout=0.2, in_process=True).verdict == "error"
+        assert check(softmax_attention, timeout=2.0, in_process=True).ok
     finally:
         release.set()
 
@@ -73,7 +74,7 @@ def test_module_left_in_training_mode_with_its_buffers() -> None:
 
     head = CachingHead()
     calls, last_k = head.calls, head.last_k
-    report = check(head)
+    report = check(head, in_process=True)
     assert report.ok, str(report)
     assert head.training and head.drop.training
     assert head.calls is calls and float(head.calls) == 0
@@ -86,7 +87,7 @@ def test_layer_left_with_its_weights_and_angles() -> None:
     module = getattr(layer, "__self__", layer)
     before = {k: v.clone() for k, v in module.state_dict().items()}
     angles = {n: v.clone() for n, v in vars(module).items() if hasattr(v, "clone")}
-    check(layer)
+    check(layer, in_process=True)
     after = module.state_dict()
     assert all(bool((after[k] == v).all()) for k, v in before.items())
     assert all(bool((vars(module)[n] == v).all()) for n, v in angles.items())

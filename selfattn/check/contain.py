@@ -1,0 +1,280 @@
+"""Running a check where its target can change nothing of the caller's: a child process.
+
+The child leads a session of its own, so every process the target starts is in its group,
+and it adopts the orphans of the ones that detach (Linux's child subreaper), so they stay
+among its descendants; all of them are killed when the check ends, however it ends. The
+target runs in an empty temporary working folder, and the report names what it wrote there.
+The child's stdout and stderr go to a file, not a pipe: a target that prints megabytes
+costs the parent nothing, a grandchild holding the pipe open cannot keep the parent
+waiting, and only the file's last few KB are read. The report comes back in a file too.
+
+The `selfattn check` command starts a fresh interpreter (cli.py); `check()` forks, so that
+any callable, a lambda or a layer trained a minute ago, is checked as it stands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn
+
+from .report import Report
+
+TAIL = 4096  # bytes of the child's output kept, for the line that says why it stopped
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36  # linux/prctl.h
+SHOWN = 8  # files named in the note; the rest are counted
+
+
+@dataclass(frozen=True)
+class Box:
+    """The temporary folder of one check: the report, the child's output, its working folder."""
+
+    root: Path
+
+    @property
+    def report(self) -> Path:
+        return self.root / "report.json"
+
+    @property
+    def log(self) -> Path:
+        return self.root / "output.log"
+
+    @property
+    def work(self) -> Path:
+        return self.root / "work"
+
+
+@contextlib.contextmanager
+def box() -> Iterator[Box]:
+    """A fresh Box, deleted with everything in it afterwards."""
+    root = Path(tempfile.mkdtemp(prefix="selfattn-check-"))
+    try:
+        (root / "work").mkdir()
+        yield Box(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def adopt_orphans() -> None:
+    """Make this process the parent of its descendants' orphans, and have it killed if its
+    parent dies (a caller killed outright cannot kill it). Linux; elsewhere nothing."""
+    with contextlib.suppress(OSError, AttributeError):
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def descendants(pid: int) -> list[int]:
+    """The living processes below `pid`, read from /proc (none where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    state, ppid = f.read().rpartition(b")")[2].split()[:2]
+            except (OSError, ValueError):
+                continue  # gone meanwhile
+            if state != b"Z":  # a zombie is dead already
+                children.setdefault(int(ppid), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def end_all(pid: int, itself: bool = True) -> None:
+    """Kill every process below `pid`, then `pid` if `itself`, then what is left of its
+    group. `pid` is stopped first, so it starts no more while they are killed."""
+    if itself and hasattr(signal, "SIGSTOP"):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGSTOP)
+    for _ in range(100):  # a process forking as it is killed: its children come next round
+        below = descendants(pid)
+        if not below:
+            break
+        for child in below:
+            with contextlib.suppress(OSError):
+                os.kill(child, signal.SIGKILL)
+    kill = getattr(signal, "SIGKILL", signal.SIGTERM)
+    if itself:
+        with contextlib.suppress(OSError):
+            os.kill(pid, kill)
+    if hasattr(os, "killpg"):
+        with contextlib.suppress(OSError):
+            os.killpg(pid, kill)
+
+
+def wait(pid: int, limit: float) -> int | None:
+    """Wait up to `limit` seconds for the forked child `pid` to end; its exit code (minus the
+    signal that ended it, as subprocess says), or None."""
+    deadline = time.monotonic() + limit
+    fd = None
+    with contextlib.suppress(AttributeError, OSError):
+        fd = os.pidfd_open(pid)  # readable when the child ends: no polling
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            left = deadline - time.monotonic()
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            if left <= 0:
+                return None
+            if fd is not None:
+                select.select([fd], [], [], left if 0 < left < 60 else 60)  # inf: in steps
+            else:
+                time.sleep(0.02)
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def reap(pid: int) -> None:
+    """Collect a killed child, so no zombie is left behind."""
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, 0)
+
+
+def tail(path: Path) -> str:
+    """The last TAIL bytes of a file, as text."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - TAIL))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def written(folder: Path) -> list[str]:
+    """The files under `folder`, as paths relative to it."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if not p.is_dir())
+
+
+def wrote(folder: Path) -> str | None:
+    """The note naming what the target wrote in its working folder, or None."""
+    names = written(folder)
+    if not names:
+        return None
+    more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    return (
+        f"the target wrote {len(names)} file{'s' * (len(names) != 1)} in the empty temporary "
+        f"folder it ran in, deleted after the check: {', '.join(names[:SHOWN])}{more}"
+    )
+
+
+def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -> Report:
+    """The report the child wrote, or one saying why there is none (`code`, its exit code,
+    None if it overran `limit`), with the files it wrote."""
+    text = ""
+    with contextlib.suppress(OSError):
+        text = b.report.read_text("utf-8")
+    if code is None:
+        report = Report(
+            name,
+            error=f"no answer within {limit:.0f} s: importing the file or calling the target hangs",
+            seconds=seconds,
+        )
+    elif text:
+        report = Report.from_dict(json.loads(text))
+    else:
+        last = (tail(b.log).strip().splitlines() or [""])[-1][:200]
+        report = Report(
+            name,
+            error=f"the checking process stopped with {_how(code)} before reporting (did "
+            "the target exit or crash the interpreter?)" + (f": {last}" if last else ""),
+            seconds=seconds,
+        )
+    if note := wrote(b.work):
+        report.notes.append(note)
+    return report
+
+
+def _how(code: int) -> str:
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"signal {signal.Signals(-code).name}"
+        return f"signal {-code}"
+    return f"status {code}"
+
+
+def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
+    """The child's side, in a process that is already its own session's leader: adopt
+    orphans, work in the box's empty folder, write the report, kill what the target left
+    running, and exit at once (a call that timed out may still hold a thread)."""
+    try:
+        adopt_orphans()
+        os.chdir(b.work)
+        report = run()
+    except BaseException as exc:  # the parent must get a report
+        report = Report(name, error=f"internal error: {type(exc).__name__}: {exc}"[:500])
+    try:
+        b.report.write_text(report.to_json(), "utf-8")
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        end_all(os.getpid(), itself=False)
+        os._exit(0)
+
+
+def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
+    """`run()` in a forked child (see the module's docstring); killed after `limit` s."""
+    started = time.monotonic()
+    with box() as b:
+        for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+            with contextlib.suppress(Exception):
+                stream.flush()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child: it never returns
+            try:
+                os.setsid()
+                _output_to(b.log)
+            finally:
+                child(b, run, name)
+        code = None
+        try:
+            code = wait(pid, limit)
+        finally:
+            end_all(pid, itself=code is None)
+            if code is None:
+                reap(pid)
+        return collect(b, name, code, limit, time.monotonic() - started)
+
+
+def _output_to(log: Path) -> None:
+    """In a forked child: stdin from /dev/null, stdout and stderr into `log`, and Python's
+    streams new ones on them (a notebook's own streams talk to threads the child lacks)."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115 - for the child's whole life
+    sys.stdout = sys.stderr = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+
+
+def fork_unsafe() -> str | None:
+    """Why this process should not fork to check a target, or None."""
+    if not hasattr(os, "fork"):
+        return "this system cannot fork"
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        return "CUDA is in use here, and a forked child cannot use it"
+    for module, what in (("jax", "JAX"), ("mlx.core", "MLX"), ("tensorflow", "TensorFlow")):
+        if module in sys.modules:
+            return f"{what} is imported here, and its threads would be missing in a forked child"
+    return None

@@ -1,0 +1,24 @@
+"""JSON that may sit inside an HTML `<script>` element, whatever strings it holds.
+
+The HTML parser reads a script's text before JavaScript does: `</script` ends it, and
+`<!--` followed later by `<script>` puts the parser in a state where the real `</script>`
+no longer ends it (the page then shows nothing and raises no error). JSON may write any
+character as `\\uXXXX`, so `<`, `>` and `&` are written so and the parser sees none of them;
+U+2028 and U+2029 too, which older JavaScript read as line ends inside a string. The page
+reads the same values back with `JSON.parse`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+# characters outside strings are JSON's own punctuation, never these: replacing them in the
+# whole text changes only what strings hold, and only how they are written
+TABLE = str.maketrans(ESCAPES)
+
+
+def script_json(value: Any, **dumps: Any) -> str:
+    """`json.dumps(value, **dumps)` safe between `<script type="application/json">` tags."""
+    return json.dumps(value, **dumps).translate(TABLE)

@@ -1,0 +1,350 @@
+"""`check` contains its target (issue 48): what it forks, detaches, prints, writes, changes
+globally or exits with stays out of the caller, in the command and in the Python API."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from selfattn.check import check
+from selfattn.check import cli as check_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+ATTENTION = """
+import numpy as np
+
+def softmax_attention(q, k, v):
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    w = np.exp(s - s.max(-1, keepdims=True))
+    return w / w.sum(-1, keepdims=True) @ v
+"""
+
+
+def softmax_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    s = q @ k.T / np.sqrt(q.shape[-1])
+    w = np.exp(s - s.max(-1, keepdims=True))
+    return w / w.sum(-1, keepdims=True) @ v
+
+
+def target(tmp_path: Path, body: str) -> Path:
+    """A target file: softmax attention, and `body` defining `attention` with it."""
+    path = tmp_path / "target.py"
+    path.write_text(ATTENTION + textwrap.dedent(body), "utf-8")
+    return path
+
+
+def command(path: Path, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "selfattn.check.cli", f"{path}:attention", "--budget", "20"],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+    )
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie does not: it waits only to be collected)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != b"Z"
+
+
+def gone_soon(pid: int, seconds: float = 5) -> bool:
+    until = time.monotonic() + seconds
+    while alive(pid) and time.monotonic() < until:
+        time.sleep(0.05)
+    return not alive(pid)
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+@needs_proc
+def test_a_target_that_forks_is_checked_at_once_and_its_child_killed(tmp_path):
+    pids = tmp_path / "pids"
+    path = target(
+        tmp_path,
+        f"""
+        import os, time
+        def attention(q, k, v):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(120)
+                os._exit(0)
+            with open({str(pids)!r}, "a") as f:
+                f.write(f"{{pid}}\\n")
+            return softmax_attention(q, k, v)
+        """,
+    )
+    started = time.monotonic()
+    result = command(path, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert time.monotonic() - started < 20  # 57 s before, waiting for the pipes to close
+    left = [int(p) for p in pids.read_text().split()]
+    assert left and all(gone_soon(p) for p in left)
+
+
+@needs_proc
+def test_a_detached_child_is_killed_even_after_a_successful_check(tmp_path):
+    pids = tmp_path / "pids"
+    path = target(
+        tmp_path,
+        f"""
+        import subprocess
+        started = []
+        def attention(q, k, v):
+            if not started:
+                started.append(subprocess.Popen(["sleep", "120"], start_new_session=True))
+                with open({str(pids)!r}, "w") as f:
+                    f.write(str(started[0].pid))
+            return softmax_attention(q, k, v)
+        """,
+    )
+    result = command(path, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert gone_soon(int(pids.read_text()))
+
+
+def test_a_chatty_target_costs_the_command_no_memory(tmp_path):
+    path = target(
+        tmp_path,
+        """
+        def attention(q, k, v):
+            print("x" * 7_000_000)
+            return softmax_attention(q, k, v)
+        """,
+    )
+    # the command's own peak, in a process that runs nothing else
+    probe = (
+        "import sys; from selfattn.check.cli import main; "
+        f"status = main([{str(path) + ':attention'!r}, '--budget', '20']); "
+        "peak = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]; "
+        "print('PEAK', int(peak.split()[1]) // 1024, file=sys.stderr); sys.exit(status)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr[-2000:]
+    peak = int(result.stderr.rpartition("PEAK ")[2])
+    assert peak < 150, f"the command peaked at {peak} MB"  # 620 MB before
+
+
+def test_what_the_target_writes_stays_out_of_the_callers_folder_and_is_named(tmp_path):
+    path = target(
+        tmp_path,
+        """
+        open("at_import.txt", "w").write("x")
+        def attention(q, k, v):
+            with open("out.npy", "wb") as f:
+                f.write(b"0")
+            return softmax_attention(q, k, v)
+        """,
+    )
+    result = command(path, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["target.py"]
+    assert "at_import.txt, out.npy" in " ".join(result.stdout.split())
+
+
+def test_the_api_names_what_the_target_wrote_and_leaves_the_cwd_alone(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+    def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        Path("scratch.txt").write_text("x")
+        return softmax_attention(q, k, v)
+
+    report = check(attention)
+    assert report.ok and list(tmp_path.iterdir()) == []
+    assert any("scratch.txt" in n for n in report.notes), report.notes
+
+
+def test_os_exit_in_a_target_ends_only_the_check():
+    report = check(lambda q, k, v: os._exit(0))
+    assert report.verdict == "error" and "before reporting" in (report.error or "")
+
+
+def test_a_hung_call_leaves_nothing_running_after_the_check():
+    spins = [0]
+    stop = threading.Event()
+
+    def spin(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        while not stop.is_set():
+            spins[0] += 1  # counts only where it runs in this process
+        return v
+
+    try:
+        report = check(spin, timeout=0.3, budget=2)
+        assert report.verdict == "error"
+        before = spins[0]
+        time.sleep(0.3)
+        assert spins[0] == before, "a call that timed out still spins in the caller"
+    finally:
+        stop.set()
+
+
+# -- each global the Python API leaked into its caller ----------------------------------
+
+
+def torch_or_skip() -> Any:
+    return pytest.importorskip("torch")
+
+
+def _dtype() -> tuple[Callable[[], None], Callable[[], Any]]:
+    torch = torch_or_skip()
+    return lambda: torch.set_default_dtype(torch.float64), torch.get_default_dtype
+
+
+def _deterministic() -> tuple[Callable[[], None], Callable[[], Any]]:
+    torch = torch_or_skip()
+    return (
+        lambda: torch.use_deterministic_algorithms(True),
+        torch.are_deterministic_algorithms_enabled,
+    )
+
+
+def _torch_rng() -> tuple[Callable[[], None], Callable[[], Any]]:
+    torch = torch_or_skip()
+    return lambda: torch.rand(100), lambda: torch.get_rng_state().tolist()
+
+
+def _print_options() -> tuple[Callable[[], None], Callable[[], Any]]:
+    torch = torch_or_skip()
+    return (
+        lambda: torch.set_printoptions(precision=1, sci_mode=True),
+        lambda: dict(vars(torch._tensor_str.PRINT_OPTS)),
+    )
+
+
+def _cudnn_benchmark() -> tuple[Callable[[], None], Callable[[], Any]]:
+    torch = torch_or_skip()
+    return (
+        lambda: setattr(torch.backends.cudnn, "benchmark", True),
+        lambda: torch.backends.cudnn.benchmark,
+    )
+
+
+def _numpy_seed() -> tuple[Callable[[], None], Callable[[], Any]]:
+    return lambda: np.random.seed(3), lambda: np.random.get_state()[1].tolist()
+
+
+def _cwd() -> tuple[Callable[[], None], Callable[[], Any]]:
+    return lambda: os.chdir("/"), os.getcwd
+
+
+GLOBALS = {
+    "torch default dtype": _dtype,
+    "torch deterministic mode": _deterministic,
+    "torch RNG state": _torch_rng,
+    "torch print options": _print_options,
+    "cudnn.benchmark": _cudnn_benchmark,
+    "numpy's seed": _numpy_seed,
+    "working directory": _cwd,
+}
+
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["child", "in-process"])
+@pytest.mark.parametrize("what", list(GLOBALS))
+def test_a_global_the_target_changes_does_not_reach_the_caller(what, in_process, monkeypatch):
+    change, read = GLOBALS[what]()
+    monkeypatch.chdir(Path.cwd())  # whatever happens, the next test starts where this one did
+    before = read()
+
+    def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        change()
+        return softmax_attention(q, k, v)
+
+    report = check(attention, in_process=in_process)
+    assert report.ok, str(report)
+    assert read() == before, what
+
+
+def test_the_cli_contains_a_target_on_the_command_line(tmp_path):
+    """The command's exit status is the report's, not the target's `os._exit` status."""
+    path = target(
+        tmp_path,
+        """
+        import os
+        def attention(q, k, v):
+            os._exit(0)
+        """,
+    )
+    result = command(path, tmp_path)
+    assert result.returncode == 2 and "before reporting" in result.stdout
+    assert check_cli.SLACK > 0
+
+
+@needs_proc
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_the_command_stopped_by_a_signal_kills_its_child_and_deletes_its_folder(
+    tmp_path, signum, status
+):
+    pids = tmp_path / "pids"
+    path = target(
+        tmp_path,
+        f"""
+        import os, time
+        def attention(q, k, v):
+            with open({str(pids)!r}, "w") as f:
+                f.write(str(os.getpid()))
+            time.sleep(120)
+        """,
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path / "tmp")}
+    (tmp_path / "tmp").mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "selfattn.check.cli", f"{path}:attention", "--timeout", "100"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        until = time.monotonic() + 30
+        while not pids.exists() and time.monotonic() < until:
+            time.sleep(0.05)
+        assert pids.exists(), "the target was never called"
+        time.sleep(0.1)
+        proc.send_signal(signum)
+        assert proc.wait(timeout=20) == status
+        assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stderr:
+            proc.stderr.close()
+    assert gone_soon(int(pids.read_text()))
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_an_endless_budget_is_waited_for_in_steps():
+    import math
+
+    assert check(softmax_attention, budget=math.inf).ok
+
+
+def test_where_forking_is_unsafe_the_check_runs_here_and_says_so(monkeypatch):
+    from selfattn.check import contain
+
+    monkeypatch.setattr(contain, "fork_unsafe", lambda: "JAX is imported here")
+    spins = []
+    report = check(lambda q, k, v: spins.append(1) or softmax_attention(q, k, v))
+    assert report.ok and spins  # called in this process
+    assert any("not in a child (JAX is imported here)" in n for n in report.notes)
