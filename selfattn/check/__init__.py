@@ -22,23 +22,17 @@ import numpy as np
 from . import diagnose, jax_layer, layer, model, rules
 from .accepts import learn
 from .findings import BY_ID, SPECS, Spec
-from .frameworks import LAYOUTS, keras_backend
+from .frameworks import LAYOUTS, keras_backend, summarize
 from .interpret import interpret_line, interpreted, uses_triton
 from .jaxpr import Read, read_jax_layer
+from .kernel import Target
+from .layout import connect
 from .names import named
-from .probe import (
-    Runner,
-    Target,
-    TargetError,
-    Timeout,
-    connect,
-    is_mask_name,
-    read_signature,
-    summarize,
-)
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
 from .rotary import angles_at_zero
+from .runner import Runner, TargetError, Timeout
+from .signature import is_mask_name, read_signature
 from .trace import masks_seen, read_layer, ways
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]

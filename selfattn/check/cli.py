@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from . import BUDGET, TIMEOUT, check
-from .frameworks import LAYOUTS
-from .probe import TargetError, summarize
+from .frameworks import LAYOUTS, summarize
 from .report import Report
+from .runner import TargetError
 
 SLACK = 10.0  # seconds for the child to start, import and write its report
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding selfattn/

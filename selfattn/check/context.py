@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from .probe import CallFailed, Kernel
+from .frameworks import CallFailed
+from .kernel import Kernel
 from .reference import Precision, Variant, agree
 from .report import Report
 

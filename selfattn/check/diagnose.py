@@ -8,9 +8,10 @@ import numpy as np
 
 from . import repro, tiles
 from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, weights
-from .frameworks import LAYOUTS
+from .frameworks import LAYOUTS, CallFailed
+from .kernel import Kernel
+from .masks import MASK_KINDS, make_mask, probe_mask
 from .names import named
-from .probe import MASK_KINDS, CallFailed, Kernel, make_mask, probe_mask
 from .reference import (
     CAUSAL,
     CORRECT,

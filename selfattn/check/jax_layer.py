@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from .frameworks import CallFailed
 from .jaxpr import Read
+from .kernel import Target
 from .layer import (
     SIZES,
     Layer,
@@ -20,10 +22,10 @@ from .layer import (
     _unmasked_note,
     heads_text,
 )
-from .probe import CallFailed, Target, TargetError
 from .projections import Suspect
 from .reference import CORRECT
 from .report import Report
+from .runner import TargetError
 
 Array = np.ndarray
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from .frameworks import precision
+from .frameworks import CallFailed, precision
+from .kernel import Target
 from .names import named
-from .probe import CallFailed, Runner, Target, TargetError
 from .projections import Projections, Suspect, as_float64, causal_intent
 from .reference import (
     ATOL,
@@ -35,6 +35,7 @@ from .reference import (
 )
 from .report import Report
 from .rotary import AT_ZERO, AT_ZERO_TEXT, ON_EACH_CALL, Rotary, defined, held_at, rotations
+from .runner import Runner, TargetError
 
 Array = np.ndarray
 Leak = tuple[int, int]  # (row, i): output `row` <= i moved when only x after i changed

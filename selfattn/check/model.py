@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from .frameworks import available, framework_of
-from .probe import CallFailed, Runner, TargetError
+from .frameworks import CallFailed, available, framework_of
 from .report import Report
+from .runner import Runner, TargetError
 
 Array = np.ndarray
 ENCODINGS = ("numpy", "torch", "list")  # how token ids are handed over

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .probe import Kernel
+from .kernel import Kernel
 from .reference import CAUSAL, Variant, agree, tolerance
 
 Array = np.ndarray

@@ -20,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from .frameworks import CallFailed
 from .names import named
-from .probe import CallFailed, Runner, _inspected, is_mask_name
 from .projections import Affine, Norm, Projections, _read, as_float64, held_norm, split_maps
+from .runner import Runner
+from .signature import _inspected, is_mask_name
 
 # calls that pass x on unchanged in meaning: the maps in may be applied to what they return
 PASS_ON = {"view", "reshape", "contiguous", "layer_norm", "rms_norm", "group_norm", "to", "float"}

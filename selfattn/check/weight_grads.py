@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import backward as bw
-from .frameworks import keras_backend, summarize
-from .probe import CallFailed, Timeout
+from .frameworks import CallFailed, keras_backend, summarize
 from .reference import softmax
+from .runner import Timeout
 
 if TYPE_CHECKING:
     from .layer import Layer, LayerRun, _Text
