@@ -351,14 +351,9 @@ def _padding_repro(kern: Kernel) -> str:
     out = kern.answer(q, k, v, mask=make_mask(kern.mask_kind or "keep", keep))
     if out is None:
         return ""
-    lib = kern.backend.lib
-    pad = keep.tolist()
-    mask = {
-        "block": f"mask = ~{lib}.array([{pad}])",
-        "additive": f"mask = {lib}.where({lib}.array([{pad}]), 0.0, -{lib}.inf)",
-    }.get(kern.mask_kind or "keep", f"mask = {lib}.array([{pad}])")
-    mask = mask.replace("torch.array", "torch.tensor")
-    lines = [*kern.source(), *repro.literals(kern, q=q, k=k, v=v), mask]
+    framework = kern.backend.framework
+    mask = framework.mask(kern.mask_kind or "keep", framework.array_text(f"[{keep.tolist()}]"))
+    lines = [*kern.source(), *repro.literals(kern, q=q, k=k, v=v), f"mask = {mask}"]
     lines += [f"out = {kern.call_text(False, masked=True)}", "print(out)"]
     lines.append("# v is zero except on the padded keys, so out should be all 0")
     return "\n".join([*lines, "# got:", *repro.show(out)])

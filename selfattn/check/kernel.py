@@ -13,7 +13,6 @@ import numpy as np
 
 from .frameworks import (
     BACK_TEXT,
-    IMPORTS,
     Backend,
     CallFailed,
     answered_in,
@@ -74,8 +73,8 @@ class Kernel:
 
     def source(self) -> list[str]:
         """The import lines every reproduction starts with."""
-        own = [IMPORTS[self.backend.name]] if self.backend.name != "numpy" else []
-        return ["import numpy as np", *own, self.imp]
+        own = dict.fromkeys(["import numpy as np", self.backend.framework.imports])
+        return [*own, self.imp]
 
     def __init__(
         self,
@@ -295,15 +294,10 @@ class Kernel:
 
     def _full_text(self, param: MaskParam, q: str) -> str:
         """Source text for a mask that keeps everything, for a required mask not under test."""
-        if param.kind in (None, "unusable", "ignored"):
-            return "None"
-        lib = self.backend.lib
         size = f"1, {q}.shape[-2]" if param.form == "padding" else f"{q}.shape[-2], {q}.shape[-2]"
         if param.form == "batched":  # (1, 1, n, n), or (1, n, n) beside (1, n, d) inputs
             size = f"1, {size}" if self.layout == "bnd" else f"1, 1, {size}"
-        if param.kind == "additive":
-            return f"{lib}.zeros(({size}))"
-        return f"{'~' if param.kind == 'block' else ''}{lib}.ones(({size}), dtype=bool)"
+        return self.backend.framework.full_mask(param.kind, size)
 
     def mask_lines(self, n: int, causal: bool) -> list[str]:
         """The line building the causal mask, none when it is not passed (without `causal`,
@@ -317,12 +311,7 @@ class Kernel:
             keep = f"{lib}.tril({lib}.ones(({n}, {n}), dtype=bool))"
             if self.mask_form == "batched":
                 keep += "[None]" if self.layout == "bnd" else "[None, None]"
-        if self.mask_kind == "additive" and lib == "torch":
-            zeros = f"torch.zeros_like({keep}, dtype=torch.float)"
-            return [f"mask = {zeros}.masked_fill(~{keep}, float('-inf'))"]
-        made = {"block": f"~{keep}", "additive": f"{lib}.where({keep}, 0.0, -{lib}.inf)"}
-        wrap = {"tinygrad": "Tensor({})", "mlx": "mx.array({})"}.get(self.backend.name, "{}")
-        return ["mask = " + wrap.format(made.get(self.mask_kind or "keep", keep))]
+        return ["mask = " + self.backend.framework.mask(self.mask_kind or "keep", keep)]
 
     def weights_rounded(self, q: np.ndarray, k: np.ndarray) -> Precision | None:
         """The half precision the weights are rounded to inside a wide kernel, or None.
