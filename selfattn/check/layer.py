@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .facts import Facts
 from .frameworks import CallFailed, precision
 from .kernel import Target
 from .names import named
@@ -188,7 +189,7 @@ class LayerRun:
     module: Any  # None for a JAX layer
     masks: list[str]  # its mask arguments, which may carry its causal mask
     flag: str | None  # its causal flag (timm's `is_causal`), checked on as well as off
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = field(default_factory=Facts)
 
     @property
     def subject(self) -> Layer:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .facts import Facts
 from .frameworks import CallFailed, available, framework_of
 from .report import Report
 from .runner import Runner, TargetError
@@ -92,7 +93,7 @@ class ModelRun:
 
     model: Model
     rep: Report
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = field(default_factory=Facts)
 
     @property
     def subject(self) -> Model:
