@@ -8,6 +8,7 @@ import numpy as np
 
 from . import repro, tiles
 from .context import Ctx, Outs, Probe, gather, make_probes, matches, shapes, weights
+from .findings import NONCAUSAL_BUGS, causal_bugs
 from .frameworks import LAYOUTS, CallFailed
 from .kernel import Kernel
 from .masks import MASK_KINDS, make_mask, probe_mask
@@ -16,11 +17,9 @@ from .reference import (
     CAUSAL,
     CORRECT,
     KEEP,
-    NONCAUSAL_BUGS,
     SCORES,
     Variant,
     Window,
-    causal_bugs,
     hides_the_future,
     local_window,
     masked,
@@ -132,7 +131,7 @@ def said_causal(ctx: Ctx) -> None:
     the future by itself; right without a mask, it does not (xformers' ScaledDotProduct
     applied its causal mask only when a mask was also passed, xformers#103)."""
     kern, fn = ctx.kern, ctx.kern.runner.fn
-    said = next((n for n in ("causal", "is_causal") if getattr(fn, n, None) is True), None)
+    said = next((n for n in named("causal attribute") if getattr(fn, n, None) is True), None)
     if said is None or kern.sig.flag is not None:
         return
     carrier, kern.mask = kern.mask, None  # the leak shown with no mask argument given

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .facts import Facts
+from .findings import NONCAUSAL_BUGS, causal_bugs
 from .frameworks import CallFailed, precision
 from .kernel import Target
 from .names import named
@@ -26,10 +27,8 @@ from .reference import (
     ATOL,
     CAUSAL,
     CORRECT,
-    NONCAUSAL_BUGS,
     Variant,
     allowed,
-    causal_bugs,
     hides_the_future,
     local_window,
     masked,
