@@ -185,7 +185,7 @@ class Variant:
     scores: str = "sdpa"
     norm: str = "softmax"  # a key of NORMS
     keep: str | None = None  # key of KEEP, or None for no mask
-    how: str = "inf"  # how the mask is applied: inf | fill | after | ignore
+    how: str = "inf"  # how the mask is applied: inf (-inf) | fill (`fill`) | after (softmax)
     fill: float = 0.0
     p: float = 1.0  # parameter of the score function
     features: bool = False  # v @ softmax(q^T k / sqrt d): attention over features
