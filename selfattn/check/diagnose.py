@@ -13,6 +13,7 @@ from .frameworks import LAYOUTS, CallFailed
 from .kernel import Kernel
 from .masks import MASK_KINDS, make_mask, probe_mask
 from .names import named
+from .questions import future_moved, repeat_moved, switch_by_effect
 from .reference import (
     CAUSAL,
     CORRECT,
@@ -20,7 +21,6 @@ from .reference import (
     SCORES,
     Variant,
     Window,
-    hides_the_future,
     local_window,
     masked,
     one_more,
@@ -53,7 +53,7 @@ def same_output(ctx: Ctx) -> None:
         first, *again = (kern.call(p.q, p.k, p.v) for _ in range(3))
     except CallFailed:
         return  # said by the checks that run every shape
-    moved = max(float(np.nanmax(np.abs(a - first), initial=0.0)) for a in again)
+    moved = repeat_moved(first, again)
     if moved <= tolerance(p.q, p.k, p.v, kern.lp):
         rep.check("same output for the same input", "pass")
         return
@@ -284,13 +284,12 @@ def _flag_by_effect(kern: Kernel) -> str | None:
     plain = kern.answer(q, k, v)
     if plain is None:
         return None
-    tol = tolerance(q, k, v, kern.lp)
-    for name in kern.sig.switches:
+
+    def answer_with(name: str) -> np.ndarray | None:
         with kern.passing(**{name: True}):
-            out = kern.answer(q, k, v)
-        if out is not None and hides_the_future(out, plain, tol):
-            return name
-    return None
+            return kern.answer(q, k, v)
+
+    return switch_by_effect(kern.sig.switches, answer_with, plain, tolerance(q, k, v, kern.lp))
 
 
 def _diagnose_padding(ctx: Ctx, name: str, base: Variant | None) -> None:
@@ -694,7 +693,7 @@ def _leaks(kern: Kernel, probes: list[Probe], causal: Outs) -> str:
             k2[i + 1 :] = rng.standard_normal(k2[i + 1 :].shape) * 2
             v2[i + 1 :] = rng.standard_normal(v2[i + 1 :].shape) * 2
             got = kern.answer(p.q, k2, v2, True)
-            moved = repro.moved(out[: i + 1], got[: i + 1]) if got is not None else 0.0
+            moved = float(future_moved(out, got, i).max()) if got is not None else 0.0
             if moved > tol and moved / tol > worst[0]:
                 text = (
                     f"changing only positions > {i} moved outputs 0..{i} by {moved:.3g} "

@@ -23,13 +23,13 @@ from .frameworks import CallFailed, precision
 from .kernel import Target
 from .names import named
 from .projections import Projections, Suspect, as_float64, causal_intent
+from .questions import future_moved, repeat_moved, switch_by_effect
 from .reference import (
     ATOL,
     CAUSAL,
     CORRECT,
     Variant,
     allowed,
-    hides_the_future,
     local_window,
     masked,
 )
@@ -245,17 +245,17 @@ def _flag_by_effect(
 ) -> str | None:
     """A switch (a parameter defaulting to False) that asks for the causal mask under a name of
     its own, found by its effect (hides_the_future)."""
-    for name in switches:
+
+    def answer_with(name: str) -> Array | None:
         layer.flag = name
         try:
-            out = layer(x)
+            return layer(x)
         except CallFailed:
-            continue
+            return None
         finally:
             layer.flag = None
-        if hides_the_future(out, first, tol):
-            return name
-    return None
+
+    return switch_by_effect(switches, answer_with, first, tol)
 
 
 def _say_how_called(layer: Layer, rep: Report, turned: bool, zeroed: list[str]) -> None:
@@ -283,8 +283,8 @@ def same_output(run: LayerRun) -> None:
     """Two calls on the same x agree; the rest needs it (`steady`)."""
     layer, rep, first = run.layer, run.rep, run.facts["first"]
     n0, s0 = SIZES[0]
-    moved = float(np.max(np.abs(layer(run.facts["x"]) - first)))
-    run.facts["steady"] = not moved > run.facts["tol"]  # NaN in both calls is no randomness
+    moved = repeat_moved(first, [layer(run.facts["x"])])
+    run.facts["steady"] = not moved > run.facts["tol"]
     if not run.facts["steady"]:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")
         rep.titled("random-output", "", layer.text.random(n0, s0))
@@ -743,7 +743,7 @@ def _future_leak(layer: Layer, x: Array, out: Array, tol: float) -> Leak | None:
     for i in range(n - 1):
         changed = x.copy()
         changed[:, i + 1 :] = rng.standard_normal(changed[:, i + 1 :].shape)
-        moved = np.max(np.abs(layer(changed)[0, : i + 1] - out[0, : i + 1]), axis=-1)
+        moved = future_moved(out, layer(changed), i)
         if moved.max() > tol:
             return int(np.argmax(moved > tol)), i
     return None
