@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from . import diagnose, jax_layer, layer, model, rules
+from . import diagnose, jax_layer, layer_rules, model, rules
 from .accepts import learn
 from .findings import BY_ID, SPECS, Spec
 from .frameworks import LAYOUTS, keras_backend, summarize
@@ -305,4 +305,4 @@ def _check_layer(t: Target, rep: Report, imp: str, proj: Projections | None) -> 
     if not masks and t.fn is module:  # a mask under another name: found by where it goes
         masks = masks_seen(module, t.runner, proj, t.args)
     with angles_at_zero(module, t.runner) as zeroed:
-        rules.run(layer.start(t, module, proj, masks, rep, imp, zeroed))
+        rules.run(layer_rules.start(t, module, proj, masks, rep, imp, zeroed))

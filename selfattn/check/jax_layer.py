@@ -12,16 +12,9 @@ import numpy as np
 from .frameworks import CallFailed
 from .jaxpr import Read
 from .kernel import Target
-from .layer import (
-    SIZES,
-    Layer,
-    LayerRun,
-    _flag_by_effect,
-    _future_leak,
-    _Text,
-    _unmasked_note,
-    heads_text,
-)
+from .layer import SIZES, Layer, LayerRun, future_leak
+from .layer_rules import flag_by_effect, heads_text, unmasked_note
+from .layer_text import LayerText
 from .projections import Suspect
 from .reference import CORRECT
 from .report import Report
@@ -49,7 +42,7 @@ class JaxLayer(Layer):
         return [jnp.asarray(x, jnp.float32)] * self.proj.inputs, {**self.args, **flag}
 
 
-class JaxText(_Text):
+class JaxText(LayerText):
     """The reproductions, in numpy around the JAX layer."""
 
     largest = "np.abs({}).max()"
@@ -98,7 +91,7 @@ def start(found: Read, t: Target, rep: Report, imp: str) -> LayerRun:
     if found.axis == "queries":
         rep.notes.append("the softmax normalises over the queries, as the jaxpr shows")
     tol = layer.tolerance(x0[0], Suspect(CORRECT))
-    flag = t.sig.flag or _flag_by_effect(layer, x0, first, t.sig.switches, tol)
+    flag = t.sig.flag or flag_by_effect(layer, x0, first, t.sig.switches, tol)
     run = LayerRun(layer, rep, None, [], flag)
     run.facts |= {"x": x0, "first": first, "tol": tol}
     return run
@@ -107,7 +100,7 @@ def start(found: Read, t: Target, rep: Report, imp: str) -> LayerRun:
 def intent(run: LayerRun) -> None:
     """Nothing but its effect says whether a JAX layer hides the future: causal when no
     output moves when only later x changes (`causal`, and the `leak` found)."""
-    leak = _future_leak(run.layer, run.facts["x"], run.facts["first"], run.facts["tol"])
+    leak = future_leak(run.layer, run.facts["x"], run.facts["first"], run.facts["tol"])
     causal = leak is None
-    run.rep.notes.append(_unmasked_note(causal, run.flag))
+    run.rep.notes.append(unmasked_note(causal, run.flag))
     run.facts |= {"causal": causal, "leak": leak, "flag off": run.flag is not None and not causal}

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import diagnose, gradients, jax_layer, layer, model, stress, weight_grads
+from . import diagnose, gradients, jax_layer, layer_rules, model, stress, weight_grads
 from .facts import Fact, Facts, Need
 from .report import Report
 
@@ -91,20 +91,20 @@ RULES: tuple[Rule, ...] = (
         (stress.LONG_KEY_CHECK, "errors above come first"),
     ),
     Rule("gradients", KERNEL, gradients.rule, STEADY),
-    Rule("layer-same-output", LAYERS, layer.same_output),
-    Rule("layer-causal", LAYER, layer.intent, STEADY),
+    Rule("layer-same-output", LAYERS, layer_rules.same_output),
+    Rule("layer-causal", LAYER, layer_rules.intent, STEADY),
     Rule("jax-layer-causal", JAX, jax_layer.intent, STEADY),
-    Rule("layer-wiring", LAYER, layer.wiring, STEADY),
-    Rule("layer-reference", LAYERS, layer.reference, STEADY),
+    Rule("layer-wiring", LAYER, layer_rules.wiring, STEADY),
+    Rule("layer-reference", LAYERS, layer_rules.reference, STEADY),
     Rule("weight-gradients", LAYER, weight_grads.rule, (*STEADY, Need(Fact.RIGHT))),
-    Rule("causal-flag", LAYERS, layer.flag_on, (*STEADY, Need(Fact.FLAG_OFF))),
+    Rule("causal-flag", LAYERS, layer_rules.flag_on, (*STEADY, Need(Fact.FLAG_OFF))),
     Rule(
         "causal-mask-argument",
         LAYER,
-        layer.mask_on,
+        layer_rules.mask_on,
         (*STEADY, Need(Fact.RIGHT), Need(Fact.MASK_OFF)),
     ),
-    Rule("layer-batched", LAYERS, layer.batched, STEADY),
+    Rule("layer-batched", LAYERS, layer_rules.batched, STEADY),
     Rule("finite-output", MODEL, model.finite_output),
     Rule("word-order", MODEL, model.word_order, (Need(Fact.FINITE),)),
 )

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from selfattn.check import check, layer
+from selfattn.check import check, layer_text
 
 from .corpus_cases import ARGS, CASES, TEST_BUDGET, load, skip_missing, timeout
 
@@ -53,14 +53,14 @@ Written = dict[str, tuple[Any, Any]]
 @pytest.fixture
 def written(monkeypatch: pytest.MonkeyPatch) -> Written:
     seen: Written = {}
-    write = layer._Text.expected
+    write = layer_text.LayerText.expected
 
     def recorded(self: Any, x: np.ndarray, seed: int, proj: Any, want: Any) -> str:
         text = write(self, x, seed, proj, want)
         seen[text] = (proj, want)
         return text
 
-    monkeypatch.setattr(layer._Text, "expected", recorded)
+    monkeypatch.setattr(layer_text.LayerText, "expected", recorded)
     return seen
 
 
