@@ -160,6 +160,11 @@ class Framework:
     # the additive mask for the boolean keep mask {keep} (0 kept, -inf blocked)
     additive: str = "{wrap_where}"
     read: Callable[[Any], Array | None] | None = None  # its output as numpy (None: generic)
+    # how a layer's reproduction writes the largest entry of |{}|, a copy of x, and new
+    # random values shaped as {}
+    largest: str = "np.abs({}).max()"
+    copy: str = "x.copy()"
+    fresh: str = "np.random.default_rng(1).standard_normal({}.shape)"
 
     def mask(self, kind: str, keep: str) -> str:
         """Source text for the mask of convention `kind` from the keep expression `keep`."""
@@ -201,6 +206,9 @@ FRAMEWORKS: dict[str, Framework] = {
         array="torch.tensor",
         additive="torch.zeros_like({keep}, dtype=torch.float).masked_fill(~{keep}, float('-inf'))",
         read=_read_torch,
+        largest="({}).abs().max()",
+        copy="x.clone()",
+        fresh="torch.randn_like({})",
     ),
     "jax": Framework(
         "import jax.numpy as jnp",

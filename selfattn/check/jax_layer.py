@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .frameworks import CallFailed
+from .frameworks import FRAMEWORKS, CallFailed
 from .jaxpr import Read
 from .kernel import Target
 from .layer import SIZES, Layer, LayerRun, future_leak
@@ -45,9 +45,7 @@ class JaxLayer(Layer):
 class JaxText(LayerText):
     """The reproductions, in numpy around the JAX layer."""
 
-    largest = "np.abs({}).max()"
-    copy = "x.copy()"
-    fresh = "np.random.default_rng(1).standard_normal({}.shape)"
+    framework = FRAMEWORKS["numpy"]
     zero = ""
 
     def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
@@ -58,7 +56,7 @@ class JaxText(LayerText):
 
     def _head(self) -> list[str]:
         return [
-            "import numpy as np",
+            self.framework.imports,
             self.imp,
             "",
             "def y(x):  # the output as numpy, also when the layer returns a tuple",

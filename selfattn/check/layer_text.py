@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .frameworks import FRAMEWORKS
 from .layer import BATCH, Layer
 from .projections import Projections, Suspect
 from .rotary import AT_ZERO, AT_ZERO_TEXT, ON_EACH_CALL, held_at
@@ -42,10 +43,7 @@ LAYOUT_TEXT = {
 class LayerText:
     """The reproductions: torch code a reader can paste next to the file."""
 
-    # how they write the largest entry of |a|, a copy of x, and new values for a part of it
-    largest = "({}).abs().max()"
-    copy = "x.clone()"
-    fresh = "torch.randn_like({})"
+    framework = FRAMEWORKS["torch"]  # how it writes the largest change, a copy, new values
     zero = "  # should be 0"  # what a batch's reproduction says it should print
 
     def __init__(self, layer: Layer, name: str, imp: str) -> None:
@@ -73,7 +71,7 @@ class LayerText:
         x, back, said, _ = LAYOUT_TEXT[proj.layout]
         still, calls = self._at_zero(f"out = {self.name}({self.given(x)})")
         return [
-            "import torch",
+            self.framework.imports,
             self.imp,
             "",
             *still,
@@ -108,21 +106,21 @@ class LayerText:
         return still, [f"    {call}"]
 
     def random(self, n: int, seed: int) -> str:
-        said = f"print({self.largest.format('y(x) - y(x)')})  # should be 0"
+        said = f"print({self.framework.largest.format('y(x) - y(x)')})  # should be 0"
         return "\n".join([*self._head(), self._x(n, seed), said])
 
     def leak(self, n: int, seed: int, after: int) -> str:
         later, a = f"later[:, {after + 1}:]", after + 1
-        lines = [*self._head(), self._x(n, seed), f"later = {self.copy}"]
-        lines.append(f"{later} = {self.fresh.format(later)}")
+        lines = [*self._head(), self._x(n, seed), f"later = {self.framework.copy}"]
+        lines.append(f"{later} = {self.framework.fresh.format(later)}")
         lines.append(
-            f"print({self.largest.format(f'y(x)[:, :{a}] - y(later)[:, :{a}]')})"
+            f"print({self.framework.largest.format(f'y(x)[:, :{a}] - y(later)[:, :{a}]')})"
             f"  # 0 if outputs 0..{after} ignore the future"
         )
         return "\n".join(lines)
 
     def batch(self, n: int, seed: int) -> str:
-        each = self.largest.format("y(xs)[b] - y(xs[b:b+1])[0]")
+        each = self.framework.largest.format("y(xs)[b] - y(xs[b:b+1])[0]")
         said = f"print(max({each} for b in range({BATCH})))" + self.zero
         return "\n".join([*self._head(), self._x(n, seed, BATCH, "xs"), said])
 
