@@ -20,8 +20,8 @@ def _run(name: str, lines: list[str]) -> dict:
 
 
 def _own(name: str, x: object) -> bool:
-    """Whether x is an array of library `name` (numpy's for numpy)."""
-    return type(x).__module__.split(".")[0] in ({"numpy"} if name == "numpy" else {name})
+    """Whether x is an array of library `name` (JAX's arrays are jaxlib's type)."""
+    return type(x).__module__.split(".")[0] in {"jax": {"jax", "jaxlib"}}.get(name, {name})
 
 
 @pytest.mark.parametrize("name", FRAMEWORKS)
