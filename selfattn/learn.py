@@ -30,7 +30,6 @@ from .attention import softmax
 from .head import Head, load_head
 
 NOUNS = ("cat", "dog")  # the noun each sentence's `it` refers to
-NEXT = ("ran", "barked")  # what follows `it` after each noun: the label to guess
 DOG = (1.6, -1.1)  # dog's embedding, two decimals as the head's: a noun near cat
 TEMPLATE = ("the", "{noun}", "ate", "and", "it")  # what the model reads, up to `it`
 GAIN = 10.0  # the readout's sharpness: how sure an output on a noun's value makes it

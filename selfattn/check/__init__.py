@@ -22,26 +22,20 @@ from typing import Any
 
 import numpy as np
 
-from . import contain, diagnose, jax_layer, layer, model, probe, restore, rules
+from . import contain, diagnose, jax_layer, layer_rules, model, restore, rules, runner
 from .accepts import learn
 from .findings import BY_ID, SPECS, Spec
-from .frameworks import LAYOUTS, keras_backend
+from .frameworks import LAYOUTS, keras_backend, summarize
 from .interpret import interpret_line, interpreted, uses_triton
 from .jaxpr import Read, read_jax_layer
+from .kernel import Target
+from .layout import connect
 from .names import named
-from .probe import (
-    Runner,
-    Target,
-    TargetError,
-    Timeout,
-    connect,
-    is_mask_name,
-    read_signature,
-    summarize,
-)
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
 from .rotary import angles_at_zero
+from .runner import Runner, TargetError, Timeout
+from .signature import is_mask_name, read_signature
 from .trace import masks_seen, read_layer, ways
 
 __all__ = ["BY_ID", "SPECS", "Check", "Finding", "Report", "Spec", "check"]
@@ -111,7 +105,7 @@ def check(
 def _in_child(here: Callable[[], Report]) -> Report:
     """The check in a forked child: the worker thread the parent may hold does not exist in
     the child, so the child's calls get one of their own."""
-    probe._worker.clear()  # pyright: ignore[reportPrivateUsage]
+    runner._worker.clear()  # pyright: ignore[reportPrivateUsage]
     return here()
 
 
@@ -378,4 +372,4 @@ def _check_layer(t: Target, rep: Report, imp: str, proj: Projections | None) -> 
     if not masks and t.fn is module:  # a mask under another name: found by where it goes
         masks = masks_seen(module, t.runner, proj, t.args)
     with angles_at_zero(module, t.runner) as zeroed:
-        rules.run(layer.start(t, module, proj, masks, rep, imp, zeroed))
+        rules.run(layer_rules.start(t, module, proj, masks, rep, imp, zeroed))

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .context import SHAPES
-from .frameworks import LAYOUTS, Backend, available, backends_for
+from .frameworks import LAYOUTS, Backend, CallFailed, available, backends_for
 from .interpret import uses_triton
-from .probe import CallFailed, Kernel, Target, TargetError, mixing
+from .kernel import Kernel, Target
+from .layout import mixing
+from .runner import TargetError
 
 # Powers of two, multiples of 16 (Triton's smallest tl.dot), n at most 64: the interpreter
 # runs every program instance in Python, so probes stay small.
@@ -52,7 +54,7 @@ def learn(t: Target) -> tuple[Kernel, Learned] | None:
     A Triton kernel gets torch tensors of (batch, heads, n, d), (batch, n, heads, d) or
     (batch, n, d) only: it reads memory through raw pointers, and a layout with no batch axis
     is none a launcher takes. Of the layouts that run, the first whose outputs mix positions
-    wins, as in `probe.connect`."""
+    wins, as in `layout.connect`."""
     if uses_triton(t.fn):
         backends = [Backend("torch", w) for w in ("float32", *HALVES)]
         layouts = TRITON_LAYOUTS

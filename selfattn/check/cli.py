@@ -25,9 +25,9 @@ from typing import Any
 
 from ..signals import ended_by_signals
 from . import BUDGET, SLACK, TIMEOUT, check, contain
-from .frameworks import LAYOUTS
-from .probe import TargetError, summarize
+from .frameworks import LAYOUTS, summarize
 from .report import Report
+from .runner import TargetError
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding selfattn/
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-from .probe import CallFailed, Kernel
+from .facts import Facts
+from .frameworks import CallFailed
+from .kernel import Kernel
 from .reference import Precision, Variant, agree
 from .report import Report
 
@@ -48,7 +49,7 @@ class Ctx:
     kern: Kernel
     rep: Report
     probes: list[Probe]
-    facts: dict[str, Any] = field(default_factory=dict)  # what a rule tells the rules after it
+    facts: Facts = field(default_factory=Facts)  # what a rule tells the rules after it
 
     @property
     def subject(self) -> Kernel:

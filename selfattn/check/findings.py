@@ -1,11 +1,26 @@
-"""The catalogue of findings: stable ids, severities, explanations and fixes, as data."""
+"""The catalogue of findings, one entry per id as ruff keeps a rule: its severity, what it means
+(the README's table is made from these), why it matters, the fix, and the reference variants
+that produce it; the variants the diagnosis matches against are gathered from here."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from .reference import Variant
+
 Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Masked:
+    """A causal-mask bug as a variant of whatever the kernel computes without its mask: which
+    scores it keeps (a key of reference.KEEP) and how it applies the mask."""
+
+    detail: str  # one line; `{fill}` for the fill measured on the kernel
+    keep: str
+    how: str = "inf"  # inf | fill | after, as Variant.how
+    measured: bool = False  # the fill is the value measured on the kernel: only when one was
 
 
 @dataclass(frozen=True)
@@ -17,6 +32,9 @@ class Spec:
     why: str  # why it matters
     fix: str  # how to fix it
     severity: Severity = "error"
+    summary: str = ""  # what it means, for the README's table of ids
+    variants: tuple[Variant, ...] = ()  # the outputs that show it without a mask
+    masks: tuple[Masked, ...] = ()  # the causal masks that show it, on the kernel's own base
 
 
 _CAUSAL_WHY = (
@@ -31,6 +49,11 @@ SPECS: tuple[Spec, ...] = (
         "A score of 0 still gets weight exp(0) = 1 after softmax. " + _CAUSAL_WHY,
         "Replace `scores * mask` by `scores.masked_fill(~keep, float('-inf'))` "
         "(numpy: `np.where(keep, scores, -np.inf)`).",
+        summary=(
+            "the causal mask multiplies the scores by 0, so future scores become 0, not −∞ (a "
+            "float32 kernel cannot tell this from a fill like −1e-12)"
+        ),
+        masks=(Masked("scores * keep: future scores set to 0", "causal", "fill"),),
     ),
     Spec(
         "causal-mask-finite-fill",
@@ -38,6 +61,11 @@ SPECS: tuple[Spec, ...] = (
         "exp(fill) is not 0, so every position still attends to later ones. " + _CAUSAL_WHY,
         "Fill with float('-inf') or the dtype's most negative value "
         "(torch.finfo(dtype).min); a typo such as -1e-12 for -1e12 is the usual cause.",
+        summary=(
+            "the future is filled with a finite value that does not block it (e.g. −1e-12 for "
+            "−1e12); the report gives the value"
+        ),
+        masks=(Masked("future scores filled with {fill:.3g}", "causal", "fill", measured=True),),
     ),
     Spec(
         "causal-mask-after-softmax",
@@ -45,6 +73,11 @@ SPECS: tuple[Spec, ...] = (
         "Later keys still enter the softmax denominator, so the output moves when the future "
         "changes, and the kept weights no longer sum to one.",
         "Mask the scores before softmax (fill the future with -inf), not the weights after it.",
+        summary=(
+            "the mask is applied to the weights after softmax: rows no longer sum to one and "
+            "later keys still steer the denominator"
+        ),
+        masks=(Masked("softmax(s) * keep: mask after softmax", "causal", "after"),),
     ),
     Spec(
         "causal-mask-wrong-triangle",
@@ -52,6 +85,11 @@ SPECS: tuple[Spec, ...] = (
         "Each position attends to the tokens after it instead of before it. " + _CAUSAL_WHY,
         "Block the strict upper triangle: `np.triu(np.ones((n, n), bool), k=1)` marks what to "
         "hide; `np.tril(...)` marks what to keep.",
+        summary="the mask blocks the past and keeps the future",
+        masks=(
+            Masked("keeps j >= i: the past is masked", "wrong-triangle"),
+            Masked("keeps j > i: the past is masked", "wrong-triangle-strict"),
+        ),
     ),
     Spec(
         "causal-mask-off-by-one",
@@ -60,6 +98,11 @@ SPECS: tuple[Spec, ...] = (
         "which empties the first row (NaN, or uniform over the future with a finite fill).",
         "Keep j <= i: hide `np.triu(ones, k=1)` (torch.triu(..., diagonal=1)); check the "
         "k/diagonal argument.",
+        summary="the diagonal is off by one: position i sees i + 1, or cannot see itself",
+        masks=(
+            Masked("keeps j <= i + 1: position i sees i + 1", "sees-next"),
+            Masked("keeps j < i: position i cannot see itself", "no-diagonal"),
+        ),
     ),
     Spec(
         "causal-flag-ignored",
@@ -67,6 +110,7 @@ SPECS: tuple[Spec, ...] = (
         "A model trained with it sees the whole sequence, future included. " + _CAUSAL_WHY,
         "Apply the mask inside the kernel when the flag is set (or pass the mask through to "
         "the function that computes the scores).",
+        summary="the causal flag or mask has no effect (or `causal=False` still masks)",
     ),
     Spec(
         "causal-leak",
@@ -74,6 +118,10 @@ SPECS: tuple[Spec, ...] = (
         _CAUSAL_WHY,
         "Make sure every score with j > i is -inf before softmax; the reproduction shows a "
         "row that moves when only later keys and values change.",
+        summary=(
+            "with the mask on, an output depends on later positions in a way none of the above "
+            "explains"
+        ),
     ),
     Spec(
         "padding-mask-leak",
@@ -83,6 +131,10 @@ SPECS: tuple[Spec, ...] = (
         "Fill the padded keys' scores with -inf before softmax, e.g. "
         "`scores.masked_fill(~key_padding_mask[:, None, None, :], float('-inf'))`; multiplying "
         "the scores by the mask only sets them to 0.",
+        summary=(
+            "a key marked as padding in a `(batch, n)` key-padding mask still gets weight (or the"
+            " padding mask has no effect)"
+        ),
     ),
     Spec(
         "scale-missing",
@@ -92,6 +144,8 @@ SPECS: tuple[Spec, ...] = (
         "Divide the scores by math.sqrt(d) where d = q.shape[-1]. (T5 and GPT-Neo leave it "
         "out on purpose, T5 with 1/sqrt(d) folded into how q is initialised: a model trained "
         "that way is right as it is.)",
+        summary="softmax(q kᵀ) instead of softmax(q kᵀ / √d)",
+        variants=(Variant("scale-missing", "softmax(q k^T) v: no scaling", scores="raw"),),
     ),
     Spec(
         "scale-by-d",
@@ -99,12 +153,16 @@ SPECS: tuple[Spec, ...] = (
         "Scores shrink like 1/sqrt(d), so at real widths the weights are nearly uniform and "
         "attention averages everything.",
         "Divide by math.sqrt(d), not d.",
+        summary="the scores are divided by d instead of √d",
+        variants=(Variant("scale-by-d", "softmax(q k^T / d) v", scores="by-d"),),
     ),
     Spec(
         "scale-inverted",
         "the scores are multiplied by sqrt(d) instead of divided by it",
         "Scores grow like d, softmax saturates to one-hot weights and gradients vanish.",
         "Use `scores / math.sqrt(d)` (or `scores * d ** -0.5`).",
+        summary="the scores are multiplied by √d instead of divided by it",
+        variants=(Variant("scale-inverted", "softmax(q k^T * sqrt(d)) v", scores="times-sqrt-d"),),
     ),
     Spec(
         "scale-after-softmax",
@@ -112,6 +170,15 @@ SPECS: tuple[Spec, ...] = (
         "The weights sum to 1/sqrt(d), not one, and the scores were never tempered, so the "
         "output is both shrunk and too peaked.",
         "Scale the scores before softmax: softmax(q k^T / sqrt(d)).",
+        summary="the weights, not the scores, are divided by √d",
+        variants=(
+            Variant(
+                "scale-after-softmax",
+                "softmax(q k^T) / sqrt(d) v",
+                scores="raw",
+                norm="after-scale",
+            ),
+        ),
     ),
     Spec(
         "scale-wrong",
@@ -119,6 +186,14 @@ SPECS: tuple[Spec, ...] = (
         "The temperature of softmax is off, so weights are too peaked or too flat, and it "
         "changes with the wrong dimension (or not at all) as shapes change.",
         "Scale by 1/sqrt(d) with d = q.shape[-1], the key/query width, computed from the input.",
+        summary="another wrong factor: a hard-coded constant, or √n instead of √d",
+        variants=(
+            Variant(
+                "scale-wrong",
+                "softmax(q k^T / sqrt(n)) v: scaled by the sequence length",
+                "by-sqrt-n",
+            ),
+        ),
     ),
     Spec(
         "softmax-wrong-axis",
@@ -126,6 +201,13 @@ SPECS: tuple[Spec, ...] = (
         "Each query's weights no longer sum to one, and every output depends on every other "
         "query, so outputs mix across positions (and across the future).",
         "Use softmax(scores, axis=-1) / dim=-1: normalise each row, over the keys.",
+        summary="softmax over the queries (axis −2), or over the heads of a batched tensor",
+        variants=(
+            Variant("softmax-wrong-axis", "softmax(q k^T / sqrt(d), axis=-2) v", norm="axis0"),
+            Variant(
+                "softmax-wrong-axis", "softmax(q k^T, axis=-2) v, also unscaled", "raw", "axis0"
+            ),
+        ),
     ),
     Spec(
         "key-transpose",
@@ -134,6 +216,23 @@ SPECS: tuple[Spec, ...] = (
         "runs at all when n == d or by accident of broadcasting.",
         "Compute q @ k.swapaxes(-2, -1) (torch: k.transpose(-2, -1) or k.mT); "
         "`k.T` reverses every axis on batched tensors.",
+        summary=(
+            "`q @ k`, `k @ q.T` or `q.T @ k` instead of `q @ k.T`; for torch, `k.T` on a batched "
+            "tensor"
+        ),
+        variants=(
+            Variant(
+                "key-transpose", "softmax(q @ k / sqrt(d)) v: k not transposed", "no-transpose"
+            ),
+            Variant(
+                "key-transpose", "softmax(k @ q^T / sqrt(d)) v: scores transposed", "transposed"
+            ),
+            Variant(
+                "key-transpose",
+                "v @ softmax(q^T @ k / sqrt(d)): attention over features",
+                features=True,
+            ),
+        ),
     ),
     Spec(
         "weights-not-normalized",
@@ -141,6 +240,16 @@ SPECS: tuple[Spec, ...] = (
         "Outputs are no longer averages of the values: their size drifts with sequence length "
         "and score scale.",
         "Divide exp(scores - max) by its sum over the last axis (or call a real softmax).",
+        summary="the weights do not sum to one (exp without its sum, sigmoid, …)",
+        variants=(
+            Variant("weights-not-normalized", "exp(q k^T / sqrt(d)) v: no denominator", norm="exp"),
+            Variant(
+                "weights-not-normalized",
+                "exp(s - max(s)) v: max subtracted, no sum",
+                norm="exp-max",
+            ),
+            Variant("weights-not-normalized", "softmax over the whole score matrix", norm="all"),
+        ),
     ),
     Spec(
         "online-softmax-no-rescale",
@@ -151,6 +260,11 @@ SPECS: tuple[Spec, ...] = (
         "When the max moves from m to m_new, multiply both the accumulator and the running sum "
         "by exp(m - m_new) before adding the new tile; if the rescale is skipped on small "
         "jumps, the old max must be kept too.",
+        summary=(
+            "a tiled kernel does not rescale its accumulator and sum by exp(m_old − m_new) when "
+            "the running max rises (or rescales only on big jumps while moving the max on every "
+            "tile)"
+        ),
     ),
     Spec(
         "online-softmax-early-normalize",
@@ -159,6 +273,10 @@ SPECS: tuple[Spec, ...] = (
         "small a total and the weights add up to more than one.",
         "Keep the accumulator unnormalised (rescaled by exp(m - m_new) as the max moves) and "
         "divide by the final sum once, after the last tile.",
+        summary=(
+            "a tiled kernel divides by the running sum inside the loop, so earlier tiles are "
+            "divided by too small a total"
+        ),
     ),
     Spec(
         "split-combine-unscaled",
@@ -167,6 +285,10 @@ SPECS: tuple[Spec, ...] = (
         "whose scores are low counts as much as the one that holds the true maximum.",
         "Merge through the log-sum-exp: weigh split i by exp(lse_i - max lse), where "
         "lse_i = m_i + log(l_i), or rescale each l_i and partial output by exp(m_i - m).",
+        summary=(
+            "partial results over key splits (split-KV, flash decoding) are merged without "
+            "bringing each split's sum to the global max"
+        ),
     ),
     Spec(
         "heads-split-wrong",
@@ -176,6 +298,10 @@ SPECS: tuple[Spec, ...] = (
         "future too, under a causal mask), and nothing raises because the sizes agree.",
         "Split as `t.view(B, T, heads, head_dim).transpose(1, 2)` and join back with "
         "`.transpose(1, 2).reshape(B, T, C)`.",
+        summary=(
+            "a layer splits its heads by reshaping `(batch, n, C)` straight to `(batch, heads, n,"
+            " head_dim)`, without the transpose, so each head mixes positions"
+        ),
     ),
     Spec(
         "heads-joined-wrong",
@@ -185,6 +311,10 @@ SPECS: tuple[Spec, ...] = (
         "(the future too, under a causal mask), and nothing raises because the sizes agree.",
         "Move the heads back first: `out.transpose(1, 2).reshape(B, T, C)` (`.contiguous()` "
         "before a `.view`).",
+        summary=(
+            "a layer joins its heads by reshaping `(batch, heads, n, head_dim)` straight to "
+            "`(batch, n, C)`, without moving the heads back, so each output row mixes positions"
+        ),
     ),
     Spec(
         "random-output",
@@ -195,12 +325,17 @@ SPECS: tuple[Spec, ...] = (
         "Pass `training=self.training` to `F.dropout` (or use an `nn.Dropout` module and call "
         "`.eval()` for inference), or take the dropout probability as an argument that "
         "defaults to 0.",
+        summary=(
+            "two calls on the same inputs give different outputs (dropout left on: `F.dropout` "
+            "without `training=False`, or a dropout probability passed above 0)"
+        ),
     ),
     Spec(
         "nonfinite-output",
         "the output has NaN or inf on ordinary inputs",
         "Every downstream value and gradient becomes NaN.",
         "Look for divisions by a zero sum, log of 0, or rows with nothing to attend to.",
+        summary="NaN or inf on ordinary inputs",
     ),
     Spec(
         "nonfinite-extreme",
@@ -208,6 +343,10 @@ SPECS: tuple[Spec, ...] = (
         "Large activations happen in real models (and in fp16 at modest sizes); a softmax that "
         "overflows turns one large score into NaN for the whole row.",
         "Subtract the row maximum before exp (a stable softmax), or use the library softmax.",
+        summary=(
+            "NaN or inf on extreme but valid inputs (a softmax without the max subtracted; "
+            "QK-norm without an epsilon)"
+        ),
     ),
     Spec(
         "fails-on-valid-input",
@@ -215,12 +354,14 @@ SPECS: tuple[Spec, ...] = (
         "It works on the shapes it was written for and breaks on others (odd n, n != d, wide "
         "heads).",
         "Derive every size from the inputs (n = q.shape[-2], d = q.shape[-1]).",
+        summary="raises or returns the wrong shape on some valid shapes, after working on others",
     ),
     Spec(
         "wrong-output",
         "the output differs from reference attention and matches none of the known bugs",
         "The kernel computes something other than softmax(q k^T / sqrt(d)) v.",
         "Compare step by step with the float64 reference in the reproduction.",
+        summary="differs from the reference and matches none of the known bugs",
     ),
     Spec(
         "order-blind",
@@ -229,6 +370,7 @@ SPECS: tuple[Spec, ...] = (
         "man' and 'man bites dog' get the same vectors.",
         "Add positional information: learned or sinusoidal position embeddings added per "
         "position, or rotary embeddings on q and k.",
+        summary="a model whose output ignores word order: no positional information",
     ),
     Spec(
         "long-key-takeover",
@@ -239,6 +381,11 @@ SPECS: tuple[Spec, ...] = (
         "Normalise before attention: LayerNorm/RMSNorm on the inputs, or QK-norm "
         "(normalise q and k, then use a fixed or learned temperature).",
         severity="warning",
+        summary=(
+            "one key 100× longer than the rest gets most of the weight of many queries. Plain "
+            "dot-product attention always does this, so it is a warning, not a failure: LayerNorm"
+            " before the projections or QK-norm is what prevents it"
+        ),
     ),
     Spec(
         "batched-input-unsupported",
@@ -249,6 +396,10 @@ SPECS: tuple[Spec, ...] = (
         "To accept batches, transpose only the last two axes: `k.transpose(-2, -1)` (numpy: "
         "`k.swapaxes(-2, -1)`) instead of `k.T`, and index from the end (`q.shape[-1]`).",
         severity="warning",
+        summary=(
+            "the kernel works on one `(n, d)` sequence (e.g. a textbook `k.T`) and raises on "
+            "batched input; right for what it was written for, so a warning"
+        ),
     ),
 )
 
@@ -267,6 +418,9 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         "sqrt(d) times too large and q, k learn at the wrong rate. " + _TRAINS_WRONG,
         "Multiply the score gradient by the same scale as the forward: dq = scale * dS @ k, "
         "dk = scale * dS^T @ q.",
+        summary=(
+            "a hand-written backward leaves the softmax scale out of dq and dk (the forward has it)"
+        ),
     ),
     Spec(
         "backward-softmax-no-row-term",
@@ -275,6 +429,7 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         "ignores that raising it lowers the others, so dq and dk are wrong. " + _TRAINS_WRONG,
         "Compute D = (dO * O).sum(-1, keepdim=True) (O the forward's output) and "
         "dS = P * (dP - D).",
+        summary="the softmax gradient is P ∘ dP instead of P ∘ (dP − rowsum(dO ∘ O))",
     ),
     Spec(
         "backward-causal-leak",
@@ -284,6 +439,10 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         + _TRAINS_WRONG,
         "Apply the same mask where the backward recomputes the scores (fill j > i with -inf "
         "before exp(s - lse)), or mask dS.",
+        summary=(
+            "the forward masks the future but the weights recomputed in the backward are not "
+            "masked, so later keys and values get gradient"
+        ),
     ),
     Spec(
         "backward-stale-weights",
@@ -293,6 +452,10 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         "do not sum to one, and every gradient is scaled wrong row by row. " + _TRAINS_WRONG,
         "Save lse = m + log(l) after the last tile of the forward (m the final running max, l "
         "the final sum) and recompute P = exp(scale * q k^T - lse) in the backward.",
+        summary=(
+            "the backward recomputes weights from a statistic that is not the forward's (the "
+            "running max saved instead of the log-sum-exp)"
+        ),
     ),
     Spec(
         "backward-causal-always",
@@ -303,6 +466,10 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         + _TRAINS_WRONG,
         "Pass the causal flag to the backward kernels: loop over every key tile and mask only "
         "when causal (Triton's tutorial tested its backward with causal=True only).",
+        summary=(
+            "the backward masks the future though the forward attended to every key (only the "
+            "causal tiles walked, whatever the flag)"
+        ),
     ),
     Spec(
         "backward-dropout-mismatch",
@@ -311,6 +478,10 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         "that of an output that was never computed. " + _TRAINS_WRONG,
         "Save the mask in the forward (ctx.save_for_backward) or the generator's seed and "
         "offset, and regenerate exactly the same mask in the backward.",
+        summary=(
+            "the backward drops other weights than the forward did (the mask drawn again instead "
+            "of saved)"
+        ),
     ),
     Spec(
         "backward-no-gradient",
@@ -320,6 +491,11 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         "the optimizer never moves it, and it stays as initialised. " + _TRAINS_WRONG,
         "Remove the detach or the no_grad around the projection (keep no_grad for inference "
         "only), and have the custom backward return a gradient for every input that needs one.",
+        summary=(
+            "a layer's weight that the output depends on gets no gradient: its projection is "
+            "detached (`k = self.key(x).detach()`), computed under `torch.no_grad()`, or a custom"
+            " backward returns None for it"
+        ),
     ),
     Spec(
         "backward-wrong-output",
@@ -328,9 +504,55 @@ BACKWARD_SPECS: tuple[Spec, ...] = (
         + _TRAINS_WRONG,
         "Compare dq, dk, dv step by step with torch.autograd on the float64 reference in the "
         "reproduction (or check the custom backward with torch.autograd.gradcheck in float64).",
+        summary=(
+            "dq, dk, dv (or a layer's weights' gradients) differ from the float64 reference's and"
+            " match none of the above"
+        ),
     ),
 )
 
 SPECS = SPECS + BACKWARD_SPECS
 
 BY_ID: dict[str, Spec] = {s.id: s for s in SPECS}
+
+
+def id_table() -> str:
+    """The README's table of ids: each with its severity and what it means."""
+    rows = [f"| `{s.id}` | {s.severity} | {s.summary} |" for s in SPECS]
+    return "\n".join(["| id | severity | what it means |", "| --- | --- | --- |", *rows])
+
+
+# Bugs visible without a mask, most specific first (the catalogue's order); matched against
+# the kernel's output.
+NONCAUSAL_BUGS: tuple[Variant, ...] = tuple(v for s in SPECS for v in s.variants)
+# The causal-mask bugs in the order they are matched: a multiplied mask is a fill of 0, so a
+# fill measured on the kernel is tried before it.
+CAUSAL_ORDER = (
+    "causal-mask-after-softmax",
+    "causal-mask-wrong-triangle",
+    "causal-mask-off-by-one",
+    "causal-mask-finite-fill",
+    "causal-mask-multiplied",
+)
+
+
+def causal_bugs(base: Variant, fill: float | None = None) -> tuple[Variant, ...]:
+    """The causal-mask bugs, built on `base` (the non-causal behaviour the kernel showed).
+
+    Rows a variant leaves empty come out NaN and are not compared, so each -inf variant
+    also stands for the same mask filled with a large finite value.
+    `fill` is a measured finite fill value, tried before the plain "multiplied by 0".
+    """
+    return tuple(
+        replace(
+            base,
+            id=id_,
+            detail=m.detail.format(fill=fill) if m.measured else m.detail,
+            keep=m.keep,
+            how=m.how,
+            fill=(fill or 0.0) if m.measured else 0.0,
+        )
+        for id_ in CAUSAL_ORDER
+        for m in BY_ID[id_].masks
+        if fill or not m.measured  # None or 0: no fill measured
+    )

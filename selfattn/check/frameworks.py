@@ -60,11 +60,10 @@ def materialize(out: Any) -> Returned:
     if isinstance(out, np.ndarray):
         return Returned(out, dtype, pair)
     try:
-        if hasattr(out, "detach") and hasattr(out, "cpu"):  # a torch tensor
-            import torch  # pyright: ignore[reportMissingImports]
-
-            tensor: Any = out
-            return Returned(tensor.detach().cpu().to(torch.float64).numpy(), dtype, pair)
+        for framework in FRAMEWORKS.values():  # a library that reads its own arrays
+            read = framework.read(out) if framework.read else None
+            if read is not None:
+                return Returned(read, dtype, pair)
         to_numpy = getattr(out, "numpy", None)
         if callable(to_numpy):  # tinygrad, MLX, TensorFlow
             return Returned(np.asarray(to_numpy()), dtype, pair)
@@ -109,16 +108,129 @@ def rounded_inside(out: np.ndarray) -> Precision | None:
     return None
 
 
-# -- handing arrays over ---------------------------------------------------------------------
+# -- the array libraries ---------------------------------------------------------------------
 
-FRAMEWORKS = ("torch", "jax", "tinygrad", "mlx")
-IMPORTS = {
-    "numpy": "import numpy as np",
-    "torch": "import torch",
-    "jax": "import jax.numpy as jnp",
-    "tinygrad": "from tinygrad import Tensor",
-    "mlx": "import mlx.core as mx",
+
+def _torch(x: Array, dtype: str) -> Any:
+    import torch  # pyright: ignore[reportMissingImports]
+
+    t = torch.from_numpy(x)
+    return t.to(torch.bfloat16) if dtype == "bfloat16" and t.is_floating_point() else t
+
+
+def _jax(x: Array, dtype: str) -> Any:
+    import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
+
+    return jnp.asarray(x)
+
+
+def _tinygrad(x: Array, dtype: str) -> Any:
+    from tinygrad import Tensor  # pyright: ignore[reportMissingImports]
+
+    return Tensor(x)
+
+
+def _mlx(x: Array, dtype: str) -> Any:
+    import mlx.core as mx  # pyright: ignore[reportMissingImports]
+
+    return mx.array(x)
+
+
+def _read_torch(out: Any) -> Array | None:
+    """A torch tensor (anything with detach and cpu) as float64 numpy; None for the rest."""
+    if not (hasattr(out, "detach") and hasattr(out, "cpu")):
+        return None
+    import torch  # pyright: ignore[reportMissingImports]
+
+    return out.detach().cpu().to(torch.float64).numpy()
+
+
+@dataclass(frozen=True)
+class Framework:
+    """One array library: how the check makes its arrays and reads them back, and how a
+    reproduction writes them. A new library is one entry of FRAMEWORKS."""
+
+    imports: str  # the line a reproduction imports it with
+    lib: str  # the module a reproduction calls ones, tril, where on (numpy's, when it has none)
+    make: Callable[[Array, str], Any]  # a numpy array, the dtype asked for -> its array
+    literal: str  # an array written out: {body} nested lists, {dtype} the float width
+    from_numpy: str  # a float64 numpy expression {expr} (cast to the width: {cast}) handed over
+    wrap: str = "{}"  # a `lib` expression made this library's array
+    array: str = ""  # the function making an array from nested lists; `lib.array` if empty
+    # the additive mask for the boolean keep mask {keep} (0 kept, -inf blocked)
+    additive: str = "{wrap_where}"
+    read: Callable[[Any], Array | None] | None = None  # its output as numpy (None: generic)
+    # how a layer's reproduction writes the largest entry of |{}|, a copy of x, and new
+    # random values shaped as {}
+    largest: str = "np.abs({}).max()"
+    copy: str = "x.copy()"
+    fresh: str = "np.random.default_rng(1).standard_normal({}.shape)"
+
+    def mask(self, kind: str, keep: str) -> str:
+        """Source text for the mask of convention `kind` from the keep expression `keep`."""
+        where = f"{self.lib}.where({keep}, 0.0, -{self.lib}.inf)"
+        made = {
+            "block": self.wrap.format(f"~{keep}"),
+            "additive": self.additive.format(keep=keep, wrap_where=self.wrap.format(where)),
+        }
+        return made.get(kind, self.wrap.format(keep))
+
+    def full_mask(self, kind: str | None, size: str) -> str:
+        """Source text for a mask of `size` keeping every key (a required mask not under
+        test), None where the mask takes none."""
+        if kind in (None, "unusable", "ignored"):
+            return "None"
+        if kind == "additive":
+            return f"{self.lib}.zeros(({size}))"
+        return f"{'~' if kind == 'block' else ''}{self.lib}.ones(({size}), dtype=bool)"
+
+    def array_text(self, body: str) -> str:
+        """Source text making a boolean array from the nested lists `body`."""
+        return f"{self.array or self.lib + '.array'}({body})"
+
+
+FRAMEWORKS: dict[str, Framework] = {
+    "numpy": Framework(
+        "import numpy as np",
+        "np",
+        lambda x, dtype: x,
+        "np.array({body}, dtype=np.{dtype})",
+        "{cast}",
+    ),
+    "torch": Framework(
+        "import torch",
+        "torch",
+        _torch,
+        "torch.tensor({body}, dtype=torch.{dtype})",
+        "torch.from_numpy({expr}).to(torch.{dtype})",
+        array="torch.tensor",
+        additive="torch.zeros_like({keep}, dtype=torch.float).masked_fill(~{keep}, float('-inf'))",
+        read=_read_torch,
+        largest="({}).abs().max()",
+        copy="x.clone()",
+        fresh="torch.randn_like({})",
+    ),
+    "jax": Framework(
+        "import jax.numpy as jnp",
+        "jnp",
+        _jax,
+        "jnp.array({body}, dtype=jnp.{dtype})",
+        "jnp.asarray({cast})",
+    ),
+    "tinygrad": Framework(
+        "from tinygrad import Tensor",
+        "np",
+        _tinygrad,
+        "Tensor({body})",
+        "Tensor({cast})",
+        wrap="Tensor({})",
+    ),
+    "mlx": Framework(
+        "import mlx.core as mx", "np", _mlx, "mx.array({body})", "mx.array({cast})", "mx.array({})"
+    ),
 }
+# the libraries a target's own code may be written in (numpy is tried for every target)
+OWN = tuple(name for name in FRAMEWORKS if name != "numpy")
 
 
 def available(framework: str) -> bool:
@@ -135,8 +247,12 @@ def available(framework: str) -> bool:
 class Backend:
     """How to hand arrays to the target: which framework, and at which float width."""
 
-    name: str  # "numpy" | "torch" | "jax" | "tinygrad" | "mlx"
+    name: str  # a key of FRAMEWORKS
     dtype: str  # "float64" | "float32"
+
+    @property
+    def framework(self) -> Framework:
+        return FRAMEWORKS[self.name]
 
     def floats(self, x: Array) -> Any:
         # a fresh copy: targets may mutate; numpy has no bfloat16, torch casts from float32
@@ -152,54 +268,23 @@ class Backend:
 
     def _wrap(self, x: Array) -> Any:
         try:
-            return self._make(x)
+            return self.framework.make(x, self.dtype)
         except ImportError as exc:  # installed but broken, as MLX is off Apple silicon
             raise CallFailed(f"cannot make {self.name} arrays: {summarize(exc)}") from exc
 
-    def _make(self, x: Array) -> Any:
-        if self.name == "torch":
-            import torch  # pyright: ignore[reportMissingImports]
-
-            t = torch.from_numpy(x)
-            return t.to(torch.bfloat16) if self.dtype == "bfloat16" and t.is_floating_point() else t
-        if self.name == "jax":
-            import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
-
-            return jnp.asarray(x)
-        if self.name == "tinygrad":
-            from tinygrad import Tensor  # pyright: ignore[reportMissingImports]
-
-            return Tensor(x)
-        if self.name == "mlx":
-            import mlx.core as mx  # pyright: ignore[reportMissingImports]
-
-            return mx.array(x)
-        return x
-
     def literal(self, x: Array) -> str:
         """Source text that rebuilds the float array `x`, for the reproductions."""
-        body = repr(_plain(x))
-        return {
-            "torch": f"torch.tensor({body}, dtype=torch.{self.dtype})",
-            "jax": f"jnp.array({body}, dtype=jnp.{self.dtype})",
-            "tinygrad": f"Tensor({body})",
-            "mlx": f"mx.array({body})",
-        }.get(self.name, f"np.array({body}, dtype=np.{self.dtype})")
+        return self.framework.literal.format(body=repr(_plain(x)), dtype=self.dtype)
 
     def from_numpy(self, expr: str) -> str:
         """Source text turning the float64 numpy expression `expr` into this backend's array."""
         cast = f"{expr}.astype(np.{self.dtype})" if self.dtype != "float64" else expr
-        return {
-            "torch": f"torch.from_numpy({expr}).to(torch.{self.dtype})",
-            "jax": f"jnp.asarray({cast})",
-            "tinygrad": f"Tensor({cast})",
-            "mlx": f"mx.array({cast})",
-        }.get(self.name, cast)
+        return self.framework.from_numpy.format(expr=expr, cast=cast, dtype=self.dtype)
 
     @property
     def lib(self) -> str:
         """How a reproduction names the framework's array module."""
-        return {"torch": "torch", "jax": "jnp"}.get(self.name, "np")
+        return self.framework.lib
 
     @property
     def label(self) -> str:
@@ -222,7 +307,7 @@ def framework_of(fn: Callable[..., Any]) -> str | None:
     if "torch" in sys.modules and isinstance(fn, sys.modules["torch"].nn.Module):
         return "torch"
     own = str(getattr(fn, "__module__", None) or "").split(".")[0]
-    if own in FRAMEWORKS and not hasattr(fn, "__globals__"):  # a builtin: mlx.core.fast's
+    if own in OWN and not hasattr(fn, "__globals__"):  # a builtin: mlx.core.fast's
         return own
     scopes = []
     for target in (fn, getattr(fn, "__func__", None), getattr(fn, "__wrapped__", None)):
@@ -233,7 +318,7 @@ def framework_of(fn: Callable[..., Any]) -> str | None:
         for value in scope.values():
             module = getattr(value, "__module__", None) or getattr(value, "__name__", "")
             root = str(module).split(".")[0]
-            if root in FRAMEWORKS:
+            if root in OWN:
                 return root
     return None
 

@@ -12,11 +12,12 @@ import numpy as np
 
 from . import backward as bw
 from .context import Ctx, Probe
-from .frameworks import answered_in, from_layout, to_layout
+from .frameworks import CallFailed, answered_in, from_layout, to_layout
 from .interpret import uses_triton
-from .probe import CallFailed, Kernel, Timeout
+from .kernel import Kernel
 from .reference import Variant, agree, softmax
 from .repro import literals, show, tiny
+from .runner import Timeout
 
 Array = np.ndarray
 Grads = dict[str, Array]

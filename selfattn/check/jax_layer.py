@@ -9,21 +9,16 @@ from typing import Any
 
 import numpy as np
 
+from .frameworks import FRAMEWORKS, CallFailed
 from .jaxpr import Read
-from .layer import (
-    SIZES,
-    Layer,
-    LayerRun,
-    _flag_by_effect,
-    _future_leak,
-    _Text,
-    _unmasked_note,
-    heads_text,
-)
-from .probe import CallFailed, Target, TargetError
+from .kernel import Target
+from .layer import SIZES, Layer, LayerRun, future_leak
+from .layer_rules import flag_by_effect, heads_text, unmasked_note
+from .layer_text import LayerText
 from .projections import Suspect
 from .reference import CORRECT
 from .report import Report
+from .runner import TargetError
 
 Array = np.ndarray
 
@@ -47,12 +42,10 @@ class JaxLayer(Layer):
         return [jnp.asarray(x, jnp.float32)] * self.proj.inputs, {**self.args, **flag}
 
 
-class JaxText(_Text):
+class JaxText(LayerText):
     """The reproductions, in numpy around the JAX layer."""
 
-    largest = "np.abs({}).max()"
-    copy = "x.copy()"
-    fresh = "np.random.default_rng(1).standard_normal({}.shape)"
+    framework = FRAMEWORKS["numpy"]
     zero = ""
 
     def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
@@ -63,7 +56,7 @@ class JaxText(_Text):
 
     def _head(self) -> list[str]:
         return [
-            "import numpy as np",
+            self.framework.imports,
             self.imp,
             "",
             "def y(x):  # the output as numpy, also when the layer returns a tuple",
@@ -96,7 +89,7 @@ def start(found: Read, t: Target, rep: Report, imp: str) -> LayerRun:
     if found.axis == "queries":
         rep.notes.append("the softmax normalises over the queries, as the jaxpr shows")
     tol = layer.tolerance(x0[0], Suspect(CORRECT))
-    flag = t.sig.flag or _flag_by_effect(layer, x0, first, t.sig.switches, tol)
+    flag = t.sig.flag or flag_by_effect(layer, x0, first, t.sig.switches, tol)
     run = LayerRun(layer, rep, None, [], flag)
     run.facts |= {"x": x0, "first": first, "tol": tol}
     return run
@@ -105,7 +98,7 @@ def start(found: Read, t: Target, rep: Report, imp: str) -> LayerRun:
 def intent(run: LayerRun) -> None:
     """Nothing but its effect says whether a JAX layer hides the future: causal when no
     output moves when only later x changes (`causal`, and the `leak` found)."""
-    leak = _future_leak(run.layer, run.facts["x"], run.facts["first"], run.facts["tol"])
+    leak = future_leak(run.layer, run.facts["x"], run.facts["first"], run.facts["tol"])
     causal = leak is None
-    run.rep.notes.append(_unmasked_note(causal, run.flag))
+    run.rep.notes.append(unmasked_note(causal, run.flag))
     run.facts |= {"causal": causal, "leak": leak, "flag off": run.flag is not None and not causal}

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .probe import CallFailed
+from .frameworks import CallFailed
 from .projections import Affine, Projections
 
 PASS = {"reshape", "transpose", "convert_element_type", "copy", "broadcast_in_dim", "squeeze"}

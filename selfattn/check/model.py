@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from .frameworks import available, framework_of
-from .probe import CallFailed, Runner, TargetError
+from .facts import Facts
+from .frameworks import CallFailed, available, framework_of
 from .report import Report
+from .runner import Runner, TargetError
 
 Array = np.ndarray
 ENCODINGS = ("numpy", "torch", "list")  # how token ids are handed over
@@ -92,7 +93,7 @@ class ModelRun:
 
     model: Model
     rep: Report
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = field(default_factory=Facts)
 
     @property
     def subject(self) -> Model:

@@ -15,6 +15,8 @@ TABLE: tuple[tuple[str, str, str], ...] = (
     ("k", "k key keys xk", "SDPA's key, flash-attn's k, LLaMA's xk"),
     ("v", "v value values xv", "SDPA's value, flash-attn's v, LLaMA's xv"),
     ("causal flag", "causal is_causal use_causal_mask", "flash-attn, SDPA, Keras's MHA"),
+    # a module's own attribute saying it is causal, with no flag to pass
+    ("causal attribute", "is_causal causal", "Hugging Face's is_causal, xformers' causal"),
     ("mask", "mask attn_mask attention_mask", "SDPA's attn_mask, Hugging Face's"),
     # added to the scores like an additive mask
     ("bias", "bias attn_bias attention_bias", "xformers, flash-attn's tests, flax"),
@@ -41,7 +43,7 @@ TABLE: tuple[tuple[str, str, str], ...] = (
         "BERT, Llama, diffusers, Meta's LLaMA, LLMs from scratch, DistilBERT, T5, labml.ai",
     ),
     # q alone, and k and v from one map, k's columns first
-    ("paired maps", "to_q,to_kv q,kv q_proj,kv_proj", "lucidrains' to_kv, timm's PVT kv"),
+    ("paired maps", "to_q,to_kv q_proj,kv_proj", "lucidrains' to_kv, timm's PVT kv"),
     (
         "map out",
         "c_proj proj out_proj o_proj to_out wo out dense o out_lin output",

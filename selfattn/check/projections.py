@@ -541,7 +541,7 @@ def causal_intent(module: Any) -> str | None:
     cls = type(module).__name__
     if "causal" in cls.lower():
         return f"its class is {cls}"
-    for name in ("is_causal", "causal"):
+    for name in named("causal attribute"):
         if getattr(module, name, None) is True:
             return f"its `{name}` is True"
     for name, buf in getattr(module, "named_buffers", lambda: [])():

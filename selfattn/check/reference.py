@@ -185,7 +185,7 @@ class Variant:
     scores: str = "sdpa"
     norm: str = "softmax"  # a key of NORMS
     keep: str | None = None  # key of KEEP, or None for no mask
-    how: str = "inf"  # how the mask is applied: inf | fill | after | ignore
+    how: str = "inf"  # how the mask is applied: inf (-inf) | fill (`fill`) | after (softmax)
     fill: float = 0.0
     p: float = 1.0  # parameter of the score function
     features: bool = False  # v @ softmax(q^T k / sqrt d): attention over features
@@ -225,53 +225,6 @@ class Variant:
 
 CORRECT = Variant(None, "softmax(q k^T / sqrt(d)) v")
 CAUSAL = Variant(None, "causal softmax(q k^T / sqrt(d)) v", keep="causal")
-
-# Bugs visible without a mask, most specific first; matched against the kernel's output.
-NONCAUSAL_BUGS: tuple[Variant, ...] = (
-    Variant("scale-missing", "softmax(q k^T) v: no scaling", scores="raw"),
-    Variant("scale-by-d", "softmax(q k^T / d) v", scores="by-d"),
-    Variant("scale-inverted", "softmax(q k^T * sqrt(d)) v", scores="times-sqrt-d"),
-    Variant("scale-after-softmax", "softmax(q k^T) / sqrt(d) v", scores="raw", norm="after-scale"),
-    Variant(
-        "scale-wrong", "softmax(q k^T / sqrt(n)) v: scaled by the sequence length", "by-sqrt-n"
-    ),
-    Variant("softmax-wrong-axis", "softmax(q k^T / sqrt(d), axis=-2) v", norm="axis0"),
-    Variant("softmax-wrong-axis", "softmax(q k^T, axis=-2) v, also unscaled", "raw", "axis0"),
-    Variant("key-transpose", "softmax(q @ k / sqrt(d)) v: k not transposed", "no-transpose"),
-    Variant("key-transpose", "softmax(k @ q^T / sqrt(d)) v: scores transposed", "transposed"),
-    Variant(
-        "key-transpose", "v @ softmax(q^T @ k / sqrt(d)): attention over features", features=True
-    ),
-    Variant("weights-not-normalized", "exp(q k^T / sqrt(d)) v: no denominator", norm="exp"),
-    Variant("weights-not-normalized", "exp(s - max(s)) v: max subtracted, no sum", norm="exp-max"),
-    Variant("weights-not-normalized", "softmax over the whole score matrix", norm="all"),
-)
-
-
-def causal_bugs(base: Variant, fill: float | None = None) -> tuple[Variant, ...]:
-    """The causal-mask bugs, built on `base` (the non-causal behaviour the kernel showed).
-
-    Rows a variant leaves empty come out NaN and are not compared, so each -inf variant
-    also stands for the same mask filled with a large finite value.
-    `fill` is a measured finite fill value, tried before the plain "multiplied by 0".
-    """
-
-    def on(id_: str, detail: str, keep: str, how: str = "inf", value: float = 0.0) -> Variant:
-        return replace(base, id=id_, detail=detail, keep=keep, how=how, fill=value)
-
-    said = f"future scores filled with {fill:.3g}" if fill else ""  # None or 0: none measured
-    found = [on("causal-mask-finite-fill", said, "causal", "fill", fill)] if fill else []
-    return (
-        on("causal-mask-after-softmax", "softmax(s) * keep: mask after softmax", "causal", "after"),
-        on("causal-mask-wrong-triangle", "keeps j >= i: the past is masked", "wrong-triangle"),
-        on(
-            "causal-mask-wrong-triangle", "keeps j > i: the past is masked", "wrong-triangle-strict"
-        ),
-        on("causal-mask-off-by-one", "keeps j <= i + 1: position i sees i + 1", "sees-next"),
-        on("causal-mask-off-by-one", "keeps j < i: position i cannot see itself", "no-diagonal"),
-        *found,
-        on("causal-mask-multiplied", "scores * keep: future scores set to 0", "causal", "fill"),
-    )
 
 
 def masked(base: Variant, keep: str | None = "causal") -> Variant:

@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .probe import Kernel
+from .kernel import Kernel
+from .questions import moved
 from .reference import CAUSAL, Variant, agree, tolerance
 
 Array = np.ndarray
@@ -105,13 +106,6 @@ def leak(kern: Kernel) -> str:
                 ]
                 return "\n".join(lines)
     return ""
-
-
-def moved(a: Array, b: Array) -> float:
-    """Largest change between two outputs; NaN in both places is no change."""
-    both = np.isnan(a) & np.isnan(b)
-    diff = np.where(both, 0.0, np.abs(a - b))
-    return float(np.max(np.where(np.isnan(diff), np.inf, diff)))
 
 
 def random_inputs(kern: Kernel, seed: int, *shape: int) -> list[str]:

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import diagnose, gradients, jax_layer, layer, model, stress, weight_grads
+from . import diagnose, gradients, jax_layer, layer_rules, model, stress, weight_grads
+from .facts import Fact, Facts, Need
 from .report import Report
 
 
@@ -36,7 +37,7 @@ class State(Protocol):
     """One check of one subject: what its rules share."""
 
     rep: Report
-    facts: dict[str, Any]
+    facts: Facts
 
     @property
     def subject(self) -> Subject: ...
@@ -44,65 +45,69 @@ class State(Protocol):
 
 @dataclass(frozen=True)
 class Rule:
-    """One check. `needs`: facts that must be true for it to run (`not x`: false or unset);
-    `skip`: when the last of them is not met, the check it records as skipped, and why."""
+    """One check. `needs`: facts that must hold for it to run; `skip`: when the last of them
+    is not met, the check it records as skipped, and why. A need that is not a Need (a fact
+    named by a bare string) raises TypeError when the table is made."""
 
     id: str
     subjects: tuple[str, ...]
     run: Callable[[Any], None]
-    needs: tuple[str, ...] = ()
+    needs: tuple[Need, ...] = ()
     skip: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        for need in self.needs:
+            if not isinstance(need, Need):
+                raise TypeError(f"rule {self.id}: needs {need!r}, not a Need of a Fact")
 
 
 KERNEL, LAYER, MODEL, JAX = ("kernel",), ("layer",), ("model",), ("jax layer",)
 LAYERS = (*LAYER, *JAX)  # a torch layer, or a JAX one read from its jaxpr
-STEADY = ("steady",)  # the same output for the same input: else every comparison is noise
+STEADY = (Need(Fact.STEADY),)  # the same output for the same input: else every comparison is noise
 
 RULES: tuple[Rule, ...] = (
     Rule("same-output", KERNEL, diagnose.same_output),
     Rule("mask-arguments", KERNEL, diagnose.mask_arguments, STEADY),
     Rule("runs-on-every-shape", KERNEL, diagnose.runs_on_every_shape, STEADY),
     Rule("reference", KERNEL, diagnose.reference, STEADY),
-    Rule("tiles", KERNEL, diagnose.long_tiles, (*STEADY, "right")),
-    Rule("said-causal", KERNEL, diagnose.said_causal, (*STEADY, "right")),
+    Rule("tiles", KERNEL, diagnose.long_tiles, (*STEADY, Need(Fact.RIGHT))),
+    Rule("said-causal", KERNEL, diagnose.said_causal, (*STEADY, Need(Fact.RIGHT))),
     Rule("causal-mask", KERNEL, diagnose.causal_mask, STEADY),
     Rule("padding", KERNEL, diagnose.padding, STEADY),
     Rule("mask-carrier", KERNEL, diagnose.carrier, STEADY),
-    Rule("batched", KERNEL, stress.batched, (*STEADY, "explained")),
+    Rule("batched", KERNEL, stress.batched, (*STEADY, Need(Fact.EXPLAINED))),
     Rule(
         "extremes",
         KERNEL,
         stress.extremes,
-        (*STEADY, "not nonfinite"),
+        (*STEADY, ~Need(Fact.NONFINITE)),
         (stress.EXTREMES_CHECK, "already NaN on ordinary inputs"),
     ),
     Rule(
         "long-key",
         KERNEL,
         stress.long_key,
-        (*STEADY, "not errors"),
+        (*STEADY, ~Need(Fact.ERRORS)),
         (stress.LONG_KEY_CHECK, "errors above come first"),
     ),
     Rule("gradients", KERNEL, gradients.rule, STEADY),
-    Rule("layer-same-output", LAYERS, layer.same_output),
-    Rule("layer-causal", LAYER, layer.intent, STEADY),
+    Rule("layer-same-output", LAYERS, layer_rules.same_output),
+    Rule("layer-causal", LAYER, layer_rules.intent, STEADY),
     Rule("jax-layer-causal", JAX, jax_layer.intent, STEADY),
-    Rule("layer-wiring", LAYER, layer.wiring, STEADY),
-    Rule("layer-reference", LAYERS, layer.reference, STEADY),
-    Rule("weight-gradients", LAYER, weight_grads.rule, (*STEADY, "right")),
-    Rule("causal-flag", LAYERS, layer.flag_on, (*STEADY, "flag off")),
-    Rule("causal-mask-argument", LAYER, layer.mask_on, (*STEADY, "right", "mask off")),
-    Rule("layer-batched", LAYERS, layer.batched, STEADY),
+    Rule("layer-wiring", LAYER, layer_rules.wiring, STEADY),
+    Rule("layer-reference", LAYERS, layer_rules.reference, STEADY),
+    Rule("weight-gradients", LAYER, weight_grads.rule, (*STEADY, Need(Fact.RIGHT))),
+    Rule("causal-flag", LAYERS, layer_rules.flag_on, (*STEADY, Need(Fact.FLAG_OFF))),
+    Rule(
+        "causal-mask-argument",
+        LAYER,
+        layer_rules.mask_on,
+        (*STEADY, Need(Fact.RIGHT), Need(Fact.MASK_OFF)),
+    ),
+    Rule("layer-batched", LAYERS, layer_rules.batched, STEADY),
     Rule("finite-output", MODEL, model.finite_output),
-    Rule("word-order", MODEL, model.word_order, ("finite",)),
+    Rule("word-order", MODEL, model.word_order, (Need(Fact.FINITE),)),
 )
-
-
-def _met(need: str, state: State) -> bool:
-    if need == "not errors":  # the one fact read off the report: any error found so far
-        return not state.rep.errors
-    name = need.removeprefix("not ")
-    return bool(state.facts.get(name)) != (name != need)
 
 
 def run(state: State) -> None:
@@ -110,7 +115,8 @@ def run(state: State) -> None:
     for rule in RULES:
         if state.subject.kind not in rule.subjects:
             continue
-        unmet = [need for need in rule.needs if not _met(need, state)]
+        errors = bool(state.rep.errors)  # the one fact read off the report
+        unmet = [need for need in rule.needs if not need.met(state.facts, errors)]
         if not unmet:
             rule.run(state)
         elif rule.skip is not None and unmet == [rule.needs[-1]]:

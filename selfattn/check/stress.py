@@ -11,8 +11,8 @@ import numpy as np
 
 from . import repro
 from .context import Ctx
-from .frameworks import LAYOUTS, to_layout
-from .probe import CallFailed, Kernel
+from .frameworks import LAYOUTS, CallFailed, to_layout
+from .kernel import Kernel
 from .reference import Variant, masked, softmax, tolerance
 
 Array = np.ndarray

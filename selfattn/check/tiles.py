@@ -24,7 +24,8 @@ import numpy as np
 
 from . import repro
 from .context import Ctx, weights
-from .probe import CallFailed, Kernel
+from .frameworks import CallFailed
+from .kernel import Kernel
 from .reference import Variant, agree, tolerance
 
 Array = np.ndarray

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import backward as bw
-from .frameworks import keras_backend, summarize
-from .probe import CallFailed, Timeout
+from .frameworks import CallFailed, keras_backend, summarize
 from .reference import softmax
+from .runner import Timeout
 
 if TYPE_CHECKING:
-    from .layer import Layer, LayerRun, _Text
+    from .layer import Layer, LayerRun
+    from .layer_text import LayerText
 
 PROBES = ((8, 0), (16, 2))  # (n, seed) of x: layer.SIZES' first and longest
 # The central differences' step along a unit direction, and their extrapolation to step 0
@@ -243,7 +244,7 @@ def _difference(w: Any, base: Any, u: Any, h: float, loss: Any) -> float:
     return (up - loss()) / (2 * h)
 
 
-def _repro(text: _Text, param: str, probe: tuple[int, int]) -> str:
+def _repro(text: LayerText, param: str, probe: tuple[int, int]) -> str:
     """The parameter's gradient along one direction, and the float64 forward's derivative."""
     n, seed = probe
     name = text.name

@@ -59,21 +59,25 @@ def quiet(body: str) -> str:
             if not block and not bare.endswith("*/"):
                 return body
             continue
-        if ticks % 2 == 0 and bare.startswith("//"):
-            continue
-        if ticks % 2 == 0 and bare.startswith("/*") and "*/" not in bare[2:]:
-            block = True
-            continue
-        if (
-            ticks % 2 == 0
-            and bare.startswith("/*")
-            and bare.endswith("*/")
-            and bare.count("*/") == 1
-        ):
+        comment = _comment(bare) if ticks % 2 == 0 else None
+        if comment is not None:
+            block = comment == "opens"
             continue
         kept.append(line if ticks % 2 else line.lstrip())
         ticks += len(re.findall(r"(?<!\\)`", INLINE_COMMENT.sub("", line)))
     return body if ticks % 2 or block else "\n".join(kept)
+
+
+def _comment(bare: str) -> str | None:
+    """What a stripped line outside a template literal is: a whole-line comment ("whole"), a
+    block comment that goes on to later lines ("opens"), or code (None)."""
+    if bare.startswith("//"):
+        return "whole"
+    if bare.startswith("/*") and "*/" not in bare[2:]:
+        return "opens"
+    if bare.startswith("/*") and bare.endswith("*/") and bare.count("*/") == 1:
+        return "whole"
+    return None
 
 
 INLINE_COMMENT = re.compile(r"/\*.*?\*/")
@@ -165,76 +169,12 @@ def bundle(
     its imports resolve from there), as a saved notebook page names only the view it shows.
     """
     given = {p.resolve(): expr for p, expr in (provided or {}).items()}
+    order = _collect(entry, given, dynamic, entry_text)
+    root = order[-1]
+    modules = {m.path: m for m in order}
     read: dict[Path, dict[str, str]] = {}  # the exports of provided modules, as read
-    modules: dict[Path, _Module] = {}
-    order: list[_Module] = []
-    visiting: list[Path] = []
-    numbers = itertools.count(1)
-
-    def visit(path: Path) -> _Module | None:
-        path = path.resolve()
-        if path in given:
-            return None
-        if path in visiting:
-            chain = " → ".join(p.name for p in [*visiting, path])
-            raise BundleError(f"import cycle: {chain}")
-        if path in modules:
-            return modules[path]
-        if not path.is_file():
-            raise BundleError(f"no module at {path}")
-        visiting.append(path)
-        text = entry_text if path == entry.resolve() else None
-        module = _Module(path, next(numbers), dynamic, text)
-        for target, _ in module.imports:
-            visit(target)
-        visiting.pop()
-        modules[path] = module
-        order.append(module)
-        return module
-
-    root = visit(entry)
-    if root is None:
-        raise BundleError(f"{entry}: the entry is itself provided")
     parts = [f"// {len(order)} modules joined by selfattn.site.bundle; do not edit."]
-    for module in order:
-        bound: dict[str, str] = {}
-        lines = []
-        for target, what in module.imports:
-            if what is None:
-                continue
-            source = modules.get(target)
-            namespace = given[target] if source is None else source.var
-            if source is None and target not in read:  # read each provided module once
-                read[target] = _exports_of(target)
-            exports = read[target] if source is None else source.exports
-            pairs = [("*", what)] if isinstance(what, str) else what
-            for name, local in pairs:
-                if name != "*" and name not in exports:
-                    raise BundleError(
-                        f"{module.path}: imports {name!r}, which {target} does not export"
-                    )
-                if local in bound:
-                    raise BundleError(
-                        f"{module.path}: name clash, {local!r} comes from both "
-                        f"{bound[local]} and {target.name}"
-                    )
-                if local in module.declared:
-                    raise BundleError(
-                        f"{module.path}: name clash, {local!r} is imported from "
-                        f"{target.name} and declared here too"
-                    )
-                bound[local] = target.name
-                lines.append(f"const {local} = {namespace}{'' if name == '*' else '.' + name};")
-        exported = ", ".join(
-            f"{name}: {local}" if name != local else name for name, local in module.exports.items()
-        )
-        rel = module.path.name
-        parts.append(
-            f"const {module.var} = (() => {{ // {rel}\n"
-            + "".join(line + "\n" for line in lines)
-            + module.body
-            + f"\n;return Object.freeze({{ {exported} }});\n}})();"
-        )
+    parts += [_wrapped(m, _bindings(m, modules, given, read)) for m in order]
     if share is not None:
         folder = share.resolve()
         table = ", ".join(f'"{m.path.relative_to(folder).as_posix()}": {m.var}' for m in order)
@@ -246,6 +186,101 @@ def bundle(
     elif share is None:
         parts.append(f"const selfattn_entry = {root.var};")
     return "\n".join(parts) + "\n"
+
+
+def _collect(
+    entry: Path, given: Mapping[Path, str], dynamic: bool, entry_text: str | None
+) -> list[_Module]:
+    """The entry and every module it imports that is not `given`, each after the modules it
+    imports (the entry last); BundleError on a cycle, a missing file, or a provided entry."""
+    modules: dict[Path, _Module] = {}
+    order: list[_Module] = []
+    visiting: list[Path] = []
+    numbers = itertools.count(1)
+
+    def visit(path: Path) -> None:
+        path = path.resolve()
+        if path in given or path in modules:
+            return
+        if path in visiting:
+            chain = " → ".join(p.name for p in [*visiting, path])
+            raise BundleError(f"import cycle: {chain}")
+        if not path.is_file():
+            raise BundleError(f"no module at {path}")
+        visiting.append(path)
+        text = entry_text if path == entry.resolve() else None
+        module = _Module(path, next(numbers), dynamic, text)
+        for target, _ in module.imports:
+            visit(target)
+        visiting.pop()
+        modules[path] = module
+        order.append(module)
+
+    visit(entry)
+    if entry.resolve() in given:
+        raise BundleError(f"{entry}: the entry is itself provided")
+    return order
+
+
+def _bindings(
+    module: _Module,
+    modules: Mapping[Path, _Module],
+    given: Mapping[Path, str],
+    read: dict[Path, dict[str, str]],
+) -> list[str]:
+    """The module's imports as `const local = namespace.name;` lines; BundleError for a name
+    its module does not export, or a local name bound twice."""
+    bound: dict[str, str] = {}
+    lines = []
+    for target, what in module.imports:
+        if what is None:
+            continue
+        source = modules.get(target)
+        namespace = given[target] if source is None else source.var
+        if source is None and target not in read:  # read each provided module once
+            read[target] = _exports_of(target)
+        exports = read[target] if source is None else source.exports
+        for name, local in [("*", what)] if isinstance(what, str) else what:
+            _bind(module, target, name, local, exports, bound)
+            lines.append(f"const {local} = {namespace}{'' if name == '*' else '.' + name};")
+    return lines
+
+
+def _bind(
+    module: _Module,
+    target: Path,
+    name: str,
+    local: str,
+    exports: Mapping[str, str],
+    bound: dict[str, str],
+) -> None:
+    """Bind `local` to `name` from `target` in `module`, or BundleError saying why not."""
+    if name != "*" and name not in exports:
+        raise BundleError(f"{module.path}: imports {name!r}, which {target} does not export")
+    if local in bound:
+        raise BundleError(
+            f"{module.path}: name clash, {local!r} comes from both {bound[local]} and {target.name}"
+        )
+    if local in module.declared:
+        raise BundleError(
+            f"{module.path}: name clash, {local!r} is imported from "
+            f"{target.name} and declared here too"
+        )
+    bound[local] = target.name
+
+
+def _wrapped(module: _Module, lines: list[str]) -> str:
+    """The module in a function scope of its own: its imports bound, its body, and its
+    exports returned as a frozen namespace."""
+    exported = ", ".join(
+        f"{name}: {local}" if name != local else name for name, local in module.exports.items()
+    )
+    return (
+        f"const {module.var} = (() => {{ // {module.path.name}\n"
+        + "".join(line + "\n" for line in lines)
+        + module.body
+        + f"\n;return Object.freeze({{ {exported} }});\n}})();"
+    )
 
 
 def _exports_of(path: Path) -> dict[str, str]:

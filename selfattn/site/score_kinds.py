@@ -46,10 +46,7 @@ def named_kind(words: str, start: int, end: int, lang: str) -> Kind | None:
         for kind, word in KIND_WORDS[lang].items()
         for m in re.finditer(word, words)
     )
-    opens = max((i + 1 for i, c in enumerate(words[:start]) if c in CLAUSE_MARKS), default=0)
-    closes = min(
-        (end + i for i, c in enumerate(words[end:]) if c in CLAUSE_MARKS), default=len(words)
-    )
+    opens, closes = _clause(words, start, end)
     clause: list[tuple[int, Kind]] = [
         (start - e if e <= start else s - end, kind) for s, e, kind in found if opens <= s < closes
     ]
@@ -58,6 +55,15 @@ def named_kind(words: str, start: int, end: int, lang: str) -> Kind | None:
     before: list[Kind] = [kind for _, e, kind in found if e <= start]
     after: list[Kind] = [kind for s, _, kind in found if s >= end]
     return before[-1] if before else after[0] if after else None
+
+
+def _clause(words: str, start: int, end: int) -> tuple[int, int]:
+    """Where the clause around [start, end) opens and closes (the marks around it)."""
+    opens = max((i + 1 for i, c in enumerate(words[:start]) if c in CLAUSE_MARKS), default=0)
+    closes = min(
+        (end + i for i, c in enumerate(words[end:]) if c in CLAUSE_MARKS), default=len(words)
+    )
+    return opens, closes
 
 
 def unnamed_scores(source: str, lang: str) -> list[str]:

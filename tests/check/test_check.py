@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 from selfattn.attention import attention as toy_attention
 from selfattn.check import BUDGET, SPECS, TIMEOUT, check
 from selfattn.check import cli as check_cli
-from selfattn.check.reference import CAUSAL, CORRECT, FLOAT16, FLOAT32, agree, causal_bugs
+from selfattn.check.findings import causal_bugs, id_table
+from selfattn.check.reference import CAUSAL, CORRECT, FLOAT16, FLOAT32, agree
 
 CORPUS = Path(__file__).parent / "corpus"
 ROOT = Path(__file__).resolve().parents[2]
@@ -540,6 +541,8 @@ def test_catalogue_ids_are_stable_and_documented() -> None:
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", i) for i in ids)
     documented = re.findall(r"^\| `([a-z0-9-]+)` \|", DOCS.read_text(), flags=re.M)
     assert documented == ids  # the docs table lists every id, in catalogue order
+    # and is the catalogue's own table, made from its entries: paste this when it is not
+    assert id_table() in DOCS.read_text(), id_table()
 
 
 # -- last: the default-timeout run has finished, in under a minute --------------------------

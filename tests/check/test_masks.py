@@ -72,7 +72,7 @@ def test_mask_argument_of_a_causal_kernel_is_checked_as_padding() -> None:
 
 
 def test_mask_names() -> None:
-    from selfattn.check.probe import is_mask_name
+    from selfattn.check.signature import is_mask_name
 
     masks = ("mask", "attn_mask", "key_padding_mask", "attention_mask", "attn_bias", "bias")
     others = ("drop_mask", "dropout_mask", "query_padding_mask", "head_mask", "scale", "p")

@@ -176,8 +176,8 @@ def test_the_softmax_axis_is_read_from_the_run() -> None:
 
 
 def test_a_mask_argument_is_found_where_it_goes() -> None:
-    from selfattn.check.probe import Runner
     from selfattn.check.projections import find_projections
+    from selfattn.check.runner import Runner
     from selfattn.check.trace import masks_seen
 
     from .corpus_cases import load

@@ -33,11 +33,6 @@ export function scaledScores(Q, K) {
   return rawScores(Q, K).map((row) => row.map((r) => r / root));
 }
 
-/** True above the diagonal: the keys a query must not see. @param {number} n */
-export function causalMask(n) {
-  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j > i));
-}
-
 /**
  * "causal" sets the future to −∞; "multiply" is the bug that sets it to 0; "none" leaves it.
  * @param {Mat} S @param {"none"|"causal"|"multiply"} mode

@@ -73,14 +73,6 @@ export function convexHull(points) {
   return [...half(p), ...half([...p].reverse())];
 }
 
-/** Whether a point lies inside (or on) a counter-clockwise convex polygon. */
-export function insideConvex(point, hull) {
-  return hull.every((a, k) => {
-    const b = hull[(k + 1) % hull.length];
-    return (b[0] - a[0]) * (point[1] - a[1]) - (b[1] - a[1]) * (point[0] - a[0]) >= -1e-12;
-  });
-}
-
 /**
  * A filled polygon on the plane's bottom layer. @param {ReturnType<import("./kit/plane.js").makePlane>} plane
  * @param {number[][]} corners

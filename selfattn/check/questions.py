@@ -1,0 +1,52 @@
+"""The questions kernels and layers both ask of their target, one implementation each: does it
+give the same output twice, which switch asks for the causal mask by its effect, and did an
+output move when only later positions changed. Each subject adapts its call to them (a kernel
+changes keys and values, a layer its x), and keeps how often and where it asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from .reference import hides_the_future
+
+Array = np.ndarray
+
+
+def repeat_moved(first: Array, again: Iterable[Array]) -> float:
+    """The largest change between the first output and later ones on the same inputs; an
+    entry NaN in either is no change (a NaN output is said by the checks for it)."""
+    return max((float(np.nanmax(np.abs(a - first), initial=0.0)) for a in again), default=0.0)
+
+
+def rows_moved(a: Array, b: Array) -> Array:
+    """How far each row (the last axis reduced) moved from a to b: NaN in both places is no
+    change, NaN in one is an infinite one."""
+    both = np.isnan(a) & np.isnan(b)
+    diff = np.where(both, 0.0, np.abs(a - b))
+    return np.max(np.where(np.isnan(diff), np.inf, diff), axis=-1)
+
+
+def moved(a: Array, b: Array) -> float:
+    """The largest change between two outputs, as rows_moved counts it."""
+    return float(np.max(rows_moved(a, b)))
+
+
+def future_moved(out: Array, got: Array, i: int) -> Array:
+    """How far each output at or before position i (positions on the last axis but one) moved
+    from `out` to `got`, the output when only positions after i changed; flat."""
+    return rows_moved(out[..., : i + 1, :], got[..., : i + 1, :]).reshape(-1)
+
+
+def switch_by_effect(
+    switches: Iterable[str], answer_with: Callable[[str], Array | None], plain: Array, tol: float
+) -> str | None:
+    """The first switch (a parameter defaulting to False) that, set True, acts as the causal
+    mask (hides_the_future); `answer_with(name)`: the output with it set, None if that failed."""
+    for name in switches:
+        out = answer_with(name)
+        if out is not None and hides_the_future(out, plain, tol):
+            return name
+    return None

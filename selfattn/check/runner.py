@@ -1,0 +1,125 @@
+"""Calling the target: every call on one worker thread, within a timeout per call and a
+budget in all."""
+
+from __future__ import annotations
+
+import functools
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .frameworks import (
+    CallFailed,
+    Returned,
+    materialize,
+    summarize,
+)
+
+
+class TargetError(Exception):
+    """The target cannot be checked at all (exit status 2); the message says why."""
+
+
+class Timeout(TargetError):
+    """The target did not return in time; nothing more is tried."""
+
+
+Job = tuple[Callable[..., Any], tuple, dict, "queue.Queue[tuple[bool, Any]]"]
+
+
+class Worker:
+    """The daemon thread that makes every call to a target, check after check, so that a call
+    that never returns can be abandoned.
+
+    One thread, not one per check: tinygrad keeps its compile cache in an SQLite connection
+    that only the thread that opened it may use, and a second check on a thread of its own
+    failed with "SQLite objects created in a thread can only be used in that same thread".
+    The output is read into numpy on that thread too (MLX arrays can only be read there).
+    """
+
+    def __init__(self) -> None:
+        self.jobs: queue.Queue[Job] = queue.Queue()
+        threading.Thread(target=self._serve, name="selfattn-check", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            fn, args, kwargs, reply = self.jobs.get()
+            # errstate is per thread: the target's overflow must not raise here.
+            with np.errstate(all="ignore"):
+                try:
+                    reply.put((True, materialize(fn(*args, **kwargs))))
+                except BaseException as exc:  # a target may even call sys.exit()
+                    reply.put((False, exc))
+
+
+_worker: list[Worker] = []  # the one in use; replaced only when a call is abandoned in it
+
+
+def worker() -> Worker:
+    if not _worker:
+        _worker.append(Worker())
+    return _worker[0]
+
+
+class Runner:
+    """Calls the target on the worker thread, within a timeout per call and a budget in all."""
+
+    def __init__(self, fn: Callable[..., Any], timeout: float, budget: float) -> None:
+        self.fn = fn
+        self.timeout = timeout
+        self.budget = budget
+        self.deadline = time.monotonic() + budget
+        self.calls = 0
+        self.last_dtype = ""
+        self.last_pair = False  # the last output was the first of a tuple
+        self.around: Any = None  # a context every call runs within (rotary.angles_at_zero)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.call_other(self.fn, *args, **kwargs)
+
+    def call_other(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`fn(*args, **kwargs)` on the worker thread, as the target is called (a function
+        that runs the target under a trace)."""
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise Timeout(
+                f"gave up after {self.budget:.3g} s and {self.calls} calls: the target is too slow"
+            )
+        reply: queue.Queue[tuple[bool, Any]] = queue.Queue()
+        if self.around is not None:
+            fn = functools.partial(_within, self.around, fn)
+        worker().jobs.put((fn, args, kwargs, reply))
+        self.calls += 1
+        wait = min(self.timeout, remaining)
+        try:
+            ok, value = reply.get(timeout=wait)
+        except queue.Empty:
+            _worker.clear()  # the call still holds the thread: later calls need another
+            given = [*args, *(a for a in kwargs.values() if hasattr(a, "shape"))]
+            shapes = ", ".join(describe(a) for a in given)
+            raise Timeout(
+                f"the target did not return within {wait:.3g} s (called with {shapes})"
+            ) from None
+        if not ok:
+            raise CallFailed(summarize(value))
+        assert isinstance(value, Returned)
+        self.last_dtype = value.dtype
+        self.last_pair = value.pair
+        return value.value
+
+
+def _within(context: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    with context():
+        return fn(*args, **kwargs)
+
+
+def describe(x: Any) -> str:
+    """`float64 (7, 5)` for arrays and tensors, the type name otherwise."""
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        return type(x).__name__
+    return f"{str(getattr(x, 'dtype', '')).replace('torch.', '')} {tuple(shape)}"
