@@ -14,7 +14,14 @@ from selfattn.site.prose_numbers import prose_numbers
 
 from .conftest import LANGUAGES, wait_for_figures
 
-QUESTIONS = ["query-meets-keys", "collapse", "multiply-leak", "gradient-finds-cat", "positions-turn", "two-heads"]
+QUESTIONS = [
+    "query-meets-keys",
+    "collapse",
+    "multiply-leak",
+    "gradient-finds-cat",
+    "positions-turn",
+    "two-heads",
+]
 # What gives each answer away, written here rather than read from the page's markup, so a
 # test of the veil cannot be fooled by the markup it checks: the numbers that settle it
 # (claim ids) and, in each language, the words of the prose that state it.

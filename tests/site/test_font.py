@@ -20,9 +20,10 @@ NOT_IN_INTER = set("∝⋯∈ᵀ⊤∑✓✗▶◀▾↺↓↑↔")
 
 def _cjk(c: str) -> bool:
     name = unicodedata.name(c, "")
-    return name.startswith(("CJK", "FULLWIDTH", "IDEOGRAPHIC", "HALFWIDTH")) or 0x3000 <= ord(
-        c
-    ) <= 0x303F
+    return (
+        name.startswith(("CJK", "FULLWIDTH", "IDEOGRAPHIC", "HALFWIDTH"))
+        or 0x3000 <= ord(c) <= 0x303F
+    )
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +51,13 @@ def test_the_face_holds_every_latin_sign_the_pages_print(site):
         text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
         used |= set(html.unescape(text))
     missing = sorted(
-        c for c in used if ord(c) > 0x7E and not _cjk(c) and c not in NOT_IN_INTER
-        and ord(c) not in drawn and unicodedata.category(c)[0] != "C"
+        c
+        for c in used
+        if ord(c) > 0x7E
+        and not _cjk(c)
+        and c not in NOT_IN_INTER
+        and ord(c) not in drawn
+        and unicodedata.category(c)[0] != "C"
     )
     assert not missing, "not in the font: " + " ".join(f"{c} U+{ord(c):04X}" for c in missing)
     assert "tnum" in {r.FeatureTag for r in face["GSUB"].table.FeatureList.FeatureRecord}
