@@ -101,8 +101,8 @@ def test_F17_masks_row_by_row_and_counts_36_15_21(page):
 # -- asking-position: the asking position ----------------------------------------------------------
 
 
-def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
-    slider = "#asking-position input[name=position]"
+def test_F18_the_mask_edge_moves_the_query_and_the_row_renormalises(page):
+    slider = "#asking-position .handle"
     press(page, slider, "Home")
     r = readouts(page, "asking-position")
     assert r["bar.the"] == claim("causal.pos0.the") == "1.00"
@@ -117,14 +117,12 @@ def test_F18_slider_moves_the_query_and_the_row_renormalises(page):
             w = CAUSAL["W"][position, j]
             expected = "0" if j > position else fixed(w)
             assert r[f"bar.{token}"] == expected, (position, token)
-        # the outline beside each bar is the weight without the mask, masked keys included
+        # the outline on each bar is the weight without the mask; a masked key's is dashed
         ghosts = page.eval_on_selector_all(
             "#asking-position .bars .slot .ghost", "els => els.map(e => e.style.display !== 'none')"
         )
         assert ghosts == [True] * N
-        assert (
-            page.locator("#asking-position .bars .masked-box:visible").count() == N - 1 - position
-        )
+        assert page.locator("#asking-position .bars .ghost.masked").count() == N - 1 - position
         top = int(np.argmax(CAUSAL["W"][position]))
         assert r["top"] == f"{TOKENS[top]} {fixed(CAUSAL['W'][position, top])}"
         if position == IT:

@@ -84,12 +84,15 @@ export function barWeight(w) {
 /**
  * Six weight bars for row `ate`'s mix, on the 0–1 scale, each number at its bar's end.
  * @param {HTMLElement} parent @param {import("./kit/head.js").Head} head
- * @param {{title: string, reference?: boolean, height?: number}} o `reference`: room for a reference line's label;
+ * @param {{title: string, reference?: boolean, outline?: boolean, height?: number}} o `reference`: room for a
+ *   reference line's label; `outline`: a ghost is an outline on each bar (F16's even share);
  *   `height` in the chart's units (a figure with a second chart under it takes less)
  */
-export function mixBars(parent, head, { title, reference = false, height = 210 }) {
+export function mixBars(parent, head, { title, reference = false, outline = false, height = 210 }) {
   return makeBars(parent, {
     reference,
+    outline,
+    kind: "weights",
     // a little scale above 1, so the number on a bar of 1.000 stays clear of the title
     labels: head.tokens,
     domain: [0, 1.1],

@@ -1,13 +1,14 @@
-// F18: move the asking position along the sentence. Softmax runs over the keys up to it
-// only, so the row still sums to one; a pale bar beside each bar is its weight without the
-// mask, and the keys the mask removes are small dashed boxes with 0.
+// F18: drag the wall of the mask along the sentence. Softmax runs over the keys up to the
+// asking position only, so the weights it keeps stretch to refill 1: each bar grows past the
+// outline of its height without the mask, and the keys past the wall are dashed outlines at 0.
 
 import { argmax } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
-import { slider } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
+import { valueHandle } from "../kit/handles.js";
 import { stage } from "../kit/stage.js";
 
 /** A weight as the figure prints it: an exact zero says so, anything else to 2 decimals. */
@@ -18,38 +19,49 @@ export default function (el, head) {
   const last = tokens.length - 1;
   const masked = head.run("causal").W,
     open = head.run().W;
-  const { picture, controls, readouts, note } = stage(el);
+  const { picture, readouts } = stage(el);
   const bars = makeBars(picture, {
     labels: tokens,
     domain: [0, 1],
     name: "bar",
-    height: 210,
+    height: 220,
+    width: 420,
+    ticks: [1], // the 1 the kept weights refill
+    edge: true,
+    kind: "weights",
+    outline: true,
+    reference: true, // room past the last key for the wall's knob
     format: printWeight,
     label: t({
-      zh: "提问位置那一行的因果权重，旁边的浅色柱是不加掩码时的权重",
-      en: "The causal weights of the asking row; the pale bar beside each bar is its weight without the mask",
+      zh: "提问位置那一行的因果权重；每根柱上的细框是它不加掩码时的高度；竖线是掩码的边界，可以拖动",
+      en: "The causal weights of the asking row; the outline on each bar is its height without the mask; the upright line is the mask's edge, which can be dragged",
     }),
   });
-  const position = slider(controls, {
+  const { box } = bars.frame;
+  // the wall after the asking key: what is past it the asking token cannot see
+  const wallAt = (/** @type {number} */ p) => bars.x(p) + bars.slot / 2;
+  const wall = svg("line", { y1: box.top - 6, y2: box.bottom, class: "wall" }, bars.frame.layers.marks);
+  const knob = valueHandle(bars.root, {
     label: t({ zh: "提问的位置", en: "Asking position" }),
     min: 0,
     max: last,
     step: 1,
-    name: "position",
-    onInput: (p) => fig.set({ position: p }),
+    page: 1,
+    orientation: "horizontal",
+    cls: "query",
+    hit: bars.root,
+    toPoint: (p) => [wallAt(p), box.top - 6],
+    fromPoint: ([x]) => Math.round((x - box.left) / bars.slot - 1),
+    onMove: (position) => fig.set({ position }),
+    get: () => fig.state.position,
   });
+  const names = [...bars.root.querySelectorAll(".bar-label")];
   const out = readouts(
     {
       top: t({ zh: "最大的权重", en: "largest weight" }),
       candidates: t({ zh: "可看的键", en: "keys it can see" }),
     },
     { key: "top" },
-  );
-  note(
-    t({
-      zh: "实心柱：加了掩码的权重；旁边的浅色柱：不加掩码时的权重；带 0 的虚线小框：被遮住的键。",
-      en: "Filled bars: weights with the mask; pale bar beside each: the weight without it; small dashed box with 0: a masked key.",
-    }),
   );
 
   const fig = figure(el, {
@@ -59,12 +71,18 @@ export default function (el, head) {
     draw({ position: p }) {
       const row = masked[p],
         best = argmax(row);
-      position.show(p, `${p} · ${tokens[p]}`);
       bars.set(row, {
         win: best,
         masked: tokens.map((_, j) => (j > p ? "0" : null)),
         ghost: open[p],
       });
+      // the asking token's name in the query hue: the row is its question
+      names.forEach((name, j) => {
+        name.classList.toggle("asking", j === p);
+      });
+      wall.setAttribute("x1", String(wallAt(p)));
+      wall.setAttribute("x2", String(wallAt(p)));
+      knob.place(p, `${p} · ${tokens[p]}`);
       out.show({
         top: `${tokens[best]} ${fixed(row[best])}`,
         candidates: String(p + 1),

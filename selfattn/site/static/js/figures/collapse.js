@@ -13,9 +13,9 @@ import { baseScores, clampWidth, mixBars, topWeight, widthSlider } from "../widt
 /** w(1 − w) over w ∈ [0, 1], with the winner's point riding on it. */
 function gradientCurve(parent) {
   const frame = chart(parent, {
-    // the title clear above the curve's peak and its dot, the curve tall enough to read
-    height: 150,
-    margin: { left: 40, right: 16, top: 36, bottom: 30 },
+    // the bars' height and margins, so the curve's zero and the bars' baseline are one line
+    height: 180,
+    margin: { left: 40, right: 16, top: 34, bottom: 26 },
     cls: "gauge",
     label: t({ zh: "梯度 w(1 − w) 随最大权重的变化", en: "The gradient w(1 − w) against the top weight" }),
   });

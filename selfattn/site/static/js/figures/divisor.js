@@ -18,11 +18,16 @@ export default function (el, head) {
   const base = baseScores(head);
   const n = head.tokens.length;
   const { picture, controls, readouts } = stage(el);
-  // across the bars, the weight a plain average gives each: where d drifts to
+  // on each bar, the outline of the share a plain average gives it: where d drifts to. A line
+  // across the chart instead lifted every short bar's number over it, far from its bar
   const bars = mixBars(picture, head, {
-    title: t({ zh: `ate 这一行的权重；横线：平均 1/${n}`, en: `Row ate's weights; the line: the average 1/${n}` }),
-    reference: true,
+    title: t({
+      zh: `ate 这一行的权重；细框：平均分配 1/${n}`,
+      en: `Row ate's weights; outlines: the even share 1/${n}`,
+    }),
+    outline: true,
   });
+  const even = head.tokens.map(() => 1 / n);
   const divisor = choices(controls, {
     legend: t({ zh: "分数除以", en: "Divide the scores by" }),
     name: "F16-divisor",
@@ -46,7 +51,7 @@ export default function (el, head) {
         best = topWeight(w);
       width.show(d);
       divisor.show(by);
-      bars.set(w, { win: best.index, reference: { value: 1 / n, label: `1/${n}` } });
+      bars.set(w, { win: best.index, ghost: even });
       out.show({
         gradient: weight(best.gradient, 3),
       });

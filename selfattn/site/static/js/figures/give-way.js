@@ -40,8 +40,10 @@ export default function (el, head) {
     ticks: [0.5, 1],
     height: 200,
     name: "w",
+    kind: "weights",
+    outline: true, // each weight at cat's own score: the others sink under theirs as cat rises
     format: barWeight,
-    title: t({ zh: "权重 w = softmax(s)", en: "Weights w = softmax(s)" }),
+    title: t({ zh: "权重 w = softmax(s)；细框：拖动之前", en: "Weights w = softmax(s); outlines: before the drag" }),
     label: t({ zh: "it 这一行的权重", en: "The weights of row it" }),
   });
   const knob = valueHandle(scores.root, {
@@ -55,6 +57,7 @@ export default function (el, head) {
     onMove: (score) => fig.set({ score }),
     get: () => fig.state.score,
   });
+  const before = softmaxRow(row);
   const out = readouts({ sum: "Σw" }, { key: "sum" });
 
   const fig = figure(el, {
@@ -64,7 +67,7 @@ export default function (el, head) {
       const values = row.map((v, j) => (j === cat ? s : v));
       const w = softmaxRow(values);
       scores.set(values, { win: cat, lift: cat, dragged: cat });
-      weights.set(w, { win: cat });
+      weights.set(w, { win: cat, ghost: before });
       knob.place(s, fixed(s));
       out.show({
         sum: fixed(

@@ -57,7 +57,7 @@ function lossChart(picture, training) {
   // under the line at the right, between the honest curve above it and the leaky one far below
   on.rule({
     y: floor,
-    label: t({ zh: `文本本身的下限 ${fixed(floor)}`, en: `the text's own floor ${fixed(floor)}` }),
+    label: t({ zh: `文本的下限 ${fixed(floor)}`, en: `the text's floor ${fixed(floor)}` }),
     side: "below",
   });
   /** @param {Run} run @param {string} cls @param {string} name */
@@ -85,6 +85,7 @@ export default function (el, head, _article, training) {
     domain: [0, top * 1.12],
     name: "bar",
     height: 160,
+    kind: "weights",
     format: exact,
     label: t({
       zh: "it 这一行的权重；被遮住的键是虚线小框，漏过去的权重是红色斜线",
@@ -122,6 +123,7 @@ export default function (el, head, _article, training) {
       bars.set(W[it], {
         masked: future.map((f) => (f ? "0" : null)),
         leak: future.map((f) => f && multiply),
+        win: ran, // the key the question asks about
       });
       let leaked = 0;
       W.forEach((row, i) => {
@@ -145,8 +147,8 @@ export default function (el, head, _article, training) {
       setHtml(
         heldOut,
         t({
-          zh: `这次训练在留出文本上（用 −∞ 掩码读）的损失 ${fixed(run.held_out)}，均匀乱猜 ${fixed(training.chance)}。`,
-          en: `This run on held-out text, read with −∞: loss ${fixed(run.held_out)} (a uniform guess: ${fixed(training.chance)}).`,
+          zh: `留出文本（用 −∞ 读）的损失 ${fixed(run.held_out)} · 均匀乱猜 ${fixed(training.chance)}`,
+          en: `held-out loss, read with −∞: ${fixed(run.held_out)} · a uniform guess: ${fixed(training.chance)}`,
         }),
       );
     },

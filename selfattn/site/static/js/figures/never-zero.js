@@ -68,7 +68,7 @@ export default function (el, head, article) {
   for (const y of [SCORE_Y, WEIGHT_Y]) onScores.rule({ y, cls: "baseline" });
   const link = svg("line", { class: "link", y1: SCORE_Y, y2: WEIGHT_Y }, layers.marks);
   for (const j of others) onScores.dot({ cls: "other", r: 3.5, at: [row[j], SCORE_Y] });
-  const otherWeights = others.map(() => onWeights.dot({ cls: "other", r: 3.5 }));
+  const otherWeights = others.map(() => onWeights.dot({ cls: "other weight", r: 3.5 }));
   const marker = onWeights.dot({ cls: "weight-marker", r: 6 });
   const bar = svg("rect", { class: "weight-bar", x: linearW(0), y: BAR_Y - 12, height: 12 }, layers.marks);
   const knob = valueHandle(frame.root, {

@@ -7,6 +7,7 @@ import { t } from "../i18n.js";
 import { axis, chart, linear, log } from "../kit/chart.js";
 import { svg } from "../kit/dom.js";
 import { fixed, grouped } from "../kit/format.js";
+import { valueHandle } from "../kit/handles.js";
 import { marks } from "../kit/marks.js";
 import { stage } from "../kit/stage.js";
 import { clampWidth, LARGEST_LOG, widthSlider } from "../width.js";
@@ -66,6 +67,21 @@ export default function (el, _head) {
   const guide = svg("path", { class: "guide" }, layers.marks);
   const low = on.dot({ cls: "dot low", r: 5 }),
     high = on.dot({ r: 6 });
+  // the √d dot is dragged along its curve (the slider under it moves with it): the chart's
+  // own width axis, in steps of log₂ d
+  const knob = valueHandle(frame.root, {
+    label: t({ zh: "宽度 d（对数轴）", en: "Width d (log axis)" }),
+    min: 0,
+    max: LARGEST_LOG,
+    step: 1,
+    page: 1,
+    orientation: "horizontal",
+    hit: frame.root,
+    toPoint: (k) => [x(2 ** k), y(Math.sqrt(2 ** k))],
+    fromPoint: ([px]) => Math.round(Math.log2(x.invert(px))),
+    onMove: (k) => fig.set({ width: 2 ** k }),
+    get: () => Math.log2(fig.state.width),
+  });
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
   const out = readouts(
     { spread: t({ zh: "不除：√d", en: "no divisor: √d" }), "over-d": t({ zh: "÷ d：1/√d", en: "÷ d: 1/√d" }) },
@@ -82,6 +98,7 @@ export default function (el, _head) {
       const up = gap ? `V ${y(1) - 1} M ${x(d)} ${y(1) - 21} V ${y(spread)}` : `V ${y(spread)}`;
       guide.setAttribute("d", `M ${x(d)} ${y(0)} ${up} H ${box.left}`);
       high.set(d, spread);
+      knob.place(Math.log2(d), grouped(d));
       low.set(d, 1 / spread);
       out.show({ spread: fixed(spread), "over-d": fixed(1 / spread) });
     },

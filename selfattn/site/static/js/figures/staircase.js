@@ -31,7 +31,7 @@ export default function (el, head, article) {
     labels: tokens,
     domain: [0, tallest],
     ticks: [1, tallest],
-    height: 160,
+    height: 180, // as tall as the weights, so the two baselines are one line
     name: "e",
     title: t({ zh: "eˢ：指数之后，全为正", en: "eˢ: after the exponential, all positive" }),
     label: t({ zh: "这一行分数的指数", en: "The exponentials of the row's scores" }),
@@ -42,8 +42,9 @@ export default function (el, head, article) {
     ticks: [0.5, 1],
     edge: true,
     height: 180,
+    kind: "weights",
     name: "w",
-    title: t({ zh: "w = eˢ / Σeˢ；虚线阶梯把它们逐个累加", en: "w = eˢ / Σeˢ, stacked by the dashed staircase" }),
+    title: t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
     label: t({ zh: "这一行的权重和累加的阶梯", en: "The row's weights and their running total" }),
     format: (w) => weight(w, 2),
   });

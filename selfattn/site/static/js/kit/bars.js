@@ -20,9 +20,10 @@ const TICK_PX = 11.5; // a bar's number, in rendered px (style.css --type-tick)
  * @param {HTMLElement} parent
  * @param {{labels: string[], domain: number[], label: string, name?: string, height?: number, width?: number,
  *   format?: (v: number) => string, ticks?: number[], title?: string, edge?: boolean, reference?: boolean,
- *   names?: string[], kind?: "scores"|"weights"}} o
+ *   names?: string[], kind?: "scores"|"weights", outline?: boolean}} o
  *   `name` gives each bar's number data-readout="NAME.label" (`names` gives each its own);
- *   `edge` draws the top of the
+ *   `outline` draws the ghost as an outline the bar's own width, over the bar (the same
+ *   bar before a change: F18's weight before the mask), a masked key's dashed; `edge` draws the top of the
  *   scale as a line (where a staircase of weights must end); `reference` leaves room on the
  *   right for a reference line's label.
  */
@@ -42,6 +43,7 @@ export function makeBars(
     edge = false,
     reference = false,
     kind = "scores",
+    outline = false,
   },
 ) {
   const [lo, hi] = domain;
@@ -95,6 +97,12 @@ export function makeBars(
     );
     const ghost = svg("rect", { class: "ghost", width: width * 0.35 }, g);
     const bar = svg("rect", { x: -width / 2, width, class: "bar" }, g);
+    if (outline) {
+      // over the bar, so the height before shows as a line across a bar that grew past it
+      ghost.setAttribute("class", "ghost outline");
+      ghost.setAttribute("width", String(width));
+      g.append(ghost);
+    }
     const masked = svg("rect", { x: -7, width: 14, height: 14, y: zero - 14, class: "masked-box" }, g);
     const value = svg("text", { class: "bar-value", ...(readout ? { "data-readout": readout } : {}) }, g);
     // set up from the bottom edge in em: a subscript (q_cat·k_ate) hangs below the baseline
@@ -161,12 +169,14 @@ export function makeBars(
         );
         if (leak[k]) b.bar.setAttribute("fill", `url(#${hatch})`);
         else b.bar.removeAttribute("fill");
-        b.masked.style.display = off !== null && !leak[k] ? "" : "none";
+        // an outline ghost is the masked key's dashed box itself, at the height the mask took
+        b.masked.style.display = off !== null && !leak[k] && !(outline && ghostValue !== null) ? "" : "none";
         b.ghost.style.display = ghostValue === null ? "none" : "";
         if (ghostValue !== null) {
           const ga = y(Math.max(0, ghostValue)),
             gc = y(Math.min(0, ghostValue));
-          b.ghost.setAttribute("x", String(width / 2 + 2));
+          b.ghost.setAttribute("x", String(outline ? -width / 2 : width / 2 + 2));
+          b.ghost.classList.toggle("masked", outline && off !== null);
           b.ghost.setAttribute("y", String(ga));
           b.ghost.setAttribute("height", String(Math.max(0.5, gc - ga)));
         }
@@ -174,7 +184,7 @@ export function makeBars(
         // the number stands on its own bar; on a taller ghost beside it only where it is too
         // wide to pass it (0.6 em a figure at the tick size): set over the ghost, a short
         // bar's number floated far from it and read as the ghost's (F28's cat)
-        const reach = (text.length * 0.6 * TICK_PX * typeScale(root)) / 2 > width / 2 + 2;
+        const reach = outline || (text.length * 0.6 * TICK_PX * typeScale(root)) / 2 > width / 2 + 2;
         const barTop = Math.min(a, ghostValue === null || !reach ? a : y(Math.max(0, ghostValue)));
         // a line a little above the bar (the staircase's tread, a reference) would strike its
         // number: the number goes over the line
@@ -187,7 +197,7 @@ export function makeBars(
         // a lifted number keeps clear of a handle on the bar's end, above it or below it
         b.value.setAttribute(
           "y",
-          String(v >= 0 || off !== null ? (off !== null && !leak[k] ? zero - 18 : top - gap) : c + 8 + gap),
+          String(v >= 0 || off !== null ? (off !== null && !leak[k] && !outline ? zero - 18 : top - gap) : c + 8 + gap),
         );
         setSvg(b.value, text);
         b.value.classList.toggle("masked", off !== null && !leak[k]);
