@@ -17,12 +17,12 @@ UNDESCRIBED = """id => {
 def test_f27_pictures_stay_described_after_a_new_seed_and_rate(browser, site_url):
     watched = open_page(browser, site_url + "en/")
     page = watched.page
-    page.locator("#F27").scroll_into_view_if_needed()
-    assert page.evaluate(UNDESCRIBED, "F27")[1] == 0
+    page.locator("#gradient-finds-cat").scroll_into_view_if_needed()
+    assert page.evaluate(UNDESCRIBED, "gradient-finds-cat")[1] == 0
     for change in ({"seed": 4}, {"rate": 0.3}, {"seed": 17, "rate": 0.03}):
-        set_state(page, "F27", change)
+        set_state(page, "gradient-finds-cat", change)
         page.evaluate("() => new Promise((r) => setTimeout(r, 0))")  # the observer's turn
-        pictures, undescribed = page.evaluate(UNDESCRIBED, "F27")
+        pictures, undescribed = page.evaluate(UNDESCRIBED, "gradient-finds-cat")
         assert pictures >= 3 and undescribed == 0, change
     assert watched.errors == []
     watched.page.context.close()

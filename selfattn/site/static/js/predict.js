@@ -1,7 +1,7 @@
 // Predict, then see: at a few moments the figure waits, hidden, for the reader's guess.
 // Any guess, the skip button, or simply using the figure's controls reveals it, and the
 // feedback says in one sentence why the answer is what it is. The prose that states the
-// answer waits too: the Markdown wraps it in <div data-answer-for="F03">, and until the
+// answer waits too: the Markdown wraps it in <div data-answer-for="query-meets-keys">, and until the
 // guess it keeps its place on the page (nothing jumps when it shows) but none of its words.
 
 import { t } from "./i18n.js";

@@ -49,7 +49,7 @@ export default function (el, _head, _article, _training, task) {
     labels: READ,
     domain: [0, 1],
     name: "w",
-    height: 130, // the row and the loss kept short: with the plane and the controls, a phone's screen
+    height: 90, // kept short: with the plane, the controls and the question, a phone's screen
     ticks: [0, 0.5, 1],
     title: t({ zh: "it 这一行的权重（淡色：训练前）", en: "Row it's weights (pale: before training)" }),
     label: t({
@@ -86,13 +86,39 @@ export default function (el, _head, _article, _training, task) {
   }
   /** @param {number[]} a @param {number[]} b */
   const plus = (a, b) => [a[0] + b[0], a[1] + b[1]];
+  /**
+   * The tip of `pull` drawn from `from`, cut where it would leave the plane: same direction,
+   * only the first step's pull is ever long enough to be cut.
+   * @param {{bounds: {x0: number, x1: number, y0: number, y1: number}}} plane
+   * @param {number[]} from @param {number[]} pull
+   */
+  function tipOf(plane, from, pull) {
+    const { x0, x1, y0, y1 } = plane.bounds;
+    const inset = 0.05; // the arrowhead stays on the paper
+    let t = 1;
+    [
+      [pull[0], x0 + inset - from[0], x1 - inset - from[0]],
+      [pull[1], y0 + inset - from[1], y1 - inset - from[1]],
+    ].forEach(([d, low, high]) => {
+      if (d > 0) t = Math.min(t, high / d);
+      if (d < 0) t = Math.min(t, low / d);
+    });
+    return plus(
+      from,
+      pull.map((x) => Math.max(0, t) * x),
+    );
+  }
 
   /** @param {import("../learn.js").Run} r */
   function planeFor(r) {
+    // the plane holds every vector of the run and every pull but the first step's, which
+    // is often several times longer than the rest and would shrink the whole picture (and
+    // pass a phone's screen) for one frame: that one is cut at the plane's edge instead
     const points = r.WQ.flatMap((_, k) => {
       const q = queryAt(r, k),
-        K = keysAt(r, k),
-        [qPull, kPulls] = pullsAt(r, k);
+        K = keysAt(r, k);
+      if (!k) return [q, ...K];
+      const [qPull, kPulls] = pullsAt(r, k);
       return [q, ...K, plus(q, qPull), ...K.map((key, j) => plus(key, kPulls[j]))];
     });
     const plane = makePlane({
@@ -201,10 +227,10 @@ export default function (el, _head, _article, _training, task) {
         K = keysAt(run, step),
         [qPull, kPulls] = pullsAt(run, step);
       query.set(q);
-      pulls.query.set(plus(q, qPull), q);
+      pulls.query.set(tipOf(plane, q, qPull), q);
       K.forEach((k, j) => {
         keys[j].set(k);
-        pulls.keys[j].set(plus(k, kPulls[j]), k);
+        pulls.keys[j].set(tipOf(plane, k, kPulls[j]), k);
       });
       untangle(plane);
       clearTicks(plane, [q, ...K, ...points.slice(0, keyNames.length + 1)]);
