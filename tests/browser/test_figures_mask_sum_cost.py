@@ -237,11 +237,13 @@ def test_F21_dragging_cats_bar_to_the_marked_8_gives_the_convex_claim(page):
 
 
 def test_F21_layers_of_attention_alone_shrink_to_one_point(page):
-    """Through the layer switch: each layer's six dots inside the last layer's polygon, and
-    the note's spreads those the prose states, computed by Python."""
+    """Through the layer switch: each layer's six dots inside the last layer's polygon, and the
+    spans named on the polygons those the prose states, computed by Python."""
     page.emulate_media(reduced_motion="reduce")  # the dots land at once
     set_state(page, "convex-hull", {"raw": float(OPEN["R"][IT, CAT]), "layers": 1})
     stack = stacked_alone(OPEN["out"], HEAD.W_Q, HEAD.W_K, 3)
+    spreads = [PROSE[f"stack.spread.{k}"] for k in ("values", "1", "2", "3")]
+    assert spreads == ["2.09", "0.41", "3.8 × 10⁻³", "2.8 × 10⁻⁹"]
     for layers in (2, 3, 1, 3):
         page.locator(f"#convex-hull input[name=layers][value='{layers}']").check()
         next_frame(page)
@@ -256,11 +258,14 @@ def test_F21_layers_of_attention_alone_shrink_to_one_point(page):
         )
         # the plane draws 150 units to 1: the dots are the Python layer's six outputs
         assert spread(np.array(dots)) == pytest.approx(150 * spread(stack[layers - 1]), abs=0.01)
-    note = page.locator("#convex-hull .figure-note").last.inner_text()
-    spreads = [PROSE[f"stack.spread.{k}"] for k in ("values", "1", "2", "3")]
-    assert spreads == ["2.09", "0.41", "3.8 × 10⁻³", "2.8 × 10⁻⁹"]
-    for text in spreads:
-        assert text in note
+        # the values' polygon, layer 1's and the deepest layer's each named with its span
+        named = page.eval_on_selector_all(
+            "#convex-hull text.spread",
+            "ts => ts.filter(t => t.style.display !== 'none').map(t => t.textContent)",
+        )
+        assert [spreads[0], spreads[1], spreads[layers]][: min(layers, 2) + 1] == [
+            next(s for s in spreads if s in text) for text in named
+        ]
     assert spread(stack[2]) < 1e-8 < spread(stack[1]) < spread(stack[0]) < spread(OPEN["V"])
     page.emulate_media(reduced_motion="no-preference")
 
