@@ -187,6 +187,17 @@ def test_F20_terms_add_tip_to_tail_to_its_output(page):
     assert readouts(page, "tip-to-tail")["sum"] == vector(total - w[-1] * V[-1])
 
 
+def test_F20_draws_the_output_at_the_size_F22_and_F29_do(page):
+    """One world: the output of it is one arrow in F20, F22 and F29, so their planes draw a
+    unit at one zoom of the world scale (F20 drew it at × 4, twice F22's); test_design.py
+    checks that a zoom draws a unit at that multiple of the world's size."""
+    badges = page.evaluate(
+        """() => ['tip-to-tail', 'shuffle', 'two-heads'].map(
+          (id) => document.querySelector(`#${id} svg.plane .zoom-badge`).textContent)"""
+    )
+    assert badges == ["× 2"] * 3
+
+
 # -- convex-hull: cat's raw score dragged to 8.00 and beyond ---------------------------------------
 
 F21_TOP = 12  # the track runs past the prose's 8.00, so the reader meets no wall there
