@@ -1,6 +1,7 @@
 """tiled-pass, row it streamed over the keys in tiles: driven through its real controls, and what it
-draws (the running max m as a line, each key's term exp(s − m) as a bar, ℓ as those terms end
-to end beside a ghost of itself before the rescale) checked against attention.online_softmax."""
+draws (a strip with a column per tile: the running max m, the rescale factor, ℓ as a bar beside an
+outline of itself before the rescale, the output; m as a staircase over the scores) checked against
+attention.online_softmax."""
 
 from __future__ import annotations
 
@@ -41,26 +42,26 @@ def streamed(tile: int, bug: str = "none") -> list[Running]:
     return online_softmax(s, V, tile, NAMED[bug])
 
 
-# what the running picture draws, in its own units (a JS function of nothing)
+# what the strip draws for the current column, in its own units (a JS function of nothing)
 DRAWN_JS = """() => {
   const root = document.querySelector('#tiled-pass svg.running');
-  const shown = (e) => e.getClientRects().length > 0;
+  const shown = (e) => e !== null && e.getClientRects().length > 0;
   const num = (e, a) => Number(e.getAttribute(a));
   const text = (name) => {
     const e = root.querySelector(`[data-drawn=${name}]`);
     return shown(e) ? e.textContent : null;
   };
-  const mLine = root.querySelector('.m-line');
+  const now = (sel) => root.querySelector(`${sel}.now`);
+  const mLine = now('.m-line');
   const zero = num(root.querySelector('line.baseline'), 'y1');
   const visible = (sel) => [...root.querySelectorAll(sel)].filter(shown);
-  const ghost = root.querySelector(':scope > .marks > rect.ghost');
+  const kept = now('rect.kept'), added = now('rect.added'), ghost = now('rect.ghost');
   return {
     m: text('m'), l: text('l'), rescale: text('rescale'),
     mHeight: shown(mLine) ? zero - num(mLine, 'y1') : null,
-    sumWidth: visible('.segment, .carried').reduce((a, e) => a + num(e, 'width'), 0),
-    terms: [...root.querySelectorAll('rect.term')].map((e) => shown(e) ? num(e, 'height') : 0),
-    ghosts: visible('g.key rect.ghost').length,
-    ghostWidth: shown(ghost) ? num(ghost, 'width') : null,
+    lHeight: (shown(kept) ? num(kept, 'height') : 0) + (shown(added) ? num(added, 'height') : 0),
+    keptHeight: shown(kept) ? num(kept, 'height') : null,
+    ghostHeight: shown(ghost) ? num(ghost, 'height') : null,
     pending: visible('rect.pending').length,
     dashed: [...root.querySelectorAll('rect')].filter(
       (e) => shown(e) && getComputedStyle(e).strokeDasharray !== 'none').length,
@@ -85,18 +86,17 @@ def test_tiles_land_on_the_full_pass_output_and_draw_m_and_l_to_scale(page, tile
     next_frame(page)
     assert state(page, "tiled-pass") == {"tile": tile, "step": 0, "bug": "none"}
     states = streamed(tile)
-    scales = {"m": [], "l": [], "term": []}
+    scales = {"m": [], "l": []}
     for k in range(1, len(states)):
         press(page, "#tiled-pass button[name=next]", "Enter")  # the keyboard, as a reader would
         here = states[k]
         got = drawn(page)
-        assert got["m"] == f"m = {fixed(here.m)}"
-        assert got["l"] == f"ℓ = {fixed(here.l, 3)}"
+        assert got["m"] == fixed(here.m)
+        assert got["l"] == fixed(here.l, 3)
         assert got["pending"] == len(HEAD.tokens) - here.keys  # an empty slot for each key to come
         assert got["dashed"] == 0  # dashed is the mask's: nothing here is masked
         scales["m"].append(got["mHeight"] / here.m)
-        scales["l"].append(got["sumWidth"] / here.l)
-        scales["term"] += [h / p for h, p in zip(got["terms"], here.terms, strict=False)]
+        scales["l"].append(got["lHeight"] / here.l)
         assert clean_readouts(page, "tiled-pass")["output"] == vector(here.out)
     # one scale per quantity: the bars and lines are the numbers, not pictures of them
     for name, ratios in scales.items():
@@ -108,12 +108,12 @@ def test_tiles_land_on_the_full_pass_output_and_draw_m_and_l_to_scale(page, tile
 
 
 def test_when_the_max_jumps_the_old_terms_and_l_shrink_by_the_rescale(page):
-    """Row it's max arrives in the second key: with one key a tile, m jumps there, and the
-    first key's term and ℓ shrink by exp(m_old − m_new), drawn as the ratio of ℓ's ghost to
-    what is left of it."""
+    """Row it's max arrives in the second key: with one key a tile, m jumps there, and ℓ
+    shrinks by exp(m_old − m_new), drawn as the ratio of ℓ's outline before the rescale to
+    what is kept of it."""
     set_state(page, "tiled-pass", {"tile": 1, "step": 0, "bug": "none"})
     states = streamed(1)
-    assert drawn(page)["m"] is None  # nothing arrived: no max yet
+    assert drawn(page)["m"] == "−∞"  # nothing arrived: no max yet
     for k in range(1, len(states)):
         click(page, "#tiled-pass button[name=next]")
         here, before = states[k], states[k - 1]
@@ -121,15 +121,13 @@ def test_when_the_max_jumps_the_old_terms_and_l_shrink_by_the_rescale(page):
         if before.l == 0:
             assert got["rescale"] is None
         elif here.m > before.m:
-            assert got["rescale"].endswith(f"= {fixed(here.rescale, 3)}")
-            assert got["ghosts"] == before.keys  # every old term beside its former height
-            old_part = before.l * here.rescale
-            assert got["ghostWidth"] / (old_part * got["sumWidth"] / here.l) == pytest.approx(
+            assert got["rescale"] == f"× {fixed(here.rescale, 3)}"
+            assert got["ghostHeight"] / got["keptHeight"] == pytest.approx(
                 1 / here.rescale, rel=1e-3
             )
         else:
-            assert got["rescale"].startswith("× 1")
-            assert got["ghosts"] == 0 and got["ghostWidth"] is None
+            assert got["rescale"] == "× 1"
+            assert got["ghostHeight"] is None
     jumps = [k for k in range(2, len(states)) if states[k].m > states[k - 1].m]
     assert jumps, "row it's max must arrive after the first tile, or nothing shrinks"
 
@@ -147,22 +145,24 @@ def test_each_bug_moves_the_landing_point(page, bug):
     assert np.linalg.norm(wrong - RUN["out"][IT]) > 0.02
     assert page.locator("#tiled-pass .arrow.wrong").is_visible()
     assert not page.locator("#tiled-pass .arrow.output").is_visible()
-    assert drawn(page)["l"] == f"ℓ = {fixed(streamed(tile, bug)[-1].l, 3)}"
-    # what the bug got wrong is drawn red: the unscaled terms, or what another row left
-    red = {"rescale": ".term.wrong, .segment.wrong", "divide": None, "reset": ".carried"}[bug]
-    if red:
-        assert page.locator(f"#tiled-pass svg.running :is({red})").first.is_visible()
+    assert drawn(page)["l"] == fixed(streamed(tile, bug)[-1].l, 3)
+    # what the bug got wrong is drawn red: the factor it skipped, the output, what another row left
+    red = {
+        "rescale": "rect.kept.wrong",
+        "divide": ".cell.output.wrong",
+        "reset": "rect.kept.wrong",
+    }[bug]
+    assert page.locator(f"#tiled-pass svg.running :is({red})").first.is_visible()
 
 
 def test_four_controls_back_and_next(page):
-    """At most four controls (issue 29): back, next, the tile size and the bug."""
+    """At most four controls (issue 29): back, next, the tile size and the bug; no <select>."""
     count = page.evaluate(
         """() => document.querySelectorAll(
-            '#tiled-pass .controls :is(button, select, .menu-options,'
-            + ' input:not(.menu-options input))'
-          ).length"""
+            '#tiled-pass .controls :is(button, fieldset.choices)').length"""
     )
     assert count == 4
+    assert page.locator("#tiled-pass select").count() == 0
     set_state(page, "tiled-pass", {"tile": 2, "step": 2, "bug": "none"})
     click(page, "#tiled-pass button[name=back]")
     assert state(page, "tiled-pass")["step"] == 1
@@ -181,4 +181,4 @@ def test_every_state_is_free_of_nan(page):
                 clean_readouts(page, "tiled-pass")
                 text = page.inner_text("#tiled-pass") + page.text_content("#tiled-pass svg.running")
                 assert not BAD_TEXT.search(text), (tile, bug, step)
-                assert not math.isnan(drawn(page)["sumWidth"]), (tile, bug, step)
+                assert not math.isnan(drawn(page)["lHeight"]), (tile, bug, step)

@@ -185,6 +185,17 @@ def test_F20_terms_add_tip_to_tail_to_its_output(page):
     assert readouts(page, "tip-to-tail")["sum"] == vector(total - w[-1] * V[-1])
 
 
+def test_F20_draws_the_output_at_the_size_F22_and_F29_do(page):
+    """One world: the output of it is one arrow in F20, F22 and F29, so their planes draw a
+    unit at one zoom of the world scale (F20 drew it at × 4, twice F22's); test_design.py
+    checks that a zoom draws a unit at that multiple of the world's size."""
+    badges = page.evaluate(
+        """() => ['tip-to-tail', 'shuffle', 'two-heads'].map(
+          (id) => document.querySelector(`#${id} svg.plane .zoom-badge`).textContent)"""
+    )
+    assert badges == ["× 2"] * 3
+
+
 # -- convex-hull: cat's raw score dragged to 8.00 and beyond ---------------------------------------
 
 F21_TOP = 12  # the track runs past the prose's 8.00, so the reader meets no wall there
@@ -235,11 +246,13 @@ def test_F21_dragging_cats_bar_to_the_marked_8_gives_the_convex_claim(page):
 
 
 def test_F21_layers_of_attention_alone_shrink_to_one_point(page):
-    """Through the layer switch: each layer's six dots inside the last layer's polygon, and
-    the note's spreads those the prose states, computed by Python."""
+    """Through the layer switch: each layer's six dots inside the last layer's polygon, and the
+    spans named on the polygons those the prose states, computed by Python."""
     page.emulate_media(reduced_motion="reduce")  # the dots land at once
     set_state(page, "convex-hull", {"raw": float(OPEN["R"][IT, CAT]), "layers": 1})
     stack = stacked_alone(OPEN["out"], HEAD.W_Q, HEAD.W_K, 3)
+    spreads = [PROSE[f"stack.spread.{k}"] for k in ("values", "1", "2", "3")]
+    assert spreads == ["2.09", "0.41", "3.8 × 10⁻³", "2.8 × 10⁻⁹"]
     for layers in (2, 3, 1, 3):
         page.locator(f"#convex-hull input[name=layers][value='{layers}']").check()
         next_frame(page)
@@ -254,11 +267,14 @@ def test_F21_layers_of_attention_alone_shrink_to_one_point(page):
         )
         # the plane draws 150 units to 1: the dots are the Python layer's six outputs
         assert spread(np.array(dots)) == pytest.approx(150 * spread(stack[layers - 1]), abs=0.01)
-    note = page.locator("#convex-hull .figure-note").last.inner_text()
-    spreads = [PROSE[f"stack.spread.{k}"] for k in ("values", "1", "2", "3")]
-    assert spreads == ["2.09", "0.41", "3.8 × 10⁻³", "2.8 × 10⁻⁹"]
-    for text in spreads:
-        assert text in note
+        # the values' polygon, layer 1's and the deepest layer's each named with its span
+        named = page.eval_on_selector_all(
+            "#convex-hull text.spread",
+            "ts => ts.filter(t => t.style.display !== 'none').map(t => t.textContent)",
+        )
+        assert [spreads[0], spreads[1], spreads[layers]][: min(layers, 2) + 1] == [
+            next(s for s in spreads if s in text) for text in named
+        ]
     assert spread(stack[2]) < 1e-8 < spread(stack[1]) < spread(stack[0]) < spread(OPEN["V"])
     page.emulate_media(reduced_motion="no-preference")
 

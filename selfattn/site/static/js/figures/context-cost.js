@@ -58,16 +58,17 @@ function times(ratio) {
  * the side, its `lines` and a marker at the reader's n on them: both of F23's charts, so
  * their n line up.
  * @param {HTMLElement} picture
- * @param {{cls: string, label: string, range: number[], values: number[], format: (v: number) => string,
+ * @param {{cls: string, label: string, title: string, range: number[], values: number[], format: (v: number) => string,
  *   lines: Series[]}} o
  */
-function contextChart(picture, { cls, label, range, values, format, lines }) {
+function contextChart(picture, { cls, label, title, range, values, format, lines }) {
   const frame = chart(picture, {
     width: 420,
-    height: 270,
-    margin: { top: 10, right: NAMES, bottom: 44, left: 50 }, // the axis title 2.5 em under the ticks
+    height: 290,
+    margin: { top: 30, right: NAMES, bottom: 44, left: 50 }, // the axis title 2.5 em under the ticks
     cls,
     label,
+    title, // what is counted up the side: the two charts differ in that only
   });
   const { box, layers } = frame;
   const x = log([2 ** SHORTEST, 2 ** LONGEST], [box.left, box.right]);
@@ -110,6 +111,7 @@ export default function (el, _head, article) {
       zh: "字节数随上下文长度变化，两条轴都是对数刻度",
       en: "Bytes against context length, both axes logarithmic",
     }),
+    title: t({ zh: "字节", en: "bytes" }),
     range: BYTES,
     values: [2 ** 10, 2 ** 20, 2 ** 30, 2 ** 40],
     format: (b) => size(b, 0),
@@ -206,6 +208,7 @@ function operations(picture, model, THOUSAND) {
       zh: "一层的乘加次数随上下文长度变化：投影与 n² 部分在 n = 2·d_model 处相交，两条轴都是对数刻度",
       en: "Multiply-adds of one layer against context length: projections and the n² part cross at n = 2·d_model, both axes logarithmic",
     }),
+    title: t({ zh: "一层的乘加次数", en: "multiply-adds, one layer" }),
     range: COUNTS,
     values: [1e3, 1e6, 1e9, 1e12],
     format: power,

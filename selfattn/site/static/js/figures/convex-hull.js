@@ -2,7 +2,8 @@
 // its track) up to 12. The weights stay positive and sum to one, so the output (purple) is a
 // convex mix of the values: it closes in on cat's value and never leaves their polygon.
 // Stacking layers of attention alone (each passing its outputs on as the next one's inputs
-// and values) nests a polygon inside the last, until the six tokens are one point.
+// and values) nests a polygon inside the last, drawn as nested fills on a plane zoomed to the
+// values' polygon, each named with its span, until the six tokens are one point.
 
 import { softmaxRow, spread, stackedAlone, weightedSum } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
@@ -12,8 +13,8 @@ import { choices } from "../kit/controls.js";
 import { svg } from "../kit/dom.js";
 import { fixed, percent, vector, weight } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
-import { setHtml } from "../kit/notation.js";
-import { around, arrow, makePlane, untangle } from "../kit/plane.js";
+import { setSvg } from "../kit/notation.js";
+import { around, arrow, makePlane, named, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { convexHull, point, polygon, reshape, valueArrows } from "../weighted-sum.js";
 
@@ -31,11 +32,11 @@ export default function (el, head, article) {
   const { R, V } = head.run();
   const root2 = Math.sqrt(head.d);
   const hull = convexHull(V);
-  const { picture, controls, readouts, note } = stage(el);
+  const { picture, controls, readouts } = stage(el);
 
   const plane = makePlane({
-    zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
-    ...around(V, { pad: 0.35 }),
+    zoom: 3, // the polygon spans two units: drawn 3× the world scale, and says so
+    ...around(V, { pad: 0.3 }),
     unit: 150,
     label: t({ zh: "值向量围成的多边形，和 it 的输出", en: "The polygon of the values, and the output of it" }),
   });
@@ -47,12 +48,25 @@ export default function (el, head, article) {
   const dots = tokens.map(() => svg("circle", { r: 3, class: "layer-dot" }, plane.layers.under));
   const path = arrow(plane, { cls: "output thin" });
   const output = point(plane, { label: "out" });
+  // each polygon named with its span, on its right-most corner (the collapsed ones at their point)
+  const spreadLabel = (/** @type {string} */ cls) => svg("text", { class: `label spread ${cls}` }, plane.layers.labels);
+  const valuesLabel = spreadLabel("value");
+  const layerLabels = LAYERS.map((k) => spreadLabel(`output layer-${k}`));
+  const rightmost = (/** @type {number[][]} */ pts) => pts.reduce((a, b) => (b[0] > a[0] ? b : a));
+  const at = (/** @type {SVGTextElement} */ label, /** @type {number[]} */ p) => {
+    named(label, [plane.sx(p[0]), plane.sy(p[1])]);
+    label.setAttribute("x", String(plane.sx(p[0]) + 10));
+    label.setAttribute("y", String(plane.sy(p[1]) + 4));
+  };
 
   const bars = makeBars(picture, {
     labels: tokens,
     domain: [Math.min(LOW, ...R[it]), HIGH + 2.5], // room over 12 for its number under the title
     name: "raw",
-    height: 180,
+    // beside the plane (wide pages) as tall as it; under it on a phone, short enough that both,
+    // the controls and the caption fit one screen
+    height: matchMedia("(max-width: 1099px)").matches ? 230 : 340,
+    width: 300,
     reference: true,
     ticks: [0, 4, 8, 12],
     title: t({
@@ -105,14 +119,6 @@ export default function (el, head, article) {
     },
     { key: "output" },
   );
-  note(
-    t({
-      zh: `拖 cat 柱顶的圆点（或用方向键），最高到 ${fixed(HIGH)}；虚线是正文说的 ${fixed(NAMED)}。`,
-      en: `Drag cat's knob (or use the arrow keys) up to ${fixed(HIGH)}; the dashed line is the text's ${fixed(NAMED)}.`,
-    }),
-  );
-  const stackNote = note("");
-
   const fig = figure(el, {
     state: { raw: R[it][cat], layers: 1 },
     clamp: (s) => ({
@@ -140,16 +146,20 @@ export default function (el, head, article) {
         dots[i].setAttribute("cy", String(plane.sy(b)));
       });
       layerChoice.show(String(layers));
+      // the span of each polygon shown: the values' by its right-most corner; a layer's by its
+      // own, and the layers past the first, a point by now, only the deepest
       const [values, ...deeper] = [spread(V), ...stack.map(spread)].map((x) => weight(x, 2));
-      const zh = deeper.map((w, k) => `第 ${k + 1} 层 ${w}`).join("，");
-      const en = deeper.map((w, k) => `layer ${k + 1} ${w}`).join(", ");
-      setHtml(
-        stackNote,
-        t({
-          zh: `六个点的跨度：值向量 ${values}，${zh}。`,
-          en: `The six points span: values ${values}, ${en}.`,
-        }),
-      );
+      setSvg(valuesLabel, t({ zh: `值向量，跨度 ${values}`, en: `values, span ${values}` }));
+      // on the middle of the polygon's right-hand edge, clear of cat's corner where the output sits
+      const [a, b] = [...hull].sort((p, q) => q[0] - p[0]);
+      at(valuesLabel, [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]);
+      layerLabels.forEach((label, k) => {
+        const shown = k === 0 ? layers >= 1 : k === layers - 1;
+        label.style.display = shown ? "" : "none";
+        if (!shown) return;
+        setSvg(label, t({ zh: `第 ${k + 1} 层，${deeper[k]}`, en: `layer ${k + 1}, ${deeper[k]}` }));
+        at(label, rightmost(stack[k]));
+      });
       untangle(plane);
       const gap = Math.hypot(o[0] - V[cat][0], o[1] - V[cat][1]) / Math.hypot(...V[cat]);
       out.show({

@@ -67,7 +67,8 @@ export default function (el, head, article) {
     labels: seen,
     domain: [0, Math.ceil(top * 10) / 10],
     name: "w",
-    height: 170, // short, so the plane, the row and both sliders fit a phone's screen
+    kind: "weights", // how much of each value row it takes: the value hue
+    height: 170, // short, so the plane, the row and both sliders fit a phone's screen (and 1280 × 800)
     ticks: [0, 0.2, 0.4],
     title: t({ zh: "it 这一行的权重（淡色：不转）", en: "Row it's weights (pale: no turn)" }),
     label: t({

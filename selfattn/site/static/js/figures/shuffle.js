@@ -42,7 +42,7 @@ export default function (el, head) {
   const { W, V, out } = head.run();
   const w = W[it];
   const original = stepsInOrder(w, V, reading)[n - 1][1];
-  const { picture, controls, readouts, note } = stage(el);
+  const { picture, controls, readouts } = stage(el);
 
   const plane = makePlane({
     zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
@@ -61,7 +61,10 @@ export default function (el, head) {
     labels: tokens,
     domain: [0, Math.max(...w) * 1.15],
     name: "bar",
-    height: 180,
+    kind: "weights", // how much of each value is taken: the value hue
+    // about as tall as the plane for its width, so the two share one height with no hole
+    width: 320,
+    height: 280,
     title: t({ zh: "it 的权重，按相加的顺序", en: "weights of it, in the order they are added" }),
     label: t({ zh: "it 这一行的权重，按阅读顺序排列", en: "The weights in the row of it, in reading order" }),
   });
@@ -83,13 +86,6 @@ export default function (el, head) {
     { key: "output" },
   );
   const exact = /** @type {HTMLElement} */ (el.querySelector("[data-readout=output]"));
-  note(
-    t({
-      zh: "若有移动，也只在第 16 位小数：那是浮点舍入，取决于加法的先后，不是注意力。",
-      en: "Any movement is in the 16th decimal: floating-point rounding, which depends on the order of the additions, not attention.",
-    }),
-  );
-
   const fig = figure(el, {
     state: { order: reading },
     // anything that is not a permutation of the six keys leaves the order as it was

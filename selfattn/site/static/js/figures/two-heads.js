@@ -42,6 +42,7 @@ export default function (el, head, _article, _training, _task, heads) {
       labels: read,
       domain: [0, 1],
       name: `h${h + 1}`,
+      kind: "weights", // how much of each value the head takes: the value hue
       height: 150,
       width: BAR_WIDTH,
       title: t(
