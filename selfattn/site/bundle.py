@@ -47,9 +47,10 @@ def quiet(body: str) -> str:
     weight, indentation another 6 %.
 
     Only lines that are nothing but a comment go, with comments after the code of a line;
-    indentation and those comments go only from lines that start outside a template literal (where it is the literal's text), never inside one (a
-    backtick count kept over the code, inline `/* … */` left out of it). A body whose
-    backticks do not pair, or a block comment that ends in code, leaves the module whole.
+    indentation and those comments go only from lines that start outside a template literal
+    (where it is the literal's text), never inside one (a backtick count kept over the code,
+    inline `/* … */` left out of it). A body whose backticks do not pair, or a block comment
+    that ends in code, leaves the module whole.
     """
     kept, ticks, block = [], 0, False
     for line in body.split("\n"):

@@ -127,7 +127,10 @@ def test_the_page_reads_the_numbers_the_article_picks_from_python(real_pages):
         ("/* a\n */ const b = 2;", "/* a\n */ const b = 2;"),  # code after a block: left whole
         ("if (a) {\n  f(`\n  x`);\n  // gone\n}", "if (a) {\nf(`\n  x`);\n}"),  # a literal's own
         ('a(); // gone\nb("x // kept"); // it\'s kept', 'a();\nb("x // kept"); // it\'s kept'),
-        ("t = `a`; // kept: a backtick\nu = `\n  v // text`;", "t = `a`; // kept: a backtick\nu = `\n  v // text`;"),
+        (
+            "t = `a`; // kept: a backtick\nu = `\n  v // text`;",
+            "t = `a`; // kept: a backtick\nu = `\n  v // text`;",
+        ),
         ("const t = `;\n// an unpaired backtick", "const t = `;\n// an unpaired backtick"),
     ],
 )
