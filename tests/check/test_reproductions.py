@@ -167,7 +167,15 @@ def test_a_reproduction_on_other_inputs_fails_the_judge(file: str, written: Writ
     """The seed + 1 mutation: the same reproduction drawing x from the next seed still prints
     a row unlike its expected one, but not the row expected on its own x."""
     skip_missing(file)
-    report = check(load(file), timeout=timeout(file), budget=TEST_BUDGET, args=ARGS.get(file))
+    # in this process: `written` records what the report's writer writes, by a patch a
+    # child would not see
+    report = check(
+        load(file),
+        timeout=timeout(file),
+        budget=TEST_BUDGET,
+        args=ARGS.get(file),
+        in_process=True,
+    )
     finding = next(f for f in report.errors if "# expected (" in f.repro)
     source = finding.repro
     scope: dict[str, Any] = {}
