@@ -26,7 +26,7 @@ def test_f01_slider_installs_the_matrices_one_by_one(en_at_start):
     slider = "#install input[type=range]"
     # the line reads x and the arrow installed last, by its formula
     made = "#install .readout:has([data-readout=made]) dt"
-    assert readouts(page, "install")["made"] == "—"
+    assert readouts(page, "install")["made"] == "not installed"
     for k, W in enumerate((HEAD.W_Q, HEAD.W_K, HEAD.W_V), start=1):
         press(page, slider, "ArrowRight")
         got = readouts(page, "install")
