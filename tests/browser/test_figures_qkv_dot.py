@@ -88,9 +88,9 @@ def test_f04_mixing_merges_both_directions(en_at_start, mix):
 
 def test_f04_keyboard_reaches_both_ends(en_at_start):
     page = en_at_start.page
-    press(page, "#two-maps input[type=range]", "End")
+    press(page, "#two-maps .handle", "End")
     assert readouts(page, "two-maps") == {"cat.ate": "1.64", "ate.cat": "1.64"}  # raw, as the prose
-    press(page, "#two-maps input[type=range]", "Home")
+    press(page, "#two-maps .handle", "Home")
     assert readouts(page, "two-maps") == {"cat.ate": "0.72", "ate.cat": "−0.45"}
 
 
