@@ -126,7 +126,7 @@ def test_f06_rows_of_bars(en_at_start):
 
 def test_f07_and_overtakes_cat_at_four_point_four(en_at_start):
     page = en_at_start.page
-    slider = "#long-key input[type=range]"
+    slider = "#long-key .handle"
     press(page, slider, "ArrowRight", 33)  # 1.0 + 33 × 0.1 = 4.3
     assert state(page, "long-key")["f"] == pytest.approx(4.3)
     assert readouts(page, "long-key")["winner"] == "cat"
