@@ -17,7 +17,6 @@ import json
 import math
 from collections.abc import Iterator
 
-import numpy as np
 import pytest
 
 from selfattn.head import load_head

@@ -62,8 +62,11 @@ export default function (el, head) {
   const { box, layers } = frame;
   // hung from the top by its own size: a wide chart drawn small on a phone would clip a title
   // set at a fixed height in user units
-  title(frame, t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }), 0)
-    .setAttribute("dy", "1em");
+  title(
+    frame,
+    t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),
+    0,
+  ).setAttribute("dy", "1em");
   const flat = shadows.flat();
   const y = linear([Math.min(0, ...flat), Math.max(0, ...flat)], [box.bottom - 18, box.top]);
   axis(frame, y, { side: "left", values: ticks(y.domain[0], y.domain[1], 3) });

@@ -81,8 +81,7 @@ export default function (el, head) {
     page: 0.1,
     cls: "key",
     toPoint: (mix) => [from[0] + road[0] * mix, from[1] + road[1] * mix],
-    fromPoint: ([a, b]) =>
-      ((a - from[0]) * road[0] + (b - from[1]) * road[1]) / (road[0] ** 2 + road[1] ** 2),
+    fromPoint: ([a, b]) => ((a - from[0]) * road[0] + (b - from[1]) * road[1]) / (road[0] ** 2 + road[1] ** 2),
     get: () => fig.state.mix,
     onMove: (mix) => fig.set({ mix: Math.round(mix * 100) / 100 }),
   });
