@@ -17,7 +17,6 @@ import json
 import math
 from collections.abc import Iterator
 
-import numpy as np
 import pytest
 
 from selfattn.head import load_head
@@ -41,8 +40,8 @@ IT, CAT = HEAD.index("it"), HEAD.index("cat")
 RUN = HEAD.run()
 X_IT = HEAD.X[IT].tolist()  # drag-input's start: the input of `it`
 Q_IT = (HEAD.X[IT] @ HEAD.W_Q).tolist()  # shadow's start: the query of `it`
-# drag-input lets the input go as far from the origin as the longest embedding, to the half unit
-F02_REACH = math.ceil(max(np.linalg.norm(x) for x in HEAD.X) * 2) / 2
+# drag-input lets the input go as far as one unit straight up from `it`, to the quarter unit
+F02_REACH = math.ceil(math.hypot(X_IT[0], X_IT[1] + 1) * 4) / 4
 # [NaN, 1e9]: NaN falls back to the start's coordinate, then the point is pulled in to reach
 F02_FAR = [c * F02_REACH / math.hypot(X_IT[0], 1e9) for c in (X_IT[0], 1e9)]
 ALL_BUGS = {"multiply": True, "noPositions": False, "noSqrt": True, "longKey": True}

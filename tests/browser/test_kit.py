@@ -124,10 +124,10 @@ def test_a_refused_order_keeps_the_one_before_it(page):
     assert state(page, "shuffle") == {"order": [0, 1, 2, 3, 4, 5]}
 
 
-# shadow's key name, at 390 px, cannot stand beside its short key (the shadow band, the bracket
-# and the angle crowd it): where it stands, its leader back to the key's tip. Distances in
-# screen px: from the name's box to the tip, from the leader's end to the tip, from the
-# leader's start to the name's box.
+# shadow's key name, at 390 px with the query low and left, cannot stand beside its short key
+# (the shadow band, the bracket and the angle crowd it): where it stands, its leader back to
+# the key's tip. Distances in screen px: from the name's box to the tip, from the leader's end
+# to the tip, from the leader's start to the name's box.
 NAME_AND_LEADER = """
 const plane = () => document.querySelector('#shadow svg.plane');
 const name = () => plane().querySelector('g.labels text.label.key');
@@ -169,6 +169,8 @@ PUT_BACK = f"""([dx, dy]) => {{
 
 
 def test_a_name_set_far_from_its_arrow_has_a_leader_from_its_box_to_the_tip(page):
+    # a query low and left of the key: its drop, band and angle crowd the key's name off
+    set_state(page, "shadow", {"q": [-0.8, 0.4]})
     far = page.evaluate(LEADER)
     assert far["gap"] > 20, far  # farther than an em: the case a leader is for
     assert far["toTip"] < 6, far  # the leader ends at the tip it names, a few px short

@@ -17,8 +17,10 @@ const MATRICES = [
 
 export default function (el, head) {
   const start = head.X[head.index("it")];
-  // the input may go as far from the origin as the longest embedding, in any direction
-  const reach = Math.ceil(Math.max(...head.X.map((x) => Math.hypot(...x))) * 2) / 2;
+  // the input may go as far as the prose's nudge takes it (one unit straight up), to the
+  // quarter unit, in any direction: the longest embedding's reach would put the query's rim
+  // near ±5 and shrink every arrow to a third of the plane
+  const reach = Math.ceil(Math.hypot(start[0], start[1] + 1) * 4) / 4;
   const rim = ring(reach);
   const maps = MATRICES.map(
     ([, , W]) =>

@@ -20,8 +20,11 @@ export default function (el, head) {
   const made = [Q[it], K[it], V[it]];
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
-    ...around([x, ...made], { pad: 0.45 }),
+    // the four arrows span about three units: at the world scale they would be a small knot
+    // in a wide grid, so the plane draws them twice as large and says so
+    ...around([x, ...made], { pad: 0.35 }),
     unit: 110,
+    zoom: 2,
     label: t({ zh: "it 的输入和它的查询、键、值", en: "The input of it, and its query, key and value" }),
   });
   picture.append(plane.root);
@@ -53,7 +56,9 @@ export default function (el, head) {
       untangle(plane);
       clearTicks(plane, [x, ...made.slice(0, n)]);
       out.label("made", formula(Math.max(n - 1, 0)));
-      out.show({ x: vector(x), made: n ? vector(made[n - 1]) : "—" });
+      // before any matrix, the line names the first to come (never a bare dash, which reads as
+      // a minus sign)
+      out.show({ x: vector(x), made: n ? vector(made[n - 1]) : t({ zh: "未装上", en: "not installed" }) });
     },
   });
 }

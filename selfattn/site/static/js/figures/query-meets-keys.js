@@ -5,7 +5,7 @@
 import { argmax } from "../attention.js";
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
-import { axis, chart, linear, ticks } from "../kit/chart.js";
+import { axis, chart, linear, ticks, title } from "../kit/chart.js";
 import { stepper, tokenIndex } from "../kit/controls.js";
 import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
@@ -33,7 +33,6 @@ export default function (el, head) {
   // the keys' names stand past their tips, near the origin: room for them right of the axis
   const names = K.map(([x, y]) => [x + 0.4 * Math.sign(x), y]);
   const plane = makePlane({
-    zoom: 1.25, // labels crowd at the world scale: drawn 1.25× it, and says so
     ...around([...Q, ...K, ...feet, ...names], { pad: 0.35, step: 0.25 }),
     unit: 100,
     label: t({
@@ -48,20 +47,28 @@ export default function (el, head) {
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    // tall enough that a row's rectangles read as areas beside the plane on a wide screen
-    // (at 150 the tallest of this row stood 25 px), short enough that the figure fits a phone
-    height: 200,
+    // wide and low, so that beside the plane the two parts share a height of about 300 px
+    // (the figure, its question and its caption fit a laptop screen), and on a phone the
+    // rectangles still stand about 130 px tall
+    width: 560,
+    height: 210,
     cls: "areas",
-    margin: { top: 42, bottom: 24, left: 34, right: 8 },
-    title: t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),
+    margin: { top: 58, bottom: 8, left: 34, right: 8 }, // the title and a top number, at a phone's scale
     label: t({
       zh: "每个分数画成矩形：高是影子，宽是键长，面积是分数",
       en: "Each score as a rectangle: the shadow tall, the key's length wide, the score its area",
     }),
   });
   const { box, layers } = frame;
+  // hung from the top by its own size: a wide chart drawn small on a phone would clip a title
+  // set at a fixed height in user units
+  title(
+    frame,
+    t({ zh: "高 = 影子，宽 = 键长，面积 = 分数", en: "height = shadow, width = key length, area = score" }),
+    0,
+  ).setAttribute("dy", "1em");
   const flat = shadows.flat();
-  const y = linear([Math.min(0, ...flat), Math.max(0, ...flat)], [box.bottom - 16, box.top]);
+  const y = linear([Math.min(0, ...flat), Math.max(0, ...flat)], [box.bottom - 18, box.top]);
   axis(frame, y, { side: "left", values: ticks(y.domain[0], y.domain[1], 3) });
   // pixels per unit of key length, with a floor under the narrowest so every name fits
   const room = box.right - box.left - GAP * (tokens.length - 1);
@@ -92,8 +99,10 @@ export default function (el, head) {
     // the width is the key: its length laid along the baseline in the key's colour
     svg("line", { x1: mid - w / 2, x2: mid + w / 2, y1: zero, y2: zero, class: "key-width" }, layers.marks);
     const value = svg("text", { x: mid, class: "bar-value", "data-readout": `score.${name}` }, layers.labels);
-    setSvg(svg("text", { x: mid, y: frame.height - 8, class: "bar-label key-name" }, layers.labels), name);
-    return { wash, rect, value };
+    // the key's name sits on the baseline's far side from its rectangle (draw moves it)
+    const label = svg("text", { x: mid, class: "bar-label key-name" }, layers.labels);
+    setSvg(label, name);
+    return { wash, rect, value, label };
   });
 
   const step = stepper(controls, {
@@ -123,12 +132,16 @@ export default function (el, head) {
         const s = shadows[token][j],
           a = y(Math.max(0, s)),
           c = y(Math.min(0, s));
-        const { wash, rect, value } = areas[j];
+        const { wash, rect, value, label } = areas[j];
+        // in em, so the gap holds at a phone's scale as well as a laptop's
+        label.setAttribute("y", String(zero));
+        label.setAttribute("dy", s >= 0 ? "1.15em" : "-0.45em");
         rect.setAttribute("y", String(a));
         rect.setAttribute("height", String(Math.max(0.5, c - a)));
         rect.setAttribute("class", `area ${s >= 0 ? "pos" : "neg"}${j === best ? " win" : ""}`);
         wash.style.display = j === best ? "" : "none";
-        value.setAttribute("y", String(s >= 0 ? a - 5 : c + 13));
+        value.setAttribute("y", String(s >= 0 ? a : c));
+        value.setAttribute("dy", s >= 0 ? "-0.4em" : "1.1em");
         value.classList.toggle("win", j === best);
         setSvg(value, fixed(row[j]));
       });

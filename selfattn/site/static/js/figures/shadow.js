@@ -104,10 +104,13 @@ export default function (el, head) {
         "d",
         `M ${ax - ox / 2} ${ay - oy / 2} L ${ax} ${ay} L ${bx} ${by} L ${bx - ox / 2} ${by - oy / 2}`,
       );
-      // both measures beyond the bracket; the length's label keeps clear of the shadow's
-      const middle = along / length / 2;
-      place(shadowLabel.text, middle, away, 28);
-      place(lengthLabel.text, middle < 0.45 ? 0.8 : 0.15, away, 28);
+      // the shadow's number sits at the band's far end, just off it: where the shadow stops
+      // is what it measures; the length's beyond the bracket, away from that end
+      const foot = along / length;
+      place(shadowLabel.text, foot, away, 26);
+      // untangle looks for the free spot nearest the band's end, not nearest this first guess
+      shadowLabel.text.dataset.at = `${plane.sx(key[0] * foot)},${plane.sy(key[1] * foot)}`;
+      place(lengthLabel.text, foot > 0.5 ? 0.2 : 0.8, away, 30);
       shadowLabel.text.style.display = Math.abs(along) * plane.unit < 8 ? "none" : "";
       shadowLabel.number.textContent = fixed(along);
       lengthLabel.number.textContent = fixed(length);

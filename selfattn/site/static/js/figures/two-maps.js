@@ -5,8 +5,9 @@ import { dot, mixMatrices, times } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
-import { slider } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
+import { valueHandle } from "../kit/handles.js";
 import { around, arrow, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
@@ -31,11 +32,25 @@ export default function (el, head) {
   const ends = [keysAt(0), keysAt(1)];
   const { picture, controls } = stage(el);
   const plane = makePlane({
-    ...around([...Object.values(q), ...ends.flatMap(Object.values)], { pad: 0.9 }),
+    ...around([...Object.values(q), ...ends.flatMap(Object.values)], { pad: 0.6 }),
     unit: 100,
     label: t({ zh: "cat 和 ate 的查询与键", en: "The queries and keys of cat and ate" }),
   });
   picture.append(plane.root);
+  // each key's road from its own map to the query's: the mix slides it along a straight line
+  for (const w of words)
+    svg(
+      "line",
+      {
+        class: "road key",
+        "data-token": w,
+        x1: plane.sx(ends[0][w][0]),
+        y1: plane.sy(ends[0][w][1]),
+        x2: plane.sx(ends[1][w][0]),
+        y2: plane.sy(ends[1][w][1]),
+      },
+      plane.layers.under,
+    );
   const arrows = words.flatMap((w) =>
     [
       ["query", "q"],
@@ -46,25 +61,38 @@ export default function (el, head) {
   const bars = makeBars(picture, {
     labels: PAIRS.map(([a, b]) => `q_${a}·k_${b}`),
     names: PAIRS.map((pair) => pair.join(".")),
-    height: 170,
+    // two bars about as tall as the plane beside them (its data is near square), and not a
+    // tower when stacked under it on a phone
+    width: 340,
+    height: 280,
     domain: [Math.min(0, ...extremes), Math.max(0, ...extremes)],
-    title: t({ zh: "原始分 = q·k", en: "raw score = q·k" }),
+    title: t({ zh: "原始分 q·k", en: "raw score q·k" }),
     label: t({ zh: "两个方向的原始分", en: "The raw score in each direction" }),
   });
-  const mixer = slider(controls, {
+  // the mix is dragged on the plane: cat's key tip slides along its road (a press anywhere on
+  // the road's line lands on the nearest point); the arrow keys, Home and End step it
+  const [from, to] = [ends[0].cat, ends[1].cat].map(([a, b]) => [plane.sx(a), plane.sy(b)]);
+  const road = [to[0] - from[0], to[1] - from[1]];
+  const mixer = valueHandle(plane.root, {
     label: t({ zh: "W_K 里混入的 W_Q", en: "W_Q mixed into W_K" }),
     min: 0,
     max: 1,
     step: 0.01,
-    name: "mix",
-    onInput: (mix) => fig.set({ mix }),
+    page: 0.1,
+    cls: "key",
+    toPoint: (mix) => [from[0] + road[0] * mix, from[1] + road[1] * mix],
+    fromPoint: ([a, b]) => ((a - from[0]) * road[0] + (b - from[1]) * road[1]) / (road[0] ** 2 + road[1] ** 2),
+    get: () => fig.state.mix,
+    onMove: (mix) => fig.set({ mix: Math.round(mix * 100) / 100 }),
   });
+  plane.layers.handles.append(mixer.el);
+  controls.remove(); // the key's tip on the plane is the control
 
   const fig = figure(el, {
     state: { mix: 0 },
     clamp: (s) => ({ mix: Math.round(clampNumber(s.mix, 0, 1, 0) * 100) / 100 }),
     draw({ mix }) {
-      mixer.show(mix, `${Math.round(mix * 100)}%`);
+      mixer.place(mix, t({ zh: `混入 ${Math.round(mix * 100)}%`, en: `${Math.round(mix * 100)}% mixed` }));
       const k = keysAt(mix);
       for (const { w, name, drawn } of arrows) {
         // fully mixed, a word's key lies on its query: one arrow, one label for both, on the

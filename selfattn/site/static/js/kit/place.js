@@ -274,6 +274,9 @@ function leaderOf(b, at, em, half) {
     uy = (at.y - y) / length;
   const off = CLEAR + half + 1,
     short = 0.2 * em;
+  // a leader shorter than an em reads as a minus sign beside its name ("q_it –"): the name
+  // is near enough without one
+  if (length - off - short < em) return null;
   return { x1: x + ux * off, y1: y + uy * off, x2: at.x - ux * short, y2: at.y - uy * short, half };
 }
 
