@@ -161,10 +161,11 @@ export function makeGrid(
             m = mark(i, j) ?? {},
             off = (m.masked ?? null) !== null && !m.leak;
           const side = shown(i, j) && !off ? Math.max(1.5, sideOf(v)) : 0;
-          // the tint's depth: a sequential scale of the weight, 0 clear and `scale` deepest
+          // the tint's depth: a sequential scale of the weight, 0 clear and `scale` deepest; by
+          // its square root, as the square's side, so 0.08 and 0.45 differ at a glance
           tint.style.display = kind === "weights" && side ? "" : "none";
           if (kind === "weights")
-            tint.setAttribute("fill-opacity", (0.06 + 0.5 * Math.min(1, Math.abs(v) / scale)).toFixed(3));
+            tint.setAttribute("fill-opacity", (0.05 + 0.6 * Math.sqrt(Math.min(1, Math.abs(v) / scale))).toFixed(3));
           square.setAttribute("x", String(-side / 2));
           square.setAttribute("y", String(-side / 2 - lift));
           square.setAttribute("width", String(side));
