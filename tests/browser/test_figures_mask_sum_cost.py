@@ -531,9 +531,12 @@ def test_F25_switching_the_mask_fills_the_triangle(page):
     for causal in (True, False):
         W = (CAUSAL if causal else OPEN)["W"]
         r = readouts(page, "attention-map")
-        for i, q in enumerate(TOKENS):
-            for j, k in enumerate(TOKENS):
-                assert r[f"W.{q}.{k}"] == cell_weight(W[i, j]), (causal, q, k)
+        # row it prints its weights; every other cell shows its number under the pointer only
+        for j, k in enumerate(TOKENS):
+            assert r[f"W.it.{k}"] == cell_weight(W[IT, j]), (causal, k)
+        assert not any(name.startswith("W.ran.") for name in r)
+        page.hover("#attention-map .cell[data-row=ran][data-column=cat]")
+        assert page.text_content("#attention-map .pointer-value") == cell_weight(W[N - 1, CAT])
         assert r["masked"] == str(int(causal_mask(N).sum()) if causal else 0)
         assert page.locator("#attention-map .cell.masked").count() == (15 if causal else 0)
         # what the mask leaves is written in each masked cell's small box: an exact 0
