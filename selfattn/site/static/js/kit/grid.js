@@ -134,6 +134,19 @@ export function makeGrid(
   return {
     root,
     /**
+     * Call `pick(i)` when the reader clicks or taps row i (a cell of it or its label): the
+     * matrix is its own control, beside the figure's button or stepper for the keyboard.
+     * @param {(i: number) => void} pick
+     */
+    onRow(pick) {
+      root.classList.add("pickable");
+      root.addEventListener("click", (e) => {
+        const hit = e.target instanceof Element ? e.target.closest(".cell, .grid-label.row") : null;
+        const i = hit ? (cells.flat().find((c) => c.g === hit)?.i ?? rowLabels.indexOf(/** @type {any} */ (hit))) : -1;
+        if (i >= 0) pick(i);
+      });
+    },
+    /**
      * @param {number[][]} values
      * @param {{row?: number, win?: number[]|null, mark?: (i: number, j: number) => CellMark|null,
      *   numbers?: (i: number, j: number) => boolean, format?: (v: number) => string, transposed?: boolean,
