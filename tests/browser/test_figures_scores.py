@@ -247,6 +247,13 @@ def test_f09_steps_down_every_row(en_at_start):
     assert min(spreads, key=spreads.get) == "the"  # row `the` is the flat one
 
 
+def test_f09_clicking_a_row_walks_to_it(en_at_start):
+    page = en_at_start.page
+    click(page, "#walk-rows .cell[data-row=it][data-column=ran]")
+    assert state(page, "walk-rows")["row"] == IT
+    assert side(page, "walk-rows")["top"] == "cat"
+
+
 def test_f09_previous_row_by_keyboard(en_at_start):
     page = en_at_start.page
     press(page, "#walk-rows .step-prev", "Enter", 2)
