@@ -71,14 +71,14 @@ def page(browser, site_url):
 def test_F17_masks_row_by_row_and_counts_36_15_21(page):
     set_state(page, "remove-future", {"rows": 0})
     S = OPEN["S"]
-    cells = readouts(page, "remove-future")
-    for i, q in enumerate(TOKENS):
-        for j, k in enumerate(TOKENS):
-            assert cells[f"S.{q}.{k}"] == fixed(S[i, j]), (q, k)
     future = causal_mask(N)
     for done in range(1, N + 1):
         press(page, "#remove-future button[name=next]", "Enter")
         r = readouts(page, "remove-future")
+        # the row just masked prints its scores, the discarded ones struck
+        q = TOKENS[done - 1]
+        for j, k in enumerate(TOKENS):
+            assert r[f"S.{q}.{k}"] == fixed(S[done - 1, j]), (q, k)
         gone = int(future[:done].sum())
         assert state(page, "remove-future") == {"rows": done}
         assert r["discarded"] == grouped(gone)
@@ -96,6 +96,8 @@ def test_F17_masks_row_by_row_and_counts_36_15_21(page):
     assert readouts(page, "remove-future")["discarded"] == grouped(
         cost.causal_discarded(N)
     )  # ran had none
+    click(page, "#remove-future .grid-label.row[data-token=cat]")  # a row masks down to it
+    assert state(page, "remove-future") == {"rows": 2}
 
 
 # -- asking-position: the asking position ----------------------------------------------------------
