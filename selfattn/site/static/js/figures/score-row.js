@@ -19,10 +19,7 @@ export default function (el, head) {
   const bars = makeBars(picture, {
     labels: [...tokens],
     domain,
-    // wide and low: the scores barely go below zero, so the row needs little height, and
-    // the figure with its stepper fits a laptop's screen with room to spare
-    width: 520,
-    height: 230,
+    height: 220,
     name: "score",
     ticks: ticks(domain[0], domain[1], 4),
     title: t({ zh: "查询对六个键的原始分数 q·k", en: "The query's raw score q·k on each key" }),
