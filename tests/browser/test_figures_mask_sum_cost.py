@@ -71,14 +71,14 @@ def page(browser, site_url):
 def test_F17_masks_row_by_row_and_counts_36_15_21(page):
     set_state(page, "remove-future", {"rows": 0})
     S = OPEN["S"]
-    cells = readouts(page, "remove-future")
-    for i, q in enumerate(TOKENS):
-        for j, k in enumerate(TOKENS):
-            assert cells[f"S.{q}.{k}"] == fixed(S[i, j]), (q, k)
     future = causal_mask(N)
     for done in range(1, N + 1):
         press(page, "#remove-future button[name=next]", "Enter")
         r = readouts(page, "remove-future")
+        # the row just masked prints its scores, the discarded ones struck
+        q = TOKENS[done - 1]
+        for j, k in enumerate(TOKENS):
+            assert r[f"S.{q}.{k}"] == fixed(S[done - 1, j]), (q, k)
         gone = int(future[:done].sum())
         assert state(page, "remove-future") == {"rows": done}
         assert r["discarded"] == grouped(gone)
@@ -96,6 +96,8 @@ def test_F17_masks_row_by_row_and_counts_36_15_21(page):
     assert readouts(page, "remove-future")["discarded"] == grouped(
         cost.causal_discarded(N)
     )  # ran had none
+    click(page, "#remove-future .grid-label.row[data-token=cat]")  # a row masks down to it
+    assert state(page, "remove-future") == {"rows": 2}
 
 
 # -- asking-position: the asking position ----------------------------------------------------------
@@ -545,9 +547,12 @@ def test_F25_switching_the_mask_fills_the_triangle(page):
     for causal in (True, False):
         W = (CAUSAL if causal else OPEN)["W"]
         r = readouts(page, "attention-map")
-        for i, q in enumerate(TOKENS):
-            for j, k in enumerate(TOKENS):
-                assert r[f"W.{q}.{k}"] == cell_weight(W[i, j]), (causal, q, k)
+        # row it prints its weights; every other cell shows its number under the pointer only
+        for j, k in enumerate(TOKENS):
+            assert r[f"W.it.{k}"] == cell_weight(W[IT, j]), (causal, k)
+        assert not any(name.startswith("W.ran.") for name in r)
+        page.hover("#attention-map .cell[data-row=ran][data-column=cat]")
+        assert page.text_content("#attention-map .pointer-value") == cell_weight(W[N - 1, CAT])
         assert r["masked"] == str(int(causal_mask(N).sum()) if causal else 0)
         assert page.locator("#attention-map .cell.masked").count() == (15 if causal else 0)
         # what the mask leaves is written in each masked cell's small box: an exact 0
@@ -597,8 +602,10 @@ def f25_expect(bugs: dict[str, bool]) -> dict[str, str]:
     }
     for i, q in enumerate(TOKENS):
         for j, k in enumerate(TOKENS):
-            # a masked cell with no weight is a dashed box holding its 0; a leak prints its weight
-            expect[f"W.{q}.{k}"] = cell_weight(W[i, j])
+            # row it prints its weights; a masked cell with no weight is a dashed box holding
+            # its 0, a leak prints its weight; the rest show theirs under the pointer only
+            if i == IT or j > i:
+                expect[f"W.{q}.{k}"] = cell_weight(W[i, j])
     failing = sum(v == verdict[False] for k, v in expect.items() if k.count(".") == 1)
     expect["failing"] = f"{failing} / 5"
     return expect

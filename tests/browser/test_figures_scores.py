@@ -140,12 +140,12 @@ def test_f08_button_fills_one_row_at_a_time_and_counts_dot_products(en_at_start)
     page = en_at_start.page
     page.emulate_media(reduced_motion="reduce")  # squares land at once
     button = page.locator("#fill-matrix button[name=fill]")
-    assert side(page, "fill-matrix") == {"rows": f"0 / {N}", "dots": "0"}
+    assert side(page, "fill-matrix") == {"dots": "0"}
     assert square_sides(page, "fill-matrix") == {}
     for filled in range(1, N + 1):
         button.click()
         next_frame(page)
-        assert side(page, "fill-matrix") == {"rows": f"{filled} / {N}", "dots": grouped(filled * N)}
+        assert side(page, "fill-matrix") == {"dots": grouped(filled * N)}
         squares = square_sides(page, "fill-matrix")
         assert {q for q, _ in squares} == set(TOKENS[:filled])
         # the row just filled prints its numbers; the rows before it are read by area
@@ -163,6 +163,14 @@ def test_f08_button_fills_one_row_at_a_time_and_counts_dot_products(en_at_start)
     button.click()  # a full matrix starts again
     next_frame(page)
     assert state(page, "fill-matrix") == {"rows": 0}
+
+
+def test_f08_clicking_a_row_fills_the_matrix_down_to_it(en_at_start):
+    page = en_at_start.page
+    click(page, "#fill-matrix .cell[data-row=and][data-column=cat]")
+    assert state(page, "fill-matrix") == {"rows": TOKENS.index("and") + 1}
+    click(page, "#fill-matrix .grid-label.row[data-token=the]")
+    assert state(page, "fill-matrix") == {"rows": 1}
 
 
 def test_f08_keyboard_fills_with_enter_and_space(en_at_start):
@@ -237,6 +245,13 @@ def test_f09_steps_down_every_row(en_at_start):
         click(page, "#walk-rows .step-next")
     assert state(page, "walk-rows")["row"] == 0  # past the last row it wraps to the first
     assert min(spreads, key=spreads.get) == "the"  # row `the` is the flat one
+
+
+def test_f09_clicking_a_row_walks_to_it(en_at_start):
+    page = en_at_start.page
+    click(page, "#walk-rows .cell[data-row=it][data-column=ran]")
+    assert state(page, "walk-rows")["row"] == IT
+    assert side(page, "walk-rows")["top"] == "cat"
 
 
 def test_f09_previous_row_by_keyboard(en_at_start):

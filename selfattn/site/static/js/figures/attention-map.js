@@ -1,17 +1,19 @@
 // F25: the whole attention map, six rows of weights, with the causal mask on or off.
 // With the mask the upper triangle is empty and it gives cat more; without, ran takes a share.
+// Row it prints its weights; every other cell is read by its tint and square (its number
+// under the pointer), so the change the mask makes reads as a shape, not a table.
 
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { toggle } from "../kit/controls.js";
 import { cellWeight } from "../kit/format.js";
-import { gridLegend, weightMap } from "../kit/grid.js";
+import { weightMap } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
   const { tokens } = head;
   const it = head.index("it");
-  const { picture, controls, under, readouts } = stage(el);
+  const { picture, controls, readouts } = stage(el);
   const map = weightMap(
     picture,
     tokens,
@@ -25,17 +27,8 @@ export default function (el, head) {
     name: "causal",
     onChange: (causal) => fig.set({ causal }),
   });
-  const out = readouts(
-    // w(it, cat) and w(it, ran) are printed in their cells
-    { masked: t({ zh: "被遮住的格子", en: "masked cells" }) },
-    { key: "masked" },
-  );
-  under.append(
-    gridLegend([
-      { kind: "weight", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
-      { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
-    ]),
-  );
+  // w(it, cat) and w(it, ran) are printed in row it
+  const out = readouts({ masked: t({ zh: "被遮住的格子", en: "masked cells" }) }, { key: "masked" });
 
   const fig = figure(el, {
     state: { causal: true },
@@ -47,6 +40,7 @@ export default function (el, head) {
       mask.show(causal);
       map.set(W, {
         row: it,
+        numbers: (i, j) => i === it || future(i, j),
         format: cellWeight,
         mark: (i, j) => (future(i, j) ? { masked: "0" } : null),
       });

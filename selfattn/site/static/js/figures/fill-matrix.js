@@ -1,18 +1,19 @@
 // F08: a button fills the score matrix one query's row at a time; each square grows in
 // (area ∝ |score|, filled positive, hollow negative) and the dot products are counted.
+// Clicking a row fills the matrix down to it; the caption says what filled and hollow mean.
 
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
 import { grouped } from "../kit/format.js";
-import { scoreGrid, scoreLegend } from "../kit/grid.js";
+import { scoreGrid } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
   const { tokens } = head,
     n = tokens.length;
   const { S } = head.run();
-  const { picture, controls, under, readouts } = stage(el);
+  const { picture, controls, readouts } = stage(el);
   const grid = scoreGrid(
     picture,
     head,
@@ -23,11 +24,8 @@ export default function (el, head) {
     name: "fill",
     onPress: () => fig.set({ rows: fig.state.rows < n ? fig.state.rows + 1 : 0 }),
   });
-  const out = readouts(
-    { dots: t({ zh: "点积次数", en: "dot products" }), rows: t({ zh: "已填的行", en: "rows filled" }) },
-    { key: "dots" },
-  );
-  under.append(scoreLegend());
+  grid.onRow((i) => fig.set({ rows: i + 1 }));
+  const out = readouts({ dots: t({ zh: "点积次数", en: "dot products" }) }, { key: "dots" });
 
   const fig = figure(el, {
     state: { rows: 0 },
@@ -41,7 +39,7 @@ export default function (el, head) {
           ? t({ zh: `填第 ${rows + 1} 行：${tokens[rows]}`, en: `Fill row ${rows + 1}: ${tokens[rows]}` })
           : t({ zh: "清空，重新填", en: "Empty it and start again" });
       // one dot product per (query, key) pair: a filled row costs one per key
-      out.show({ dots: grouped(rows * n), rows: `${rows} / ${n}` });
+      out.show({ dots: grouped(rows * n) });
     },
   });
 }

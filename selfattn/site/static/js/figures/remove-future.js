@@ -1,12 +1,13 @@
 // F17: take the future away row by row. Every score is computed first; the mask then
 // replaces the ones above the diagonal by −∞, each left as a small dashed box with the
-// score it threw away greyed and struck through, while the counter keeps the tally.
+// score it threw away greyed and struck through (printed in the row just masked, under the
+// pointer elsewhere), while the counter keeps the tally. A click on a row masks down to it.
 
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
 import { grouped } from "../kit/format.js";
-import { gridLegend, makeGrid } from "../kit/grid.js";
+import { scoreGrid } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
@@ -14,19 +15,17 @@ export default function (el, head) {
   const { S } = head.run();
   const n = tokens.length,
     all = n * n;
-  const { picture, controls, under, readouts } = stage(el);
-  const map = makeGrid(picture, {
-    rows: tokens,
-    columns: tokens,
-    name: "S",
-    scale: Math.max(...S.flat().map(Math.abs)),
-    titles: { rows: t({ zh: "查询", en: "queries" }), columns: t({ zh: "键", en: "keys" }) },
-    reference: { value: 1, text: t({ zh: "这个方块 = 1.0", en: "this square = 1.0" }) },
-    label: t({
+  const { picture, controls, readouts } = stage(el);
+  // the same matrix as fill-matrix–transpose, so the mask reads as one change to it
+  const map = scoreGrid(
+    picture,
+    head,
+    t({
       zh: "缩放后的分数矩阵；被掩码丢掉的格子只剩虚线框和 −∞",
       en: "The scaled scores; the ones the mask discards become a dashed box with −∞",
     }),
-  });
+  );
+  map.onRow((i) => fig.set({ rows: i + 1 }));
   const next = button(controls, {
     label: t({ zh: "遮住下一行的未来", en: "Mask the next row" }),
     name: "next",
@@ -44,19 +43,6 @@ export default function (el, head) {
     },
     { key: "discarded" },
   );
-  under.append(
-    gridLegend([
-      { kind: "pos", text: t({ zh: "实心：正分数，面积 ∝ |分数|", en: "filled: positive, area ∝ |score|" }) },
-      { kind: "neg", text: t({ zh: "空心：负分数", en: "hollow: negative" }) },
-      {
-        kind: "masked",
-        text: t({
-          zh: "虚线框：换成了 −∞，划掉的是原来的分数",
-          en: "dashed: set to −∞, the struck number is what it was",
-        }),
-      },
-    ]),
-  );
 
   const fig = figure(el, {
     state: { rows: 0 },
@@ -67,6 +53,7 @@ export default function (el, head) {
       const gone = S.reduce((sum, line, i) => sum + line.filter((_, j) => future(i, j)).length, 0);
       map.set(S, {
         row: done - 1,
+        numbers: (i) => i === done - 1,
         mark: (i, j) => (future(i, j) ? { masked: "−∞", greyed: true } : null),
       });
       next.enable(done < n);

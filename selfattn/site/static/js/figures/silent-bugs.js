@@ -2,7 +2,8 @@
 // catches it, run on the map as it stands. Our toy head has no positional encoding, so
 // that switch starts on; switching it off adds RoPE (q and k at position p turned by p
 // rad), which the head was never fitted with: the note says what that does to w(it, cat).
-// The map stays in view (sticky) while the switches below or beside it change it.
+// From 1100 px the switches and the assertion stand beside the map, so the figure fits a
+// laptop's screen; narrower, the map stays in view (sticky) while the switches change it.
 
 import { assertion } from "../assertion.js";
 import { applyMask, project, softmax, turn, weightedSum } from "../attention.js";
@@ -11,7 +12,7 @@ import { t } from "../i18n.js";
 import { toggle } from "../kit/controls.js";
 import { html } from "../kit/dom.js";
 import { cellWeight, fixed, scientific } from "../kit/format.js";
-import { gridLegend, weightMap } from "../kit/grid.js";
+import { weightMap } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
 const BUGS = ["multiply", "noPositions", "noSqrt", "longKey"];
@@ -78,14 +79,6 @@ export default function (el, head, article) {
     if (hidden > 0 && focused.bottom > over.top && focused.left < over.right && focused.right > over.left)
       window.scrollBy({ top: -hidden, behavior: "instant" });
   });
-  under.append(
-    gridLegend([
-      { kind: "weight", text: t({ zh: "面积 ∝ 权重", en: "area ∝ weight" }) },
-      { kind: "masked", text: t({ zh: "被遮住：权重 0", en: "masked: weight 0" }) },
-      { kind: "leak", text: t({ zh: "红色：被遮住却还有权重", en: "red: masked, yet weighted" }) },
-    ]),
-  );
-
   // what RoPE does to this head, computed, so the note's numbers are the map's
   const catWith = (noPositions) => run(head, { ...START, noPositions }, reading, true, stretch).W[it][cat];
   const turn = it - cat;
@@ -228,6 +221,8 @@ export default function (el, head, article) {
       const future = (i, j) => j > i;
       map.set(W, {
         row: it,
+        // row it and what the mask did print; every other weight is read by its tint
+        numbers: (i, j) => i === it || future(i, j),
         format: cellWeight,
         mark: (i, j) => (future(i, j) ? { masked: "0", leak: W[i][j] > 0 } : null),
       });

@@ -4,14 +4,14 @@
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
-import { scoreGrid, scoreLegend } from "../kit/grid.js";
+import { scoreGrid } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
   const cat = head.index("cat"),
     ate = head.index("ate");
   const { S } = head.run();
-  const { picture, controls, under, readouts } = stage(el);
+  const { picture, controls, readouts } = stage(el);
   const grid = scoreGrid(picture, head, t({ zh: "分数矩阵和它的转置", en: "The score matrix and its transpose" }));
   const flip = button(controls, {
     label: t({ zh: "沿对角线转置", en: "Transpose along the diagonal" }),
@@ -22,7 +22,6 @@ export default function (el, head) {
   // the two scores the prose compares are printed in their ringed cells; the line answers its question
   const out = readouts({ mirror: t({ zh: "沿对角线对称", en: "symmetric about the diagonal" }) }, { key: "mirror" });
   const symmetric = S.every((row, i) => row.every((s, j) => s === S[j][i]));
-  under.append(scoreLegend());
 
   const fig = figure(el, {
     state: { transposed: false },

@@ -1,18 +1,18 @@
 // F09: step down the rows of the score matrix; each row is one query against every key.
-// Row it peaks under cat; row the is nearly flat.
+// Row it peaks under cat; row the is nearly flat. A click on a row walks to it.
 
 import { argmax } from "../attention.js";
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { stepper, tokenIndex } from "../kit/controls.js";
 import { fixed } from "../kit/format.js";
-import { scoreGrid, scoreLegend } from "../kit/grid.js";
+import { scoreGrid } from "../kit/grid.js";
 import { stage } from "../kit/stage.js";
 
 export default function (el, head) {
   const { tokens } = head;
   const { S } = head.run();
-  const { picture, controls, under, readouts } = stage(el);
+  const { picture, controls, readouts } = stage(el);
   const grid = scoreGrid(picture, head, t({ zh: "分数矩阵，逐行查看", en: "The score matrix, one row at a time" }));
   const walk = stepper(controls, {
     label: t({ zh: "查询（行）", en: "Query (row)" }),
@@ -27,7 +27,7 @@ export default function (el, head) {
     },
     { key: "top" },
   );
-  under.append(scoreLegend());
+  grid.onRow((row) => fig.set({ row }));
 
   const fig = figure(el, {
     state: { row: 0 },

@@ -134,6 +134,19 @@ export function makeGrid(
   return {
     root,
     /**
+     * Call `pick(i)` when the reader clicks or taps row i (a cell of it or its label): the
+     * matrix is its own control, beside the figure's button or stepper for the keyboard.
+     * @param {(i: number) => void} pick
+     */
+    onRow(pick) {
+      root.classList.add("pickable");
+      root.addEventListener("click", (e) => {
+        const hit = e.target instanceof Element ? e.target.closest(".cell, .grid-label.row") : null;
+        const i = hit ? (cells.flat().find((c) => c.g === hit)?.i ?? rowLabels.indexOf(/** @type {any} */ (hit))) : -1;
+        if (i >= 0) pick(i);
+      });
+    },
+    /**
      * @param {number[][]} values
      * @param {{row?: number, win?: number[]|null, mark?: (i: number, j: number) => CellMark|null,
      *   numbers?: (i: number, j: number) => boolean, format?: (v: number) => string, transposed?: boolean,
@@ -161,10 +174,11 @@ export function makeGrid(
             m = mark(i, j) ?? {},
             off = (m.masked ?? null) !== null && !m.leak;
           const side = shown(i, j) && !off ? Math.max(1.5, sideOf(v)) : 0;
-          // the tint's depth: a sequential scale of the weight, 0 clear and `scale` deepest
+          // the tint's depth: a sequential scale of the weight, 0 clear and `scale` deepest; by
+          // its square root, as the square's side, so 0.08 and 0.45 differ at a glance
           tint.style.display = kind === "weights" && side ? "" : "none";
           if (kind === "weights")
-            tint.setAttribute("fill-opacity", (0.06 + 0.5 * Math.min(1, Math.abs(v) / scale)).toFixed(3));
+            tint.setAttribute("fill-opacity", (0.05 + 0.6 * Math.sqrt(Math.min(1, Math.abs(v) / scale))).toFixed(3));
           square.setAttribute("x", String(-side / 2));
           square.setAttribute("y", String(-side / 2 - lift));
           square.setAttribute("width", String(side));
