@@ -157,19 +157,7 @@ def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path
     """`out` as an absolute path, once it is known that a build may replace it; else
     OutputRefused saying why. A symlink is followed: the build goes where it points."""
     real = out.expanduser().resolve()
-    here = Path.cwd().resolve()
-    sources = {SITE.parent.resolve(), content.resolve()}
-    if real == here or real in here.parents:
-        raise OutputRefused(f"{out} is the current folder or holds it")
-    if real == Path.home().resolve():
-        raise OutputRefused(f"{out} is the home folder")
-    if len(real.parts) <= 2 or os.path.ismount(real):  # /tmp, /usr; a disk of its own
-        raise OutputRefused(f"{out} is a top-level folder or a mount point")
-    for source in sources:
-        if real == source or real in source.parents:
-            raise OutputRefused(f"{out} holds the article's sources ({source})")
-        if source in real.parents:
-            raise OutputRefused(f"{out} is inside the article's sources ({source})")
+    _never_replaced(out, real, content)
     if real.exists() and not real.is_dir():
         raise OutputRefused(f"{out} exists and is not a folder")
     if real.is_dir() and not force and not (real / MARKER).is_file() and any(real.iterdir()):
@@ -179,6 +167,22 @@ def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path
         )
     real.parent.mkdir(parents=True, exist_ok=True)
     return real
+
+
+def _never_replaced(out: Path, real: Path, content: Path) -> None:
+    """OutputRefused for a folder no build may replace, even with --force."""
+    here = Path.cwd().resolve()
+    if real == here or real in here.parents:
+        raise OutputRefused(f"{out} is the current folder or holds it")
+    if real == Path.home().resolve():
+        raise OutputRefused(f"{out} is the home folder")
+    if len(real.parts) <= 2 or os.path.ismount(real):  # /tmp, /usr; a disk of its own
+        raise OutputRefused(f"{out} is a top-level folder or a mount point")
+    for source in {SITE.parent.resolve(), content.resolve()}:
+        if real == source or real in source.parents:
+            raise OutputRefused(f"{out} holds the article's sources ({source})")
+        if source in real.parents:
+            raise OutputRefused(f"{out} is inside the article's sources ({source})")
 
 
 def _no_link_out_of(folder: Path) -> None:
