@@ -1,6 +1,7 @@
 """Every claim holds with the committed head, and the check can fail."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ import pytest
 from selfattn.attention import softmax
 from selfattn.claims import BY_ID, CLAIMS, failing, row, width_mix
 from selfattn.head import Head, head_from_json, load_head
-from selfattn.site.build import CONTENT
+from selfattn.site.build import CONTENT, figure_label
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +30,12 @@ def test_claim_ids_are_unique():
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=lambda c: c.id)
 def test_claim_belongs_to_a_figure_of_the_article(claim):
+    """A claim names its figure by the label a reader sees (F07), counted from the page order
+    of the figures' slugs, as the builder counts it."""
     captions = json.loads((CONTENT / "figures.json").read_text("utf-8"))
-    assert claim.figure in captions
+    slugs = re.findall(r"\{\{figure ([a-z][a-z0-9-]*)\}\}", (CONTENT / "en.md").read_text("utf-8"))
+    labels = {figure_label(place): slug for place, slug in enumerate(slugs)}
+    assert claim.figure in labels and labels[claim.figure] in captions
 
 
 def test_every_parameter_has_at_most_two_decimals(head):
