@@ -49,8 +49,8 @@ GIVEAWAYS: dict[str, dict[str, list[str]]] = {
     "positions-turn": {"claims": [], "en": ["does not move at all"], "zh": ["纹丝不动"]},
     "two-heads": {
         "claims": ["heads.lost.h1"],
-        "en": ["came through head 1"],
-        "zh": ["都是经头 1 来的"],
+        "en": ["came through head 1", "head 1 gives"],
+        "zh": ["都是经头 1 来的", "头 1 给 cat"],
     },
 }
 SCREENS = {"laptop": (1280, 900), "phone": (390, 844)}
