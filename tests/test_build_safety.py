@@ -125,9 +125,9 @@ def test_an_earlier_build_is_replaced_whole_and_force_replaces_any_folder(tmp_pa
     out = tmp_path / "site"
     sample(out)
     assert (out / builder.MARKER).is_file() and (out / "en" / "index.html").is_file()
-    (out / "stale.txt").write_text("from an earlier build")
-    built = sample(out)  # marked: replaced without asking
-    assert not (out / "stale.txt").exists() and (out / "index.html").is_file()
+    (out / "static" / "stale.js").write_text("from an earlier build")
+    built = sample(out)  # marked: what the build wrote is replaced without asking
+    assert not (out / "static" / "stale.js").exists() and (out / "index.html").is_file()
     assert built.pages == [out / "index.html", out / "en" / "index.html"]
     other = tmp_path / "other"
     other.mkdir()
@@ -135,6 +135,21 @@ def test_an_earlier_build_is_replaced_whole_and_force_replaces_any_folder(tmp_pa
     sample(other, force=True)
     assert not (other / "x.txt").exists() and (other / builder.MARKER).is_file()
     assert leftovers(tmp_path) == []
+
+
+def test_a_name_added_beside_an_earlier_build_is_never_deleted_without_force(tmp_path):
+    """A gh-pages folder: a build, then the user's .git and CNAME beside what it wrote."""
+    out = tmp_path / "site"
+    sample(out)
+    (out / ".git").mkdir()
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/gh-pages\n")
+    (out / "CNAME").write_text("attention.example\n")
+    before = kept(out)
+    with pytest.raises(builder.OutputRefused, match=r"\.git, CNAME, which an earlier build"):
+        sample(out)
+    assert kept(out) == before
+    sample(out, force=True)
+    assert not (out / "CNAME").exists() and (out / builder.MARKER).is_file()
 
 
 def test_a_failed_build_leaves_the_last_one_as_it_was_and_nothing_else(tmp_path):

@@ -167,9 +167,14 @@ def test_the_policy_allows_the_inline_script_and_stylesheet_by_their_hashes_and_
     scripts = re.findall(r"<script>(.*?)</script>", page, flags=re.S)
     styles = re.findall(r"<style>(.*?)</style>", page, flags=re.S)
     assert len(scripts) == 1 and "matchMedia" in scripts[0]
-    assert len(styles) == 1 and "--query" in styles[0] and "#tiled-pass" in styles[0]
+    # the font's rule, then the stylesheet; the policy allows each page's font rule (its
+    # address differs by folder) and the one stylesheet
+    face, sheet = styles
+    assert "@font-face" in face and "--query" in sheet and "#tiled-pass" in sheet
     assert sources("script-src") == allowed(scripts[0])
-    assert sources("style-src") == allowed(styles[0])
+    faces = sorted(allowed(builder.font_face(root))[1] for root in ("./", "../"))
+    assert allowed(face)[1] in faces
+    assert sources("style-src") == [*allowed(sheet), *faces]
     assert "unsafe" not in policy and 'rel="stylesheet"' not in page
     for inlined in (builder.INLINE_SCRIPT, "style.css", "css"):
         assert not (tmp_path / "site" / "static" / inlined).exists(), inlined

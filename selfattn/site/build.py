@@ -150,7 +150,18 @@ def _source(text: str) -> str:
 
 # The file that says a folder was written by a build, and so may be replaced by the next one.
 MARKER = ".selfattn-build"
-MARKER_TEXT = "Written by `selfattn build`: the next build replaces this whole folder.\n"
+MARKER_TEXT = (
+    "Written by `selfattn build`, which wrote the names below; the next build replaces them,\n"
+    "and refuses, without --force, a folder that has gained a name of its own (.git, CNAME).\n"
+)
+
+
+def foreign_names(folder: Path) -> list[str]:
+    """What an earlier build's `folder` holds at its top that the build did not write (the
+    marker lists what it wrote), sorted; every name for a folder with no marker."""
+    marker = folder / MARKER
+    written = set(marker.read_text("utf-8").splitlines()[2:]) if marker.is_file() else set()
+    return sorted(p.name for p in folder.iterdir() if p.name not in written | {MARKER})
 
 
 def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path:
@@ -160,10 +171,13 @@ def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path
     _never_replaced(out, real, content)
     if real.exists() and not real.is_dir():
         raise OutputRefused(f"{out} exists and is not a folder")
-    if real.is_dir() and not force and not (real / MARKER).is_file() and any(real.iterdir()):
+    if real.is_dir() and not force and (added := foreign_names(real)):
+        made = (real / MARKER).is_file()
+        names = ", ".join(added[:5]) + (" …" if len(added) > 5 else "")
         raise OutputRefused(
-            f"{out} is not empty and was not written by `selfattn build` "
-            "(everything in it would be replaced): name a new or empty folder, or pass --force"
+            f"{out} is not empty: it holds {names}, which "
+            + ("an earlier build there did not write" if made else "`selfattn build` did not write")
+            + " (everything in it would be replaced): name a new or empty folder, or pass --force"
         )
     real.parent.mkdir(parents=True, exist_ok=True)
     return real
@@ -505,7 +519,6 @@ def _write(
     # what goes inside the pages is not copied beside them
     inlined = shutil.ignore_patterns(Path(INLINE_SCRIPT).name, "style.css", "css")
     shutil.copytree(STATIC, out / "static", ignore=inlined)
-    (out / MARKER).write_text(MARKER_TEXT, "utf-8")
     pages = []
     firsts, faces = set(), set()
     script, sheet = inline_script(), stylesheet()  # the same inside every page
@@ -551,6 +564,8 @@ def _write(
     if len(firsts) != 1:
         raise BuildError(f"the languages open with different figures: {sorted(firsts)}")
     write_gallery(out, env, head, script, sheet)
+    names = sorted(p.name for p in out.iterdir())
+    (out / MARKER).write_text(MARKER_TEXT + "\n".join(names) + "\n", "utf-8")
     write_chunks(out / "static", list(firsts.pop()))
     # hashed from the text the pages hold, not read again: an edit landing meanwhile would
     # give a policy that refuses this build's inline script until the next one

@@ -107,7 +107,7 @@ export default function (el, head, article) {
     get: () => fig.state.raw,
   });
   const layerChoice = choices(controls, {
-    legend: t({ zh: "只叠注意力层，中间没有 MLP", en: "Layers of attention alone, no MLP between" }),
+    legend: t({ zh: "只叠注意力层，中间没有 MLP", en: "Attention layers, no MLP between" }),
     name: "layers",
     options: LAYERS.map((k) => ({ value: String(k), label: String(k) })),
     onInput: (v) => fig.set({ layers: Number(v) }),
