@@ -44,7 +44,7 @@ def measured(request, browser, site_url) -> Iterator[tuple[int, dict[str, dict]]
         next_frame(page)
         # a figure started only now (when the browser was idle, or once near the screen)
         # puts up its question now: skipped too, or its veiled picture measures 0 wide
-        for skip in page.locator(f"#{figure_id} .predict .skip").all():
+        for skip in page.locator(f"#{figure_id} .predict .skip:visible").all():
             skip.click()
             next_frame(page)
         rows[figure_id] = page.evaluate(AUDIT, figure_id)
