@@ -1,0 +1,118 @@
+"""Screenshots for a figure review (`../shared/REVIEW.md`): every figure at rest and in two more
+states its main control reaches, with its question answered first, as a reader sees it.
+
+`python -m bench.review_shots OUT [slug ...] [--only en-1280-light|zh-390-dark]` builds the
+article, serves it, and writes `OUT/F07-long-key-en-1280-light-1.png` and the like: 1280 × 800
+English in the light theme and 390 × 844 Chinese in the dark theme (really dark: the script
+checks the page's own theme, not only the browser's scheme). Install `fonts-noto-cjk` first so
+the Chinese shots show a reader's fonts. A tool for people, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import threading
+from pathlib import Path
+
+from playwright.sync_api import Page, sync_playwright
+
+from selfattn.site.serve import make_server
+from tests.harness import CHROMIUM, FLAGS
+
+# (language, width, height, theme): the two views REVIEW.md asks for
+VIEWS = {
+    "en-1280-light": ("en", 1280, 800, "light"),
+    "zh-390-dark": ("zh", 390, 844, "dark"),
+}
+STARTED = "[...document.querySelectorAll('figure[data-module]')].every(f => f.figure)"
+
+
+def drive(page: Page, slug: str, step: int) -> None:
+    """Move the figure's main control: a 2-D handle, else a slider, else a segmented choice,
+    else its last button. Step 2 goes one way, step 3 further or the other way."""
+    fig = page.locator(f"figure#{slug}")
+    handle = fig.locator("[role=slider][tabindex='0']:not(input)")
+    slider = fig.locator("input[type=range]")
+    choice = fig.locator("input[type=radio]")
+    button = fig.locator(".controls button")
+    if handle.count():
+        handle.first.focus()
+        for _ in range(6):
+            page.keyboard.press("ArrowRight" if step == 2 else "ArrowUp")
+    elif slider.count():
+        slider.first.focus()
+        page.keyboard.press("End" if step == 2 else "Home")
+        for _ in range(3 if step == 3 else 0):
+            page.keyboard.press("ArrowRight")
+    elif choice.count():
+        choice.nth(min(choice.count() - 1, step - 1)).check(force=True)
+    elif button.count():
+        for _ in range(step - 1):
+            button.last.click(timeout=3000)
+
+
+def shoot(url: str, out: Path, view: str, slugs: list[str]) -> list[str]:
+    lang, width, height, theme = VIEWS[view]
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = browser.new_page(
+            viewport={"width": width, "height": height},
+            color_scheme=theme,  # type: ignore[arg-type]
+        )
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url + ("en/" if lang == "en" else ""))
+        page.evaluate("document.fonts.ready")
+        if page.evaluate("document.documentElement.dataset.theme") != theme:
+            page.locator("#theme").click()
+        assert page.evaluate("document.documentElement.dataset.theme") == theme
+        while not page.evaluate(STARTED):
+            page.wait_for_timeout(20)
+        ids = slugs or page.evaluate(
+            "[...document.querySelectorAll('figure[data-module]')].map(f => f.id)"
+        )
+        for slug in ids:
+            fig = page.locator(f"figure#{slug}")
+            fig.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            skip = fig.locator(".predict .skip")
+            if skip.count() and skip.first.is_visible():
+                skip.first.click()
+                page.wait_for_timeout(300)
+            name = f"{fig.get_attribute('data-label') or slug}-{slug}-{view}"
+            fig.screenshot(path=str(out / f"{name}-1.png"))
+            for step in (2, 3):
+                try:
+                    drive(page, slug, step)
+                except Exception as e:  # a figure with no such control: the shot shows rest
+                    errors.append(f"{slug} step {step}: {type(e).__name__}")
+                page.wait_for_timeout(450)
+                fig.screenshot(path=str(out / f"{name}-{step}.png"))
+            box = fig.bounding_box() or {"width": 0, "height": 0}
+            print(f"{name}: {box['width']:.0f} × {box['height']:.0f} px")
+        browser.close()
+    return errors
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("slugs", nargs="*")
+    parser.add_argument("--only", choices=sorted(VIEWS))
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    server = make_server("127.0.0.1", 0, Path(tempfile.mkdtemp()))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/"
+        for view in [args.only] if args.only else list(VIEWS):
+            for error in shoot(url, args.out, view, args.slugs):
+                print("error:", error)
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
