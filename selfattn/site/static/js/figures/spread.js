@@ -1,4 +1,4 @@
-// F14: a width slider on a log axis; the spread of the scores grows as √d, far past
+// F14: the width dragged along a log axis; the spread of the scores grows as √d, far past
 // the dashed line at 1 where softmax is comfortable. Dividing by √d holds it on that line;
 // dividing by d over-corrects, down to 1/√d.
 
@@ -10,12 +10,12 @@ import { fixed, grouped } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
 import { marks } from "../kit/marks.js";
 import { stage } from "../kit/stage.js";
-import { clampWidth, LARGEST_LOG, widthSlider } from "../width.js";
+import { clampWidth, LARGEST_LOG } from "../width.js";
 
 const WIDEST = 2 ** LARGEST_LOG;
 
 export default function (el, _head) {
-  const { picture, controls, readouts } = stage(el);
+  const { picture, readouts } = stage(el);
   const frame = chart(picture, {
     height: 230,
     margin: { left: 30, right: 14, top: 26, bottom: 36 }, // the axis title an em and a half under the ticks
@@ -67,8 +67,8 @@ export default function (el, _head) {
   const guide = svg("path", { class: "guide" }, layers.marks);
   const low = on.dot({ cls: "dot low", r: 5 }),
     high = on.dot({ r: 6 });
-  // the √d dot is dragged along its curve (the slider under it moves with it): the chart's
-  // own width axis, in steps of log₂ d
+  // the √d dot is the figure's one control, dragged along its curve (or stepped with the
+  // arrow keys): the chart's own width axis, in steps of log₂ d
   const knob = valueHandle(frame.root, {
     label: t({ zh: "宽度 d（对数轴）", en: "Width d (log axis)" }),
     min: 0,
@@ -82,18 +82,14 @@ export default function (el, _head) {
     onMove: (k) => fig.set({ width: 2 ** k }),
     get: () => Math.log2(fig.state.width),
   });
-  const width = widthSlider(controls, (d) => fig.set({ width: d }));
-  const out = readouts(
-    { spread: t({ zh: "不除：√d", en: "no divisor: √d" }), "over-d": t({ zh: "÷ d：1/√d", en: "÷ d: 1/√d" }) },
-    { key: "spread" },
-  );
+  // the two spreads the dots stand at, named as the curves' own formulas
+  const out = readouts({ spread: "√d", "over-d": "1/√d" }, { key: "spread" });
 
   const fig = figure(el, {
     state: { width: 1 },
     clamp: (s) => ({ width: clampWidth(s.width) }),
     draw({ width: d }) {
       const spread = Math.sqrt(d);
-      width.show(d);
       const gap = x(d) > named[0] && x(d) < named[1] && spread > 1.5;
       const up = gap ? `V ${y(1) - 1} M ${x(d)} ${y(1) - 21} V ${y(spread)}` : `V ${y(spread)}`;
       guide.setAttribute("d", `M ${x(d)} ${y(0)} ${up} H ${box.left}`);
