@@ -542,6 +542,7 @@ def walk_widths(page: Page, figure_id: str, control: str = "input[type=range]"):
 
 
 SPREAD_DOT = ".handle[role=slider]"  # F14's width: the √d dot, dragged along its curve
+WIDTH_DOT = SPREAD_DOT  # F16's: the dot on the chosen divisor's curve
 
 
 def test_f14_spread_grows_as_root_width(en_at_start):
@@ -637,14 +638,14 @@ def test_f15_the_mix_collapses_with_width(en_at_start):
     assert "× 10⁻" in readouts(page, "collapse")["gradient"]  # tiny at 256, and still not 0
 
 
-@pytest.mark.parametrize(("divisor", "name"), [("none", "nothing"), ("sqrt", "√d"), ("d", "d")])
+@pytest.mark.parametrize(("divisor", "name"), [("none", "1"), ("sqrt", "√d"), ("d", "d")])
 def test_f16_each_divisor_at_every_width(en_at_start, divisor, name):
     page = en_at_start.page
     page.locator("#divisor").get_by_role("radio", name=name, exact=True).check()
     next_frame(page)
     assert state(page, "divisor")["divisor"] == divisor
     tops = []
-    for width in walk_widths(page, "divisor"):
+    for width in walk_widths(page, "divisor", WIDTH_DOT):
         top, gradient = top_and_gradient(width_mix(HEAD, width, divisor))
         mix = width_mix(HEAD, width, divisor)
         assert readouts(page, "divisor") == bars("w", mix, bar_weight) | {
@@ -667,8 +668,24 @@ def test_f16_arrow_keys_move_between_divisors(en_at_start):
     page = en_at_start.page
     press(page, "#divisor input[type=radio]:checked", "ArrowRight")
     assert state(page, "divisor")["divisor"] == "sqrt"
-    press(page, "#divisor input[type=range]", "End")
+    press(page, f"#divisor {WIDTH_DOT}", "End")
     assert top_bar(page, "divisor") == "0.440"
+    assert page.locator("#divisor input[type=range]").count() == 0  # the width is the dot's
+
+
+def test_f16_a_curve_per_divisor_the_dot_on_the_chosen_one(en_at_start):
+    """The top weight over the width, one curve per divisor: √d's is flat at the toy's 0.44,
+    the chosen one is drawn full, and pressing a curve chooses its divisor."""
+    page = en_at_start.page
+    names = page.locator("#divisor text.curve-label").all_text_contents()
+    assert names == ["÷ 1", "÷ √d", "÷ d"]
+    flat = page.locator("#divisor path.curve.sqrt").get_attribute("d") or ""
+    heights = {round(float(p.split()[-1]), 3) for p in flat.split("L")}
+    assert len(heights) == 1  # the same top weight at every width
+    page.locator("#divisor text.curve-label", has_text="÷ d").click()
+    next_frame(page)
+    assert state(page, "divisor")["divisor"] == "d"
+    assert page.locator("#divisor .chosen").count() == 2  # the curve and its name
 
 
 # -- fill-matrix–divisor together ------------------------------------------------------------------

@@ -4,13 +4,12 @@
 
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
-import { axis, chart, linear, log } from "../kit/chart.js";
+import { axis, chart, linear } from "../kit/chart.js";
 import { svg } from "../kit/dom.js";
-import { fixed, grouped } from "../kit/format.js";
-import { valueHandle } from "../kit/handles.js";
+import { fixed } from "../kit/format.js";
 import { marks } from "../kit/marks.js";
 import { stage } from "../kit/stage.js";
-import { clampWidth, LARGEST_LOG } from "../width.js";
+import { clampWidth, LARGEST_LOG, widthAxis } from "../width.js";
 
 const WIDEST = 2 ** LARGEST_LOG;
 
@@ -23,17 +22,17 @@ export default function (el, _head) {
     label: t({ zh: "分数的标准差随宽度按 √d 增长", en: "The spread of the scores grows as √d with the width" }),
   });
   const { box, layers } = frame;
-  const x = log([1, WIDEST], [box.left, box.right]);
   // zero stands a little above the width axis: the ÷ d dot runs down to 1/16 there, and
   // would otherwise sit on the axis's numbers
   const y = linear([0, Math.sqrt(WIDEST)], [box.bottom - 8, box.top]);
   axis(frame, y, { side: "left", values: [0, 4, 8, 12, 16], title: t({ zh: "标准差 √d", en: "spread √d" }) });
-  axis(frame, x, {
-    side: "bottom",
-    values: [1, 4, 16, 64, 256],
-    format: grouped,
-    title: t({ zh: "宽度 d（对数轴）", en: "width d (log axis)" }),
+  // the √d dot is the figure's one control, dragged along its curve
+  const width = widthAxis(frame, {
+    along: (d) => y(Math.sqrt(d)),
+    onWidth: (d) => fig.set({ width: d }),
+    get: () => fig.state.width,
   });
+  const { x } = width;
   const on = marks(frame, x, y);
   on.rule({ y: 0, cls: "baseline" });
   // right of where the curve leaves the line, so the label never sits on it
@@ -67,21 +66,6 @@ export default function (el, _head) {
   const guide = svg("path", { class: "guide" }, layers.marks);
   const low = on.dot({ cls: "dot low", r: 5 }),
     high = on.dot({ r: 6 });
-  // the √d dot is the figure's one control, dragged along its curve (or stepped with the
-  // arrow keys): the chart's own width axis, in steps of log₂ d
-  const knob = valueHandle(frame.root, {
-    label: t({ zh: "宽度 d（对数轴）", en: "Width d (log axis)" }),
-    min: 0,
-    max: LARGEST_LOG,
-    step: 1,
-    page: 1,
-    orientation: "horizontal",
-    hit: frame.root,
-    toPoint: (k) => [x(2 ** k), y(Math.sqrt(2 ** k))],
-    fromPoint: ([px]) => Math.round(Math.log2(x.invert(px))),
-    onMove: (k) => fig.set({ width: 2 ** k }),
-    get: () => Math.log2(fig.state.width),
-  });
   // the two spreads the dots stand at, named as the curves' own formulas
   const out = readouts({ spread: "√d", "over-d": "1/√d" }, { key: "spread" });
 
@@ -94,7 +78,7 @@ export default function (el, _head) {
       const up = gap ? `V ${y(1) - 1} M ${x(d)} ${y(1) - 21} V ${y(spread)}` : `V ${y(spread)}`;
       guide.setAttribute("d", `M ${x(d)} ${y(0)} ${up} H ${box.left}`);
       high.set(d, spread);
-      knob.place(Math.log2(d), grouped(d));
+      width.show(d);
       low.set(d, 1 / spread);
       out.show({ spread: fixed(spread), "over-d": fixed(1 / spread) });
     },
