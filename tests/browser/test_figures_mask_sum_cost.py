@@ -138,25 +138,26 @@ def test_F18_the_mask_edge_moves_the_query_and_the_row_renormalises(page):
 def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
     set_state(page, "multiply-leak", {"multiply": False})
     r = readouts(page, "multiply-leak")
-    assert (r["score.ran"], r["bar.ran"], r["check.value"]) == ("−∞", "0", "0")
+    assert (r["score.ran"], r["bar.ran"], r["leaked"]) == ("−∞", "0", "0")
     assert r["bar.cat"] == fixed(CAUSAL["W"][IT, CAT], 3)
     assert fixed(CAUSAL["W"][IT, CAT]) == claim("causal.it.cat")
     assert r["bar.ran"] == "0"
     assert page.locator("#multiply-leak .bar.leak").count() == 0
-    assert r["check"] == "✓ passes"
+    # one line of read-out, the rest drawn: no assertion box, no note inside the figure
+    assert set(r) == {"score.ran", "leaked"} | {f"bar.{token}" for token in TOKENS}
+    assert page.locator("#multiply-leak .assertion, #multiply-leak .figure-note").count() == 0
     click(page, "#multiply-leak label.switch")
     assert state(page, "multiply-leak") == {"multiply": True}
     r = readouts(page, "multiply-leak")
     leaked = float(MULTIPLY["W"][np.triu_indices(N, 1)].sum())
     assert r["bar.ran"] == claim("mulmask.it.ran") == "0.092"
     assert r["score.ran"] == fixed(MULTIPLY["S"][IT, RAN]) == "0.00"
-    assert r["check.value"] == fixed(leaked, 3)
-    assert r["sum"] == fixed(MULTIPLY["W"][IT].sum(), 3) == "1.000"  # the row check is blind
+    assert r["leaked"] == fixed(leaked, 3)
+    assert fixed(MULTIPLY["W"][IT].sum(), 3) == "1.000"  # a row-sum check is blind to it
     assert r["bar.cat"] == fixed(MULTIPLY["W"][IT, CAT], 3)
     assert (
         page.locator("#multiply-leak .bar.leak").count() == N - 1 - IT
     )  # ran's weight, drawn as a leak
-    assert r["check"] == "✗ fails"
     for j, token in enumerate(TOKENS):
         assert r[f"bar.{token}"] == exact_weight(MULTIPLY["W"][IT, j], 3)
     press(page, "#multiply-leak input[name=multiply]", "Space")
