@@ -14,7 +14,7 @@ import { svg } from "../kit/dom.js";
 import { weight } from "../kit/format.js";
 import { marks } from "../kit/marks.js";
 import { stage } from "../kit/stage.js";
-import { baseScores, clampWidth, LARGEST_LOG, mixBars, topWeight, widthAxis } from "../width.js";
+import { barWeight, baseScores, clampWidth, LARGEST_LOG, mixBars, topWeight, widthAxis } from "../width.js";
 
 /** @typedef {"none"|"sqrt"|"d"} Divisor */
 /** @type {Divisor[]} */
@@ -40,7 +40,7 @@ export default function (el, head) {
   // the top weight against the width, one curve per divisor, each named at its end
   const frame = chart(picture, {
     height: 210,
-    margin: { left: 36, right: 44, top: 30, bottom: 36 },
+    margin: { left: 36, right: 84, top: 30, bottom: 36 }, // the curves' names past their ends
     cls: "tops",
     label: t({ zh: "三种除数下最大权重随宽度的变化", en: "The top weight against the width, for each divisor" }),
   });
@@ -60,7 +60,13 @@ export default function (el, head) {
   const curves = DIVISORS.map((by) => {
     const { path, label } = on.line(
       widths.map((d) => [d, top(d, by)]),
-      { cls: `curve ${by}`, label: `÷ ${NAMES[by]}`, labelCls: "curve-label", clear: 8 }, // clear of the dot
+      // √d's name carries its one top weight, the same at every width
+      {
+        cls: `curve ${by}`,
+        label: `÷ ${NAMES[by]}${by === "sqrt" ? `  ${barWeight(top(1, by))}` : ""}`,
+        labelCls: "curve-label",
+        clear: 8,
+      },
     );
     // a press on a curve (a wide, unseen stroke) or its name picks its divisor; the chart's
     // own press, under it, then brings the dot to that width
