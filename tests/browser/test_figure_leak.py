@@ -38,7 +38,7 @@ def test_the_curves_end_where_the_runs_ended(page):
 
 def test_the_switch_brings_forward_its_own_run(page):
     set_state(page, "multiply-leak", {"multiply": False})
-    for multiply, run in ((True, RUNS.leaky), (False, RUNS.correct)):
+    for multiply in (True, False):
         page.locator("#multiply-leak label.switch").click()
         next_frame(page)
         assert state(page, "multiply-leak") == {"multiply": multiply}
@@ -46,5 +46,3 @@ def test_the_switch_brings_forward_its_own_run(page):
             "#multiply-leak .losses path.current", "ps => ps.map(p => p.getAttribute('class'))"
         )
         assert current == [f"curve {'leak' if multiply else 'correct'} current"]
-        note = page.locator("#multiply-leak .figure-note").last.inner_text()
-        assert fixed(run.held_out) in note and fixed(RUNS.chance) in note

@@ -138,25 +138,26 @@ def test_F18_the_mask_edge_moves_the_query_and_the_row_renormalises(page):
 def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
     set_state(page, "multiply-leak", {"multiply": False})
     r = readouts(page, "multiply-leak")
-    assert (r["score.ran"], r["bar.ran"], r["check.value"]) == ("−∞", "0", "0")
+    assert (r["score.ran"], r["bar.ran"], r["leaked"]) == ("−∞", "0", "0")
     assert r["bar.cat"] == fixed(CAUSAL["W"][IT, CAT], 3)
     assert fixed(CAUSAL["W"][IT, CAT]) == claim("causal.it.cat")
     assert r["bar.ran"] == "0"
     assert page.locator("#multiply-leak .bar.leak").count() == 0
-    assert r["check"] == "✓ passes"
+    # one line of read-out, the rest drawn: no assertion box, no note inside the figure
+    assert set(r) == {"score.ran", "leaked"} | {f"bar.{token}" for token in TOKENS}
+    assert page.locator("#multiply-leak .assertion, #multiply-leak .figure-note").count() == 0
     click(page, "#multiply-leak label.switch")
     assert state(page, "multiply-leak") == {"multiply": True}
     r = readouts(page, "multiply-leak")
     leaked = float(MULTIPLY["W"][np.triu_indices(N, 1)].sum())
     assert r["bar.ran"] == claim("mulmask.it.ran") == "0.092"
     assert r["score.ran"] == fixed(MULTIPLY["S"][IT, RAN]) == "0.00"
-    assert r["check.value"] == fixed(leaked, 3)
-    assert r["sum"] == fixed(MULTIPLY["W"][IT].sum(), 3) == "1.000"  # the row check is blind
+    assert r["leaked"] == fixed(leaked, 3)
+    assert fixed(MULTIPLY["W"][IT].sum(), 3) == "1.000"  # a row-sum check is blind to it
     assert r["bar.cat"] == fixed(MULTIPLY["W"][IT, CAT], 3)
     assert (
         page.locator("#multiply-leak .bar.leak").count() == N - 1 - IT
     )  # ran's weight, drawn as a leak
-    assert r["check"] == "✗ fails"
     for j, token in enumerate(TOKENS):
         assert r[f"bar.{token}"] == exact_weight(MULTIPLY["W"][IT, j], 3)
     press(page, "#multiply-leak input[name=multiply]", "Space")
@@ -473,8 +474,8 @@ def f23_expect(n: int) -> dict[str, str]:
     }
 
 
-def test_F23_slider_reaches_1024_and_131072_with_the_prose_numbers(page):
-    slider = "#context-cost input[name=n]"
+def test_F23_the_dot_reaches_1024_and_131072_with_the_prose_numbers(page):
+    slider = "#context-cost .handle[role=slider]"  # the dot on one head's line
     press(page, slider, "Home")
     assert state(page, "context-cost") == {"n": 16}
     assert readouts(page, "context-cost") == f23_expect(16)
@@ -524,19 +525,20 @@ def test_F23_readouts_match_cost_py_at_any_length(page, n):
     assert readouts(page, "context-cost") == f23_expect(n)
 
 
-def test_F23_links_its_bytes_to_the_tiled_pass(page):
-    """The line under the chart says what a tiled pass writes instead, and leads to tiled-pass."""
-    link = page.locator("#context-cost a[href='#tiled-pass']")
-    assert link.count() == 1
-    assert page.locator("#tiled-pass").count() == 1
-    for n in (1024, 131072):
-        set_state(page, "context-cost", {"n": n})
-        line = link.locator("xpath=..").inner_text()
-        gpt2 = cost.GPT2_SMALL
-        assert size(n * gpt2.d_head * gpt2.bytes_per_number) in line
-    assert PROSE["tiled.n131072.written"] in line
-    link.click()
-    page.wait_for_function("() => location.hash === '#tiled-pass'", polling=100)
+def test_F23_writes_no_line_inside_and_the_charts_take_the_press(page):
+    """Labels and one read-out line only: no note, no slider; a press on the second chart
+    brings the length there, on the axis the two charts share."""
+    assert page.locator("#context-cost .figure-note, #context-cost input").count() == 0
+    box = page.locator("#context-cost svg.ops").bounding_box()
+    assert box is not None
+    page.locator("#context-cost svg.ops").scroll_into_view_if_needed()
+    box = page.locator("#context-cost svg.ops").bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] * 0.2, box["y"] + box["height"] * 0.5)
+    next_frame(page)
+    n = state(page, "context-cost")["n"]
+    assert 16 < n < 1024  # the left of the axis: a short context
+    assert readouts(page, "context-cost") == f23_expect(n)
 
 
 # -- attention-map: the whole map ------------------------------------------------------------------

@@ -528,9 +528,10 @@ def test_f13_drag_along_the_score_axis(en_at_start):
 # -- spread–divisor: the width experiment ----------------------------------------------------------
 
 
-def walk_widths(page: Page, figure_id: str):
-    """Yield each width from 1 to 256, reached by the slider's arrow keys."""
-    slider = f"#{figure_id} input[type=range]"
+def walk_widths(page: Page, figure_id: str, control: str = "input[type=range]"):
+    """Yield each width from 1 to 256, reached by the width control's arrow keys (a slider
+    under the picture, or a handle in it)."""
+    slider = f"#{figure_id} {control}"
     press(page, slider, "Home")
     for k, width in enumerate(WIDTHS):
         if k:
@@ -540,9 +541,13 @@ def walk_widths(page: Page, figure_id: str):
         yield width
 
 
+SPREAD_DOT = ".handle[role=slider]"  # F14's width: the √d dot, dragged along its curve
+WIDTH_DOT = SPREAD_DOT  # F16's: the dot on the chosen divisor's curve
+
+
 def test_f14_spread_grows_as_root_width(en_at_start):
     page = en_at_start.page
-    for width in walk_widths(page, "spread"):
+    for width in walk_widths(page, "spread", SPREAD_DOT):
         assert readouts(page, "spread") == {
             "spread": fixed(math.sqrt(width)),
             "over-d": fixed(1 / math.sqrt(width)),  # dividing by d: the spread falls as 1/√d
@@ -552,12 +557,13 @@ def test_f14_spread_grows_as_root_width(en_at_start):
         assert x == pytest.approx(width, rel=1e-3)
         assert y == pytest.approx(math.sqrt(width), rel=1e-3)
     assert readouts(page, "spread")["spread"] == "16.00"
-    page.locator("#spread input[type=range]").fill("6")
-    next_frame(page)
+    press(page, f"#spread {SPREAD_DOT}", "ArrowLeft", times=2)
     got = readouts(page, "spread")
     assert got["spread"] == claim(page, "spread.d64") == "8.00"
     assert got["over-d"] == fixed(1 / 8) == "0.12"  # ÷ d over-corrects: 1/√64, ties to even
-    assert page.locator("#spread input[type=range]").get_attribute("aria-valuetext") == "64"
+    assert page.locator(f"#spread {SPREAD_DOT}").get_attribute("aria-valuetext") == "64"
+    # the dot on the curve is the one width control: no slider repeats it under the picture
+    assert page.locator("#spread input").count() == 0
 
 
 def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float]:
@@ -606,8 +612,8 @@ def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en_at_start):
 
 def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en_at_start):
     page = en_at_start.page
-    labels = page.locator("#spread .log-scale span.labelled").all_text_contents()
-    assert labels == ["1", "4", "16", "64", "256"]
+    labels = page.locator("#spread text.tick:not(.end)").all_text_contents()
+    assert labels == ["1", "4", "16", "64", "256"]  # the width axis, log: each four times the last
     # the reference line is drawn where the left axis says 1
     line = float(page.locator("#spread line.reference").get_attribute("y1"))
     ticks = {
@@ -632,14 +638,14 @@ def test_f15_the_mix_collapses_with_width(en_at_start):
     assert "× 10⁻" in readouts(page, "collapse")["gradient"]  # tiny at 256, and still not 0
 
 
-@pytest.mark.parametrize(("divisor", "name"), [("none", "nothing"), ("sqrt", "√d"), ("d", "d")])
+@pytest.mark.parametrize(("divisor", "name"), [("none", "1"), ("sqrt", "√d"), ("d", "d")])
 def test_f16_each_divisor_at_every_width(en_at_start, divisor, name):
     page = en_at_start.page
     page.locator("#divisor").get_by_role("radio", name=name, exact=True).check()
     next_frame(page)
     assert state(page, "divisor")["divisor"] == divisor
     tops = []
-    for width in walk_widths(page, "divisor"):
+    for width in walk_widths(page, "divisor", WIDTH_DOT):
         top, gradient = top_and_gradient(width_mix(HEAD, width, divisor))
         mix = width_mix(HEAD, width, divisor)
         assert readouts(page, "divisor") == bars("w", mix, bar_weight) | {
@@ -662,8 +668,26 @@ def test_f16_arrow_keys_move_between_divisors(en_at_start):
     page = en_at_start.page
     press(page, "#divisor input[type=radio]:checked", "ArrowRight")
     assert state(page, "divisor")["divisor"] == "sqrt"
-    press(page, "#divisor input[type=range]", "End")
+    press(page, f"#divisor {WIDTH_DOT}", "End")
     assert top_bar(page, "divisor") == "0.440"
+    assert page.locator("#divisor input[type=range]").count() == 0  # the width is the dot's
+
+
+def test_f16_a_curve_per_divisor_the_dot_on_the_chosen_one(en_at_start):
+    """The top weight over the width, one curve per divisor: √d's is flat at the toy's 0.44,
+    the chosen one is drawn full, and pressing a curve chooses its divisor."""
+    page = en_at_start.page
+    names = page.locator("#divisor text.curve-label").all_text_contents()
+    held = fixed(top_and_gradient(width_mix(HEAD, 1, "sqrt"))[0], 3)
+    assert held.startswith(claim(page, "sqrtd.held"))  # the prose's 0.44
+    assert names == ["÷ 1", f"÷ √d  {held}", "÷ d"]  # √d's name carries its one top weight
+    flat = page.locator("#divisor path.curve.sqrt").get_attribute("d") or ""
+    heights = {round(float(p.split()[-1]), 3) for p in flat.split("L")}
+    assert len(heights) == 1  # the same top weight at every width
+    page.locator("#divisor text.curve-label", has_text="÷ d").click()
+    next_frame(page)
+    assert state(page, "divisor")["divisor"] == "d"
+    assert page.locator("#divisor .chosen").count() == 2  # the curve and its name
 
 
 # -- fill-matrix–divisor together ------------------------------------------------------------------

@@ -28,7 +28,7 @@ def check(figure_id: str, snapshot: dict) -> None:
     if "inside" in shown:  # a convex mix cannot leave the values' polygon
         assert shown["inside"] in ("yes", "是"), where
     if figure_id == "multiply-leak" and not state["multiply"]:
-        assert number(shown["check.value"]) == 0, where  # −∞ leaves exactly nothing, all rows
+        assert number(shown["leaked"]) == 0, where  # −∞ leaves exactly nothing, all rows
     if figure_id == "attention-map":  # row it prints its weights, each masked cell its 0
         i = TOKENS.index("it")
         row = [number(shown[f"W.it.{key}"]) for key in TOKENS]

@@ -1,12 +1,15 @@
-// The width experiment that F14–F16 share: a width slider on a log axis (1 … 256) and
-// the mix of row `ate` as the head widens, divided by nothing, √d or d.
+// The width experiment that F14–F16 share: the width on a log axis (1 … 256), dragged as a
+// dot along a chart's own width axis (F14, F16) or a slider (F15), and the mix of row `ate`
+// as the head widens, divided by nothing, √d or d.
 
 import { clampNumber } from "./figure.js";
 import { t } from "./i18n.js";
 import { makeBars } from "./kit/bars.js";
+import { axis, log } from "./kit/chart.js";
 import { slider } from "./kit/controls.js";
 import { html } from "./kit/dom.js";
 import { grouped, weight } from "./kit/format.js";
+import { valueHandle } from "./kit/handles.js";
 
 export const LARGEST_LOG = 8; // widths 2⁰ … 2⁸
 const LABELLED = [0, 2, 4, 6, 8]; // 1, 4, 16, 64, 256: each four times the last
@@ -25,7 +28,7 @@ export function widthSlider(parent, onInput) {
   const wrap = html("div", { class: "width-control" });
   parent.append(wrap);
   const control = slider(wrap, {
-    label: t({ zh: "宽度 d（对数轴）", en: "Width d (log axis)" }),
+    label: t({ zh: WIDTH_NAME.zh, en: "Width d (log axis)" }),
     min: 0,
     max: LARGEST_LOG,
     step: 1,
@@ -52,6 +55,42 @@ export function widthSlider(parent, onInput) {
     /** @param {number} width */
     show(width) {
       control.show(Math.log2(width), grouped(width));
+    },
+  };
+}
+
+const WIDTH_NAME = { zh: "宽度 d（对数轴）", en: "width d (log axis)" };
+
+/**
+ * A chart's bottom axis as the width, on a log scale, and the dot that is dragged along it
+ * (or stepped with the arrow keys) riding the curve `along`: the figure's width control.
+ * @param {ReturnType<typeof import("./kit/chart.js").chart>} frame
+ * @param {{along: (width: number) => number, onWidth: (width: number) => void, get: () => number, inset?: number}} o
+ *   `along` is the dot's height in the chart's units at a width; `inset` keeps width 1 that
+ *   far off the left axis (a dot halfway up would sit on its tick numbers)
+ */
+export function widthAxis(frame, { along, onWidth, get, inset = 0 }) {
+  const { box } = frame;
+  const x = log([1, 2 ** LARGEST_LOG], [box.left + inset, box.right]);
+  axis(frame, x, { side: "bottom", values: LABELLED.map((k) => 2 ** k), format: grouped, title: t(WIDTH_NAME) });
+  const knob = valueHandle(frame.root, {
+    label: t(WIDTH_NAME),
+    min: 0,
+    max: LARGEST_LOG,
+    step: 1,
+    page: 1,
+    orientation: "horizontal",
+    hit: frame.root,
+    toPoint: (k) => [x(2 ** k), along(2 ** k)],
+    fromPoint: ([px]) => Math.round(Math.log2(x.invert(px))),
+    onMove: (k) => onWidth(2 ** k),
+    get: () => Math.log2(get()),
+  });
+  return {
+    x,
+    /** @param {number} width */
+    show(width) {
+      knob.place(Math.log2(width), grouped(width));
     },
   };
 }

@@ -24,9 +24,9 @@ export default function (el, head) {
     labels: tokens,
     domain: [0, 1],
     name: "bar",
-    height: 220,
+    height: 200,
     width: 420,
-    ticks: [1], // the 1 the kept weights refill
+    ticks: [0.5, 1], // the 1 the kept weights refill, and its half to read a bar against
     edge: true,
     kind: "weights",
     outline: true,
@@ -65,7 +65,9 @@ export default function (el, head) {
   );
 
   const fig = figure(el, {
-    state: { position: 4 },
+    // it opens at ate, whose kept weights stretch furthest past their outlines (0.44 → 0.72):
+    // the refill is the first thing seen, not a short row under an empty band
+    state: { position: 2 },
     clamp: (s) => ({ position: Math.round(clampNumber(s.position, 0, last, 4)) }),
     discrete: ["position"],
     draw({ position: p }) {

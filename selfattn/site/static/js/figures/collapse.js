@@ -44,7 +44,8 @@ function gradientCurve(parent) {
     layers.marks,
   );
   const dot = svg("circle", { class: "dot", r: 5 }, layers.marks);
-  return (/** @type {number} */ w, /** @type {number} */ g) => {
+  return (/** @type {number} */ w, /** @type {number} */ g, /** @type {string} */ token) => {
+    dot.setAttribute("data-token", token); // the winner's bar and its point light together
     dot.setAttribute("cx", String(x(w)));
     dot.setAttribute("cy", String(y(g)));
   };
@@ -70,7 +71,7 @@ export default function (el, head) {
         best = topWeight(w);
       width.show(d);
       bars.set(w, { win: best.index });
-      gauge(best.top, best.gradient);
+      gauge(best.top, best.gradient, head.tokens[best.index]);
       out.show({ gradient: weight(best.gradient, 3) });
     },
   });

@@ -1,15 +1,15 @@
 // F23: drag the context length along a log axis and watch the bill: one head's n×n scores,
-// every head's, and the tokens themselves, in fp16 bytes. The three series are ink, told
+// every head's, and the tokens themselves, in fp16 bytes. The dot on one head's line is the
+// control (a press anywhere on either chart brings it to that length); nothing but labels
+// and one read-out line is written in the figure. The three series are ink, told
 // apart by dash and by a label on each line. Every number comes from cost.js, the mirror
 // of selfattn/cost.py (GPT-2 small).
 
 import {
   allHeadsScoreBytes,
-  dHead,
   dotProducts,
   GPT2_SMALL,
   layerScoreMacs,
-  outputBytes,
   projectionMacs,
   projectionsDominateUntil,
   scoreBytes,
@@ -18,9 +18,9 @@ import {
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { axis, chart, log } from "../kit/chart.js";
-import { slider } from "../kit/controls.js";
-import { html, svg } from "../kit/dom.js";
+import { svg } from "../kit/dom.js";
 import { fixed, grouped, size } from "../kit/format.js";
+import { dragWith, valueHandle } from "../kit/handles.js";
 import { marks } from "../kit/marks.js";
 import { setSvg } from "../kit/notation.js";
 import { stage } from "../kit/stage.js";
@@ -71,7 +71,8 @@ function contextChart(picture, { cls, label, title, range, values, format, lines
     title, // what is counted up the side: the two charts differ in that only
   });
   const { box, layers } = frame;
-  const x = log([2 ** SHORTEST, 2 ** LONGEST], [box.left, box.right]);
+  // the shortest length a knob's width in from the side axis, so the dot there stays off its numbers
+  const x = log([2 ** SHORTEST, 2 ** LONGEST], [box.left + 12, box.right]);
   const y = log(range, [box.bottom, box.top]);
   axis(frame, y, { side: "left", values, format });
   axis(frame, x, {
@@ -101,11 +102,11 @@ function contextChart(picture, { cls, label, title, range, values, format, lines
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} _head @param {import("../kit/head.js").Article} article */
 export default function (el, _head, article) {
   const model = GPT2_SMALL,
-    d = dHead(model),
     heads = model.layers * model.heads;
-  const { picture, controls, readouts, note } = stage(el);
+  const { picture, readouts } = stage(el);
   // each line named past its right end, in the margin, clear of the marker's dot there
-  const { marker } = contextChart(picture, {
+  // and of the handle's ring at the longest context
+  const bytes = contextChart(picture, {
     cls: "cost",
     label: t({
       zh: "字节数随上下文长度变化，两条轴都是对数刻度",
@@ -121,34 +122,54 @@ export default function (el, _head, article) {
         value: (n) => allHeadsScoreBytes(n, model),
         label: t({ zh: `${heads} 个头`, en: `${heads} heads` }),
         end: "right",
-        clear: 3,
+        clear: 8,
       },
       {
         cls: "one-head",
         value: (n) => scoreBytes(n, model),
         label: t({ zh: "一个头", en: "one head" }),
         end: "right",
-        clear: 3,
+        clear: 8,
       },
       {
         cls: "tokens",
         value: (n) => tokenBytes(n, model),
         label: t({ zh: "token", en: "tokens" }),
         end: "right",
-        clear: 3,
+        clear: 8,
       },
     ],
   });
   const work = operations(picture, model, article.thousandTokens);
 
-  const length = slider(controls, {
+  // the length is dragged as the dot on one head's line, the read-out's quantity; a press
+  // anywhere on either chart brings it there (the two share the context-length axis)
+  const { frame, x, y } = bytes;
+  const toLength = (/** @type {number} */ px) => Math.round(Math.log2(x.invert(px)) * 4) / 4;
+  const knob = valueHandle(frame.root, {
     label: t({ zh: "上下文长度 n", en: "Context length n" }),
     min: SHORTEST,
     max: LONGEST,
     step: 0.25,
-    name: "n",
-    onInput: (log2n) => fig.set({ n: Math.round(2 ** log2n) }),
+    page: 1,
+    orientation: "horizontal",
+    hit: frame.root,
+    toPoint: (log2n) => [x(2 ** log2n), y(scoreBytes(Math.round(2 ** log2n), model))],
+    fromPoint: ([px]) => toLength(px),
+    onMove: (log2n) => fig.set({ n: Math.round(2 ** log2n) }),
+    get: () => Math.log2(fig.state.n),
   });
+  const ops = work.frame.root;
+  dragWith(
+    ops,
+    knob.el,
+    (event) => {
+      const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(ops.getScreenCTM()?.inverse());
+      const log2n = Math.min(LONGEST, Math.max(SHORTEST, toLength(p.x)));
+      fig.set({ n: Math.round(2 ** log2n) });
+    },
+    { jump: true },
+  );
   const out = readouts(
     {
       head: t({ zh: "一个头的分数", en: "one head's scores" }),
@@ -156,30 +177,14 @@ export default function (el, _head, article) {
     },
     { key: "head" },
   );
-  note(
-    t({
-      zh: `GPT-2 small：d_model = ${model.dModel}，每头 d = ${d}，fp16 每个数 ${model.bytesPerNumber} 字节。`,
-      en: `GPT-2 small: d_model = ${model.dModel}, d = ${d} per head, fp16 at ${model.bytesPerNumber} bytes a number.`,
-    }),
-  );
-  // The bytes above are what a tiled pass never writes: a live line, linked to F24 below.
-  const tiled = html("span");
-  // the label is the page's (build.py counts it), the anchor the figure's slug
-  const label = document.getElementById("tiled-pass")?.dataset.label ?? "";
-  const link = html("a", { href: "#tiled-pass" }, t({ zh: `图 ${label}`, en: label }));
-  note("").append(tiled, link, t({ zh: " 一块一块地算给你看。", en: " streams it tile by tile." }));
 
   const fig = figure(el, {
     state: { n: article.gpt2Context },
     clamp: (s) => ({ n: Math.round(clampNumber(s.n, 2 ** SHORTEST, 2 ** LONGEST, article.gpt2Context)) }),
     draw({ n }) {
-      length.show(Math.log2(n), grouped(n));
-      marker.set(n);
-      work.set(n);
-      tiled.textContent = t({
-        zh: `分块计算从不写出分数矩阵：这个头只写 n·d 个输出，${size(outputBytes(n, model))}。`,
-        en: `A tiled pass never writes the score matrix: this head writes its n·d outputs, ${size(outputBytes(n, model))}. `,
-      });
+      knob.place(Math.log2(n), grouped(n));
+      bytes.marker.set(n);
+      work.marker.set(n);
       out.show({
         head: size(scoreBytes(n, model)),
         ratio: times(scoreBytes(n, model) / tokenBytes(n, model)),
@@ -255,13 +260,9 @@ function operations(picture, model, THOUSAND) {
   on.dot({ cls: "thousand", r: 4, at: [THOUSAND, dotProducts(THOUSAND)] });
   stack(
     "dots",
-    [
-      t({ zh: "点积 n²", en: "dot products n²" }),
-      t({ zh: "每层每个头", en: "per head, per layer" }),
-      `${grouped(THOUSAND)} → ${grouped(dotProducts(THOUSAND))}`,
-    ],
+    [t({ zh: "点积 n²", en: "dot products n²" }), `${grouped(THOUSAND)} → ${grouped(dotProducts(THOUSAND))}`],
     { x: x(cross) + 7, y: y(dots.value(THOUSAND)) + 16, anchor: "start" },
   );
   frame.root.dataset.crossover = String(cross);
-  return marker;
+  return { frame, marker };
 }

@@ -44,8 +44,11 @@ export default function (el, head) {
   const original = stepsInOrder(w, V, reading)[n - 1][1];
   const { picture, controls, readouts } = stage(el);
 
+  const phone = matchMedia("(max-width: 520px)").matches;
   const plane = makePlane({
-    zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
+    // its data spans a few units: drawn 2× the world scale, as F20 and F29 draw the same
+    // output, and says so; on a phone, where a unit is smaller still, 3×
+    zoom: phone ? 3 : 2,
     ...around([...V, out[it]], { pad: 0.35 }),
     unit: 150,
     label: t({
@@ -62,21 +65,23 @@ export default function (el, head) {
     domain: [0, Math.max(...w) * 1.15],
     name: "bar",
     kind: "weights", // how much of each value is taken: the value hue
-    // about as tall as the plane for its width, so the two share one height with no hole
+    // about as tall as the plane for its width, so the two share one height with no hole;
+    // on a phone, stacked under the plane, flatter, so the plane stays the larger part
     width: 320,
-    height: 280,
+    height: phone ? 200 : 280,
     title: t({ zh: "it 的权重，按相加的顺序", en: "weights of it, in the order they are added" }),
     label: t({ zh: "it 这一行的权重，按阅读顺序排列", en: "The weights in the row of it, in reading order" }),
+  });
+  // the way back first, then the gesture the figure is about, at the row's end
+  button(controls, {
+    label: t({ zh: "原来的顺序", en: "Original order" }),
+    name: "reset",
+    onPress: () => fig.set({ order: reading }),
   });
   button(controls, {
     label: t({ zh: "打乱", en: "Shuffle" }),
     name: "shuffle",
     onPress: () => fig.set({ order: shuffled(fig.state.order) }),
-  });
-  button(controls, {
-    label: t({ zh: "原来的顺序", en: "Original order" }),
-    name: "reset",
-    onPress: () => fig.set({ order: reading }),
   });
   const readout = readouts(
     {
@@ -96,7 +101,7 @@ export default function (el, head) {
       const o = steps[n - 1][1];
       path.set(steps);
       end.set(o);
-      untangle(plane);
+      untangle(plane, { apart: 1 }); // "it" and "out" meet near the output's tip
       bars.set(w, { order });
       const shift = Math.hypot(o[0] - original[0], o[1] - original[1]);
       readout.show({ output: vector(o), moved: shift === 0 ? "0" : scientific(shift) });

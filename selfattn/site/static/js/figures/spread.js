@@ -1,21 +1,20 @@
-// F14: a width slider on a log axis; the spread of the scores grows as √d, far past
+// F14: the width dragged along a log axis; the spread of the scores grows as √d, far past
 // the dashed line at 1 where softmax is comfortable. Dividing by √d holds it on that line;
 // dividing by d over-corrects, down to 1/√d.
 
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
-import { axis, chart, linear, log } from "../kit/chart.js";
+import { axis, chart, linear } from "../kit/chart.js";
 import { svg } from "../kit/dom.js";
-import { fixed, grouped } from "../kit/format.js";
-import { valueHandle } from "../kit/handles.js";
+import { fixed } from "../kit/format.js";
 import { marks } from "../kit/marks.js";
 import { stage } from "../kit/stage.js";
-import { clampWidth, LARGEST_LOG, widthSlider } from "../width.js";
+import { clampWidth, LARGEST_LOG, widthAxis } from "../width.js";
 
 const WIDEST = 2 ** LARGEST_LOG;
 
 export default function (el, _head) {
-  const { picture, controls, readouts } = stage(el);
+  const { picture, readouts } = stage(el);
   const frame = chart(picture, {
     height: 230,
     margin: { left: 30, right: 14, top: 26, bottom: 36 }, // the axis title an em and a half under the ticks
@@ -23,17 +22,17 @@ export default function (el, _head) {
     label: t({ zh: "分数的标准差随宽度按 √d 增长", en: "The spread of the scores grows as √d with the width" }),
   });
   const { box, layers } = frame;
-  const x = log([1, WIDEST], [box.left, box.right]);
   // zero stands a little above the width axis: the ÷ d dot runs down to 1/16 there, and
   // would otherwise sit on the axis's numbers
   const y = linear([0, Math.sqrt(WIDEST)], [box.bottom - 8, box.top]);
   axis(frame, y, { side: "left", values: [0, 4, 8, 12, 16], title: t({ zh: "标准差 √d", en: "spread √d" }) });
-  axis(frame, x, {
-    side: "bottom",
-    values: [1, 4, 16, 64, 256],
-    format: grouped,
-    title: t({ zh: "宽度 d（对数轴）", en: "width d (log axis)" }),
+  // the √d dot is the figure's one control, dragged along its curve
+  const width = widthAxis(frame, {
+    along: (d) => y(Math.sqrt(d)),
+    onWidth: (d) => fig.set({ width: d }),
+    get: () => fig.state.width,
   });
+  const { x } = width;
   const on = marks(frame, x, y);
   on.rule({ y: 0, cls: "baseline" });
   // right of where the curve leaves the line, so the label never sits on it
@@ -67,38 +66,19 @@ export default function (el, _head) {
   const guide = svg("path", { class: "guide" }, layers.marks);
   const low = on.dot({ cls: "dot low", r: 5 }),
     high = on.dot({ r: 6 });
-  // the √d dot is dragged along its curve (the slider under it moves with it): the chart's
-  // own width axis, in steps of log₂ d
-  const knob = valueHandle(frame.root, {
-    label: t({ zh: "宽度 d（对数轴）", en: "Width d (log axis)" }),
-    min: 0,
-    max: LARGEST_LOG,
-    step: 1,
-    page: 1,
-    orientation: "horizontal",
-    hit: frame.root,
-    toPoint: (k) => [x(2 ** k), y(Math.sqrt(2 ** k))],
-    fromPoint: ([px]) => Math.round(Math.log2(x.invert(px))),
-    onMove: (k) => fig.set({ width: 2 ** k }),
-    get: () => Math.log2(fig.state.width),
-  });
-  const width = widthSlider(controls, (d) => fig.set({ width: d }));
-  const out = readouts(
-    { spread: t({ zh: "不除：√d", en: "no divisor: √d" }), "over-d": t({ zh: "÷ d：1/√d", en: "÷ d: 1/√d" }) },
-    { key: "spread" },
-  );
+  // the two spreads the dots stand at, named as the curves' own formulas
+  const out = readouts({ spread: "√d", "over-d": "1/√d" }, { key: "spread" });
 
   const fig = figure(el, {
     state: { width: 1 },
     clamp: (s) => ({ width: clampWidth(s.width) }),
     draw({ width: d }) {
       const spread = Math.sqrt(d);
-      width.show(d);
       const gap = x(d) > named[0] && x(d) < named[1] && spread > 1.5;
       const up = gap ? `V ${y(1) - 1} M ${x(d)} ${y(1) - 21} V ${y(spread)}` : `V ${y(spread)}`;
       guide.setAttribute("d", `M ${x(d)} ${y(0)} ${up} H ${box.left}`);
       high.set(d, spread);
-      knob.place(Math.log2(d), grouped(d));
+      width.show(d);
       low.set(d, 1 / spread);
       out.show({ spread: fixed(spread), "over-d": fixed(1 / spread) });
     },
