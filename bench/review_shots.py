@@ -30,8 +30,13 @@ STARTED = "[...document.querySelectorAll('figure[data-module]')].every(f => f.fi
 
 def drive(page: Page, slug: str, step: int) -> None:
     """Move the figure's main control: a 2-D handle, else a slider, else a segmented choice,
-    else its last button. Step 2 goes one way, step 3 further or the other way."""
+    else its last button. Step 2 goes one way, step 3 further or the other way; where the
+    figure has a switch (a bug on or off), step 3 turns the first one over instead."""
     fig = page.locator(f"figure#{slug}")
+    switch = fig.locator("input[role=switch]")
+    if step == 3 and switch.count():
+        switch.first.click(force=True)
+        return
     handle = fig.locator("[role=slider][tabindex='0']:not(input)")
     slider = fig.locator("input[type=range]")
     choice = fig.locator("input[type=radio]")
