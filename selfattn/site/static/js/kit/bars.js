@@ -15,6 +15,9 @@ let hatches = 0;
 // the number printed there
 const TREAD_CLEAR = 22;
 const TICK_PX = 11.5; // a bar's number, in rendered px (style.css --type-tick)
+// user units under the lowest bar for its number (hung 0.8 em under the bar's end, so it
+// takes less than this wherever the stage draws the chart larger than its design size)
+const UNDER = 15;
 
 /**
  * @param {HTMLElement} parent
@@ -57,9 +60,9 @@ export function makeBars(
     margin: { top: title ? 34 : 20, bottom: 26, left: ticks.length ? 34 : 8, right: reference ? 44 : 8 },
   });
   const { box, layers, root } = frame;
-  // room under the lowest bar for its number when numbers can be negative, and for that
-  // number lifted clear of a handle on the bar's end
-  const y = linear([lo, hi], [box.bottom - (lo < 0 ? 32 : 0), box.top]);
+  // the scale hugs the domain: zero sits where the data puts it, and under the lowest bar
+  // there is only a line for its number (none when nothing can fall below zero)
+  const y = linear([lo, hi], [box.bottom - (lo < 0 ? UNDER : 0), box.top]);
   const n = labels.length,
     slot = (box.right - box.left) / n;
   const x = (/** @type {number} */ k) => box.left + slot * (k + 0.5);
@@ -92,7 +95,7 @@ export function makeBars(
     if (tokenOf(token)) g.setAttribute("data-token", tokenOf(token));
     const wash = svg(
       "rect",
-      { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, height: box.bottom - box.top + 40, rx: 5, class: "wash" },
+      { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, rx: 5, class: "wash" },
       g,
     );
     const ghost = svg("rect", { class: "ghost", width: width * 0.35 }, g);
@@ -105,9 +108,10 @@ export function makeBars(
     }
     const masked = svg("rect", { x: -7, width: 14, height: 14, y: zero - 14, class: "masked-box" }, g);
     const value = svg("text", { class: "bar-value", ...(readout ? { "data-readout": readout } : {}) }, g);
-    // set up from the bottom edge in em: a subscript (q_cat·k_ate) hangs below the baseline
-    // by a share of the type, which the stage scales (kit/stage.js's --px)
-    const tokenLabel = svg("text", { y: frame.height, dy: "-0.9em", class: "bar-label" }, g);
+    // hung from the box's bottom in em, as the stage scales type (kit/stage.js's --px): a
+    // chart drawn larger than its design size keeps its names right under its bars, and the
+    // margin left under them (a subscript's, q_cat·k_ate) is at the chart's edge
+    const tokenLabel = svg("text", { y: box.bottom, dy: "1.1em", class: "bar-label" }, g);
     setSvg(tokenLabel, token);
     return { g, wash, ghost, bar, masked, value, tokenLabel };
   });
@@ -142,6 +146,8 @@ export function makeBars(
       } = {},
     ) {
       const place = order ?? values.map((_, k) => k);
+      // the wash ends just under the name, which hangs from the box in em (13 px type)
+      const washHeight = box.bottom - box.top + 18 + 20 * typeScale(root);
       // the staircase's tread over each slot (the running total through it), in px
       let running = 0;
       const treads = place.map((k) => {
@@ -156,6 +162,7 @@ export function makeBars(
         const cx = x(at);
         b.g.setAttribute("transform", `translate(${cx} 0)`);
         b.wash.style.display = k === win ? "" : "none";
+        b.wash.setAttribute("height", String(washHeight));
         b.tokenLabel.classList.toggle("win", k === win);
         const a = y(Math.max(0, Math.min(hi, v))),
           c = y(Math.min(0, Math.max(lo, v)));
@@ -194,11 +201,15 @@ export function makeBars(
           barTop,
         );
         const gap = k === lift ? 18 : 5;
-        // a lifted number keeps clear of a handle on the bar's end, above it or below it
+        // a lifted number keeps clear of a handle on the bar's end, above it or below it; a
+        // negative bar's number hangs from its end by its own height (in em, as the stage
+        // scales type), so the line the scale leaves under the lowest bar holds it
+        const under = v < 0 && off === null;
         b.value.setAttribute(
           "y",
-          String(v >= 0 || off !== null ? (off !== null && !leak[k] && !outline ? zero - 18 : top - gap) : c + 8 + gap),
+          String(!under ? (off !== null && !leak[k] && !outline ? zero - 18 : top - gap) : c + gap - 2),
         );
+        b.value.setAttribute("dy", under ? "0.8em" : "0");
         setSvg(b.value, text);
         b.value.classList.toggle("masked", off !== null && !leak[k]);
       });
