@@ -57,7 +57,8 @@ export function makeBars(
     // "weights" draws the bars in the value hue (how much of a value is taken); scores ink
     cls: kind === "weights" ? "bars weights" : "bars",
     title,
-    margin: { top: title ? 34 : 20, bottom: 26, left: ticks.length ? 34 : 8, right: reference ? 44 : 8 },
+    // names stand at the zero line (in set), so a chart with room under zero needs none under that
+    margin: { top: title ? 34 : 20, bottom: lo < 0 ? 4 : 26, left: ticks.length ? 34 : 8, right: reference ? 44 : 8 },
   });
   const { box, layers, root } = frame;
   // the scale hugs the domain: zero sits where the data puts it, and under the lowest bar
@@ -108,10 +109,9 @@ export function makeBars(
     }
     const masked = svg("rect", { x: -7, width: 14, height: 14, y: zero - 14, class: "masked-box" }, g);
     const value = svg("text", { class: "bar-value", ...(readout ? { "data-readout": readout } : {}) }, g);
-    // hung from the box's bottom in em, as the stage scales type (kit/stage.js's --px): a
-    // chart drawn larger than its design size keeps its names right under its bars, and the
-    // margin left under them (a subscript's, q_cat·k_ate) is at the chart's edge
-    const tokenLabel = svg("text", { y: box.bottom, dy: "1.1em", class: "bar-label" }, g);
+    // on the zero line, across it from the bar (in set), in em as the stage scales type
+    // (kit/stage.js's --px): a name is on its bar's foot whatever the chart's size or sign
+    const tokenLabel = svg("text", { y: zero, class: "bar-label" }, g);
     setSvg(tokenLabel, token);
     return { g, wash, ghost, bar, masked, value, tokenLabel };
   });
@@ -146,8 +146,8 @@ export function makeBars(
       } = {},
     ) {
       const place = order ?? values.map((_, k) => k);
-      // the wash ends just under the name, which hangs from the box in em (13 px type)
-      const washHeight = box.bottom - box.top + 18 + 20 * typeScale(root);
+      // the wash ends under the lowest bar, or just under a name hung from zero (13 px type)
+      const washHeight = Math.max(zero + 20 * typeScale(root), lo < 0 ? box.bottom + 2 : 0) - box.top + 18;
       // the staircase's tread over each slot (the running total through it), in px
       let running = 0;
       const treads = place.map((k) => {
@@ -210,6 +210,8 @@ export function makeBars(
           String(!under ? (off !== null && !leak[k] && !outline ? zero - 18 : top - gap) : c + gap - 2),
         );
         b.value.setAttribute("dy", under ? "0.8em" : "0");
+        // the name hangs under zero from an upright bar, and stands over it on a hollow one
+        b.tokenLabel.setAttribute("dy", under ? "-0.7em" : "1.1em");
         setSvg(b.value, text);
         b.value.classList.toggle("masked", off !== null && !leak[k]);
       });
