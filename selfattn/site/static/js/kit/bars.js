@@ -196,11 +196,12 @@ export function makeBars(
         // a line a little above the bar (the staircase's tread, a reference) would strike its
         // number: the number goes over the line
         const lines = [staircase ? treads[at] : null, reference ? y(reference.value) : null];
-        const top = lines.reduce(
-          (t, line) => (line !== null && barTop - line > 0.5 && barTop - line < TREAD_CLEAR ? Math.min(t, line) : t),
-          barTop,
+        const near = /** @type {number[]} */ (
+          lines.filter((line) => line !== null && barTop - line > -0.5 && barTop - line < TREAD_CLEAR)
         );
-        const gap = k === lift ? 18 : 5;
+        const top = Math.min(barTop, ...near);
+        // a number over a line keeps a clear space above it, not the dashes under its digits
+        const gap = k === lift ? 18 : near.length ? 8 : 5;
         // a lifted number keeps clear of a handle on the bar's end, above it or below it; a
         // negative bar's number hangs from its end by its own height (in em, as the stage
         // scales type), so the line the scale leaves under the lowest bar holds it
