@@ -416,9 +416,9 @@ def test_f12_drag_cats_score_and_the_others_give_way(en_at_start):
     chart = "#give-way svg.bars"
     centre(page, "#give-way")
     assert readouts(page, "give-way") == f12_expected(S[IT, CAT])
-    ruler = axis_in_client(page, chart, "line.gridline", "text.tick", 4, vertical=True)
+    ruler = axis_in_client(page, chart, "line.gridline", "text.tick", 3, vertical=True)
     previous = (S[IT, CAT], readouts(page, "give-way"))
-    for target in (5.0, -2.5, 0.0):
+    for target in (3.0, 0.5, 0.0):
         drag_handle(page, "#give-way .handle", y=pixel_for(ruler, target))
         score = state(page, "give-way")["score"]
         assert score == pytest.approx(target, abs=0.1)  # the knob lands under the pointer
@@ -433,9 +433,9 @@ def test_f12_drag_cats_score_and_the_others_give_way(en_at_start):
             if name != "cat":
                 assert (w[j] < before[j]) == up, name
         previous = (score, got)
-    drag_handle(page, "#give-way .handle", y=pixel_for(ruler, 11))  # past the top: held at 8
-    assert state(page, "give-way")["score"] == 8
-    assert readouts(page, "give-way") == f12_expected(8)
+    drag_handle(page, "#give-way .handle", y=pixel_for(ruler, 6))  # past the top: held at 4
+    assert state(page, "give-way")["score"] == 4
+    assert readouts(page, "give-way") == f12_expected(4)
 
 
 def test_f12_keyboard_steps_and_ends(en_at_start):
@@ -445,16 +445,16 @@ def test_f12_keyboard_steps_and_ends(en_at_start):
     assert state(page, "give-way")["score"] == pytest.approx(1.5)  # snapped to the 0.1 grid
     assert readouts(page, "give-way") == f12_expected(1.5)
     press(page, handle, "End")
-    assert readouts(page, "give-way") == f12_expected(8)
+    assert readouts(page, "give-way") == f12_expected(4)
     press(page, handle, "Home")
-    assert state(page, "give-way")["score"] == -4
-    assert readouts(page, "give-way") == f12_expected(-4)
-    assert page.locator(handle).get_attribute("aria-valuetext") == "−4.00"
+    assert state(page, "give-way")["score"] == 0
+    assert readouts(page, "give-way") == f12_expected(0)
+    assert page.locator(handle).get_attribute("aria-valuetext") == "0.00"
 
 
 def test_f12_sum_stays_one_everywhere(en_at_start):
     page = en_at_start.page
-    for score in np.arange(-4, 8.01, 0.75):
+    for score in np.arange(0, 4.01, 0.25):
         set_state(page, "give-way", {"score": float(score)})
         assert readouts(page, "give-way")["sum"] == "1.000"
 
