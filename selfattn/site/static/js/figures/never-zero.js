@@ -5,12 +5,11 @@
 import { softmaxRow } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
-import { axis, chart, linear, log, title } from "../kit/chart.js";
+import { axis, chart, linear, log, title, typeScale } from "../kit/chart.js";
 import { svg } from "../kit/dom.js";
 import { fixed, scientific, weight } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
 import { marks } from "../kit/marks.js";
-import { setSvg } from "../kit/notation.js";
 import { stage } from "../kit/stage.js";
 
 const HIGHEST = 3;
@@ -19,6 +18,9 @@ const SCORE_Y = 44,
   WEIGHT_Y = 128, // the two number lines
   BAR_Y = 214; // the same weight as a bar, on a linear axis from 0 to 1
 const HEIGHT = 250;
+// wider on a laptop, so the three lines are not a tower there; a phone keeps the design size,
+// where the type (which keeps its size) clears the lines
+const WIDTH = matchMedia("(max-width: 1099px)").matches ? 360 : 480;
 
 /** 10⁻⁸ as the page writes powers; 1 as 1. */
 const power = (w) => (w === 1 ? "1" : scientific(w, 1).replace(/^1 × /, ""));
@@ -32,6 +34,7 @@ export default function (el, head, article) {
   const others = row.map((_, j) => j).filter((j) => j !== cat);
   const { picture, readouts } = stage(el);
   const frame = chart(picture, {
+    width: WIDTH,
     height: HEIGHT,
     cls: "floor",
     margin: { left: 24, right: 22, top: SCORE_Y - 6, bottom: HEIGHT - SCORE_Y - 6 },
@@ -48,21 +51,13 @@ export default function (el, head, article) {
   const scoreTicks = /** @type {SVGTextElement[]} */ ([...layers.grid.querySelectorAll("text.tick")]);
   axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
-  title(
+  title(frame, t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow: the other five)" }), 16);
+  const weightTitle = title(
     frame,
-    t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow dots: the other five)" }),
-    16,
+    t({ zh: "它的权重 w，对数轴：0 在无穷远处", en: "its weight w, on a log axis: 0 is infinitely far" }),
+    WEIGHT_Y - 26,
   );
-  const weightTitle = title(frame, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }), WEIGHT_Y - 26);
-  title(
-    frame,
-    t({ zh: "同一个权重画成柱子（线性轴，0 到 1）", en: "the same weight as a bar (linear axis, 0 to 1)" }),
-    BAR_Y - 24,
-  );
-  setSvg(
-    svg("text", { class: "zero-note", x: box.left, y: WEIGHT_Y + 36 }, layers.labels),
-    t({ zh: "← 0 不在这条轴上：它在无穷远的左边", en: "← 0 is not on this axis: it lies infinitely far left" }),
-  );
+  title(frame, t({ zh: "同一个权重画成柱子，线性轴", en: "the same weight as a bar, on a linear axis" }), BAR_Y - 24);
   const onScores = marks(frame, x),
     onWeights = marks(frame, xw);
   for (const y of [SCORE_Y, WEIGHT_Y]) onScores.rule({ y, cls: "baseline" });
@@ -71,6 +66,12 @@ export default function (el, head, article) {
   const otherWeights = others.map(() => onWeights.dot({ cls: "other weight", r: 3.5 }));
   const marker = onWeights.dot({ cls: "weight-marker", r: 6 });
   const bar = svg("rect", { class: "weight-bar", x: linearW(0), y: BAR_Y - 12, height: 12 }, layers.marks);
+  // the score line is a track: a press anywhere on it, at −30 say, puts cat's score there
+  const track = svg(
+    "rect",
+    { class: "track", x: box.left, width: box.right - box.left, y: SCORE_Y - 9, height: 18, rx: 9 },
+    layers.grid,
+  );
   const knob = valueHandle(frame.root, {
     label: t({ zh: "cat 缩放后的分数", en: "cat's scaled score" }),
     min: LOWEST,
@@ -82,6 +83,7 @@ export default function (el, head, article) {
     fromPoint: ([px]) => x.invert(px),
     onMove: (score) => fig.set({ score }),
     get: () => fig.state.score,
+    hit: track,
   });
   const out = readouts({ "w.cat": "w_cat", score: "s_cat" }, { key: "w.cat" });
 
@@ -97,7 +99,9 @@ export default function (el, head, article) {
       // under it is hidden, and the title moves to the other end of the line
       const [top, bottom] = [x(s), xw(w[cat])];
       const across = (/** @type {number} */ y) => top + ((bottom - top) * (y - SCORE_Y)) / (WEIGHT_Y - SCORE_Y);
-      const left = across(WEIGHT_Y - 26) < box.left + 190;
+      // the title's width in user units: about 0.55 em a character at 12.5 px, as the stage scales type
+      const wide = (weightTitle.textContent ?? "").length * 0.55 * 12.5 * typeScale(frame.root);
+      const left = across(WEIGHT_Y - 26) < box.left + wide;
       weightTitle.setAttribute("x", String(left ? box.right : 4));
       weightTitle.style.textAnchor = left ? "end" : "start"; // over the title class's own anchor
       for (const tick of scoreTicks) {
