@@ -69,7 +69,7 @@ export default function (el, head, article) {
   // the score line is a track: a press anywhere on it, at −30 say, puts cat's score there
   const track = svg(
     "rect",
-    { class: "track", x: box.left, width: box.right - box.left, y: SCORE_Y - 9, height: 18, rx: 9 },
+    { class: "track", x: box.left - 9, width: box.right - box.left + 18, y: SCORE_Y - 9, height: 18, rx: 9 },
     layers.grid,
   );
   const knob = valueHandle(frame.root, {
@@ -81,7 +81,8 @@ export default function (el, head, article) {
     orientation: "horizontal",
     toPoint: (s) => [x(s), SCORE_Y],
     fromPoint: ([px]) => x.invert(px),
-    onMove: (score) => fig.set({ score }),
+    // the last half step rests on the floor the prose names, as a press at the track's end means
+    onMove: (score) => fig.set({ score: score - LOWEST < 0.5 ? LOWEST : score }),
     get: () => fig.state.score,
     hit: track,
   });
