@@ -15,7 +15,8 @@ export default function (el, head) {
   const { R } = head.run();
   const first = head.index("it");
   const all = R.flat();
-  const domain = [Math.min(0, ...all), Math.max(0, ...all)];
+  // headroom over the tallest, so its number clears the title's subscript (q_cat)
+  const domain = [Math.min(0, ...all), Math.max(0, ...all) * 1.06];
   const { picture, controls, readouts } = stage(el);
   const bars = makeBars(picture, {
     labels: [...tokens],
