@@ -137,7 +137,7 @@ GARBAGE_CASES = [
         {"row": 4, "shift": "max", "stable": True},
     ),
     ("give-way", {"score": 3}, {"score": "x"}, {"score": pytest.approx(RUN["S"][IT, CAT])}),
-    ("give-way", {"score": 0}, {"score": 1e9}, {"score": 4}),
+    ("give-way", {"score": 1}, {"score": 1e9}, {"score": 4}),
     ("never-zero", {"score": 0}, {"score": -1e300}, {"score": -30}),
     (
         "never-zero",

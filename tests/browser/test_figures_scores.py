@@ -418,7 +418,7 @@ def test_f12_drag_cats_score_and_the_others_give_way(en_at_start):
     assert readouts(page, "give-way") == f12_expected(S[IT, CAT])
     ruler = axis_in_client(page, chart, "line.gridline", "text.tick", 3, vertical=True)
     previous = (S[IT, CAT], readouts(page, "give-way"))
-    for target in (3.0, 0.5, 0.0):
+    for target in (3.0, 1.0, 0.5):
         drag_handle(page, "#give-way .handle", y=pixel_for(ruler, target))
         score = state(page, "give-way")["score"]
         assert score == pytest.approx(target, abs=0.1)  # the knob lands under the pointer
@@ -447,14 +447,14 @@ def test_f12_keyboard_steps_and_ends(en_at_start):
     press(page, handle, "End")
     assert readouts(page, "give-way") == f12_expected(4)
     press(page, handle, "Home")
-    assert state(page, "give-way")["score"] == 0
-    assert readouts(page, "give-way") == f12_expected(0)
-    assert page.locator(handle).get_attribute("aria-valuetext") == "0.00"
+    assert state(page, "give-way")["score"] == 0.5
+    assert readouts(page, "give-way") == f12_expected(0.5)
+    assert page.locator(handle).get_attribute("aria-valuetext") == "0.50"
 
 
 def test_f12_sum_stays_one_everywhere(en_at_start):
     page = en_at_start.page
-    for score in np.arange(0, 4.01, 0.25):
+    for score in np.arange(0.5, 4.01, 0.25):
         set_state(page, "give-way", {"score": float(score)})
         assert readouts(page, "give-way")["sum"] == "1.000"
 

@@ -1,6 +1,7 @@
 // F12: drag cat's scaled score in row it; the other five weights give way and Σw stays 1.
-// The drag runs from 0 up: the scores chart then stands on the weights' baseline, and its
-// height is cat's track, not an empty band (pushing a score far down is F13's).
+// The drag runs from ½ up: the scores chart then stands on the weights' baseline, its height
+// is cat's track, not an empty band (pushing a score far down is F13's), and the knob at its
+// lowest stays clear of cat's name under the baseline.
 
 import { softmaxRow } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
@@ -12,7 +13,7 @@ import { valueHandle } from "../kit/handles.js";
 import { stage } from "../kit/stage.js";
 import { barWeight } from "../width.js";
 
-const LOWEST = 0,
+const LOWEST = 0.5,
   HIGHEST = 4;
 // scale room over the top, so the number over a knob at 4 clears the title
 const ROOM = 0.7;
@@ -25,7 +26,7 @@ export default function (el, head) {
   const { picture, readouts } = stage(el);
   const scores = makeBars(picture, {
     labels: head.tokens,
-    domain: [LOWEST, HIGHEST + ROOM],
+    domain: [0, HIGHEST + ROOM],
     ticks: [0, 2, 4],
     height: HEIGHT,
     name: "s",
