@@ -16,8 +16,8 @@ const HIGHEST = 3;
 const SMALLEST = 1e-16; // the weight axis runs from 10⁻¹⁶ to 1
 const SCORE_Y = 44,
   WEIGHT_Y = 128, // the two number lines
-  BAR_Y = 214; // the same weight as a bar, on a linear axis from 0 to 1
-const HEIGHT = 250;
+  BAR_Y = 224; // the same weight as a bar, on a linear axis from 0 to 1
+const HEIGHT = 260;
 // wider on a laptop, so the three lines are not a tower there; a phone keeps the design size,
 // where the type (which keeps its size) clears the lines
 const WIDTH = matchMedia("(max-width: 1099px)").matches ? 360 : 480;
@@ -52,11 +52,12 @@ export default function (el, head, article) {
   axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
   title(frame, t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow: the other five)" }), 16);
-  const weightTitle = title(
-    frame,
-    t({ zh: "它的权重 w，对数轴：0 在无穷远处", en: "its weight w, on a log axis: 0 is infinitely far" }),
-    WEIGHT_Y - 26,
-  );
+  const weightTitle = title(frame, t({ zh: "它的权重 w，对数轴", en: "its weight w, log axis" }), WEIGHT_Y - 26);
+  // where 0 would be: not on a log axis at all
+  svg("text", { class: "zero-note", x: box.left, y: WEIGHT_Y + 46 }, layers.labels).textContent = t({
+    zh: "← 0 在无穷远处",
+    en: "← 0 lies infinitely far",
+  });
   title(frame, t({ zh: "同一个权重画成柱子，线性轴", en: "the same weight as a bar, on a linear axis" }), BAR_Y - 24);
   const onScores = marks(frame, x),
     onWeights = marks(frame, xw);
@@ -100,9 +101,11 @@ export default function (el, head, article) {
       // under it is hidden, and the title moves to the other end of the line
       const [top, bottom] = [x(s), xw(w[cat])];
       const across = (/** @type {number} */ y) => top + ((bottom - top) * (y - SCORE_Y)) / (WEIGHT_Y - SCORE_Y);
-      // the title's width in user units: about 0.55 em a character at 12.5 px, as the stage scales type
-      const wide = (weightTitle.textContent ?? "").length * 0.55 * 12.5 * typeScale(frame.root);
-      const left = across(WEIGHT_Y - 26) < box.left + wide;
+      // the title's width in user units, as the stage scales type: about 0.55 em a Latin
+      // character and 1 em a Chinese one at 12.5 px
+      const text = weightTitle.textContent ?? "";
+      const ems = [...text].reduce((n, c) => n + (c > "\u2e80" ? 1 : 0.55), 0);
+      const left = across(WEIGHT_Y - 26) < 4 + ems * 12.5 * typeScale(frame.root) + 8;
       weightTitle.setAttribute("x", String(left ? box.right : 4));
       weightTitle.style.textAnchor = left ? "end" : "start"; // over the title class's own anchor
       for (const tick of scoreTicks) {
