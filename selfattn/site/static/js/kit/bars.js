@@ -18,17 +18,20 @@ const TICK_PX = 11.5; // a bar's number, in rendered px (style.css --type-tick)
 // user units under the lowest bar for its number (hung 0.8 em under the bar's end, so it
 // takes less than this wherever the stage draws the chart larger than its design size)
 const UNDER = 15;
+// with a knob riding on a bar's end (`knob`), room for that number lifted clear of the knob
+const UNDER_KNOB = 32;
 
 /**
  * @param {HTMLElement} parent
  * @param {{labels: string[], domain: number[], label: string, name?: string, height?: number, width?: number,
  *   format?: (v: number) => string, ticks?: number[], title?: string, edge?: boolean, reference?: boolean,
- *   names?: string[], kind?: "scores"|"weights", outline?: boolean}} o
+ *   names?: string[], kind?: "scores"|"weights", outline?: boolean, knob?: boolean}} o
  *   `name` gives each bar's number data-readout="NAME.label" (`names` gives each its own);
  *   `outline` draws the ghost as an outline the bar's own width, over the bar (the same
  *   bar before a change: F18's weight before the mask), a masked key's dashed; `edge` draws the top of the
  *   scale as a line (where a staircase of weights must end); `reference` leaves room on the
- *   right for a reference line's label.
+ *   right for a reference line's label; `knob` says a handle rides on a bar's end through
+ *   zero: the names then stand under the whole chart, where the knob never reaches.
  */
 export function makeBars(
   parent,
@@ -47,6 +50,7 @@ export function makeBars(
     reference = false,
     kind = "scores",
     outline = false,
+    knob = false,
   },
 ) {
   const [lo, hi] = domain;
@@ -58,12 +62,17 @@ export function makeBars(
     cls: kind === "weights" ? "bars weights" : "bars",
     title,
     // names stand at the zero line (in set), so a chart with room under zero needs none under that
-    margin: { top: title ? 34 : 20, bottom: lo < 0 ? 4 : 26, left: ticks.length ? 34 : 8, right: reference ? 44 : 8 },
+    margin: {
+      top: title ? 34 : 20,
+      bottom: lo < 0 && !knob ? 4 : 26,
+      left: ticks.length ? 34 : 8,
+      right: reference ? 44 : 8,
+    },
   });
   const { box, layers, root } = frame;
   // the scale hugs the domain: zero sits where the data puts it, and under the lowest bar
   // there is only a line for its number (none when nothing can fall below zero)
-  const y = linear([lo, hi], [box.bottom - (lo < 0 ? UNDER : 0), box.top]);
+  const y = linear([lo, hi], [box.bottom - (lo < 0 ? (knob ? UNDER_KNOB : UNDER) : 0), box.top]);
   const n = labels.length,
     slot = (box.right - box.left) / n;
   const x = (/** @type {number} */ k) => box.left + slot * (k + 0.5);
@@ -111,7 +120,11 @@ export function makeBars(
     const value = svg("text", { class: "bar-value", ...(readout ? { "data-readout": readout } : {}) }, g);
     // on the zero line, across it from the bar (in set), in em as the stage scales type
     // (kit/stage.js's --px): a name is on its bar's foot whatever the chart's size or sign
-    const tokenLabel = svg("text", { y: zero, class: "bar-label" }, g);
+    const tokenLabel = svg(
+      "text",
+      knob ? { y: frame.height, dy: "-0.9em", class: "bar-label" } : { y: zero, class: "bar-label" },
+      g,
+    );
     setSvg(tokenLabel, token);
     return { g, wash, ghost, bar, masked, value, tokenLabel };
   });
@@ -146,8 +159,10 @@ export function makeBars(
       } = {},
     ) {
       const place = order ?? values.map((_, k) => k);
-      // the wash ends under the lowest bar, or just under a name hung from zero (13 px type)
-      const washHeight = Math.max(zero + 20 * typeScale(root), lo < 0 ? box.bottom + 2 : 0) - box.top + 18;
+      // the wash ends under the lowest bar, or just under a name hung from zero (13 px type),
+      // or at the chart's foot where the names stand there
+      const washBottom = knob ? frame.height - 2 : Math.max(zero + 20 * typeScale(root), lo < 0 ? box.bottom + 2 : 0);
+      const washHeight = washBottom - box.top + 18;
       // the staircase's tread over each slot (the running total through it), in px
       let running = 0;
       const treads = place.map((k) => {
@@ -212,7 +227,7 @@ export function makeBars(
         );
         b.value.setAttribute("dy", under ? "0.8em" : "0");
         // the name hangs under zero from an upright bar, and stands over it on a hollow one
-        b.tokenLabel.setAttribute("dy", under ? "-0.7em" : "1.1em");
+        if (!knob) b.tokenLabel.setAttribute("dy", under ? "-0.7em" : "1.1em");
         setSvg(b.value, text);
         b.value.classList.toggle("masked", off !== null && !leak[k]);
       });
