@@ -103,11 +103,7 @@ export function makeBars(
     const g = svg("g", { class: "slot" }, layers.marks);
     // a bar of a token is one of its marks (kit/link.js): pointing at it lights the token
     if (tokenOf(token)) g.setAttribute("data-token", tokenOf(token));
-    const wash = svg(
-      "rect",
-      { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, rx: 5, class: "wash" },
-      g,
-    );
+    const wash = svg("rect", { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, rx: 5, class: "wash" }, g);
     const ghost = svg("rect", { class: "ghost", width: width * 0.35 }, g);
     const bar = svg("rect", { x: -width / 2, width, class: "bar" }, g);
     if (outline) {
