@@ -51,7 +51,11 @@ export default function (el, head, article) {
   const scoreTicks = /** @type {SVGTextElement[]} */ ([...layers.grid.querySelectorAll("text.tick")]);
   axis(lower, xw, { side: "bottom", values: [1e-16, 1e-12, 1e-8, 1e-4, 1], format: power });
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
-  title(frame, t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow: the other five)" }), 16);
+  title(
+    frame,
+    t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow: the other five)" }),
+    16,
+  );
   const weightTitle = title(frame, t({ zh: "它的权重 w，对数轴", en: "its weight w, log axis" }), WEIGHT_Y - 26);
   // where 0 would be: not on a log axis at all
   svg("text", { class: "zero-note", x: box.left, y: WEIGHT_Y + 46 }, layers.labels).textContent = t({
