@@ -5,7 +5,7 @@
 import { softmaxRow } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
-import { axis, chart, linear, log, title, typeScale } from "../kit/chart.js";
+import { axis, chart, linear, log, title } from "../kit/chart.js";
 import { svg } from "../kit/dom.js";
 import { fixed, scientific, weight } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
@@ -105,11 +105,8 @@ export default function (el, head, article) {
       // under it is hidden, and the title moves to the other end of the line
       const [top, bottom] = [x(s), xw(w[cat])];
       const across = (/** @type {number} */ y) => top + ((bottom - top) * (y - SCORE_Y)) / (WEIGHT_Y - SCORE_Y);
-      // the title's width in user units, as the stage scales type: about 0.55 em a Latin
-      // character and 1 em a Chinese one at 12.5 px
-      const text = weightTitle.textContent ?? "";
-      const ems = [...text].reduce((n, c) => n + (c > "\u2e80" ? 1 : 0.55), 0);
-      const left = across(WEIGHT_Y - 26) < 4 + ems * 12.5 * typeScale(frame.root) + 8;
+      // the title, shorter than half the line even on a phone, takes the half the link is not in
+      const left = across(WEIGHT_Y - 26) < (box.left + box.right) / 2;
       weightTitle.setAttribute("x", String(left ? box.right : 4));
       weightTitle.style.textAnchor = left ? "end" : "start"; // over the title class's own anchor
       for (const tick of scoreTicks) {
