@@ -68,6 +68,7 @@ export default function (el, head, article) {
     height: matchMedia("(max-width: 1099px)").matches ? 230 : 340,
     width: 300,
     reference: true,
+    knob: true, // cat's bar is dragged through zero: its name stays clear of the knob
     ticks: [0, 4, 8, 12],
     title: t({
       zh: "it 这一行的原始分 q·k（÷√2 后才进 softmax）",

@@ -1,18 +1,23 @@
 // F12: drag cat's scaled score in row it; the other five weights give way and Σw stays 1.
+// The drag runs from ½ up: the scores chart then stands on the weights' baseline, its height
+// is cat's track, not an empty band (pushing a score far down is F13's), and the knob at its
+// lowest stays clear of cat's name under the baseline.
 
 import { softmaxRow } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
+import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
 import { stage } from "../kit/stage.js";
 import { barWeight } from "../width.js";
 
-const LOWEST = -4,
-  HIGHEST = 8;
-// scale room past both ends, so the number beside a knob at 8 or −4 clears the title and the names
-const ROOM = 1.5;
+const LOWEST = 0.5,
+  HIGHEST = 4;
+// scale room over the top, so the number over a knob at 4 clears the title
+const ROOM = 0.7;
+const HEIGHT = 210; // both charts: side by side, one baseline
 
 export default function (el, head) {
   const it = head.index("it"),
@@ -21,14 +26,11 @@ export default function (el, head) {
   const { picture, readouts } = stage(el);
   const scores = makeBars(picture, {
     labels: head.tokens,
-    domain: [LOWEST - ROOM, HIGHEST + ROOM],
-    ticks: [-4, 0, 4, 8],
-    height: 230,
+    domain: [0, HIGHEST + ROOM],
+    ticks: [0, 2, 4],
+    height: HEIGHT,
     name: "s",
-    title: t({
-      zh: "it 这一行缩放后的分数 s（cat 那根可以上下拖）",
-      en: "Scaled scores s in row it (drag cat's up or down)",
-    }),
+    title: t({ zh: "it 这一行缩放后的分数 s", en: "Scaled scores s in row it" }),
     label: t({
       zh: "it 这一行缩放后的分数，cat 那根可以拖动",
       en: "The scaled scores of row it; cat's can be dragged",
@@ -37,8 +39,8 @@ export default function (el, head) {
   const weights = makeBars(picture, {
     labels: head.tokens,
     domain: [0, 1.1],
-    ticks: [0.5, 1],
-    height: 200,
+    ticks: [0, 0.5, 1],
+    height: HEIGHT,
     name: "w",
     kind: "weights",
     outline: true, // each weight at cat's own score: the others sink under theirs as cat rises
@@ -46,6 +48,18 @@ export default function (el, head) {
     title: t({ zh: "权重 w = softmax(s)；细框：拖动之前", en: "Weights w = softmax(s); outlines: before the drag" }),
     label: t({ zh: "it 这一行的权重", en: "The weights of row it" }),
   });
+  // cat's track: where its score can be dragged, a press anywhere on it lands there
+  const track = svg(
+    "rect",
+    {
+      x: scores.x(cat) - scores.slot * 0.3,
+      width: scores.slot * 0.6,
+      y: scores.y(HIGHEST),
+      height: scores.y(LOWEST) - scores.y(HIGHEST),
+      class: "track",
+    },
+    scores.frame.layers.grid,
+  );
   const knob = valueHandle(scores.root, {
     label: t({ zh: "cat 缩放后的分数", en: "cat's scaled score" }),
     min: LOWEST,
@@ -56,6 +70,7 @@ export default function (el, head) {
     fromPoint: ([, y]) => scores.y.invert(y),
     onMove: (score) => fig.set({ score }),
     get: () => fig.state.score,
+    hit: track,
   });
   const before = softmaxRow(row);
   const out = readouts({ sum: "Σw" }, { key: "sum" });

@@ -1,13 +1,13 @@
 // F07: stretch and's key; it wins row it on length alone, without ever turning.
 
-import { argmax, dot } from "../attention.js";
+import { angleBetween, argmax, dot } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
-import { around, arrow, makePlane, untangle } from "../kit/plane.js";
+import { arc, around, arrow, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const MOST = 5;
@@ -46,11 +46,16 @@ export default function (el, head) {
   const query = arrow(plane, { cls: "query", label: "q_it" });
   const catKey = arrow(plane, { cls: "key faint", label: "k_cat" });
   const andKey = arrow(plane, { cls: "key", label: "k_and" });
+  // the two angles the prose compares: and's key is further from the query than cat's, and
+  // stays so however long it grows
+  const degrees = (/** @type {number[]} */ k) => `${fixed(angleBetween(Q[it], k), 0)}°`;
+  const angles = [arc(plane, { radius: 44, cls: "faint" }), arc(plane, { radius: 72 })];
   const bars = makeBars(picture, {
     labels: head.tokens,
     domain: [Math.min(0, ...row), Math.max(...row, row[and] * MOST) * 1.05],
     height: 190,
     name: "score",
+    reference: true, // cat's score across the row: the height and's bar must pass
     title: t({ zh: "it 那一行的原始分 q·k", en: "Raw scores q·k in the row of it" }),
     label: t({ zh: "it 那一行的原始分数", en: "Raw scores of row it" }),
   });
@@ -89,8 +94,10 @@ export default function (el, head) {
       query.set(Q[it]);
       catKey.set(K[cat]);
       andKey.set(k, [0, 0], f === 1 ? "k_and" : `${fixed(f, 1)}× k_and`);
+      angles[0].set(Q[it], K[cat], degrees(K[cat]));
+      angles[1].set(Q[it], k, degrees(k));
       untangle(plane);
-      bars.set(scores, { win: best });
+      bars.set(scores, { win: best, reference: { value: row[cat], label: "cat" } });
       out.show({ winner: head.tokens[best] });
     },
   });

@@ -10,15 +10,17 @@ import { svg } from "../kit/dom.js";
 import { fixed, scientific, weight } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
 import { marks } from "../kit/marks.js";
-import { setSvg } from "../kit/notation.js";
 import { stage } from "../kit/stage.js";
 
 const HIGHEST = 3;
 const SMALLEST = 1e-16; // the weight axis runs from 10⁻¹⁶ to 1
 const SCORE_Y = 44,
   WEIGHT_Y = 128, // the two number lines
-  BAR_Y = 214; // the same weight as a bar, on a linear axis from 0 to 1
-const HEIGHT = 250;
+  BAR_Y = 224; // the same weight as a bar, on a linear axis from 0 to 1
+const HEIGHT = 260;
+// wider on a laptop, so the three lines are not a tower there; a phone keeps the design size,
+// where the type (which keeps its size) clears the lines
+const WIDTH = matchMedia("(max-width: 1099px)").matches ? 360 : 480;
 
 /** 10⁻⁸ as the page writes powers; 1 as 1. */
 const power = (w) => (w === 1 ? "1" : scientific(w, 1).replace(/^1 × /, ""));
@@ -32,6 +34,7 @@ export default function (el, head, article) {
   const others = row.map((_, j) => j).filter((j) => j !== cat);
   const { picture, readouts } = stage(el);
   const frame = chart(picture, {
+    width: WIDTH,
     height: HEIGHT,
     cls: "floor",
     margin: { left: 24, right: 22, top: SCORE_Y - 6, bottom: HEIGHT - SCORE_Y - 6 },
@@ -50,19 +53,16 @@ export default function (el, head, article) {
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
   title(
     frame,
-    t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow dots: the other five)" }),
+    t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow: the other five)" }),
     16,
   );
-  const weightTitle = title(frame, t({ zh: "它的权重 w（对数轴）", en: "its weight w (log axis)" }), WEIGHT_Y - 26);
-  title(
-    frame,
-    t({ zh: "同一个权重画成柱子（线性轴，0 到 1）", en: "the same weight as a bar (linear axis, 0 to 1)" }),
-    BAR_Y - 24,
-  );
-  setSvg(
-    svg("text", { class: "zero-note", x: box.left, y: WEIGHT_Y + 36 }, layers.labels),
-    t({ zh: "← 0 不在这条轴上：它在无穷远的左边", en: "← 0 is not on this axis: it lies infinitely far left" }),
-  );
+  const weightTitle = title(frame, t({ zh: "它的权重 w，对数轴", en: "its weight w, log axis" }), WEIGHT_Y - 26);
+  // where 0 would be: not on a log axis at all
+  svg("text", { class: "zero-note", x: box.left, y: WEIGHT_Y + 46 }, layers.labels).textContent = t({
+    zh: "← 0 在无穷远处",
+    en: "← 0 lies infinitely far",
+  });
+  title(frame, t({ zh: "同一个权重画成柱子，线性轴", en: "the same weight as a bar, on a linear axis" }), BAR_Y - 24);
   const onScores = marks(frame, x),
     onWeights = marks(frame, xw);
   for (const y of [SCORE_Y, WEIGHT_Y]) onScores.rule({ y, cls: "baseline" });
@@ -71,6 +71,12 @@ export default function (el, head, article) {
   const otherWeights = others.map(() => onWeights.dot({ cls: "other weight", r: 3.5 }));
   const marker = onWeights.dot({ cls: "weight-marker", r: 6 });
   const bar = svg("rect", { class: "weight-bar", x: linearW(0), y: BAR_Y - 12, height: 12 }, layers.marks);
+  // the score line is a track: a press anywhere on it, at −30 say, puts cat's score there
+  const track = svg(
+    "rect",
+    { class: "track", x: box.left - 9, width: box.right - box.left + 18, y: SCORE_Y - 9, height: 18, rx: 9 },
+    layers.grid,
+  );
   const knob = valueHandle(frame.root, {
     label: t({ zh: "cat 缩放后的分数", en: "cat's scaled score" }),
     min: LOWEST,
@@ -80,8 +86,10 @@ export default function (el, head, article) {
     orientation: "horizontal",
     toPoint: (s) => [x(s), SCORE_Y],
     fromPoint: ([px]) => x.invert(px),
-    onMove: (score) => fig.set({ score }),
+    // the last half step rests on the floor the prose names, as a press at the track's end means
+    onMove: (score) => fig.set({ score: score - LOWEST < 0.5 ? LOWEST : score }),
     get: () => fig.state.score,
+    hit: track,
   });
   const out = readouts({ "w.cat": "w_cat", score: "s_cat" }, { key: "w.cat" });
 
@@ -97,7 +105,8 @@ export default function (el, head, article) {
       // under it is hidden, and the title moves to the other end of the line
       const [top, bottom] = [x(s), xw(w[cat])];
       const across = (/** @type {number} */ y) => top + ((bottom - top) * (y - SCORE_Y)) / (WEIGHT_Y - SCORE_Y);
-      const left = across(WEIGHT_Y - 26) < box.left + 190;
+      // the title, shorter than half the line even on a phone, takes the half the link is not in
+      const left = across(WEIGHT_Y - 26) < (box.left + box.right) / 2;
       weightTitle.setAttribute("x", String(left ? box.right : 4));
       weightTitle.style.textAnchor = left ? "end" : "start"; // over the title class's own anchor
       for (const tick of scoreTicks) {

@@ -7,9 +7,9 @@ import { argmax, softmaxRow } from "../attention.js";
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
-import { choices, toggle, tokenIndex } from "../kit/controls.js";
-import { svg } from "../kit/dom.js";
+import { choices, stepper, toggle, tokenIndex } from "../kit/controls.js";
 import { fixed, grouped, scientific, weight } from "../kit/format.js";
+import { setSvg } from "../kit/notation.js";
 import { stage } from "../kit/stage.js";
 
 /** c for a shift's name, in a row of scores. @param {string} shift @param {number[]} row */
@@ -48,20 +48,22 @@ export default function (el, head, article) {
     label: t({ zh: "这一行的权重和累加的阶梯", en: "The row's weights and their running total" }),
     format: (w) => weight(w, 2),
   });
-  // past overflow the weights chart says what ∞/∞ is in floating point
-  const nan = svg("text", { class: "nan-note", x: weights.x(2.5), y: weights.y(0.62) }, weights.root);
-  nan.textContent = t({
-    zh: "∞/∞ 在浮点里是 NaN：一个权重都没有",
-    en: "∞/∞ is NaN in floating point: no weights at all",
-  });
-  const pick = choices(controls, {
-    legend: t({ zh: "选一行（提问的 token）", en: "Pick a row (the asking token)" }),
-    name: "F11-row",
-    options: tokens.map((token, i) => ({ value: String(i), label: token })),
-    onInput: (row) => fig.set({ row: Number(row) }),
+  // past overflow the weights chart's own title says what ∞/∞ is in floating point: no
+  // note of its own inside the picture
+  const heading = /** @type {SVGTextElement} */ (weights.root.querySelector(".chart-title"));
+  const titles = [
+    t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
+    t({ zh: "w = ∞/∞ = NaN：一个权重都没有", en: "w = ∞/∞ = NaN: no weights at all" }),
+  ];
+  // one slim row: the row walked by a stepper, the shift as four chips, the recipe a switch
+  const pick = stepper(controls, {
+    label: t({ zh: "行", en: "Row" }),
+    items: [...tokens],
+    name: "row",
+    onPick: (row) => fig.set({ row }),
   });
   const shifting = choices(controls, {
-    legend: t({ zh: "给这一行每个分数都加上 c", en: "Add c to every score of the row" }),
+    legend: t({ zh: "每个分数加 c", en: "Add c to every score" }),
     name: "F11-shift",
     options: SHIFTS.map((value) => ({
       value,
@@ -70,7 +72,7 @@ export default function (el, head, article) {
     onInput: (shift) => fig.set({ shift }),
   });
   const stable = toggle(controls, {
-    label: t({ zh: "先减去最大值：exp(s + c − max)", en: "Subtract the max first: exp(s + c − max)" }),
+    label: t({ zh: "先减去最大值", en: "Subtract the max first" }),
     name: "stable",
     onChange: (on) => fig.set({ stable: on }),
   });
@@ -95,11 +97,11 @@ export default function (el, head, article) {
       // the weights as this recipe computes them; past overflow every one is ∞/∞, no number
       const w = overflow ? e.map(() => 0) : e.map((x) => x / sumExp);
       const win = overflow ? -1 : argmax(softmaxRow(S[row]));
-      pick.show(String(row));
+      pick.show(row);
       shifting.show(shift);
       stable.show(on);
       el.classList.toggle("overflow", overflow);
-      nan.style.display = overflow ? "" : "none";
+      setSvg(heading, titles[overflow ? 1 : 0]);
       exps.set(
         e.map((x) => Math.min(x, tallest)),
         { win, texts: e.map((x) => (!Number.isFinite(x) ? "∞" : x >= 1000 ? scientific(x, 1) : fixed(x))) },

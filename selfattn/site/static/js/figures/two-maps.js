@@ -38,7 +38,7 @@ export default function (el, head) {
   });
   picture.append(plane.root);
   // each key's road from its own map to the query's: the mix slides it along a straight line
-  for (const w of words)
+  const roads = words.map((w) =>
     svg(
       "line",
       {
@@ -50,7 +50,8 @@ export default function (el, head) {
         y2: plane.sy(ends[1][w][1]),
       },
       plane.layers.under,
-    );
+    ),
+  );
   const arrows = words.flatMap((w) =>
     [
       ["query", "q"],
@@ -62,24 +63,26 @@ export default function (el, head) {
     labels: PAIRS.map(([a, b]) => `q_${a}·k_${b}`),
     names: PAIRS.map((pair) => pair.join(".")),
     // two bars about as tall as the plane beside them (its data is near square), and not a
-    // tower when stacked under it on a phone
+    // tower when stacked under it (the room over them is for the fused 1.64)
     width: 340,
-    height: 280,
+    height: matchMedia("(max-width: 1099px)").matches ? 210 : 280,
     domain: [Math.min(0, ...extremes), Math.max(0, ...extremes)],
     title: t({ zh: "原始分 q·k", en: "raw score q·k" }),
     label: t({ zh: "两个方向的原始分", en: "The raw score in each direction" }),
   });
   // the mix is dragged on the plane: cat's key tip slides along its road (a press anywhere on
-  // the road's line lands on the nearest point); the arrow keys, Home and End step it
+  // the road lands on the nearest point, so the road's end, on q_cat, fuses the maps in one
+  // press); the arrow keys step it by tenths, Home and End go to either map
   const [from, to] = [ends[0].cat, ends[1].cat].map(([a, b]) => [plane.sx(a), plane.sy(b)]);
   const road = [to[0] - from[0], to[1] - from[1]];
   const mixer = valueHandle(plane.root, {
     label: t({ zh: "W_K 里混入的 W_Q", en: "W_Q mixed into W_K" }),
     min: 0,
     max: 1,
-    step: 0.01,
-    page: 0.1,
+    step: 0.1,
+    page: 0.5,
     cls: "key",
+    hit: roads[0],
     toPoint: (mix) => [from[0] + road[0] * mix, from[1] + road[1] * mix],
     fromPoint: ([a, b]) => ((a - from[0]) * road[0] + (b - from[1]) * road[1]) / (road[0] ** 2 + road[1] ** 2),
     get: () => fig.state.mix,
@@ -102,7 +105,9 @@ export default function (el, head) {
         drawn.set(name === "q" ? q[w] : k[w], [0, 0], label);
       }
       untangle(plane);
-      bars.set(scoresAt(mix), { texts: scoresAt(mix).map((s) => fixed(s)) });
+      const scores = scoresAt(mix);
+      // cat→ate's height drawn across both bars: ate→cat's gap to it is what the mix closes
+      bars.set(scores, { texts: scores.map((s) => fixed(s)), reference: { value: scores[0], label: "" } });
     },
   });
 }

@@ -15,17 +15,23 @@ let hatches = 0;
 // the number printed there
 const TREAD_CLEAR = 22;
 const TICK_PX = 11.5; // a bar's number, in rendered px (style.css --type-tick)
+// user units under the lowest bar for its number (hung 0.8 em under the bar's end, so it
+// takes less than this wherever the stage draws the chart larger than its design size)
+const UNDER = 15;
+// with a knob riding on a bar's end (`knob`), room for that number lifted clear of the knob
+const UNDER_KNOB = 32;
 
 /**
  * @param {HTMLElement} parent
  * @param {{labels: string[], domain: number[], label: string, name?: string, height?: number, width?: number,
  *   format?: (v: number) => string, ticks?: number[], title?: string, edge?: boolean, reference?: boolean,
- *   names?: string[], kind?: "scores"|"weights", outline?: boolean}} o
+ *   names?: string[], kind?: "scores"|"weights", outline?: boolean, knob?: boolean}} o
  *   `name` gives each bar's number data-readout="NAME.label" (`names` gives each its own);
  *   `outline` draws the ghost as an outline the bar's own width, over the bar (the same
  *   bar before a change: F18's weight before the mask), a masked key's dashed; `edge` draws the top of the
  *   scale as a line (where a staircase of weights must end); `reference` leaves room on the
- *   right for a reference line's label.
+ *   right for a reference line's label; `knob` says a handle rides on a bar's end through
+ *   zero: the names then stand under the whole chart, where the knob never reaches.
  */
 export function makeBars(
   parent,
@@ -44,6 +50,7 @@ export function makeBars(
     reference = false,
     kind = "scores",
     outline = false,
+    knob = false,
   },
 ) {
   const [lo, hi] = domain;
@@ -54,12 +61,18 @@ export function makeBars(
     // "weights" draws the bars in the value hue (how much of a value is taken); scores ink
     cls: kind === "weights" ? "bars weights" : "bars",
     title,
-    margin: { top: title ? 34 : 20, bottom: 26, left: ticks.length ? 34 : 8, right: reference ? 44 : 8 },
+    // names stand at the zero line (in set), so a chart with room under zero needs none under that
+    margin: {
+      top: title ? 34 : 20,
+      bottom: lo < 0 && !knob ? 4 : 26,
+      left: ticks.length ? 34 : 8,
+      right: reference ? 44 : 8,
+    },
   });
   const { box, layers, root } = frame;
-  // room under the lowest bar for its number when numbers can be negative, and for that
-  // number lifted clear of a handle on the bar's end
-  const y = linear([lo, hi], [box.bottom - (lo < 0 ? 32 : 0), box.top]);
+  // the scale hugs the domain: zero sits where the data puts it, and under the lowest bar
+  // there is only a line for its number (none when nothing can fall below zero)
+  const y = linear([lo, hi], [box.bottom - (lo < 0 ? (knob ? UNDER_KNOB : UNDER) : 0), box.top]);
   const n = labels.length,
     slot = (box.right - box.left) / n;
   const x = (/** @type {number} */ k) => box.left + slot * (k + 0.5);
@@ -90,11 +103,7 @@ export function makeBars(
     const g = svg("g", { class: "slot" }, layers.marks);
     // a bar of a token is one of its marks (kit/link.js): pointing at it lights the token
     if (tokenOf(token)) g.setAttribute("data-token", tokenOf(token));
-    const wash = svg(
-      "rect",
-      { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, height: box.bottom - box.top + 40, rx: 5, class: "wash" },
-      g,
-    );
+    const wash = svg("rect", { x: -slot / 2 + 1, y: box.top - 18, width: slot - 2, rx: 5, class: "wash" }, g);
     const ghost = svg("rect", { class: "ghost", width: width * 0.35 }, g);
     const bar = svg("rect", { x: -width / 2, width, class: "bar" }, g);
     if (outline) {
@@ -105,9 +114,13 @@ export function makeBars(
     }
     const masked = svg("rect", { x: -7, width: 14, height: 14, y: zero - 14, class: "masked-box" }, g);
     const value = svg("text", { class: "bar-value", ...(readout ? { "data-readout": readout } : {}) }, g);
-    // set up from the bottom edge in em: a subscript (q_cat·k_ate) hangs below the baseline
-    // by a share of the type, which the stage scales (kit/stage.js's --px)
-    const tokenLabel = svg("text", { y: frame.height, dy: "-0.9em", class: "bar-label" }, g);
+    // on the zero line, across it from the bar (in set), in em as the stage scales type
+    // (kit/stage.js's --px): a name is on its bar's foot whatever the chart's size or sign
+    const tokenLabel = svg(
+      "text",
+      knob ? { y: frame.height, dy: "-0.9em", class: "bar-label" } : { y: zero, class: "bar-label" },
+      g,
+    );
     setSvg(tokenLabel, token);
     return { g, wash, ghost, bar, masked, value, tokenLabel };
   });
@@ -142,6 +155,10 @@ export function makeBars(
       } = {},
     ) {
       const place = order ?? values.map((_, k) => k);
+      // the wash ends under the lowest bar, or just under a name hung from zero (13 px type),
+      // or at the chart's foot where the names stand there
+      const washBottom = knob ? frame.height - 2 : Math.max(zero + 20 * typeScale(root), lo < 0 ? box.bottom + 2 : 0);
+      const washHeight = washBottom - box.top + 18;
       // the staircase's tread over each slot (the running total through it), in px
       let running = 0;
       const treads = place.map((k) => {
@@ -156,6 +173,7 @@ export function makeBars(
         const cx = x(at);
         b.g.setAttribute("transform", `translate(${cx} 0)`);
         b.wash.style.display = k === win ? "" : "none";
+        b.wash.setAttribute("height", String(washHeight));
         b.tokenLabel.classList.toggle("win", k === win);
         const a = y(Math.max(0, Math.min(hi, v))),
           c = y(Math.min(0, Math.max(lo, v)));
@@ -189,16 +207,23 @@ export function makeBars(
         // a line a little above the bar (the staircase's tread, a reference) would strike its
         // number: the number goes over the line
         const lines = [staircase ? treads[at] : null, reference ? y(reference.value) : null];
-        const top = lines.reduce(
-          (t, line) => (line !== null && barTop - line > 0.5 && barTop - line < TREAD_CLEAR ? Math.min(t, line) : t),
-          barTop,
+        const near = /** @type {number[]} */ (
+          lines.filter((line) => line !== null && barTop - line > -0.5 && barTop - line < TREAD_CLEAR)
         );
-        const gap = k === lift ? 18 : 5;
-        // a lifted number keeps clear of a handle on the bar's end, above it or below it
+        const top = Math.min(barTop, ...near);
+        // a number over a line keeps a clear space above it, not the dashes under its digits
+        const gap = k === lift ? 18 : near.length ? 8 : 5;
+        // a lifted number keeps clear of a handle on the bar's end, above it or below it; a
+        // negative bar's number hangs from its end by its own height (in em, as the stage
+        // scales type), so the line the scale leaves under the lowest bar holds it
+        const under = v < 0 && off === null;
         b.value.setAttribute(
           "y",
-          String(v >= 0 || off !== null ? (off !== null && !leak[k] && !outline ? zero - 18 : top - gap) : c + 8 + gap),
+          String(!under ? (off !== null && !leak[k] && !outline ? zero - 18 : top - gap) : c + gap - 2),
         );
+        b.value.setAttribute("dy", under ? "0.8em" : "0");
+        // the name hangs under zero from an upright bar, and stands over it on a hollow one
+        if (!knob) b.tokenLabel.setAttribute("dy", under ? "-0.7em" : "1.1em");
         setSvg(b.value, text);
         b.value.classList.toggle("masked", off !== null && !leak[k]);
       });
