@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from selfattn.site.serve import Site, make_server
+from selfattn.site.serve import ArticleServer, Site, make_server
 from tests.harness import first_response_seconds
 
 from .site.golden import SAMPLE
@@ -238,6 +238,33 @@ def test_fifty_clients_that_never_finish_block_nobody(server):
     finally:
         for s in stalled:
             s.close()
+
+
+@pytest.mark.parametrize(
+    "path", ["/.selfattn-build", "/%2Eselfattn-build", "/en/../.selfattn-build"]
+)
+def test_the_build_marker_is_not_served(server, path):
+    response, body = request(server, "GET", path)
+    assert response.status == 404 and b"selfattn build" not in body
+
+
+def test_handler_threads_are_capped_and_the_rest_wait_their_turn(server):
+    """A hundred clients that never finish hold at most ArticleServer.HANDLERS threads; the
+    others wait, accepted, and are served as threads come free."""
+    before = threading.active_count()
+    stalled = []
+    try:
+        for _ in range(100):
+            s = socket.create_connection(("127.0.0.1", server.server_port))
+            s.sendall(b"GET / HTTP/1.1\r\n")
+            stalled.append(s)
+        time.sleep(1)
+        assert threading.active_count() - before <= ArticleServer.HANDLERS
+    finally:
+        for s in stalled:
+            s.close()
+    response, _ = request(server, "GET", "/en/")  # the waiting ones end at once: closed
+    assert response.status == 200
 
 
 def test_a_loopback_load_of_thousands_of_requests(server, capsys):
