@@ -116,7 +116,11 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument(
         "out", help="the folder to write: new, empty, or an earlier build (replaced whole)"
     )
-    build.add_argument("--force", action="store_true", help="replace OUT even if no build wrote it")
+    build.add_argument(
+        "--force",
+        action="store_true",
+        help="replace OUT even if no build wrote it or it holds paths the last build did not",
+    )
     build.set_defaults(run=_build)
 
     serve = commands.add_parser("serve", help="build the article and serve it")

@@ -546,10 +546,14 @@ def build(
 ) -> Built:
     """Write the site into `out` (replacing an earlier build there); return what it wrote.
 
-    `out` may be missing, empty, or an earlier build (it holds MARKER); any other folder is
-    refused (OutputRefused) unless `force`, and so, always, are the current folder, a folder
+    `out` may be missing, empty, or an earlier build holding only the paths its MARKER lists,
+    looked at before the build and again at the swap; any other folder is refused
+    (OutputRefused) unless `force`, and so, always, are the current folder, a folder
     holding the sources or the current folder, anything inside the package, the home folder,
     a top-level folder (/tmp) and a mount point.
+    A signal (Ctrl-C, or SIGTERM within signals.ended_by_signals) stops it leaving `out` as it
+    was; one that comes during the swap is held until the swap is done, and the exception it
+    raises then carries the note SWAPPED: `out` holds the new build.
     `content` holds each language's Markdown, figures.json and predictions.json;
     the tests build a small sample site from their own.
     """
