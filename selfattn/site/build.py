@@ -218,14 +218,18 @@ def _refuse_foreign(folder: Path, shown: Path) -> None:
     names = ", ".join(added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
     whose = {
         "ours": "an earlier build there did not write",
-        "earlier": f"an earlier build may not have written (its {MARKER} is from an earlier "
-        "version of selfattn, which listed only the top-level names; look inside, then pass "
-        "--force once)",
-        "alien": f"`selfattn build` did not write (its {MARKER} is not one `selfattn build` wrote)",
+        "earlier": f"may be yours: its {MARKER} is from an earlier version of selfattn, which "
+        "listed only the top-level names it wrote",
+        "alien": f"`selfattn build` did not write: its {MARKER} is not one `selfattn build` wrote",
     }.get(kind, "`selfattn build` did not write")
+    then = (
+        "look inside, then pass --force once"
+        if kind == "earlier"
+        else "name a new or empty folder, or pass --force"
+    )
     raise OutputRefused(
-        f"{shown} is not empty: it holds {names}, which {whose} (everything in it would be "
-        "replaced): name a new or empty folder, or pass --force"
+        f"{shown} is not empty: it holds {names}, which {whose}. A build replaces everything "
+        f"in it: {then}"
     )
 
 
