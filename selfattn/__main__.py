@@ -45,12 +45,29 @@ def _fit(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .signals import ended_by_signals
-    from .site.build import BuildError, OutputRefused, build
+    from .signals import Stopped, ended_by_signals
 
     try:
         with ended_by_signals():  # SIGTERM and SIGHUP, too, delete the half-written build
-            build(Path(args.out), force=args.force)
+            return _build_now(args)
+    except (KeyboardInterrupt, Stopped) as stop:  # the build has deleted what it wrote
+        from .site.build import SWAPPED
+
+        where = (
+            f"{args.out} holds the new build, which was in place when it came"
+            if SWAPPED in getattr(stop, "__notes__", [])
+            else f"{args.out} is as it was"
+        )
+        how = "interrupted" if isinstance(stop, KeyboardInterrupt) else "stopped by a signal"
+        print(f"selfattn build: {how}; {where}", file=sys.stderr)
+        return stop.code if isinstance(stop, Stopped) and isinstance(stop.code, int) else 130
+
+
+def _build_now(args: argparse.Namespace) -> int:
+    from .site.build import BuildError, OutputRefused, build
+
+    try:
+        build(Path(args.out), force=args.force)
     except OutputRefused as err:
         print(f"selfattn build: {err}", file=sys.stderr)
         return 2
@@ -99,7 +116,11 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument(
         "out", help="the folder to write: new, empty, or an earlier build (replaced whole)"
     )
-    build.add_argument("--force", action="store_true", help="replace OUT even if no build wrote it")
+    build.add_argument(
+        "--force",
+        action="store_true",
+        help="replace OUT even if no build wrote it or it holds paths the last build did not",
+    )
     build.set_defaults(run=_build)
 
     serve = commands.add_parser("serve", help="build the article and serve it")

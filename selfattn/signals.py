@@ -1,8 +1,11 @@
-"""SIGTERM and SIGHUP ending a command as Ctrl-C does: by an exception, so cleanup runs.
+"""Signals that end a command, handled so that nothing is left behind or cut in half.
 
-Their default action ends the process on the spot, leaving behind what a `finally` block
-would have deleted: `selfattn build`'s half-written folder, `selfattn serve`'s temporary
-build, `selfattn check`'s child and everything it started.
+SIGTERM and SIGHUP end a command as Ctrl-C does, by an exception, so cleanup runs: their
+default action ends the process on the spot, leaving behind what a `finally` block would
+have deleted (`selfattn build`'s half-written folder, `selfattn serve`'s temporary build,
+`selfattn check`'s child and everything it started). And a step that must finish once begun
+(two renames that swap a build in, deleting a temporary folder) holds any of the three until
+it is done, then acts on it.
 """
 
 from __future__ import annotations
@@ -12,22 +15,54 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+ENDING = ("SIGINT", "SIGTERM", "SIGHUP")  # Windows has no SIGHUP
+
+
+class Stopped(SystemExit):
+    """SIGTERM or SIGHUP, raised as an exception; its code is 128 + the signal's number."""
+
+
+def _signals(names: tuple[str, ...]) -> list[signal.Signals]:
+    return [s for n in names if (s := getattr(signal, n, None))]
+
 
 @contextmanager
 def ended_by_signals() -> Iterator[None]:
-    """Within the block, SIGTERM and SIGHUP raise SystemExit(128 + the signal), so the
-    `finally` blocks run. Only from the main thread, where signal handlers are set."""
+    """Within the block, SIGTERM and SIGHUP raise Stopped(128 + the signal), so the `finally`
+    blocks run. Only from the main thread, where signal handlers are set."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def stop(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)
+        raise Stopped(128 + signum)
 
-    names = ("SIGTERM", "SIGHUP")  # Windows has no SIGHUP
-    previous = {s: signal.signal(s, stop) for n in names if (s := getattr(signal, n, None))}
+    previous = {s: signal.signal(s, stop) for s in _signals(ENDING[1:])}
     try:
         yield
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Within the block, SIGINT, SIGTERM and SIGHUP are held, not acted on; on leaving it,
+    the first one held goes to the handler that was in place (Ctrl-C's KeyboardInterrupt, or
+    ended_by_signals' Stopped), raised from the end of the block. From other threads than
+    the main one, where a handler cannot be set, the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = {
+        s: signal.signal(s, lambda signum, _: held.append(signum)) for s in _signals(ENDING)
+    }
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            if handler is not None:  # None: set outside Python, and cannot be set again
+                signal.signal(s, handler)
+        if held:
+            signal.raise_signal(held[0])

@@ -125,9 +125,13 @@ def test_an_earlier_build_is_replaced_whole_and_force_replaces_any_folder(tmp_pa
     out = tmp_path / "site"
     sample(out)
     assert (out / builder.MARKER).is_file() and (out / "en" / "index.html").is_file()
-    (out / "static" / "stale.js").write_text("from an earlier build")
+    (out / "static" / "stale.js").write_text("from an earlier build")  # a module since renamed
+    with (out / builder.MARKER).open("a", encoding="utf-8") as marker:
+        marker.write("static/stale.js\n")
+    (out / "index.html").write_text("edited")
     built = sample(out)  # marked: what the build wrote is replaced without asking
-    assert not (out / "static" / "stale.js").exists() and (out / "index.html").is_file()
+    assert not (out / "static" / "stale.js").exists()
+    assert (out / "index.html").read_text("utf-8") != "edited"
     assert built.pages == [out / "index.html", out / "en" / "index.html"]
     other = tmp_path / "other"
     other.mkdir()
@@ -145,11 +149,195 @@ def test_a_name_added_beside_an_earlier_build_is_never_deleted_without_force(tmp
     (out / ".git" / "HEAD").write_text("ref: refs/heads/gh-pages\n")
     (out / "CNAME").write_text("attention.example\n")
     before = kept(out)
-    with pytest.raises(builder.OutputRefused, match=r"\.git, CNAME, which an earlier build"):
+    with pytest.raises(builder.OutputRefused, match=r"\.git/, CNAME, which an earlier build"):
         sample(out)
     assert kept(out) == before
     sample(out, force=True)
     assert not (out / "CNAME").exists() and (out / builder.MARKER).is_file()
+
+
+def tree(folder: Path) -> list[str]:
+    """Every path under `folder` but the marker, a folder's ending in /."""
+    return sorted(
+        p.relative_to(folder).as_posix() + "/" * p.is_dir()
+        for p in folder.rglob("*")
+        if p.name != builder.MARKER
+    )
+
+
+def listed(folder: Path) -> list[str]:
+    """What `folder`'s marker lists, below its header."""
+    lines = (folder / builder.MARKER).read_text("utf-8").splitlines()
+    return lines[builder.MARKER_TEXT.count("\n") :]
+
+
+def test_the_marker_lists_every_path_the_build_wrote(tmp_path):
+    out = tmp_path / "site"
+    sample(out)
+    lines = (out / builder.MARKER).read_text("utf-8").splitlines()
+    header = builder.MARKER_TEXT.count("\n")
+    assert "\n".join(lines[:header]) + "\n" == builder.MARKER_TEXT
+    assert lines[header:] == tree(out)
+    assert "static/js/main.js" in lines and "static/js/" in lines
+    assert (out / builder.MARKER).stat().st_size < 8_000  # small enough to read
+
+
+def test_a_path_added_inside_an_earlier_builds_folders_is_never_deleted_without_force(tmp_path):
+    """The user's own files beside the build's, a folder or two down."""
+    out = tmp_path / "site"
+    sample(out)
+    (out / "static" / "mine.js").write_text("mine")
+    (out / "en" / "notes").mkdir()
+    (out / "en" / "notes" / "todo.txt").write_text("todo")
+    before = kept(out)
+    with pytest.raises(builder.OutputRefused, match=r"en/notes/, static/mine\.js, which"):
+        sample(out)
+    assert kept(out) == before
+    sample(out, force=True)
+    assert not (out / "static" / "mine.js").exists()
+    assert leftovers(tmp_path) == []
+
+
+def test_a_file_put_where_the_build_wrote_a_folder_is_foreign(tmp_path):
+    out = tmp_path / "site"
+    sample(out)
+    shutil.rmtree(out / "kit")
+    (out / "kit").write_text("a file of mine named like the gallery's folder")
+    with pytest.raises(builder.OutputRefused, match="holds kit,"):
+        sample(out)
+    assert (out / "kit").is_file()
+
+
+def test_an_earlier_versions_marker_is_read_as_naming_only_the_top(tmp_path):
+    """The previous format listed the top-level names only: what is inside them could be
+    anyone's, so the first rebuild over it asks for --force, once."""
+    out = tmp_path / "site"
+    sample(out)
+    (out / builder.MARKER).write_text(
+        "Written by `selfattn build`, which wrote the names below; the next build replaces them,\n"
+        "and refuses, without --force, a folder that has gained a name of its own (.git, CNAME).\n"
+        "en\nindex.html\nkit\nstatic\n",
+        "utf-8",
+    )
+    before = kept(out)
+    with pytest.raises(builder.OutputRefused, match="earlier version") as refused:
+        sample(out)
+    assert "--force" in str(refused.value) and "static/" in str(refused.value)
+    assert kept(out) == before
+    sample(out, force=True)
+    sample(out)  # its own marker now: no --force needed
+
+
+@pytest.mark.parametrize(
+    "junk", [bytes(range(256)) * 4, b"", b"en\nstatic\n"], ids=["bytes", "empty", "names"]
+)
+def test_a_marker_no_build_wrote_means_the_folder_is_not_a_build(tmp_path, junk):
+    out = tmp_path / "site"
+    out.mkdir()
+    (out / "index.html").write_text("mine")
+    (out / builder.MARKER).write_bytes(junk)
+    with pytest.raises(builder.OutputRefused, match="not one `selfattn build` wrote"):
+        sample(out)
+    assert (out / "index.html").read_text() == "mine"
+
+
+def test_a_name_added_while_the_build_runs_is_not_lost(tmp_path, monkeypatch):
+    """A CNAME written into the folder after the first look and before the swap."""
+    out = tmp_path / "site"
+    sample(out)
+    write = builder._write
+
+    def and_meanwhile(*args, **kwargs):
+        done = write(*args, **kwargs)
+        (out / "CNAME").write_text("attention.example\n")
+        return done
+
+    monkeypatch.setattr(builder, "_write", and_meanwhile)
+    with pytest.raises(builder.OutputRefused, match="CNAME"):
+        sample(out)
+    assert (out / "CNAME").read_text() == "attention.example\n"
+    assert (out / "index.html").is_file() and leftovers(tmp_path) == []
+
+
+def test_a_name_added_to_an_empty_folder_while_the_build_runs_is_not_lost(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    out.mkdir()
+    write = builder._write
+
+    def and_meanwhile(*args, **kwargs):
+        done = write(*args, **kwargs)
+        (out / "CNAME").write_text("attention.example\n")
+        return done
+
+    monkeypatch.setattr(builder, "_write", and_meanwhile)
+    with pytest.raises(builder.OutputRefused, match="CNAME"):
+        sample(out)
+    assert kept(out) == {"CNAME": b"attention.example\n"} and leftovers(tmp_path) == []
+
+
+def _interrupt_at(monkeypatch, where: str, out: Path) -> None:
+    """Send this process SIGINT in the middle of the swap: just after the earlier build is
+    moved aside ("aside"), or as it is being deleted ("delete")."""
+    if where == "aside":
+        rename = Path.rename
+
+        def renamed(self, target):
+            done = rename(self, target)
+            if self == out:
+                os.kill(os.getpid(), signal.SIGINT)
+            return done
+
+        monkeypatch.setattr(Path, "rename", renamed)
+    else:
+        rmtree = shutil.rmtree
+
+        def removed(path, *args, **kwargs):
+            if ".old-" in Path(path).name:
+                os.kill(os.getpid(), signal.SIGINT)
+            return rmtree(path, *args, **kwargs)
+
+        monkeypatch.setattr(shutil, "rmtree", removed)
+
+
+@pytest.mark.parametrize("where", ["aside", "delete"])
+def test_a_signal_during_the_swap_lets_it_finish_and_says_so(tmp_path, monkeypatch, where):
+    out = tmp_path / "site"
+    sample(out)
+    (out / "index.html").write_text("the earlier build")
+    _interrupt_at(monkeypatch, where, out)
+    with pytest.raises(KeyboardInterrupt) as stop:
+        sample(out)
+    assert builder.SWAPPED in getattr(stop.value, "__notes__", [])
+    assert (out / "index.html").read_text("utf-8") != "the earlier build"
+    assert tree(out) == listed(out)
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(("swapped", "said"), [(True, "holds the new build"), (False, "as it was")])
+def test_the_command_says_truthfully_where_an_interrupted_build_stands(
+    tmp_path, monkeypatch, capsys, swapped, said
+):
+    from selfattn.__main__ import main
+
+    def interrupted(*args, **kwargs):
+        stop = KeyboardInterrupt()
+        if swapped:
+            stop.add_note(builder.SWAPPED)
+        raise stop
+
+    monkeypatch.setattr(builder, "build", interrupted)
+    assert main(["build", str(tmp_path / "site")]) == 130
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("under", ["afile/sub", "afile/sub/deeper"])
+def test_a_folder_under_a_file_is_one_clear_line(tmp_path, under):
+    (tmp_path / "afile").write_text("x")
+    result = command("build", under, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "afile is a file" in result.stderr
+    assert (tmp_path / "afile").read_text() == "x"
 
 
 def test_a_failed_build_leaves_the_last_one_as_it_was_and_nothing_else(tmp_path):
@@ -178,15 +366,17 @@ def test_a_symlink_out_of_the_static_folder_is_not_copied_into_the_site(tmp_path
     assert not (tmp_path / "site").exists()
 
 
-def _build_stopped_by(signum: int, folder: Path) -> int | None:
+def _build_stopped_by(signum: int, folder: Path) -> tuple[int, str] | None:
     """Start a build into `folder`/site, send `signum` once it writes, and return its exit
-    status; None when the build ended before the signal could land (a race on a busy machine)."""
+    status and what it printed on stderr; None when the build ended before the signal could
+    land (a race on a busy machine)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "selfattn", "build", str(folder / "site")],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         until = time.monotonic() + 30
@@ -196,22 +386,25 @@ def _build_stopped_by(signum: int, folder: Path) -> int | None:
             return None
         assert leftovers(folder), "the build never started writing"
         proc.send_signal(signum)
-        status = proc.wait(timeout=30)
-        return None if status == 0 else status
+        _, err = proc.communicate(timeout=30)
+        return None if proc.returncode == 0 else (proc.returncode, err)
     finally:
         proc.kill()
         proc.wait()
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_build_stopped_by_a_signal_leaves_no_temporary_folder(tmp_path, signum):
     for attempt in range(5):
         folder = tmp_path / str(attempt)
         folder.mkdir()
-        status = _build_stopped_by(signum, folder)
-        if status is not None:
+        stopped = _build_stopped_by(signum, folder)
+        if stopped is not None:
             break
-    assert status == 128 + signum, "the build finished before the signal, five times"
+    assert stopped is not None, "the build finished before the signal, five times"
+    status, err = stopped
+    assert status == (130 if signum == signal.SIGINT else 128 + signum), err
+    assert "Traceback" not in err and err.count("\n") == 1 and "as it was" in err, err
     assert leftovers(folder) == [] and not (folder / "site").exists()
 
 

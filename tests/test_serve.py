@@ -240,6 +240,33 @@ def test_fifty_clients_that_never_finish_block_nobody(server):
             s.close()
 
 
+@pytest.mark.parametrize(
+    "path", ["/.selfattn-build", "/%2Eselfattn-build", "/en/../.selfattn-build"]
+)
+def test_the_build_marker_is_not_served(server, path):
+    response, body = request(server, "GET", path)
+    assert response.status == 404 and b"selfattn build" not in body
+
+
+def test_handler_threads_are_capped_and_the_rest_wait_their_turn(server):
+    """A hundred clients that never finish hold at most ArticleServer.HANDLERS threads; the
+    others wait, accepted, and are served as threads come free."""
+    before = threading.active_count()
+    stalled = []
+    try:
+        for _ in range(100):
+            s = socket.create_connection(("127.0.0.1", server.server_port))
+            s.sendall(b"GET / HTTP/1.1\r\n")
+            stalled.append(s)
+        time.sleep(1)
+        assert threading.active_count() - before <= 64  # ArticleServer.HANDLERS: 100 before
+    finally:
+        for s in stalled:
+            s.close()
+    response, _ = request(server, "GET", "/en/")  # the waiting ones end at once: closed
+    assert response.status == 200
+
+
 def test_a_loopback_load_of_thousands_of_requests(server, capsys):
     """Bounded: 4,000 requests from 16 threads; prints requests per second."""
     paths = ["/", "/en/", "/static/js/main.js", "/static/js/figures.js", "/static/favicon.svg"]

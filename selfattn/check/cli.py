@@ -106,6 +106,7 @@ def run_child(args: argparse.Namespace) -> Report:
     limit = args.budget + SLACK
     started = time.monotonic()
     with contain.box() as box:
+        env["TMPDIR"] = str(box.tmp)  # what torch makes there as it is imported goes with it
         cmd = [sys.executable, "-m", "selfattn.check.cli", args.target, "--worker", str(box.root)]
         cmd += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
         cmd += ["--kind", args.kind] if args.kind else []

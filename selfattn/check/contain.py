@@ -3,7 +3,8 @@
 The child leads a session of its own, so every process the target starts is in its group,
 and it adopts the orphans of the ones that detach (Linux's child subreaper), so they stay
 among its descendants; all of them are killed when the check ends, however it ends. The
-target runs in an empty temporary working folder, and the report names what it wrote there.
+target runs in an empty temporary working folder, and the report names what it wrote there;
+its TMPDIR (where torch puts its caches) is in the check's folder too, deleted with it.
 The child's stdout and stderr go to a file, not a pipe: a target that prints megabytes
 costs the parent nothing, a grandchild holding the pipe open cannot keep the parent
 waiting, and only the file's last few KB are read. The report comes back in a file too.
@@ -54,14 +55,22 @@ class Box:
     def work(self) -> Path:
         return self.root / "work"
 
+    @property
+    def tmp(self) -> Path:
+        """The target's temporary folder (TMPDIR): torch's caches and the target's own go
+        with the box, not into the caller's /tmp."""
+        return self.root / "tmp"
+
 
 @contextlib.contextmanager
 def box() -> Iterator[Box]:
     """A fresh Box, deleted with everything in it afterwards."""
     root = Path(tempfile.mkdtemp(prefix="selfattn-check-"))
     try:
-        (root / "work").mkdir()
-        yield Box(root)
+        b = Box(root)
+        b.work.mkdir()
+        b.tmp.mkdir()
+        yield b
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -218,6 +227,7 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
     try:
         adopt_orphans()
         os.chdir(b.work)
+        os.environ["TMPDIR"] = tempfile.tempdir = str(b.tmp)  # the command set it already
         report = run()
     except BaseException as exc:  # the parent must get a report
         report = Report(name, error=f"internal error: {type(exc).__name__}: {exc}"[:500])

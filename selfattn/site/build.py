@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -28,6 +29,7 @@ from markdown_it import MarkdownIt
 from .. import article, heads, leak, learn
 from ..head import Head, load_head
 from ..numbers import fixed
+from ..signals import deferred
 from .bundle import BundleError, bundle
 from .prose_numbers import prose_numbers
 from .score_kinds import unnamed_scores
@@ -151,17 +153,84 @@ def _source(text: str) -> str:
 # The file that says a folder was written by a build, and so may be replaced by the next one.
 MARKER = ".selfattn-build"
 MARKER_TEXT = (
-    "Written by `selfattn build`, which wrote the names below; the next build replaces them,\n"
-    "and refuses, without --force, a folder that has gained a name of its own (.git, CNAME).\n"
+    "Written by `selfattn build`, which wrote every path below (a folder's ends in /). The next\n"
+    "build replaces them, and refuses, without --force, a folder that holds any other path.\n"
 )
+HEADER = MARKER_TEXT.count("\n")  # the lines above the list
+# The previous version's marker began so, and listed only the top-level names it wrote: what
+# is inside them could be anyone's, so every deeper path counts as foreign (--force, once).
+EARLIER = "Written by `selfattn build`, which wrote the names below;"
+# On the exception a signal raises once the new build is in place (see `build`).
+SWAPPED = "the new build was already in place"
 
 
-def foreign_names(folder: Path) -> list[str]:
-    """What an earlier build's `folder` holds at its top that the build did not write (the
-    marker lists what it wrote), sorted; every name for a folder with no marker."""
-    marker = folder / MARKER
-    written = set(marker.read_text("utf-8").splitlines()[2:]) if marker.is_file() else set()
-    return sorted(p.name for p in folder.iterdir() if p.name not in written | {MARKER})
+def _marker(folder: Path) -> tuple[set[str], str]:
+    """What `folder`'s marker says a build wrote there, and which marker it is: "ours", an
+    "earlier" version's, "none", or "alien" (unreadable, or not in a build's words)."""
+    try:
+        lines = (folder / MARKER).read_bytes().decode("utf-8").splitlines()
+    except FileNotFoundError:
+        return set(), "none"
+    except (OSError, UnicodeDecodeError):  # a folder, unreadable, random bytes
+        return set(), "alien"
+    if "\n".join(lines[:HEADER]) + "\n" == MARKER_TEXT:
+        return set(lines[HEADER:]), "ours"
+    if lines and lines[0].startswith(EARLIER):  # two lines of header, then names
+        names = {n for n in lines[2:] if n}
+        return names | {n + "/" for n in names}, "earlier"
+    return set(), "alien"
+
+
+def tree(folder: Path, inside: Callable[[str], bool] = lambda _: True) -> list[str]:
+    """Every path under `folder` but its marker, relative, a folder's ending in "/", sorted.
+    A folder is walked into when `inside(its path)`; a link is named as a file, never followed."""
+    paths, todo = [], [(folder, "")]
+    while todo:
+        parent, prefix = todo.pop()
+        with os.scandir(parent) as entries:
+            for entry in entries:
+                path = prefix + entry.name + "/" * entry.is_dir(follow_symlinks=False)
+                if path == MARKER:
+                    continue
+                paths.append(path)
+                if path.endswith("/") and inside(path):
+                    todo.append((Path(entry.path), path))
+    return sorted(paths)
+
+
+def foreign_paths(folder: Path) -> list[str]:
+    """What `folder` holds that its marker does not list (every path, without one): each a
+    path relative to it, a foreign folder named once, with its "/", and not its insides."""
+    listed, _ = _marker(folder)
+    return [p for p in tree(folder, inside=lambda p: p in listed) if p not in listed]
+
+
+def _refuse_foreign(folder: Path, shown: Path) -> None:
+    """OutputRefused if `folder` (named `shown` to the user) holds a path no earlier build
+    there wrote; every path counts for a folder no build marked."""
+    try:
+        added = foreign_paths(folder)
+    except OSError as err:
+        raise OutputRefused(f"{shown} cannot be read through: {err}") from err
+    if not added:
+        return
+    _, kind = _marker(folder)
+    names = ", ".join(added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
+    whose = {
+        "ours": "an earlier build there did not write",
+        "earlier": f"may be yours: its {MARKER} is from an earlier version of selfattn, which "
+        "listed only the top-level names it wrote",
+        "alien": f"`selfattn build` did not write: its {MARKER} is not one `selfattn build` wrote",
+    }.get(kind, "`selfattn build` did not write")
+    then = (
+        "look inside, then pass --force once"
+        if kind == "earlier"
+        else "name a new or empty folder, or pass --force"
+    )
+    raise OutputRefused(
+        f"{shown} is not empty: it holds {names}, which {whose}. A build replaces everything "
+        f"in it: {then}"
+    )
 
 
 def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path:
@@ -171,14 +240,11 @@ def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path
     _never_replaced(out, real, content)
     if real.exists() and not real.is_dir():
         raise OutputRefused(f"{out} exists and is not a folder")
-    if real.is_dir() and not force and (added := foreign_names(real)):
-        made = (real / MARKER).is_file()
-        names = ", ".join(added[:5]) + (" …" if len(added) > 5 else "")
-        raise OutputRefused(
-            f"{out} is not empty: it holds {names}, which "
-            + ("an earlier build there did not write" if made else "`selfattn build` did not write")
-            + " (everything in it would be replaced): name a new or empty folder, or pass --force"
-        )
+    blocker = next((p for p in real.parents if p.exists()), None)  # `/` at least
+    if blocker is not None and not blocker.is_dir():
+        raise OutputRefused(f"{out} cannot be made: {blocker} is a file")
+    if real.is_dir() and not force:
+        _refuse_foreign(real, out)
     real.parent.mkdir(parents=True, exist_ok=True)
     return real
 
@@ -217,14 +283,18 @@ def _beside(out: Path, what: str) -> Path:
     return path
 
 
-def _swap(fresh: Path, out: Path) -> None:
-    """Put the complete build `fresh` where `out` is, and delete what `out` held."""
+def _swap(fresh: Path, out: Path, force: bool) -> None:
+    """Put the complete build `fresh` where `out` is, and delete what `out` held. What `out`
+    holds is looked at again once it is moved aside, where no one adds to it any more: a
+    name added since the build began (a CNAME) puts it back and refuses."""
     if not out.exists():
-        fresh.rename(out)
+        fresh.rename(out)  # a folder made there meanwhile: fails unless empty, then replaced
         return
     old = _beside(out, "old")
     out.rename(old)
     try:
+        if not force:
+            _refuse_foreign(old, out)
         fresh.rename(out)
     except BaseException:
         old.rename(out)  # put it back
@@ -480,10 +550,14 @@ def build(
 ) -> Built:
     """Write the site into `out` (replacing an earlier build there); return what it wrote.
 
-    `out` may be missing, empty, or an earlier build (it holds MARKER); any other folder is
-    refused (OutputRefused) unless `force`, and so, always, are the current folder, a folder
+    `out` may be missing, empty, or an earlier build holding only the paths its MARKER lists,
+    looked at before the build and again at the swap; any other folder is refused
+    (OutputRefused) unless `force`, and so, always, are the current folder, a folder
     holding the sources or the current folder, anything inside the package, the home folder,
     a top-level folder (/tmp) and a mount point.
+    A signal (Ctrl-C, or SIGTERM within signals.ended_by_signals) stops it leaving `out` as it
+    was; one that comes during the swap is held until the swap is done, and the exception it
+    raises then carries the note SWAPPED: `out` holds the new build.
     `content` holds each language's Markdown, figures.json and predictions.json;
     the tests build a small sample site from their own.
     """
@@ -500,14 +574,23 @@ def build(
     out = replaceable(Path(out), content, force)
     _no_link_out_of(STATIC)
     # written beside `out` and swapped in whole: a build that fails, or is stopped, leaves
-    # what was there as it was, and nothing of its own
-    fresh = _beside(out, "building")
-    fresh.mkdir()  # not mkdtemp's: its mode 0700 would keep a web server out of the site
+    # what was there as it was, and nothing of its own. The steps that must not be cut in
+    # half (making the folder, the swap, deleting a folder) hold a signal until they are done.
+    fresh, made, swapped = _beside(out, "building"), False, False
     try:
+        with deferred():
+            fresh.mkdir()  # not mkdtemp's: its mode 0700 would keep a web server out of the site
+            made = True
         built = _write(fresh, out, head, env, numbers, content)
-        _swap(fresh, out)
-    except BaseException:
-        shutil.rmtree(fresh, ignore_errors=True)
+        with deferred():
+            _swap(fresh, out, force)
+            swapped = True
+    except BaseException as stop:
+        if swapped:  # a signal held through the swap: the build is done, and the caller told
+            stop.add_note(SWAPPED)
+        with deferred():
+            if made:
+                shutil.rmtree(fresh, ignore_errors=True)
         raise
     return built
 
@@ -564,9 +647,8 @@ def _write(
     if len(firsts) != 1:
         raise BuildError(f"the languages open with different figures: {sorted(firsts)}")
     write_gallery(out, env, head, script, sheet)
-    names = sorted(p.name for p in out.iterdir())
-    (out / MARKER).write_text(MARKER_TEXT + "\n".join(names) + "\n", "utf-8")
     write_chunks(out / "static", list(firsts.pop()))
+    (out / MARKER).write_text(MARKER_TEXT + "".join(p + "\n" for p in tree(out)), "utf-8")
     # hashed from the text the pages hold, not read again: an edit landing meanwhile would
     # give a policy that refuses this build's inline script until the next one
     return Built(pages, [_source(script)], [_source(sheet), *sorted(faces)])

@@ -4,9 +4,10 @@ The standard library's file handler, with one complete build of the site as its
 `directory`, plus what a reader's server needs: GET and HEAD only, no path that
 resolves outside the site (symlinks included), no folder listings, a strict
 Content-Security-Policy and `no-store` on every response, text gzipped for a client that
-asks, and a timeout so a client that never finishes cannot hold a thread. When a source
-changes, the site is rebuilt into a fresh folder and swapped in whole; a build is deleted
-only once no request reads it, so no request ever sees half a site.
+asks, no hidden file (the build's marker), at most 64 threads, and a timeout so a client
+that never finishes cannot hold one. When a source changes, the site is rebuilt into a
+fresh folder and swapped in whole; a build is deleted only once no request reads it, so no
+request ever sees half a site.
 """
 
 from __future__ import annotations
@@ -204,6 +205,9 @@ class ArticleHandler(SimpleHTTPRequestHandler):
         if "\x00" in path or os.path.commonpath([root, os.path.realpath(path)]) != root:
             self.send_error(HTTPStatus.NOT_FOUND)  # a symlink that leads out of the site
             return None
+        if any(part.startswith(".") for part in Path(os.path.relpath(path, root)).parts):
+            self.send_error(HTTPStatus.NOT_FOUND)  # a hidden file: the build's marker, not a page
+            return None
         if os.path.isdir(path) and urlsplit(self.path).path.endswith("/"):
             path = os.path.join(path, "index.html")
         if (
@@ -261,13 +265,43 @@ def gzipped(path: str, mtime_ns: int, size: int) -> bytes:
 
 
 class ArticleServer(ThreadingHTTPServer):
-    """A thread per connection over one `Site`."""
+    """A thread per connection, HANDLERS at most, over one `Site`."""
 
     daemon_threads = True  # a stuck client never keeps the process alive
     # connections waiting to be accepted: socketserver's 5 fills at once when a page asks
     # for its modules together, and the kernel drops the rest for a second before they retry
     request_queue_size = 128
+    # Threads at once: a page needs a handful, and a flood of connections must not become a
+    # flood of threads. The next connection waits, accepted, for one to end (a client that
+    # stalls is dropped after ArticleHandler.timeout), the rest in the queue above.
+    HANDLERS = 64
     site: Site
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.slots = threading.BoundedSemaphore(self.HANDLERS)
+        self.closing = threading.Event()
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request, client_address) -> None:
+        while not self.slots.acquire(timeout=0.25):
+            if self.closing.is_set():  # waiting for a thread must not hold up shutdown()
+                self.shutdown_request(request)
+                return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()  # no thread was started to release it
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def shutdown(self) -> None:
+        self.closing.set()
+        super().shutdown()
 
     def handle_error(self, request, client_address) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):

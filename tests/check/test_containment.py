@@ -3,10 +3,12 @@ globally or exits with stays out of the caller, in the command and in the Python
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -173,6 +175,44 @@ def test_the_api_names_what_the_target_wrote_and_leaves_the_cwd_alone(tmp_path, 
     report = check(attention)
     assert report.ok and list(tmp_path.iterdir()) == []
     assert any("scratch.txt" in n for n in report.notes), report.notes
+
+
+LEAVES_A_TEMPORARY_FILE = """
+import os, tempfile
+def attention(q, k, v):
+    with open(os.path.join(tempfile.gettempdir(), "left-behind.txt"), "w") as f:
+        f.write("x")
+    return softmax_attention(q, k, v)
+"""
+
+
+def test_what_the_target_puts_in_the_temporary_folder_goes_with_the_check(tmp_path):
+    """torch puts its caches there (torchinductor_<user>, made when torch._dynamo is
+    imported), and so may any target: all of it goes in the check's own folder."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    path = target(tmp_path, LEAVES_A_TEMPORARY_FILE)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}
+    probe = "import torch._dynamo" if importlib.util.find_spec("torch") else "pass"
+    path.write_text(probe + "\n" + path.read_text("utf-8"), "utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "selfattn.check.cli", f"{path}:attention", "--budget", "20"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert list(tmp.iterdir()) == []
+
+
+def test_the_api_child_puts_its_temporary_files_in_the_checks_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    namespace: dict[str, Any] = {"softmax_attention": softmax_attention}
+    exec(LEAVES_A_TEMPORARY_FILE, namespace)
+    assert check(namespace["attention"]).ok
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_os_exit_in_a_target_ends_only_the_check():
