@@ -3,8 +3,8 @@
 // saved file, 8- or 16-bit codes, gzipped but for the head it opens on), the one quiet
 // export menu, and a stand-in for anywidget's model in a saved HTML file.
 
-import { html } from "../../site/static/js/kit/dom.js";
 import { download, pngFromSvg, pngOf, standaloneSvg } from "../../site/static/js/export.js";
+import { html } from "../../site/static/js/kit/dom.js";
 
 /**
  * A widget's bytes: a binary buffer as a notebook sends it (a DataView), or base64 as a saved
@@ -144,7 +144,10 @@ export function shell(el, css, onTheme) {
   root.dataset.theme = el.isConnected && darkAround(el) ? "dark" : "light";
   const watch = new MutationObserver(() => requestAnimationFrame(apply));
   for (const target of [document.documentElement, document.body]) {
-    watch.observe(target, { attributes: true, attributeFilter: ["class", "data-theme", "data-jp-theme-light", "style"] });
+    watch.observe(target, {
+      attributes: true,
+      attributeFilter: ["class", "data-theme", "data-jp-theme-light", "style"],
+    });
   }
   const back = new IntersectionObserver(() => stale && apply());
   back.observe(el);
@@ -162,8 +165,12 @@ export function colours(root) {
   const style = getComputedStyle(root);
   const get = (name) => style.getPropertyValue(name).trim();
   return {
-    ink: get("--ink"), paper: get("--paper"), masked: get("--masked"), maskedWash: get("--masked-wash"),
-    wrong: get("--wrong"), font: get("--sans"),
+    ink: get("--ink"),
+    paper: get("--paper"),
+    masked: get("--masked"),
+    maskedWash: get("--masked-wash"),
+    wrong: get("--wrong"),
+    font: get("--sans"),
   };
 }
 
@@ -200,7 +207,12 @@ export function exportMenu(parent, picture, name, kinds = ["svg", "png"]) {
     b.addEventListener("click", () => save(kind));
     return b;
   });
-  const menu = html("details", { class: "figure-tools" }, html("summary", { "aria-label": "Export", text: "⋯" }), html("div", { class: "menu-items" }, ...buttons));
+  const menu = html(
+    "details",
+    { class: "figure-tools" },
+    html("summary", { "aria-label": "Export", text: "⋯" }),
+    html("div", { class: "menu-items" }, ...buttons),
+  );
   parent.append(menu);
   return menu;
 }
@@ -255,7 +267,7 @@ export async function standaloneModel(state, slices = {}) {
  */
 export function layerIds(model, shape) {
   const ids = model.get("layer_ids");
-  if (ids && ids.length) return ids;
+  if (ids?.length) return ids;
   return Array.from({ length: shape.length === 4 ? shape[0] : 1 }, (_, k) => k);
 }
 
@@ -309,7 +321,14 @@ export function makeSteppers(parent, model, shape) {
       model.set(axis, Number(jump.value));
       model.save_changes();
     });
-    parent.append(html("div", { class: "control stepper" }, html("span", { class: "label", text: axis }), html("div", { class: "step-row" }, back, name, next, jump)));
+    parent.append(
+      html(
+        "div",
+        { class: "control stepper" },
+        html("span", { class: "label", text: axis }),
+        html("div", { class: "step-row" }, back, name, next, jump),
+      ),
+    );
     return { axis, range: `${all[0]}–${all[all.length - 1]}`, name, jump };
   });
   const update = () => {

@@ -3,10 +3,10 @@
 // weight, and in the difference filled where B is larger and hollow where A is (sign is
 // shape, not hue). The pointer and the picked row move on all three at once.
 
-import { html } from "../../site/static/js/kit/dom.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
-import { gridLegend } from "../../site/static/js/kit/grid.js";
+import { html } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
+import { gridLegend } from "../../site/static/js/kit/grid.js";
 import { colours, floats, headNames, makeSteppers, shell } from "./common.js";
 
 const signed = (v) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${fixed(Math.abs(v), 3)}`;
@@ -21,7 +21,14 @@ export function renderCompare({ model, el }) {
   const { root, stop } = shell(el, model.get("css"), () => paint());
   root.classList.add("compare");
   const pickers = html("div", { class: "pickers" });
-  root.append(html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: `${nameA} and ${nameB}, ${n} tokens, and ${nameB} − ${nameA}` }), pickers));
+  root.append(
+    html(
+      "div",
+      { class: "nb-head" },
+      html("div", { class: "nb-title", text: `${nameA} and ${nameB}, ${n} tokens, and ${nameB} − ${nameA}` }),
+      pickers,
+    ),
+  );
   const { axes, update: showSteps } = makeSteppers(pickers, model, shape);
   const names = headNames(model, shape);
   const row = html("div", { class: "panels" });
@@ -33,20 +40,32 @@ export function renderCompare({ model, el }) {
   const across = (room - 2 * 16) / 3 - 78; // 78: the row labels and margin, at most
   const side = Math.max(160, Math.min(340, Math.max(240, n * 6), across >= 240 ? across : room - 78));
   const panels = [nameA, nameB, `${nameB} − ${nameA}`].map((name, k) => {
-    const holder = html("div", { class: "panel", "data-panel": ["a", "b", "diff"][k] }, html("div", { class: "panel-name", text: name }));
+    const holder = html(
+      "div",
+      { class: "panel", "data-panel": ["a", "b", "diff"][k] },
+      html("div", { class: "panel-name", text: name }),
+    );
     row.append(holder);
     return makeCanvasGrid(holder, { rows: tokens, columns: tokens, side, label: `${name}: ${n} queries by ${n} keys` });
   });
   const out = html("p", { class: "figure-note", "data-readout": "largest" });
   const hover = html("p", { class: "figure-note", "data-readout": "hover" });
   const heads = html("div", { class: "heads" });
-  root.append(row, out, hover, heads, gridLegend([
-    { kind: "pos", text: `area ∝ weight; in ${nameB} − ${nameA}, filled where ${nameB} is larger` },
-    { kind: "neg", text: `hollow where ${nameA} is larger` },
-    ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
-  ]));
+  root.append(
+    row,
+    out,
+    hover,
+    heads,
+    gridLegend([
+      { kind: "pos", text: `area ∝ weight; in ${nameB} − ${nameA}, filled where ${nameB} is larger` },
+      { kind: "neg", text: `hollow where ${nameA} is larger` },
+      ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
+    ]),
+  );
 
-  let values = [], picked = 0, under = /** @type {number[]|null} */ (null);
+  let values = [],
+    picked = 0,
+    under = /** @type {number[]|null} */ (null);
   const maskedFrom = (i) => (model.get("causal") ? i + 1 : n);
   const cell = ([i, j]) => `${elide(tokens[i], 10)} → ${elide(tokens[j], 10)}`;
 
@@ -57,26 +76,37 @@ export function renderCompare({ model, el }) {
       grid.draw(values[k], { scale: k === 2 ? model.get("dscale") : model.get("scale"), maskedFrom, colours: c });
     });
     const { row: i, column: j, value } = model.get("largest");
-    out.textContent = value ? `largest difference: ${cell([i, j])}, ${nameB} − ${nameA} = ${signed(value)}` : `${nameA} and ${nameB} are equal here`;
+    out.textContent = value
+      ? `largest difference: ${cell([i, j])}, ${nameB} − ${nameA} = ${signed(value)}`
+      : `${nameA} and ${nameB} are equal here`;
     showSteps();
     const differ = /** @type {number[]} */ (model.get("differ"));
-    const most = differ.map((d, k) => [d, k]).filter(([d]) => d > 0).sort((a, b) => b[0] - a[0]).slice(0, axes.length ? 5 : 0);
-    heads.replaceChildren(...(most.length ? [html("p", { text: `heads that differ most (largest |${nameB} − ${nameA}|):` })] : []), ...most.map(([d, k]) => {
-      const { layer, head } = names.at(k);
-      const go = html("button", { type: "button", class: "go", text: `${names.name(layer, head)}: ${fixed(d, 3)}` });
-      go.addEventListener("click", () => {
-        model.set("layer", layer);
-        model.set("head", head);
-        model.save_changes();
-      });
-      return go;
-    }));
+    const most = differ
+      .map((d, k) => [d, k])
+      .filter(([d]) => d > 0)
+      .sort((a, b) => b[0] - a[0])
+      .slice(0, axes.length ? 5 : 0);
+    heads.replaceChildren(
+      ...(most.length ? [html("p", { text: `heads that differ most (largest |${nameB} − ${nameA}|):` })] : []),
+      ...most.map(([d, k]) => {
+        const { layer, head } = names.at(k);
+        const go = html("button", { type: "button", class: "go", text: `${names.name(layer, head)}: ${fixed(d, 3)}` });
+        go.addEventListener("click", () => {
+          model.set("layer", layer);
+          model.set("head", head);
+          model.save_changes();
+        });
+        return go;
+      }),
+    );
     focus();
   }
 
   function focus() {
     for (const grid of panels) grid.focus(picked, under);
-    hover.textContent = under ? `${cell(under)}: ${nameA} ${fixed(values[0][under[0] * n + under[1]], 3)} · ${nameB} ${fixed(values[1][under[0] * n + under[1]], 3)} · ${nameB} − ${nameA} ${signed(values[2][under[0] * n + under[1]])}` : "";
+    hover.textContent = under
+      ? `${cell(under)}: ${nameA} ${fixed(values[0][under[0] * n + under[1]], 3)} · ${nameB} ${fixed(values[1][under[0] * n + under[1]], 3)} · ${nameB} − ${nameA} ${signed(values[2][under[0] * n + under[1]])}`
+      : "";
   }
 
   for (const grid of panels) {
