@@ -175,6 +175,34 @@ export function colours(root) {
 }
 
 /**
+ * One pointer over maps drawn side by side (show_compare's three, several heads'): the cell
+ * under it is the same cell on each, `onCell` marks it on all of them and writes it in
+ * `hover`, and a tip at the pointer repeats what `hover` says; off the maps, both clear.
+ * @param {HTMLElement} row the maps' row, positioned: the tip is placed in it
+ * @param {{root: HTMLCanvasElement, cellAt: (event: MouseEvent) => number[]|null}[]} grids
+ * @param {HTMLElement} hover @param {(under: number[]|null) => void} onCell
+ */
+export function sharedPointer(row, grids, hover, onCell) {
+  const tip = html("div", { class: "tip", "data-readout": "tip" });
+  row.prepend(tip);
+  for (const grid of grids) {
+    grid.root.addEventListener("pointermove", (event) => {
+      const under = grid.cellAt(event);
+      const box = row.getBoundingClientRect();
+      tip.style.display = under ? "block" : "none";
+      tip.style.left = `${event.clientX - box.left}px`;
+      tip.style.top = `${event.clientY - box.top}px`;
+      onCell(under);
+      tip.textContent = hover.textContent;
+    });
+    grid.root.addEventListener("pointerleave", () => {
+      tip.style.display = "none";
+      onCell(null);
+    });
+  }
+}
+
+/**
  * The one quiet menu: the picture as SVG or PNG. `picture()` returns the current SVG or
  * canvas, so the export is of what the reader sees; a canvas is pixels, so it offers PNG
  * only (`kinds`), and says so, rather than a PNG dressed as an SVG.

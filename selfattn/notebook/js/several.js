@@ -7,7 +7,7 @@ import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { html } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
 import { gridLegend } from "../../site/static/js/kit/grid.js";
-import { colours, floats, headNames, shell } from "./common.js";
+import { colours, floats, headNames, sharedPointer, shell } from "./common.js";
 
 const GAP = 16,
   LABELS = 78; // between two maps; a map's row labels and margin, at most
@@ -37,8 +37,6 @@ export function renderSeveral({ model, el }) {
     ),
   );
   const row = html("div", { class: "panels" });
-  const tip = html("div", { class: "tip", "data-readout": "tip" });
-  row.append(tip);
   // as many in a row as fit at 200 px or more, never wider than the widget: drawn 1:1
   const room = Math.max(280, (root.clientWidth || 720) - 24);
   const across = Math.max(1, Math.min(picked.length, Math.floor((room + GAP) / (200 + LABELS + GAP))));
@@ -96,21 +94,11 @@ export function renderSeveral({ model, el }) {
     hover.textContent = under ? `${elide(tokens[under[0]], 10)} → ${elide(keys[under[1]], 10)}: ${said}` : "";
   }
 
+  sharedPointer(row, panels, hover, (at) => {
+    under = at;
+    focus();
+  });
   for (const grid of panels) {
-    grid.root.addEventListener("pointermove", (event) => {
-      under = grid.cellAt(event);
-      const box = row.getBoundingClientRect();
-      tip.style.display = under ? "block" : "none";
-      tip.style.left = `${event.clientX - box.left}px`;
-      tip.style.top = `${event.clientY - box.top}px`;
-      focus();
-      tip.textContent = hover.textContent;
-    });
-    grid.root.addEventListener("pointerleave", () => {
-      under = null;
-      tip.style.display = "none";
-      focus();
-    });
     grid.root.addEventListener("click", (event) => {
       const at = grid.cellAt(event);
       if (!at) return;
