@@ -36,7 +36,7 @@ export function floats(weights) {
 
 /**
  * Codes of 8 or 16 bits as weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
- * @param {number} bits @param {ArrayBuffer} buffer @returns {Float32Array}
+ * @param {number} bits @param {ArrayBufferLike} buffer @returns {Float32Array}
  */
 function decoded(bits, buffer) {
   if (bits === 32) return new Float32Array(buffer);
@@ -54,7 +54,9 @@ function decoded(bits, buffer) {
  */
 function unpack({ bits, gzip, codes }) {
   if (codes !== undefined) return decoded(bits, bytesOf(codes).buffer);
-  const stream = new Blob([bytesOf(gzip ?? "")]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const stream = new Blob([/** @type {BlobPart} */ (bytesOf(gzip ?? ""))])
+    .stream()
+    .pipeThrough(new DecompressionStream("gzip"));
   return new Response(stream).arrayBuffer().then((buffer) => decoded(bits, buffer));
 }
 
@@ -180,14 +182,14 @@ export function colours(root) {
  * `hover`, and a tip at the pointer repeats what `hover` says; off the maps, both clear.
  * @param {HTMLElement} row the maps' row, positioned: the tip is placed in it
  * @param {{root: HTMLCanvasElement, cellAt: (event: MouseEvent) => number[]|null}[]} grids
- * @param {HTMLElement} hover @param {(under: number[]|null) => void} onCell
+ * @param {HTMLElement} hover @param {(under: [number, number]|null) => void} onCell
  */
 export function sharedPointer(row, grids, hover, onCell) {
   const tip = html("div", { class: "tip", "data-readout": "tip" });
   row.prepend(tip);
   for (const grid of grids) {
     grid.root.addEventListener("pointermove", (event) => {
-      const under = grid.cellAt(event);
+      const under = /** @type {[number, number]|null} */ (grid.cellAt(event));
       const box = row.getBoundingClientRect();
       tip.style.display = under ? "block" : "none";
       tip.style.left = `${event.clientX - box.left}px`;

@@ -62,13 +62,13 @@ export function renderCompare({ model, el }) {
     gridLegend([
       { kind: "pos", text: `area ∝ weight; in ${nameB} − ${nameA}, filled where ${nameB} is larger` },
       { kind: "neg", text: `hollow where ${nameA} is larger` },
-      ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
+      ...(model.get("causal") ? [{ kind: /** @type {const} */ ("masked"), text: "masked by the causal mask" }] : []),
     ]),
   );
 
   let values = [],
     picked = 0,
-    under = /** @type {number[]|null} */ (null);
+    under = /** @type {[number, number]|null} */ (null);
   const maskedFrom = (i) => (model.get("causal") ? i + 1 : nk);
   const cell = ([i, j]) => `${elide(tokens[i], 10)} → ${elide(keys[j], 10)}`;
 

@@ -198,7 +198,10 @@ export function renderLines({ model, el }) {
 
   const slotOf = (event) => {
     const slot = /** @type {Element} */ (event.target).closest?.("text.token");
-    return slot ? [slot.classList.contains("key-label"), Number(/** @type {SVGElement} */ (slot).dataset.slot)] : null;
+    const keyed = slot?.classList.contains("key-label");
+    return slot
+      ? /** @type {[boolean, number]} */ ([keyed, Number(/** @type {SVGElement} */ (slot).dataset.slot)])
+      : null;
   };
   picture.addEventListener("pointermove", (event) => {
     const at = slotOf(event);

@@ -69,7 +69,7 @@ export function renderMap({ model, el }) {
   const shape = /** @type {number[]} */ (model.get("shape"));
   let weights = floats(model.get("weights"));
   let picture = null; // the kit grid or the canvas grid, rebuilt only when the theme changes
-  let hover = /** @type {number[]|null} */ (null);
+  let hover = /** @type {[number, number]|null} */ (null);
   const { root, stop } = shell(el, model.get("css"), () => paint());
   root.classList.add("map");
 
@@ -288,7 +288,7 @@ export function renderMap({ model, el }) {
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
       picture = { kind: "canvas", root: grid.root, grid, block };
     }
-    picture.root.addEventListener("keydown", (event) => {
+    picture.root.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => {
       if (event.key === "Escape" && zoomOut.isConnected) return zoomTo(null);
       const by = { ArrowUp: -1, ArrowDown: 1, PageUp: -10, PageDown: 10 }[event.key];
       if (!by) return;
@@ -302,7 +302,7 @@ export function renderMap({ model, el }) {
           kind: "pos",
           text: `area ∝ weight; a full cell = ${fixed(model.get("scale"), 3)}${Math.max(n, nk) > SVG_UP_TO ? " or more" : ""}`,
         },
-        ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
+        ...(model.get("causal") ? [{ kind: /** @type {const} */ ("masked"), text: "masked by the causal mask" }] : []),
         { kind: "leak", text: "breaks an invariant" },
       ]),
     );
@@ -344,7 +344,8 @@ export function renderMap({ model, el }) {
     else zoomOut.remove();
     picture = null;
     paint();
-    picture.root.focus();
+    // paint drew the picture anew: the keys stay on it
+    /** @type {{root: HTMLElement|SVGElement}} */ (/** @type {unknown} */ (picture)).root.focus();
   }
 
   function pick(i) {
@@ -529,7 +530,7 @@ export function renderMap({ model, el }) {
       const local = (i, lo) => Math.floor((i - lo) / block);
       picture.grid.focus(
         row >= r0 && row < r1 ? local(row, r0) : -1,
-        seen ? [local(hover[0], r0), local(hover[1], c0)] : null,
+        seen ? /** @type {[number, number]} */ ([local(hover[0], r0), local(hover[1], c0)]) : null,
       );
     }
     out.row.textContent = `${row} · ${elide(tokens[row], 16)}`;

@@ -122,10 +122,10 @@ export function renderQK({ model, el }) {
   exportMenu(head, () => left.root, "query-and-keys");
   // the placer takes names in the order of the labels layer: the subject (the query, the
   // output) first, so it stands nearest its tip and the terms' names give way around it
-  for (const [plane, cls] of [
+  for (const [plane, cls] of /** @type {[typeof left, string][]} */ ([
     [left, "query"],
     [right, "output"],
-  ]) {
+  ])) {
     const subject = plane.layers.labels.querySelector(`text.${cls}`);
     if (subject) plane.layers.labels.prepend(subject);
   }
@@ -185,7 +185,7 @@ export function renderQK({ model, el }) {
     const points = [[0, 0]];
     const steps = order.map((j) => {
       const to = [at[0] + w[j] * V[j][0], at[1] + w[j] * V[j][1]];
-      const step = [at, to, j];
+      const step = /** @type {[number[], number[], number]} */ ([at, to, j]);
       at = to;
       points.push(to);
       return step;
@@ -200,7 +200,8 @@ export function renderQK({ model, el }) {
     untangle(right, { apart: APART });
     const [outputLabel] = right.layers.labels.querySelectorAll("text.output");
     const termLabels = [...right.layers.labels.querySelectorAll("text.term")];
-    thin(right, [outputLabel, ...termLabels], [at, ...steps.map((step) => step[1])]);
+    const named = /** @type {SVGTextElement[]} */ ([outputLabel, ...termLabels]);
+    thin(right, named, [at, ...steps.map((step) => step[1])]);
     chips.forEach((c, j) => {
       c.classList.toggle("current", j === i);
       c.classList.toggle("masked", Boolean(mask && mask[i * n + j] === "0"));

@@ -62,12 +62,12 @@ export function renderSeveral({ model, el }) {
     hover,
     gridLegend([
       { kind: "pos", text: "area ∝ weight" },
-      ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
+      ...(model.get("causal") ? [{ kind: /** @type {const} */ ("masked"), text: "masked by the causal mask" }] : []),
     ]),
   );
 
   let values = /** @type {Float32Array[]} */ ([]),
-    under = /** @type {number[]|null} */ (null);
+    under = /** @type {[number, number]|null} */ (null);
   const maskedFrom = (i) => (model.get("causal") ? i + 1 : nk);
 
   function paint() {
