@@ -102,6 +102,15 @@ def test_a_comparison_of_two_cross_attention_maps_labels_keys_by_the_key_sentenc
         assert readout(page, "tip") == said
         seen.add(key)
     assert seen >= {"cat", "ran"}
+    # at the right-hand map's last key the tip stands left of the pointer, inside the maps' row
+    box = page.locator('[data-panel="diff"] canvas').bounding_box()
+    row = page.locator(".panels").bounding_box()
+    assert box and row
+    x = box["x"] + box["width"] * 0.92
+    page.mouse.move(x, box["y"] + box["height"] * 0.92)
+    assert readout(page, "tip").startswith("courait → ran: ")
+    tip = page.locator('[data-readout="tip"]').bounding_box()
+    assert tip and row["x"] <= tip["x"] and tip["x"] + tip["width"] < x
     assert foreign == [] and errors == []
     page.close()
 

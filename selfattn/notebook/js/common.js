@@ -179,7 +179,8 @@ export function colours(root) {
 /**
  * One pointer over maps drawn side by side (show_compare's three, several heads'): the cell
  * under it is the same cell on each, `onCell` marks it on all of them and writes it in
- * `hover`, and a tip at the pointer repeats what `hover` says; off the maps, both clear.
+ * `hover`, and a tip at the pointer repeats what `hover` says, on the side of the pointer with
+ * more room; off the maps, both clear.
  * @param {HTMLElement} row the maps' row, positioned: the tip is placed in it
  * @param {{root: HTMLCanvasElement, cellAt: (event: MouseEvent) => number[]|null}[]} grids
  * @param {HTMLElement} hover @param {(under: [number, number]|null) => void} onCell
@@ -194,6 +195,7 @@ export function sharedPointer(row, grids, hover, onCell) {
       tip.style.display = under ? "block" : "none";
       tip.style.left = `${event.clientX - box.left}px`;
       tip.style.top = `${event.clientY - box.top}px`;
+      tip.classList.toggle("flip", event.clientX - box.left > box.width / 2); // stays inside the row
       onCell(under);
       tip.textContent = hover.textContent;
     });
