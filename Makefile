@@ -55,6 +55,8 @@ chromium:
 # each linter in turn, stopping at the first that fails; radon: no function or method in
 # the package with cyclomatic complexity over 15 (#32, #46), no module of selfattn/check with a
 # maintainability index under 10 (radon's rank C), and a missing radon fails too
+# biome and tsc read which files to lint from biome.json and jsconfig.json: the article's
+# modules and the notebook widgets' (selfattn/notebook/js)
 LINT = $(VENV)/bin/ruff check selfattn tests bench \
   && cc=$$($(VENV)/bin/radon cc -s -n C selfattn) && echo "$$cc" | awk '/^selfattn/ { file = $$1 } \
     /^ +[FM] / { n = substr($$NF, 2) + 0; if (n > 15) { print file ":" $$0; bad = 1 } } \
@@ -63,7 +65,7 @@ LINT = $(VENV)/bin/ruff check selfattn tests bench \
   && { [ -z "$$mi" ] || { echo "$$mi"; echo "maintainability index under 10 in selfattn/check"; false; }; } \
   && $(VENV)/bin/ruff format --check selfattn tests bench \
   && $(VENV)/bin/pyright \
-  && $(NODE_BIN)/biome ci selfattn/site/static/js \
+  && $(NODE_BIN)/biome ci \
   && $(NODE_BIN)/tsc -p jsconfig.json
 
 lint: $(VENV)/.test

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,9 @@ class Compare(Stepped):
     dscale = traitlets.Float(1.0).tag(sync=True)  # a full cell of the difference
     largest = traitlets.Dict().tag(sync=True)  # the largest |B − A| of the head shown
     differ = traitlets.List().tag(sync=True)  # every head's largest |B − A|, layer-major
+    # a rectangular map's keys (cross-attention, a sentence pair), as labels and as written
+    key_tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    key_raw = traitlets.List(traitlets.Unicode()).tag(sync=True)
 
     def __init__(
         self,
@@ -36,15 +40,19 @@ class Compare(Stepped):
         causal: bool,
         names: list[str],
         layers: list[int],
+        keys: Sequence[str] = (),
     ) -> None:
         self._ids = layers or [0]
         self._heads = a.shape[-3] if a.ndim >= 3 else 1
         self._a = a.reshape(-1, *a.shape[-2:])
         self._b = b.reshape(-1, *b.shape[-2:])
         gap = np.abs(np.nan_to_num(self._b) - np.nan_to_num(self._a))
+        named = labels(list(keys))
         super().__init__(
             kind="compare",
             **labels(raw),
+            key_tokens=named["tokens"],
+            key_raw=named["raw"],
             names=names,
             shape=list(a.shape),
             causal=causal,
@@ -75,11 +83,17 @@ class Compare(Stepped):
         at = {4: f"layer {self.layer}, head {self.head}", 3: f"head {self.head}"}
         where = f" at {at[len(self.shape)]}" if len(self.shape) in at else ""
         big = self.largest
+        keys = self.key_tokens or self.tokens  # a rectangular map's keys are not its queries
+        size = (
+            f"{len(self.tokens)} queries × {len(keys)} keys"
+            if self.key_tokens
+            else f"{len(self.tokens)} tokens"
+        )
         return picture.figure(
             stills.compare(a, b, self.causal),
             f"{self.names[0]}, {self.names[1]} and |{self.names[1]} − {self.names[0]}|{where}"
-            f" for {len(self.tokens)} tokens; the largest difference is "
-            f"{self.tokens[big['row']]} → {self.tokens[big['column']]}, {big['value']:+.3f}. "
+            f" for {size}; the largest difference is "
+            f"{self.tokens[big['row']]} → {keys[big['column']]}, {big['value']:+.3f}. "
             f"{picture.STILL}",
         )
 
@@ -114,13 +128,17 @@ def show_compare(
     axes: str | None = None,
     names: tuple[str, str] = ("A", "B"),
     causal: bool | None = None,
+    key_tokens: Any = None,
 ) -> Compare:
     """Two maps side by side and their difference B − A (filled where B is larger, hollow
     where A is), for two models, two inputs of the same length, or before and after a
     change. `a` and `b` take whatever `show_map` takes and must come to the same shape;
     `tokens_b` (or a tokenizer with `ids_b`) labels B's input where it differs from A's.
+    A rectangular map, `(…, queries, keys)` (cross-attention, one sentence of a pair over the
+    other), has its keys labelled by `key_tokens`, as `show_map` does, and its queries by
+    `tokens`.
     """
-    read_a, raw, causal_a, _ = prepared(a, tokens, ids, batch, causal, axes)
+    read_a, raw, causal_a, keys = prepared(a, tokens, ids, batch, causal, axes, key_tokens)
     read_b, raw_b, causal_b, _ = prepared(
         b,
         tokens_b if tokens_b is not None else tokens,
@@ -128,6 +146,7 @@ def show_compare(
         batch,
         causal,
         axes,
+        key_tokens,
     )
     stack_a, stack_b = read_a.stack, read_b.stack
     if stack_a.shape != stack_b.shape:
@@ -135,4 +154,6 @@ def show_compare(
     shown = readable(raw)
     both = [x if x == y else f"{x}/{y}" for x, y in zip(shown, readable(raw_b), strict=True)]
     merged = both if both != shown else raw
-    return Compare(stack_a, stack_b, merged, causal_a and causal_b, list(names), read_a.layers)
+    return Compare(
+        stack_a, stack_b, merged, causal_a and causal_b, list(names), read_a.layers, keys
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,14 @@ def test_the_widget_bundle_stays_under_40_kb_gzipped() -> None:
     import gzip
 
     assert len(gzip.compress(assets.esm().encode())) < 40_000
+
+
+def test_the_widgets_modules_are_linted_as_the_articles_are() -> None:
+    # `make lint` runs biome and tsc on the files these two list, not on paths of its own
+    root = Path(__file__).parents[2]
+    biome = json.loads((root / "biome.json").read_text())
+    jsconfig = json.loads((root / "jsconfig.json").read_text())
+    for listed in (biome["files"]["includes"], jsconfig["include"]):
+        assert {"selfattn/site/static/js/**/*.js", "selfattn/notebook/js/**/*.js"} <= set(listed)
+    linted = (root / "Makefile").read_text().split("\nLINT = ", 1)[1].split("\n\n", 1)[0]
+    assert "/biome ci \\\n" in linted and "/tsc -p jsconfig.json" in linted

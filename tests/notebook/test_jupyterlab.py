@@ -74,15 +74,20 @@ VIEWS = [
 ]
 
 
-# each frame until the live widget has drawn (its host carries .selfattn-host, and a rule
-# then hides the still), whether a still picture took up any room on the page
+# each frame until the live widget has drawn, that frame included (its host carries
+# .selfattn-host, and a rule then hides the still), whether a still picture took up any room
+# on the page (tests/notebook/test_stills.py holds the same steps to the frame, without a lab)
 FLASH = """() => {
   window.__selfattnStillSeen = false;
+  const drawn = () =>
+    [...document.querySelectorAll(".selfattn-host")].some(
+      (host) => host.shadowRoot?.querySelector("[data-draw-ms]"),
+    );
   const tick = () => {
     for (const still of document.querySelectorAll(".selfattn-still")) {
       if (still.getBoundingClientRect().height > 0) window.__selfattnStillSeen = true;
     }
-    if (!document.querySelector(".selfattn-host")) requestAnimationFrame(tick);
+    if (!drawn()) requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
 }"""

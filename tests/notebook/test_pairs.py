@@ -1,6 +1,6 @@
 """Rectangular maps: cross-attention (a decoder's queries over an encoder's keys) and one
-sentence of a pair attending to the other, in the map, lines and heads views, queries labelled
-by `tokens` and keys by `key_tokens`."""
+sentence of a pair attending to the other, in the map, lines, heads and compare views, queries
+labelled by `tokens` and keys by `key_tokens`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Browser
 
-from selfattn.notebook import show_heads, show_lines, show_map
+from selfattn.notebook import show_compare, show_heads, show_lines, show_map
 from tests.notebook.test_standalone import open_file, readout
 
 QUERIES = ["le", "chat", "a", "mangé", "et", "il", "courait"]  # the decoder's 7
@@ -63,6 +63,54 @@ def test_a_sentence_pair_in_the_browser_queries_down_keys_across(
     assert page.locator("text.key-label").all_text_contents() == KEYS
     assert page.locator("text.query-label").count() == 7
     assert readout(page, "lines").split(": most weight on ")[1].split()[0] in KEYS
+    assert foreign == [] and errors == []
+    page.close()
+
+
+def test_a_comparison_of_two_cross_attention_maps_labels_keys_by_the_key_sentence(
+    browser: Browser, tmp_path: Path
+) -> None:
+    a, b = cross(seed=0), cross(seed=1)
+    m = show_compare(a, b, QUERIES, key_tokens=KEYS)
+    assert m.tokens == QUERIES and m.key_tokens == KEYS and m.shape == [2, 7, 5]
+    d = b[0] - a[0]
+    i, j = np.unravel_index(np.abs(d).argmax(), d.shape)
+    assert f"for 7 queries × 5 keys; the largest difference is {QUERIES[i]} → {KEYS[j]}," in (
+        m._still()
+    )
+    assert show_compare(a, b, QUERIES).key_tokens == ["0", "1", "2", "3", "4"]  # keys unnamed
+    with pytest.raises(ValueError, match="4 key_tokens for a map of 5 keys"):
+        show_compare(a, b, QUERIES, key_tokens=KEYS[:4])
+    page, foreign, errors = open_file(browser, m.save_html(tmp_path / "compare-pair.html"))
+    assert "7 queries × 5 keys" in page.locator(".nb-title").inner_text()
+    assert page.locator("canvas").first.get_attribute("aria-label") == "A: 7 queries by 5 keys"
+    assert readout(page, "largest").startswith(f"largest difference: {QUERIES[i]} → {KEYS[j]},")
+    # the pointer over each key of the last query: the readout names that key, with its weights
+    box = page.locator('[data-panel="b"] canvas').bounding_box()
+    assert box
+    seen = set()
+    for x in np.linspace(0.45, 0.97, 12):
+        page.mouse.move(box["x"] + box["width"] * x, box["y"] + box["height"] * 0.97)
+        said = readout(page, "hover")
+        if not said:
+            continue
+        query, rest = said.split(" → ")
+        key, weights = rest.split(": ", 1)
+        assert query == QUERIES[-1] and key in KEYS, said
+        k = KEYS.index(key)
+        assert weights.startswith(f"A {a[0, 6, k]:.3f} · B {b[0, 6, k]:.3f}"), said
+        assert readout(page, "tip") == said
+        seen.add(key)
+    assert seen >= {"cat", "ran"}
+    # at the right-hand map's last key the tip stands left of the pointer, inside the maps' row
+    box = page.locator('[data-panel="diff"] canvas').bounding_box()
+    row = page.locator(".panels").bounding_box()
+    assert box and row
+    x = box["x"] + box["width"] * 0.92
+    page.mouse.move(x, box["y"] + box["height"] * 0.92)
+    assert readout(page, "tip").startswith("courait → ran: ")
+    tip = page.locator('[data-readout="tip"]').bounding_box()
+    assert tip and row["x"] <= tip["x"] and tip["x"] + tip["width"] < x
     assert foreign == [] and errors == []
     page.close()
 

@@ -1,7 +1,9 @@
 """Every view leaves a still picture of itself in the notebook, right after its widget: what a
 notebook executed by nbclient shows when reopened untrusted, on GitHub or in nbviewer. The
 widget's own text is empty, so no object repr stands in for the view; the still is the view's
-own picture (every head for show_heads, not one head's map)."""
+own picture (every head for show_heads, not one head's map). Where the widget draws, its still
+takes no room from the moment it is printed, and is hidden in the task that first draws the
+widget, however long the widget takes."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from playwright.sync_api import Browser
 
-from selfattn.notebook import show_heads
+from selfattn.notebook import assets, show_heads
 from tests.notebook.home import jupyter_home
 
 nbclient = pytest.importorskip("nbclient")
@@ -85,3 +88,73 @@ def test_the_heads_still_draws_every_head_not_the_first_one() -> None:
     width, height = png_size(html)
     assert width > height > 0 and round(width / height, 1) == round(4 / 3, 1)  # 3 × 4 small maps
     assert "weights[2, 1] (rows sum to 1)" in html and "12 heads of 6 tokens" in html
+
+
+# A cell's two outputs as JupyterLab lays them out, the widget's then the still's: the still
+# is printed at once, while the widget's view waits for its module, loaded from a blob as
+# anywidget loads it. How much room the still takes is read at each step: printed, a few
+# frames on, with its wait nearly over (the widget slow to come), in the very task that first
+# draws the widget (before any paint), and once its wait is over; then, to show the measure
+# sees a still, with the widget's mark taken off.
+LAB = '<!doctype html><html><body><div class="jp-OutputArea"></div></body></html>'
+STILL_ROOM = """async ({ esm, stand, state, still }) => {
+  const area = document.querySelector(".jp-OutputArea");
+  const output = (html) => {
+    const child = document.createElement("div");
+    child.className = "jp-OutputArea-child";
+    const out = document.createElement("div");
+    out.className = "jp-OutputArea-output";
+    out.innerHTML = html; // as JupyterLab renders a trusted notebook's HTML
+    child.append(out);
+    area.append(child);
+    return out;
+  };
+  const el = output("");
+  const figure = output(still).querySelector(".selfattn-still");
+  const room = () => figure.getBoundingClientRect().height;
+  const waits = () => document.getAnimations().filter((a) => a.animationName === "selfattn-wait");
+  const frame = () => new Promise(requestAnimationFrame);
+  const seen = { printed: room() };
+  await frame();
+  await frame();
+  seen.frames = room();
+  const load = (code) => import(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
+  const { default: widget } = await load(esm);
+  const { selfattn_entry } = await load(stand); // a saved page's stand-in for the kernel's model
+  const model = await selfattn_entry.standaloneModel(state);
+  for (const wait of waits()) wait.currentTime = 4900;
+  seen.late = room();
+  widget.render({ model, el });
+  seen.drawn = room();
+  seen.drawMs = el.shadowRoot?.querySelector(".selfattn-nb")?.dataset.drawMs ?? null;
+  for (const wait of waits()) wait.finish();
+  await frame();
+  seen.after = room();
+  // the room it takes where no widget hides it: shown again, its wait starts over, so ended
+  el.classList.remove("selfattn-host");
+  room();
+  for (const wait of waits()) wait.finish();
+  seen.unhidden = room();
+  return seen;
+}"""
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_the_still_never_shows_where_the_widget_draws(browser: Browser, view: str) -> None:
+    space: dict = {}
+    exec(SETUP, space)
+    m = eval(VIEWS[view], space)
+    state = {
+        name: base64.b64encode(value).decode("ascii") if isinstance(value, bytes) else value
+        for name, value in {**m._state(), "css": assets.css()}.items()
+    }
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.set_content(LAB)
+    stand = assets.page_code(m.kind) + "\nexport { selfattn_entry };"
+    given = {"esm": assets.esm(), "stand": stand, "state": state, "still": m._still()}
+    seen = page.evaluate(STILL_ROOM, given)
+    page.close()
+    assert seen["drawMs"] is not None, view  # the widget drew in the task render ran in
+    rooms = {step: seen[step] for step in ("printed", "frames", "late", "drawn", "after")}
+    assert rooms == dict.fromkeys(rooms, 0), (view, rooms)
+    assert seen["unhidden"] > 20, view  # what the measure sees of a still no widget hides

@@ -3,8 +3,8 @@
 // saved file, 8- or 16-bit codes, gzipped but for the head it opens on), the one quiet
 // export menu, and a stand-in for anywidget's model in a saved HTML file.
 
-import { html } from "../../site/static/js/kit/dom.js";
 import { download, pngFromSvg, pngOf, standaloneSvg } from "../../site/static/js/export.js";
+import { html } from "../../site/static/js/kit/dom.js";
 
 /**
  * A widget's bytes: a binary buffer as a notebook sends it (a DataView), or base64 as a saved
@@ -36,7 +36,7 @@ export function floats(weights) {
 
 /**
  * Codes of 8 or 16 bits as weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
- * @param {number} bits @param {ArrayBuffer} buffer @returns {Float32Array}
+ * @param {number} bits @param {ArrayBufferLike} buffer @returns {Float32Array}
  */
 function decoded(bits, buffer) {
   if (bits === 32) return new Float32Array(buffer);
@@ -54,7 +54,9 @@ function decoded(bits, buffer) {
  */
 function unpack({ bits, gzip, codes }) {
   if (codes !== undefined) return decoded(bits, bytesOf(codes).buffer);
-  const stream = new Blob([bytesOf(gzip ?? "")]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const stream = new Blob([/** @type {BlobPart} */ (bytesOf(gzip ?? ""))])
+    .stream()
+    .pipeThrough(new DecompressionStream("gzip"));
   return new Response(stream).arrayBuffer().then((buffer) => decoded(bits, buffer));
 }
 
@@ -144,7 +146,10 @@ export function shell(el, css, onTheme) {
   root.dataset.theme = el.isConnected && darkAround(el) ? "dark" : "light";
   const watch = new MutationObserver(() => requestAnimationFrame(apply));
   for (const target of [document.documentElement, document.body]) {
-    watch.observe(target, { attributes: true, attributeFilter: ["class", "data-theme", "data-jp-theme-light", "style"] });
+    watch.observe(target, {
+      attributes: true,
+      attributeFilter: ["class", "data-theme", "data-jp-theme-light", "style"],
+    });
   }
   const back = new IntersectionObserver(() => stale && apply());
   back.observe(el);
@@ -162,9 +167,43 @@ export function colours(root) {
   const style = getComputedStyle(root);
   const get = (name) => style.getPropertyValue(name).trim();
   return {
-    ink: get("--ink"), paper: get("--paper"), masked: get("--masked"), maskedWash: get("--masked-wash"),
-    wrong: get("--wrong"), font: get("--sans"),
+    ink: get("--ink"),
+    paper: get("--paper"),
+    masked: get("--masked"),
+    maskedWash: get("--masked-wash"),
+    wrong: get("--wrong"),
+    font: get("--sans"),
   };
+}
+
+/**
+ * One pointer over maps drawn side by side (show_compare's three, several heads'): the cell
+ * under it is the same cell on each, `onCell` marks it on all of them and writes it in
+ * `hover`, and a tip at the pointer repeats what `hover` says, on the side of the pointer with
+ * more room; off the maps, both clear.
+ * @param {HTMLElement} row the maps' row, positioned: the tip is placed in it
+ * @param {{root: HTMLCanvasElement, cellAt: (event: MouseEvent) => number[]|null}[]} grids
+ * @param {HTMLElement} hover @param {(under: [number, number]|null) => void} onCell
+ */
+export function sharedPointer(row, grids, hover, onCell) {
+  const tip = html("div", { class: "tip", "data-readout": "tip" });
+  row.prepend(tip);
+  for (const grid of grids) {
+    grid.root.addEventListener("pointermove", (event) => {
+      const under = /** @type {[number, number]|null} */ (grid.cellAt(event));
+      const box = row.getBoundingClientRect();
+      tip.style.display = under ? "block" : "none";
+      tip.style.left = `${event.clientX - box.left}px`;
+      tip.style.top = `${event.clientY - box.top}px`;
+      tip.classList.toggle("flip", event.clientX - box.left > box.width / 2); // stays inside the row
+      onCell(under);
+      tip.textContent = hover.textContent;
+    });
+    grid.root.addEventListener("pointerleave", () => {
+      tip.style.display = "none";
+      onCell(null);
+    });
+  }
 }
 
 /**
@@ -200,7 +239,12 @@ export function exportMenu(parent, picture, name, kinds = ["svg", "png"]) {
     b.addEventListener("click", () => save(kind));
     return b;
   });
-  const menu = html("details", { class: "figure-tools" }, html("summary", { "aria-label": "Export", text: "⋯" }), html("div", { class: "menu-items" }, ...buttons));
+  const menu = html(
+    "details",
+    { class: "figure-tools" },
+    html("summary", { "aria-label": "Export", text: "⋯" }),
+    html("div", { class: "menu-items" }, ...buttons),
+  );
   parent.append(menu);
   return menu;
 }
@@ -255,7 +299,7 @@ export async function standaloneModel(state, slices = {}) {
  */
 export function layerIds(model, shape) {
   const ids = model.get("layer_ids");
-  if (ids && ids.length) return ids;
+  if (ids?.length) return ids;
   return Array.from({ length: shape.length === 4 ? shape[0] : 1 }, (_, k) => k);
 }
 
@@ -309,7 +353,14 @@ export function makeSteppers(parent, model, shape) {
       model.set(axis, Number(jump.value));
       model.save_changes();
     });
-    parent.append(html("div", { class: "control stepper" }, html("span", { class: "label", text: axis }), html("div", { class: "step-row" }, back, name, next, jump)));
+    parent.append(
+      html(
+        "div",
+        { class: "control stepper" },
+        html("span", { class: "label", text: axis }),
+        html("div", { class: "step-row" }, back, name, next, jump),
+      ),
+    );
     return { axis, range: `${all[0]}–${all[all.length - 1]}`, name, jump };
   });
   const update = () => {

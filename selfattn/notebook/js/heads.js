@@ -12,7 +12,8 @@ const MASKED = 255;
 const LAYER_ORDER = "layer, head";
 // a small map's button (its 64 px canvas, padding and border) and the gap between two, as
 // widget.css's .thumb and .thumbs draw them
-const THUMB = 76, GAP = 6;
+const THUMB = 76,
+  GAP = 6;
 
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderHeads({ model, el }) {
@@ -26,11 +27,18 @@ export function renderHeads({ model, el }) {
   const { root, stop } = shell(el, model.get("css"), () => paint());
   root.classList.add("heads-view");
   const order = html("select", { "aria-label": "sort heads by" });
-  for (const name of [LAYER_ORDER, ...Object.keys(summaries)]) order.append(html("option", { value: name, text: name }));
+  for (const name of [LAYER_ORDER, ...Object.keys(summaries)])
+    order.append(html("option", { value: name, text: name }));
   order.value = model.get("by") || LAYER_ORDER;
   const flip = html("button", { type: "button", class: "flip", "aria-pressed": "true" });
   const note = html("p", { class: "figure-note", "data-readout": "order" });
-  const head = html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: `${total} heads: click one to open it below` }), html("label", { class: "control" }, "sort by ", order), flip);
+  const head = html(
+    "div",
+    { class: "nb-head" },
+    html("div", { class: "nb-title", text: `${total} heads: click one to open it below` }),
+    html("label", { class: "control" }, "sort by ", order),
+    flip,
+  );
   const grid = html("div", { class: "thumbs" });
   const mapHost = html("div");
   root.append(head, note, grid, mapHost);
@@ -44,8 +52,16 @@ export function renderHeads({ model, el }) {
   const thumbs = Array.from({ length: total }, (_, k) => {
     const canvas = html("canvas", { width: side, height: side, "aria-hidden": "true" });
     const value = html("span", { class: "value" });
-    const button = html("button", { type: "button", class: `thumb${broken.has(k) ? " broken" : ""}`, "data-head": k }, canvas, html("span", { text: name(k) }), value);
-    button.title = Object.entries(summaries).map(([s, v]) => `${s} ${fixed(v[k], 3)}`).join("\n");
+    const button = html(
+      "button",
+      { type: "button", class: `thumb${broken.has(k) ? " broken" : ""}`, "data-head": k },
+      canvas,
+      html("span", { text: name(k) }),
+      value,
+    );
+    button.title = Object.entries(summaries)
+      .map(([s, v]) => `${s} ${fixed(v[k], 3)}`)
+      .join("\n");
     button.addEventListener("click", () => {
       model.set("layer", names.at(k).layer);
       model.set("head", names.at(k).head);
@@ -57,7 +73,11 @@ export function renderHeads({ model, el }) {
   /** Shade every small map in the current theme's ink, masked blocks in its wash. */
   function paint() {
     const c = colours(root);
-    const [paper, ink, wash] = [rgbaOf(c.paper), rgbaOf(c.ink), rgbaOf(getComputedStyle(root).getPropertyValue("--masked").trim() || c.masked)];
+    const [paper, ink, wash] = [
+      rgbaOf(c.paper),
+      rgbaOf(c.ink),
+      rgbaOf(getComputedStyle(root).getPropertyValue("--masked").trim() || c.masked),
+    ];
     const cells = side * side;
     thumbs.forEach(({ canvas }, k) => {
       const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
@@ -84,7 +104,8 @@ export function renderHeads({ model, el }) {
 
   /** Lay the small maps out: a layer per row, or one run sorted by the chosen summary. */
   function arrange() {
-    const by = order.value, down = flip.getAttribute("aria-pressed") === "true";
+    const by = order.value,
+      down = flip.getAttribute("aria-pressed") === "true";
     const values = summaries[by];
     const ranked = Array.from({ length: total }, (_, k) => k);
     if (values) ranked.sort((a, b) => (down ? values[b] - values[a] : values[a] - values[b]));
@@ -96,12 +117,17 @@ export function renderHeads({ model, el }) {
     });
     flip.textContent = down ? "high first" : "low first";
     flip.hidden = !values;
-    note.textContent = (values ? `sorted by ${by}, mean over query rows; ${down ? "highest" : "lowest"} first` : "a row per layer, a column per head") + pooled;
+    note.textContent =
+      (values
+        ? `sorted by ${by}, mean over query rows; ${down ? "highest" : "lowest"} first`
+        : "a row per layer, a column per head") + pooled;
   }
 
   const onPick = () => {
     const k = names.index(model.get("layer"), model.get("head"));
-    thumbs.forEach(({ button }, j) => button.classList.toggle("current", j === k));
+    thumbs.forEach(({ button }, j) => {
+      button.classList.toggle("current", j === k);
+    });
   };
   order.addEventListener("change", () => {
     model.set("by", order.value === LAYER_ORDER ? "" : order.value);

@@ -11,7 +11,8 @@ import { floats, headNames, makeSteppers, shell } from "./common.js";
 // at most WINDOW tokens are drawn, ROW px apart, closer (DENSE) past 32 tokens: a long head
 // stays within a laptop's screen (48 tokens, 750 px), its words still 12.5 px
 const WINDOW = 48;
-const ROW = 20, DENSE = 15;
+const ROW = 20,
+  DENSE = 15;
 const NAMED = 4; // weights printed beside the heaviest lines
 // the picture is as wide as the widget, drawn at 1:1 so its words keep their size: a label's
 // room on each side (the numbers sit outside the labels, off the lines), and how many
@@ -29,13 +30,26 @@ export function renderLines({ model, el }) {
   // a rectangular map (cross-attention, a sentence pair) has keys of its own down the right
   const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
   const keyNames = keyTokens.length ? keyTokens : tokens;
-  const n = tokens.length, size = Math.min(n, WINDOW);
-  const nk = keyNames.length, ksize = Math.min(nk, WINDOW);
+  const n = tokens.length,
+    size = Math.min(n, WINDOW);
+  const nk = keyNames.length,
+    ksize = Math.min(nk, WINDOW);
   const pitch = Math.max(size, ksize) > 32 ? DENSE : ROW; // px per token
   const { root, stop } = shell(el, model.get("css"), () => {});
   root.classList.add("lines");
   const pickers = html("div", { class: "pickers" });
-  root.append(html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: model.get("title") || `attention lines, ${keyTokens.length ? `${n} queries × ${nk} keys` : `${n} tokens`}` }), pickers));
+  root.append(
+    html(
+      "div",
+      { class: "nb-head" },
+      html("div", {
+        class: "nb-title",
+        text:
+          model.get("title") || `attention lines, ${keyTokens.length ? `${n} queries × ${nk} keys` : `${n} tokens`}`,
+      }),
+      pickers,
+    ),
+  );
   const { update: showSteps } = makeSteppers(pickers, model, model.get("shape"));
   const picture = svg("svg", { class: "chart lines-view", role: "img", tabindex: 0 });
   const said = html("p", { class: "figure-note", "data-readout": "lines" });
@@ -52,7 +66,8 @@ export function renderLines({ model, el }) {
       text.dataset.slot = String(k);
       return text;
     });
-  const queries = side("end", "query-label", size), keys = side("start", "key-label", ksize);
+  const queries = side("end", "query-label", size),
+    keys = side("start", "key-label", ksize);
   // the first query and key drawn: the window around the query in focus, and the keys at the
   // same place along theirs
   const windows = (row) => {
@@ -60,20 +75,29 @@ export function renderLines({ model, el }) {
     const at = nk === n ? row : Math.round((row * nk) / n);
     return [lo, Math.min(Math.max(0, at - (ksize >> 1)), nk - ksize)];
   };
-  let weights = floats(model.get("weights")), key = -1;
+  let weights = floats(model.get("weights")),
+    key = -1;
   const picked = /** @type {number[][]} */ (model.get("picked") ?? []).slice(0, DASHES.length);
   const names = headNames(model, model.get("shape"));
   /** every head drawn: the one on screen, or the ones overlaid, each with its weights */
   const drawn = () => {
     if (!picked.length) return [{ name: "", dash: "", w: weights }];
     const all = floats(model.get("panels"));
-    return picked.map(([layer, head], k) => ({ name: names.name(layer, head), dash: DASHES[k], w: all.subarray(k * n * nk, (k + 1) * n * nk) }));
+    return picked.map(([layer, head], k) => ({
+      name: names.name(layer, head),
+      dash: DASHES[k],
+      w: all.subarray(k * n * nk, (k + 1) * n * nk),
+    }));
   };
   if (picked.length) {
     const legend = html("p", { class: "figure-note overlay-legend", "data-readout": "overlaid" });
     for (const { name, dash } of drawn()) {
       const sample = svg("svg", { width: 28, height: 10, "aria-hidden": "true" });
-      svg("line", { class: "weight-line", x1: 2, y1: 5, x2: 26, y2: 5, "stroke-width": 2, "stroke-dasharray": dash }, sample);
+      svg(
+        "line",
+        { class: "weight-line", x1: 2, y1: 5, x2: 26, y2: 5, "stroke-width": 2, "stroke-dasharray": dash },
+        sample,
+      );
       legend.append(sample, ` ${name}  `);
     }
     root.append(legend);
@@ -88,10 +112,10 @@ export function renderLines({ model, el }) {
     picture.setAttribute("viewBox", `0 0 ${wide} ${Math.max(size, ksize) * pitch + 28}`);
     titles[0].setAttribute("x", String(left - 40));
     titles[1].setAttribute("x", String(right + 40));
-    titles.forEach((t) => t.setAttribute("y", "12"));
+    for (const t of titles) t.setAttribute("y", "12");
     band.setAttribute("width", String(left + 6));
-    queries.forEach((t) => t.setAttribute("x", String(left - 6)));
-    keys.forEach((t) => t.setAttribute("x", String(right + 6)));
+    for (const t of queries) t.setAttribute("x", String(left - 6));
+    for (const t of keys) t.setAttribute("x", String(right + 6));
     return true;
   }
 
@@ -111,45 +135,83 @@ export function renderLines({ model, el }) {
     band.style.display = key < 0 ? "" : "none";
     band.setAttribute("y", String(y(row - lo) - pitch / 2));
     // one query to every key, or, with a key hovered, every query to that key
-    const pairs = key < 0 ? Array.from({ length: ksize }, (_, k) => [row, klo + k]) : Array.from({ length: size }, (_, k) => [lo + k, key]);
+    const pairs =
+      key < 0
+        ? Array.from({ length: ksize }, (_, k) => [row, klo + k])
+        : Array.from({ length: size }, (_, k) => [lo + k, key]);
     const heads = drawn();
     const w = pairs.map(([i, j]) => heads[0].w[i * nk + j]);
     // numbers beside the heaviest lines of one head; overlaid heads would print over each other
-    const named = new Set(heads.length > 1 ? [] : [...w.keys()].sort((a, b) => w[b] - w[a]).slice(0, NAMED).filter((k) => w[k] >= 0.005));
+    const named = new Set(
+      heads.length > 1
+        ? []
+        : [...w.keys()]
+            .sort((a, b) => w[b] - w[a])
+            .slice(0, NAMED)
+            .filter((k) => w[k] >= 0.005),
+    );
     strokes.replaceChildren();
     for (const { dash, w: hw } of heads) {
       pairs.forEach(([i, j]) => {
         const v = hw[i * nk + j];
-        if (v > 0) svg("line", { class: `weight-line${key < 0 ? "" : " by-key"}`, x1: left, y1: y(i - lo), x2: right, y2: y(j - klo), "stroke-width": Math.max(0.4, 9 * v), "stroke-dasharray": dash }, strokes);
+        if (v > 0)
+          svg(
+            "line",
+            {
+              class: `weight-line${key < 0 ? "" : " by-key"}`,
+              x1: left,
+              y1: y(i - lo),
+              x2: right,
+              y2: y(j - klo),
+              "stroke-width": Math.max(0.4, 9 * v),
+              "stroke-dasharray": dash,
+            },
+            strokes,
+          );
       });
     }
     pairs.forEach(([i, j], k) => {
       if (named.has(k)) {
         const [x, at] = key < 0 ? [wide - 4, j - klo] : [4, i - lo];
-        const text = svg("text", { class: "line-weight", x, y: y(at) + 4, "text-anchor": key < 0 ? "end" : "start" }, strokes);
+        const text = svg(
+          "text",
+          { class: "line-weight", x, y: y(at) + 4, "text-anchor": key < 0 ? "end" : "start" },
+          strokes,
+        );
         text.textContent = fixed(w[k], 2);
       }
     });
     const total = w.reduce((a, b) => a + b, 0);
     const top = [...w.keys()].reduce((a, b) => (w[b] > w[a] ? b : a), 0);
-    const outside = ksize < nk ? `; ${fixed(1 - total, 3)} of it on tokens outside the ${ksize} drawn (${klo}–${klo + ksize - 1})` : "";
+    const outside =
+      ksize < nk
+        ? `; ${fixed(1 - total, 3)} of it on tokens outside the ${ksize} drawn (${klo}–${klo + ksize - 1})`
+        : "";
     const whose = heads.length > 1 ? `${heads[0].name}, ` : "";
-    said.textContent = whose + (key < 0
-      ? `query ${row} · ${tokens[row]}: most weight on ${keyNames[pairs[top][1]]} (${fixed(w[top], 3)})${outside}`
-      : `key ${key} · ${keyNames[key]}: weighed most by ${tokens[pairs[top][0]]} (${fixed(w[top], 3)})`);
+    said.textContent =
+      whose +
+      (key < 0
+        ? `query ${row} · ${tokens[row]}: most weight on ${keyNames[pairs[top][1]]} (${fixed(w[top], 3)})${outside}`
+        : `key ${key} · ${keyNames[key]}: weighed most by ${tokens[pairs[top][0]]} (${fixed(w[top], 3)})`);
     showSteps();
   }
 
   const slotOf = (event) => {
     const slot = /** @type {Element} */ (event.target).closest?.("text.token");
-    return slot ? [slot.classList.contains("key-label"), Number(/** @type {SVGElement} */ (slot).dataset.slot)] : null;
+    const keyed = slot?.classList.contains("key-label");
+    return slot
+      ? /** @type {[boolean, number]} */ ([keyed, Number(/** @type {SVGElement} */ (slot).dataset.slot)])
+      : null;
   };
   picture.addEventListener("pointermove", (event) => {
     const at = slotOf(event);
     if (!at) return;
     const [lo, klo] = windows(model.get("row"));
     if (at[0]) {
-      if (key !== klo + at[1]) (key = klo + at[1]), draw();
+      if (key !== klo + at[1]) {
+        key = klo + at[1];
+        draw();
+      }
     } else if (key >= 0 || model.get("row") !== lo + at[1]) {
       key = -1;
       model.set("row", lo + at[1]);
@@ -158,7 +220,9 @@ export function renderLines({ model, el }) {
     }
   });
   picture.addEventListener("pointerleave", () => {
-    if (key >= 0) (key = -1), draw();
+    if (key < 0) return;
+    key = -1;
+    draw();
   });
   picture.addEventListener("keydown", (event) => {
     const by = { ArrowUp: -1, ArrowDown: 1, PageUp: -10, PageDown: 10 }[event.key];

@@ -4,11 +4,11 @@
 // heads that break one listed whichever head is shown. Up to 24 tokens it is the article's
 // own grid (kit/grid.js); past that the canvas twin draws it, and dragging over it zooms in.
 
-import { html, svg } from "../../site/static/js/kit/dom.js";
-import { makeGrid, gridLegend, gridWidth } from "../../site/static/js/kit/grid.js";
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
+import { html, svg } from "../../site/static/js/kit/dom.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, shell, colours, exportMenu, makeSteppers, headNames } from "./common.js";
+import { gridLegend, gridWidth, makeGrid } from "../../site/static/js/kit/grid.js";
+import { colours, exportMenu, floats, headNames, makeSteppers, shell } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
@@ -16,12 +16,15 @@ const LABEL_CHARS = 10; // a label longer than this is elided; the tip shows it 
 const CHAR = 7.5; // a label character's width at --type-note, a little generously
 // the read-outs stand beside the picture when the widget is this wide, so a square map never
 // sits beside an empty column; narrower, they go under it
-const SIDE = 300, GAP = 16, BESIDE_FROM = 900;
+const SIDE = 300,
+  GAP = 16,
+  BESIDE_FROM = 900;
 const LABEL_ROOM = 78; // the canvas map's row labels and margin, at most
 const SHRINK = 0.88; // an SVG map drawn smaller than this shrinks its 12.5 px labels under 11 px
 const SUM_COLUMN = 52; // the Σ column beside the SVG grid
 // the SVG grid's cells: with a number under each square (up to NUMBERS_UP_TO tokens), or not
-const NUMBERED = 48, PLAIN = 30;
+const NUMBERED = 48,
+  PLAIN = 30;
 
 /**
  * Stand the grid's key labels on end when any is wider than its column, so no two meet
@@ -53,18 +56,20 @@ export function renderMap({ model, el }) {
   // a rectangular map (cross-attention, a sentence pair) has keys of its own: n queries, nk keys
   const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
   const keys = keyTokens.length ? keyTokens : tokens;
-  const keyRaw = /** @type {string[]} */ (keyTokens.length ? model.get("key_raw") ?? [] : raw);
-  const n = tokens.length, nk = keys.length;
+  const keyRaw = /** @type {string[]} */ (keyTokens.length ? (model.get("key_raw") ?? []) : raw);
+  const n = tokens.length,
+    nk = keys.length;
   const labels = tokens.map((t) => elide(t, LABEL_CHARS));
   const keyLabels = keys.map((t) => elide(t, LABEL_CHARS));
   /** A token as shown, and as the tokenizer wrote it when that differs. */
-  const wholeOf = (shown, written, i) => (written[i] && written[i] !== shown[i] ? `${shown[i]} (${JSON.stringify(written[i])})` : shown[i]);
+  const wholeOf = (shown, written, i) =>
+    written[i] && written[i] !== shown[i] ? `${shown[i]} (${JSON.stringify(written[i])})` : shown[i];
   const whole = (i) => wholeOf(tokens, raw, i);
   const wholeKey = (j) => wholeOf(keys, keyRaw, j);
   const shape = /** @type {number[]} */ (model.get("shape"));
   let weights = floats(model.get("weights"));
   let picture = null; // the kit grid or the canvas grid, rebuilt only when the theme changes
-  let hover = /** @type {number[]|null} */ (null);
+  let hover = /** @type {[number, number]|null} */ (null);
   const { root, stop } = shell(el, model.get("css"), () => paint());
   root.classList.add("map");
 
@@ -87,16 +92,33 @@ export function renderMap({ model, el }) {
   zoomOut.addEventListener("click", () => zoomTo(null));
   holder.append(tip);
   root.append(head, body);
-  const menu = exportMenu(head, () => /** @type {Element} */ (picture?.root), "attention-map", Math.max(n, nk) > SVG_UP_TO ? ["png"] : ["svg", "png"]);
+  const menu = exportMenu(
+    head,
+    () => /** @type {Element} */ (picture?.root),
+    "attention-map",
+    Math.max(n, nk) > SVG_UP_TO ? ["png"] : ["svg", "png"],
+  );
 
   const { axes, update: showSteps } = makeSteppers(pickers, model, shape);
 
   const readout = (name, label) => {
     const value = html("output", { "data-readout": name });
-    readouts.append(html("div", { class: `readout${name === "row" ? " key" : ""}` }, html("dt", { text: label }), html("dd", {}, value)));
+    readouts.append(
+      html(
+        "div",
+        { class: `readout${name === "row" ? " key" : ""}` },
+        html("dt", { text: label }),
+        html("dd", {}, value),
+      ),
+    );
     return value;
   };
-  const out = { row: readout("row", "query row"), top: readout("top", "largest weight"), sum: readout("sum", "row sum"), hover: readout("hover", "under the pointer") };
+  const out = {
+    row: readout("row", "query row"),
+    top: readout("top", "largest weight"),
+    sum: readout("sum", "row sum"),
+    hover: readout("hover", "under the pointer"),
+  };
 
   const causal = Boolean(model.get("causal"));
   const maskedAt = (i, j) => causal && j > i;
@@ -132,7 +154,11 @@ export function renderMap({ model, el }) {
     const cell = svgCell(fit);
     if (cell) {
       const grid = makeGrid(holder, {
-        rows: labels, columns: keyLabels, scale: model.get("scale"), label, cell,
+        rows: labels,
+        columns: keyLabels,
+        scale: model.get("scale"),
+        label,
+        cell,
         titles: { rows: "queries", columns: "keys" },
         reference: { value: model.get("scale") / 4, text: `this square = ${fixed(model.get("scale") / 4, 3)}` },
       });
@@ -140,7 +166,9 @@ export function renderMap({ model, el }) {
       const { width, height } = grid.root.viewBox.baseVal; // read before the live rect grows
       grid.root.setAttribute("viewBox", `0 0 ${width + SUM_COLUMN} ${height}`);
       const rowLabels = [...grid.root.querySelectorAll(".grid-label.row")];
-      const sums = rowLabels.map((text) => svg("text", { class: "row-sum", x: width + 6, y: text.getAttribute("y") ?? 0 }, grid.root));
+      const sums = rowLabels.map((text) =>
+        svg("text", { class: "row-sum", x: width + 6, y: text.getAttribute("y") ?? 0 }, grid.root),
+      );
       svg("text", { class: "grid-title start", x: width + 6, y: 12 }, grid.root).textContent = "Σ";
       standLabels(grid.root, keyLabels, cell);
       // drawn at its design size where it fits, a little larger to fill a wide widget, and
@@ -164,7 +192,8 @@ export function renderMap({ model, el }) {
       grid.root.addEventListener("pointermove", (event) => {
         const target = /** @type {Element} */ (event.target);
         const g = target.closest("g.cell");
-        const i = rowLabelled.indexOf(target), j = keyLabelled.indexOf(target);
+        const i = rowLabelled.indexOf(target),
+          j = keyLabelled.indexOf(target);
         hoverAt((g && index.get(g)) ?? null, event, i >= 0 ? whole(i) : j >= 0 ? wholeKey(j) : "");
       });
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
@@ -180,7 +209,9 @@ export function renderMap({ model, el }) {
       const every = (lo, hi, of = tokens) => of.slice(lo, hi).filter((_, k) => k % block === 0);
       const pooled = block > 1 ? `, each square the ${pool} weight of ${block} × ${block} cells` : "";
       const grid = makeCanvasGrid(holder, {
-        rows: every(r0, r1), columns: every(c0, c1, keys), side,
+        rows: every(r0, r1),
+        columns: every(c0, c1, keys),
+        side,
         label: `${label}${zoomed ? `, zoomed to queries ${r0}–${r1 - 1} and keys ${c0}–${c1 - 1}` : ""}${pooled}`,
       });
       const at = (event) => {
@@ -213,12 +244,17 @@ export function renderMap({ model, el }) {
         if (!from) return;
         const to = corner(event);
         Object.assign(region.style, {
-          display: "block", left: `${Math.min(from.x, to.x)}px`, top: `${Math.min(from.y, to.y)}px`,
-          width: `${Math.abs(to.x - from.x)}px`, height: `${Math.abs(to.y - from.y)}px`,
+          display: "block",
+          left: `${Math.min(from.x, to.x)}px`,
+          top: `${Math.min(from.y, to.y)}px`,
+          width: `${Math.abs(to.x - from.x)}px`,
+          height: `${Math.abs(to.y - from.y)}px`,
         });
       });
       grid.root.addEventListener("pointerup", (event) => {
-        const start = from, to = corner(event), end = at(event);
+        const start = from,
+          to = corner(event),
+          end = at(event);
         from = null;
         region.style.display = "none";
         if (!start) return;
@@ -231,23 +267,28 @@ export function renderMap({ model, el }) {
       });
       // Ctrl + wheel (a trackpad's pinch) zooms about the cell under the pointer; a plain
       // wheel still scrolls the notebook
-      grid.root.addEventListener("wheel", (event) => {
-        const cell = at(event);
-        if (!event.ctrlKey || !cell) return;
-        event.preventDefault();
-        const grow = event.deltaY > 0 ? 1.5 : 1 / 1.5;
-        const span = (lo, hi, c, total) => {
-          const size = Math.min(total, Math.max(8, Math.round((hi - lo) * grow)));
-          const start = Math.min(total - size, Math.max(0, Math.round(c - ((c - lo) / (hi - lo)) * size)));
-          return [start, start + size];
-        };
-        const [a0, a1] = span(r0, r1, cell[0], n), [b0, b1] = span(c0, c1, cell[1], nk);
-        zoomTo(a1 - a0 === n && b1 - b0 === nk ? null : { r0: a0, r1: a1, c0: b0, c1: b1 });
-      }, { passive: false });
+      grid.root.addEventListener(
+        "wheel",
+        (event) => {
+          const cell = at(event);
+          if (!event.ctrlKey || !cell) return;
+          event.preventDefault();
+          const grow = event.deltaY > 0 ? 1.5 : 1 / 1.5;
+          const span = (lo, hi, c, total) => {
+            const size = Math.min(total, Math.max(8, Math.round((hi - lo) * grow)));
+            const start = Math.min(total - size, Math.max(0, Math.round(c - ((c - lo) / (hi - lo)) * size)));
+            return [start, start + size];
+          };
+          const [a0, a1] = span(r0, r1, cell[0], n),
+            [b0, b1] = span(c0, c1, cell[1], nk);
+          zoomTo(a1 - a0 === n && b1 - b0 === nk ? null : { r0: a0, r1: a1, c0: b0, c1: b1 });
+        },
+        { passive: false },
+      );
       grid.root.addEventListener("pointerleave", () => hoverAt(null));
       picture = { kind: "canvas", root: grid.root, grid, block };
     }
-    picture.root.addEventListener("keydown", (event) => {
+    picture.root.addEventListener("keydown", (/** @type {KeyboardEvent} */ event) => {
       if (event.key === "Escape" && zoomOut.isConnected) return zoomTo(null);
       const by = { ArrowUp: -1, ArrowDown: 1, PageUp: -10, PageDown: 10 }[event.key];
       if (!by) return;
@@ -255,15 +296,26 @@ export function renderMap({ model, el }) {
       pick(Math.min(n - 1, Math.max(0, model.get("row") + by)));
     });
     picture.root.setAttribute("tabindex", "0");
-    legend.replaceChildren(gridLegend([
-      { kind: "pos", text: `area ∝ weight; a full cell = ${fixed(model.get("scale"), 3)}${Math.max(n, nk) > SVG_UP_TO ? " or more" : ""}` },
-      ...(model.get("causal") ? [{ kind: "masked", text: "masked by the causal mask" }] : []),
-      { kind: "leak", text: "breaks an invariant" },
-    ]));
+    legend.replaceChildren(
+      gridLegend([
+        {
+          kind: "pos",
+          text: `area ∝ weight; a full cell = ${fixed(model.get("scale"), 3)}${Math.max(n, nk) > SVG_UP_TO ? " or more" : ""}`,
+        },
+        ...(model.get("causal") ? [{ kind: /** @type {const} */ ("masked"), text: "masked by the causal mask" }] : []),
+        { kind: "leak", text: "breaks an invariant" },
+      ]),
+    );
     // a short map a phone draws on the canvas is pixels: it exports as PNG only
     const asSvg = menu.querySelector('[data-export="svg"]');
     if (asSvg) asSvg.hidden = picture.kind === "canvas";
-    if (picture.kind === "canvas") legend.append(html("p", { class: "figure-note", text: "drag over the map, or Ctrl + wheel, to zoom in; Esc or “whole map” to zoom out" }));
+    if (picture.kind === "canvas")
+      legend.append(
+        html("p", {
+          class: "figure-note",
+          text: "drag over the map, or Ctrl + wheel, to zoom in; Esc or “whole map” to zoom out",
+        }),
+      );
     if (picture.kind === "canvas" && picture.block > 1) {
       const by = html("select", { "aria-label": "draw each block by" });
       for (const name of ["largest", "mean"]) by.append(html("option", { value: name, text: `its ${name} weight` }));
@@ -274,7 +326,14 @@ export function renderMap({ model, el }) {
         paint();
       });
       const b = picture.block;
-      legend.append(html("p", { class: "figure-note pooled", "data-readout": "pooled" }, `each square is a block of ${b} × ${b} cells, drawn by `, by));
+      legend.append(
+        html(
+          "p",
+          { class: "figure-note pooled", "data-readout": "pooled" },
+          `each square is a block of ${b} × ${b} cells, drawn by `,
+          by,
+        ),
+      );
     }
   }
 
@@ -285,7 +344,8 @@ export function renderMap({ model, el }) {
     else zoomOut.remove();
     picture = null;
     paint();
-    picture.root.focus();
+    // paint drew the picture anew: the keys stay on it
+    /** @type {{root: HTMLElement|SVGElement}} */ (/** @type {unknown} */ (picture)).root.focus();
   }
 
   function pick(i) {
@@ -293,7 +353,8 @@ export function renderMap({ model, el }) {
     model.save_changes();
   }
 
-  const cellText = ([i, j]) => `${labels[i]} → ${keyLabels[j]}: ${maskedAt(i, j) ? "masked" : fixed(weights[i * nk + j], 4)}`;
+  const cellText = ([i, j]) =>
+    `${labels[i]} → ${keyLabels[j]}: ${maskedAt(i, j) ? "masked" : fixed(weights[i * nk + j], 4)}`;
 
   let hoverFrame = 0;
   /** The cell under the pointer: its value beside the pointer, its ring on the map. */
@@ -302,9 +363,11 @@ export function renderMap({ model, el }) {
     tip.style.display = (at || label) && event ? "block" : "none";
     if ((at || label) && event) {
       const box = holder.getBoundingClientRect();
-      const x = event.clientX - box.left + holder.scrollLeft, y = event.clientY - box.top;
+      const x = event.clientX - box.left + holder.scrollLeft,
+        y = event.clientY - box.top;
       tip.textContent = at ? cellText(at) : label;
-      if (at && (raw.length || keyRaw.length)) tip.append(html("div", { class: "raw", text: `${whole(at[0])} → ${wholeKey(at[1])}` }));
+      if (at && (raw.length || keyRaw.length))
+        tip.append(html("div", { class: "raw", text: `${whole(at[0])} → ${wholeKey(at[1])}` }));
       tip.style.left = `${x}px`;
       tip.style.top = `${y}px`;
       tip.classList.toggle("flip", x - holder.scrollLeft > box.width / 2); // stays inside the picture
@@ -319,7 +382,8 @@ export function renderMap({ model, el }) {
   /** The wrong cells the Python side found, and the rows whose sum is not 1 (only those
    * turn the Σ red: a row that leaks still sums to 1). */
   function failures() {
-    const cells = new Map(), sumRows = new Set();
+    const cells = new Map(),
+      sumRows = new Set();
     for (const check of model.get("checks")) {
       for (const [i, j] of check.cells) cells.set(i * nk + j, check.invariant);
       if (check.invariant.startsWith("rows sum to")) for (const i of check.rows) sumRows.add(i);
@@ -334,7 +398,9 @@ export function renderMap({ model, el }) {
     if (!axes.length) return heads.replaceChildren();
     const { name: named } = headNames(model, shape);
     const name = (b) => named(b.layer, b.head);
-    const says = broken.length ? `${broken.length} of ${total} heads ${broken.length === 1 ? "breaks" : "break"} an invariant:` : `all ${total} heads keep every invariant`;
+    const says = broken.length
+      ? `${broken.length} of ${total} heads ${broken.length === 1 ? "breaks" : "break"} an invariant:`
+      : `all ${total} heads keep every invariant`;
     heads.replaceChildren(html("p", { class: broken.length ? "failed" : "ok", text: says }));
     const shown = broken.slice(0, 8).map((b) => {
       const go = html("button", { type: "button", class: "go", text: `${name(b)}: ${b.invariants.join(", ")}` });
@@ -346,7 +412,8 @@ export function renderMap({ model, el }) {
       return go;
     });
     heads.append(...shown);
-    if (broken.length > shown.length) heads.append(html("p", { text: `and ${broken.length - shown.length} more (m.failed lists them all)` }));
+    if (broken.length > shown.length)
+      heads.append(html("p", { text: `and ${broken.length - shown.length} more (m.failed lists them all)` }));
   }
 
   /** Everything that depends on the weights: the picture and the checks. */
@@ -365,13 +432,17 @@ export function renderMap({ model, el }) {
         },
       });
       picture.sums.forEach((text, i) => {
-        text.textContent = fixed(rowOf(weights, nk, i).reduce((a, b) => a + b, 0), 3);
+        text.textContent = fixed(
+          rowOf(weights, nk, i).reduce((a, b) => a + b, 0),
+          3,
+        );
         text.classList.toggle("wrong", sumRows.has(i));
       });
     } else {
       const { r0, r1, c0, c1 } = view;
       const { block } = picture;
-      const rows = Math.ceil((r1 - r0) / block), m = Math.ceil((c1 - c0) / block);
+      const rows = Math.ceil((r1 - r0) / block),
+        m = Math.ceil((c1 - c0) / block);
       const shown = new Float32Array(rows * m);
       if (block === 1) {
         for (let i = r0; i < r1; i += 1) shown.set(weights.subarray(i * nk + c0, i * nk + c1), (i - r0) * m);
@@ -401,24 +472,32 @@ export function renderMap({ model, el }) {
         scale: model.get("scale"),
         // a block is masked when all of it is: its bottom-left cell is, under a causal mask
         maskedFrom: (i) => (causal ? Math.floor((Math.min(r1 - 1, r0 + (i + 1) * block - 1) - c0) / block) + 1 : m),
-        wrong: [...cells.keys()].map((k) => [Math.floor(k / nk), k % nk]).filter(([i, j]) => inside(i, j)).map(([i, j]) => local(i, j)),
+        wrong: [...cells.keys()]
+          .map((k) => [Math.floor(k / nk), k % nk])
+          .filter(([i, j]) => inside(i, j))
+          .map(([i, j]) => local(i, j)),
         wrongRows: [...sumRows].filter((i) => i >= r0 && i < r1).map((i) => local(i, c0)[0]),
         colours: colours(root),
       });
     }
-    checks.replaceChildren(...model.get("checks").map((check) => {
-      const li = html("li", { class: check.ok ? "ok" : "failed", "data-invariant": check.invariant });
-      li.append(html("span", { class: "mark", text: check.ok ? "✓" : "✗" }), html("span", { text: check.message }));
-      if (!check.ok && check.rows.length) {
-        const go = html("button", { type: "button", class: "go", text: `row ${check.rows[0]}` });
-        go.addEventListener("click", () => pick(check.rows[0]));
-        li.append(go);
-      }
-      return li;
-    }));
-    title.textContent = model.get("title") || (nk === n && !keyTokens.length ? `attention map, ${n} tokens` : `attention map, ${n} queries × ${nk} keys`);
+    checks.replaceChildren(
+      ...model.get("checks").map((check) => {
+        const li = html("li", { class: check.ok ? "ok" : "failed", "data-invariant": check.invariant });
+        li.append(html("span", { class: "mark", text: check.ok ? "✓" : "✗" }), html("span", { text: check.message }));
+        if (!check.ok && check.rows.length) {
+          const go = html("button", { type: "button", class: "go", text: `row ${check.rows[0]}` });
+          go.addEventListener("click", () => pick(check.rows[0]));
+          li.append(go);
+        }
+        return li;
+      }),
+    );
+    title.textContent =
+      model.get("title") ||
+      (nk === n && !keyTokens.length ? `attention map, ${n} tokens` : `attention map, ${n} queries × ${nk} keys`);
     // how the input's axes were read, beside the title: a 4-D array is never read silently
-    if (model.get("reading")) title.append(html("span", { class: "reading", "data-readout": "reading", text: model.get("reading") }));
+    if (model.get("reading"))
+      title.append(html("span", { class: "reading", "data-readout": "reading", text: model.get("reading") }));
     showSteps();
     listHeads();
     focus();
@@ -429,7 +508,9 @@ export function renderMap({ model, el }) {
     const row = model.get("row");
     const w = rowOf(weights, nk, row);
     let top = 0;
-    w.forEach((x, j) => { if (x > w[top]) top = j; });
+    w.forEach((x, j) => {
+      if (x > w[top]) top = j;
+    });
     if (picture.kind === "svg") {
       const band = picture.root.querySelector(".wash");
       const labels = picture.root.querySelectorAll(".grid-label.row");
@@ -437,19 +518,27 @@ export function renderMap({ model, el }) {
       const { cell } = picture;
       band.style.display = "";
       band.setAttribute("y", String(y - 4 - cell / 2));
-      labels.forEach((text, i) => text.classList.toggle("current", i === row));
-      picture.root.querySelectorAll("g.cell.hover").forEach((g) => g.classList.remove("hover"));
+      labels.forEach((text, i) => {
+        text.classList.toggle("current", i === row);
+      });
+      for (const g of picture.root.querySelectorAll("g.cell.hover")) g.classList.remove("hover");
       if (hover) picture.root.querySelectorAll("g.cell")[hover[0] * nk + hover[1]]?.classList.add("hover");
     } else {
       const { r0, r1, c0, c1 } = view;
       const { block } = picture;
       const seen = hover && hover[0] >= r0 && hover[0] < r1 && hover[1] >= c0 && hover[1] < c1;
       const local = (i, lo) => Math.floor((i - lo) / block);
-      picture.grid.focus(row >= r0 && row < r1 ? local(row, r0) : -1, seen ? [local(hover[0], r0), local(hover[1], c0)] : null);
+      picture.grid.focus(
+        row >= r0 && row < r1 ? local(row, r0) : -1,
+        seen ? /** @type {[number, number]} */ ([local(hover[0], r0), local(hover[1], c0)]) : null,
+      );
     }
     out.row.textContent = `${row} · ${elide(tokens[row], 16)}`;
     out.top.textContent = `${keyLabels[top]} ${fixed(w[top], 3)}`;
-    out.sum.textContent = fixed(w.reduce((a, b) => a + b, 0), 3);
+    out.sum.textContent = fixed(
+      w.reduce((a, b) => a + b, 0),
+      3,
+    );
     out.hover.textContent = hover ? cellText(hover) : "—";
   }
 

@@ -4,10 +4,10 @@
 // says so, with the share of variance the projection keeps.
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
-import { makePlane, around, arrow, untangle, clearTicks } from "../../site/static/js/kit/plane.js";
 import { elide, fixed, percent } from "../../site/static/js/kit/format.js";
-import { convexHull, polygon, point } from "../../site/static/js/weighted-sum.js";
-import { floats, shell, exportMenu } from "./common.js";
+import { around, arrow, clearTicks, makePlane, untangle } from "../../site/static/js/kit/plane.js";
+import { convexHull, point, polygon } from "../../site/static/js/weighted-sum.js";
+import { exportMenu, floats, shell } from "./common.js";
 
 const ARROWS_UP_TO = 16; // more arrows than this is a hedgehog: the rest are dots
 const LABELLED = 5; // keys and value terms named in the picture, by weight
@@ -35,8 +35,10 @@ function planeFor(points, label, px = 340) {
  */
 function thin(plane, labels, tips) {
   const kept = [];
-  const gap = APART * 0.9 * Number.parseFloat(getComputedStyle(plane.root.querySelector("text.label") ?? plane.root).fontSize);
-  const near = (b, k, by) => b.x < k.x + k.width + by && k.x < b.x + b.width + by && b.y < k.y + k.height + by && k.y < b.y + b.height + by;
+  const gap =
+    APART * 0.9 * Number.parseFloat(getComputedStyle(plane.root.querySelector("text.label") ?? plane.root).fontSize);
+  const near = (b, k, by) =>
+    b.x < k.x + k.width + by && k.x < b.x + b.width + by && b.y < k.y + k.height + by && k.y < b.y + b.height + by;
   const leaders = [...plane.layers.leaders.querySelectorAll("line")];
   for (const label of labels) {
     if (label.style.display === "none" || !label.textContent) continue;
@@ -60,13 +62,19 @@ export function renderQK({ model, el }) {
   const started = performance.now();
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const n = tokens.length;
-  const Q = model.get("q2"), K = model.get("k2"), V = model.get("v2");
+  const Q = model.get("q2"),
+    K = model.get("k2"),
+    V = model.get("v2");
   const W = floats(model.get("weights"));
   const mask = /** @type {string} */ (model.get("mask"));
   const { root, stop } = shell(el, model.get("css"), () => {});
   root.classList.add("qk");
 
-  const head = html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: model.get("title") || `one head, ${n} tokens` }));
+  const head = html(
+    "div",
+    { class: "nb-head" },
+    html("div", { class: "nb-title", text: model.get("title") || `one head, ${n} tokens` }),
+  );
   const body = html("div", { class: "stage wide" });
   const picture = html("div", { class: "picture" });
   body.append(picture);
@@ -74,10 +82,21 @@ export function renderQK({ model, el }) {
   const notes = html("div", { class: "notes" });
   root.append(head, body, strip, notes);
 
-  const kept = (share, d, what) => (d === 2 ? `${what}: exact (d = 2)` : `${what}: a projection onto their two principal directions, keeping ${percent(share)} of the variance (d = ${d})`);
+  const kept = (share, d, what) =>
+    d === 2
+      ? `${what}: exact (d = 2)`
+      : `${what}: a projection onto their two principal directions, keeping ${percent(share)} of the variance (d = ${d})`;
   notes.append(
-    html("p", { class: "figure-note", "data-readout": "qk-projection", text: kept(model.get("qk_kept"), model.get("d"), "queries and keys") }),
-    html("p", { class: "figure-note", "data-readout": "v-projection", text: kept(model.get("v_kept"), model.get("dv"), "values") }),
+    html("p", {
+      class: "figure-note",
+      "data-readout": "qk-projection",
+      text: kept(model.get("qk_kept"), model.get("d"), "queries and keys"),
+    }),
+    html("p", {
+      class: "figure-note",
+      "data-readout": "v-projection",
+      text: kept(model.get("v_kept"), model.get("dv"), "values"),
+    }),
   );
 
   // left: the query among the keys, each key's dot sized by the weight it gets (area ∝ weight)
@@ -92,7 +111,9 @@ export function renderQK({ model, el }) {
   const right = planeFor([...V, [0, 0]], "The weighted sum of the values and the output");
   picture.append(right.root);
   if (n <= ARROWS_UP_TO) for (const v of V) arrow(right, { cls: "value faint" }).set(v);
-  else for (const v of V) svg("circle", { class: "value-dot", r: 2.5, cx: right.sx(v[0]), cy: right.sy(v[1]) }, right.layers.under);
+  else
+    for (const v of V)
+      svg("circle", { class: "value-dot", r: 2.5, cx: right.sx(v[0]), cy: right.sy(v[1]) }, right.layers.under);
   polygon(right, convexHull(V), "hull");
   const path = svg("polyline", { class: "sum-path" }, right.layers.shapes);
   const terms = Array.from({ length: Math.min(n, LABELLED) }, () => arrow(right, { cls: "value term" }));
@@ -101,7 +122,10 @@ export function renderQK({ model, el }) {
   exportMenu(head, () => left.root, "query-and-keys");
   // the placer takes names in the order of the labels layer: the subject (the query, the
   // output) first, so it stands nearest its tip and the terms' names give way around it
-  for (const [plane, cls] of [[left, "query"], [right, "output"]]) {
+  for (const [plane, cls] of /** @type {[typeof left, string][]} */ ([
+    [left, "query"],
+    [right, "output"],
+  ])) {
     const subject = plane.layers.labels.querySelector(`text.${cls}`);
     if (subject) plane.layers.labels.prepend(subject);
   }
@@ -116,7 +140,9 @@ export function renderQK({ model, el }) {
     const range = html("input", { type: "range", min: 0, max: n - 1, step: 1, "aria-label": "query token" });
     range.addEventListener("input", () => pick(Number(range.value)));
     strip.append(range);
-    model.on("change:row", () => { range.value = String(model.get("row")); });
+    model.on("change:row", () => {
+      range.value = String(model.get("row"));
+    });
   }
   const status = html("output", { class: "row-name", "data-readout": "row" });
   strip.append(status);
@@ -159,7 +185,7 @@ export function renderQK({ model, el }) {
     const points = [[0, 0]];
     const steps = order.map((j) => {
       const to = [at[0] + w[j] * V[j][0], at[1] + w[j] * V[j][1]];
-      const step = [at, to, j];
+      const step = /** @type {[number[], number[], number]} */ ([at, to, j]);
       at = to;
       points.push(to);
       return step;
@@ -174,7 +200,8 @@ export function renderQK({ model, el }) {
     untangle(right, { apart: APART });
     const [outputLabel] = right.layers.labels.querySelectorAll("text.output");
     const termLabels = [...right.layers.labels.querySelectorAll("text.term")];
-    thin(right, [outputLabel, ...termLabels], [at, ...steps.map((step) => step[1])]);
+    const named = /** @type {SVGTextElement[]} */ ([outputLabel, ...termLabels]);
+    thin(right, named, [at, ...steps.map((step) => step[1])]);
     chips.forEach((c, j) => {
       c.classList.toggle("current", j === i);
       c.classList.toggle("masked", Boolean(mask && mask[i * n + j] === "0"));

@@ -16,13 +16,26 @@ export function renderTokens({ model, el }) {
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
   const keys = keyTokens.length ? keyTokens : tokens;
-  const n = tokens.length, nk = keys.length;
+  const n = tokens.length,
+    nk = keys.length;
   const { root, stop } = shell(el, model.get("css"), () => {});
   root.classList.add("tokens-view");
   const pickers = html("div", { class: "pickers" });
-  root.append(html("div", { class: "nb-head" }, html("div", { class: "nb-title", text: model.get("title") || `attention on the text, ${n} tokens` }), pickers));
+  root.append(
+    html(
+      "div",
+      { class: "nb-head" },
+      html("div", { class: "nb-title", text: model.get("title") || `attention on the text, ${n} tokens` }),
+      pickers,
+    ),
+  );
   const { update: showSteps } = makeSteppers(pickers, model, model.get("shape"));
-  const text = html("p", { class: "tinted", tabindex: "0", role: "group", "aria-label": "the text, each token tinted by the weight the query gives it" });
+  const text = html("p", {
+    class: "tinted",
+    tabindex: "0",
+    role: "group",
+    "aria-label": "the text, each token tinted by the weight the query gives it",
+  });
   const spans = keys.map((t, j) => html("span", { class: "tint", "data-key": String(j), text: t }));
   text.append(...spans.flatMap((s) => [s, " "]));
   const said = html("p", { class: "figure-note", "data-readout": "query" });
