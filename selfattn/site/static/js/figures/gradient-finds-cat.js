@@ -82,7 +82,8 @@ export default function (el, _head, _article, _training, task) {
     }),
   });
   const { box } = lossFrame;
-  const x = linear([0, steps], [box.left, box.right]);
+  // step 0 a dot's width in from the loss axis, so the dot there keeps off its numbers
+  const x = linear([0, steps], [box.left + 10, box.right]);
   const y = log(LOSS, [box.bottom, box.top]);
   const inLoss = (/** @type {number} */ v) => Math.min(LOSS[1], Math.max(LOSS[0], v));
   axis(lossFrame, y, { side: "left", values: [0.01, 0.1, 1], format: (v) => String(v) });
