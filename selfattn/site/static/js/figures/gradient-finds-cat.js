@@ -21,7 +21,7 @@ import { html, svg } from "../kit/dom.js";
 import { fixed, grouped } from "../kit/format.js";
 import { valueHandle } from "../kit/handles.js";
 import { marks } from "../kit/marks.js";
-import { around, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
+import { around, arrow, makePlane, untangle } from "../kit/plane.js";
 import { player } from "../kit/player.js";
 import { stage } from "../kit/stage.js";
 import { forwardBackward, train } from "../learn.js";
@@ -30,6 +30,7 @@ const PER_SECOND = 60; // steps: 200 in a little over three seconds, on any CPU
 const LOSS = [0.01, 3]; // nats: every run's loss, from seed to seed and rate to rate
 const READ = ["the", "cat", "ate", "and", "it"]; // the cat sentence, as the bars name it
 const PULL = 1; // the pulls at their true length, in the plane's own units
+const SHORTEST = 0.1; // units: a pull shorter than this is shorter than its arrowhead
 
 /**
  * @param {HTMLElement} el @param {import("../kit/head.js").Head} _head
@@ -165,6 +166,15 @@ export default function (el, _head, _article, _training, task) {
     );
   }
 
+  /**
+   * Where a pull's arrow ends, or null for one too short to draw (shorter than its own head):
+   * late in a run every pull is, and the plane shows the vectors alone, at rest, with no
+   * stubs for the labels to step round each frame.
+   * @param {{bounds: {x0: number, x1: number, y0: number, y1: number}}} plane
+   * @param {number[]} from @param {number[]} pull
+   */
+  const pullFrom = (plane, from, pull) => (Math.hypot(pull[0], pull[1]) < SHORTEST ? null : tipOf(plane, from, pull));
+
   /** @param {import("../learn.js").Run} r */
   function planeFor(r) {
     // the plane holds every vector of the run, not the pulls: the first steps' pulls are
@@ -200,7 +210,7 @@ export default function (el, _head, _article, _training, task) {
     };
     before.query.set(queryAt(r, 0));
     before.cat.set(keysAt(r, 0)[noun]);
-    return { plane, keys, query, points, pulls };
+    return { plane, keys, query, pulls };
   }
 
   const play = player(controls, {
@@ -249,18 +259,17 @@ export default function (el, _head, _article, _training, task) {
         const curve = run.loss.map((v, k) => [k, inLoss(v)]);
         whole.path.setAttribute("d", through(x, y, curve));
       }
-      const { plane, keys, query, points, pulls } = shown.plane;
+      const { plane, keys, query, pulls } = shown.plane;
       const q = queryAt(run, step),
         K = keysAt(run, step),
         [qPull, kPulls] = pullsAt(run, step);
       query.set(q);
-      pulls.query.set(tipOf(plane, q, qPull), q);
+      pulls.query.set(pullFrom(plane, q, qPull), q);
       K.forEach((k, j) => {
         keys[j].set(k);
-        pulls.keys[j].set(tipOf(plane, k, kPulls[j]), k);
+        pulls.keys[j].set(pullFrom(plane, k, kPulls[j]), k);
       });
-      untangle(plane);
-      clearTicks(plane, [q, ...K, ...points.slice(0, keyNames.length + 1)]);
+      untangle(plane); // it hides the ticks under every arrow, its head and its label too
       const row = run.weights[step][0];
       bars.set(row, { win: argmax(row), ghost: run.weights[0][0] });
       walked.path.setAttribute(
