@@ -63,10 +63,7 @@ export default function (el, _head, _article, _training, task) {
     height: 165,
     ticks: [0, 0.5, 1],
     title: t({ zh: "it 这一行的权重", en: "Row it's weights" }),
-    label: t({
-      zh: "“the cat ate and it” 中 it 这一行的权重，轮廓是训练开始时的权重",
-      en: "The weights of row it in “the cat ate and it”, outlined where they stood before training",
-    }),
+    label: t({ zh: "it 这一行的权重，轮廓是训练前的", en: "Row it's weights, outlined before training" }),
   });
 
   // the loss, one log axis for every run: the slow rate's plateau and the fast one's floor
@@ -77,10 +74,7 @@ export default function (el, _head, _article, _training, task) {
     margin: { left: 36, right: 14, top: 34, bottom: 26 },
     cls: "losses",
     title: t({ zh: "损失 L（对数轴）", en: "Loss L (log axis)" }),
-    label: t({
-      zh: "每一步的损失：猜错 it 后面那个词的代价。拖动圆点可以走到任意一步",
-      en: "The loss at each step: what guessing the word after it wrong costs. Drag the dot to any step",
-    }),
+    label: t({ zh: "每一步的损失；拖动圆点走到任意一步", en: "The loss at each step; drag the dot to any step" }),
   });
   const { box } = lossFrame;
   // step 0 a dot's width in from the loss axis, so the dot there keeps off its numbers
