@@ -2,7 +2,10 @@
 // must guess the word after it (ran, barked) from the output of it alone; only W_Q and W_K
 // learn. Each step turns the query of it and the keys on the plane, moves row it's weight
 // onto the noun and lowers the loss. A run (a seed and a rate) is trained in learn.js, the
-// mirror of learn.py, once when it is chosen; the player then walks it a step a frame.
+// mirror of learn.py, once when it is chosen; Train then plays it back by the clock (kit/
+// player.js's perSecond: as many steps a frame as the time allows, drawn once), and the
+// loss curve is the scrubber: its dot is dragged, or stepped with the keys, to any step.
+// The loss is on a log axis, one for every run, so the rates and seeds compare at a glance.
 // At each step the gradient is drawn where it acts: −∂L/∂q_it from the query's tip (the
 // query's next step lies exactly along it) and each key's pull −∂L/∂k from its tip, dashed,
 // at their true length on the plane's own scale: large at the start, fading as the loss
@@ -12,19 +15,22 @@ import { argmax, times } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
-import { axis, chart, linear, ticks } from "../kit/chart.js";
+import { axis, chart, linear, log, through } from "../kit/chart.js";
 import { choices, stepper } from "../kit/controls.js";
-import { html } from "../kit/dom.js";
+import { html, svg } from "../kit/dom.js";
 import { fixed, grouped } from "../kit/format.js";
+import { valueHandle } from "../kit/handles.js";
 import { marks } from "../kit/marks.js";
-import { around, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
+import { around, arrow, makePlane, untangle } from "../kit/plane.js";
 import { player } from "../kit/player.js";
 import { stage } from "../kit/stage.js";
 import { forwardBackward, train } from "../learn.js";
 
-const TICK_MS = 16; // a step a frame, about: 200 steps in a little over three seconds
+const PER_SECOND = 60; // steps: 200 in a little over three seconds, on any CPU
+const LOSS = [0.01, 3]; // nats: every run's loss, from seed to seed and rate to rate
 const READ = ["the", "cat", "ate", "and", "it"]; // the cat sentence, as the bars name it
 const PULL = 1; // the pulls at their true length, in the plane's own units
+const SHORTEST = 0.1; // units: a pull shorter than this is shorter than its arrowhead
 
 /**
  * @param {HTMLElement} el @param {import("../kit/head.js").Head} _head
@@ -41,7 +47,7 @@ export default function (el, _head, _article, _training, task) {
   const keyInputs = [...catX, dogX[noun]];
   const seedNames = Array.from({ length: task.seeds }, (_, k) => grouped(k + 1));
   const { picture, controls, readouts } = stage(el);
-  // the plane on the left (or on top), the row of it and the loss stacked beside it
+  // the plane, then the row of it and the loss side by side (one part: kit/compose.js)
   const charts = html("div", { class: "charts" });
   picture.append(charts);
 
@@ -49,17 +55,62 @@ export default function (el, _head, _article, _training, task) {
     labels: READ,
     domain: [0, 1],
     name: "w",
-    height: 90, // kept short: with the plane, the controls and the question, a phone's screen
+    kind: "weights", // a weight is the share of a value taken: the value hue
+    outline: true, // the weight before training, an outline over the bar
+    // the row and the loss side by side, each about as tall as wide: beside the plane at
+    // 1280 px they share its height; on a phone they share a row under it, type at its size
+    width: 215, // five numbers of four figures side by side on a phone
+    height: 165,
     ticks: [0, 0.5, 1],
-    title: t({ zh: "it 这一行的权重（淡色：训练前）", en: "Row it's weights (pale: before training)" }),
-    label: t({
-      zh: "“the cat ate and it” 中 it 这一行的权重，淡色柱是训练开始时的权重",
-      en: "The weights of row it in “the cat ate and it”, pale where they stood before training",
-    }),
+    title: t({ zh: "it 这一行的权重", en: "Row it's weights" }),
+    label: t({ zh: "it 这一行的权重，轮廓是训练前的", en: "Row it's weights, outlined before training" }),
   });
 
-  /** The plane and the loss chart of one run, fitted to every step of it. */
-  let shown = { key: "", plane: /** @type {any} */ (null), chart: /** @type {any} */ (null) };
+  // the loss, one log axis for every run: the slow rate's plateau and the fast one's floor
+  // sit on the same scale
+  const lossFrame = chart(charts, {
+    width: 165,
+    height: 165,
+    margin: { left: 36, right: 14, top: 34, bottom: 26 },
+    cls: "losses",
+    title: t({ zh: "损失 L（对数轴）", en: "Loss L (log axis)" }),
+    label: t({ zh: "每一步的损失；拖动圆点走到任意一步", en: "The loss at each step; drag the dot to any step" }),
+  });
+  const { box } = lossFrame;
+  // step 0 a dot's width in from the loss axis, so the dot there keeps off its numbers
+  const x = linear([0, steps], [box.left + 10, box.right]);
+  const y = log(LOSS, [box.bottom, box.top]);
+  const inLoss = (/** @type {number} */ v) => Math.min(LOSS[1], Math.max(LOSS[0], v));
+  axis(lossFrame, y, { side: "left", values: [0.01, 0.1, 1], format: (v) => String(v) });
+  axis(lossFrame, x, { side: "bottom", values: [0, steps / 2, steps] });
+  const on = marks(lossFrame, x, y);
+  const whole = on.line([[0, 1]], { cls: "line faint" });
+  const walked = on.line([[0, 1]], { cls: "line" });
+  // a press anywhere on the plot takes the dot there
+  const scrub = svg(
+    "rect",
+    { x: box.left, y: box.top, width: box.right - box.left, height: box.bottom - box.top, class: "hit" },
+    lossFrame.layers.marks,
+  );
+  const knob = valueHandle(lossFrame.root, {
+    label: t({ zh: "训练步数", en: "Training step" }),
+    min: 0,
+    max: steps,
+    step: 1,
+    page: 10,
+    orientation: "horizontal",
+    hit: scrub,
+    toPoint: (k) => [x(k), y(inLoss(run.loss[k]))],
+    fromPoint: ([px]) => Math.round(x.invert(px)),
+    onMove: (step) => {
+      play.stop();
+      fig.set({ step });
+    },
+    get: () => fig.state.step,
+  });
+
+  /** The plane of one run, fitted to every step of it. */
+  let shown = { key: "", plane: /** @type {any} */ (null) };
   /** @type {import("../learn.js").Run} */
   let run;
   const runs = new Map();
@@ -109,21 +160,29 @@ export default function (el, _head, _article, _training, task) {
     );
   }
 
+  /**
+   * Where a pull's arrow ends, or null for one too short to draw (shorter than its own head):
+   * late in a run every pull is, and the plane shows the vectors alone, at rest, with no
+   * stubs for the labels to step round each frame.
+   * @param {{bounds: {x0: number, x1: number, y0: number, y1: number}}} plane
+   * @param {number[]} from @param {number[]} pull
+   */
+  const pullFrom = (plane, from, pull) => (Math.hypot(pull[0], pull[1]) < SHORTEST ? null : tipOf(plane, from, pull));
+
   /** @param {import("../learn.js").Run} r */
   function planeFor(r) {
-    // the plane holds every vector of the run and every pull but the first step's, which
-    // is often several times longer than the rest and would shrink the whole picture (and
-    // pass a phone's screen) for one frame: that one is cut at the plane's edge instead
-    const points = r.WQ.flatMap((_, k) => {
-      const q = queryAt(r, k),
-        K = keysAt(r, k);
-      if (!k) return [q, ...K];
-      const [qPull, kPulls] = pullsAt(r, k);
-      return [q, ...K, plus(q, qPull), ...K.map((key, j) => plus(key, kPulls[j]))];
-    });
+    // the plane holds every vector of the run, not the pulls: the first steps' pulls are
+    // several times longer than the rest and would shrink the picture for a few frames
+    // (and pass a phone's screen); a pull is cut at the plane's edge instead (tipOf)
+    const points = r.WQ.flatMap((_, k) => [queryAt(r, k), ...keysAt(r, k)]);
+    // a window at least as wide as tall: the keys grow up and along the query, and a plane
+    // narrower than its height would leave the charts most of the row
+    const window = around(points, { pad: 0.3 });
+    const widen = Math.max(0, window.y[1] - window.y[0] - (window.x[1] - window.x[0])) / 2;
     const plane = makePlane({
-      zoom: 1.5, // labels crowd at the world scale: drawn 1.5× it, and says so
-      ...around(points, { pad: 0.5 }),
+      zoom: 1.25, // labels crowd at the world scale: drawn 1.25× it, and says so
+      x: [window.x[0] - Math.floor(widen * 2) / 2, window.x[1] + Math.ceil(widen * 2) / 2],
+      y: window.y,
       unit: 90,
       label: t({
         zh: "it 的查询（橙）和六个键（蓝）在训练中转动；淡色是训练前",
@@ -145,63 +204,35 @@ export default function (el, _head, _article, _training, task) {
     };
     before.query.set(queryAt(r, 0));
     before.cat.set(keysAt(r, 0)[noun]);
-    return { plane, keys, query, points, pulls };
+    return { plane, keys, query, pulls };
   }
 
-  /** @param {import("../learn.js").Run} r */
-  function lossFor(r) {
-    const top = Math.max(0.5, Math.ceil(Math.max(...r.loss) * 2) / 2);
-    const frame = chart(charts, {
-      height: 104,
-      margin: { left: 34, right: 14, top: 28, bottom: 24 },
-      cls: "losses",
-      // the step axis named in the title, not under the ticks: a line of the phone's screen
-      title: t({ zh: "损失（nats），随训练步数", en: "loss (nats) by training step" }),
-      label: t({
-        zh: "每一步的损失：猜错 it 后面那个词的代价",
-        en: "The loss at each step: what guessing the word after it wrong costs",
-      }),
-    });
-    const { box } = frame;
-    const x = linear([0, steps], [box.left, box.right]);
-    const y = linear([0, top], [box.bottom, box.top]);
-    axis(frame, y, { side: "left", values: ticks(0, top, 3) });
-    axis(frame, x, { side: "bottom", values: [0, steps / 2, steps] });
-    const on = marks(frame, x, y);
-    const whole = r.loss.map((v, k) => [k, v]);
-    on.line(whole, { cls: "line faint" });
-    const walked = on.line([whole[0]], { cls: "line" });
-    const here = on.dot({ layer: "handles" });
-    return { frame, whole, walked, here, x, y };
-  }
-
-  const steps_ = player(controls, {
+  const play = player(controls, {
     label: t({ zh: "训练", en: "Training" }),
     at: () => fig.state.step,
     last: () => steps,
     go: (step) => fig.set({ step }),
-    tick: TICK_MS,
+    perSecond: PER_SECOND,
     jump: true,
+    parts: ["play", "next"], // back, and to the start: the loss curve's dot
     words: {
-      start: { zh: "↺ 重来", en: "↺ Reset" },
-      back: { zh: "◀ 退一步", en: "◀ Back" },
       play: { zh: "训练", en: "Train" },
       next: { zh: "走一步 ▶", en: "Step ▶" },
     },
   });
-  const seedStep = stepper(controls, {
-    label: t({ zh: "随机种子", en: "Seed" }),
-    items: seedNames,
-    name: "seed",
-    onPick: (k) => fig.set({ seed: k + 1, step: 0 }),
-  });
   const rateChoice = choices(controls, {
-    legend: t({ zh: "学习率", en: "Learning rate" }),
+    legend: "η", // the learning rate, as the prose names it just before the figure
     name: "rate",
     options: rates.map((r) => ({ value: String(r), label: String(r) })),
     onInput: (v) => fig.set({ rate: Number(v) }),
   });
-  const out = readouts({ loss: t({ zh: "损失", en: "loss" }), step: t({ zh: "步数", en: "step" }) }, { key: "loss" });
+  const seedStep = stepper(controls, {
+    label: t({ zh: "种子", en: "Seed" }),
+    items: seedNames,
+    name: "seed",
+    onPick: (k) => fig.set({ seed: k + 1, step: 0 }),
+  });
+  const out = readouts({ loss: "L", step: t({ zh: "步数", en: "step" }) }, { key: "loss" });
 
   const fig = figure(el, {
     state: { seed: task.seed, rate: task.rate, step: 0 },
@@ -216,36 +247,35 @@ export default function (el, _head, _article, _training, task) {
       run = runOf(seed, rate);
       if (shown.key !== key) {
         shown.plane?.plane.root.remove();
-        shown.chart?.frame.root.remove();
         const plane = planeFor(run);
-        const loss = lossFor(run);
         picture.prepend(plane.plane.root);
-        shown = { key, plane, chart: loss };
+        shown = { key, plane };
+        const curve = run.loss.map((v, k) => [k, inLoss(v)]);
+        whole.path.setAttribute("d", through(x, y, curve));
       }
-      const { plane, keys, query, points, pulls } = shown.plane;
+      const { plane, keys, query, pulls } = shown.plane;
       const q = queryAt(run, step),
         K = keysAt(run, step),
         [qPull, kPulls] = pullsAt(run, step);
       query.set(q);
-      pulls.query.set(tipOf(plane, q, qPull), q);
+      pulls.query.set(pullFrom(plane, q, qPull), q);
       K.forEach((k, j) => {
         keys[j].set(k);
-        pulls.keys[j].set(tipOf(plane, k, kPulls[j]), k);
+        pulls.keys[j].set(pullFrom(plane, k, kPulls[j]), k);
       });
-      untangle(plane);
-      clearTicks(plane, [q, ...K, ...points.slice(0, keyNames.length + 1)]);
+      untangle(plane); // it hides the ticks under every arrow, its head and its label too
       const row = run.weights[step][0];
       bars.set(row, { win: argmax(row), ghost: run.weights[0][0] });
-      const { walked, whole, here, x, y } = shown.chart;
       walked.path.setAttribute(
         "d",
-        whole
-          .slice(0, step + 1)
-          .map(([u, v], i) => `${i ? "L" : "M"} ${x(u).toFixed(1)} ${y(v).toFixed(1)}`)
-          .join(" "),
+        through(
+          x,
+          y,
+          run.loss.slice(0, step + 1).map((v, k) => [k, inLoss(v)]),
+        ),
       );
-      here.set(step, run.loss[step]);
-      steps_.show(step, steps);
+      knob.place(step, `${grouped(step)} / ${grouped(steps)}`);
+      play.show(step, steps);
       seedStep.show(seed - 1);
       rateChoice.show(String(rate));
       out.show({ loss: fixed(run.loss[step], 3), step: `${grouped(step)} / ${grouped(steps)}` });

@@ -1,9 +1,12 @@
 // A player over a sequence of steps (tiles arriving, rows filling): back, play or pause, next,
 // and back to the start, as buttons the keyboard reaches like any other; a figure with
 // other controls to show may keep only some of them (`parts`). Playing asks the
-// figure for the next step every `tick` ms until the last; a reader who asked for no motion
-// gets one step a press instead of a running picture (or, with `jump`, the last step at once:
-// a training run, whose end is what the reader asked for).
+// figure for the next step every `tick` ms until the last, or, with `perSecond`, by the clock:
+// each frame asks for the step the time since Play has reached, however many steps that
+// skips, so a run takes the same wall time on a slow phone as on a laptop and the figure
+// draws once a frame (F27's training). A reader who asked for no motion gets one step a
+// press instead of a running picture (or, with `jump`, the last step at once: a training
+// run, whose end is what the reader asked for).
 
 import { t } from "../i18n.js";
 import { button } from "./controls.js";
@@ -25,19 +28,32 @@ const WORDS = {
  * @param {HTMLElement} parent
  * @param {{label: string, at: () => number, last: () => number, go: (step: number) => void, tick?: number,
  *   words?: Partial<Record<keyof typeof WORDS, {zh: string, en: string}>>, parts?: (keyof typeof WORDS)[],
- *   jump?: boolean}} o
+ *   jump?: boolean, perSecond?: number}} o
  */
 export function player(
   parent,
-  { label, at, last, go, tick = 700, words = {}, parts = ["start", "back", "play", "next"], jump: toEnd = false },
+  {
+    label,
+    at,
+    last,
+    go,
+    tick = 700,
+    words = {},
+    parts = ["start", "back", "play", "next"],
+    jump: toEnd = false,
+    perSecond = 0,
+  },
 ) {
   const say = (/** @type {keyof typeof WORDS} */ word) => t(words[word] ?? WORDS[word]);
   const group = html("div", { class: "player", role: "group", "aria-label": label });
   parent.append(group);
-  let timer = 0;
+  let timer = 0,
+    frame = 0;
   function stop() {
     if (timer) clearInterval(timer);
+    if (frame) cancelAnimationFrame(frame);
     timer = 0;
+    frame = 0;
     play.el.textContent = say("play");
   }
   /** A step chosen by the reader stops the playing. @param {number} step */
@@ -51,11 +67,24 @@ export function player(
     label: say("play"),
     name: "play",
     onPress() {
-      if (timer) return stop();
+      if (timer || frame) return stop();
       if (at() >= last()) go(0);
       else if (still()) go(toEnd ? last() : at() + 1);
       if (still()) return;
       play.el.textContent = say("pause");
+      if (perSecond) {
+        const from = at(),
+          t0 = performance.now();
+        const run = (/** @type {number} */ now) => {
+          // a frame's time can precede the press that asked for it: never before `from`
+          const step = Math.min(last(), from + Math.max(0, Math.floor(((now - t0) * perSecond) / 1000)));
+          if (step !== at()) go(step);
+          if (at() >= last()) stop();
+          else frame = requestAnimationFrame(run);
+        };
+        frame = requestAnimationFrame(run);
+        return;
+      }
       timer = window.setInterval(() => {
         go(at() + 1);
         if (at() >= last()) stop();
@@ -66,6 +95,8 @@ export function player(
   for (const [word, b] of Object.entries({ start, back, play, next }))
     if (!parts.includes(/** @type {keyof typeof WORDS} */ (word))) b.el.remove();
   return {
+    /** The reader took the step elsewhere (a handle on the picture): playing stops. */
+    stop,
     /** @param {number} step @param {number} end the last step */
     show(step, end) {
       start.enable(step > 0);
