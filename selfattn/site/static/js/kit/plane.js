@@ -13,8 +13,9 @@ const TICK_GAP = 32; // px between tick numbers: "−100" at the tick size, and 
  * A plane showing at least x in [x0, x1] and y in [y0, y1], `unit` user units per unit of
  * the data. On the page every plane is drawn at one world scale (kit/compose.js: one unit is
  * the same number of px in every figure); a plane whose data is too small to read at it
- * says `zoom` (2 draws every unit twice as large) and wears "× 2" in its corner. Given more
- * room than its data needs, the plane shows more of its grid (`fit`), never a hole.
+ * says `zoom` (2 draws every unit twice as large) and wears "× 2" in its corner. Its window is
+ * its data's range (with the margin `around` gave it): compose.js widens it (`fit`) only to
+ * share a height with a taller chart beside it, never to fill a column.
  * @param {{x: [number, number], y: [number, number], unit?: number, label: string, grid?: number, zoom?: number}} o
  */
 export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0.5, zoom = 1 }) {
@@ -128,7 +129,8 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
       return true; // new grid and ticks: the figure draws again, to clear the ticks under marks
     },
   };
-  root.dataset.frame = JSON.stringify({ x0, y1, unit, zoom }); // lets tests aim at plane points
+  // lets tests aim at plane points, and hold the window shown to the data's range
+  root.dataset.frame = JSON.stringify({ x0, x1, y0, y1, unit, zoom });
   /** @type {any} */ (root).plane = api;
   return api;
 }
@@ -151,14 +153,20 @@ export function named(label, [x, y]) {
 }
 
 /**
- * A plane range that shows every point (and the origin) with room around it for labels,
- * rounded out to the grid: lay a plane out for the head it draws, not for numbers typed.
- * @param {number[][]} points @param {{pad?: number, step?: number}} [o]
+ * A plane range that shows every point with room around it for labels, rounded out to the
+ * grid: lay a plane out for the head it draws, not for numbers typed. The origin is shown
+ * when it lies within `near` units of the points (always, by default: arrows start there);
+ * a cloud of dots far from it is drawn without the empty plane between.
+ * @param {number[][]} points @param {{pad?: number, step?: number, near?: number}} [o]
  * @returns {{x: [number, number], y: [number, number]}}
  */
-export function around(points, { pad = 0.4, step = 0.5 } = {}) {
-  const xs = [0, ...points.map((p) => p[0])],
-    ys = [0, ...points.map((p) => p[1])];
+export function around(points, { pad = 0.4, step = 0.5, near = Number.POSITIVE_INFINITY } = {}) {
+  const px = points.map((p) => p[0]),
+    py = points.map((p) => p[1]);
+  const gap = (/** @type {number[]} */ v) => Math.max(0, Math.min(...v), -Math.max(...v));
+  const origin = Math.hypot(gap(px), gap(py)) <= near ? [0] : [];
+  const xs = [...origin, ...px],
+    ys = [...origin, ...py];
   const out = (v, sign) => (sign < 0 ? Math.floor((v - pad) / step) : Math.ceil((v + pad) / step)) * step;
   return {
     x: [out(Math.min(...xs), -1), out(Math.max(...xs), 1)],
