@@ -36,6 +36,7 @@ export default function (el, head) {
   const plane = makePlane({
     ...around([...rim, key], { pad: 0.3 }),
     unit: 80,
+    zoom: 1.5, // the query's reach is under three units: drawn 1.5× so band and bracket read
     label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }),
   });
   picture.append(plane.root);
