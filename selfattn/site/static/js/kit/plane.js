@@ -21,7 +21,10 @@ const TICK_GAP = 32; // px between tick numbers: "−100" at the tick size, and 
 export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0.5, zoom = 1 }) {
   const root = svg("svg", { class: "plane", role: "img", "aria-label": label });
   const layers = Object.fromEntries(
-    ["grid", "under", "shapes", "leaders", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]),
+    ["grid", "backdrop", "under", "shapes", "leaders", "labels", "handles"].map((name) => [
+      name,
+      svg("g", { class: name }, root),
+    ]),
   );
   // the data's corner stays the origin of the user units, so a figure's sx/sy never change
   // when the window around it widens: the viewBox starts left of it and above it instead
@@ -141,6 +144,20 @@ export function ring(reach) {
     reach * Math.cos((i * Math.PI) / 24),
     reach * Math.sin((i * Math.PI) / 24),
   ]);
+}
+
+/**
+ * A faint closed outline through `points` (a drag's reach, the region a mapped vector can
+ * reach), under every mark: a guide, as a grid line is, so labels and ticks cross it (their
+ * halo cuts it) rather than keep off it, as they do off a hull.
+ * @param {ReturnType<typeof makePlane>} plane @param {number[][]} points @param {string} cls
+ */
+export function reachOutline(plane, points, cls) {
+  return svg(
+    "polygon",
+    { class: `reach guide ${cls}`, points: points.map(([x, y]) => `${plane.sx(x)},${plane.sy(y)}`).join(" ") },
+    plane.layers.backdrop,
+  );
 }
 
 /**
