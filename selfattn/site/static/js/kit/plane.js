@@ -14,8 +14,7 @@ const TICK_GAP = 32; // px between tick numbers: "−100" at the tick size, and 
  * the data. On the page every plane is drawn at one world scale (kit/compose.js: one unit is
  * the same number of px in every figure); a plane whose data is too small to read at it
  * says `zoom` (2 draws every unit twice as large) and wears "× 2" in its corner. Its window is
- * its data's range (with the margin `around` gave it): compose.js widens it (`fit`) only to
- * share a height with a taller chart beside it, never to fill a column.
+ * its data's range; compose.js makes it taller (`fit`) only beside a taller chart.
  * @param {{x: [number, number], y: [number, number], unit?: number, label: string, grid?: number, zoom?: number}} o
  */
 export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0.5, zoom = 1 }) {
@@ -147,9 +146,8 @@ export function ring(reach) {
 }
 
 /**
- * A faint closed outline through `points` (a drag's reach, the region a mapped vector can
- * reach), under every mark: a guide, as a grid line is, so labels and ticks cross it (their
- * halo cuts it) rather than keep off it, as they do off a hull.
+ * A faint closed outline through `points` (how far a drag reaches), under every mark: a
+ * guide, as a grid line is, which labels cross rather than keep off.
  * @param {ReturnType<typeof makePlane>} plane @param {number[][]} points @param {string} cls
  */
 export function reachOutline(plane, points, cls) {
@@ -170,20 +168,14 @@ export function named(label, [x, y]) {
 }
 
 /**
- * A plane range that shows every point with room around it for labels, rounded out to the
- * grid: lay a plane out for the head it draws, not for numbers typed. The origin is shown
- * when it lies within `near` units of the points (always, by default: arrows start there);
- * a cloud of dots far from it is drawn without the empty plane between.
- * @param {number[][]} points @param {{pad?: number, step?: number, near?: number}} [o]
+ * A plane range that shows every point (and the origin) with room around it for labels,
+ * rounded out to the grid: lay a plane out for the head it draws, not for numbers typed.
+ * @param {number[][]} points @param {{pad?: number, step?: number}} [o]
  * @returns {{x: [number, number], y: [number, number]}}
  */
-export function around(points, { pad = 0.4, step = 0.5, near = Number.POSITIVE_INFINITY } = {}) {
-  const px = points.map((p) => p[0]),
-    py = points.map((p) => p[1]);
-  const gap = (/** @type {number[]} */ v) => Math.max(0, Math.min(...v), -Math.max(...v));
-  const origin = Math.hypot(gap(px), gap(py)) <= near ? [0] : [];
-  const xs = [...origin, ...px],
-    ys = [...origin, ...py];
+export function around(points, { pad = 0.4, step = 0.5 } = {}) {
+  const xs = [0, ...points.map((p) => p[0])],
+    ys = [0, ...points.map((p) => p[1])];
   const out = (v, sign) => (sign < 0 ? Math.floor((v - pad) / step) : Math.ceil((v + pad) / step)) * step;
   return {
     x: [out(Math.min(...xs), -1), out(Math.max(...xs), 1)],
