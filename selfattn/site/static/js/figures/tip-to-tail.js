@@ -1,8 +1,7 @@
 // F20: add the six terms w·v one at a time, tip to tail. Each is a shortened value (green),
 // each points forward along the output (the purple dashed line), so the path never turns
 // back; it ends at the new vector of it, the output, in purple. The plane is the walk's own
-// window, zoomed until its six steps read (the values themselves reach twice as far, and
-// F22 draws them).
+// window, zoomed until its steps read.
 
 import { dot, norm } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
@@ -54,11 +53,10 @@ export default function (el, head) {
     },
     plane.layers.under,
   );
-  // where the walk ends, from the start: the terms sum to it
   const output = arrow(plane, { cls: "output thin" }); // under the terms, which it sums
   const path = tipToTail(plane, n);
   const end = point(plane, { label: "out" });
-  // the newest term named by its token, at its tip
+  // the newest term named by its token, beside its middle
   const term = svg("text", { class: "label value term-name" }, plane.layers.labels);
   const next = button(controls, {
     label: t({ zh: "加一项", en: "Add a term" }),
@@ -78,7 +76,7 @@ export default function (el, head) {
     { key: "sum" },
   );
   const fig = figure(el, {
-    state: { terms: n }, // the whole walk first: the idea at a glance, then take terms back
+    state: { terms: n }, // the whole walk first, then take terms back
     clamp: (s) => ({ terms: Math.round(clampNumber(s.terms, 0, n, 0)) }),
     discrete: ["terms"],
     draw({ terms }) {
@@ -90,14 +88,15 @@ export default function (el, head) {
       term.style.display = terms ? "" : "none";
       if (terms) {
         const [from, to] = steps[terms - 1];
+        const x = plane.sx((from[0] + to[0]) / 2),
+          y = plane.sy((from[1] + to[1]) / 2);
+        const low = to[0] - from[0] > to[1] - from[1]; // a flat step: named under it
         setSvg(term, `w·v_${tokens[terms - 1]}`);
         term.dataset.token = tokens[terms - 1];
-        named(term, [plane.sx((from[0] + to[0]) / 2), plane.sy((from[1] + to[1]) / 2)]);
-        // beside the step's middle, on the side away from the dashed line
-        const side = to[0] - from[0] > to[1] - from[1] ? 1 : -1;
-        term.setAttribute("x", String(plane.sx((from[0] + to[0]) / 2) + (side > 0 ? 8 : -8)));
-        term.setAttribute("y", String(plane.sy((from[1] + to[1]) / 2) + (side > 0 ? 16 : -6)));
-        term.setAttribute("text-anchor", side > 0 ? "start" : "end");
+        named(term, [x, y]);
+        term.setAttribute("x", String(low ? x + 8 : x - 8));
+        term.setAttribute("y", String(low ? y + 16 : y - 6));
+        term.setAttribute("text-anchor", low ? "start" : "end");
       }
       untangle(plane);
       next.enable(terms < n);
