@@ -34,8 +34,7 @@ export default function (el, head) {
     label: t({ zh: "输入和它的查询、键、值", en: "The input and its query, key and value" }),
   });
   picture.append(plane.root);
-  // where the input may be dragged, and where that takes its query: a circle mapped by W_Q
-  // to an ellipse, the window the plane is drawn for
+  // where the input may be dragged, and where that takes its query
   reachOutline(plane, rim, "input");
   reachOutline(plane, rim.map(maps[0]), "query");
   const [q0, , v0] = maps.map((f) => f(start));

@@ -36,11 +36,11 @@ export default function (el, head) {
   const plane = makePlane({
     ...around([...rim, key], { pad: 0.3, step: 0.25 }),
     unit: 80,
-    zoom: 1.5, // the query's reach is under three units: drawn 1.5× so band and bracket read
+    zoom: 1.5, // the query's reach is under three units
     label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }),
   });
   picture.append(plane.root);
-  reachOutline(plane, rim, "query"); // where the query may be dragged: the window is drawn for it
+  reachOutline(plane, rim, "query");
   const { x0, x1, y0, y1 } = plane.bounds;
   const far = Math.hypot(x1 - x0, y1 - y0);
   svg(
