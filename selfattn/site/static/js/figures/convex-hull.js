@@ -63,7 +63,7 @@ export default function (el, head, article) {
 
   const bars = makeBars(picture, {
     labels: tokens,
-    domain: [Math.min(LOW, ...R[it]), HIGH + 1.2], // room over 12 for its number, no more
+    domain: [Math.min(LOW, ...R[it]), HIGH + 1.2], // room over 12 for its number
     name: "raw",
     // beside the plane (wide pages) as tall as it; under it on a phone, short enough that both,
     // the controls and the caption fit one screen

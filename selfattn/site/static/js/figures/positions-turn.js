@@ -68,8 +68,7 @@ export default function (el, head, article) {
     domain: [0, Math.ceil(top * 10) / 10],
     name: "w",
     kind: "weights", // how much of each value row it takes: the value hue
-    // beside the plane (wide pages) about as tall for its width as the plane, so neither is
-    // squeezed; under it on a phone, short, so the plane, the row and both sliders fit a screen
+    // beside the plane as tall for its width as it; on a phone short, to fit one screen
     height: matchMedia("(max-width: 1099px)").matches ? 170 : 280,
     width: 340,
     ticks: [0, 0.2, 0.4],

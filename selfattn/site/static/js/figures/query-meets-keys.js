@@ -35,7 +35,7 @@ export default function (el, head) {
   const plane = makePlane({
     ...around([...Q, ...K, ...feet, ...names], { pad: 0.35, step: 0.25 }),
     unit: 100,
-    zoom: 1.15, // the keys are short (a third of a unit to one): drawn 1.15× so their names part
+    zoom: 1.15, // the keys are short: drawn larger so their names part
     label: t({
       zh: "一个查询和六个键，以及查询在每个键上的影子",
       en: "One query, the six keys, and the query's shadow on each",
@@ -48,8 +48,7 @@ export default function (el, head) {
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    // about as tall for its width as the plane (340 px at 1280), so beside it the two parts
-    // share a height with neither squeezed; on a phone the rectangles stand about 150 px tall
+    // about as tall for its width as the plane, so neither is squeezed beside the other
     width: 380,
     height: 250,
     cls: "areas",
