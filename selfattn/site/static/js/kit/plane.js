@@ -52,9 +52,10 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
       svg("line", { x1: left, x2: right, y1: sy(gy), y2: sy(gy), class: axis ? "axis" : "gridline" }, layers.grid);
     }
     // numbers on grid lines, never finer than 1 (the article's half-step grids keep whole
-    // ticks) and never closer than a number is wide: a wide plane labels every few lines
+    // ticks; a window under two units wide, halves) and never closer than a number is wide
+    const least = Math.min(a1 - a0, b1 - b0) < 2 ? 0.5 : 1;
     let tick = grid;
-    while (tick < 1 - 1e-9 || tick * unit < TICK_GAP) tick *= 2;
+    while (tick < least - 1e-9 || tick * unit < TICK_GAP) tick *= 2;
     const ticks = (lo, hi) => {
       const out = [];
       for (let k = Math.floor(lo / tick) + 1; k * tick < hi - 1e-9; k += 1)
