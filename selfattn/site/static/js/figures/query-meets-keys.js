@@ -48,8 +48,8 @@ export default function (el, head) {
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    // about as tall for its width as the plane, so neither is squeezed beside the other
-    width: 380,
+    // beside the plane about as tall for its width as it; on a phone wide and low
+    width: matchMedia("(max-width: 1099px)").matches ? 560 : 380,
     height: 250,
     cls: "areas",
     margin: { top: 58, bottom: 8, left: 34, right: 8 }, // the title and a top number, at a phone's scale
