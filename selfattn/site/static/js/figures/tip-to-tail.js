@@ -90,13 +90,12 @@ export default function (el, head) {
         const [from, to] = steps[terms - 1];
         const x = plane.sx((from[0] + to[0]) / 2),
           y = plane.sy((from[1] + to[1]) / 2);
-        const low = to[0] - from[0] > to[1] - from[1]; // a flat step: named under it
         setSvg(term, `w·v_${tokens[terms - 1]}`);
         term.dataset.token = tokens[terms - 1];
         named(term, [x, y]);
-        term.setAttribute("x", String(low ? x + 8 : x - 8));
-        term.setAttribute("y", String(low ? y + 16 : y - 6));
-        term.setAttribute("text-anchor", low ? "start" : "end");
+        // under the walk, away from the dashed line over it (untangle moves it if it must)
+        term.setAttribute("x", String(x + 8));
+        term.setAttribute("y", String(y + 16));
       }
       untangle(plane);
       next.enable(terms < n);
