@@ -98,6 +98,34 @@ def test_every_plane_draws_a_unit_at_one_size(wide_and_phone):
     assert unsaid == []
 
 
+# each plane's window shown and its data's range, in units, and its height on the page in px
+WINDOWS = """() => [...document.querySelectorAll('svg.plane')].map((svg) => {
+  const { x0, x1, y0, y1, unit } = JSON.parse(svg.dataset.frame);
+  const box = svg.viewBox.baseVal;
+  return [svg.closest('figure').id, box.width / unit, box.height / unit, x1 - x0, y1 - y0,
+    svg.getBoundingClientRect().height];
+})"""
+
+
+def test_every_plane_shows_its_data_not_a_wide_window(wide_and_phone):
+    """A plane's window is its data's range (and the margin `around` gives it), at the one
+    scale: not a column-wide grid with the action small in a corner (F01's 2-unit arrow in a
+    7-unit window, F20's walk in a sixth of its plane). It may be taller than its data only to
+    share the height of a chart beside it (compose.js's CHART_LEAST, 280 px)."""
+    _, watched = wide_and_phone
+    page = watched.page
+    for figure_id in FIGURES:
+        page.evaluate("(id) => document.getElementById(id).scrollIntoView()", figure_id)
+        next_frame(page)
+    next_frame(page)
+    wide = {
+        f"{f} ({LABELS[f]})": (round(w, 2), round(h, 2), round(dw, 2), round(dh, 2))
+        for f, w, h, dw, dh, px in page.evaluate(WINDOWS)
+        if w > dw + 0.05 or (h > dh + 0.05 and px > 281)
+    }
+    assert wide == {}, "window (w, h) beyond the data's (w, h)"
+
+
 def lit(page, figure_id: str) -> dict[str, list[str]]:
     """The token marks of a figure that are lit, and those dimmed, by their token."""
     return page.evaluate(

@@ -188,15 +188,23 @@ def test_F20_terms_add_tip_to_tail_to_its_output(page):
     assert readouts(page, "tip-to-tail")["sum"] == vector(total - w[-1] * V[-1])
 
 
-def test_F20_draws_the_output_at_the_size_F22_and_F29_do(page):
-    """One world: the output of it is one arrow in F20, F22 and F29, so their planes draw a
-    unit at one zoom of the world scale (F20 drew it at × 4, twice F22's); test_design.py
-    checks that a zoom draws a unit at that multiple of the world's size."""
-    badges = page.evaluate(
-        """() => ['tip-to-tail', 'shuffle', 'two-heads'].map(
-          (id) => document.querySelector(`#${id} svg.plane .zoom-badge`).textContent)"""
+def test_F20_the_walk_is_big_enough_to_read(page):
+    """The six steps fill their plane: the walk's own window (not the values', twice as far)
+    at a zoom the plane says, so the output runs a good part of the column (it ran 120 px,
+    its steps a knot at the origin, in a half-empty plane drawn for the values)."""
+    set_state(page, "tip-to-tail", {"terms": N})
+    seen = page.evaluate(
+        """() => {
+          const svg = document.querySelector('#tip-to-tail svg.plane');
+          const out = svg.querySelector('.arrow.output').getBoundingClientRect();
+          const all = svg.getBoundingClientRect();
+          return { run: Math.hypot(out.width, out.height), plane: Math.max(all.width, all.height),
+            badge: svg.querySelector('.zoom-badge').textContent };
+        }"""
     )
-    assert badges == ["× 2"] * 3
+    assert seen["run"] >= 240, seen
+    assert seen["run"] >= 0.55 * seen["plane"], seen
+    assert seen["badge"].startswith("× "), seen
 
 
 # -- convex-hull: cat's raw score dragged to 8.00 and beyond ---------------------------------------

@@ -72,7 +72,7 @@
       }
     }
     const marks = [...svg.querySelectorAll("line, polyline, polygon, path, circle, ellipse, rect")].filter(
-      (m) => !m.closest("text, defs, marker, clipPath, mask") && !m.matches(".wash, .wash *, .hit, .hit *, .gridline"),
+      (m) => !m.closest("text, defs, marker, clipPath, mask") && !m.matches(".wash, .wash *, .hit, .hit *, .gridline, .guide"),
     );
     for (const m of marks) {
       // only the labels near the mark's box are tested, and only a mark near a label is

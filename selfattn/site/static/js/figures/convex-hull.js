@@ -34,9 +34,11 @@ export default function (el, head, article) {
   const hull = convexHull(V);
   const { picture, controls, readouts } = stage(el);
 
+  const reach = around(V, { pad: 0.25, step: 0.25 });
+  reach.x[1] += 0.5; // room past cat's corner for the polygon's name and span
   const plane = makePlane({
     zoom: 3, // the polygon spans two units: drawn 3× the world scale, and says so
-    ...around(V, { pad: 0.3 }),
+    ...reach,
     unit: 150,
     label: t({ zh: "值向量围成的多边形，和 it 的输出", en: "The polygon of the values, and the output of it" }),
   });
@@ -61,7 +63,7 @@ export default function (el, head, article) {
 
   const bars = makeBars(picture, {
     labels: tokens,
-    domain: [Math.min(LOW, ...R[it]), HIGH + 2.5], // room over 12 for its number under the title
+    domain: [Math.min(LOW, ...R[it]), HIGH + 1.2], // room over 12 for its number
     name: "raw",
     // beside the plane (wide pages) as tall as it; under it on a phone, short enough that both,
     // the controls and the caption fit one screen

@@ -6,7 +6,7 @@ import { clampPoint, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { fixed, vector } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { arc, around, arrow, makePlane, ring, untangle } from "../kit/plane.js";
+import { arc, around, arrow, makePlane, reachOutline, ring, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const MATRICES = [
@@ -34,10 +34,16 @@ export default function (el, head) {
     label: t({ zh: "输入和它的查询、键、值", en: "The input and its query, key and value" }),
   });
   picture.append(plane.root);
+  // where the input may be dragged, and where that takes its query
+  reachOutline(plane, rim, "input");
+  reachOutline(plane, rim.map(maps[0]), "query");
   const [q0, , v0] = maps.map((f) => f(start));
   const ghosts = [q0, v0].map((p, i) => ({ p, arrow: arrow(plane, { cls: `${["query", "value"][i]} faint` }) }));
   // each turn is an arc from where the arrow started, its degrees written beside it
-  const turns = ["query", "value"].map((cls, i) => arc(plane, { radius: 32, cls, name: `${"qv"[i]}.turn` }));
+  // (each about half its arrow's length at rest, so the arc and its degrees read at a glance)
+  const turns = ["query", "value"].map((cls, i) =>
+    arc(plane, { radius: [1, 0.6][i] * plane.unit, cls, name: `${"qv"[i]}.turn` }),
+  );
   const input = arrow(plane, { cls: "input", label: "x" });
   const arrows = MATRICES.map(([name, cls]) => arrow(plane, { cls, label: name }));
   const drag = handle(plane, {

@@ -68,7 +68,9 @@ export default function (el, head, article) {
     domain: [0, Math.ceil(top * 10) / 10],
     name: "w",
     kind: "weights", // how much of each value row it takes: the value hue
-    height: 170, // short, so the plane, the row and both sliders fit a phone's screen (and 1280 × 800)
+    // beside the plane as tall for its width as it; on a phone short, to fit one screen
+    height: matchMedia("(max-width: 1099px)").matches ? 170 : 280,
+    width: 340,
     ticks: [0, 0.2, 0.4],
     title: t({ zh: "it 这一行的权重（淡色：不转）", en: "Row it's weights (pale: no turn)" }),
     label: t({

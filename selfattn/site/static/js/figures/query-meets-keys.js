@@ -35,6 +35,7 @@ export default function (el, head) {
   const plane = makePlane({
     ...around([...Q, ...K, ...feet, ...names], { pad: 0.35, step: 0.25 }),
     unit: 100,
+    zoom: 1.15, // the keys are short: drawn larger so their names part
     label: t({
       zh: "一个查询和六个键，以及查询在每个键上的影子",
       en: "One query, the six keys, and the query's shadow on each",
@@ -47,11 +48,9 @@ export default function (el, head) {
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    // wide and low, so that beside the plane the two parts share a height of about 300 px
-    // (the figure, its question and its caption fit a laptop screen), and on a phone the
-    // rectangles still stand about 130 px tall
-    width: 560,
-    height: 210,
+    // beside the plane about as tall for its width as it; on a phone wide and low
+    width: matchMedia("(max-width: 1099px)").matches ? 560 : 380,
+    height: 250,
     cls: "areas",
     margin: { top: 58, bottom: 8, left: 34, right: 8 }, // the title and a top number, at a phone's scale
     label: t({

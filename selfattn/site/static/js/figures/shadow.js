@@ -7,7 +7,7 @@ import { t } from "../i18n.js";
 import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { arc, around, arrow, clearTicks, makePlane, ring, shadow, untangle } from "../kit/plane.js";
+import { arc, around, arrow, clearTicks, makePlane, reachOutline, ring, shadow, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -34,11 +34,13 @@ export default function (el, head) {
   const rim = ring(reach);
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
-    ...around([...rim, key], { pad: 0.3 }),
+    ...around([...rim, key], { pad: 0.3, step: 0.25 }),
     unit: 80,
+    zoom: 1.5, // the query's reach is under three units
     label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }),
   });
   picture.append(plane.root);
+  reachOutline(plane, rim, "query");
   const { x0, x1, y0, y1 } = plane.bounds;
   const far = Math.hypot(x1 - x0, y1 - y0);
   svg(

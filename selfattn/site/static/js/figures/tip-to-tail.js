@@ -1,7 +1,7 @@
 // F20: add the six terms w·v one at a time, tip to tail. Each is a shortened value (green),
 // each points forward along the output (the purple dashed line), so the path never turns
-// back; it ends at the new vector of it, the output, in purple. The plane is F22's and F29's
-// (the values' window at 2×), so the output is the same arrow in all three.
+// back; it ends at the new vector of it, the output, in purple. The plane is the walk's own
+// window, zoomed until its steps read.
 
 import { dot, norm } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
@@ -12,7 +12,7 @@ import { fixed, vector } from "../kit/format.js";
 import { setSvg } from "../kit/notation.js";
 import { around, arrow, makePlane, named, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
-import { point, stepsInOrder, tipToTail, valueArrows } from "../weighted-sum.js";
+import { point, stepsInOrder, tipToTail } from "../weighted-sum.js";
 
 export default function (el, head) {
   const { tokens } = head;
@@ -29,9 +29,9 @@ export default function (el, head) {
   const forward = o.map((x) => x / norm(o));
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
-    zoom: 2, // as in F22 and F29: the values span a few units, drawn 2× the world scale
-    ...around([...V, o], { pad: 0.35 }),
-    unit: 150,
+    zoom: 5, // the walk spans under a unit: drawn 5× the world scale, and says so
+    ...around([...steps.map(([, to]) => to), o], { pad: 0.15, step: 0.25 }),
+    unit: 300,
     label: t({
       zh: "六个值向量，以及 it 的六项加权首尾相接",
       en: "The six values, and the six weighted terms of it laid tip to tail",
@@ -40,7 +40,8 @@ export default function (el, head) {
   picture.append(plane.root);
   // the direction every step moves along: the line through the output, to the plane's edge
   const { x1, y1 } = plane.bounds;
-  const reach = Math.min(x1 / forward[0], y1 / forward[1]) - 0.05;
+  // a little past the output, short of the corner where the zoom is said
+  const reach = Math.min(x1 / forward[0], y1 / forward[1], norm(o) + 0.15) - 0.05;
   svg(
     "line",
     {
@@ -52,15 +53,11 @@ export default function (el, head) {
     },
     plane.layers.under,
   );
-  const ahead = svg("text", { class: "label output forward-name" }, plane.layers.labels);
-  setSvg(ahead, t({ zh: "朝前", en: "forward" }));
-  named(ahead, [plane.sx(forward[0] * reach), plane.sy(forward[1] * reach)]);
-  ahead.setAttribute("x", String(plane.sx(forward[0] * reach) + 6));
-  ahead.setAttribute("y", String(plane.sy(forward[1] * reach)));
-  valueArrows(plane, tokens, V);
   const output = arrow(plane, { cls: "output thin" }); // under the terms, which it sums
   const path = tipToTail(plane, n);
   const end = point(plane, { label: "out" });
+  // the newest term named by its token, beside its middle
+  const term = svg("text", { class: "label value term-name" }, plane.layers.labels);
   const next = button(controls, {
     label: t({ zh: "加一项", en: "Add a term" }),
     name: "next",
@@ -79,14 +76,27 @@ export default function (el, head) {
     { key: "sum" },
   );
   const fig = figure(el, {
-    state: { terms: 0 },
+    state: { terms: n }, // the whole walk first, then take terms back
     clamp: (s) => ({ terms: Math.round(clampNumber(s.terms, 0, n, 0)) }),
     discrete: ["terms"],
     draw({ terms }) {
       path.set(steps, terms, terms - 1);
       const here = terms ? steps[terms - 1][1] : [0, 0];
-      output.set(terms === n ? here : null);
+      output.set(o);
+      output.g.classList.toggle("faint", terms < n);
       end.set(terms === n ? here : null);
+      term.style.display = terms ? "" : "none";
+      if (terms) {
+        const [from, to] = steps[terms - 1];
+        const x = plane.sx((from[0] + to[0]) / 2),
+          y = plane.sy((from[1] + to[1]) / 2);
+        setSvg(term, `w·v_${tokens[terms - 1]}`);
+        term.dataset.token = tokens[terms - 1];
+        named(term, [x, y]);
+        // under the walk, away from the dashed line over it (untangle moves it if it must)
+        term.setAttribute("x", String(x + 8));
+        term.setAttribute("y", String(y + 16));
+      }
       untangle(plane);
       next.enable(terms < n);
       back.enable(terms > 0);

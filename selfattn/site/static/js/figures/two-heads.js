@@ -62,9 +62,12 @@ export default function (el, head, _article, _training, _task, heads) {
   );
 
   // every point the output can reach: either part alone, both, or none
-  const reach = around([parts[0], parts[1], [parts[0][0] + parts[1][0], parts[0][1] + parts[1][1]]], { pad: 0.45 });
+  const reach = around([parts[0], parts[1], [parts[0][0] + parts[1][0], parts[0][1] + parts[1][1]]], {
+    pad: 0.3,
+    step: 0.25,
+  });
   const plane = makePlane({
-    zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
+    zoom: 3, // the two parts span about a unit and a half: drawn 3× the world scale, and says so
     ...reach,
     unit: PLANE_WIDTH / (reach.x[1] - reach.x[0]),
     label: t({

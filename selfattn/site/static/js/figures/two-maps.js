@@ -32,7 +32,7 @@ export default function (el, head) {
   const ends = [keysAt(0), keysAt(1)];
   const { picture, controls } = stage(el);
   const plane = makePlane({
-    ...around([...Object.values(q), ...ends.flatMap(Object.values)], { pad: 0.6 }),
+    ...around([...Object.values(q), ...ends.flatMap(Object.values)], { pad: 0.9 }), // room for "q_ate = k_ate"
     unit: 100,
     label: t({ zh: "cat 和 ate 的查询与键", en: "The queries and keys of cat and ate" }),
   });

@@ -3,13 +3,14 @@
 // figure and never by flex guesses:
 //
 // - one world: a plane draws one unit at WORLD px (times its declared zoom) whatever the
-//   figure, at a given page width; a plane given more room than its data shows more of its
-//   grid (plane.fit), it never stretches;
+//   figure, at a given page width, and its window is its data's (plus the margin `around`
+//   gave it): a plane is as big as what it shows, never a wide grid with the action in a
+//   corner. It grows past its data only to share a height with a taller chart beside it;
 // - side by side from WIDE px of page up (the figure then outsets to about 1040 px): every
 //   part gets the same height, so the parts share a top and a bottom edge, and each part is
 //   as wide as its drawing at that height: no hole. If they cannot share a height without
 //   shrinking a plane, they stack, as they always do on a narrower page;
-// - stacked: a plane its world size (widened to the column), a chart the column's width.
+// - stacked: a plane its world size, centred in the column; a chart the column's width.
 //
 // It runs when the picture's width changes or a part comes or goes (a rebuilt plane), then
 // sets each SVG's `--px` (user units per px, which kit.css multiplies every type size by)
@@ -19,6 +20,7 @@
 export const WIDE = 1100; // px of page from which a composed figure sits side by side, outset
 const GAP = 24; // px between parts side by side; stacked, kit.css's row gap
 const CHART_MOST = 440; // px: the tallest a chart is drawn, so a figure fits a laptop's screen
+const CHART_LEAST = 280; // px: the shortest a chart beside a plane is drawn (a flat plane grows to it)
 const WORLD = 52; // px per unit of every plane on a laptop's page (narrower pages: worldUnit)
 
 /**
@@ -73,35 +75,26 @@ export function compose(picture, width, page) {
     const rest = others.reduce((s, p) => s + p.m.aspect, 0);
     const planeWidth = planes.reduce((s, p) => s + p.m.width, 0);
     const planeHeight = Math.max(0, ...planes.map((p) => p.m.height));
-    // the tallest shared height at which the other parts fit beside the planes' data; the
-    // planes grow to it (more of their grid), never below their data
-    // the parts as tall as the width allows, up to `most` (or a taller plane's data): a
-    // plane shorter than that shows more of its grid above and below
+    // the parts as tall as the planes' data (a chart no shorter than CHART_LEAST), or, with
+    // no plane, as tall as the width allows up to `most`; the planes keep their data's width
     const room = rest ? (width - 1 - gaps - planeWidth) / rest : Number.POSITIVE_INFINITY;
-    const h = Math.min(room, Math.max(most, planeHeight));
+    const least = rest ? Math.max(planeHeight, Math.min(most, CHART_LEAST)) : planeHeight;
+    const h = Math.min(room, planes.length ? least : most);
     // a chart a little shorter than a plane's data (at most 8 %) still sits beside it,
     // centred on it; any shorter and they stack
-    side = h >= planeHeight * 0.92 && h > 0;
+    side = h >= planeHeight * 0.92 && h > 0 && planeWidth + gaps < width;
     if (side) {
-      // given to the planes (more of their grid), less a px: sizes rounded to 0.1 px must not
-      // add up past the row and wrap it
-      const spare = width - 1 - gaps - rest * h - planeWidth;
       const tall = Math.max(h, planeHeight);
-      sized = parts.map((p) =>
-        p.m.plane
-          ? { ...p, w: p.m.width + (planeWidth ? (spare * p.m.width) / planeWidth : 0), h: tall }
-          : { ...p, w: p.m.aspect * h, h },
-      );
+      sized = parts.map((p) => (p.m.plane ? { ...p, w: p.m.width, h: tall } : { ...p, w: p.m.aspect * h, h }));
     }
   }
   if (!side) {
     sized = parts.map((p) => {
-      // a plane across the column at its world size (a plane wider than the column, which
+      // a plane at its world size, its data's window (a plane wider than the column, which
       // no figure should have, shrinks: the scale test names it)
-      // and at least a little more than half as tall as wide, so a flat range is not a strip
       if (p.m.plane) {
         const k = Math.min(1, width / p.m.width);
-        return { ...p, w: width, h: Math.max(p.m.height * k, Math.min(width * 0.56, most * 0.8)) };
+        return { ...p, w: p.m.width * k, h: p.m.height * k };
       }
       // a chart across the column (centred in it by its viewBox where it is narrower)
       return { ...p, w: width, h: Math.min(most, width / p.m.aspect) };

@@ -13,14 +13,17 @@ const TICK_GAP = 32; // px between tick numbers: "−100" at the tick size, and 
  * A plane showing at least x in [x0, x1] and y in [y0, y1], `unit` user units per unit of
  * the data. On the page every plane is drawn at one world scale (kit/compose.js: one unit is
  * the same number of px in every figure); a plane whose data is too small to read at it
- * says `zoom` (2 draws every unit twice as large) and wears "× 2" in its corner. Given more
- * room than its data needs, the plane shows more of its grid (`fit`), never a hole.
+ * says `zoom` (2 draws every unit twice as large) and wears "× 2" in its corner. Its window is
+ * its data's range; compose.js makes it taller (`fit`) only beside a taller chart.
  * @param {{x: [number, number], y: [number, number], unit?: number, label: string, grid?: number, zoom?: number}} o
  */
 export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0.5, zoom = 1 }) {
   const root = svg("svg", { class: "plane", role: "img", "aria-label": label });
   const layers = Object.fromEntries(
-    ["grid", "under", "shapes", "leaders", "labels", "handles"].map((name) => [name, svg("g", { class: name }, root)]),
+    ["grid", "backdrop", "under", "shapes", "leaders", "labels", "handles"].map((name) => [
+      name,
+      svg("g", { class: name }, root),
+    ]),
   );
   // the data's corner stays the origin of the user units, so a figure's sx/sy never change
   // when the window around it widens: the viewBox starts left of it and above it instead
@@ -49,9 +52,10 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
       svg("line", { x1: left, x2: right, y1: sy(gy), y2: sy(gy), class: axis ? "axis" : "gridline" }, layers.grid);
     }
     // numbers on grid lines, never finer than 1 (the article's half-step grids keep whole
-    // ticks) and never closer than a number is wide: a wide plane labels every few lines
+    // ticks; a window under two units wide, halves) and never closer than a number is wide
+    const least = Math.min(a1 - a0, b1 - b0) < 2 ? 0.5 : 1;
     let tick = grid;
-    while (tick < 1 - 1e-9 || tick * unit < TICK_GAP) tick *= 2;
+    while (tick < least - 1e-9 || tick * unit < TICK_GAP) tick *= 2;
     const ticks = (lo, hi) => {
       const out = [];
       for (let k = Math.floor(lo / tick) + 1; k * tick < hi - 1e-9; k += 1)
@@ -128,7 +132,8 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
       return true; // new grid and ticks: the figure draws again, to clear the ticks under marks
     },
   };
-  root.dataset.frame = JSON.stringify({ x0, y1, unit, zoom }); // lets tests aim at plane points
+  // lets tests aim at plane points, and hold the window shown to the data's range
+  root.dataset.frame = JSON.stringify({ x0, x1, y0, y1, unit, zoom });
   /** @type {any} */ (root).plane = api;
   return api;
 }
@@ -139,6 +144,19 @@ export function ring(reach) {
     reach * Math.cos((i * Math.PI) / 24),
     reach * Math.sin((i * Math.PI) / 24),
   ]);
+}
+
+/**
+ * A faint closed outline through `points` (how far a drag reaches), under every mark: a
+ * guide, as a grid line is, which labels cross rather than keep off.
+ * @param {ReturnType<typeof makePlane>} plane @param {number[][]} points @param {string} cls
+ */
+export function reachOutline(plane, points, cls) {
+  return svg(
+    "polygon",
+    { class: `reach guide ${cls}`, points: points.map(([x, y]) => `${plane.sx(x)},${plane.sy(y)}`).join(" ") },
+    plane.layers.backdrop,
+  );
 }
 
 /**
