@@ -191,7 +191,7 @@ export function makeGrid(
           const isWin = win !== null && win[0] === i && win[1] === j;
           g.setAttribute(
             "class",
-            `cell ${v >= 0 ? "pos" : "neg"}${m.leak ? " leak" : ""}${off ? " masked" : ""}${isWin ? " win" : ""}${shown(i, j) ? "" : " empty"}${showDiagonal && i === j ? " on-diagonal" : ""}`,
+            `cell ${v >= 0 ? "pos" : "neg"}${m.leak ? " leak" : ""}${off ? " masked" : ""}${isWin ? " win" : ""}${shown(i, j) ? "" : " empty"}${showDiagonal && i === j ? " on-diagonal" : ""}${i === row ? " current" : ""}`,
           );
           box.style.display = off ? "" : "none";
           // A masked cell's number is what the mask left (−∞ or 0), written in its small box;
@@ -232,6 +232,8 @@ export function makeGrid(
       });
       columnLabels.forEach((text, j) => {
         text.setAttribute("data-token", transposed ? rows[j] : columns[j]);
+        // the ringed cell's key is named in amber over its column
+        text.classList.toggle("win", win !== null && win[1] === j);
       });
     },
   };
