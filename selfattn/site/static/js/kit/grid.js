@@ -89,15 +89,15 @@ export function makeGrid(
   const cells = rows.map((r, i) =>
     columns.map((c, j) => {
       const g = svg("g", { class: "cell", "data-row": r, "data-column": c, "data-token": `${r} ${c}` }, root);
-      // a weight's tint, under its square: deeper for a larger weight (weights only)
-      const tint = svg(
-        "rect",
-        { class: "tint", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 },
-        g,
-      );
       svg(
         "rect",
         { class: "slot", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 },
+        g,
+      );
+      // a weight's tint, on the opaque slot and under its square: deeper for a larger weight
+      const tint = svg(
+        "rect",
+        { class: "tint", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 },
         g,
       );
       const square = svg("rect", { class: "square" }, g);
