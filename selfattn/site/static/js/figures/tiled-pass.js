@@ -1,5 +1,6 @@
 // F24: row it streamed over the keys in tiles, as a tiled kernel computes it. One strip over
-// the tiles holds what the kernel keeps after each one, a column per tile: the running max m,
+// the tiles draws what the kernel keeps after each one, a column per tile, the newest tile's
+// numbers on its marks: the running max m,
 // the factor exp(m_old − m_new) the old terms were rescaled by, the running sum ℓ (a bar, with
 // a pale outline of what it was before the rescale) and the output so far (purple). Under the
 // strip, each tile's scores, with m as a staircase over them. On the plane the partial output
@@ -9,7 +10,7 @@
 import { onlineSoftmax } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
-import { choices } from "../kit/controls.js";
+import { choices, menu } from "../kit/controls.js";
 import { svg } from "../kit/dom.js";
 import { fixed, vector } from "../kit/format.js";
 import { setSvg } from "../kit/notation.js";
@@ -22,18 +23,19 @@ const TILES = [1, 2, 3];
 const BUGS = ["none", "rescale", "divide", "reset"];
 
 // the strip and the tiles, in the SVG's own units: a column of row names, the start column,
-// then one column per tile; rows top to bottom
+// then one column per tile; top to bottom ℓ's bars, the output, the scores with m over them.
+// The newest tile's numbers sit on its marks: ℓ (and the factor ×) over its bar, m over its step.
 const W = 500,
-  H = 382,
+  H = 344,
   SIDE = 8,
   NAMES = 40, // the row names' column
   START = 44, // the column of what the kernel holds before any key arrives
   GAP = 8; // between columns
 const X0 = SIDE + NAMES + START + GAP; // where the first tile starts
-const ROW = { m: 22, rescale: 46, l: 70, out: 234 }; // text baselines (out has a second line)
-const BAND = { top: 80, bottom: 192 }; // ℓ as a bar
-const SCORES = { top: 262, bottom: 350 }; // the keys' scores, m a staircase over them
-const NAME_Y = 370; // the keys' names
+const OUT = 192; // the output's baseline (x on the line over it)
+const BAND = { top: 46, bottom: 148 }; // ℓ as a bar, two lines of numbers over its top
+const SCORES = { top: 238, bottom: 312 }; // the keys' scores, m a staircase over them
+const NAME_Y = 332; // the keys' names
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head */
 export default function (el, head) {
@@ -81,11 +83,10 @@ export default function (el, head) {
     return e;
   };
   // the rows' names, on the rows
-  text({ x: SIDE, y: ROW.m, class: "row-name start" }, "m");
-  text({ x: SIDE, y: ROW.rescale, class: "row-name start" }, "×");
-  text({ x: SIDE, y: ROW.l, class: "row-name start" }, "ℓ");
-  text({ x: SIDE, y: ROW.out - 10, class: "row-name start output" }, t({ zh: "输出", en: "out" }));
-  text({ x: SIDE, y: (SCORES.top + SCORES.bottom) / 2, class: "row-name start" }, "s");
+  text({ x: SIDE, y: (BAND.top + BAND.bottom) / 2 + 5, class: "row-name start" }, "ℓ");
+  text({ x: SIDE, y: OUT - 10, class: "row-name start output" }, t({ zh: "输出", en: "out" }));
+  // m's name rides its staircase, at the newest level
+  const mName = text({ x: SIDE, class: "row-name start" }, "m");
 
   // scales fitted to every state the controls reach
   const hi = Math.max(...s, ...every.map((x) => x.m).filter(Number.isFinite)),
@@ -105,15 +106,15 @@ export default function (el, head) {
   const newest = svg("rect", { class: "wash", y: 6, height: NAME_Y + 8, rx: 5 }, under);
   // one column per possible tile (n of them at one key a tile) and the start column
   const column = () => ({
-    m: text({ y: ROW.m, class: "cell" }),
-    rescale: text({ y: ROW.rescale, class: "cell" }),
-    l: text({ y: ROW.l, class: "cell" }),
-    x: text({ y: ROW.out - 21, class: "cell output" }),
-    y: text({ y: ROW.out, class: "cell output" }),
-    ghost: svg("rect", { class: "ghost", width: 24 }, marks),
+    m: text({ class: "cell" }),
+    rescale: text({ class: "cell" }),
+    l: text({ class: "cell" }),
+    x: text({ y: OUT, dy: "-1.3em", class: "cell output" }),
+    y: text({ y: OUT, class: "cell output" }),
+    ghost: svg("rect", { class: "ghost", width: 32 }, marks), // wider than ℓ's bar: seen round it
     kept: svg("rect", { class: "kept", width: 24 }, marks),
     added: svg("rect", { class: "added", width: 24 }, marks),
-    box: svg("rect", { class: "tile", y: SCORES.top - 10, height: SCORES.bottom - SCORES.top + 16, rx: 5 }, under),
+    box: svg("rect", { class: "tile", y: SCORES.top - 24, height: SCORES.bottom - SCORES.top + 30, rx: 5 }, under),
     step: svg("line", { class: "m-line" }, marks),
     rise: svg("line", { class: "m-rise" }, marks),
   });
@@ -152,17 +153,29 @@ export default function (el, head) {
     at: () => fig.state.step,
     last: () => runs[fig.state.tile].none.length - 1,
     go: (step) => fig.set({ step }),
-    words: { back: { zh: "◀ 退一块", en: "◀ Back" }, next: { zh: "下一块 ▶", en: "Next ▶" } },
+    words: { back: { zh: "◀", en: "◀" }, next: { zh: "▶", en: "▶" } },
     parts: ["back", "next"],
   });
+  // the arrows alone, so the four controls keep one row on a phone; their names are spoken
+  for (const [name, words] of [
+    ["back", { zh: "退一块", en: "Back a tile" }],
+    ["next", { zh: "下一块", en: "Next tile" }],
+  ])
+    controls.querySelector(`button[name=${name}]`)?.setAttribute("aria-label", t(words));
   const tileChoice = choices(controls, {
-    legend: t({ zh: "每块的键数", en: "Keys per tile" }),
+    legend: t({ zh: "每块", en: "per tile" }),
     name: "tile",
     options: TILES.map((k) => ({ value: String(k), label: String(k) })),
-    onInput: (v) => fig.set({ tile: Number(v), step: 0 }),
+    // a new tile size keeps the keys already streamed (rounded up to a whole tile)
+    onInput: (v) => {
+      const tile = Number(v),
+        seen = fig.state.step * fig.state.tile;
+      fig.set({ tile, step: Math.min(Math.ceil(n / tile), Math.ceil(seen / tile)) });
+    },
   });
-  const bugChoice = choices(controls, {
-    legend: t({ zh: "经典的分块错误", en: "A classic tiling bug" }),
+  const bugChoice = menu(controls, {
+    fold: true,
+    label: t({ zh: "错误", en: "bug" }),
     name: "bug",
     options: [
       { value: "none", label: t({ zh: "无", en: "none" }) },
@@ -187,7 +200,9 @@ export default function (el, head) {
   const differs = (/** @type {number} */ a, /** @type {number} */ b) => !(Math.abs(a - b) <= 1e-12);
 
   const fig = figure(el, {
-    state: { tile: 1, step: 0, bug: "none" },
+    // at rest two keys are in, one a tile: m has just jumped and ℓ's old term shrunk under its
+    // outline, so the first look shows the rescale, the one idea a tiled pass adds
+    state: { tile: 1, step: 2, bug: "none" },
     clamp: (st) => {
       const tile = TILES.includes(Number(st.tile)) ? Number(st.tile) : 1;
       const last = runs[tile].none.length - 1;
@@ -217,8 +232,10 @@ export default function (el, head) {
         const here = states[k],
           before = states[k - 1];
         const arrived = k <= step && here !== undefined;
-        const all = [c.m, c.rescale, c.l, c.x, c.y, c.ghost, c.kept, c.added, c.step, c.rise];
-        for (const e of all) show(e, arrived);
+        // the marks of every tile so far stay; the numbers are the newest tile's only, in its
+        // wash, so the strip reads as a drawing with one column read out, not a table
+        for (const e of [c.ghost, c.kept, c.added, c.step, c.rise]) show(e, arrived);
+        for (const e of [c.m, c.rescale, c.l, c.x, c.y]) show(e, arrived && k === step);
         show(c.box, k > 0 && k <= last);
         for (const e of [c.m, c.rescale, c.l, c.x, c.y]) {
           if (k === step)
@@ -237,7 +254,7 @@ export default function (el, head) {
         write(c.m, Number.isFinite(here.m) ? fixed(here.m) : "−∞", differs(here.m, good.m) && Number.isFinite(here.m));
         // the factor the old terms were rescaled by; the first tile had nothing to rescale
         const shrank = here.rescale !== null && before !== undefined && before.l > 0;
-        show(c.rescale, shrank);
+        show(c.rescale, shrank && k === step);
         if (shrank) {
           const missed = bug === "rescale" && /** @type {number} */ (here.rescale) < 1;
           write(
@@ -260,7 +277,11 @@ export default function (el, head) {
         );
         const ghost = shrank && bug !== "rescale" && /** @type {number} */ (here.rescale) < 1;
         show(c.ghost, ghost);
-        if (ghost) set(c.ghost, { x: bx, y: yl(before.l), height: BAND.bottom - yl(before.l) });
+        if (ghost) set(c.ghost, { x: bx - 4, y: yl(before.l), height: BAND.bottom - yl(before.l) });
+        // ℓ over the taller of its bar and its outline, the factor × over ℓ
+        const over = Math.min(yl(here.l), ghost ? yl(before.l) : BAND.bottom) - 6;
+        set(c.l, { y: over });
+        set(c.rescale, { y: over, dy: "-1.3em" });
         // the output so far, x over y
         const o = here.out;
         const wrongOut = o !== null && (good.out === null || differs(o[0], good.out[0]) || differs(o[1], good.out[1]));
@@ -268,6 +289,8 @@ export default function (el, head) {
         write(c.y, o ? fixed(o[1]) : "", wrongOut);
         // m over the scores: a level across this column, a rise from the level before
         const finite = Number.isFinite(here.m);
+        set(c.m, { y: (finite ? ys(here.m) : zero) - 6 });
+        if (k === step) set(mName, { y: (finite ? ys(here.m) : zero) + 4 });
         show(c.step, finite);
         if (finite) set(c.step, { x1: x, x2: x + span(k), y1: ys(here.m), y2: ys(here.m) });
         c.step.classList.toggle("wrong", differs(here.m, good.m));
