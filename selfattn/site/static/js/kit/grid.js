@@ -112,7 +112,11 @@ export function makeGrid(
       return { g, tint, square, box, fill, value, i, j };
     }),
   );
-  const outline = svg("rect", { class: "row-outline", x: left, width: columns.length * cell, height: cell, rx: 4 }, root);
+  const outline = svg(
+    "rect",
+    { class: "row-outline", x: left, width: columns.length * cell, height: cell, rx: 4 },
+    root,
+  );
   // the number under the pointer, for any cell whose own number is not printed
   const pointed = svg("text", { class: "pointer-value", visibility: "hidden" }, root);
   /** @type {{values: number[][], format: (v: number) => string, transposed: boolean}} */
