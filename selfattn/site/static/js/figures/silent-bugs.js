@@ -96,9 +96,17 @@ export default function (el, head, article) {
       svg("rect", { class: "check-bar", x: 0, y: top + 3, width: 3, height: ROW - 8, rx: 1.5 }, g);
       const title = svg("text", { class: "check-name", x: 12, y: top + 16 }, g);
       setSvg(title, labels[bug]);
-      const verdict = svg("text", { class: "check-verdict", x: WIDE - 4, y: top + 16, "data-readout": `check.${name}` }, g);
+      const verdict = svg(
+        "text",
+        { class: "check-verdict", x: WIDE - 4, y: top + 16, "data-readout": `check.${name}` },
+        g,
+      );
       setSvg(svg("text", { class: "check-code", x: 12, y: top + 33 }, g), code);
-      const value = svg("text", { class: "check-value", x: WIDE - 4, y: top + 33, "data-readout": `check.${name}.value` }, g);
+      const value = svg(
+        "text",
+        { class: "check-value", x: WIDE - 4, y: top + 33, "data-readout": `check.${name}.value` },
+        g,
+      );
       return [name, { g, verdict, value }];
     }),
   );
