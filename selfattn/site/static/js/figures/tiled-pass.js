@@ -33,7 +33,7 @@ const W = 500,
   GAP = 8; // between columns
 const X0 = SIDE + NAMES + START + GAP; // where the first tile starts
 const OUT = 192; // the output's baseline (x on the line over it)
-const BAND = { top: 46, bottom: 148 }; // ℓ as a bar, two lines of numbers over its top
+const BAND = { top: 60, bottom: 148 }; // ℓ as a bar, two lines of numbers over its top
 const SCORES = { top: 238, bottom: 312 }; // the keys' scores, m a staircase over them
 const NAME_Y = 332; // the keys' names
 
@@ -163,7 +163,7 @@ export default function (el, head) {
   ])
     controls.querySelector(`button[name=${name}]`)?.setAttribute("aria-label", t(words));
   const tileChoice = choices(controls, {
-    legend: t({ zh: "每块", en: "per tile" }),
+    legend: t({ zh: "每块", en: "tile" }),
     name: "tile",
     options: TILES.map((k) => ({ value: String(k), label: String(k) })),
     // a new tile size keeps the keys already streamed (rounded up to a whole tile)
@@ -178,10 +178,10 @@ export default function (el, head) {
     label: t({ zh: "错误", en: "bug" }),
     name: "bug",
     options: [
-      { value: "none", label: t({ zh: "无", en: "none" }) },
-      { value: "rescale", label: t({ zh: "忘了重新缩放", en: "no rescale" }) },
-      { value: "divide", label: t({ zh: "循环里就除", en: "divide in the loop" }) },
-      { value: "reset", label: t({ zh: "累加器没清零", en: "no reset" }) },
+      { value: "none", label: t({ zh: "没有 bug", en: "no bug" }) },
+      { value: "rescale", label: t({ zh: "不重新缩放", en: "no rescale" }) },
+      { value: "divide", label: t({ zh: "循环里就除", en: "early divide" }) },
+      { value: "reset", label: t({ zh: "没清零", en: "no reset" }) },
     ],
     onInput: (bug) => fig.set({ bug }),
   });
