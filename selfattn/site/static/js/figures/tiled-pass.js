@@ -1,11 +1,11 @@
 // F24: row it streamed over the keys in tiles, as a tiled kernel computes it. One strip over
 // the tiles draws what the kernel keeps after each one, a column per tile, the newest tile's
-// numbers on its marks: the running max m,
-// the factor exp(m_old − m_new) the old terms were rescaled by, the running sum ℓ (a bar, with
-// a pale outline of what it was before the rescale) and the output so far (purple). Under the
-// strip, each tile's scores, with m as a staircase over them. On the plane the partial output
-// walks across the values (green) and lands on the full pass's output; three classic bugs
-// (red) land it elsewhere, and the strip shows in red which of m, ℓ or the output went wrong.
+// numbers on its marks: the running sum ℓ (a bar: what was kept of the old sum, rescaled, under
+// this tile's new terms, with an outline of ℓ before the rescale and the factor × over it), and
+// under it each tile's scores with the running max m as a staircase over them. On the plane the
+// partial output (purple) walks across the values (green) and lands on the full pass's output;
+// three classic bugs (red) land it elsewhere, and the strip shows in red which of m or ℓ went
+// wrong.
 
 import { onlineSoftmax } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
@@ -23,19 +23,19 @@ const TILES = [1, 2, 3];
 const BUGS = ["none", "rescale", "divide", "reset"];
 
 // the strip and the tiles, in the SVG's own units: a column of row names, the start column,
-// then one column per tile; top to bottom ℓ's bars, the output, the scores with m over them.
-// The newest tile's numbers sit on its marks: ℓ (and the factor ×) over its bar, m over its step.
+// then one column per tile; top to bottom ℓ's bars, then the scores with m over them.
+// The newest tile's numbers sit on its marks: ℓ (and the factor ×) over its bar, m over its step;
+// the output is the plane's (and the read-out's), not a third row of numbers.
 const W = 500,
-  H = 344,
+  H = 302,
   SIDE = 8,
   NAMES = 40, // the row names' column
   START = 44, // the column of what the kernel holds before any key arrives
   GAP = 8; // between columns
 const X0 = SIDE + NAMES + START + GAP; // where the first tile starts
-const OUT = 192; // the output's baseline (x on the line over it)
 const BAND = { top: 60, bottom: 148 }; // ℓ as a bar, two lines of numbers over its top
-const SCORES = { top: 238, bottom: 312 }; // the keys' scores, m a staircase over them
-const NAME_Y = 332; // the keys' names
+const SCORES = { top: 196, bottom: 270 }; // the keys' scores, m a staircase over them
+const NAME_Y = 290; // the keys' names
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head */
 export default function (el, head) {
@@ -68,8 +68,8 @@ export default function (el, head) {
     viewBox: `0 0 ${W} ${H}`,
     role: "img",
     "aria-label": t({
-      zh: "每一块之后核心保留的东西：运行最大值 m、缩放因子、运行和 ℓ 和输出；下面是各块的分数",
-      en: "What the kernel keeps after each tile: the running max m, the rescale factor, the running sum ℓ and the output; under them, each tile's scores",
+      zh: "每一块之后核心保留的东西：运行和 ℓ 和缩放因子；下面是各块的分数，运行最大值 m 在其上",
+      en: "What the kernel keeps after each tile: the running sum ℓ and the rescale factor; under them, each tile's scores with the running max m over them",
     }),
   });
   picture.append(root);
@@ -84,7 +84,6 @@ export default function (el, head) {
   };
   // the rows' names, on the rows
   text({ x: SIDE, y: (BAND.top + BAND.bottom) / 2 + 5, class: "row-name start" }, "ℓ");
-  text({ x: SIDE, y: OUT - 10, class: "row-name start output" }, t({ zh: "输出", en: "out" }));
   // m's name rides its staircase, at the newest level
   const mName = text({ x: SIDE, class: "row-name start" }, "m");
 
@@ -109,8 +108,6 @@ export default function (el, head) {
     m: text({ class: "cell" }),
     rescale: text({ class: "cell" }),
     l: text({ class: "cell" }),
-    x: text({ y: OUT, dy: "-1.3em", class: "cell output" }),
-    y: text({ y: OUT, class: "cell output" }),
     ghost: svg("rect", { class: "ghost", width: 32 }, marks), // wider than ℓ's bar: seen round it
     kept: svg("rect", { class: "kept", width: 24 }, marks),
     added: svg("rect", { class: "added", width: 24 }, marks),
@@ -235,14 +232,10 @@ export default function (el, head) {
         // the marks of every tile so far stay; the numbers are the newest tile's only, in its
         // wash, so the strip reads as a drawing with one column read out, not a table
         for (const e of [c.ghost, c.kept, c.added, c.step, c.rise]) show(e, arrived);
-        for (const e of [c.m, c.rescale, c.l, c.x, c.y]) show(e, arrived && k === step);
+        for (const e of [c.m, c.rescale, c.l]) show(e, arrived && k === step);
         show(c.box, k > 0 && k <= last);
-        for (const e of [c.m, c.rescale, c.l, c.x, c.y]) {
-          if (k === step)
-            e.setAttribute(
-              "data-drawn",
-              e === c.x || e === c.y ? "out" : e === c.m ? "m" : e === c.l ? "l" : "rescale",
-            );
+        for (const e of [c.m, c.rescale, c.l]) {
+          if (k === step) e.setAttribute("data-drawn", e === c.m ? "m" : e === c.l ? "l" : "rescale");
           else e.removeAttribute("data-drawn");
         }
         const x = left(k),
@@ -250,7 +243,7 @@ export default function (el, head) {
         if (k > 0 && k <= last) set(c.box, { x: x - 2, width: span(k) + 4 });
         if (!arrived) return;
         const good = right[k];
-        for (const e of [c.m, c.rescale, c.l, c.x, c.y]) set(e, { x: mid });
+        for (const e of [c.m, c.rescale, c.l]) set(e, { x: mid });
         write(c.m, Number.isFinite(here.m) ? fixed(here.m) : "−∞", differs(here.m, good.m) && Number.isFinite(here.m));
         // the factor the old terms were rescaled by; the first tile had nothing to rescale
         const shrank = here.rescale !== null && before !== undefined && before.l > 0;
@@ -282,11 +275,6 @@ export default function (el, head) {
         const over = Math.min(yl(here.l), ghost ? yl(before.l) : BAND.bottom) - 6;
         set(c.l, { y: over });
         set(c.rescale, { y: over, dy: "-1.3em" });
-        // the output so far, x over y
-        const o = here.out;
-        const wrongOut = o !== null && (good.out === null || differs(o[0], good.out[0]) || differs(o[1], good.out[1]));
-        write(c.x, o ? fixed(o[0]) : "—", wrongOut);
-        write(c.y, o ? fixed(o[1]) : "", wrongOut);
         // m over the scores: a level across this column, a rise from the level before
         const finite = Number.isFinite(here.m);
         set(c.m, { y: (finite ? ys(here.m) : zero) - 6 });
