@@ -27,15 +27,15 @@ const BUGS = ["none", "rescale", "divide", "reset"];
 // The newest tile's numbers sit on its marks: ℓ (and the factor ×) over its bar, m over its step;
 // the output is the plane's (and the read-out's), not a third row of numbers.
 const W = 500,
-  H = 302,
+  H = 342,
   SIDE = 8,
   NAMES = 40, // the row names' column
   START = 44, // the column of what the kernel holds before any key arrives
   GAP = 8; // between columns
 const X0 = SIDE + NAMES + START + GAP; // where the first tile starts
-const BAND = { top: 60, bottom: 148 }; // ℓ as a bar, two lines of numbers over its top
-const SCORES = { top: 196, bottom: 270 }; // the keys' scores, m a staircase over them
-const NAME_Y = 290; // the keys' names
+const BAND = { top: 60, bottom: 176 }; // ℓ as a bar, two lines of numbers over its top
+const SCORES = { top: 226, bottom: 310 }; // the keys' scores, m a staircase over them
+const NAME_Y = 330; // the keys' names
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head */
 export default function (el, head) {
