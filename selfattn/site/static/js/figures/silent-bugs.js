@@ -2,8 +2,8 @@
 // it, run on the map as it stands. Our toy head has no positional encoding, so that switch
 // starts on; switching it off adds RoPE (q and k at position p turned by p rad), which the
 // head was never fitted with. The picture is the map and, drawn beside it (under it on a
-// phone), the five checks: each a row with the bug's name, its assertion as one line of code,
-// the verdict and the number it looks at; a failing row wears a red bar. No note, no card.
+// phone), the five checks: each a row with its verdict and the bug's name, its assertion as one
+// line of code and the number it looks at; a failing row wears a red bar. No note, no card.
 
 import { VERDICT } from "../assertion.js";
 import { applyMask, project, softmax, turn, weightedSum } from "../attention.js";
@@ -94,14 +94,16 @@ export default function (el, head, article) {
       const top = 2 + r * ROW;
       const g = svg("g", { class: "check" }, board);
       svg("rect", { class: "check-bar", x: 0, y: top + 3, width: 3, height: ROW - 8, rx: 1.5 }, g);
-      const title = svg("text", { class: "check-name", x: 12, y: top + 16 }, g);
+      // the verdict first, beside the name it judges; names and code start one column on, in
+      // em so the column keeps its width at any drawing scale
+      const title = svg("text", { class: "check-name", x: "6.6em", y: top + 16 }, g);
       setSvg(title, labels[bug]);
       const verdict = svg(
         "text",
-        { class: "check-verdict", x: WIDE - 4, y: top + 16, "data-readout": `check.${name}` },
+        { class: "check-verdict", x: 10, y: top + 16, "data-readout": `check.${name}` },
         g,
       );
-      setSvg(svg("text", { class: "check-code", x: 12, y: top + 33 }, g), code);
+      setSvg(svg("text", { class: "check-code", x: "6.86em", y: top + 33 }, g), code);
       const value = svg(
         "text",
         { class: "check-value", x: WIDE - 4, y: top + 33, "data-readout": `check.${name}.value` },
