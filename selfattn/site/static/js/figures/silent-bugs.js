@@ -98,11 +98,7 @@ export default function (el, head, article) {
       // em so the column keeps its width at any drawing scale
       const title = svg("text", { class: "check-name", x: "6.6em", y: top + 16 }, g);
       setSvg(title, labels[bug]);
-      const verdict = svg(
-        "text",
-        { class: "check-verdict", x: 10, y: top + 16, "data-readout": `check.${name}` },
-        g,
-      );
+      const verdict = svg("text", { class: "check-verdict", x: 10, y: top + 16, "data-readout": `check.${name}` }, g);
       setSvg(svg("text", { class: "check-code", x: "6.86em", y: top + 33 }, g), code);
       const value = svg(
         "text",
