@@ -26,15 +26,16 @@ export default function (el, head) {
     }),
   );
   map.onRow((i) => fig.set({ rows: i + 1 }));
-  const next = button(controls, {
-    label: t({ zh: "遮住下一行的未来", en: "Mask the next row" }),
-    name: "next",
-    onPress: () => fig.set({ rows: fig.state.rows + 1 }),
-  });
+  // back first, forward last: the row reads as a step back and a step on
   const back = button(controls, {
     label: t({ zh: "退回一行", en: "Put one back" }),
     name: "back",
     onPress: () => fig.set({ rows: fig.state.rows - 1 }),
+  });
+  const next = button(controls, {
+    label: t({ zh: "遮住下一行的未来", en: "Mask the next row" }),
+    name: "next",
+    onPress: () => fig.set({ rows: fig.state.rows + 1 }),
   });
   const out = readouts(
     {
@@ -45,7 +46,8 @@ export default function (el, head) {
   );
 
   const fig = figure(el, {
-    state: { rows: 0 },
+    // three rows masked at rest: the first look shows what the mask does
+    state: { rows: 3 },
     clamp: (s) => ({ rows: Math.round(clampNumber(s.rows, 0, n, 0)) }),
     discrete: ["rows"],
     draw({ rows: done }) {

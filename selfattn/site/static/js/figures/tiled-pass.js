@@ -1,15 +1,16 @@
 // F24: row it streamed over the keys in tiles, as a tiled kernel computes it. One strip over
-// the tiles holds what the kernel keeps after each one, a column per tile: the running max m,
-// the factor exp(m_old − m_new) the old terms were rescaled by, the running sum ℓ (a bar, with
-// a pale outline of what it was before the rescale) and the output so far (purple). Under the
-// strip, each tile's scores, with m as a staircase over them. On the plane the partial output
-// walks across the values (green) and lands on the full pass's output; three classic bugs
-// (red) land it elsewhere, and the strip shows in red which of m, ℓ or the output went wrong.
+// the tiles draws what the kernel keeps after each one, a column per tile, the newest tile's
+// numbers on its marks: the running sum ℓ (a bar: what was kept of the old sum, rescaled, under
+// this tile's new terms, with an outline of ℓ before the rescale and the factor × over it), and
+// under it each tile's scores with the running max m as a staircase over them. On the plane the
+// partial output (purple) walks across the values (green) and lands on the full pass's output;
+// three classic bugs (red) land it elsewhere, and the strip shows in red which of m or ℓ went
+// wrong.
 
 import { onlineSoftmax } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
-import { choices } from "../kit/controls.js";
+import { choices, menu } from "../kit/controls.js";
 import { svg } from "../kit/dom.js";
 import { fixed, vector } from "../kit/format.js";
 import { setSvg } from "../kit/notation.js";
@@ -22,18 +23,19 @@ const TILES = [1, 2, 3];
 const BUGS = ["none", "rescale", "divide", "reset"];
 
 // the strip and the tiles, in the SVG's own units: a column of row names, the start column,
-// then one column per tile; rows top to bottom
+// then one column per tile; top to bottom ℓ's bars, then the scores with m over them.
+// The newest tile's numbers sit on its marks: ℓ (and the factor ×) over its bar, m over its step;
+// the output is the plane's (and the read-out's), not a third row of numbers.
 const W = 500,
-  H = 382,
+  H = 342,
   SIDE = 8,
   NAMES = 40, // the row names' column
   START = 44, // the column of what the kernel holds before any key arrives
   GAP = 8; // between columns
 const X0 = SIDE + NAMES + START + GAP; // where the first tile starts
-const ROW = { m: 22, rescale: 46, l: 70, out: 234 }; // text baselines (out has a second line)
-const BAND = { top: 80, bottom: 192 }; // ℓ as a bar
-const SCORES = { top: 262, bottom: 350 }; // the keys' scores, m a staircase over them
-const NAME_Y = 370; // the keys' names
+const BAND = { top: 60, bottom: 176 }; // ℓ as a bar, two lines of numbers over its top
+const SCORES = { top: 226, bottom: 310 }; // the keys' scores, m a staircase over them
+const NAME_Y = 330; // the keys' names
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head */
 export default function (el, head) {
@@ -66,8 +68,8 @@ export default function (el, head) {
     viewBox: `0 0 ${W} ${H}`,
     role: "img",
     "aria-label": t({
-      zh: "每一块之后核心保留的东西：运行最大值 m、缩放因子、运行和 ℓ 和输出；下面是各块的分数",
-      en: "What the kernel keeps after each tile: the running max m, the rescale factor, the running sum ℓ and the output; under them, each tile's scores",
+      zh: "每一块之后核心保留的东西：运行和 ℓ 和缩放因子；下面是各块的分数，运行最大值 m 在其上",
+      en: "What the kernel keeps after each tile: the running sum ℓ and the rescale factor; under them, each tile's scores with the running max m over them",
     }),
   });
   picture.append(root);
@@ -81,11 +83,9 @@ export default function (el, head) {
     return e;
   };
   // the rows' names, on the rows
-  text({ x: SIDE, y: ROW.m, class: "row-name start" }, "m");
-  text({ x: SIDE, y: ROW.rescale, class: "row-name start" }, "×");
-  text({ x: SIDE, y: ROW.l, class: "row-name start" }, "ℓ");
-  text({ x: SIDE, y: ROW.out - 10, class: "row-name start output" }, t({ zh: "输出", en: "out" }));
-  text({ x: SIDE, y: (SCORES.top + SCORES.bottom) / 2, class: "row-name start" }, "s");
+  text({ x: SIDE, y: (BAND.top + BAND.bottom) / 2 + 5, class: "row-name start" }, "ℓ");
+  // m's name rides its staircase, at the newest level
+  const mName = text({ x: SIDE, class: "row-name start" }, "m");
 
   // scales fitted to every state the controls reach
   const hi = Math.max(...s, ...every.map((x) => x.m).filter(Number.isFinite)),
@@ -105,15 +105,13 @@ export default function (el, head) {
   const newest = svg("rect", { class: "wash", y: 6, height: NAME_Y + 8, rx: 5 }, under);
   // one column per possible tile (n of them at one key a tile) and the start column
   const column = () => ({
-    m: text({ y: ROW.m, class: "cell" }),
-    rescale: text({ y: ROW.rescale, class: "cell" }),
-    l: text({ y: ROW.l, class: "cell" }),
-    x: text({ y: ROW.out - 21, class: "cell output" }),
-    y: text({ y: ROW.out, class: "cell output" }),
-    ghost: svg("rect", { class: "ghost", width: 24 }, marks),
+    m: text({ class: "cell" }),
+    rescale: text({ class: "cell" }),
+    l: text({ class: "cell" }),
+    ghost: svg("rect", { class: "ghost", width: 32 }, marks), // wider than ℓ's bar: seen round it
     kept: svg("rect", { class: "kept", width: 24 }, marks),
     added: svg("rect", { class: "added", width: 24 }, marks),
-    box: svg("rect", { class: "tile", y: SCORES.top - 10, height: SCORES.bottom - SCORES.top + 16, rx: 5 }, under),
+    box: svg("rect", { class: "tile", y: SCORES.top - 24, height: SCORES.bottom - SCORES.top + 30, rx: 5 }, under),
     step: svg("line", { class: "m-line" }, marks),
     rise: svg("line", { class: "m-rise" }, marks),
   });
@@ -152,23 +150,35 @@ export default function (el, head) {
     at: () => fig.state.step,
     last: () => runs[fig.state.tile].none.length - 1,
     go: (step) => fig.set({ step }),
-    words: { back: { zh: "◀ 退一块", en: "◀ Back" }, next: { zh: "下一块 ▶", en: "Next ▶" } },
+    words: { back: { zh: "◀", en: "◀" }, next: { zh: "▶", en: "▶" } },
     parts: ["back", "next"],
   });
+  // the arrows alone, so the four controls keep one row on a phone; their names are spoken
+  for (const [name, words] of [
+    ["back", { zh: "退一块", en: "Back a tile" }],
+    ["next", { zh: "下一块", en: "Next tile" }],
+  ])
+    controls.querySelector(`button[name=${name}]`)?.setAttribute("aria-label", t(words));
   const tileChoice = choices(controls, {
-    legend: t({ zh: "每块的键数", en: "Keys per tile" }),
+    legend: t({ zh: "每块", en: "tile" }),
     name: "tile",
     options: TILES.map((k) => ({ value: String(k), label: String(k) })),
-    onInput: (v) => fig.set({ tile: Number(v), step: 0 }),
+    // a new tile size keeps the keys already streamed (rounded up to a whole tile)
+    onInput: (v) => {
+      const tile = Number(v),
+        seen = fig.state.step * fig.state.tile;
+      fig.set({ tile, step: Math.min(Math.ceil(n / tile), Math.ceil(seen / tile)) });
+    },
   });
-  const bugChoice = choices(controls, {
-    legend: t({ zh: "经典的分块错误", en: "A classic tiling bug" }),
+  const bugChoice = menu(controls, {
+    fold: true,
+    label: t({ zh: "错误", en: "bug" }),
     name: "bug",
     options: [
-      { value: "none", label: t({ zh: "无", en: "none" }) },
-      { value: "rescale", label: t({ zh: "忘了重新缩放", en: "no rescale" }) },
-      { value: "divide", label: t({ zh: "循环里就除", en: "divide in the loop" }) },
-      { value: "reset", label: t({ zh: "累加器没清零", en: "no reset" }) },
+      { value: "none", label: t({ zh: "没有 bug", en: "no bug" }) },
+      { value: "rescale", label: t({ zh: "不重新缩放", en: "no rescale" }) },
+      { value: "divide", label: t({ zh: "循环里就除", en: "early divide" }) },
+      { value: "reset", label: t({ zh: "没清零", en: "no reset" }) },
     ],
     onInput: (bug) => fig.set({ bug }),
   });
@@ -187,7 +197,9 @@ export default function (el, head) {
   const differs = (/** @type {number} */ a, /** @type {number} */ b) => !(Math.abs(a - b) <= 1e-12);
 
   const fig = figure(el, {
-    state: { tile: 1, step: 0, bug: "none" },
+    // at rest two keys are in, one a tile: m has just jumped and ℓ's old term shrunk under its
+    // outline, so the first look shows the rescale, the one idea a tiled pass adds
+    state: { tile: 1, step: 2, bug: "none" },
     clamp: (st) => {
       const tile = TILES.includes(Number(st.tile)) ? Number(st.tile) : 1;
       const last = runs[tile].none.length - 1;
@@ -217,15 +229,13 @@ export default function (el, head) {
         const here = states[k],
           before = states[k - 1];
         const arrived = k <= step && here !== undefined;
-        const all = [c.m, c.rescale, c.l, c.x, c.y, c.ghost, c.kept, c.added, c.step, c.rise];
-        for (const e of all) show(e, arrived);
+        // the marks of every tile so far stay; the numbers are the newest tile's only, in its
+        // wash, so the strip reads as a drawing with one column read out, not a table
+        for (const e of [c.ghost, c.kept, c.added, c.step, c.rise]) show(e, arrived);
+        for (const e of [c.m, c.rescale, c.l]) show(e, arrived && k === step);
         show(c.box, k > 0 && k <= last);
-        for (const e of [c.m, c.rescale, c.l, c.x, c.y]) {
-          if (k === step)
-            e.setAttribute(
-              "data-drawn",
-              e === c.x || e === c.y ? "out" : e === c.m ? "m" : e === c.l ? "l" : "rescale",
-            );
+        for (const e of [c.m, c.rescale, c.l]) {
+          if (k === step) e.setAttribute("data-drawn", e === c.m ? "m" : e === c.l ? "l" : "rescale");
           else e.removeAttribute("data-drawn");
         }
         const x = left(k),
@@ -233,11 +243,11 @@ export default function (el, head) {
         if (k > 0 && k <= last) set(c.box, { x: x - 2, width: span(k) + 4 });
         if (!arrived) return;
         const good = right[k];
-        for (const e of [c.m, c.rescale, c.l, c.x, c.y]) set(e, { x: mid });
+        for (const e of [c.m, c.rescale, c.l]) set(e, { x: mid });
         write(c.m, Number.isFinite(here.m) ? fixed(here.m) : "−∞", differs(here.m, good.m) && Number.isFinite(here.m));
         // the factor the old terms were rescaled by; the first tile had nothing to rescale
         const shrank = here.rescale !== null && before !== undefined && before.l > 0;
-        show(c.rescale, shrank);
+        show(c.rescale, shrank && k === step);
         if (shrank) {
           const missed = bug === "rescale" && /** @type {number} */ (here.rescale) < 1;
           write(
@@ -260,14 +270,15 @@ export default function (el, head) {
         );
         const ghost = shrank && bug !== "rescale" && /** @type {number} */ (here.rescale) < 1;
         show(c.ghost, ghost);
-        if (ghost) set(c.ghost, { x: bx, y: yl(before.l), height: BAND.bottom - yl(before.l) });
-        // the output so far, x over y
-        const o = here.out;
-        const wrongOut = o !== null && (good.out === null || differs(o[0], good.out[0]) || differs(o[1], good.out[1]));
-        write(c.x, o ? fixed(o[0]) : "—", wrongOut);
-        write(c.y, o ? fixed(o[1]) : "", wrongOut);
+        if (ghost) set(c.ghost, { x: bx - 4, y: yl(before.l), height: BAND.bottom - yl(before.l) });
+        // ℓ over the taller of its bar and its outline, the factor × over ℓ
+        const over = Math.min(yl(here.l), ghost ? yl(before.l) : BAND.bottom) - 6;
+        set(c.l, { y: over });
+        set(c.rescale, { y: over, dy: "-1.3em" });
         // m over the scores: a level across this column, a rise from the level before
         const finite = Number.isFinite(here.m);
+        set(c.m, { y: (finite ? ys(here.m) : zero) - 6 });
+        if (k === step) set(mName, { y: (finite ? ys(here.m) : zero) + 4 });
         show(c.step, finite);
         if (finite) set(c.step, { x1: x, x2: x + span(k), y1: ys(here.m), y2: ys(here.m) });
         c.step.classList.toggle("wrong", differs(here.m, good.m));

@@ -78,11 +78,12 @@ const FEW = 4; // options a menu shows as a row of choices rather than behind a 
  * in the document while closed, so a keyboard, a screen reader or a test can pick one as a
  * choice is picked. Picking closes it; Escape or a click elsewhere closes it too.
  * @param {HTMLElement} parent
- * @param {{label: string, name: string, options: {value: string, label: string}[], onInput: (v: string) => void}} o
+ * @param {{label: string, name: string, options: {value: string, label: string}[], onInput: (v: string) => void, fold?: boolean}} o
  */
-export function menu(parent, { label, name, options, onInput }) {
-  // a few options need no menu: they are a segmented row of choices, all in sight
-  if (options.length <= FEW) {
+export function menu(parent, { label, name, options, onInput, fold = false }) {
+  // a few options need no menu: they are a segmented row of choices, all in sight, unless
+  // the figure folds them to keep its controls one row on a phone
+  if (options.length <= FEW && !fold) {
     const row = choices(parent, { legend: label, name, options, onInput });
     row.el.classList.add("menu-options");
     return row;

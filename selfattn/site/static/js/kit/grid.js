@@ -60,10 +60,14 @@ export function makeGrid(
     svg("rect", { class: "reference-square", x: left + 4, y: bottom + 17 - side / 2, width: side, height: side }, root);
     setSvg(svg("text", { class: "reference-text", x: left + side + 10, y: bottom + 21 }, root), reference.text);
   }
-  const band = svg("rect", { class: "wash", x: 2, width: width - 4, height: cell, rx: 6 }, root);
+  // the focused row: the wash under its label only (over a weight's green tint it would turn
+  // olive), and an amber outline round its cells
+  const band = svg("rect", { class: "wash", x: 2, width: left - 4, height: cell, rx: 6 }, root);
+  // the diagonal runs under the cells, each opaque, so it shows in the gutters between them and
+  // past the two corners, never over a mark
   const diagonal = svg(
     "line",
-    { class: "diagonal", x1: left, y1: top, x2: left + columns.length * cell, y2: top + rows.length * cell },
+    { class: "diagonal", x1: left - 20, y1: top - 20, x2: left + columns.length * cell + 14, y2: bottom + 14 },
     root,
   );
   // the titles' baseline an em down, in their own em: a grid shrunk to fit a phone's screen
@@ -85,15 +89,15 @@ export function makeGrid(
   const cells = rows.map((r, i) =>
     columns.map((c, j) => {
       const g = svg("g", { class: "cell", "data-row": r, "data-column": c, "data-token": `${r} ${c}` }, root);
-      // a weight's tint, under its square: deeper for a larger weight (weights only)
-      const tint = svg(
-        "rect",
-        { class: "tint", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 },
-        g,
-      );
       svg(
         "rect",
         { class: "slot", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 },
+        g,
+      );
+      // a weight's tint, on the opaque slot and under its square: deeper for a larger weight
+      const tint = svg(
+        "rect",
+        { class: "tint", x: -cell / 2 + 1.5, y: -cell / 2 + 1.5, width: cell - 3, height: cell - 3, rx: 3 },
         g,
       );
       const square = svg("rect", { class: "square" }, g);
@@ -107,6 +111,11 @@ export function makeGrid(
       );
       return { g, tint, square, box, fill, value, i, j };
     }),
+  );
+  const outline = svg(
+    "rect",
+    { class: "row-outline", x: left, width: columns.length * cell, height: cell, rx: 4 },
+    root,
   );
   // the number under the pointer, for any cell whose own number is not printed
   const pointed = svg("text", { class: "pointer-value", visibility: "hidden" }, root);
@@ -186,7 +195,7 @@ export function makeGrid(
           const isWin = win !== null && win[0] === i && win[1] === j;
           g.setAttribute(
             "class",
-            `cell ${v >= 0 ? "pos" : "neg"}${m.leak ? " leak" : ""}${off ? " masked" : ""}${isWin ? " win" : ""}${shown(i, j) ? "" : " empty"}`,
+            `cell ${v >= 0 ? "pos" : "neg"}${m.leak ? " leak" : ""}${off ? " masked" : ""}${isWin ? " win" : ""}${shown(i, j) ? "" : " empty"}${showDiagonal && i === j ? " on-diagonal" : ""}${i === row ? " current" : ""}`,
           );
           box.style.display = off ? "" : "none";
           // A masked cell's number is what the mask left (−∞ or 0), written in its small box;
@@ -206,8 +215,10 @@ export function makeGrid(
           else moveTo(g, i, j);
         }
       }
-      band.style.display = row >= 0 ? "" : "none";
-      band.setAttribute("y", String(top + Math.max(0, row) * cell));
+      for (const r of [band, outline]) {
+        r.style.display = row >= 0 ? "" : "none";
+        r.setAttribute("y", String(top + Math.max(0, row) * cell));
+      }
       rowLabels.forEach((text, i) => {
         text.classList.toggle("current", i === row);
       });
@@ -225,6 +236,8 @@ export function makeGrid(
       });
       columnLabels.forEach((text, j) => {
         text.setAttribute("data-token", transposed ? rows[j] : columns[j]);
+        // the ringed cell's key is named in amber over its column
+        text.classList.toggle("win", win !== null && win[1] === j);
       });
     },
   };
