@@ -61,8 +61,8 @@ def same_output(ctx: Ctx) -> None:
     lines = [
         *kern.source(),
         *repro.random_inputs(kern, 0, n, d),
-        f"a = {kern.call_text(False)}",
-        f"b = {kern.call_text(False)}",
+        f"a = {repro.call_text(kern, False)}",
+        f"b = {repro.call_text(kern, False)}",
         "print(abs(a - b).max())  # the same inputs: should be 0",
     ]
     rep.titled("random-output", f": {detail}", "\n".join(lines))
@@ -98,7 +98,7 @@ def runs_on_every_shape(ctx: Ctx) -> None:
     lines = [
         *ctx.kern.source(),
         *repro.random_inputs(ctx.kern, 0, n, d),
-        f"out = {ctx.kern.call_text(False)}",
+        f"out = {repro.call_text(ctx.kern, False)}",
         f"# {why}",
     ]
     if square_only:
@@ -349,6 +349,6 @@ def _padding_repro(kern: Kernel) -> str:
     framework = kern.backend.framework
     mask = framework.mask(kern.mask_kind or "keep", framework.array_text(f"[{keep.tolist()}]"))
     lines = [*kern.source(), *repro.literals(kern, q=q, k=k, v=v), f"mask = {mask}"]
-    lines += [f"out = {kern.call_text(False, masked=True)}", "print(out)"]
+    lines += [f"out = {repro.call_text(kern, False, masked=True)}", "print(out)"]
     lines.append("# v is zero except on the padded keys, so out should be all 0")
     return "\n".join([*lines, "# got:", *repro.show(out)])

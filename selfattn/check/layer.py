@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import repro
 from .facts import Facts
-from .frameworks import CallFailed, precision
+from .frameworks import FRAMEWORKS, CallFailed, precision
 from .projections import Projections, Suspect, as_float64
 from .questions import future_moved
 from .reference import (
@@ -68,20 +69,8 @@ class CausalMask:
         return defined(self.text(str(dtype)), "causal")(n)
 
     def text(self, dtype: str) -> list[str]:
-        """The reproductions' `causal(n)`, making the same mask."""
-        keep = "torch.ones(n, n, dtype=torch.bool).tril()" + ("" if self.square else "[None, None]")
-        made = {
-            "additive": f"torch.zeros(keep.shape, dtype={dtype}).masked_fill(~keep, "
-            f"torch.finfo({dtype}).min)",
-            "keep": "keep",
-            "block": "~keep",
-        }[self.form]
-        return [
-            f"def causal(n):  # the causal mask as `{self.param}` takes it: {self.said}",
-            f"    keep = {keep}",
-            f"    return {made}",
-            "",
-        ]
+        """The reproductions' `causal(n)`, making the same mask (`dtype` torch's: torch.float32)."""
+        return repro.causal_def(FRAMEWORKS["torch"], self, dtype.removeprefix("torch."))
 
     @property
     def said(self) -> str:

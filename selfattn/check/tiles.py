@@ -160,10 +160,11 @@ def _repro(kern: Kernel, seen: Seen, expected: Variant) -> str:
         f"k2, v2 = {b.from_numpy('np.stack([k0[order], v0[order]])')}",
     ]
     if seen.moved <= seen.tol:
-        return "\n".join(_against(kern, expected, [*lines[:-1], f"a = {kern.call_text(False)}"]))
+        called = [*lines[:-1], f"a = {repro.call_text(kern, False)}"]
+        return "\n".join(_against(kern, expected, called))
     lines += [
-        f"a = {kern.call_text(False)}",
-        f"b = {kern.call_text(False, 'q', 'k2', 'v2')}",
+        f"a = {repro.call_text(kern, False)}",
+        f"b = {repro.call_text(kern, False, 'q', 'k2', 'v2')}",
         "print(abs(a - b).max())  # the same keys and values in another order: should be ~0",
     ]
     try:
