@@ -19,6 +19,7 @@ from .reference import CAUSAL, Variant, agree, tolerance
 
 if TYPE_CHECKING:
     from .layer import CausalMask, Layer
+    from .rotary import Rotary
     from .signature import MaskParam
 
 Array = np.ndarray
@@ -231,3 +232,27 @@ def layer_call(layer: Layer, name: str, x: str) -> str:
     given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
     given += layer.rotary.given if layer.rotary else ""
     return f"{name}({given + (f', {layer.flag}=True' if layer.flag else '')})"
+
+
+def rotation_def(rotary: Rotary, dtype: str) -> list[str]:
+    """`def rotation(n)`: angle 0 at every position as the layer's rotation argument takes it,
+    in torch's `dtype` (torch.float32); what Rotary.make runs, so the angles are the printed
+    ones. Only torch layers are handed a rotation."""
+    size, half = rotary.head_size, rotary.head_size // 2
+    wide = "torch.complex128" if dtype == "torch.float64" else "torch.complex64"
+    made = {
+        "apart": f"torch.ones(n, {half}, dtype={dtype}), torch.zeros(n, {half}, dtype={dtype})",
+        "apart, whole": f"torch.ones(1, n, {size}, dtype={dtype}), "
+        f"torch.zeros(1, n, {size}, dtype={dtype})",
+        "apart, broadcast": f"torch.ones(1, n, 1, dtype={dtype}), "
+        f"torch.zeros(1, n, 1, dtype={dtype})",
+        "cos_sin": f"torch.ones(1, n, {size}, dtype={dtype}), "
+        f"torch.zeros(1, n, {size}, dtype={dtype})",
+        "complex": f"torch.ones(n, {half}, dtype={wide})",
+        "pairs": f"torch.stack([torch.ones(n, {half}), torch.zeros(n, {half})], -1).to({dtype})",
+    }[rotary.form]
+    return [
+        f"def rotation(n):  # {rotary.params} at angle 0, {rotary.said}: q and k as they are",
+        f"    return {made}",
+        "",
+    ]
