@@ -19,7 +19,7 @@ from . import repro
 from .facts import Facts
 from .frameworks import FRAMEWORKS, CallFailed, precision
 from .projections import Projections, Suspect, as_float64
-from .questions import future_moved
+from .questions import future_leaks
 from .reference import (
     ATOL,
     allowed,
@@ -179,12 +179,14 @@ class LayerRun:
 
 def future_leak(layer: Layer, x: Array, out: Array, tol: float) -> Leak | None:
     """(row, i): the first output row at or before i that moves when only x after i changes."""
-    n = x.shape[1]
     rng = np.random.default_rng(7)
-    for i in range(n - 1):
-        changed = x.copy()
-        changed[:, i + 1 :] = rng.standard_normal(changed[:, i + 1 :].shape)
-        moved = future_moved(out, layer(changed), i)
+
+    def changed(i: int) -> Array:
+        later = x.copy()
+        later[:, i + 1 :] = rng.standard_normal(later[:, i + 1 :].shape)
+        return layer(later)
+
+    for i, moved, _ in future_leaks(out, range(x.shape[1] - 1), changed):
         if moved.max() > tol:
             return int(np.argmax(moved > tol)), i
     return None

@@ -6,7 +6,7 @@ adapts its call to them (a kernel changes keys and values, a layer its x).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -52,6 +52,19 @@ def future_moved(out: Array, got: Array, i: int) -> Array:
     """How far each output at or before position i (positions on the last axis but one) moved
     from `out` to `got`, the output when only positions after i changed; flat."""
     return rows_moved(out[..., : i + 1, :], got[..., : i + 1, :]).reshape(-1)
+
+
+def future_leaks(
+    out: Array, positions: Iterable[int], changed: Callable[[int], Array | None]
+) -> Iterator[tuple[int, Array, Array]]:
+    """The leak test, for a kernel and a layer alike: for each position i, the output when only
+    the positions after i changed (`changed(i)`; None when that call failed, and i is skipped)
+    and how far each output at or before i moved from `out` (future_moved). The subject says
+    how it changes the future and which i it asks about, and judges the movements."""
+    for i in positions:
+        got = changed(i)
+        if got is not None:
+            yield i, future_moved(out, got, i), got
 
 
 def switch_by_effect(

@@ -14,7 +14,7 @@ import numpy as np
 
 from .frameworks import Framework, layout_text
 from .kernel import Kernel
-from .questions import moved
+from .questions import future_leaks
 from .reference import CAUSAL, Variant, agree, tolerance
 
 if TYPE_CHECKING:
@@ -95,15 +95,10 @@ def leak(kern: Kernel) -> str:
             a = kern.answer(q, k, v, True)
             if a is None:
                 continue
-            for i in range(n - 1):
-                k2, v2 = k.copy(), v.copy()
-                k2[i + 1 :] = -k[i + 1 :] + 1  # a different future, still small integers
-                v2[i + 1 :] = v[i + 1 :] + 3
-                b = kern.answer(q, k2, v2, True)
-                if b is None:
+            for i, rows, b in future_leaks(a, range(n - 1), _later(kern, q, k, v)):
+                if rows.max() <= tolerance(q, k, v, kern.lp, CAUSAL):
                     continue
-                if moved(a[: i + 1], b[: i + 1]) <= tolerance(q, k, v, kern.lp, CAUSAL):
-                    continue
+                k2, v2 = _future(k, v, i)
                 lines = kern.source() + literals(kern, q=q, k=k, v=v)
                 lines += [
                     f"# k2, v2: k, v with only positions > {i} changed",
@@ -118,6 +113,18 @@ def leak(kern: Kernel) -> str:
                 ]
                 return "\n".join(lines)
     return ""
+
+
+def _future(k: Array, v: Array, i: int) -> tuple[Array, Array]:
+    """k and v with a different future after position i, still small integers."""
+    k2, v2 = k.copy(), v.copy()
+    k2[i + 1 :] = -k[i + 1 :] + 1
+    v2[i + 1 :] = v[i + 1 :] + 3
+    return k2, v2
+
+
+def _later(kern: Kernel, q: Array, k: Array, v: Array) -> Callable[[int], Array | None]:
+    return lambda i: kern.answer(q, *_future(k, v, i), True)
 
 
 def random_inputs(kern: Kernel, seed: int, *shape: int) -> list[str]:

@@ -13,6 +13,7 @@ from . import repro
 from .context import Ctx
 from .frameworks import LAYOUTS, CallFailed, to_layout
 from .kernel import Kernel
+from .questions import moved
 from .reference import Variant, masked, softmax, tolerance
 
 Array = np.ndarray
@@ -51,7 +52,7 @@ def batched(ctx: Ctx) -> None:
             alone = kern.answer(q[b], k[b], v[b], causal)
             if alone is None:
                 continue
-            diff = repro.moved(out[b], alone)
+            diff = moved(out[b], alone)
             if diff > tolerance(q[b], k[b], v[b], kern.lp):
                 said.mixed(b, diff, causal, _batch_axis(out, q, k, v, want))
                 return

@@ -26,6 +26,7 @@ from . import repro
 from .context import Ctx, weights
 from .frameworks import CallFailed
 from .kernel import Kernel
+from .questions import moved
 from .reference import Variant, agree, tolerance
 
 Array = np.ndarray
@@ -124,7 +125,7 @@ def _run(kern: Kernel, x: Inputs, expected: Variant) -> Seen:
     for q, k, v in (x.rising, x.falling):
         a = agree(kern.call(q, k, v), expected, q, k, v, kern.lp)
         marks.append(a is not None and a.ok)
-    return Seen(repro.moved(out, shuffled), tol, *marks)
+    return Seen(moved(out, shuffled), tol, *marks)
 
 
 def _name(kern: Kernel, x: Inputs, seen: Seen) -> str | None:
@@ -168,7 +169,7 @@ def _repro(kern: Kernel, seen: Seen, expected: Variant) -> str:
         "print(abs(a - b).max())  # the same keys and values in another order: should be ~0",
     ]
     try:
-        got = repro.moved(*_pair(kern))
+        got = moved(*_pair(kern))
     except CallFailed:
         return "\n".join(lines)
     return "\n".join([*lines, f"# got: {got:.3g}"])
