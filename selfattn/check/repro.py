@@ -204,9 +204,11 @@ def mask_lines(kern: Kernel, n: int, causal: bool) -> list[str]:
 # -- a layer's input, mask and call ----------------------------------------------------------
 
 
-def drawn(framework: Framework, var: str, shape: tuple[int, ...], seed: int, dtype: str) -> str:
-    """`var = ` standard normal values of `shape` from `seed`, in `dtype` (a bare name:
-    `float32`): a layer's input x, as its library draws it."""
+def drawn(
+    framework: Framework, var: str, shape: tuple[int | str, ...], seed: int, dtype: str
+) -> str:
+    """`var = ` standard normal values of `shape` (sizes, or an expression: `out.shape`) from
+    `seed`, in `dtype` (a bare name: `float32`): a layer's input x, as its library draws it."""
     size = ", ".join(map(str, shape))
     return f"{var} = {framework.draw.format(shape=size, seed=seed, dtype=dtype)}"
 
