@@ -3,6 +3,7 @@ known causal-mask bug the outputs match."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -11,7 +12,7 @@ from . import repro
 from .context import Ctx, Outs, Probe, matches, shapes
 from .findings import causal_bugs
 from .kernel import Kernel
-from .questions import future_moved
+from .questions import future_leaks
 from .reference import (
     CAUSAL,
     Variant,
@@ -19,6 +20,8 @@ from .reference import (
     tolerance,
 )
 from .unmasked import window_seen
+
+Array = np.ndarray
 
 
 def diagnose_causal(
@@ -129,13 +132,8 @@ def _leaks(kern: Kernel, probes: list[Probe], causal: Outs) -> str:
         if isinstance(out, str) or n < 2:
             continue
         tol = tolerance(p.q, p.k, p.v, kern.lp, CAUSAL)
-        rng = np.random.default_rng([n, 3])
-        for i in sorted({0, n // 2, n - 2}):
-            k2, v2 = p.k.copy(), p.v.copy()
-            k2[i + 1 :] = rng.standard_normal(k2[i + 1 :].shape) * 2
-            v2[i + 1 :] = rng.standard_normal(v2[i + 1 :].shape) * 2
-            got = kern.answer(p.q, k2, v2, True)
-            moved = float(future_moved(out, got, i).max()) if got is not None else 0.0
+        for i, rows, _ in future_leaks(out, sorted({0, n // 2, n - 2}), _later(kern, p)):
+            moved = float(rows.max())
             if moved > tol and moved / tol > worst[0]:
                 text = (
                     f"changing only positions > {i} moved outputs 0..{i} by {moved:.3g} "
@@ -143,6 +141,19 @@ def _leaks(kern: Kernel, probes: list[Probe], causal: Outs) -> str:
                 )
                 worst = (moved / tol, text)
     return worst[1]
+
+
+def _later(kern: Kernel, p: Probe) -> Callable[[int], Array | None]:
+    """The causal output when keys and values after position i are drawn anew."""
+    rng = np.random.default_rng([p.shape[0], 3])
+
+    def changed(i: int) -> Array | None:
+        k2, v2 = p.k.copy(), p.v.copy()
+        k2[i + 1 :] = rng.standard_normal(k2[i + 1 :].shape) * 2
+        v2[i + 1 :] = rng.standard_normal(v2[i + 1 :].shape) * 2
+        return kern.answer(p.q, k2, v2, True)
+
+    return changed
 
 
 def _fill(kern: Kernel) -> float | None:

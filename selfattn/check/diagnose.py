@@ -14,7 +14,8 @@ from .frameworks import LAYOUTS, CallFailed
 from .kernel import Kernel
 from .masks import MASK_KINDS, make_mask, probe_mask
 from .names import named
-from .questions import repeat_moved, switch_by_effect
+from .questions import same_output as repeats
+from .questions import switch_by_effect
 from .reference import (
     CORRECT,
     KEEP,
@@ -42,15 +43,13 @@ def start(kern: Kernel, rep: Report, imp: str) -> Ctx:
 
 def same_output(ctx: Ctx) -> None:
     """Calls on the same inputs give the same output (no dropout left on); the rest needs it
-    (`steady`). Three calls, not two: on the first probe's 36 weights, dropout at 0.1 keeps the
-    very same ones in two calls about once in 1,300 checks, and in three about once in 80,000."""
+    (`steady`). As many calls as a layer's (questions.CALLS), on the first probe."""
     kern, rep, p = ctx.kern, ctx.rep, ctx.probes[0]
     ctx.facts["steady"] = True
     try:
-        first, *again = (kern.call(p.q, p.k, p.v) for _ in range(3))
+        moved = repeats(lambda: kern.call(p.q, p.k, p.v))
     except CallFailed:
         return  # said by the checks that run every shape
-    moved = repeat_moved(first, again)
     if moved <= tolerance(p.q, p.k, p.v, kern.lp):
         rep.check("same output for the same input", "pass")
         return
@@ -61,8 +60,8 @@ def same_output(ctx: Ctx) -> None:
     lines = [
         *kern.source(),
         *repro.random_inputs(kern, 0, n, d),
-        f"a = {kern.call_text(False)}",
-        f"b = {kern.call_text(False)}",
+        f"a = {repro.call_text(kern, False)}",
+        f"b = {repro.call_text(kern, False)}",
         "print(abs(a - b).max())  # the same inputs: should be 0",
     ]
     rep.titled("random-output", f": {detail}", "\n".join(lines))
@@ -98,7 +97,7 @@ def runs_on_every_shape(ctx: Ctx) -> None:
     lines = [
         *ctx.kern.source(),
         *repro.random_inputs(ctx.kern, 0, n, d),
-        f"out = {ctx.kern.call_text(False)}",
+        f"out = {repro.call_text(ctx.kern, False)}",
         f"# {why}",
     ]
     if square_only:
@@ -349,6 +348,6 @@ def _padding_repro(kern: Kernel) -> str:
     framework = kern.backend.framework
     mask = framework.mask(kern.mask_kind or "keep", framework.array_text(f"[{keep.tolist()}]"))
     lines = [*kern.source(), *repro.literals(kern, q=q, k=k, v=v), f"mask = {mask}"]
-    lines += [f"out = {kern.call_text(False, masked=True)}", "print(out)"]
+    lines += [f"out = {repro.call_text(kern, False, masked=True)}", "print(out)"]
     lines.append("# v is zero except on the padded keys, so out should be all 0")
     return "\n".join([*lines, "# got:", *repro.show(out)])

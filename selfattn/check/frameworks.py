@@ -165,6 +165,12 @@ class Framework:
     largest: str = "np.abs({}).max()"
     copy: str = "x.copy()"
     fresh: str = "np.random.default_rng(1).standard_normal({}.shape)"
+    # a layer's input: standard normal values of {shape} from {seed} in {dtype}; the keep
+    # mask of n positions; the additive mask of {keep} with {dtype}'s lowest value (a
+    # library whose layers are checked has them)
+    draw: str = "np.random.default_rng({seed}).standard_normal(({shape})).astype(np.{dtype})"
+    triangle: str = "np.tril(np.ones((n, n), dtype=bool))"
+    lowest: str = "np.where({keep}, 0.0, np.finfo(np.{dtype}).min).astype(np.{dtype})"
 
     def mask(self, kind: str, keep: str) -> str:
         """Source text for the mask of convention `kind` from the keep expression `keep`."""
@@ -209,6 +215,11 @@ FRAMEWORKS: dict[str, Framework] = {
         largest="({}).abs().max()",
         copy="x.clone()",
         fresh="torch.randn_like({})",
+        draw="torch.randn({shape}, generator=torch.Generator().manual_seed({seed}), "
+        "dtype=torch.{dtype})",
+        triangle="torch.ones(n, n, dtype=torch.bool).tril()",
+        lowest="torch.zeros({keep}.shape, dtype=torch.{dtype}).masked_fill(~{keep}, "
+        "torch.finfo(torch.{dtype}).min)",
     ),
     "jax": Framework(
         "import jax.numpy as jnp",

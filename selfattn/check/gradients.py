@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import backward as bw
+from . import repro
 from .context import Ctx, Probe
 from .frameworks import CallFailed, answered_in, from_layout, to_layout
 from .interpret import uses_triton
@@ -179,7 +180,7 @@ def _strided_repro(ctx: Ctx, shape: tuple[int, int, int, int], scale: float) -> 
     saved = kern.layout, kern.back
     kern.layout, kern.back = "nd", ""  # the call on the 4-D tensors as they are
     try:
-        call = kern.call_text(False)
+        call = repro.call_text(kern, False)
     finally:
         kern.layout, kern.back = saved
     # memory (b, n, h, d) for a (b, h, n, d) kernel, (b, h, n, d) for a (b, n, h, d) one
@@ -528,8 +529,8 @@ def _repro(ctx: Ctx, forward: Variant, causal: bool) -> str:
         g = gap.worst[1]  # q, k or v
         lines = [*kern.source(), *literals(kern, q=q, k=k, v=v, do=do)]
         lines += ["for t in (q, k, v):", "    t.requires_grad_(True)"]
-        lines += kern.mask_lines(n, causal)
-        lines += [f"out = {kern.call_text(causal)}", "out.backward(do)", f"print({g}.grad)"]
+        lines += repro.mask_lines(kern, n, causal)
+        lines += [f"out = {repro.call_text(kern, causal)}", "out.backward(do)", f"print({g}.grad)"]
         lines += [f"# expected d{g} ({forward.detail}, float64):", *show(want[gap.worst])]
         return "\n".join([*lines, "# got:", *show(got[gap.worst])])
     return ""
@@ -540,7 +541,7 @@ def _dropout_repro(kern: Kernel, param: str) -> str:
     q, k, v = tiny(4, 5, 0)
     do = tiny(4, 5, 1)[2]
     with kern.passing(**{param: DROP}):
-        call, read = kern.call_text(False), kern.call_text(False, v="eye")
+        call, read = repro.call_text(kern, False), repro.call_text(kern, False, v="eye")
     lines = [*kern.source(), *literals(kern, q=q, k=k, v=v, do=do), "v.requires_grad_(True)"]
     return "\n".join(
         [

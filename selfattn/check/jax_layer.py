@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from . import repro
 from .frameworks import FRAMEWORKS, CallFailed
 from .jaxpr import Read
 from .kernel import Target
@@ -48,19 +49,13 @@ class JaxText(LayerText):
     framework = FRAMEWORKS["numpy"]
     zero = ""
 
-    def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
-        return (
-            f"{var} = np.random.default_rng({seed}).standard_normal(({batch}, {n}, {self.width}))"
-            ".astype(np.float32)"
-        )
-
     def _head(self) -> list[str]:
         return [
             self.framework.imports,
             self.imp,
             "",
             "def y(x):  # the output as numpy, also when the layer returns a tuple",
-            f"    out = {self.name}({self.given('x')})",
+            f"    out = {repro.layer_call(self.layer, self.name, 'x')}",
             "    return np.asarray(out[0] if isinstance(out, tuple) else out)",
             "",
         ]

@@ -17,7 +17,6 @@ from .frameworks import (
     CallFailed,
     answered_in,
     from_layout,
-    layout_text,
     precision,
     rounded_inside,
     to_layout,
@@ -165,7 +164,7 @@ class Kernel:
             return m[None] if self.layout == "bnd" else m[None, None]
         return m
 
-    def _bind(
+    def bind(
         self, qkv: list[Any], flag: Any, masks: dict[str, Any], scale: Any, args: dict[str, Any]
     ) -> tuple[list, dict]:
         """The positional and keyword arguments of a call (as values, or as source text): q, k,
@@ -229,7 +228,7 @@ class Kernel:
                 masks[name] = None
         qs, ks, vs = (b.floats(to_layout(x, self.layout)) for x in (q, k, v))
         scale = 1 / math.sqrt(q.shape[-1])
-        return (*self._bind([qs, ks, vs], causal, masks, scale, self.args), (qs, ks, vs))
+        return (*self.bind([qs, ks, vs], causal, masks, scale, self.args), (qs, ks, vs))
 
     def _mask_value(
         self, name: str, param: MaskParam, n: int, causal: bool, mask: Any
@@ -259,28 +258,6 @@ class Kernel:
             answer = answered_in(tuple(np.shape(raw)), self.layout, shape) or "nd"
             self.back = ("[0]" if self.pair else "") + BACK_TEXT[answer]
 
-    def call_text(
-        self, causal: bool, q: str = "q", k: str = "k", v: str = "v", masked: bool = False
-    ) -> str:
-        """The call as source text, for the reproductions; `masked`: `mask` is always passed."""
-        qkv = [f"{x}{layout_text(self.layout)}" for x in (q, k, v)]
-        masks = self._masks_text(causal, masked, q)
-        given = {key: repr(value) for key, value in self.args.items()}
-        parts, named = self._bind(qkv, str(causal), masks, f"{q}.shape[-1] ** -0.5", given)
-        parts += [f"{key}={value}" for key, value in named.items()]
-        return f"{self.name}({', '.join(parts)}){self.back}"
-
-    def _masks_text(self, causal: bool, masked: bool, q: str) -> dict[str, str]:
-        """The mask arguments as source text: `mask` where the causal mask goes (or always,
-        when `masked`), a mask keeping every key where one is required."""
-        said = {}
-        for name, param in self.masks.items():
-            if name == self.mask and (masked or (causal and self.mask_arg(2, True) is not None)):
-                said[name] = "mask"
-            elif param.required:
-                said[name] = self._full_text(param, q)
-        return said
-
     def _positional(self, named: dict[str, Any], start: int, text: bool) -> list[Any]:
         """The positional-only arguments after the first `start`, taken out of `named` in
         order up to the last passed; one not passed before it gets its default."""
@@ -291,27 +268,6 @@ class Kernel:
             default = self.sig.defaults[name]
             parts.append(named.pop(name) if name in named else repr(default) if text else default)
         return parts
-
-    def _full_text(self, param: MaskParam, q: str) -> str:
-        """Source text for a mask that keeps everything, for a required mask not under test."""
-        size = f"1, {q}.shape[-2]" if param.form == "padding" else f"{q}.shape[-2], {q}.shape[-2]"
-        if param.form == "batched":  # (1, 1, n, n), or (1, n, n) beside (1, n, d) inputs
-            size = f"1, {size}" if self.layout == "bnd" else f"1, 1, {size}"
-        return self.backend.framework.full_mask(param.kind, size)
-
-    def mask_lines(self, n: int, causal: bool) -> list[str]:
-        """The line building the causal mask, none when it is not passed (without `causal`,
-        a required mask is written out in the call, keeping every key)."""
-        if not causal or self.mask_arg(n, causal) is None:
-            return []
-        lib = self.backend.lib
-        if self.mask_form == "padding":
-            keep = f"{lib}.ones((1, {n}), dtype=bool)"
-        else:
-            keep = f"{lib}.tril({lib}.ones(({n}, {n}), dtype=bool))"
-            if self.mask_form == "batched":
-                keep += "[None]" if self.layout == "bnd" else "[None, None]"
-        return ["mask = " + self.backend.framework.mask(self.mask_kind or "keep", keep)]
 
     def weights_rounded(self, q: np.ndarray, k: np.ndarray) -> Precision | None:
         """The half precision the weights are rounded to inside a wide kernel, or None.

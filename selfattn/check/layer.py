@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import repro
 from .facts import Facts
-from .frameworks import CallFailed, precision
+from .frameworks import FRAMEWORKS, CallFailed, precision
 from .projections import Projections, Suspect, as_float64
-from .questions import future_moved
+from .questions import future_leaks
 from .reference import (
     ATOL,
     allowed,
@@ -68,20 +69,8 @@ class CausalMask:
         return defined(self.text(str(dtype)), "causal")(n)
 
     def text(self, dtype: str) -> list[str]:
-        """The reproductions' `causal(n)`, making the same mask."""
-        keep = "torch.ones(n, n, dtype=torch.bool).tril()" + ("" if self.square else "[None, None]")
-        made = {
-            "additive": f"torch.zeros(keep.shape, dtype={dtype}).masked_fill(~keep, "
-            f"torch.finfo({dtype}).min)",
-            "keep": "keep",
-            "block": "~keep",
-        }[self.form]
-        return [
-            f"def causal(n):  # the causal mask as `{self.param}` takes it: {self.said}",
-            f"    keep = {keep}",
-            f"    return {made}",
-            "",
-        ]
+        """The reproductions' `causal(n)`, making the same mask (`dtype` torch's: torch.float32)."""
+        return repro.causal_def(FRAMEWORKS["torch"], self, dtype.removeprefix("torch."))
 
     @property
     def said(self) -> str:
@@ -190,12 +179,14 @@ class LayerRun:
 
 def future_leak(layer: Layer, x: Array, out: Array, tol: float) -> Leak | None:
     """(row, i): the first output row at or before i that moves when only x after i changes."""
-    n = x.shape[1]
     rng = np.random.default_rng(7)
-    for i in range(n - 1):
-        changed = x.copy()
-        changed[:, i + 1 :] = rng.standard_normal(changed[:, i + 1 :].shape)
-        moved = future_moved(out, layer(changed), i)
+
+    def changed(i: int) -> Array:
+        later = x.copy()
+        later[:, i + 1 :] = rng.standard_normal(later[:, i + 1 :].shape)
+        return layer(later)
+
+    for i, moved, _ in future_leaks(out, range(x.shape[1] - 1), changed):
         if moved.max() > tol:
             return int(np.argmax(moved > tol)), i
     return None

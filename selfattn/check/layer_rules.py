@@ -24,7 +24,8 @@ from .layer_bugs import (
 from .layer_text import LAYOUT_TEXT, LayerText
 from .names import named
 from .projections import Projections, Suspect, causal_intent
-from .questions import repeat_moved, switch_by_effect
+from .questions import same_output as repeats
+from .questions import switch_by_effect
 from .reference import (
     CAUSAL,
     CORRECT,
@@ -122,10 +123,11 @@ def heads_text(proj: Projections) -> str:
 
 
 def same_output(run: LayerRun) -> None:
-    """Two calls on the same x agree; the rest needs it (`steady`)."""
-    layer, rep, first = run.layer, run.rep, run.facts["first"]
+    """Calls on the same x agree (questions.CALLS of them, the first call counting); the rest
+    needs it (`steady`)."""
+    layer, rep, first, x = run.layer, run.rep, run.facts["first"], run.facts["x"]
     n0, s0 = SIZES[0]
-    moved = repeat_moved(first, [layer(run.facts["x"])])
+    moved = repeats(lambda: layer(x), first)
     run.facts["steady"] = not moved > run.facts["tol"]
     if not run.facts["steady"]:
         rep.check("same output for the same input", "fail", "two calls on the same x differ")

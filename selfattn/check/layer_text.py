@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import repro
 from .frameworks import FRAMEWORKS
 from .layer import BATCH, Layer
 from .projections import Projections, Suspect
@@ -56,20 +57,17 @@ class LayerText:
 
     @property
     def dtype(self) -> str:
-        return str(self.layer.dtype)
+        return self.layer.dtype_name
 
     def _x(self, n: int, seed: int, batch: int = 1, var: str = "x") -> str:
-        return (
-            f"{var} = torch.randn({batch}, {n}, {self.width}, "
-            f"generator=torch.Generator().manual_seed({seed}), dtype={self.dtype})"
-        )
+        return repro.drawn(self.framework, var, (batch, n, self.width), seed, self.dtype)
 
     def _head(self) -> list[str]:
         layer, proj = self.layer, self.layer.proj
-        mask = layer.mask.text(self.dtype) if layer.mask else []
-        mask += layer.rotary.text(self.dtype) if layer.rotary else []
+        mask = repro.causal_def(self.framework, layer.mask, self.dtype) if layer.mask else []
+        mask += layer.rotary.text(str(layer.dtype)) if layer.rotary else []
         x, back, said, _ = LAYOUT_TEXT[proj.layout]
-        still, calls = self._at_zero(f"out = {self.name}({self.given(x)})")
+        still, calls = self._at_zero(f"out = {repro.layer_call(layer, self.name, x)}")
         return [
             self.framework.imports,
             self.imp,
@@ -81,18 +79,6 @@ class LayerText:
             f"    return (out[0] if isinstance(out, tuple) else out){back}",
             "",
         ]
-
-    def given(self, x: str) -> str:
-        """The arguments of a call on `x`: x as often as the layer takes it, and the
-        caller's arguments, the mask, the rotation and the flag it is checked with."""
-        layer, proj = self.layer, self.layer.proj
-        given = ", ".join([f"{k}={x}" for k in proj.keywords] or [x] * proj.inputs)
-        # a required mask argument handed None is handed the causal mask instead, once found
-        args = {k: v for k, v in layer.args.items() if not layer.mask or k != layer.mask.param}
-        given += "".join(f", {k}={v!r}" for k, v in args.items())
-        given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
-        given += layer.rotary.given if layer.rotary else ""
-        return given + (f", {layer.flag}=True" if layer.flag else "")
 
     def _at_zero(self, call: str) -> tuple[list[str], list[str]]:
         """The lines that hold the layer's own rotation at angle 0, as checked, and the call:

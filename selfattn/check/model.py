@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .facts import Facts
-from .frameworks import CallFailed, available, framework_of
+from .frameworks import FRAMEWORKS, CallFailed, Framework, available, framework_of
 from .report import Report
 from .runner import Runner, TargetError
 
@@ -58,15 +58,17 @@ class Model:
         return self(ids)
 
     @property
-    def lib(self) -> str:
-        return "import torch" if self.encoding == "torch" else "import numpy as np"
+    def framework(self) -> Framework:
+        """The library its ids are written in: a list is written as numpy's."""
+        return FRAMEWORKS["torch" if self.encoding == "torch" else "numpy"]
 
     @property
     def array(self) -> str:
-        return "torch.tensor" if self.encoding == "torch" else "np.array"
+        """The function a reproduction makes its ids with."""
+        return self.framework.array or f"{self.framework.lib}.array"
 
     def source(self) -> list[str]:
-        return [self.lib, self.imp]
+        return [self.framework.imports, self.imp]
 
 
 def connect(fn: Callable[..., Any], runner: Runner, name: str) -> Model:

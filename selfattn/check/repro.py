@@ -1,14 +1,26 @@
-"""Minimal reproductions: the smallest inputs that show a finding, as source to paste and run."""
+"""Minimal reproductions: the smallest inputs that show a finding, as source to paste and run.
+
+The one writer of reproduction text: every array literal, mask and call line a reproduction
+prints is written here, for a kernel and for a layer alike, in the words of its array library's
+entry of FRAMEWORKS. The other modules put these lines together, they write none of their own.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .frameworks import Framework, layout_text
 from .kernel import Kernel
-from .questions import moved
+from .questions import future_leaks
 from .reference import CAUSAL, Variant, agree, tolerance
+
+if TYPE_CHECKING:
+    from .layer import CausalMask, Layer
+    from .rotary import Rotary
+    from .signature import MaskParam
 
 Array = np.ndarray
 # Small shapes first; integer entries keep the literals short and exact.
@@ -37,9 +49,9 @@ def show(x: Array | None) -> list[str]:
 def called(kern: Kernel, causal: bool, q: Array, k: Array, v: Array) -> list[str]:
     """A reproduction up to `out = ...`: the imports, q, k, v as literals, the causal mask when
     one is passed, and the call."""
-    mask = kern.mask_lines(q.shape[0], causal)
+    mask = mask_lines(kern, q.shape[0], causal)
     lines = [*kern.source(), *literals(kern, q=q, k=k, v=v), *mask]
-    return [*lines, f"out = {kern.call_text(causal)}"]
+    return [*lines, f"out = {call_text(kern, causal)}"]
 
 
 def mismatch(kern: Kernel, expected: Variant, causal: bool) -> str:
@@ -83,22 +95,17 @@ def leak(kern: Kernel) -> str:
             a = kern.answer(q, k, v, True)
             if a is None:
                 continue
-            for i in range(n - 1):
-                k2, v2 = k.copy(), v.copy()
-                k2[i + 1 :] = -k[i + 1 :] + 1  # a different future, still small integers
-                v2[i + 1 :] = v[i + 1 :] + 3
-                b = kern.answer(q, k2, v2, True)
-                if b is None:
+            for i, rows, b in future_leaks(a, range(n - 1), _later(kern, q, k, v)):
+                if rows.max() <= tolerance(q, k, v, kern.lp, CAUSAL):
                     continue
-                if moved(a[: i + 1], b[: i + 1]) <= tolerance(q, k, v, kern.lp, CAUSAL):
-                    continue
+                k2, v2 = _future(k, v, i)
                 lines = kern.source() + literals(kern, q=q, k=k, v=v)
                 lines += [
                     f"# k2, v2: k, v with only positions > {i} changed",
                     *literals(kern, k2=k2, v2=v2),
-                    *kern.mask_lines(n, True),
-                    f"a = {kern.call_text(True)}",
-                    f"b = {kern.call_text(True, 'q', 'k2', 'v2')}",
+                    *mask_lines(kern, n, True),
+                    f"a = {call_text(kern, True)}",
+                    f"b = {call_text(kern, True, 'q', 'k2', 'v2')}",
                     f"print(a[:{i + 1}] - b[:{i + 1}])  # only positions > {i} changed: "
                     "should be all 0",
                     "# got:",
@@ -106,6 +113,18 @@ def leak(kern: Kernel) -> str:
                 ]
                 return "\n".join(lines)
     return ""
+
+
+def _future(k: Array, v: Array, i: int) -> tuple[Array, Array]:
+    """k and v with a different future after position i, still small integers."""
+    k2, v2 = k.copy(), v.copy()
+    k2[i + 1 :] = -k[i + 1 :] + 1
+    v2[i + 1 :] = v[i + 1 :] + 3
+    return k2, v2
+
+
+def _later(kern: Kernel, q: Array, k: Array, v: Array) -> Callable[[int], Array | None]:
+    return lambda i: kern.answer(q, *_future(k, v, i), True)
 
 
 def random_inputs(kern: Kernel, seed: int, *shape: int) -> list[str]:
@@ -129,3 +148,120 @@ def nonfinite(
         lines += ["print(out)", "# got:", *show(out)]
         return "\n".join(lines)
     return ""
+
+
+# -- a kernel's call and masks ---------------------------------------------------------------
+
+
+def call_text(
+    kern: Kernel, causal: bool, q: str = "q", k: str = "k", v: str = "v", masked: bool = False
+) -> str:
+    """The call as source text, bound as the kernel binds its values (Kernel.bind); `masked`:
+    `mask` is always passed."""
+    qkv = [f"{x}{layout_text(kern.layout)}" for x in (q, k, v)]
+    masks = _masks_text(kern, causal, masked, q)
+    given = {key: repr(value) for key, value in kern.args.items()}
+    parts, named = kern.bind(qkv, str(causal), masks, f"{q}.shape[-1] ** -0.5", given)
+    parts += [f"{key}={value}" for key, value in named.items()]
+    return f"{kern.name}({', '.join(parts)}){kern.back}"
+
+
+def _masks_text(kern: Kernel, causal: bool, masked: bool, q: str) -> dict[str, str]:
+    """The mask arguments as source text: `mask` where the causal mask goes (or always,
+    when `masked`), a mask keeping every key where one is required."""
+    said = {}
+    for name, param in kern.masks.items():
+        if name == kern.mask and (masked or (causal and kern.mask_arg(2, True) is not None)):
+            said[name] = "mask"
+        elif param.required:
+            said[name] = _full_text(kern, param, q)
+    return said
+
+
+def _full_text(kern: Kernel, param: MaskParam, q: str) -> str:
+    """Source text for a mask that keeps everything, for a required mask not under test."""
+    size = f"1, {q}.shape[-2]" if param.form == "padding" else f"{q}.shape[-2], {q}.shape[-2]"
+    if param.form == "batched":  # (1, 1, n, n), or (1, n, n) beside (1, n, d) inputs
+        size = f"1, {size}" if kern.layout == "bnd" else f"1, 1, {size}"
+    return kern.backend.framework.full_mask(param.kind, size)
+
+
+def mask_lines(kern: Kernel, n: int, causal: bool) -> list[str]:
+    """The line building the causal mask, none when it is not passed (without `causal`,
+    a required mask is written out in the call, keeping every key)."""
+    if not causal or kern.mask_arg(n, causal) is None:
+        return []
+    lib = kern.backend.lib
+    if kern.mask_form == "padding":
+        keep = f"{lib}.ones((1, {n}), dtype=bool)"
+    else:
+        keep = f"{lib}.tril({lib}.ones(({n}, {n}), dtype=bool))"
+        if kern.mask_form == "batched":
+            keep += "[None]" if kern.layout == "bnd" else "[None, None]"
+    return ["mask = " + kern.backend.framework.mask(kern.mask_kind or "keep", keep)]
+
+
+# -- a layer's input, mask and call ----------------------------------------------------------
+
+
+def drawn(
+    framework: Framework, var: str, shape: tuple[int | str, ...], seed: int, dtype: str
+) -> str:
+    """`var = ` standard normal values of `shape` (sizes, or an expression: `out.shape`) from
+    `seed`, in `dtype` (a bare name: `float32`): a layer's input x, as its library draws it."""
+    size = ", ".join(map(str, shape))
+    return f"{var} = {framework.draw.format(shape=size, seed=seed, dtype=dtype)}"
+
+
+def causal_def(framework: Framework, mask: CausalMask, dtype: str) -> list[str]:
+    """`def causal(n)`, making the causal mask as the layer's mask argument takes it, in `dtype`
+    (a bare name); what CausalMask.make runs, so the mask checked is the mask printed."""
+    keep = framework.triangle + ("" if mask.square else "[None, None]")
+    made = {
+        "additive": framework.lowest.format(keep="keep", dtype=dtype),
+        "keep": "keep",
+        "block": "~keep",
+    }[mask.form]
+    return [
+        f"def causal(n):  # the causal mask as `{mask.param}` takes it: {mask.said}",
+        f"    keep = {keep}",
+        f"    return {made}",
+        "",
+    ]
+
+
+def layer_call(layer: Layer, name: str, x: str) -> str:
+    """The layer's call on `x` as source text: x as often as the layer takes it, and the
+    caller's arguments, the mask, the rotation and the flag it is checked with."""
+    proj = layer.proj
+    given = ", ".join([f"{k}={x}" for k in proj.keywords] or [x] * proj.inputs)
+    # a required mask argument handed None is handed the causal mask instead, once found
+    args = {k: v for k, v in layer.args.items() if not layer.mask or k != layer.mask.param}
+    given += "".join(f", {k}={v!r}" for k, v in args.items())
+    given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
+    given += layer.rotary.given if layer.rotary else ""
+    return f"{name}({given + (f', {layer.flag}=True' if layer.flag else '')})"
+
+
+def rotation_def(rotary: Rotary, dtype: str) -> list[str]:
+    """`def rotation(n)`: angle 0 at every position as the layer's rotation argument takes it,
+    in torch's `dtype` (torch.float32); what Rotary.make runs, so the angles are the printed
+    ones. Only torch layers are handed a rotation."""
+    size, half = rotary.head_size, rotary.head_size // 2
+    wide = "torch.complex128" if dtype == "torch.float64" else "torch.complex64"
+    made = {
+        "apart": f"torch.ones(n, {half}, dtype={dtype}), torch.zeros(n, {half}, dtype={dtype})",
+        "apart, whole": f"torch.ones(1, n, {size}, dtype={dtype}), "
+        f"torch.zeros(1, n, {size}, dtype={dtype})",
+        "apart, broadcast": f"torch.ones(1, n, 1, dtype={dtype}), "
+        f"torch.zeros(1, n, 1, dtype={dtype})",
+        "cos_sin": f"torch.ones(1, n, {size}, dtype={dtype}), "
+        f"torch.zeros(1, n, {size}, dtype={dtype})",
+        "complex": f"torch.ones(n, {half}, dtype={wide})",
+        "pairs": f"torch.stack([torch.ones(n, {half}), torch.zeros(n, {half})], -1).to({dtype})",
+    }[rotary.form]
+    return [
+        f"def rotation(n):  # {rotary.params} at angle 0, {rotary.said}: q and k as they are",
+        f"    return {made}",
+        "",
+    ]

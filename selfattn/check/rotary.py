@@ -100,26 +100,10 @@ class Rotary:
         return defined(self.text(str(dtype)), "rotation")(n)
 
     def text(self, dtype: str) -> list[str]:
-        """The reproductions' `rotation(n)`, making the same angles."""
-        size, half = self.head_size, self.head_size // 2
-        wide = "torch.complex128" if dtype == "torch.float64" else "torch.complex64"
-        made = {
-            "apart": f"torch.ones(n, {half}, dtype={dtype}), torch.zeros(n, {half}, dtype={dtype})",
-            "apart, whole": f"torch.ones(1, n, {size}, dtype={dtype}), "
-            f"torch.zeros(1, n, {size}, dtype={dtype})",
-            "apart, broadcast": f"torch.ones(1, n, 1, dtype={dtype}), "
-            f"torch.zeros(1, n, 1, dtype={dtype})",
-            "cos_sin": f"torch.ones(1, n, {size}, dtype={dtype}), "
-            f"torch.zeros(1, n, {size}, dtype={dtype})",
-            "complex": f"torch.ones(n, {half}, dtype={wide})",
-            "pairs": f"torch.stack([torch.ones(n, {half}), torch.zeros(n, {half})], -1)"
-            f".to({dtype})",
-        }[self.form]
-        return [
-            f"def rotation(n):  # {self.params} at angle 0, {self.said}: q and k as they are",
-            f"    return {made}",
-            "",
-        ]
+        """The reproductions' `rotation(n)`, making the same angles (`dtype` torch's)."""
+        from .repro import rotation_def  # the writer, which imports the layer that imports this
+
+        return rotation_def(self, dtype)
 
     @property
     def said(self) -> str:

@@ -13,6 +13,7 @@ from . import repro
 from .context import Ctx
 from .frameworks import LAYOUTS, CallFailed, to_layout
 from .kernel import Kernel
+from .questions import moved
 from .reference import Variant, masked, softmax, tolerance
 
 Array = np.ndarray
@@ -51,7 +52,7 @@ def batched(ctx: Ctx) -> None:
             alone = kern.answer(q[b], k[b], v[b], causal)
             if alone is None:
                 continue
-            diff = repro.moved(out[b], alone)
+            diff = moved(out[b], alone)
             if diff > tolerance(q[b], k[b], v[b], kern.lp):
                 said.mixed(b, diff, causal, _batch_axis(out, q, k, v, want))
                 return
@@ -74,7 +75,8 @@ class _Batch:
         kern, rep, lines = self.ctx.kern, self.ctx.rep, self.lines
         rep.check(self.name, "warn", str(exc))
         hint = " (`k.T` reverses every axis of a batched tensor)" if _shape_error(exc) else ""
-        lines += [*kern.mask_lines(self.n, causal), f"out = {self.batch_kern.call_text(causal)}"]
+        lines += repro.mask_lines(kern, self.n, causal)
+        lines.append(f"out = {repro.call_text(self.batch_kern, causal)}")
         lines.append(f"# {exc}")
         rep.titled(
             "batched-input-unsupported",
@@ -85,11 +87,11 @@ class _Batch:
     def mixed(self, b: tuple[int, ...], diff: float, causal: bool, axis: int | None) -> None:
         kern, rep, lines, shape = self.ctx.kern, self.ctx.rep, self.lines, self.shape
         rep.check(self.name, "fail", f"slice {b} differs from the same input as (n, d)")
-        lines += kern.mask_lines(self.n, causal)
+        lines += repro.mask_lines(kern, self.n, causal)
         at = _slice_text(kern.layout, b)
         one = [f"q{at}", f"k{at}", f"v{at}"]
-        lines.append(f"a = {self.batch_kern.call_text(causal)}{at}")
-        lines.append(f"b = {kern.call_text(causal, one[0], one[1], one[2])}")
+        lines.append(f"a = {repro.call_text(self.batch_kern, causal)}{at}")
+        lines.append(f"b = {repro.call_text(kern, causal, one[0], one[1], one[2])}")
         lines.append(
             f"print(abs(a - b).max())  # one slice, batched or alone: should be 0; got {diff:.3g}"
         )
@@ -265,8 +267,8 @@ def long_key(ctx: Ctx) -> None:
         "v = np.zeros_like(v)",
         f"v[{j}, 0] = 1",
         f"q, k, v = {kern.backend.from_numpy('np.stack([q, k, v])')}",
-        *kern.mask_lines(n, causal),
-        f"out = {kern.call_text(causal)}",
+        *repro.mask_lines(kern, n, causal),
+        f"out = {repro.call_text(kern, causal)}",
         f"print(float((out[{rows.start or 0}:, 0] > 0.5).sum()) / {len(w)})  # share of queries "
         f"that give key {j} most of their weight: {taken:.2f}",
     ]

@@ -26,6 +26,7 @@ from . import repro
 from .context import Ctx, weights
 from .frameworks import CallFailed
 from .kernel import Kernel
+from .questions import moved
 from .reference import Variant, agree, tolerance
 
 Array = np.ndarray
@@ -124,7 +125,7 @@ def _run(kern: Kernel, x: Inputs, expected: Variant) -> Seen:
     for q, k, v in (x.rising, x.falling):
         a = agree(kern.call(q, k, v), expected, q, k, v, kern.lp)
         marks.append(a is not None and a.ok)
-    return Seen(repro.moved(out, shuffled), tol, *marks)
+    return Seen(moved(out, shuffled), tol, *marks)
 
 
 def _name(kern: Kernel, x: Inputs, seen: Seen) -> str | None:
@@ -160,14 +161,15 @@ def _repro(kern: Kernel, seen: Seen, expected: Variant) -> str:
         f"k2, v2 = {b.from_numpy('np.stack([k0[order], v0[order]])')}",
     ]
     if seen.moved <= seen.tol:
-        return "\n".join(_against(kern, expected, [*lines[:-1], f"a = {kern.call_text(False)}"]))
+        called = [*lines[:-1], f"a = {repro.call_text(kern, False)}"]
+        return "\n".join(_against(kern, expected, called))
     lines += [
-        f"a = {kern.call_text(False)}",
-        f"b = {kern.call_text(False, 'q', 'k2', 'v2')}",
+        f"a = {repro.call_text(kern, False)}",
+        f"b = {repro.call_text(kern, False, 'q', 'k2', 'v2')}",
         "print(abs(a - b).max())  # the same keys and values in another order: should be ~0",
     ]
     try:
-        got = repro.moved(*_pair(kern))
+        got = moved(*_pair(kern))
     except CallFailed:
         return "\n".join(lines)
     return "\n".join([*lines, f"# got: {got:.3g}"])

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import backward as bw
-from .frameworks import CallFailed, keras_backend, summarize
+from . import repro
+from .frameworks import FRAMEWORKS, CallFailed, keras_backend, summarize
 from .reference import softmax
 from .runner import Timeout
 
@@ -250,8 +251,7 @@ def _repro(text: LayerText, param: str, probe: tuple[int, int]) -> str:
     name = text.name
     lines = [*text._head(), text._x(n, seed), "out = y(x)"]
     lines += [
-        "do = torch.randn(out.shape, generator=torch.Generator().manual_seed(1), "
-        "dtype=torch.float64)",
+        repro.drawn(FRAMEWORKS["torch"], "do", ("out.shape",), 1, "float64"),
         "if out.requires_grad:  # else no weight gets a gradient",
         "    out.backward(do.to(out.dtype))",
         f'w = dict({name}.named_parameters())["{param}"]',

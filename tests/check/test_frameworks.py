@@ -52,3 +52,24 @@ def test_literals_and_handing_over_round_trip(name: str) -> None:
     for made in (scope["a"], scope["c"], b.floats(x)):
         assert _own(name, made), type(made)
         assert np.allclose(np.asarray(materialize(made).value, dtype=float), x)
+
+
+@pytest.mark.parametrize("name", FRAMEWORKS)
+@pytest.mark.parametrize("form", ["additive", "keep", "block"])
+def test_a_layer_s_causal_mask_and_input_run_as_written(name: str, form: str) -> None:
+    """The layer's words of each entry (draw, triangle, lowest), as repro.py writes them: the
+    mask `causal(n)` keeps the past (the lowest value on the future, when added) and x has
+    the shape asked for."""
+    if not available(name):
+        pytest.skip(f"{name} is not installed")
+    from selfattn.check.layer import CausalMask
+    from selfattn.check.repro import causal_def, drawn
+
+    fw = FRAMEWORKS[name]
+    scope = _run(name, [*causal_def(fw, CausalMask("mask", form, True), "float32")])
+    scope |= _run(name, [drawn(fw, "x", (2, 3, 4), 0, "float32")])
+    made = np.asarray(materialize(scope["causal"](3)).value, dtype=float)
+    keep = np.tril(np.ones((3, 3), dtype=bool))
+    want = {"keep": keep, "block": ~keep, "additive": np.where(keep, 0.0, np.finfo("f4").min)}
+    assert np.array_equal(made, want[form]), made
+    assert tuple(materialize(scope["x"]).value.shape) == (2, 3, 4)

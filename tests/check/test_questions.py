@@ -47,3 +47,21 @@ def test_a_layer_with_a_nan_column_and_dropout_on_is_random() -> None:
 
     report = check(Attn().eval())
     assert "random-output" in report.ids, str(report)
+
+
+def test_same_output_makes_calls_for_kernels_and_layers_alike() -> None:
+    """The one determinism question makes questions.CALLS calls, an output already had
+    counting as the first; a change on the last call is caught (two calls missed it)."""
+    from selfattn.check.questions import CALLS, same_output
+
+    made: list[int] = []
+
+    def call() -> np.ndarray:
+        made.append(1)
+        return np.full((2, 2), 1.0 if len(made) < CALLS else 1.5)
+
+    assert CALLS == 3
+    assert same_output(call) == 0.5 and len(made) == CALLS
+    made.clear()
+    made.append(1)  # the first output, had before
+    assert same_output(call, np.ones((2, 2))) == 0.5 and len(made) == CALLS
