@@ -12,9 +12,29 @@ import { html } from "./kit/dom.js";
  * @param {{answer: number, question: string, options: string[], why: string}} spec in the page's language
  */
 export function addPrediction(el, { answer, question, options, why }) {
-  const feedback = html("p", { class: "predict-feedback", role: "status" });
+  // answered, the box folds to one line: the question, the reader's pick marked ✗ and the
+  // answer ✓, and a "why" that opens the reason (a paragraph would break the text budget);
+  // the reason is still read out to a screen reader, as a status, without the click
+  const feedback = html("p", { class: "predict-feedback visually-hidden", role: "status", id: `${el.id}-why` });
+  const pick = html("span", { class: "predict-pick" });
+  const more = html("button", {
+    type: "button",
+    class: "why",
+    "aria-expanded": "false",
+    "aria-controls": feedback.id,
+    text: t({ zh: "为什么", en: "why" }),
+  });
+  more.hidden = true;
+  more.addEventListener("click", () => {
+    const closed = feedback.classList.toggle("visually-hidden");
+    more.setAttribute("aria-expanded", String(!closed));
+  });
   const answers = /** @type {HTMLElement[]} */ ([...document.querySelectorAll(`[data-answer-for="${el.id}"]`)]);
-  const reveal = () => {
+  const mark = (/** @type {string} */ sign, /** @type {number} */ i) => html("span", { class: sign, text: options[i] });
+  /** @param {number} [i] the reader's guess; none when skipped or when a control revealed */
+  const reveal = (i) => {
+    if (box.classList.contains("answered")) return;
+    box.classList.add("answered");
     el.classList.remove("veiled");
     for (const text of answers) {
       text.style.visibility = "";
@@ -22,21 +42,26 @@ export function addPrediction(el, { answer, question, options, why }) {
     }
     for (const b of buttons) b.disabled = true;
     skip.hidden = true;
+    more.hidden = false;
+    buttons[answer].classList.add("right");
+    if (i !== undefined && i !== answer) pick.append(mark("wrong", i), " ");
+    pick.append(mark("right", answer));
+    // the answer is quoted whole, so an option that opens with a capital reads as one
+    feedback.textContent =
+      i === answer
+        ? t({ zh: `猜对了。${why}`, en: `Right. ${why}` })
+        : i === undefined
+          ? t({ zh: `答案是“${options[answer]}”。${why}`, en: `The answer: “${options[answer]}”. ${why}` })
+          : t({
+              zh: `不对，答案是“${options[answer]}”。${why}`,
+              en: `Not quite. The answer: “${options[answer]}”. ${why}`,
+            });
   };
   const buttons = options.map((option, i) =>
     Object.assign(html("button", { type: "button", class: "guess", text: option }), {
       onclick: () => {
-        reveal();
         buttons[i].setAttribute("aria-pressed", "true");
-        buttons[answer].classList.add("right");
-        // the answer is quoted whole, so an option that opens with a capital reads as one
-        feedback.textContent =
-          i === answer
-            ? t({ zh: `猜对了。${why}`, en: `Right. ${why}` })
-            : t({
-                zh: `不对，答案是“${options[answer]}”。${why}`,
-                en: `Not quite. The answer: “${options[answer]}”. ${why}`,
-              });
+        reveal(i);
       },
     }),
   );
@@ -45,11 +70,11 @@ export function addPrediction(el, { answer, question, options, why }) {
     class: "skip",
     text: t({ zh: "跳过，直接看", en: "Skip and show me" }),
   });
-  skip.addEventListener("click", reveal);
+  skip.addEventListener("click", () => reveal());
   const box = html(
     "div",
     { class: "predict", role: "group", "aria-label": t({ zh: "先猜再看", en: "Predict, then see" }) },
-    html("p", { class: "predict-question", text: question }),
+    html("p", { class: "predict-question" }, html("span", { text: question, title: question }), " ", pick, " ", more),
     html("div", { class: "guesses" }, ...buttons, skip),
     feedback,
   );
@@ -68,9 +93,9 @@ export function addPrediction(el, { answer, question, options, why }) {
     text.style.visibility = "hidden";
     text.dataset.veiled = "";
   }
-  window.addEventListener("beforeprint", reveal, { once: true });
+  window.addEventListener("beforeprint", () => reveal(), { once: true });
   // reaching for a control is an answer too: the reader wants to see. On pointerup, not
   // pointerdown: the picture coming back moves the controls, and a press that ends
   // elsewhere than it began is no click
-  for (const type of ["pointerup", "keydown", "input"]) stage.addEventListener(type, reveal, { once: true });
+  for (const type of ["pointerup", "keydown", "input"]) stage.addEventListener(type, () => reveal(), { once: true });
 }
