@@ -83,7 +83,7 @@ export function makeBars(
   const before = layers.grid.children.length;
   axis(frame, y, { side: "left", values: ticks });
   // each tick's gridline and number, in the order of `ticks`, to move when the scale fits
-  const tickMarks = [...layers.grid.children].slice(before);
+  const tickMarks = /** @type {SVGElement[]} */ ([...layers.grid.children].slice(before));
   const top = edge
     ? svg("line", { x1: box.left, x2: box.right, y1: y(hi), y2: y(hi), class: "top-edge" }, layers.grid)
     : null;
