@@ -59,11 +59,17 @@ def test_every_figure_is_usable_by_keyboard_alone(en):
                 return { figure: f ? f.id : null, tag: a.tagName,
                          tool: a.classList.contains('tool'),
                          outline: getComputedStyle(a).outlineStyle,
+                         // a slider rings its thumb, which getComputedStyle cannot reach: its
+                         // rule must be in the page's styles
+                         thumb: a.type === 'range' && [...document.styleSheets].some((sheet) =>
+                             [...sheet.cssRules].some((r) => r.selectorText?.includes(
+                                 'input:focus-visible::-webkit-slider-thumb')
+                                 && r.style.boxShadow.includes('var(--focus)'))),
                          ring: getComputedStyle(a.querySelector?.('.knob') ?? a).stroke }; }"""
         )
         if info["figure"] and not info["tool"]:
             seen[info["figure"]] = seen.get(info["figure"], 0) + 1
-            assert info["outline"] != "none" or info["ring"] != "none", info
+            assert info["outline"] != "none" or info["ring"] != "none" or info["thumb"], info
         if info["tag"] == "BODY":
             break
     assert sorted(seen) == sorted(FIGURES), (

@@ -26,8 +26,10 @@ export default function (el, head) {
     name: "bar",
     height: 200,
     width: 420,
-    ticks: [0.5, 1], // the 1 the kept weights refill, and its half to read a bar against
+    ticks: [0.1, 0.2, 0.5, 1], // the 1 the kept weights refill, and marks to read a bar against
     edge: true,
+    // a late asking position keeps only small weights: the scale follows them, the 1 drawn once reached
+    fit: true,
     kind: "weights",
     outline: true,
     reference: true, // room past the last key for the wall's knob

@@ -63,11 +63,13 @@ export default function (el, head, article) {
     onPick: (row) => fig.set({ row }),
   });
   const shifting = choices(controls, {
-    legend: t({ zh: "每个分数加 c", en: "Add c to every score" }),
+    // the legend says "c =" once, so the four chips and the row's other two controls fit
+    // two lines on a phone
+    legend: t({ zh: "每个分数加 c =", en: "Add to every score c =" }),
     name: "F11-shift",
     options: SHIFTS.map((value) => ({
       value,
-      label: value === "max" ? "c = −max s" : `c = ${value === "0" ? "0" : `+${grouped(Number(value))}`}`,
+      label: value === "max" ? "−max s" : value === "0" ? "0" : `+${grouped(Number(value))}`,
     })),
     onInput: (shift) => fig.set({ shift }),
   });

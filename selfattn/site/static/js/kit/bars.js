@@ -25,13 +25,15 @@ const UNDER_KNOB = 32;
  * @param {HTMLElement} parent
  * @param {{labels: string[], domain: number[], label: string, name?: string, height?: number, width?: number,
  *   format?: (v: number) => string, ticks?: number[], title?: string, edge?: boolean, reference?: boolean,
- *   names?: string[], kind?: "scores"|"weights", outline?: boolean, knob?: boolean}} o
+ *   names?: string[], kind?: "scores"|"weights", outline?: boolean, knob?: boolean, fit?: boolean}} o
  *   `name` gives each bar's number data-readout="NAME.label" (`names` gives each its own);
  *   `outline` draws the ghost as an outline the bar's own width, over the bar (the same
  *   bar before a change: F18's weight before the mask), a masked key's dashed; `edge` draws the top of the
  *   scale as a line (where a staircase of weights must end); `reference` leaves room on the
  *   right for a reference line's label; `knob` says a handle rides on a bar's end through
- *   zero: the names then stand under the whole chart, where the knob never reaches.
+ *   zero: the names then stand under the whole chart, where the knob never reaches; `fit`
+ *   lets the scale's top follow the largest bar or ghost shown (up to the domain's top, whose
+ *   edge and ticks show only once reached): a row of small weights fills the chart.
  */
 export function makeBars(
   parent,
@@ -51,6 +53,7 @@ export function makeBars(
     kind = "scores",
     outline = false,
     knob = false,
+    fit = false,
   },
 ) {
   const [lo, hi] = domain;
@@ -72,12 +75,18 @@ export function makeBars(
   const { box, layers, root } = frame;
   // the scale hugs the domain: zero sits where the data puts it, and under the lowest bar
   // there is only a line for its number (none when nothing can fall below zero)
-  const y = linear([lo, hi], [box.bottom - (lo < 0 ? (knob ? UNDER_KNOB : UNDER) : 0), box.top]);
+  const foot = box.bottom - (lo < 0 ? (knob ? UNDER_KNOB : UNDER) : 0);
+  let y = linear([lo, hi], [foot, box.top]);
   const n = labels.length,
     slot = (box.right - box.left) / n;
   const x = (/** @type {number} */ k) => box.left + slot * (k + 0.5);
+  const before = layers.grid.children.length;
   axis(frame, y, { side: "left", values: ticks });
-  if (edge) svg("line", { x1: box.left, x2: box.right, y1: y(hi), y2: y(hi), class: "top-edge" }, layers.grid);
+  // each tick's gridline and number, in the order of `ticks`, to move when the scale fits
+  const tickMarks = /** @type {SVGElement[]} */ ([...layers.grid.children].slice(before));
+  const top = edge
+    ? svg("line", { x1: box.left, x2: box.right, y1: y(hi), y2: y(hi), class: "top-edge" }, layers.grid)
+    : null;
   const zero = y(Math.max(lo, 0));
   svg("line", { x1: box.left, x2: box.right, y1: zero, y2: zero, class: "baseline" }, layers.marks);
   hatches += 1;
@@ -128,7 +137,9 @@ export function makeBars(
   return {
     root,
     frame,
-    y,
+    get y() {
+      return y;
+    },
     x,
     slot,
     /**
@@ -155,6 +166,21 @@ export function makeBars(
       } = {},
     ) {
       const place = order ?? values.map((_, k) => k);
+      if (fit) {
+        // a tenth over the largest mark shown, so its number stays inside the chart
+        const most = Math.max(...values.filter((_, k) => masked[k] == null), ...ghost.map((g) => g ?? 0));
+        const reach = Math.min(hi, Math.ceil(most * 11) / 10);
+        y = linear([lo, reach], [foot, box.top]);
+        ticks.forEach((v, i) => {
+          const marks = tickMarks.slice(i * 2, i * 2 + 2);
+          for (const m of marks) {
+            m.style.display = v <= reach && v > reach / 8 ? "" : "none";
+            m.setAttribute(m.tagName === "line" ? "y1" : "y", String(y(v)));
+            if (m.tagName === "line") m.setAttribute("y2", String(y(v)));
+          }
+        });
+        if (top) top.style.display = reach >= hi ? "" : "none";
+      }
       // the wash ends under the lowest bar, or just under a name hung from zero (13 px type),
       // or at the chart's foot where the names stand there
       const washBottom = knob ? frame.height - 2 : Math.max(zero + 20 * typeScale(root), lo < 0 ? box.bottom + 2 : 0);

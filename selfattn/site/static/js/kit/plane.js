@@ -187,10 +187,10 @@ export function around(points, { pad = 0.4, step = 0.5 } = {}) {
 /**
  * An arc between two directions at the origin, with the angle written beside it: an
  * angle the prose talks about is drawn, not only printed. `cls` gives it a role's colour;
- * `name` makes its degrees a read-out (data-readout).
- * @param {ReturnType<typeof makePlane>} plane @param {{radius?: number, cls?: string, name?: string}} [o]
+ * `name` makes its degrees a read-out (data-readout). `at` puts the label that far along the sweep (the middle by default).
+ * @param {ReturnType<typeof makePlane>} plane @param {{radius?: number, cls?: string, name?: string, at?: number}} [o]
  */
-export function arc(plane, { radius = 34, cls = "", name = "" } = {}) {
+export function arc(plane, { radius = 34, cls = "", name = "", at: along = 0.5 } = {}) {
   const path = svg("path", { class: `arc ${cls}`.trim() }, plane.layers.under);
   const text = svg(
     "text",
@@ -217,8 +217,9 @@ export function arc(plane, { radius = 34, cls = "", name = "" } = {}) {
       const [x0, y0] = at(ta),
         [x1, y1] = at(ta + sweep);
       path.setAttribute("d", `M ${x0} ${y0} A ${radius} ${radius} 0 0 ${sweep > 0 ? 0 : 1} ${x1} ${y1}`);
-      const [lx, ly] = at(ta + sweep / 2, radius + 16);
-      named(text, at(ta + sweep / 2));
+      // the label at `along` of the sweep: off its middle where another arrow runs through it
+      const [lx, ly] = at(ta + sweep * along, radius + 16);
+      named(text, at(ta + sweep * along));
       text.setAttribute("x", String(lx));
       text.setAttribute("y", String(ly + 4));
       text.setAttribute("text-anchor", "middle");
