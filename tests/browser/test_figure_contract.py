@@ -312,7 +312,9 @@ PHONE_JS = """([id, width]) => {
       problems.push(`${name} overflows: ${e.scrollWidth} > ${e.clientWidth}`);
     }
   }
-  const controls = [...stage.querySelectorAll('input, button, [role=slider]')];
+  // a control the layout leaves out on a phone (display: none) is no target; one shown is
+  const shown = e => (e.closest('label') || e).getClientRects().length > 0 || e.type === 'radio' || e.type === 'checkbox';
+  const controls = [...stage.querySelectorAll('input, button, [role=slider]')].filter(shown);
   if (controls.length === 0) problems.push('no controls');
   for (const e of controls) {
     const r = (e.closest('label') || e.closest('.handle') || e).getBoundingClientRect();
@@ -320,7 +322,7 @@ PHONE_JS = """([id, width]) => {
   }
   const targets = fig.querySelectorAll(
     '.stage button, label.chip, input[type=range], .handle .hit, .figure-tools summary');
-  for (const e of targets) {
+  for (const e of [...targets].filter(shown)) {
     const r = e.getBoundingClientRect();
     if (r.width < 44 || r.height < 44) problems.push(`target ${what(e)} is ${size(r)}`);
   }

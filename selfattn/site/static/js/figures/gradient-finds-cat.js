@@ -100,6 +100,7 @@ export default function (el, _head, _article, _training, task) {
     page: 10,
     orientation: "horizontal",
     hit: scrub,
+    reach: 28, // the loss chart is drawn at 0.87 of its viewBox on a 360 px phone
     toPoint: (k) => [x(k), y(inLoss(run.loss[k]))],
     fromPoint: ([px]) => Math.round(x.invert(px)),
     onMove: (step) => {

@@ -80,13 +80,27 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
  * @param {{label: string, min: number, max: number, step: number, page?: number,
  *   toPoint: (v: number) => number[], fromPoint: (p: number[]) => number,
  *   onMove: (v: number) => void, get: () => number, orientation?: "vertical"|"horizontal",
- *   hit?: SVGElement, cls?: string}} o
+ *   hit?: SVGElement, cls?: string, reach?: number}} o
  *   `toPoint` maps a value to the chart's coordinates, `fromPoint` a chart point back;
  *   `hit` is an extra element (a whole bar, say) where a press also grabs the handle.
  */
 export function valueHandle(
   root,
-  { label, min, max, step, page = 10 * step, toPoint, fromPoint, onMove, get, orientation = "vertical", hit, cls = "" },
+  {
+    label,
+    min,
+    max,
+    step,
+    page = 10 * step,
+    toPoint,
+    fromPoint,
+    onMove,
+    get,
+    orientation = "vertical",
+    hit,
+    cls = "",
+    reach = 24,
+  },
 ) {
   const g = svg(
     "g",
@@ -102,7 +116,9 @@ export function valueHandle(
     root,
   );
   root.setAttribute("role", "group"); // a picture with a control inside is no longer just an image
-  svg("circle", { r: 24, class: "hit" }, g); // 48 px across: a fingertip, with room for a scaled-down chart
+  // 48 px across: a fingertip, with room for a scaled-down chart; a chart drawn smaller on a
+  // phone than its viewBox asks for more (`reach`)
+  svg("circle", { r: reach, class: "hit" }, g);
   svg("circle", { r: 8, class: "knob" }, g);
   const keep = (v) => Math.min(max, Math.max(min, v));
   const pointed = (event) => {
