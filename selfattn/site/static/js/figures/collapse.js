@@ -64,7 +64,7 @@ export default function (el, head) {
   const out = readouts({ gradient: "w(1−w)" }, { key: "gradient" });
 
   const fig = figure(el, {
-    state: { width: 1 },
+    state: { width: 2 }, // the toy's own width, where the question asks (0.572)
     clamp: (s) => ({ width: clampWidth(s.width) }),
     draw({ width: d }) {
       const w = widthMix(base, d, "none"),
