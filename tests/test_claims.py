@@ -157,3 +157,21 @@ def test_fit_refuses_bad_invocations_at_once(args):
 def test_unknown_command_is_refused():
     result = run_cli("frobnicate")
     assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+def test_F03s_question_reads_its_numbers_from_the_head(head):
+    """F03's answer: it's own key is the closest and catches the longest shadow, yet cat's,
+    longer, scores higher; the numbers its "why" prints are the head's, to the printed digit."""
+    from selfattn.claims import shadows
+    from selfattn.site.prose_numbers import prose_numbers
+
+    numbers = prose_numbers(head)
+    cast = shadows(head, "it")
+    for key in ("it", "cat"):
+        assert numbers[f"shadow.it.{key}"] == f"{cast[head.index(key)]:.2f}"
+    assert float(numbers["angle.it.it"]) < float(numbers["angle.it.cat"])
+    assert float(numbers["shadow.it.it"]) > float(numbers["shadow.it.cat"])
+    raw = {key: float(BY_ID[f"qk.it.{key}.raw"].computed(head)) for key in ("cat", "it")}
+    assert raw["cat"] > raw["it"]
+    why = json.loads((CONTENT / "predictions.json").read_text("utf-8"))["query-meets-keys"]
+    assert all("{{claim shadow.it.it}}" in why[lang]["why"] for lang in ("en", "zh"))

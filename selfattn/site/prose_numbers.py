@@ -19,7 +19,7 @@ from ..article import (
 )
 from ..attention import spread, stacked_alone
 from ..bugs import SilentBugs, buggy_head, turn
-from ..claims import CLAIMS, output_with_raw_score, turn_degrees
+from ..claims import CLAIMS, output_with_raw_score, shadows, turn_degrees
 from ..head import Head
 from ..numbers import fixed, grouped, size, vector, weight
 
@@ -148,13 +148,15 @@ def _heads(head: Head) -> dict[str, str]:
 
 def _angles(head: Head) -> dict[str, str]:
     """Degrees between it's query and the keys F07 compares: and's, which a stretch makes win,
-    and cat's, which wins unstretched."""
+    and cat's, which wins unstretched; and F03's question: it's own key is closest and catches
+    the longest shadow, cat's is longer and scores higher."""
     run = head.run()
     q = run["Q"][head.index("it")]
+    cast = shadows(head, "it")
     return {
         f"angle.it.{key}": fixed(float(turn_degrees(q, run["K"][head.index(key)])), 0)
-        for key in ("and", "cat")
-    }
+        for key in ("and", "cat", "it")
+    } | {f"shadow.it.{key}": fixed(float(cast[head.index(key)])) for key in ("cat", "it")}
 
 
 def _computed(head: Head) -> dict[str, str]:
