@@ -41,16 +41,36 @@ export default function (el, head) {
   });
   picture.append(plane.root);
   reachOutline(plane, rim, "query");
+  // the half of the reach past 90° from the key, where every score is negative: tinted and
+  // named, so the reader sees where to drag before finding it
+  const side = [unitKey[1] * reach, -unitKey[0] * reach];
+  const [bx, by] = [plane.sx(-side[0]), plane.sy(-side[1])],
+    r = reach * plane.unit;
+  svg(
+    "path",
+    {
+      class: "negative-half",
+      d: `M ${plane.sx(side[0])} ${plane.sy(side[1])} A ${r} ${r} 0 0 ${unitKey[0] * side[1] > unitKey[1] * side[0] ? 0 : 1} ${bx} ${by} Z`,
+    },
+    plane.layers.backdrop,
+  );
+  const far = -0.62 * reach;
+  const negativeName = svg(
+    "text",
+    { class: "negative-name", x: plane.sx(unitKey[0] * far) + 8, y: plane.sy(unitKey[1] * far) }, // off the key's line
+    plane.layers.backdrop,
+  );
+  negativeName.textContent = t({ zh: "这半边 q·k < 0", en: "q·k < 0 on this side" });
   const { x0, x1, y0, y1 } = plane.bounds;
-  const far = Math.hypot(x1 - x0, y1 - y0);
+  const whole = Math.hypot(x1 - x0, y1 - y0);
   svg(
     "line",
     {
       class: "key-line",
-      x1: plane.sx(-unitKey[0] * far),
-      y1: plane.sy(-unitKey[1] * far),
-      x2: plane.sx(unitKey[0] * far),
-      y2: plane.sy(unitKey[1] * far),
+      x1: plane.sx(-unitKey[0] * whole),
+      y1: plane.sy(-unitKey[1] * whole),
+      x2: plane.sx(unitKey[0] * whole),
+      y2: plane.sy(unitKey[1] * whole),
     },
     plane.layers.under,
   );
@@ -91,6 +111,8 @@ export default function (el, head) {
     clamp: (s) => ({ q: clampPoint(s.q, reach, start) }),
     draw({ q: qv }) {
       const along = drop.set(qv, key);
+      // the half's name says where to go; once the query is nearly there, the band says it
+      negativeName.style.display = along < 0.4 ? "none" : "";
       k.set(key);
       q.set(qv);
       const degrees = angleBetween(qv, key);
