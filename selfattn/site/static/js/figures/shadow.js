@@ -43,34 +43,26 @@ export default function (el, head) {
   reachOutline(plane, rim, "query");
   // the half of the reach past 90° from the key, where every score is negative: tinted and
   // named, so the reader sees where to drag before finding it
-  const side = [unitKey[1] * reach, -unitKey[0] * reach];
-  const [bx, by] = [plane.sx(-side[0]), plane.sy(-side[1])],
-    r = reach * plane.unit;
-  svg(
-    "path",
-    {
-      class: "negative-half",
-      d: `M ${plane.sx(side[0])} ${plane.sy(side[1])} A ${r} ${r} 0 0 ${unitKey[0] * side[1] > unitKey[1] * side[0] ? 0 : 1} ${bx} ${by} Z`,
-    },
-    plane.layers.backdrop,
-  );
-  const far = -0.62 * reach;
+  const back = Math.atan2(-key[1], -key[0]);
+  const half = Array.from({ length: 25 }, (_, i) => back + ((i - 12) * Math.PI) / 24);
+  reachOutline(plane, half.map((a) => [reach * Math.cos(a), reach * Math.sin(a)]), "negative-half");
+  const at = -0.62 * reach;
   const negativeName = svg(
     "text",
-    { class: "negative-name", x: plane.sx(unitKey[0] * far) + 8, y: plane.sy(unitKey[1] * far) }, // off the key's line
+    { class: "negative-name", x: plane.sx(unitKey[0] * at) + 8, y: plane.sy(unitKey[1] * at) }, // off the key's line
     plane.layers.backdrop,
   );
   negativeName.textContent = t({ zh: "这半边 q·k < 0", en: "q·k < 0 on this side" });
   const { x0, x1, y0, y1 } = plane.bounds;
-  const whole = Math.hypot(x1 - x0, y1 - y0);
+  const far = Math.hypot(x1 - x0, y1 - y0);
   svg(
     "line",
     {
       class: "key-line",
-      x1: plane.sx(-unitKey[0] * whole),
-      y1: plane.sy(-unitKey[1] * whole),
-      x2: plane.sx(unitKey[0] * whole),
-      y2: plane.sy(unitKey[1] * whole),
+      x1: plane.sx(-unitKey[0] * far),
+      y1: plane.sy(-unitKey[1] * far),
+      x2: plane.sx(unitKey[0] * far),
+      y2: plane.sy(unitKey[1] * far),
     },
     plane.layers.under,
   );
