@@ -1,5 +1,5 @@
 // F21: drag cat's raw score in the row of it, past the 8.00 the prose names (a marked point on
-// its track) up to 12. The weights stay positive and sum to one, so the output (purple) is a
+// its track) up to 9: the track ends just past the mark, so the scores at rest fill the chart. The weights stay positive and sum to one, so the output (purple) is a
 // convex mix of the values: it closes in on cat's value and never leaves their polygon.
 // Stacking layers of attention alone (each passing its outputs on as the next one's inputs
 // and values) nests a polygon inside the last, drawn as nested fills on a plane zoomed to the
@@ -19,7 +19,7 @@ import { stage } from "../kit/stage.js";
 import { convexHull, point, polygon, reshape, valueArrows } from "../weighted-sum.js";
 
 const LOW = -1,
-  HIGH = 12;
+  HIGH = 9; // just past the prose's 8.00: no wall at the mark, and no empty chart over it
 const DETENT = 0.25; // a drag this close to the named score rests on it (2 px on the phone's track)
 const LAYERS = [1, 2, 3]; // by the third layer alone the six tokens are one point
 
@@ -63,7 +63,7 @@ export default function (el, head, article) {
 
   const bars = makeBars(picture, {
     labels: tokens,
-    domain: [Math.min(LOW, ...R[it]), HIGH + 1.2], // room over 12 for its number
+    domain: [Math.min(LOW, ...R[it]), HIGH + 0.9], // room over the top for its number
     name: "raw",
     // beside the plane (wide pages) as tall as it; under it on a phone, short enough that both,
     // the controls and the caption fit one screen
@@ -71,7 +71,7 @@ export default function (el, head, article) {
     width: 300,
     reference: true,
     knob: true, // cat's bar is dragged through zero: its name stays clear of the knob
-    ticks: [0, 4, 8, 12],
+    ticks: [0, 2, 4, 6, 8],
     title: t({
       zh: "it 这一行的原始分 q·k（÷√2 后才进 softmax）",
       en: "Raw scores q·k in the row of it (÷√2 before softmax)",

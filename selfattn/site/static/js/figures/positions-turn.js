@@ -48,6 +48,8 @@ export default function (el, head, article) {
   const reach = Math.max(Math.hypot(...Q[it]), Math.hypot(...K[cat])) + 0.6;
   const half = Math.ceil(reach * 2) / 2;
   const plane = makePlane({
+    // on a phone, where the plane stands alone over the chart, drawn 1.5× to fill the column
+    zoom: matchMedia("(max-width: 520px)").matches ? 1.5 : 1,
     x: [-half, half],
     y: [-half, half],
     unit: PLANE_WIDTH / (2 * half), // the width of a phone's column: labels at their own size
@@ -63,15 +65,17 @@ export default function (el, head, article) {
   const key = arrow(plane, { cls: "key", label: "k_cat" });
   const query = arrow(plane, { cls: "query", label: "q_it" });
 
+  const ceiling = Math.ceil(top * 10) / 10; // the most any θ gives one key
   const bars = makeBars(picture, {
     labels: seen,
-    domain: [0, Math.ceil(top * 10) / 10],
+    domain: [0, ceiling],
     name: "w",
     kind: "weights", // how much of each value row it takes: the value hue
     // beside the plane as tall for its width as it; on a phone short, to fit one screen
     height: matchMedia("(max-width: 1099px)").matches ? 170 : 280,
     width: 340,
-    ticks: [0, 0.2, 0.4],
+    // up to the ceiling, so the room over today's bars is read as where other turns reach
+    ticks: Array.from({ length: Math.floor(ceiling * 5 + 1e-9) + 1 }, (_, k) => k / 5),
     title: t({ zh: "it 这一行的权重（淡色：不转）", en: "Row it's weights (pale: no turn)" }),
     label: t({
       zh: "带因果掩码时 it 这一行的权重，淡色柱是不加位置时的权重",

@@ -41,6 +41,18 @@ export default function (el, head) {
   });
   picture.append(plane.root);
   reachOutline(plane, rim, "query");
+  // the half of the reach past 90° from the key, where every score is negative: tinted and
+  // named, so the reader sees where to drag before finding it
+  const back = Math.atan2(-key[1], -key[0]);
+  const half = Array.from({ length: 25 }, (_, i) => back + ((i - 12) * Math.PI) / 24);
+  reachOutline(plane, half.map((a) => [reach * Math.cos(a), reach * Math.sin(a)]), "negative-half");
+  const at = -0.62 * reach;
+  const negativeName = svg(
+    "text",
+    { class: "negative-name", x: plane.sx(unitKey[0] * at) + 8, y: plane.sy(unitKey[1] * at) }, // off the key's line
+    plane.layers.backdrop,
+  );
+  negativeName.textContent = t({ zh: "这半边 q·k < 0", en: "q·k < 0 on this side" });
   const { x0, x1, y0, y1 } = plane.bounds;
   const far = Math.hypot(x1 - x0, y1 - y0);
   svg(
@@ -91,6 +103,8 @@ export default function (el, head) {
     clamp: (s) => ({ q: clampPoint(s.q, reach, start) }),
     draw({ q: qv }) {
       const along = drop.set(qv, key);
+      // the half's name says where to go; once the query is nearly there, the band says it
+      negativeName.style.display = along < 0.4 ? "none" : "";
       k.set(key);
       q.set(qv);
       const degrees = angleBetween(qv, key);

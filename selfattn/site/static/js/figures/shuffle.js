@@ -6,10 +6,11 @@ import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { button } from "../kit/controls.js";
+import { svg } from "../kit/dom.js";
 import { scientific, vector } from "../kit/format.js";
-import { around, makePlane, untangle } from "../kit/plane.js";
+import { around, makePlane, named, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
-import { point, stepsInOrder, tipToTail, valueArrows } from "../weighted-sum.js";
+import { point, stepsInOrder, tipToTail } from "../weighted-sum.js";
 
 /** Whether `order` is a permutation of 0..n−1. */
 function isPermutation(order, n) {
@@ -44,22 +45,29 @@ export default function (el, head) {
   const original = stepsInOrder(w, V, reading)[n - 1][1];
   const { picture, controls, readouts } = stage(el);
 
-  const phone = matchMedia("(max-width: 520px)").matches;
+  // every route any order can take stays in the box between the sum of the terms' negative
+  // parts and the sum of their positive parts: the window is that box, not the six values
+  const terms = V.map((v, j) => v.map((c) => w[j] * c));
+  const sumOf = (/** @type {(c: number) => number} */ keep) =>
+    [0, 1].map((a) => terms.reduce((s, term) => s + keep(term[a]), 0));
   const plane = makePlane({
-    // its data spans a few units: drawn 2× the world scale, as F20 and F29 draw the same
-    // output, and says so; on a phone, where a unit is smaller still, 3×
-    zoom: phone ? 3 : 2,
-    ...around([...V, out[it]], { pad: 0.35 }),
-    unit: 150,
+    zoom: 5, // the walk spans under a unit: drawn 5× the world scale, as F20 draws the same walk
+    ...around([sumOf((c) => Math.min(c, 0)), sumOf((c) => Math.max(c, 0)), out[it]], { pad: 0.15, step: 0.25 }),
+    unit: 300,
     label: t({
       zh: "按阅读顺序首尾相接的六项，和它们的终点",
       en: "The six terms tip to tail in reading order, and where they end",
     }),
   });
   picture.append(plane.root);
-  valueArrows(plane, tokens, V);
   const path = tipToTail(plane, n);
   const end = point(plane, { label: "out" });
+  // each term named by its token beside its middle, so the route reads in the bars' order
+  const names = tokens.map((token) => {
+    const name = svg("text", { class: "label value term-name", "data-token": token }, plane.layers.labels);
+    name.textContent = token;
+    return name;
+  });
   const bars = makeBars(picture, {
     labels: tokens,
     domain: [0, Math.max(...w) * 1.15],
@@ -68,7 +76,7 @@ export default function (el, head) {
     // about as tall as the plane for its width, so the two share one height with no hole;
     // on a phone, stacked under the plane, flatter, so the plane stays the larger part
     width: 320,
-    height: phone ? 200 : 280,
+    height: matchMedia("(max-width: 520px)").matches ? 200 : 280,
     title: t({ zh: "it 的权重，按相加的顺序", en: "weights of it, in the order they are added" }),
     label: t({ zh: "it 这一行的权重，按阅读顺序排列", en: "The weights in the row of it, in reading order" }),
   });
@@ -101,6 +109,13 @@ export default function (el, head) {
       const o = steps[n - 1][1];
       path.set(steps);
       end.set(o);
+      steps.forEach(([from, to], k) => {
+        const x = plane.sx((from[0] + to[0]) / 2),
+          y = plane.sy((from[1] + to[1]) / 2);
+        named(names[order[k]], [x, y]);
+        names[order[k]].setAttribute("x", String(x + 8));
+        names[order[k]].setAttribute("y", String(y + 14));
+      });
       untangle(plane, { apart: 1 }); // "it" and "out" meet near the output's tip
       bars.set(w, { order });
       const shift = Math.hypot(o[0] - original[0], o[1] - original[1]);
