@@ -45,7 +45,11 @@ export default function (el, head) {
   // named, so the reader sees where to drag before finding it
   const back = Math.atan2(-key[1], -key[0]);
   const half = Array.from({ length: 25 }, (_, i) => back + ((i - 12) * Math.PI) / 24);
-  reachOutline(plane, half.map((a) => [reach * Math.cos(a), reach * Math.sin(a)]), "negative-half");
+  reachOutline(
+    plane,
+    half.map((a) => [reach * Math.cos(a), reach * Math.sin(a)]),
+    "negative-half",
+  );
   const at = -0.62 * reach;
   const negativeName = svg(
     "text",
