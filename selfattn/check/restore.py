@@ -4,9 +4,9 @@ A target may change global settings as it runs: torch's default dtype and device
 deterministic mode, gradient mode, print options, cuDNN's switches, the random generators'
 states (torch's, numpy's, Python's), numpy's print options, environment variables, the
 working folder, the umask and the recursion limit. Each is read before the check and set
-again after it (torch's only when torch was imported before the check began). What cannot be put back is said in `check()`'s
-docstring: a thread the target leaves running, a process it starts, a file it writes,
-`os._exit`, and any other change to a module or object.
+again after it (torch's only when torch was imported before the check began). What cannot
+be put back is said in `check()`'s docstring: a thread the target leaves running, a process
+it starts, a file it writes, `os._exit`, and any other change to a module or object.
 """
 
 from __future__ import annotations
