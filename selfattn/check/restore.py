@@ -12,6 +12,7 @@ it starts, a file it writes, `os._exit`, and any other change to a module or obj
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import random
 import sys
@@ -75,7 +76,7 @@ def _process() -> list[Restore]:
     return [
         lambda: os.chdir(cwd),
         env,
-        lambda: os.umask(mask),
+        functools.partial(os.umask, mask),  # type: ignore[list-item]  # its int is dropped
         lambda: sys.setrecursionlimit(depth),
         lambda: np.random.set_state(np_rng),
         lambda: np.set_printoptions(**np_print),
