@@ -45,17 +45,17 @@ def _fit(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .signals import Stopped, ended_by_signals
+    # nothing but signals.py, which is loaded by now: a signal can come while site.build is
+    # half imported, and a handler importing it again fails with a traceback
+    from .signals import SWAPPED, Stopped, ended_by_signals
 
     try:
         with ended_by_signals():  # SIGTERM and SIGHUP, too, delete the half-written build
             return _build_now(args)
     except (KeyboardInterrupt, Stopped) as stop:  # the build has deleted what it wrote
-        from .site.build import SWAPPED
-
         where = (
             f"{args.out} holds the new build, which was in place when it came"
-            if SWAPPED in getattr(stop, "__notes__", [])
+            if SWAPPED in getattr(stop, "__notes__", []) or getattr(args, "built", False)
             else f"{args.out} is as it was"
         )
         how = "interrupted" if isinstance(stop, KeyboardInterrupt) else "stopped by a signal"
@@ -64,17 +64,22 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _build_now(args: argparse.Namespace) -> int:
+    from .signals import settled
     from .site.build import BuildError, OutputRefused, build
 
     try:
-        build(Path(args.out), force=args.force)
+        built = build(Path(args.out), force=args.force)
     except OutputRefused as err:
         print(f"selfattn build: {err}", file=sys.stderr)
         return 2
     except (OSError, BuildError, ValueError) as err:
         print(f"selfattn build: cannot build into {args.out}: {err}", file=sys.stderr)
         return 1
+    args.built = True
+    settled()  # the build is in place: a signal now would only make the report below false
     print(f"built the article into {args.out}")
+    for note in built.kept:  # paths the build did not write, found in the old copy: never lost
+        print(f"selfattn build: {note}", file=sys.stderr)
     return 0
 
 

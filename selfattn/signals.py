@@ -16,6 +16,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 ENDING = ("SIGINT", "SIGTERM", "SIGHUP")  # Windows has no SIGHUP
+# The note on the exception a signal raises once `selfattn build` has put the new build in
+# place. Here, not in site/build.py: the command's handler reads it, and a signal may come
+# while that module is half imported, which importing it again cannot finish.
+SWAPPED = "the new build was already in place"
 
 
 class Stopped(SystemExit):
@@ -42,7 +46,16 @@ def ended_by_signals() -> Iterator[None]:
         yield
     finally:
         for s, handler in previous.items():
-            signal.signal(s, handler)
+            if signal.getsignal(s) is stop:  # not one set since (see settled)
+                signal.signal(s, handler)
+
+
+def settled() -> None:
+    """From here on SIGINT, SIGTERM and SIGHUP are ignored: the work is done and only its
+    report is left, which a signal would make false ("stopped", when it was not)."""
+    if threading.current_thread() is threading.main_thread():
+        for s in _signals(ENDING):
+            signal.signal(s, signal.SIG_IGN)
 
 
 @contextmanager

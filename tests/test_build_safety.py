@@ -289,14 +289,13 @@ def _interrupt_at(monkeypatch, where: str, out: Path) -> None:
 
         monkeypatch.setattr(Path, "rename", renamed)
     else:
-        rmtree = shutil.rmtree
+        discard = builder._discard
 
-        def removed(path, *args, **kwargs):
-            if ".old-" in Path(path).name:
-                os.kill(os.getpid(), signal.SIGINT)
-            return rmtree(path, *args, **kwargs)
+        def removed(old, *args, **kwargs):
+            os.kill(os.getpid(), signal.SIGINT)
+            return discard(old, *args, **kwargs)
 
-        monkeypatch.setattr(shutil, "rmtree", removed)
+        monkeypatch.setattr(builder, "_discard", removed)
 
 
 @pytest.mark.parametrize("where", ["aside", "delete"])
@@ -311,6 +310,65 @@ def test_a_signal_during_the_swap_lets_it_finish_and_says_so(tmp_path, monkeypat
     assert (out / "index.html").read_text("utf-8") != "the earlier build"
     assert tree(out) == listed(out)
     assert leftovers(tmp_path) == []
+
+
+def _write_into_the_old_copy(monkeypatch, out: Path, names: dict[str, str]) -> None:
+    """Once the new build is in place and before the old copy is deleted, write `names` into
+    the old copy, as a process whose working folder is inside it can (hostile pass 3, M1)."""
+    rename = Path.rename
+
+    def renamed(self, target):
+        done = rename(self, target)
+        if Path(target) == out and ".building-" in self.name:
+            (old,) = out.parent.glob(f".{out.name}.old-*")
+            for name, text in names.items():
+                (old / name).write_text(text)
+        return done
+
+    monkeypatch.setattr(Path, "rename", renamed)
+
+
+def test_a_file_written_into_the_old_copy_during_the_swap_is_kept_and_named(tmp_path, monkeypatch):
+    out = tmp_path / "site"
+    sample(out)
+    _write_into_the_old_copy(monkeypatch, out, {"static/precious.txt": "data"})
+    built = sample(out)
+    assert (out / "static" / "precious.txt").read_text() == "data"
+    assert any("static/precious.txt" in note for note in built.kept)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_file_written_into_the_old_copy_under_a_name_the_build_has_is_left_there(
+    tmp_path, monkeypatch
+):
+    out = tmp_path / "site"
+    sample(out)
+    (out / "index.html").unlink()  # the old copy lacks it, and its marker; the new build has it
+    marker = out / builder.MARKER
+    marker.write_text(marker.read_text("utf-8").replace("\nindex.html\n", "\n"), "utf-8")
+    _write_into_the_old_copy(monkeypatch, out, {"index.html": "mine"})
+    built = sample(out)
+    (old,) = tmp_path.glob(".site.old-*")
+    assert (old / "index.html").read_text() == "mine" and kept(old) == {"index.html": b"mine"}
+    assert any("index.html" in note and str(old) in note for note in built.kept)
+
+
+def test_an_old_copy_that_cannot_be_deleted_is_named(tmp_path, monkeypatch):
+    """A file the build wrote that cannot be deleted (chattr +i): the old copy stays, named."""
+    out = tmp_path / "site"
+    sample(out)
+    unlink = Path.unlink
+
+    def stuck(self, *args, **kwargs):
+        if ".old-" in str(self) and self.name == "index.html" and self.parent.name == "kit":
+            raise PermissionError(1, "Operation not permitted", str(self))
+        return unlink(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", stuck)
+    built = sample(out)
+    (old,) = tmp_path.glob(".site.old-*")
+    assert list(kept(old)) == ["kit/index.html"]
+    assert any(str(old) in note and "kit/index.html" in note for note in built.kept)
 
 
 @pytest.mark.parametrize(("swapped", "said"), [(True, "holds the new build"), (False, "as it was")])
@@ -329,6 +387,46 @@ def test_the_command_says_truthfully_where_an_interrupted_build_stands(
     assert main(["build", str(tmp_path / "site")]) == 130
     err = capsys.readouterr().err
     assert said in err and err.count("\n") == 1
+
+
+def test_a_signal_once_the_build_is_in_place_changes_nothing(tmp_path, monkeypatch, capsys):
+    """A SIGTERM just as "built" is printed (hostile pass 3): the build is done, so the
+    command says so and ends 0, not "stopped; OUT is as it was"."""
+    import selfattn.__main__ as cli
+
+    def done(*args, **kwargs):
+        return builder.Built([], [], [], kept=("static/x.txt, written into site, are kept",))
+
+    def print_then_signal(*args, **kwargs):
+        print(*args, **kwargs)
+        if "built" in str(args[0]):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    monkeypatch.setattr(builder, "build", done)
+    monkeypatch.setattr(cli, "print", print_then_signal, raising=False)
+    try:
+        assert cli.main(["build", str(tmp_path / "site")]) == 0
+    finally:
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+    out, err = capsys.readouterr()
+    assert "built" in out and "stopped" not in err and "static/x.txt" in err
+
+
+def test_a_signal_while_the_build_module_is_half_imported_is_reported_plainly(
+    monkeypatch, capsys, tmp_path
+):
+    """The handler must not import site.build again (hostile pass 3, M3): here it cannot."""
+    import selfattn.__main__ as cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(sys.modules, "selfattn.site.build", None)
+    monkeypatch.setattr(cli, "_build_now", interrupted)
+    assert cli.main(["build", str(tmp_path / "site")]) == 130
+    assert "is as it was" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("under", ["afile/sub", "afile/sub/deeper"])

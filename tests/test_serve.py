@@ -240,6 +240,32 @@ def test_fifty_clients_that_never_finish_block_nobody(server):
             s.close()
 
 
+def test_a_client_trickling_its_headers_is_dropped_at_the_deadline(server, monkeypatch):
+    """One header line every 0.3 s keeps each read under the timeout; the whole head must
+    still come within it (hostile pass 3, M2: 64 such clients held every thread)."""
+    from selfattn.site.serve import ArticleHandler
+
+    monkeypatch.setattr(ArticleHandler, "timeout", 1)
+    start = time.monotonic()
+    with socket.create_connection(("127.0.0.1", server.server_port), timeout=5) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        dropped = None
+        while time.monotonic() - start < 4 and dropped is None:
+            time.sleep(0.3)
+            try:
+                s.sendall(b"X-a: b\r\n")
+                s.setblocking(False)
+                if s.recv(1) == b"":
+                    dropped = time.monotonic() - start
+            except BlockingIOError:
+                pass
+            except OSError:
+                dropped = time.monotonic() - start
+            finally:
+                s.setblocking(True)
+    assert dropped is not None and dropped < 2.5
+
+
 @pytest.mark.parametrize(
     "path", ["/.selfattn-build", "/%2Eselfattn-build", "/en/../.selfattn-build"]
 )

@@ -3,15 +3,16 @@
 A target may change global settings as it runs: torch's default dtype and device,
 deterministic mode, gradient mode, print options, cuDNN's switches, the random generators'
 states (torch's, numpy's, Python's), numpy's print options, environment variables, the
-working folder. Each is read before the check and set again after it (torch's only when
-torch was imported before the check began). What cannot be put back is said in `check()`'s
-docstring: a thread the target leaves running, a process it starts, a file it writes,
-`os._exit`, and any other change to a module or object.
+working folder, the umask and the recursion limit. Each is read before the check and set
+again after it (torch's only when torch was imported before the check began). What cannot
+be put back is said in `check()`'s docstring: a thread the target leaves running, a process
+it starts, a file it writes, `os._exit`, and any other change to a module or object.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import random
 import sys
@@ -60,8 +61,11 @@ def _set(obj: Any, names: tuple[str, ...], values: tuple[Any, ...]) -> None:
 
 
 def _process() -> list[Restore]:
-    """The process's own: working folder, environment, numpy's and Python's generators."""
+    """The process's own: working folder, environment, umask, recursion limit, numpy's and
+    Python's generators."""
     cwd, environ = os.getcwd(), dict(os.environ)
+    mask, depth = os.umask(0o022), sys.getrecursionlimit()
+    os.umask(mask)  # only read: umask has no getter
     np_rng, np_print, py_rng = np.random.get_state(), np.get_printoptions(), random.getstate()
 
     def env() -> None:
@@ -72,6 +76,8 @@ def _process() -> list[Restore]:
     return [
         lambda: os.chdir(cwd),
         env,
+        functools.partial(os.umask, mask),  # type: ignore[list-item]  # its int is dropped
+        lambda: sys.setrecursionlimit(depth),
         lambda: np.random.set_state(np_rng),
         lambda: np.set_printoptions(**np_print),
         lambda: random.setstate(py_rng),

@@ -10,6 +10,8 @@ folder works from any static host or from a subfolder.
 from __future__ import annotations
 
 import base64
+import contextlib
+import dataclasses
 import hashlib
 import html
 import json
@@ -29,7 +31,7 @@ from markdown_it import MarkdownIt
 from .. import article, heads, leak, learn
 from ..head import Head, load_head
 from ..numbers import fixed
-from ..signals import deferred
+from ..signals import SWAPPED, deferred
 from .bundle import BundleError, bundle
 from .prose_numbers import prose_numbers
 from .score_kinds import unnamed_scores
@@ -160,8 +162,6 @@ HEADER = MARKER_TEXT.count("\n")  # the lines above the list
 # The previous version's marker began so, and listed only the top-level names it wrote: what
 # is inside them could be anyone's, so every deeper path counts as foreign (--force, once).
 EARLIER = "Written by `selfattn build`, which wrote the names below;"
-# On the exception a signal raises once the new build is in place (see `build`).
-SWAPPED = "the new build was already in place"
 
 
 def _marker(folder: Path) -> tuple[set[str], str]:
@@ -283,13 +283,13 @@ def _beside(out: Path, what: str) -> Path:
     return path
 
 
-def _swap(fresh: Path, out: Path, force: bool) -> None:
-    """Put the complete build `fresh` where `out` is, and delete what `out` held. What `out`
-    holds is looked at again once it is moved aside, where no one adds to it any more: a
-    name added since the build began (a CNAME) puts it back and refuses."""
+def _swap(fresh: Path, out: Path, force: bool) -> list[str]:
+    """Put the complete build `fresh` where `out` is, and delete what `out` held; return what
+    of it was kept (see _discard). What `out` holds is looked at again once it is moved aside:
+    a name added since the build began (a CNAME) puts it back and refuses."""
     if not out.exists():
         fresh.rename(out)  # a folder made there meanwhile: fails unless empty, then replaced
-        return
+        return []
     old = _beside(out, "old")
     out.rename(old)
     try:
@@ -299,7 +299,56 @@ def _swap(fresh: Path, out: Path, force: bool) -> None:
     except BaseException:
         old.rename(out)  # put it back
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    return _discard(old, out, force)
+
+
+def _discard(old: Path, out: Path, force: bool) -> list[str]:
+    """Delete from the earlier build `old` (moved aside from `out`) what its marker lists, and
+    then `old`; return, in words, what did not go. A process whose working folder is inside
+    `old` can still write there after the last look: each listed file is unlinked and each
+    folder removed only once empty, never a whole tree, so what it wrote stays; it is moved
+    back into `out` where the new build has no path of that name, else left in `old`."""
+    if force:  # asked to replace whatever is there
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        listed, _ = _marker(old)
+        for path in sorted(listed | {MARKER}, key=_depth):
+            _remove(old / path, folder=path.endswith("/"))
+    if not old.exists():
+        return []
+    back = []
+    for path in tree(old, inside=lambda p: (out / p).is_dir()):
+        if not (out / path).exists():  # a folder the new build also has was walked into
+            with contextlib.suppress(OSError):
+                (old / path).rename(out / path)
+                back.append(path)
+    for path in sorted(tree(old), key=_depth):  # the folders emptied by the moves
+        _remove(old / path, folder=True)
+    _remove(old, folder=True)
+    notes = [_named(back, f"written into {out.name} during the swap, are kept in it")]
+    if old.exists():
+        notes.append(_named(tree(old), f"could not be deleted or moved back, are left in {old}"))
+    return [n for n in notes if n]
+
+
+def _depth(path: str) -> tuple[int, str]:
+    """Deepest first: a folder's insides before the folder."""
+    return -path.rstrip("/").count("/"), path
+
+
+def _named(paths: list[str], what: str) -> str:
+    """ "a, b and 3 more {what}", or "" for no paths."""
+    if not paths:
+        return ""
+    more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
+    return f"{', '.join(paths[:5])}{more}, {what}"
+
+
+def _remove(path: Path, folder: bool) -> None:
+    """Delete one file or link, or one folder if it is empty (rmdir never follows a link);
+    leave anything else, and anything that cannot go, as it is."""
+    with contextlib.suppress(OSError):
+        path.rmdir() if folder else path.unlink()
 
 
 @dataclass(frozen=True)
@@ -310,6 +359,7 @@ class Built:
     pages: list[Path]
     scripts: list[str]
     styles: list[str]
+    kept: tuple[str, ...] = ()  # what the swap found it did not write, and left (_discard)
 
 
 def figure_modules() -> dict[str, str]:
@@ -583,7 +633,7 @@ def build(
             made = True
         built = _write(fresh, out, head, env, numbers, content)
         with deferred():
-            _swap(fresh, out, force)
+            built = dataclasses.replace(built, kept=tuple(_swap(fresh, out, force)))
             swapped = True
     except BaseException as stop:
         if swapped:  # a signal held through the swap: the build is done, and the caller told

@@ -166,11 +166,30 @@ class Site:
                 self._sweep()
 
 
+class _HeadDeadline:
+    """The request's reader, whose lines must all come before one deadline: a socket's
+    timeout bounds each read, so a client sending a header line every few seconds would
+    hold its thread forever (64 of them, every thread)."""
+
+    def __init__(self, rfile, connection: socket.socket) -> None:
+        self.rfile, self.connection, self.deadline = rfile, connection, float("inf")
+
+    def readline(self, size: int = -1) -> bytes:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request's head took too long")
+        self.connection.settimeout(min(left, 3600))
+        return self.rfile.readline(size)
+
+    def __getattr__(self, name: str):
+        return getattr(self.rfile, name)
+
+
 class ArticleHandler(SimpleHTTPRequestHandler):
     """GET and HEAD of one build of the site; every other method gets 405."""
 
     extensions_map = TYPES
-    timeout = 10  # seconds a client may take to send its request
+    timeout = 10  # seconds a client may take to send its request's line and headers, in all
     server_version = "selfattn"
     sys_version = ""
 
@@ -179,8 +198,19 @@ class ArticleHandler(SimpleHTTPRequestHandler):
         with server.site.checkout() as folder:  # the whole exchange reads this one build
             super().__init__(request, client_address, server, directory=str(folder))
 
+    def setup(self) -> None:
+        super().setup()
+        self.rfile = _HeadDeadline(self.rfile, self.connection)  # type: ignore[assignment]  # reads as one
+
+    def handle_one_request(self) -> None:
+        assert isinstance(self.rfile, _HeadDeadline)
+        self.rfile.deadline = time.monotonic() + (self.timeout or 0)  # each request's head anew
+        super().handle_one_request()
+
     def parse_request(self) -> bool:
-        if not super().parse_request():
+        parsed = super().parse_request()  # the headers are read: the answer has its own time
+        self.connection.settimeout(self.timeout)
+        if not parsed:
             return False
         major, minor = self.request_version.removeprefix("HTTP/").split(".")  # checked above
         # HTTP/0.9 (named, or a request line without a version): its answers carry no

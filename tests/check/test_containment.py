@@ -388,3 +388,22 @@ def test_where_forking_is_unsafe_the_check_runs_here_and_says_so(monkeypatch):
     report = check(lambda q, k, v: spins.append(1) or softmax_attention(q, k, v))
     assert report.ok and spins  # called in this process
     assert any("not in a child (JAX is imported here)" in n for n in report.notes)
+
+
+def test_in_process_puts_back_the_umask_and_the_recursion_limit():
+    """Hostile pass 3: a target's umask and recursion limit leaked to the caller."""
+    import os
+    import sys
+
+    from selfattn.check.restore import as_found
+
+    mask, depth = os.umask(0o022), sys.getrecursionlimit()
+    os.umask(mask)
+    try:
+        with as_found():
+            os.umask(0o777)
+            sys.setrecursionlimit(50 + depth)
+        assert (os.umask(mask), sys.getrecursionlimit()) == (mask, depth)
+    finally:
+        os.umask(mask)
+        sys.setrecursionlimit(depth)
