@@ -481,7 +481,8 @@ def _math(source: str, stash: list[str]) -> str:
         display = match.group(1) is not None
         mathml = latex_to_mathml(match.group(1) or match.group(2))
         if display:
-            mathml = mathml.replace('display="inline"', 'display="block"')
+            # a wide formula scrolls sideways on a phone: keyboard users reach it too
+            mathml = mathml.replace('display="inline"', 'display="block" tabindex="0"')
         stash.append(mathml)
         return f"MATH{len(stash) - 1}MATH"
 

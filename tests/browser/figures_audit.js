@@ -16,9 +16,13 @@
     return true;
   };
   const norm = (s) => s.replace(/\s+/g, "").replace(/−/g, "-");
-  const out = { id, width: 0, column: fig.getBoundingClientRect().width, height: fig.getBoundingClientRect().height,
+  const out = { id, width: 0, // the text column: a figure outset past it on a wide page (to 1040 px) need only fill the
+    // column, not its whole outset, when its parts need no more
+    column: Math.min(fig.getBoundingClientRect().width,
+      (fig.parentElement.querySelector(":scope > p") || fig).getBoundingClientRect().width), height: fig.getBoundingClientRect().height,
     small11: [], small12: [], small: [], readouts: [], repeats: [] };
   let left = Infinity, right = -Infinity;
+  out.planesOnly = true; // a picture of planes alone, each drawn at the one scale on its data's window
   // a number (a tick, a value on a bar or in a cell) may be set a step smaller than a word
   const numeric = (s) => /^[\s\d.,−\-+×⁰¹²³⁴⁵⁶⁷⁸⁹⁻%<>∞/:°]*$/.test(s);
   const svgTexts = [];
@@ -26,6 +30,7 @@
     if (!shown(svg, fig) || svg.closest(".swatch") || svg.classList.contains("swatch")) continue;
     const box = svg.getBoundingClientRect();
     if (box.width < 40) continue;
+    if (!svg.classList.contains("plane")) out.planesOnly = false;
     left = Math.min(left, box.left);
     right = Math.max(right, box.right);
     out.width = right - left;

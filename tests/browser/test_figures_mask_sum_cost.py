@@ -138,7 +138,7 @@ def test_F18_the_mask_edge_moves_the_query_and_the_row_renormalises(page):
 def test_F19_switch_to_multiply_leaks_weight_onto_ran(page):
     set_state(page, "multiply-leak", {"multiply": False})
     r = readouts(page, "multiply-leak")
-    assert (r["score.ran"], r["bar.ran"], r["leaked"]) == ("−∞", "0", "0")
+    assert (r["score.ran"], r["bar.ran"], r["leaked"]) == ("−∞", "0", "0.000")
     assert r["bar.cat"] == fixed(CAUSAL["W"][IT, CAT], 3)
     assert fixed(CAUSAL["W"][IT, CAT]) == claim("causal.it.cat")
     assert r["bar.ran"] == "0"

@@ -127,7 +127,8 @@ export default function (el, head, _article, training) {
       W.forEach((row, i) => {
         for (let j = i + 1; j < row.length; j += 1) leaked += row[j];
       });
-      out.show({ "score.ran": fixed(S[it][ran]), leaked: exact(leaked) });
+      // "0.000", not "0": the read-out must not read as the axis's 0 tick
+      out.show({ "score.ran": fixed(S[it][ran]), leaked: leaked > 0 ? exact(leaked) : fixed(0, 3) });
       el.classList.toggle("leaking", leaked > 0);
       // the run of the mask in use stands out; the other stays for comparison
       for (const [name, c] of Object.entries(curves)) {
