@@ -18,10 +18,11 @@ sin answered as at angle 0, 1 and 0, while it runs (AT_ZERO_TEXT).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from .names import named
@@ -35,6 +36,8 @@ FORMS = {
 # worked out ahead, e^(i 0) = 1
 # where a layer takes cos and sin as two arguments, (n, head_size / 2) each: cosine's, sine's
 APART = dict(named("rotation as cos and sin apart"))
+# the forms one argument under any other name is tried in
+FORMS_ANY = ("cos_sin", "pairs", "complex")
 AT_ZERO = {
     **dict.fromkeys(named("relative bias"), 0.0),  # not a rotation: a bias, held at 0 alike
     **dict.fromkeys(named("angles"), 0.0),
@@ -117,10 +120,29 @@ class Rotary:
         }[self.form]
 
 
-def rotations(params: Iterable[str], given: dict[str, Any], head_size: int) -> list[Rotary]:
-    """The ways a layer whose forward takes `params` may take its rotation that the caller has
-    not given, in the order to try them; none when it takes none."""
-    params = set(params)
+def rotations(params: dict[str, bool], given: dict[str, Any], head_size: int) -> list[Rotary]:
+    """The ways a layer whose forward takes `params` (each: whether it is required) may take
+    its rotation that the caller has not given, in the order to try them; none when it takes
+    none. First under the names published layers give it, then, for a layer that cannot be
+    called without arguments of other names (`rope`, `rope_cache`, `pos_emb`), each such
+    argument in each form, and each two of them as cos and sin apart: the one the call takes
+    is the one the layer reads its rotation from (layer_rules._first_call)."""
+    return [*_by_name(set(params), given, head_size), *_by_shape(params, given, head_size)]
+
+
+def _by_shape(params: dict[str, bool], given: dict[str, Any], head_size: int) -> list[Rotary]:
+    """The rotations a layer's required arguments not given nor named may take."""
+    open_ = [n for n, required in params.items() if required and n not in given]
+    one = [Rotary(n, form, head_size) for n in open_[1:] for form in FORMS_ANY]
+    two = [
+        Rotary(cos, form, head_size, sine)
+        for cos, sine in pairwise(open_[1:])
+        for form in ("apart", "apart, whole", "apart, broadcast")
+    ]
+    return [*one, *two]
+
+
+def _by_name(params: set[str], given: dict[str, Any], head_size: int) -> list[Rotary]:
     apart = [
         Rotary(cos, form, head_size, sine)
         for cos, sine in APART.items()
