@@ -61,7 +61,7 @@ def start(
     if turned:
         layer.proj = proj = replace(proj, time_first=False)
     try:
-        first = _first_call(layer, x0, rotations(sig.params, args, proj.head_size))
+        first = _first_call(layer, x0, rotations(sig.params, args, proj.head_size, proj.inputs))
     except CallFailed as exc:
         shape = f"(1, {n0}, {proj.width}) {layer.dtype_name}"
         raise TargetError(

@@ -120,23 +120,26 @@ class Rotary:
         }[self.form]
 
 
-def rotations(params: dict[str, bool], given: dict[str, Any], head_size: int) -> list[Rotary]:
-    """The ways a layer whose forward takes `params` (each: whether it is required) may take
+def rotations(
+    params: dict[str, bool], given: dict[str, Any], head_size: int, inputs: int = 1
+) -> list[Rotary]:
+    """The ways a layer whose forward takes `params` (each: whether it is required; the first
+    `inputs` are x's) may take
     its rotation that the caller has not given, in the order to try them; none when it takes
     none. First under the names published layers give it, then, for a layer that cannot be
     called without arguments of other names (`rope`, `rope_cache`, `pos_emb`), each such
     argument in each form, and each two of them as cos and sin apart: the one the call takes
     is the one the layer reads its rotation from (layer_rules._first_call)."""
-    return [*_by_name(set(params), given, head_size), *_by_shape(params, given, head_size)]
+    open_ = [n for n, required in list(params.items())[inputs:] if required and n not in given]
+    return [*_by_name(set(params), given, head_size), *_by_shape(open_, head_size)]
 
 
-def _by_shape(params: dict[str, bool], given: dict[str, Any], head_size: int) -> list[Rotary]:
-    """The rotations a layer's required arguments not given nor named may take."""
-    open_ = [n for n, required in params.items() if required and n not in given]
-    one = [Rotary(n, form, head_size) for n in open_[1:] for form in FORMS_ANY]
+def _by_shape(open_: list[str], head_size: int) -> list[Rotary]:
+    """The rotations the layer's required arguments `open_`, not given, may take."""
+    one = [Rotary(n, form, head_size) for n in open_ for form in FORMS_ANY]
     two = [
         Rotary(cos, form, head_size, sine)
-        for cos, sine in pairwise(open_[1:])
+        for cos, sine in pairwise(open_)
         for form in ("apart", "apart, whole", "apart, broadcast")
     ]
     return [*one, *two]
