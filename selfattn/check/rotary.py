@@ -76,10 +76,16 @@ class Rotary:
     form: str
     head_size: int
     sine: str = ""  # form "apart": the argument the sine goes to, the cosine going to `param`
+    by_shape: bool = False  # under a name no table holds: taken only if it acts (layer_rules)
+    gain: float = 1.0  # cos and sin times this: q and k scaled by it, to see the argument act
 
     def args(self, n: int, dtype: Any) -> dict[str, Any]:
         """The keyword arguments that hand the layer its rotation at angle 0."""
         made = self.make(n, dtype)
+        if self.gain != 1.0:
+            made = (
+                tuple(m * self.gain for m in made) if isinstance(made, tuple) else made * self.gain
+            )
         return (
             dict(zip((self.param, self.sine), made, strict=True))
             if self.sine
@@ -136,9 +142,9 @@ def rotations(
 
 def _by_shape(open_: list[str], head_size: int) -> list[Rotary]:
     """The rotations the layer's required arguments `open_`, not given, may take."""
-    one = [Rotary(n, form, head_size) for n in open_ for form in FORMS_ANY]
+    one = [Rotary(n, form, head_size, by_shape=True) for n in open_ for form in FORMS_ANY]
     two = [
-        Rotary(cos, form, head_size, sine)
+        Rotary(cos, form, head_size, sine, by_shape=True)
         for cos, sine in pairwise(open_)
         for form in ("apart", "apart, whole", "apart, broadcast")
     ]
