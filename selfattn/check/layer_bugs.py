@@ -12,7 +12,7 @@ import numpy as np
 from .findings import NONCAUSAL_BUGS, causal_bugs
 from .frameworks import CallFailed
 from .layer import MASK_FORMS, MHA_MASK, ORDERS, SIZES, CausalMask, Layer, Leak, future_leak
-from .projections import Projections, Suspect
+from .projections import Projections, Suspect, slipped_widths
 from .reference import (
     CAUSAL,
     CORRECT,
@@ -160,17 +160,16 @@ def agrees(
 
 def candidates(causal: bool, proj: Projections) -> list[Suspect]:
     """The known bugs, under the mask the layer is meant to have; and two that only a layer
-    can have: scaled by the model width C instead of the head size (nanoGPT's lecture Head,
-    `C**-0.5`), and heads split across positions."""
-    by_width = Variant(
-        "scale-wrong",
-        f"scores scaled by C**-0.5 = {proj.width}**-0.5, the model width, not the head size",
-        scores="alpha",
-        p=proj.width**-0.5,
-    )
-    # first: where C is the square of the head size, C**-0.5 is also 1 / d, and the width is
-    # the likelier reading in a layer
-    plain = [by_width, *NONCAUSAL_BUGS] if proj.width != proj.head_size else [*NONCAUSAL_BUGS]
+    can have: scaled by another of its widths than the head size (slipped_widths: nanoGPT's
+    lecture Head's `C**-0.5`), and heads split across positions."""
+    # C's first: where C is the square of the head size, C**-0.5 is also 1 / d, and the width
+    # is the likelier reading in a layer; the other widths after the known bugs
+    wrong = [
+        Variant("scale-wrong", f"scores scaled by {said}, not the head size", "alpha", p=w**-0.5)
+        for w, said in slipped_widths(proj)
+    ]
+    by_width = [v for v in wrong if v.p == proj.width**-0.5]
+    plain = [*by_width, *NONCAUSAL_BUGS, *(v for v in wrong if v not in by_width)]
     base = CAUSAL if causal else CORRECT
     # split across positions, joined across them, or both (FuxiCTR's view(B * heads, -1, d))
     ways = ((True, False), (False, True), (True, True))

@@ -61,7 +61,7 @@ def start(
     if turned:
         layer.proj = proj = replace(proj, time_first=False)
     try:
-        first = _first_call(layer, x0, rotations(sig.params, args, proj.head_size))
+        first = _first_call(layer, x0, rotations(sig.params, args, proj.head_size, proj.inputs))
     except CallFailed as exc:
         shape = f"(1, {n0}, {proj.width}) {layer.dtype_name}"
         raise TargetError(
@@ -316,10 +316,23 @@ def _first_call(layer: Layer, x: Array, rotaries: list[Rotary]) -> Array:
     for rotary in rotaries:
         layer.rotary = rotary
         try:
-            return layer(x)
+            out = layer(x)
+            if not rotary.by_shape or not np.allclose(out, _scaled_by(layer, rotary, x)):
+                return out
         except CallFailed:
-            layer.rotary = None
+            pass
+        layer.rotary = None
     return layer(x)
+
+
+def _scaled_by(layer: Layer, rotary: Rotary, x: Array) -> Array:
+    """The output with an argument found by shape handed cos 2 and sin 0: a rotation scales q
+    and k by 2 and moves the output; an argument the layer ignores moves nothing."""
+    layer.rotary = replace(rotary, gain=2.0)
+    try:
+        return layer(x)
+    finally:
+        layer.rotary = rotary
 
 
 def _turns_x(layer: Layer, x: Array) -> bool:

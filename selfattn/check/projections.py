@@ -263,6 +263,17 @@ class Suspect:
         return proj.run(x, self.variant, dtype, self.cut, self.mixed)
 
 
+def slipped_widths(proj: Projections) -> list[tuple[int, str]]:
+    """The widths of the layer besides the one q k^T contracts (the head size d, read from the
+    run) whose 1/sqrt published layers have scaled by, each with how a report names it: the
+    model width C (nanoGPT's lecture Head), the head count (`num_heads ** -0.5`, shipped in a
+    vision library), and C / heads where q and k have heads of another width than that."""
+    d, c, h = proj.head_size, proj.width, proj.heads
+    said = {c: "C**-0.5 = {w}**-0.5, the model width", h: "heads**-0.5 = {w}**-0.5, the head count"}
+    said.setdefault(c // h if c % h == 0 else d, "(C / heads)**-0.5 = {w}**-0.5")
+    return [(w, what.format(w=w)) for w, what in said.items() if w not in (1, d)]
+
+
 def as_float64(t: Any) -> Array:
     """A torch tensor's values as a float64 numpy array."""
     return t.detach().cpu().double().numpy()

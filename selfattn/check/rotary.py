@@ -18,10 +18,11 @@ sin answered as at angle 0, 1 and 0, while it runs (AT_ZERO_TEXT).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from .names import named
@@ -35,6 +36,8 @@ FORMS = {
 # worked out ahead, e^(i 0) = 1
 # where a layer takes cos and sin as two arguments, (n, head_size / 2) each: cosine's, sine's
 APART = dict(named("rotation as cos and sin apart"))
+# the forms one argument under any other name is tried in
+FORMS_ANY = ("cos_sin", "pairs", "complex")
 AT_ZERO = {
     **dict.fromkeys(named("relative bias"), 0.0),  # not a rotation: a bias, held at 0 alike
     **dict.fromkeys(named("angles"), 0.0),
@@ -73,10 +76,16 @@ class Rotary:
     form: str
     head_size: int
     sine: str = ""  # form "apart": the argument the sine goes to, the cosine going to `param`
+    by_shape: bool = False  # under a name no table holds: taken only if it acts (layer_rules)
+    gain: float = 1.0  # cos and sin times this: q and k scaled by it, to see the argument act
 
     def args(self, n: int, dtype: Any) -> dict[str, Any]:
         """The keyword arguments that hand the layer its rotation at angle 0."""
         made = self.make(n, dtype)
+        if self.gain != 1.0:
+            made = (
+                tuple(m * self.gain for m in made) if isinstance(made, tuple) else made * self.gain
+            )
         return (
             dict(zip((self.param, self.sine), made, strict=True))
             if self.sine
@@ -117,10 +126,32 @@ class Rotary:
         }[self.form]
 
 
-def rotations(params: Iterable[str], given: dict[str, Any], head_size: int) -> list[Rotary]:
-    """The ways a layer whose forward takes `params` may take its rotation that the caller has
-    not given, in the order to try them; none when it takes none."""
-    params = set(params)
+def rotations(
+    params: dict[str, bool], given: dict[str, Any], head_size: int, inputs: int = 1
+) -> list[Rotary]:
+    """The ways a layer whose forward takes `params` (each: whether it is required; the first
+    `inputs` are x's) may take
+    its rotation that the caller has not given, in the order to try them; none when it takes
+    none. First under the names published layers give it, then, for a layer that cannot be
+    called without arguments of other names (`rope`, `rope_cache`, `pos_emb`), each such
+    argument in each form, and each two of them as cos and sin apart: the one the call takes
+    is the one the layer reads its rotation from (layer_rules._first_call)."""
+    open_ = [n for n, required in list(params.items())[inputs:] if required and n not in given]
+    return [*_by_name(set(params), given, head_size), *_by_shape(open_, head_size)]
+
+
+def _by_shape(open_: list[str], head_size: int) -> list[Rotary]:
+    """The rotations the layer's required arguments `open_`, not given, may take."""
+    one = [Rotary(n, form, head_size, by_shape=True) for n in open_ for form in FORMS_ANY]
+    two = [
+        Rotary(cos, form, head_size, sine, by_shape=True)
+        for cos, sine in pairwise(open_)
+        for form in ("apart", "apart, whole", "apart, broadcast")
+    ]
+    return [*one, *two]
+
+
+def _by_name(params: set[str], given: dict[str, Any], head_size: int) -> list[Rotary]:
     apart = [
         Rotary(cos, form, head_size, sine)
         for cos, sine in APART.items()

@@ -22,7 +22,7 @@ import numpy as np
 
 from .frameworks import CallFailed
 from .names import named
-from .projections import Projections, held_norm, split_maps
+from .projections import Projections, held_norm, slipped_widths, split_maps
 from .runner import Runner
 from .signature import is_mask_name
 from .watch import Seen, keywords_of, number, params_of, positional_of, watch
@@ -213,13 +213,15 @@ def _open(module: Any) -> list[str]:
 def _own_scale(module: Any, proj: Projections, seen: Seen) -> Projections:
     """The layer with the score scale it ran with, when that is no power of the head size d
     (1/sqrt(d) the right one; 1, 1/d, sqrt(d), d**-0.25 for q alone, the known slips) nor of
-    the width C or the length n, and one of its attributes, under whatever name, holds it: a
-    scale chosen when it was built, not a slip."""
+    the width C or the length n, nor 1/sqrt of any other width of the layer (`slipped_widths`:
+    the heads, C / heads), and one of its attributes, under whatever name, holds it: a scale
+    chosen when it was built, not a slip."""
     scale, d = seen.scale, proj.head_size
     if scale is None or scale <= 0 or seen.cosine:
         return proj
     powers = (-2, -1.5, -1, -0.75, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1)
     slips = [b**g for b in (d, proj.width, 5) for g in powers]  # observe's n is 5
+    slips += [w**-0.5 for w, _ in slipped_widths(proj)]
     if any(math.isclose(scale, s, rel_tol=1e-3) for s in slips):
         return proj
     holder = next((n for n, v in _numbers(module) if math.isclose(v, scale, rel_tol=1e-3)), None)

@@ -172,6 +172,16 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "buggy_layer_mask_after_softmax.py": ("attn", {"causal-mask-after-softmax"}, 1),
     # read from the run: a scale of its own under a name never seen; a mask under another name
     "torch_layer_scale_chosen.py": ("attn", set(), 0),
+    # built with defaults, a layer scales by 1/sqrt of the width q k^T contracts: the head
+    # count's (timm's shipped `num_heads ** -0.5`) or C / heads' where heads are wider, no
+    "torch_layer_scale_by_head_dim.py": ("attn", set(), 0),
+    "torch_layer_scale_by_heads.py": ("attn", {"scale-wrong"}, 1),
+    "torch_layer_wide_heads.py": ("attn", set(), 0),
+    "torch_layer_wide_heads_scale_by_width.py": ("attn", {"scale-wrong"}, 1),
+    # a rotation under a name no table holds (lit-llama's `rope` cache): found as the argument
+    # the layer cannot be called without, in the form the call takes
+    "torch_layer_rope_cache.py": ("attn", set(), 0),
+    "torch_layer_rope_cache_unscaled.py": ("attn", {"scale-missing"}, 1),
     # JAX layers read from their jaxpr: Flax's MultiHeadDotProductAttention, a layer scaled by d
     "jax_linen_mha_layer.py": ("attn", set(), 0),
     "jax_layer_scale_by_d.py": ("attn", {"scale-by-d"}, 1),
