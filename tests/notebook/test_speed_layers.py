@@ -35,3 +35,16 @@ def test_causal_is_read_alike_from_square_and_rectangular_maps() -> None:
     assert looks_causal(np.tril(np.ones((3, 6)))) and not looks_causal(np.ones((3, 6)))
     widget = show_map(tuple(causal[None, None] / 5 for _ in range(2)), list("abcde"), batch=0)
     assert widget.causal
+
+
+def test_torch_layers_are_stacked_by_torch_with_the_batch_and_axes_asked() -> None:
+    torch = __import__("pytest").importorskip("torch")
+    rng = np.random.default_rng(1)
+    layers = [rng.random((2, 3, 5, 5), dtype=np.float32) for _ in range(4)]
+    given = tuple(torch.from_numpy(layer) for layer in layers)
+    assert np.array_equal(read_attention(given, batch=1).stack, np.stack(layers)[:, 1])
+    flipped = tuple(x.permute(1, 0, 2, 3) for x in given)  # (heads, batch, n, n)
+    found = read_attention(flipped, batch=1, axes="hbqk").stack
+    assert np.array_equal(found, np.stack(layers)[:, 1])
+    half = read_attention(tuple(x.bfloat16() for x in given), batch=0)
+    assert half.stack.dtype == np.float32 and half.dtype == "bfloat16"
