@@ -134,11 +134,11 @@ class AttentionMap(Stepped):
     def __repr__(self) -> str:
         """What the map holds and how its input was read: the text a notebook shows where
         it cannot draw the widget, beside the still picture."""
-        n = len(self.tokens)
+        n = picture.counted(len(self.tokens), len(self.key_tokens or self.tokens))
         count = len(self.broken)
         bad = f"{count} {'head breaks' if count == 1 else 'heads break'} an invariant"
         return (
-            f"<{type(self).__name__}: {n} tokens, shape {tuple(self.shape)} {self.reading}; "
+            f"<{type(self).__name__}: {n}, shape {tuple(self.shape)} {self.reading}; "
             f"{bad}; showing {self._name(self.layer, self.head)}>"
         )
 
