@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -79,7 +79,10 @@ class Reading:
         names = ", ".join(AXES[a] for a in self.axes)
         picked = f", sequence {self.batch}" if "b" in self.axes else ""
         guess = "; pass axes= if that is wrong" if self.guessed else ""
-        return f"read as ({names}){picked}{guess}"
+        # one layer's heads (TransformerLens's cache["pattern", 7]) carry no layer number
+        alone = "h" in self.axes and "l" not in self.axes
+        unnamed = "; one layer, its number unknown: pass layer=" if alone else ""
+        return f"read as ({names}){picked}{guess}{unnamed}"
 
 
 def _default_axes(shape: tuple[int, ...], batch: int | None) -> tuple[str, bool]:
@@ -183,6 +186,21 @@ def _torch_stack(layers: list[Any], axes: str, batch: int | None) -> np.ndarray:
     if "b" in order:
         picked = [x.select(0, batch or 0) for x in picked]
     return as_array(torch.stack(picked).cpu())
+
+
+def named_layer(reading: Reading, layer: int | None) -> Reading:
+    """One layer's weights named by the layer the reader says they are (`layer=7` for
+    TransformerLens's `cache["pattern", 7]`, a tensor that carries no layer number): drawn
+    as "layer 7, head 2". Weights that hold their layers are not renamed."""
+    if layer is None:
+        return reading
+    if "l" in reading.axes:
+        raise ValueError(
+            f"layer={layer} names one layer's weights; these hold layers {reading.layers} "
+            f"({reading.said})"
+        )
+    stack, axes = reading.stack[None], "l" + reading.axes
+    return replace(reading, stack=stack, axes=axes, layers=[layer], from_layers=True)
 
 
 def attention_stack(weights: Any, batch: int | None = None) -> tuple[np.ndarray, str]:
