@@ -201,13 +201,21 @@ def capture(module: Any, run: Callable[[], Any], heads: int | None = None) -> li
         q, k, v = (outputs[name] for name in names)
     count = head_count(module, heads)
     q, k, v = (x.detach().float().cpu().numpy() for x in (q, k, v))
-    Q, K, V = split_heads(q, k, v, count, _said(module, HEAD_DIM))
-    rotation = outputs.get("rotation")
-    why = None if names == ("in_proj_weight",) else _unseen_change(module, rotation is not None)
+    split = split_heads(q, k, v, count, _said(module, HEAD_DIM))
+    if names == ("in_proj_weight",):
+        return split
+    return _as_multiplied(module, split, outputs.get("rotation"))
+
+
+def _as_multiplied(module: Any, split: list[np.ndarray], rotation: Any) -> list[np.ndarray]:
+    """q, k, v as the layer multiplies them: q and k rotated by the `(cos, sin)` its forward
+    was handed; refused when the layer changes q and k in a way the hooks do not see."""
+    why = _unseen_change(module, rotation is not None)
     if why:
         raise ValueError(f"{type(module).__name__}: {why}; its q·k cannot be drawn exactly")
     if rotation is None:
-        return [Q, K, V]
+        return split
+    Q, K, V = split
     cos, sin = (np.asarray(x.detach().float().cpu().numpy(), np.float32) for x in rotation)
     cos, sin = (x[None] if x.ndim == 2 else x for x in (cos, sin))  # (n, r): a batch of one
     return [rotate(Q, cos, sin), rotate(K, cos, sin), V]
