@@ -1,5 +1,7 @@
 """The notebook widgets' first drawing, from a saved file in headless Chromium: the map at 64,
-256, 512 and 1,024 tokens, and the heads view of 12 layers × 12 heads at 512 tokens (budget < 2 s).
+256, 512 and 1,024 tokens, and the heads view of 12 layers × 12 heads at 512 tokens (budget < 2 s);
+then, in Python, show_map on 12 × 12 heads given as Hugging Face gives them (a tuple of 12
+`(1, 12, n, n)` torch tensors) against the same as one array, and the saved file's size.
 A benchmark, not a test: it prints. `python -m bench.notebook [runs per view, 5]`."""
 
 from __future__ import annotations
@@ -28,6 +30,26 @@ def heads(layers: int, count: int, n: int, seed: int = 0) -> np.ndarray:
         w = np.exp(s - s.max(axis=-1, keepdims=True))
         out[layer] = w / w.sum(axis=-1, keepdims=True)
     return out
+
+
+def from_tuple(n: int) -> tuple[float, float, float]:
+    """Seconds show_map takes on 12 × 12 heads at `n` tokens as one array and as Hugging
+    Face's `outputs.attentions` (torch tensors, one per layer), and the MB of its saved file."""
+    import torch
+
+    stack = heads(12, 12, n)
+    tokens = [f"Ġt{i}" for i in range(n)]
+    start = time.perf_counter()
+    widget = show_map(stack, tokens)
+    as_array = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as folder:
+        size = widget.save_html(Path(folder) / "map.html").stat().st_size / 1e6
+    del widget
+    layers = tuple(torch.from_numpy(layer[None].copy()) for layer in stack)
+    del stack
+    start = time.perf_counter()
+    show_map(layers, tokens, batch=0)
+    return as_array, time.perf_counter() - start, size
 
 
 def drawn(browser, path: Path) -> tuple[float, dict]:
@@ -86,6 +108,12 @@ def main() -> None:
             f"{float(inner['drawMs']):>11.0f}{'' if small is None else f'{small:.0f}':>10}"
         )
     print(f"heads view saved in {saved:.2f} s, {path.stat().st_size / 1e6:.1f} MB")
+    for n in (512, 1024):
+        as_array, as_tuple, size = from_tuple(n)
+        print(
+            f"show_map 144 × {n}: one array {as_array:.2f} s, Hugging Face's tuple of "
+            f"tensors {as_tuple:.2f} s; saved {size:.1f} MB"
+        )
     sys.stdout.flush()
 
 

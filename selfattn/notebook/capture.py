@@ -4,8 +4,12 @@ An attention layer computes its queries, keys and values with projections it nam
 a few ways: one fused Linear to all three (GPT-2's `c_attn`, `qkv`, `Wqkv`), three Linears
 (`q_proj`/`k_proj`/`v_proj`, BERT's `query`/`key`/`value`, `to_q`...), or torch's own
 `nn.MultiheadAttention` with its packed `in_proj_weight`. A forward hook on the projection
-keeps what it returned; nothing in the model changes. q and k are as projected, before any
-rotary embedding a layer applies afterwards. torch is imported only when a model is run.
+keeps what it returned; nothing in the model changes. A rotary layer (Llama, Mistral, Qwen2 in
+Hugging Face transformers) is handed its rotation as `position_embeddings=(cos, sin)`: a
+pre-hook keeps it and q and k are rotated as the layer's `apply_rotary_pos_emb` rotates them,
+so the plane's weights are the layer's. A layer that rotates or normalises q and k some other
+way is refused with one line: a map drawn from unrotated q and k would be silently wrong.
+torch is imported only when a model is run.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ HEADS = ("num_heads", "n_head", "num_attention_heads", "n_heads", "heads")
 # grouped-query attention: fewer k, v heads than q heads, each shared by a group of q heads
 KV_HEADS = ("num_key_value_heads", "n_kv_heads", "num_kv_heads", "n_key_value_heads")
 HEAD_DIM = ("head_dim", "d_head", "attention_head_size")
+# signs that a layer changes q and k after projecting them in a way the hooks do not see
+ROTARY = ("rotary_emb", "rotary_dim", "rotary_ndims", "embed_positions", "rotary_fn")
+ROPE_CONFIG = ("rope_theta", "rope_parameters", "rope_scaling", "rotary_dim", "rotary_pct")
+QK_NORM = ("q_norm", "k_norm", "q_layernorm", "k_layernorm")
 
 
 def _projections(module: Any) -> tuple[str, ...] | None:
@@ -109,10 +117,39 @@ def split_heads(q: Any, k: Any, v: Any, count: int, d_head: int | None = None) -
     return split
 
 
+def rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """`x` `(batch, heads, n, d)` rotated as Hugging Face's `apply_rotary_pos_emb` does, with
+    cos, sin `(batch, n, r)`: x·cos + rotate_half(x)·sin on the first r dims (r < d: partial
+    rotary, as Phi and GPT-NeoX rotate), the rest as they are."""
+    r = cos.shape[-1]
+    c, s, part = cos[:, None], sin[:, None], x[..., :r]
+    half = np.concatenate([-part[..., r // 2 :], part[..., : r // 2]], axis=-1)
+    return np.concatenate([part * c + half * s, x[..., r:]], axis=-1)
+
+
+def _unseen_change(module: Any, rotated: bool) -> str | None:
+    """Why q and k as projected are not what the layer multiplies, when the hooks cannot
+    follow it: q/k norms, or a rotary embedding not passed as `position_embeddings`."""
+    children = dict(module.named_children())
+    norms = [name for name in QK_NORM if name in children]
+    if norms:
+        return f"it normalises q and k after projecting them ({', '.join(norms)})"
+    if rotated:
+        return None
+    config = getattr(module, "config", None)
+    said = [n for n in ROTARY if hasattr(module, n)] + [
+        n for n in ROPE_CONFIG if getattr(config, n, None) is not None
+    ]
+    if said:
+        return f"it rotates q and k (rotary: {', '.join(said)}) without position_embeddings"
+    return None
+
+
 def capture(module: Any, run: Callable[[], Any], heads: int | None = None) -> list[np.ndarray]:
     """q, k, v of every head, each `(batch, heads, n, d_head)` float32, as `module` computed
     them while `run()` ran the model; under grouped-query attention k and v have fewer heads
-    than q (`kv_head` says which one a q head reads)."""
+    than q (`kv_head` says which one a q head reads). q and k are rotated as the layer rotates
+    them (`rotate`); a layer whose change to q and k cannot be followed raises ValueError."""
     import torch
 
     names = _projections(module)
@@ -134,6 +171,15 @@ def capture(module: Any, run: Callable[[], Any], heads: int | None = None) -> li
 
         hooks.append(module.register_forward_pre_hook(keep_inputs, with_kwargs=True))
     else:
+
+        def keep_rotation(_: Any, args: tuple, kwargs: dict) -> None:
+            given = kwargs.get("position_embeddings")
+            if given is None and len(args) > 1 and isinstance(args[1], tuple):
+                given = args[1]  # Llama's forward(hidden_states, position_embeddings, ...)
+            if given is not None:
+                outputs["rotation"] = given
+
+        hooks.append(module.register_forward_pre_hook(keep_rotation, with_kwargs=True))
         for name in names:
 
             def keep(_: Any, __: Any, out: Any, name: str = name) -> None:
@@ -155,7 +201,24 @@ def capture(module: Any, run: Callable[[], Any], heads: int | None = None) -> li
         q, k, v = (outputs[name] for name in names)
     count = head_count(module, heads)
     q, k, v = (x.detach().float().cpu().numpy() for x in (q, k, v))
-    return split_heads(q, k, v, count, _said(module, HEAD_DIM))
+    split = split_heads(q, k, v, count, _said(module, HEAD_DIM))
+    if names == ("in_proj_weight",):
+        return split
+    return _as_multiplied(module, split, outputs.get("rotation"))
+
+
+def _as_multiplied(module: Any, split: list[np.ndarray], rotation: Any) -> list[np.ndarray]:
+    """q, k, v as the layer multiplies them: q and k rotated by the `(cos, sin)` its forward
+    was handed; refused when the layer changes q and k in a way the hooks do not see."""
+    why = _unseen_change(module, rotation is not None)
+    if why:
+        raise ValueError(f"{type(module).__name__}: {why}; its q·k cannot be drawn exactly")
+    if rotation is None:
+        return split
+    Q, K, V = split
+    cos, sin = (np.asarray(x.detach().float().cpu().numpy(), np.float32) for x in rotation)
+    cos, sin = (x[None] if x.ndim == 2 else x for x in (cos, sin))  # (n, r): a batch of one
+    return [rotate(Q, cos, sin), rotate(K, cos, sin), V]
 
 
 def kv_head(q_heads: int, kv_heads: int, head: int) -> int:
@@ -174,10 +237,13 @@ def lens_qkv(model: Any, inputs: Any, layer: int) -> list[np.ndarray]:
     """q, k, v of one layer of a TransformerLens model, `(batch, heads, n, d_head)`, read from
     the hooks it documents, `blocks.{layer}.attn.hook_q` / `hook_k` / `hook_v`, each
     `(batch, pos, heads, d_head)` (k and v with fewer heads under grouped-query attention);
-    q and k are before any rotary embedding (that is `hook_rot_q`)."""
+    on a rotary model (`cfg.positional_embedding_type == "rotary"`) q and k are read after
+    the rotation, from `hook_rot_q` / `hook_rot_k`, as the model multiplies them."""
     import torch
 
-    names = [f"blocks.{layer}.attn.hook_{x}" for x in "qkv"]
+    rotary = getattr(model.cfg, "positional_embedding_type", "") == "rotary"
+    hooks = ("rot_q", "rot_k", "v") if rotary else ("q", "k", "v")
+    names = [f"blocks.{layer}.attn.hook_{x}" for x in hooks]
     with torch.no_grad():
         _, cache = model.run_with_cache(inputs, names_filter=lambda name: name in names)
     found = []

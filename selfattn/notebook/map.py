@@ -134,11 +134,11 @@ class AttentionMap(Stepped):
     def __repr__(self) -> str:
         """What the map holds and how its input was read: the text a notebook shows where
         it cannot draw the widget, beside the still picture."""
-        n = len(self.tokens)
+        n = picture.counted(len(self.tokens), len(self.key_tokens or self.tokens))
         count = len(self.broken)
         bad = f"{count} {'head breaks' if count == 1 else 'heads break'} an invariant"
         return (
-            f"<{type(self).__name__}: {n} tokens, shape {tuple(self.shape)} {self.reading}; "
+            f"<{type(self).__name__}: {n}, shape {tuple(self.shape)} {self.reading}; "
             f"{bad}; showing {self._name(self.layer, self.head)}>"
         )
 
@@ -262,6 +262,7 @@ def show_map(
     key_tokens: Any = None,
     heads: Sequence[Any] | None = None,
     part: bool = False,
+    layer: int | None = None,
 ) -> AttentionMap:
     """An attention map widget, in the article's visual language, that checks its invariants.
 
@@ -286,9 +287,13 @@ def show_map(
     (as `tokens` labels the queries). For a sentence pair, pass the block where one sentence's
     queries meet the other's keys with `part=True`: its rows are parts of rows, so they are
     checked to sum to at most 1, not to 1. `heads=[(0, 3), (5, 1)]` (or `[3, 1]` for one layer)
-    draws those heads side by side instead, the query row in focus shared.
+    draws those heads side by side instead, the query row in focus shared. One layer's heads
+    carry no layer number (TransformerLens's `cache["pattern", 7]`): `layer=7` names it, and
+    the heads are drawn as "layer 7, head 2"; without it, no layer is claimed.
     """
-    reading, raw, causal, keys = prepared(weights, tokens, ids, batch, causal, axes, key_tokens)
+    reading, raw, causal, keys = prepared(
+        weights, tokens, ids, batch, causal, axes, key_tokens, layer
+    )
     if heads is not None:
         from selfattn.notebook.several import SideBySide
 

@@ -105,6 +105,12 @@ def figure(rgb: np.ndarray, caption: str) -> str:
     )
 
 
+def counted(queries: int, keys: int) -> str:
+    """How many tokens a map holds: "6 tokens" when square, "11 queries × 6 keys" when not
+    (cross-attention, a sentence pair), where counting the keys alone miscounted."""
+    return f"{keys} tokens" if queries == keys else f"{queries} queries × {keys} keys"
+
+
 def still(
     weights: np.ndarray,
     found: list[dict[str, Any]],
@@ -118,8 +124,7 @@ def still(
     """HTML holding the map on screen as a PNG, with what it is and what it breaks, and
     `elsewhere`, what the heads not shown break."""
     wrong = [cell for c in found if not c["ok"] for cell in c["cells"]]
-    n = weights.shape[-1]
-    name = title or f"attention map, {n} tokens"
+    name = title or f"attention map, {counted(*weights.shape[-2:])}"
     failed = [f"{c['invariant']}: {c['message']}" for c in found if not c["ok"]]
     said = "; ".join(failed) if failed else "keeps every invariant"
     where = f", {where}" if where else ""

@@ -127,11 +127,14 @@ def show_layer(
     `layer` counts the model's attention modules in order (or pass the module itself as
     `module`); `heads` is needed only when the module does not say how many it has. `tokens`
     are strings or a tokenizer (the ids come from `inputs`). `mask` is as for `show`; by
-    default "causal" when the module says it is (`is_causal`). q and k are as projected,
-    before any rotary embedding. Under grouped-query attention (a Llama with 8 q heads and
-    2 k, v heads) q head `head` is drawn with the k, v head it reads. A TransformerLens model
-    (HookedTransformer, or TransformerLens 4's TransformerBridge) is read from its own hooks,
-    `blocks.{layer}.attn.hook_q`/`hook_k`/`hook_v`, on ids or text, its tokens by default.
+    default "causal" when the module says it is (`is_causal`). q and k are as the layer
+    multiplies them: rotated on a rotary layer (Hugging Face's `position_embeddings`), and a
+    layer whose change to q and k cannot be followed is refused with one line. Under
+    grouped-query attention (a Llama with 8 q heads and 2 k, v heads) q head `head` is drawn
+    with the k, v head it reads. A TransformerLens model (HookedTransformer, or
+    TransformerLens 4's TransformerBridge) is read from its own hooks,
+    `blocks.{layer}.attn.hook_q`/`hook_k`/`hook_v` (`hook_rot_q`/`hook_rot_k` when rotary), on
+    ids or text, its tokens by default.
     """
     from selfattn.notebook.capture import attention_layers, capture, is_lens, kv_head, lens_qkv
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from selfattn.notebook import assets
 from selfattn.notebook.data import looks_causal
-from selfattn.notebook.inputs import Reading, read_attention, token_strings
+from selfattn.notebook.inputs import Reading, named_layer, read_attention, token_strings
 from selfattn.notebook.tokens import readable
 
 try:
@@ -154,11 +154,12 @@ def prepared(
     causal: bool | None,
     axes: str | None = None,
     key_tokens: Any = None,
+    layer: int | None = None,
 ) -> tuple[Reading, list[str], bool, list[str]]:
     """What a map is made of: the weights as read, the raw tokens of its queries, whether it
     is causal, and the raw tokens of its keys when they are not the queries' (a rectangular
     map: cross-attention, or one sentence of a pair attending to the other), else []."""
-    reading = read_attention(weights, batch, axes)
+    reading = named_layer(read_attention(weights, batch, axes), layer)
     stack = reading.stack
     nq, nk = stack.shape[-2:]
     raw = token_strings(tokens, ids, batch) or [str(i) for i in range(nq)]
