@@ -313,7 +313,8 @@ PHONE_JS = """([id, width]) => {
     }
   }
   // a control the layout leaves out on a phone (display: none) is no target; one shown is
-  const shown = e => (e.closest('label') || e).getClientRects().length > 0 || e.type === 'radio' || e.type === 'checkbox';
+  const shown = e => (e.closest('label') || e).getClientRects().length > 0
+    || e.type === 'radio' || e.type === 'checkbox';
   const controls = [...stage.querySelectorAll('input, button, [role=slider]')].filter(shown);
   if (controls.length === 0) problems.push('no controls');
   for (const e of controls) {

@@ -60,9 +60,7 @@ def test_every_picture_spans_the_column(measured):
     draws a unit at one size and crops each plane's window to its data, so a small scene
     stands centred on the page's paper (no card, so no hole) rather than blown up."""
     _, rows = measured
-    narrow = {
-        i: round(r["width"] / r["column"], 2) for i, r in rows.items() if not r["planesOnly"]
-    }
+    narrow = {i: round(r["width"] / r["column"], 2) for i, r in rows.items() if not r["planesOnly"]}
     assert {i: s for i, s in narrow.items() if s < 0.9} == {}
     # and a plane alone still takes a fair share of the column (F20's walk at × 5: 0.45)
     planes = {i: round(r["width"] / r["column"], 2) for i, r in rows.items() if r["planesOnly"]}
