@@ -480,9 +480,13 @@ def _math(source: str, stash: list[str]) -> str:
     def one(match: re.Match) -> str:
         display = match.group(1) is not None
         mathml = latex_to_mathml(match.group(1) or match.group(2))
+        # HTML needs no MathML namespace, and inline is the default: the page's weight
+        mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "")
         if display:
             # a wide formula scrolls sideways on a phone: keyboard users reach it too
             mathml = mathml.replace('display="inline"', 'display="block" tabindex="0"')
+        else:
+            mathml = mathml.replace(' display="inline"', "")
         stash.append(mathml)
         return f"MATH{len(stash) - 1}MATH"
 

@@ -47,15 +47,9 @@ export function addPrediction(el, { answer, question, options, why }) {
     if (i !== undefined && i !== answer) pick.append(mark("wrong", i), " ");
     pick.append(mark("right", answer));
     // the answer is quoted whole, so an option that opens with a capital reads as one
-    feedback.textContent =
-      i === answer
-        ? t({ zh: `猜对了。${why}`, en: `Right. ${why}` })
-        : i === undefined
-          ? t({ zh: `答案是“${options[answer]}”。${why}`, en: `The answer: “${options[answer]}”. ${why}` })
-          : t({
-              zh: `不对，答案是“${options[answer]}”。${why}`,
-              en: `Not quite. The answer: “${options[answer]}”. ${why}`,
-            });
+    const told = t({ zh: `答案是“${options[answer]}”。`, en: `The answer: “${options[answer]}”. ` });
+    const lead = i === undefined ? told : t({ zh: "不对，", en: "Not quite. " }) + told;
+    feedback.textContent = (i === answer ? t({ zh: "猜对了。", en: "Right. " }) : lead) + why;
   };
   const buttons = options.map((option, i) =>
     Object.assign(html("button", { type: "button", class: "guess", text: option }), {

@@ -1,10 +1,9 @@
 // A player over a sequence of steps (tiles arriving, rows filling): back, play or pause, next,
 // and back to the start, as buttons the keyboard reaches like any other; a figure with
-// other controls to show may keep only some of them (`parts`). Playing asks the
-// figure for the next step every `tick` ms until the last, or, with `perSecond`, by the clock:
-// each frame asks for the step the time since Play has reached, however many steps that
-// skips, so a run takes the same wall time on a slow phone as on a laptop and the figure
-// draws once a frame (F27's training). A reader who asked for no motion gets one step a
+// other controls to show may keep only some of them (`parts`). Playing goes by the clock:
+// each frame asks for the step the time since Play has reached (`perSecond` steps a second),
+// however many steps that skips, so a run takes the same wall time on a slow phone as on a
+// laptop and the figure draws once a frame (F27's training). A reader who asked for no motion gets one step a
 // press instead of a running picture (or, with `jump`, the last step at once: a training
 // run, whose end is what the reader asked for).
 
@@ -26,33 +25,20 @@ const WORDS = {
  * a step (fig.set, which clamps it); `show(step, last)` from draw keeps the buttons true.
  * `words` renames buttons for the figure ("Next tile ▶"); `parts` names the buttons it shows.
  * @param {HTMLElement} parent
- * @param {{label: string, at: () => number, last: () => number, go: (step: number) => void, tick?: number,
+ * @param {{label: string, at: () => number, last: () => number, go: (step: number) => void,
  *   words?: Partial<Record<keyof typeof WORDS, {zh: string, en: string}>>, parts?: (keyof typeof WORDS)[],
  *   jump?: boolean, perSecond?: number}} o
  */
 export function player(
   parent,
-  {
-    label,
-    at,
-    last,
-    go,
-    tick = 700,
-    words = {},
-    parts = ["start", "back", "play", "next"],
-    jump: toEnd = false,
-    perSecond = 0,
-  },
+  { label, at, last, go, words = {}, parts = ["start", "back", "play", "next"], jump: toEnd = false, perSecond = 2 },
 ) {
   const say = (/** @type {keyof typeof WORDS} */ word) => t(words[word] ?? WORDS[word]);
   const group = html("div", { class: "player", role: "group", "aria-label": label });
   parent.append(group);
-  let timer = 0,
-    frame = 0;
+  let frame = 0;
   function stop() {
-    if (timer) clearInterval(timer);
     if (frame) cancelAnimationFrame(frame);
-    timer = 0;
     frame = 0;
     play.el.textContent = say("play");
   }
@@ -67,28 +53,21 @@ export function player(
     label: say("play"),
     name: "play",
     onPress() {
-      if (timer || frame) return stop();
+      if (frame) return stop();
       if (at() >= last()) go(0);
       else if (still()) go(toEnd ? last() : at() + 1);
       if (still()) return;
       play.el.textContent = say("pause");
-      if (perSecond) {
-        const from = at(),
-          t0 = performance.now();
-        const run = (/** @type {number} */ now) => {
-          // a frame's time can precede the press that asked for it: never before `from`
-          const step = Math.min(last(), from + Math.max(0, Math.floor(((now - t0) * perSecond) / 1000)));
-          if (step !== at()) go(step);
-          if (at() >= last()) stop();
-          else frame = requestAnimationFrame(run);
-        };
-        frame = requestAnimationFrame(run);
-        return;
-      }
-      timer = window.setInterval(() => {
-        go(at() + 1);
+      const from = at(),
+        t0 = performance.now();
+      const run = (/** @type {number} */ now) => {
+        // a frame's time can precede the press that asked for it: never before `from`
+        const step = Math.min(last(), from + Math.max(0, Math.floor(((now - t0) * perSecond) / 1000)));
+        if (step !== at()) go(step);
         if (at() >= last()) stop();
-      }, tick);
+        else frame = requestAnimationFrame(run);
+      };
+      frame = requestAnimationFrame(run);
     },
   });
   const next = button(group, { label: say("next"), name: "next", onPress: () => jump(at() + 1) });
