@@ -241,6 +241,34 @@ def test_a_marker_no_build_wrote_means_the_folder_is_not_a_build(tmp_path, junk)
     assert (out / "index.html").read_text() == "mine"
 
 
+@pytest.mark.parametrize("reach", ["absolute", "parent"])
+def test_a_marker_naming_paths_outside_the_folder_is_no_builds(tmp_path, reach):
+    """A marker edited (or committed) to list a path outside: trusting it would delete there."""
+    out = tmp_path / "site"
+    sample(out)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    line = str(victim) if reach == "absolute" else "../victim.txt"
+    with (out / builder.MARKER).open("a", encoding="utf-8") as marker:
+        marker.write(line + "\n")
+    with pytest.raises(builder.OutputRefused, match="not one `selfattn build` wrote"):
+        sample(out)
+    assert victim.read_text() == "precious"
+
+
+def test_a_path_listed_through_a_link_is_never_followed(tmp_path):
+    out = tmp_path / "site"
+    sample(out)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "v.txt").write_text("precious")
+    (out / "lnk").symlink_to(mine)
+    with (out / builder.MARKER).open("a", encoding="utf-8") as marker:
+        marker.write("lnk\nlnk/v.txt\n")
+    sample(out)  # the link is listed, so the rebuild replaces it; what it points to stays
+    assert (mine / "v.txt").read_text() == "precious"
+
+
 def test_a_name_added_while_the_build_runs_is_not_lost(tmp_path, monkeypatch):
     """A CNAME written into the folder after the first look and before the swap."""
     out = tmp_path / "site"

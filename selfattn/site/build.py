@@ -174,7 +174,12 @@ def _marker(folder: Path) -> tuple[set[str], str]:
     except (OSError, UnicodeDecodeError):  # a folder, unreadable, random bytes
         return set(), "alien"
     if "\n".join(lines[:HEADER]) + "\n" == MARKER_TEXT:
-        return set(lines[HEADER:]), "ours"
+        listed = set(lines[HEADER:])
+        # a build writes plain relative paths: a line reaching out (absolute, "..") is no
+        # build's, and trusting it would delete outside the folder
+        if any(not p or p.startswith("/") or ".." in p.split("/") for p in listed):
+            return set(), "alien"
+        return listed, "ours"
     if lines and lines[0].startswith(EARLIER):  # two lines of header, then names
         names = {n for n in lines[2:] if n}
         return names | {n + "/" for n in names}, "earlier"
@@ -312,7 +317,9 @@ def _discard(old: Path, out: Path, force: bool) -> list[str]:
         shutil.rmtree(old, ignore_errors=True)
     else:
         listed, _ = _marker(old)
-        for path in sorted(listed | {MARKER}, key=_depth):
+        # only what is really there under the names listed: never a path through a link
+        present = set(tree(old, inside=lambda p: p in listed))
+        for path in sorted((listed & present) | {MARKER}, key=_depth):
             _remove(old / path, folder=path.endswith("/"))
     if not old.exists():
         return []
