@@ -183,7 +183,9 @@ export default function (el, _head, _article, _training, task) {
     const plane = makePlane({
       zoom: 1.25, // labels crowd at the world scale: drawn 1.25× it, and says so
       x: [window.x[0] - Math.floor(widen * 2) / 2, window.x[1] + Math.ceil(widen * 2) / 2],
-      y: window.y,
+      // on a narrow page the plane is drawn small and the zoom badge meets the trained keys'
+      // names in its corner: half a unit of sky for it (a laptop has the room beside)
+      y: [window.y[0], window.y[1] + (matchMedia("(max-width: 1099px)").matches ? 0.5 : 0)],
       unit: 90,
       label: t({
         zh: "it 的查询（橙）和六个键（蓝）在训练中转动；淡色是训练前",
