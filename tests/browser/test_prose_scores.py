@@ -14,7 +14,10 @@ RUN = HEAD.run()
 # what a sentence says, up to the number; the words between the key and the number name the kind
 SAYS = {
     "en": re.compile(r"(\w+)'s query scores (\w+)'s key at ([^0-9−]*?)(−?\d+\.\d+)"),
-    "zh": re.compile(r"(\w+) 的查询给 (\w+) 的键打的([^0-9−，。；]*?)(−?\d+\.\d+)"),
+    # zh also says it short, once defined: "it→cat 的原始分是 1.72", "cat 问 ate，原始分是 0.72"
+    "zh": re.compile(
+        r"(\w+)(?: 的查询给 |→| 问 )(\w+)(?: 的键打的| 的|，)([^0-9−，。；]*?)(−?\d+\.\d+)"
+    ),
 }
 KIND = {"en": {"raw": "R", "scaled": "S"}, "zh": {"原始": "R", "缩放后": "S"}}
 # query-meets-keys, two-maps, score-row, the switch to scaled, walk-rows, transpose: ten such
