@@ -62,6 +62,13 @@ def wait_for_figures(page: Page, seconds: float = 10) -> None:
         if time.monotonic() > deadline:
             pytest.fail("figures did not start within 10 s")
         page.wait_for_timeout(20)
+    # then the text face: when Inter arrives every started figure draws again (page.js) and the
+    # page's lines may move; a click sent while they move can press on one element and lift on
+    # another, which is no click (seen in CI, on a loaded machine: a guess that revealed nothing)
+    page.evaluate(
+        "() => document.fonts.ready.then(() => new Promise(r =>"
+        " requestAnimationFrame(() => requestAnimationFrame(r))))"
+    )
 
 
 LANGUAGES = {"zh": "", "en": "en/"}

@@ -29,6 +29,8 @@ def page(browser, site_url):
     watched.page.locator("#gradient-finds-cat").scroll_into_view_if_needed()
     # the picture, the loss's dot with it, waits behind its question's veil until answered
     watched.page.locator("#gradient-finds-cat .predict .skip").click()
+    veiled = watched.page.locator("#gradient-finds-cat.veiled")
+    assert veiled.count() == 0, "the skip revealed nothing"
     yield watched.page
     assert watched.errors == [], watched.errors
     assert watched.foreign == [], watched.foreign

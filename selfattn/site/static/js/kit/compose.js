@@ -161,13 +161,19 @@ const partsOf = (/** @type {HTMLElement} */ picture) =>
  * @param {HTMLElement} el the figure @param {HTMLElement} picture
  */
 export function keepComposed(el, picture) {
+  // A figure started far down the page sits in a section the browser has not laid out yet
+  // (sections.css: content-visibility: auto). Chromium answers the first layout query into it
+  // with 0 and the next with the width, and no ResizeObserver reports there: read once, the
+  // figure stayed uncomposed until it scrolled in, then changed height in that frame (a
+  // press landed on the moved page and was lost). Asked twice, it is composed off screen.
+  const widthOf = () => picture.clientWidth || picture.clientWidth;
   let pending = 0;
   let lastWidth = -1;
   let lastHeight = -1;
   let lastParts = "";
   const run = () => {
     pending = 0;
-    if (!picture.clientWidth) return;
+    if (!widthOf()) return;
     const page = document.documentElement.clientWidth;
     lastParts = partsOf(picture);
     // side by side is tried at the outset width; if the parts stack there, the figure
