@@ -293,6 +293,22 @@ export async function standaloneModel(state, slices = {}) {
 }
 
 /**
+ * A map's query tokens and its key tokens: a rectangular map (cross-attention, a sentence
+ * pair) has keys of its own, a square map's keys are its queries; with their counts and the
+ * size as a title says it ("11 queries × 6 keys", "5 tokens").
+ * @param {any} model
+ */
+export function tokensOf(model) {
+  const tokens = /** @type {string[]} */ (model.get("tokens"));
+  const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
+  const paired = keyTokens.length > 0;
+  const keys = paired ? keyTokens : tokens;
+  const n = tokens.length,
+    nk = keys.length;
+  return { tokens, keys, n, nk, paired, size: paired ? `${n} queries × ${nk} keys` : `${n} tokens` };
+}
+
+/**
  * The layer numbers the input gave its layers (a TransformerLens cache of layer 7 alone is
  * layer 7), or 0, 1, ...: `layer` holds one of them, as in Python. @param {any} model
  * @param {number[]} shape @returns {number[]}

@@ -8,19 +8,14 @@ import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { html } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
 import { gridLegend } from "../../site/static/js/kit/grid.js";
-import { colours, floats, headNames, makeSteppers, sharedPointer, shell } from "./common.js";
+import { colours, floats, headNames, makeSteppers, sharedPointer, shell, tokensOf } from "./common.js";
 
 const signed = (v) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${fixed(Math.abs(v), 3)}`;
 
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderCompare({ model, el }) {
   const started = performance.now();
-  const tokens = /** @type {string[]} */ (model.get("tokens"));
-  const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
-  const keys = keyTokens.length ? keyTokens : tokens;
-  const n = tokens.length,
-    nk = keys.length;
-  const size = keyTokens.length ? `${n} queries × ${nk} keys` : `${n} tokens`;
+  const { tokens, keys, n, nk, size } = tokensOf(model);
   const shape = /** @type {number[]} */ (model.get("shape"));
   const [nameA, nameB] = model.get("names");
   const { root, stop } = shell(el, model.get("css"), () => paint());

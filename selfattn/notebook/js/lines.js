@@ -6,7 +6,7 @@
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, headNames, makeSteppers, shell } from "./common.js";
+import { floats, headNames, makeSteppers, shell, tokensOf } from "./common.js";
 
 // at most WINDOW tokens are drawn, ROW px apart, closer (DENSE) past 32 tokens: a long head
 // stays within a laptop's screen (48 tokens, 750 px), its words still 12.5 px
@@ -26,13 +26,9 @@ const DASHES = ["", "7 4", "2 3", "10 3 2 3"];
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderLines({ model, el }) {
   const started = performance.now();
-  const tokens = /** @type {string[]} */ (model.get("tokens"));
   // a rectangular map (cross-attention, a sentence pair) has keys of its own down the right
-  const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
-  const keyNames = keyTokens.length ? keyTokens : tokens;
-  const n = tokens.length,
-    size = Math.min(n, WINDOW);
-  const nk = keyNames.length,
+  const { tokens, keys: keyNames, n, nk, size: counted } = tokensOf(model);
+  const size = Math.min(n, WINDOW),
     ksize = Math.min(nk, WINDOW);
   const pitch = Math.max(size, ksize) > 32 ? DENSE : ROW; // px per token
   const { root, stop } = shell(el, model.get("css"), () => {});
@@ -44,8 +40,7 @@ export function renderLines({ model, el }) {
       { class: "nb-head" },
       html("div", {
         class: "nb-title",
-        text:
-          model.get("title") || `attention lines, ${keyTokens.length ? `${n} queries × ${nk} keys` : `${n} tokens`}`,
+        text: model.get("title") || `attention lines, ${counted}`,
       }),
       pickers,
     ),

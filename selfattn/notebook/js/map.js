@@ -8,7 +8,7 @@ import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
 import { gridLegend, gridWidth, makeGrid } from "../../site/static/js/kit/grid.js";
-import { colours, exportMenu, floats, headNames, makeSteppers, shell } from "./common.js";
+import { colours, exportMenu, floats, headNames, makeSteppers, shell, tokensOf } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
@@ -51,14 +51,10 @@ const rowOf = (w, n, i) => Array.from(w.subarray(i * n, i * n + n));
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderMap({ model, el }) {
   const started = performance.now();
-  const tokens = /** @type {string[]} */ (model.get("tokens"));
   const raw = /** @type {string[]} */ (model.get("raw") ?? []);
   // a rectangular map (cross-attention, a sentence pair) has keys of its own: n queries, nk keys
-  const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
-  const keys = keyTokens.length ? keyTokens : tokens;
-  const keyRaw = /** @type {string[]} */ (keyTokens.length ? (model.get("key_raw") ?? []) : raw);
-  const n = tokens.length,
-    nk = keys.length;
+  const { tokens, keys, n, nk, paired, size: counted } = tokensOf(model);
+  const keyRaw = /** @type {string[]} */ (paired ? (model.get("key_raw") ?? []) : raw);
   const labels = tokens.map((t) => elide(t, LABEL_CHARS));
   const keyLabels = keys.map((t) => elide(t, LABEL_CHARS));
   /** A token as shown, and as the tokenizer wrote it when that differs. */
@@ -149,7 +145,7 @@ export function renderMap({ model, el }) {
     holder.replaceChildren(tip);
     const fit = room();
     builtFor = root.clientWidth;
-    const size = nk === n && !keyTokens.length ? `${n} tokens` : `${n} queries and ${nk} keys`;
+    const size = paired ? `${n} queries and ${nk} keys` : `${n} tokens`;
     const label = `Attention map of ${size}: each row is one query's weights over the keys`;
     const cell = svgCell(fit);
     if (cell) {
@@ -492,9 +488,7 @@ export function renderMap({ model, el }) {
         return li;
       }),
     );
-    title.textContent =
-      model.get("title") ||
-      (nk === n && !keyTokens.length ? `attention map, ${n} tokens` : `attention map, ${n} queries × ${nk} keys`);
+    title.textContent = model.get("title") || `attention map, ${counted}`;
     // how the input's axes were read, beside the title: a 4-D array is never read silently
     if (model.get("reading"))
       title.append(html("span", { class: "reading", "data-readout": "reading", text: model.get("reading") }));

@@ -7,7 +7,7 @@ import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { html } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
 import { gridLegend } from "../../site/static/js/kit/grid.js";
-import { colours, floats, headNames, sharedPointer, shell } from "./common.js";
+import { colours, floats, headNames, sharedPointer, shell, tokensOf } from "./common.js";
 
 const GAP = 16,
   LABELS = 78; // between two maps; a map's row labels and margin, at most
@@ -15,11 +15,7 @@ const GAP = 16,
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderSeveral({ model, el }) {
   const started = performance.now();
-  const tokens = /** @type {string[]} */ (model.get("tokens"));
-  const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
-  const keys = keyTokens.length ? keyTokens : tokens;
-  const n = tokens.length,
-    nk = keys.length;
+  const { tokens, keys, n, nk } = tokensOf(model);
   const shape = /** @type {number[]} */ (model.get("shape"));
   const picked = /** @type {number[][]} */ (model.get("picked"));
   const names = headNames(model, shape);

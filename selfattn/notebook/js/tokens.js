@@ -6,18 +6,14 @@
 
 import { html } from "../../site/static/js/kit/dom.js";
 import { fixed } from "../../site/static/js/kit/format.js";
-import { floats, makeSteppers, shell } from "./common.js";
+import { floats, makeSteppers, shell, tokensOf } from "./common.js";
 
 const TOP = 5; // keys listed under the text
 
 /** @param {{model: any, el: HTMLElement}} o */
 export function renderTokens({ model, el }) {
   const started = performance.now();
-  const tokens = /** @type {string[]} */ (model.get("tokens"));
-  const keyTokens = /** @type {string[]} */ (model.get("key_tokens") ?? []);
-  const keys = keyTokens.length ? keyTokens : tokens;
-  const n = tokens.length,
-    nk = keys.length;
+  const { tokens, keys, n, nk } = tokensOf(model);
   const { root, stop } = shell(el, model.get("css"), () => {});
   root.classList.add("tokens-view");
   const pickers = html("div", { class: "pickers" });
