@@ -58,6 +58,7 @@ class Compare(Stepped):
             causal=causal,
             differ=[float(g.max(initial=0)) for g in gap],
             layer_ids=self._ids,
+            layer=self._ids[0],
             **self._slice(self._ids[0], 0),
         )
 
@@ -129,6 +130,7 @@ def show_compare(
     names: tuple[str, str] = ("A", "B"),
     causal: bool | None = None,
     key_tokens: Any = None,
+    layer: int | None = None,
 ) -> Compare:
     """Two maps side by side and their difference B − A (filled where B is larger, hollow
     where A is), for two models, two inputs of the same length, or before and after a
@@ -136,9 +138,11 @@ def show_compare(
     `tokens_b` (or a tokenizer with `ids_b`) labels B's input where it differs from A's.
     A rectangular map, `(…, queries, keys)` (cross-attention, one sentence of a pair over the
     other), has its keys labelled by `key_tokens`, as `show_map` does, and its queries by
-    `tokens`.
+    `tokens`. `layer` numbers one layer's heads that carry no layer number, as in `show_map`.
     """
-    read_a, raw, causal_a, keys = prepared(a, tokens, ids, batch, causal, axes, key_tokens)
+    read_a, raw, causal_a, keys = prepared(
+        a, tokens, ids, batch, causal, axes, key_tokens, layer
+    )
     read_b, raw_b, causal_b, _ = prepared(
         b,
         tokens_b if tokens_b is not None else tokens,
@@ -147,6 +151,7 @@ def show_compare(
         causal,
         axes,
         key_tokens,
+        layer,
     )
     stack_a, stack_b = read_a.stack, read_b.stack
     if stack_a.shape != stack_b.shape:

@@ -95,6 +95,7 @@ def show_heads(
     summaries: dict[str, Callable[[np.ndarray], float]] | None = None,
     side: int = 48,
     key_tokens: Any = None,
+    layer: int | None = None,
 ) -> HeadsMap:
     """Every layer × head as a small map, sorted by a summary, over the full map of the head
     clicked. Takes what `show_map` takes. `by` is "entropy", "largest weight", "first
@@ -102,12 +103,15 @@ def show_heads(
     `summaries` adds the reader's own, each a function of one head. Summaries are means over
     query rows, computed here in numpy (`m.table` has them as `(layers, heads)` arrays);
     each small map is at most `side` blocks wide, a block drawn by its largest weight.
+    `layer` numbers one layer's heads that carry no layer number, as in `show_map`.
     """
     extra = dict(summaries or {})
     chosen = by if isinstance(by, str) else getattr(by, "__name__", "yours")
     if not isinstance(by, str):
         extra[chosen] = by
-    reading, raw, causal, keys = prepared(weights, tokens, ids, batch, causal, axes, key_tokens)
+    reading, raw, causal, keys = prepared(
+        weights, tokens, ids, batch, causal, axes, key_tokens, layer
+    )
     m = HeadsMap(reading, raw, causal, title or "", chosen, extra, side, keys)
     announce(m)
     return m

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfattn.notebook import show_map
+from selfattn.notebook import show_compare, show_heads, show_map
 
 
 def pattern(heads: int = 3, n: int = 4) -> np.ndarray:
@@ -26,3 +26,13 @@ def test_one_layers_heads_claim_no_layer_until_named() -> None:
     assert "layer 7, head 0" in named._still()
     with pytest.raises(ValueError, match=r"layer=7 names one layer's weights; these hold layers"):
         show_map(np.stack([pattern()[0]] * 2), list("abcd"), layer=7)
+
+
+def test_the_heads_and_compare_views_take_the_layer_number_too() -> None:
+    """`show_heads` and `show_compare` read the same one-layer caches: `layer=7` names them
+    there as in `show_map` (they claimed layer 0, and refused the keyword)."""
+    heads = show_heads(pattern(), list("abcd"), layer=7)
+    assert heads.layer_ids == [7] and heads.layer == 7
+    assert show_heads(pattern(), list("abcd")).layer_ids != [7]
+    compare = show_compare(pattern(), pattern(), list("abcd"), layer=7)
+    assert compare.layer_ids == [7] and compare.layer == 7
