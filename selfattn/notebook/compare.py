@@ -140,9 +140,7 @@ def show_compare(
     other), has its keys labelled by `key_tokens`, as `show_map` does, and its queries by
     `tokens`. `layer` numbers one layer's heads that carry no layer number, as in `show_map`.
     """
-    read_a, raw, causal_a, keys = prepared(
-        a, tokens, ids, batch, causal, axes, key_tokens, layer
-    )
+    read_a, raw, causal_a, keys = prepared(a, tokens, ids, batch, causal, axes, key_tokens, layer)
     read_b, raw_b, causal_b, _ = prepared(
         b,
         tokens_b if tokens_b is not None else tokens,
