@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, Page
 from selfattn.head import load_head
 from selfattn.site.prose_numbers import prose_numbers
 
-from .conftest import LANGUAGES, wait_for_figures
+from .conftest import LANGUAGES, open_page, wait_for_figures
 
 QUESTIONS = [
     "query-meets-keys",
@@ -176,3 +176,41 @@ def test_a_wrong_guess_is_told_the_answer_and_why(en, figure_id):
     answer = spec["options"][spec["answer"]]
     assert feedback == f"Not quite. The answer: “{answer}”. {spec['why']}"
     assert spec["why"].count(". ") == 0, "the reason is one sentence"
+
+
+# the answered line's parts: whole on the screen, the question not cut, and the box in the text
+# column (a wide figure outsets past it; its question stays where the reader's eye is)
+ANSWERED_JS = """(id) => {
+  const box = document.querySelector(`#${id} .predict`);
+  const column = document.querySelector('article p').getBoundingClientRect();
+  const question = box.querySelector('.predict-question > span');
+  const parts = [...box.querySelectorAll('.predict-question > *')].filter((e) => !e.hidden);
+  return {
+    right: Math.max(...parts.map((e) => e.getBoundingClientRect().right)),
+    cut: question.scrollWidth > question.clientWidth + 1,
+    left: box.getBoundingClientRect().left - column.left,
+    screen: innerWidth,
+  };
+}"""
+
+
+@pytest.mark.parametrize("width", [1100, 1280, 390])
+def test_an_answered_question_stays_whole_in_the_column(browser, site_url, width):
+    """The longest wrong pick, struck through, and the answer after it stay on the screen (at
+    1100 px F27's answer and its "why" ran 150 px past it), the question is never cut with
+    "…", and the box keeps to the text column in an outset figure (it began 90 px left of it)."""
+    watched = open_page(browser, site_url + "en/", width=width)
+    page = watched.page
+    spec = json.loads(page.text_content("#selfattn-data") or "{}")["predictions"]
+    for figure_id in QUESTIONS:
+        options = spec[figure_id]["options"]
+        wrong = max(
+            (i for i in range(len(options)) if i != spec[figure_id]["answer"]),
+            key=lambda i: len(options[i]),
+        )
+        page.locator(f"#{figure_id} .guess").nth(wrong).click()
+        seen = page.evaluate(ANSWERED_JS, figure_id)
+        assert seen["right"] <= seen["screen"], (figure_id, seen)
+        assert not seen["cut"], figure_id
+        assert abs(seen["left"]) < 1, (figure_id, seen)
+    watched.page.context.close()
