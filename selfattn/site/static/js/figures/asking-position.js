@@ -26,10 +26,8 @@ export default function (el, head) {
     name: "bar",
     height: 200,
     width: 420,
-    ticks: [0.1, 0.2, 0.5, 1], // the 1 the kept weights refill, and marks to read a bar against
-    edge: true,
-    // a late asking position keeps only small weights: the scale follows them, the 1 drawn once reached
-    fit: true,
+    ticks: [0.5, 1], // the 1 the kept weights refill, and a mark to read a bar against
+    edge: true, // one scale in every position: a bar's stretch is read against the same 1
     kind: "weights",
     outline: true,
     reference: true, // room past the last key for the wall's knob
