@@ -52,7 +52,11 @@ export default function (el, head) {
     [0, 1].map((a) => terms.reduce((s, term) => s + keep(term[a]), 0));
   const plane = makePlane({
     zoom: 5, // the walk spans under a unit: drawn 5× the world scale, as F20 draws the same walk
-    ...around([sumOf((c) => Math.min(c, 0)), sumOf((c) => Math.max(c, 0)), out[it]], { pad: 0.15, step: 0.25, origin: 0.5 }),
+    ...around([sumOf((c) => Math.min(c, 0)), sumOf((c) => Math.max(c, 0)), out[it]], {
+      pad: 0.15,
+      step: 0.25,
+      origin: 0.5,
+    }),
     unit: 300,
     label: t({
       zh: "按阅读顺序首尾相接的六项，和它们的终点",
