@@ -6,7 +6,7 @@ import { clampPoint, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { fixed, vector } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { arc, around, arrow, clearTicks, makePlane, reachOutline, ring, untangle } from "../kit/plane.js";
+import { arc, around, arrow, makePlane, reachOutline, ring, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const MATRICES = [
@@ -77,7 +77,6 @@ export default function (el, head) {
       });
       drag.place(x, `x ${fixed(x[0])}, y ${fixed(x[1])}`);
       untangle(plane);
-      clearTicks(plane, [x, ...now]); // a tick number under an angle's degrees or a tip steps aside
       out.show(Object.fromEntries(MATRICES.map(([name], i) => [name, vector(now[i])])));
     },
   });
