@@ -37,8 +37,8 @@ export default function (el, head) {
     unit: 100,
     // the world scale: at × 2 the six queries need a plane too tall to stand beside the chart
     label: t({
-      zh: "一个查询和六个键，以及查询在每个键上的影子",
-      en: "One query, the six keys, and the query's shadow on each",
+      zh: "一个查询、六个键和查询的影子",
+      en: "One query, six keys and its shadow",
     }),
   });
   picture.append(plane.root);
@@ -54,8 +54,8 @@ export default function (el, head) {
     cls: "areas",
     margin: { top: 58, bottom: 8, left: 34, right: 8 }, // the title and a top number, at a phone's scale
     label: t({
-      zh: "每个分数画成矩形：高是影子，宽是键长，面积是分数",
-      en: "Each score as a rectangle: the shadow tall, the key's length wide, the score its area",
+      zh: "分数画成矩形：高是影子，宽是键长",
+      en: "Each score a rectangle: shadow tall, key length wide",
     }),
   });
   const { box, layers } = frame;
