@@ -33,8 +33,8 @@ export default function (el, head) {
     reference: true, // room past the last key for the wall's knob
     format: printWeight,
     label: t({
-      zh: "提问位置那一行的因果权重；每根柱上的细框是它不加掩码时的高度；竖线是掩码的边界，可以拖动",
-      en: "The causal weights of the asking row; the outline on each bar is its height without the mask; the upright line is the mask's edge, which can be dragged",
+      zh: "提问那一行的因果权重，细框是不加掩码时的高度；掩码的边界可以拖动",
+      en: "The asking row's causal weights, each outlined at its height without the mask; the mask's edge can be dragged",
     }),
   });
   const { box } = bars.frame;
