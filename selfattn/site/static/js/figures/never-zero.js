@@ -53,7 +53,7 @@ export default function (el, head, article) {
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
   title(
     frame,
-    t({ zh: "cat 缩放后的分数 s（短竖线：另外五个）", en: "cat's scaled score s (thin lines: the other five)" }),
+    t({ zh: "cat 缩放后的分数 s（竖线：另外五个）", en: "cat's scaled score s (lines: the other five)" }),
     16,
   );
   const weightTitle = title(frame, t({ zh: "它的权重 w，对数轴", en: "its weight w, log axis" }), WEIGHT_Y - 26);
