@@ -77,8 +77,8 @@ export default function (el, head, article) {
       en: "Raw scores q·k in the row of it (÷√2 before softmax)",
     }),
     label: t({
-      zh: "it 这一行的原始分数；cat 的柱子可以拖",
-      en: "The raw scores in the row of it; the bar of cat can be dragged",
+      zh: "it 这一行的原始分；cat 的柱子可拖",
+      en: "Row it's raw scores; cat's bar can be dragged",
     }),
   });
   const { y } = bars,
