@@ -59,8 +59,8 @@ export default function (el, head) {
     }),
     unit: 300,
     label: t({
-      zh: "按阅读顺序首尾相接的六项，和它们的终点",
-      en: "The six terms tip to tail in reading order, and where they end",
+      zh: "首尾相接的六项和它们的终点",
+      en: "The six terms tip to tail, and where they end",
     }),
   });
   picture.append(plane.root);
