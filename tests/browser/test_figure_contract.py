@@ -171,7 +171,7 @@ GARBAGE_CASES = [
     ("multiply-leak", {"multiply": True}, {"multiply": 1}, {"multiply": False}),
     ("tip-to-tail", {"terms": 4}, {"terms": None}, {"terms": 0}),
     ("tip-to-tail", {"terms": 0}, {"terms": 2.6}, {"terms": 3}),
-    ("convex-hull", {"raw": 0, "layers": 1}, {"raw": 100, "layers": 7.4}, {"raw": 9, "layers": 3}),
+    ("convex-hull", {"raw": 1, "layers": 1}, {"raw": 100, "layers": 7.4}, {"raw": 9, "layers": 3}),
     (
         "convex-hull",
         {"raw": 5, "layers": 2},

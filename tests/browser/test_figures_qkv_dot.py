@@ -110,6 +110,18 @@ def test_f05_score_is_shadow_times_length_and_flips_sign_at_a_right_angle(en_at_
     assert got["score"] == "0.00" and got["angle"] == "90°"
 
 
+def test_f05_end_turns_the_query_round_and_home_brings_it_back(en_at_start):
+    """One key press reaches the payoff: End turns the query round, the score's sign flips."""
+    page = en_at_start.page
+    start = (x_of("it") @ HEAD.W_Q).tolist()
+    key = x_of("cat") @ HEAD.W_K
+    press(page, "#shadow .handle", "End")
+    assert state(page, "shadow")["q"] == pytest.approx([-c for c in start])
+    assert readouts(page, "shadow")["score"] == fixed(-(np.array(start) @ key))
+    press(page, "#shadow .handle", "Home")
+    assert state(page, "shadow")["q"] == pytest.approx(start)
+
+
 def test_f06_rows_of_bars(en_at_start):
     page = en_at_start.page
     set_state(page, "score-row", {"token": "cat"})

@@ -26,17 +26,15 @@ export default function (el, head) {
     name: "bar",
     height: 200,
     width: 420,
-    ticks: [0.1, 0.2, 0.5, 1], // the 1 the kept weights refill, and marks to read a bar against
-    edge: true,
-    // a late asking position keeps only small weights: the scale follows them, the 1 drawn once reached
-    fit: true,
+    ticks: [0.5, 1], // the 1 the kept weights refill, and a mark to read a bar against
+    edge: true, // one scale in every position: a bar's stretch is read against the same 1
     kind: "weights",
     outline: true,
     reference: true, // room past the last key for the wall's knob
     format: printWeight,
     label: t({
-      zh: "提问位置那一行的因果权重；每根柱上的细框是它不加掩码时的高度；竖线是掩码的边界，可以拖动",
-      en: "The causal weights of the asking row; the outline on each bar is its height without the mask; the upright line is the mask's edge, which can be dragged",
+      zh: "提问那一行的因果权重，细框是不加掩码时的高度；掩码的边界可以拖动",
+      en: "The asking row's causal weights, each outlined at its height without the mask; the mask's edge can be dragged",
     }),
   });
   const { box } = bars.frame;

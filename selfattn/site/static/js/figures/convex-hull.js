@@ -18,7 +18,7 @@ import { around, arrow, makePlane, named, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { convexHull, point, polygon, reshape, valueArrows } from "../weighted-sum.js";
 
-const LOW = -1,
+const LOW = 0.5, // no score needs to go under zero here: the names stand at the baseline, under the knob
   HIGH = 9; // just past the prose's 8.00: no wall at the mark, and no empty chart over it
 const DETENT = 0.25; // a drag this close to the named score rests on it (2 px on the phone's track)
 const LAYERS = [1, 2, 3]; // by the third layer alone the six tokens are one point
@@ -34,10 +34,10 @@ export default function (el, head, article) {
   const hull = convexHull(V);
   const { picture, controls, readouts } = stage(el);
 
-  const reach = around(V, { pad: 0.25, step: 0.25 });
-  reach.x[1] += 0.5; // room past cat's corner for the polygon's name and span
+  const reach = around(V, { pad: 0.25, step: 0.25, origin: 0.5 });
+  reach.x[1] += 1.5; // room past cat's corner for the polygons' names and spans, a phone's too
   const plane = makePlane({
-    zoom: 3, // the polygon spans two units: drawn 3× the world scale, and says so
+    zoom: 2, // the polygon spans two units: drawn 2× the world scale, and says so
     ...reach,
     unit: 150,
     label: t({ zh: "值向量围成的多边形，和 it 的输出", en: "The polygon of the values, and the output of it" }),
@@ -50,11 +50,10 @@ export default function (el, head, article) {
   const dots = tokens.map(() => svg("circle", { r: 3, class: "layer-dot" }, plane.layers.under));
   const path = arrow(plane, { cls: "output thin" });
   const output = point(plane, { label: "out" });
-  // each polygon named with its span, on its right-most corner (the collapsed ones at their point)
+  // each polygon named with its span, the values under their lower edge, the layers a line under that
   const spreadLabel = (/** @type {string} */ cls) => svg("text", { class: `label spread ${cls}` }, plane.layers.labels);
   const valuesLabel = spreadLabel("value");
   const layerLabels = LAYERS.map((k) => spreadLabel(`output layer-${k}`));
-  const rightmost = (/** @type {number[][]} */ pts) => pts.reduce((a, b) => (b[0] > a[0] ? b : a));
   const at = (/** @type {SVGTextElement} */ label, /** @type {number[]} */ p) => {
     named(label, [plane.sx(p[0]), plane.sy(p[1])]);
     label.setAttribute("x", String(plane.sx(p[0]) + 10));
@@ -63,12 +62,13 @@ export default function (el, head, article) {
 
   const bars = makeBars(picture, {
     labels: tokens,
-    domain: [Math.min(LOW, ...R[it]), HIGH + 0.9], // room over the top for its number
+    domain: [0, HIGH + 0.9], // room over the top for its number
     name: "raw",
     // beside the plane (wide pages) as tall as it; under it on a phone, short enough that both,
     // the controls and the caption fit one screen
-    height: matchMedia("(max-width: 1099px)").matches ? 230 : 340,
-    width: 300,
+    ...(matchMedia("(max-width: 1099px)").matches
+      ? { height: 190, width: 300 } // drawn at its design size: the knob stays a fingertip
+      : { height: 340, width: 400 }), // wide enough for its title at the plane's height
     reference: true,
     knob: true, // cat's bar is dragged through zero: its name stays clear of the knob
     ticks: [0, 2, 4, 6, 8],
@@ -77,8 +77,8 @@ export default function (el, head, article) {
       en: "Raw scores q·k in the row of it (÷√2 before softmax)",
     }),
     label: t({
-      zh: "it 这一行的原始分数；cat 的柱子可以拖",
-      en: "The raw scores in the row of it; the bar of cat can be dragged",
+      zh: "it 这一行的原始分；cat 的柱子可拖",
+      en: "Row it's raw scores; cat's bar can be dragged",
     }),
   });
   const { y } = bars,
@@ -89,7 +89,7 @@ export default function (el, head, article) {
       x: x - bars.slot * 0.4,
       width: bars.slot * 0.8,
       y: y(HIGH) - 8,
-      height: y(LOW) - y(HIGH) + 16,
+      height: y(LOW) - y(HIGH) + 8, // ends at the baseline, clear of the names
       rx: 6,
       class: "track",
     },
@@ -149,19 +149,21 @@ export default function (el, head, article) {
         dots[i].setAttribute("cy", String(plane.sy(b)));
       });
       layerChoice.show(String(layers));
-      // the span of each polygon shown: the values' by its right-most corner; a layer's by its
-      // own, and the layers past the first, a point by now, only the deepest
+      // the span of each polygon shown: the values' under its lower edge, the layers' a line
+      // under that: the first, and past it only the deepest (a point by now)
       const [values, ...deeper] = [spread(V), ...stack.map(spread)].map((x) => weight(x, 2));
-      setSvg(valuesLabel, t({ zh: `值向量，跨度 ${values}`, en: `values, span ${values}` }));
-      // on the middle of the polygon's right-hand edge, clear of cat's corner where the output sits
-      const [a, b] = [...hull].sort((p, q) => q[0] - p[0]);
-      at(valuesLabel, [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]);
+      setSvg(valuesLabel, t({ zh: `值向量 跨度 ${values}`, en: `values, span ${values}` }));
+      // past the polygon's right-most corner, over cat's, where out and cat are named: the
+      // layers' own corners sit on out, cat and the arrows, and their left reaches over the axis
+      const edge = [Math.max(...hull.map((p) => p[0])) + 0.3, 1.6];
+      at(valuesLabel, edge);
       layerLabels.forEach((label, k) => {
         const shown = k === 0 ? layers >= 1 : k === layers - 1;
         label.style.display = shown ? "" : "none";
         if (!shown) return;
-        setSvg(label, t({ zh: `第 ${k + 1} 层，${deeper[k]}`, en: `layer ${k + 1}, ${deeper[k]}` }));
-        at(label, rightmost(stack[k]));
+        setSvg(label, t({ zh: `第 ${k + 1} 层 ${deeper[k]}`, en: `layer ${k + 1}, ${deeper[k]}` }));
+        at(label, edge); // a line under the values' name, and the deepest one more
+        label.setAttribute("dy", `${k === 0 ? 1.25 : 2.5}em`);
       });
       untangle(plane);
       const gap = Math.hypot(o[0] - V[cat][0], o[1] - V[cat][1]) / Math.hypot(...V[cat]);

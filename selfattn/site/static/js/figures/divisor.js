@@ -14,7 +14,7 @@ import { svg } from "../kit/dom.js";
 import { weight } from "../kit/format.js";
 import { marks } from "../kit/marks.js";
 import { stage } from "../kit/stage.js";
-import { barWeight, baseScores, clampWidth, LARGEST_LOG, mixBars, topWeight, widthAxis } from "../width.js";
+import { baseScores, clampWidth, LARGEST_LOG, mixBars, topWeight, widthAxis } from "../width.js";
 
 /** @typedef {"none"|"sqrt"|"d"} Divisor */
 /** @type {Divisor[]} */
@@ -40,7 +40,7 @@ export default function (el, head) {
   // the top weight against the width, one curve per divisor, each named at its end
   const frame = chart(picture, {
     height: 210,
-    margin: { left: 36, right: 84, top: 30, bottom: 36 }, // the curves' names past their ends
+    margin: { left: 36, right: 50, top: 30, bottom: 36 }, // the curves' names past their ends
     cls: "tops",
     label: t({ zh: "三种除数下最大权重随宽度的变化", en: "The top weight against the width, for each divisor" }),
   });
@@ -60,10 +60,11 @@ export default function (el, head) {
   const curves = DIVISORS.map((by) => {
     const { path, label } = on.line(
       widths.map((d) => [d, top(d, by)]),
-      // √d's name carries its one top weight, the same at every width
+      // each named by its divisor alone: √d's flat line at 0.44 reads off the axis, and a
+      // number past its end ran into a phone's edge
       {
         cls: `curve ${by}`,
-        label: `÷ ${NAMES[by]}${by === "sqrt" ? `  ${barWeight(top(1, by))}` : ""}`,
+        label: `÷ ${NAMES[by]}`,
         labelCls: "curve-label",
         clear: 8,
       },

@@ -40,9 +40,10 @@ export default function (el, head) {
   const [q0, , v0] = maps.map((f) => f(start));
   const ghosts = [q0, v0].map((p, i) => ({ p, arrow: arrow(plane, { cls: `${["query", "value"][i]} faint` }) }));
   // each turn is an arc from where the arrow started, its degrees written beside it
-  // (each about half its arrow's length at rest, so the arc and its degrees read at a glance)
+  // (each about half its arrow's length at rest, so the arc and its degrees read at a glance,
+  // out where the degrees clear the axes, the key and the input's reach)
   const turns = ["query", "value"].map((cls, i) =>
-    arc(plane, { radius: [1, 0.6][i] * plane.unit, cls, name: `${"qv"[i]}.turn` }),
+    arc(plane, { radius: [1.4, 0.9][i] * plane.unit, cls, name: `${"qv"[i]}.turn` }),
   );
   const input = arrow(plane, { cls: "input", label: "x" });
   const arrows = MATRICES.map(([name, cls]) => arrow(plane, { cls, label: name }));

@@ -35,8 +35,8 @@ function lossChart(picture, training) {
     margin: { left: 30, right: 78, top: 24, bottom: 36 }, // room for "× 0 0.77" in bold past the curves
     cls: "losses",
     label: t({
-      zh: "同一个小模型用两种掩码训练的损失曲线：× 0 的那条跌到文本本身允许的下限以下",
-      en: "Training loss of one small model trained with each mask: the × 0 run falls below the floor the text itself allows",
+      zh: "两种掩码的训练损失：× 0 那条跌破文本本身的下限",
+      en: "Training loss with each mask: the × 0 run falls below the text's own floor",
     }),
   });
   const { box } = frame;
@@ -91,8 +91,8 @@ export default function (el, head, _article, training) {
     kind: "weights",
     format: exact,
     label: t({
-      zh: "it 这一行的权重；被遮住的键是虚线小框，漏过去的权重是红色斜线",
-      en: "The weights in the row of it; a masked key is a small dashed box, weight leaking onto it is red hatching",
+      zh: "it 这一行的权重；遮住的键是虚线框，漏过去的是红色",
+      en: "Row it's weights; a masked key is a dashed box, weight leaking onto it red",
     }),
   });
   const curves = lossChart(picture, training);

@@ -53,7 +53,7 @@ export default function (el, head, article) {
   axis(bottom, linearW, { side: "bottom", values: [0, 0.5, 1], format: (v) => fixed(v, v % 1 ? 1 : 0) });
   title(
     frame,
-    t({ zh: "cat 缩放后的分数 s（空心点：另外五个）", en: "cat's scaled score s (hollow: the other five)" }),
+    t({ zh: "cat 缩放后的分数 s（竖线：另外五个）", en: "cat's scaled score s (lines: the other five)" }),
     16,
   );
   const weightTitle = title(frame, t({ zh: "它的权重 w，对数轴", en: "its weight w, log axis" }), WEIGHT_Y - 26);
@@ -67,8 +67,16 @@ export default function (el, head, article) {
     onWeights = marks(frame, xw);
   for (const y of [SCORE_Y, WEIGHT_Y]) onScores.rule({ y, cls: "baseline" });
   const link = svg("line", { class: "link", y1: SCORE_Y, y2: WEIGHT_Y }, layers.marks);
-  for (const j of others) onScores.dot({ cls: "other", r: 3.5, at: [row[j], SCORE_Y] });
-  const otherWeights = others.map(() => onWeights.dot({ cls: "other weight", r: 3.5 }));
+  // the other five as short upright ticks on each line: dots a fraction of a unit apart
+  // merged into one blob, while ticks stay apart
+  const rug = (/** @type {number} */ y, /** @type {string} */ cls) =>
+    svg("line", { class: `other ${cls}`.trim(), y1: y - 7, y2: y + 7 }, layers.marks);
+  const at = (/** @type {SVGLineElement} */ line, /** @type {number} */ px) => {
+    line.setAttribute("x1", String(px));
+    line.setAttribute("x2", String(px));
+  };
+  for (const j of others) at(rug(SCORE_Y, ""), x(row[j]));
+  const otherWeights = others.map(() => rug(WEIGHT_Y, "weight"));
   const marker = onWeights.dot({ cls: "weight-marker", r: 6 });
   const bar = svg("rect", { class: "weight-bar", x: linearW(0), y: BAR_Y - 12, height: 12 }, layers.marks);
   // the score line is a track: a press anywhere on it, at −30 say, puts cat's score there
@@ -115,7 +123,7 @@ export default function (el, head, article) {
       }
       marker.set(w[cat], WEIGHT_Y);
       bar.setAttribute("width", String(linearW(w[cat]) - linearW(0)));
-      for (const [k, dot] of otherWeights.entries()) dot.set(w[others[k]], WEIGHT_Y);
+      for (const [k, tick] of otherWeights.entries()) at(tick, xw(w[others[k]]));
       out.show({ "w.cat": weight(w[cat]), score: fixed(s) });
     },
   });

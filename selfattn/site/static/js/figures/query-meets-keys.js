@@ -33,12 +33,12 @@ export default function (el, head) {
   // the keys' names stand past their tips, near the origin: room for them right of the axis
   const names = K.map(([x, y]) => [x + 0.4 * Math.sign(x), y]);
   const plane = makePlane({
-    ...around([...Q, ...K, ...feet, ...names], { pad: 0.35, step: 0.25 }),
+    ...around([...Q, ...K, ...feet, ...names], { pad: 0.5, step: 0.25, origin: 0.5 }),
     unit: 100,
-    zoom: 1.15, // the keys are short: drawn larger so their names part
+    // the world scale: at × 2 the six queries need a plane too tall to stand beside the chart
     label: t({
-      zh: "一个查询和六个键，以及查询在每个键上的影子",
-      en: "One query, the six keys, and the query's shadow on each",
+      zh: "一个查询、六个键和查询的影子",
+      en: "One query, six keys and its shadow",
     }),
   });
   picture.append(plane.root);
@@ -54,8 +54,8 @@ export default function (el, head) {
     cls: "areas",
     margin: { top: 58, bottom: 8, left: 34, right: 8 }, // the title and a top number, at a phone's scale
     label: t({
-      zh: "每个分数画成矩形：高是影子，宽是键长，面积是分数",
-      en: "Each score as a rectangle: the shadow tall, the key's length wide, the score its area",
+      zh: "分数画成矩形：高是影子，宽是键长",
+      en: "Each score a rectangle: shadow tall, key length wide",
     }),
   });
   const { box, layers } = frame;
@@ -88,7 +88,6 @@ export default function (el, head) {
         x: lefts[j] - GAP / 2 + 1,
         y: box.top - 14,
         width: slots[j] + GAP - 2,
-        height: frame.height - box.top + 12,
         rx: 5,
         class: "wash",
       },
@@ -139,6 +138,8 @@ export default function (el, head) {
         rect.setAttribute("height", String(Math.max(0.5, c - a)));
         rect.setAttribute("class", `area ${s >= 0 ? "pos" : "neg"}${j === best ? " win" : ""}`);
         wash.style.display = j === best ? "" : "none";
+        // down to just under what hangs lowest: the name under a rectangle, the number under a hollow one
+        wash.setAttribute("height", String((s >= 0 ? zero : c) + 22 - (box.top - 14)));
         value.setAttribute("y", String(s >= 0 ? a : c));
         value.setAttribute("dy", s >= 0 ? "-0.4em" : "1.1em");
         value.classList.toggle("win", j === best);

@@ -34,9 +34,9 @@ export default function (el, head) {
   const rim = ring(reach);
   const { picture, controls, readouts } = stage(el);
   const plane = makePlane({
-    ...around([...rim, key], { pad: 0.3, step: 0.25 }),
+    ...around([...rim, key], { pad: 0.2, step: 0.25 }),
     unit: 80,
-    zoom: 1.5, // the query's reach is under three units
+    zoom: 2, // the query's reach is under three units
     label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }),
   });
   picture.append(plane.root);
@@ -81,6 +81,8 @@ export default function (el, head) {
     label: t({ zh: "查询向量", en: "Query vector" }),
     get: () => fig.state.q,
     onMove: (p) => fig.set({ q: p }),
+    home: start,
+    end: start.map((c) => -c), // the start turned round: the score's sign flipped, its size kept
   });
   const out = readouts(
     { score: t({ zh: "q·k_cat = 影子 × 键长", en: "q·k_cat = shadow × length" }) },

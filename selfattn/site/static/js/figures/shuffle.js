@@ -52,11 +52,15 @@ export default function (el, head) {
     [0, 1].map((a) => terms.reduce((s, term) => s + keep(term[a]), 0));
   const plane = makePlane({
     zoom: 5, // the walk spans under a unit: drawn 5× the world scale, as F20 draws the same walk
-    ...around([sumOf((c) => Math.min(c, 0)), sumOf((c) => Math.max(c, 0)), out[it]], { pad: 0.15, step: 0.25 }),
+    ...around([sumOf((c) => Math.min(c, 0)), sumOf((c) => Math.max(c, 0)), out[it]], {
+      pad: 0.15,
+      step: 0.25,
+      origin: 0.5,
+    }),
     unit: 300,
     label: t({
-      zh: "按阅读顺序首尾相接的六项，和它们的终点",
-      en: "The six terms tip to tail in reading order, and where they end",
+      zh: "首尾相接的六项和它们的终点",
+      en: "The six terms tip to tail, and where they end",
     }),
   });
   picture.append(plane.root);
@@ -119,7 +123,8 @@ export default function (el, head) {
       untangle(plane, { apart: 1 }); // "it" and "out" meet near the output's tip
       bars.set(w, { order });
       const shift = Math.hypot(o[0] - original[0], o[1] - original[1]);
-      readout.show({ output: vector(o), moved: shift === 0 ? "0" : scientific(shift) });
+      // a shuffle only reorders a float sum: a shift of 10⁻¹⁶ is rounding, not a move, and prints 0
+      readout.show({ output: vector(o), moved: shift < 1e-9 ? "0" : scientific(shift) });
       // the full-precision sum, for anyone (a test) who wants more than two decimals
       exact.dataset.exact = JSON.stringify(o);
     },

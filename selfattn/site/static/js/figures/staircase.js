@@ -19,8 +19,9 @@ function shiftBy(shift, row) {
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
 export default function (el, head, article) {
-  // the shifts offered: none, minus the row's largest score, a little, past exp's overflow
-  const SHIFTS = ["0", "max", "10", String(article.hugeShift)];
+  // the shifts offered: none, past exp's overflow (second, so the first step shows it and the
+  // switch then cures it), a little, minus the row's largest score
+  const SHIFTS = ["0", String(article.hugeShift), "10", "max"];
   const { tokens } = head,
     it = head.index("it");
   const { S } = head.run();
@@ -31,6 +32,7 @@ export default function (el, head, article) {
     labels: tokens,
     domain: [0, tallest],
     ticks: [1, tallest],
+    fit: true,
     height: 180, // as tall as the weights, so the two baselines are one line
     name: "e",
     title: t({ zh: "eˢ：指数之后，全为正", en: "eˢ: after the exponential, all positive" }),

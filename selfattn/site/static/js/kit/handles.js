@@ -36,12 +36,14 @@ export function dragWith(target, knob, onPoint, { jump = false } = {}) {
 
 /**
  * A 2-D drag handle: a pointer drags it (captured, so a finger does not scroll the
- * page); arrow keys move it by `step`, Shift by ten steps. It only reports where the
- * reader wants it: `onMove` writes state, and `place` is called by draw.
+ * page); arrow keys move it by `step`, Shift by ten steps; Home and End, where the figure
+ * gives them, jump to its start and to the point its idea turns on (F05's query past 90°).
+ * It only reports where the reader wants it: `onMove` writes state, and `place` is called by draw.
  * @param {ReturnType<typeof import("./plane.js").makePlane>} plane
- * @param {{label: string, step?: number, onMove: (p: number[]) => void, get: () => number[], cls?: string}} o
+ * @param {{label: string, step?: number, onMove: (p: number[]) => void, get: () => number[], cls?: string,
+ *   home?: number[], end?: number[]}} o
  */
-export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
+export function handle(plane, { label, step = 0.05, onMove, get, cls = "", home, end }) {
   const g = svg(
     "g",
     { class: `handle ${cls}`, tabindex: 0, role: "slider", "aria-label": label },
@@ -54,6 +56,11 @@ export function handle(plane, { label, step = 0.05, onMove, get, cls = "" }) {
   g.addEventListener("keydown", (event) => {
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
     const move = moves[event.key];
+    const jump = { Home: home, End: end }[event.key];
+    if (jump) {
+      event.preventDefault();
+      onMove(plane.clampToPlane(jump));
+    }
     if (!move) return;
     event.preventDefault();
     const k = (event.shiftKey ? 10 : 1) * step;

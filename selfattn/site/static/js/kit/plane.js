@@ -171,12 +171,14 @@ export function named(label, [x, y]) {
 /**
  * A plane range that shows every point (and the origin) with room around it for labels,
  * rounded out to the grid: lay a plane out for the head it draws, not for numbers typed.
- * @param {number[][]} points @param {{pad?: number, step?: number}} [o]
+ * `origin` is the least room kept on every side of the origin, so no axis stops just past it.
+ * @param {number[][]} points @param {{pad?: number, step?: number, origin?: number}} [o]
  * @returns {{x: [number, number], y: [number, number]}}
  */
-export function around(points, { pad = 0.4, step = 0.5 } = {}) {
-  const xs = [0, ...points.map((p) => p[0])],
-    ys = [0, ...points.map((p) => p[1])];
+export function around(points, { pad = 0.4, step = 0.5, origin = 0 } = {}) {
+  const r = Math.max(0, origin - pad);
+  const xs = [-r, r, ...points.map((p) => p[0])],
+    ys = [-r, r, ...points.map((p) => p[1])];
   const out = (v, sign) => (sign < 0 ? Math.floor((v - pad) / step) : Math.ceil((v + pad) / step)) * step;
   return {
     x: [out(Math.min(...xs), -1), out(Math.max(...xs), 1)],
