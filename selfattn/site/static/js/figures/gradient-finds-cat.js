@@ -56,8 +56,7 @@ export default function (el, _head, _article, _training, task) {
     domain: [0, 1],
     name: "w",
     kind: "weights", // a weight is the share of a value taken: the value hue
-    // the weight before training a pale bar beside each (as F28's no-turn bars): an outline
-    // over the bar carried the bar's number on its top and read as the outline's
+    // the weight before training: a pale bar beside each (an outline's top took the number)
     // the row and the loss side by side, each about as tall as wide: beside the plane at
     // 1280 px they share its height; on a phone they share a row under it, type at its size
     width: 215, // five numbers of four figures side by side on a phone
@@ -182,8 +181,6 @@ export default function (el, _head, _article, _training, task) {
     const window = around(points, { pad: 0.3 });
     const widen = Math.max(0, window.y[1] - window.y[0] - (window.x[1] - window.x[0])) / 2;
     const plane = makePlane({
-      // at the world scale (no zoom, no badge): the trained keys span four units, a plane
-      // beside the charts as tall as they are
       x: [window.x[0] - Math.floor(widen * 2) / 2, window.x[1] + Math.ceil(widen * 2) / 2],
       y: window.y,
       unit: 90,

@@ -44,8 +44,7 @@ export default function (el, head) {
   const out = readouts({ x: "x", made: formula(0) });
 
   const fig = figure(el, {
-    // at rest W_Q is in: the first look shows x and the arrow a matrix makes of it (x alone
-    // with "not installed" showed nothing happen); Home goes back to x alone
+    // at rest W_Q is in: a first look at a matrix making an arrow
     state: { installed: 1 },
     clamp: (s) => ({ installed: Math.round(clampNumber(s.installed, 0, 3, 0)) }),
     discrete: ["installed"],

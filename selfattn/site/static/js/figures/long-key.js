@@ -50,7 +50,7 @@ export default function (el, head) {
   // stays so however long it grows
   const degrees = (/** @type {number[]} */ k) => `${fixed(angleBetween(Q[it], k), 0)}°`;
   // and's angle is named nearer the query: at its middle cat's key runs through the label;
-  // both arcs well inside cat's key, whose name at its tip the outer one crossed at 72
+  // both arcs clear of cat's key's name
   const angles = [arc(plane, { radius: 38, cls: "faint" }), arc(plane, { radius: 58, at: 0.3 })];
   const bars = makeBars(picture, {
     labels: head.tokens,

@@ -48,7 +48,6 @@ export default function (el, head, article) {
   const reach = Math.max(Math.hypot(...Q[it]), Math.hypot(...K[cat])) + 0.6;
   const half = Math.ceil(reach * 2) / 2;
   const plane = makePlane({
-    // at the world scale: the arrows span two or three units (zoom is 1, 2 or 5 page-wide)
     x: [-half, half],
     y: [-half, half],
     unit: PLANE_WIDTH / (2 * half), // the width of a phone's column: labels at their own size

@@ -171,7 +171,6 @@ export default function (el, head, article) {
       const plain = run(head, bugs, reading, false, stretch).out;
       const shuffled = run(head, bugs, reversed, false, stretch).out;
       const change = Math.max(...shuffled.flatMap((o, p) => o.map((x, b) => Math.abs(x - plain[reversed[p]][b]))));
-      // the output the shuffle moved: "unchanged", not a bare 0.00 beside a failing check
       verdicts.push(verdictOf("positions", change > NOISE, change > NOISE ? fixed(change) : t(UNCHANGED)));
 
       const spread = spreads[bugs.noSqrt ? "none" : "sqrt"];

@@ -1,10 +1,9 @@
 // F24: row it streamed over the keys in tiles, as a tiled kernel computes it. One strip over
 // the tiles draws what the kernel keeps after each one, a column per tile, the newest tile's
-// numbers (each with its name: "m 1.22", "ℓ 1.355") on its marks: the running sum ℓ (a bar:
-// what was kept of the old sum, rescaled, under this tile's new terms, with an outline of ℓ
-// before the rescale and the factor × over it), and under it each tile's scores with the
-// running max m as a staircase over them. A tile is its keys' names underlined together; keys
-// still to come are only their faint names (no card, no placeholder bar). On the plane the
+// numbers, named ("m 1.22"), on its marks: the running sum ℓ (a bar: what was kept of the old
+// sum, rescaled, under this tile's new terms, with an outline of ℓ before the rescale and the
+// factor × over it), and under it each tile's scores with the running max m as a staircase.
+// A tile is its keys' names underlined; keys to come are faint names. On the plane the
 // partial output (purple) walks across the values (green) and lands on the full pass's output;
 // three classic bugs (red) land it elsewhere, and the strip shows in red which of m or ℓ went
 // wrong.
@@ -102,7 +101,7 @@ export default function (el, head) {
   // the wash over the newest tile's column, from the strip down through its keys
   const newest = svg("rect", { class: "wash", y: 6, height: NAME_Y + 8, rx: 5 }, under);
   // one column per possible tile (n of them at one key a tile) and the start column
-  // a named number: "m 1.22", the number alone in a tspan (what tests and the bug's red read)
+  // a named number: "m 1.22", the number alone in a tspan
   const named = (/** @type {string} */ name) => {
     const e = text({ class: "cell" });
     svg("tspan", { class: "name" }, e).textContent = `${name}\u00a0`; // a space SVG keeps
@@ -174,7 +173,6 @@ export default function (el, head) {
       fig.set({ tile, step: Math.min(Math.ceil(n / tile), Math.ceil(seen / tile)) });
     },
   });
-  // the bugs all in sight, no drop-down: each name says it is one
   const bugChoice = choices(controls, {
     legend: t({ zh: "错误", en: "bug" }),
     name: "bug",
@@ -194,7 +192,6 @@ export default function (el, head) {
   const show = (/** @type {Element} */ e, /** @type {boolean} */ on) => {
     /** @type {SVGElement} */ (e).style.display = on ? "" : "none";
   };
-  // a named number is a tspan in its label: the label is what shows, moves and goes red
   const host = (/** @type {Element} */ e) => /** @type {SVGElement} */ (e.tagName === "tspan" ? e.parentNode : e);
   const write = (/** @type {SVGElement} */ e, /** @type {string} */ words, /** @type {boolean} */ wrong) => {
     setSvg(e, words);

@@ -249,8 +249,8 @@ export function makeBars(
           String(!under ? (off !== null && !leak[k] && !outline ? zero - 18 : top - gap) : c + gap - 2),
         );
         b.value.setAttribute("dy", under ? "0.8em" : "0");
-        // the name hangs under zero from an upright bar, and stands over it on a hollow one,
-        // higher by a subscript's drop where it has one (q_ate·k_cat: else zero strikes "ate")
+        // the name hangs under zero from an upright bar, and stands over it on a hollow one
+        // (higher by a subscript's drop)
         if (!knob) b.tokenLabel.setAttribute("dy", under ? (b.sub ? "-1.05em" : "-0.7em") : "1.1em");
         setSvg(b.value, text);
         b.value.classList.toggle("masked", off !== null && !leak[k]);
