@@ -246,7 +246,11 @@ export default function (el, head) {
         if (k > 0 && k <= last) set(c.box, { x1: x + 2, x2: x + span(k) - 2 });
         if (!arrived) return;
         const good = right[k];
-        for (const e of [c.m, c.rescale, c.l]) set(host(e), { x: mid });
+        // the start column's numbers start at the page's edge: centred there they are cut
+        for (const e of [c.m, c.rescale, c.l]) {
+          set(host(e), { x: k === 0 ? x : mid });
+          host(e).style.textAnchor = k === 0 ? "start" : "";
+        }
         write(c.m, Number.isFinite(here.m) ? fixed(here.m) : "−∞", differs(here.m, good.m) && Number.isFinite(here.m));
         // the factor the old terms were rescaled by; the first tile had nothing to rescale
         const shrank = here.rescale !== null && before !== undefined && before.l > 0;
