@@ -62,7 +62,8 @@ def test_a_step_in_the_page_is_python_s_step(page, seed, rate, step):
 
 
 def test_step_presses_retrace_python(page):
-    """Home on the loss's dot, then N presses of Step: the page's N-th step, to print precision."""
+    """Home on the loss's dot, then N presses of → on it: the page's N-th step, to print
+    precision (the dot is the only stepper: no Step button beside the run's controls)."""
     set_state(
         page, "gradient-finds-cat", {"seed": learn.SEED, "rate": learn.LEARNING_RATE, "step": 30}
     )
@@ -71,8 +72,10 @@ def test_step_presses_retrace_python(page):
     page.wait_for_timeout(50)
     assert state(page, "gradient-finds-cat")["step"] == 0
     run = learn.opening()
+    assert page.locator("#gradient-finds-cat button[name=next]").count() == 0
     for step in range(1, 13):
-        click(page, "#gradient-finds-cat button[name=next]")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(50)
         assert shown(page) == expected(run, step), step
 
 
@@ -94,7 +97,8 @@ def test_the_loss_s_dot_is_the_step(page):
 
 def test_the_loss_is_on_a_log_axis_and_the_weights_in_the_value_hue(page):
     """One log axis for every run (decades 0.01, 0.1, 1, equally spaced), and row it's weights
-    drawn as weights, with their values before training outlined."""
+    drawn as weights, with their values before training as pale bars beside them (not an
+    outline over the bar: the bar's number sat on the outline's top and read as its)."""
     ticks = page.evaluate(
         """() => [...document.querySelectorAll('#gradient-finds-cat svg.losses text.tick.end')]
             .map(t => [t.textContent, Number(t.getAttribute('y'))])"""
@@ -102,7 +106,8 @@ def test_the_loss_is_on_a_log_axis_and_the_weights_in_the_value_hue(page):
     assert [name for name, _ in ticks] == ["0.01", "0.1", "1"]
     (_, a), (_, b), (_, c) = ticks
     assert abs((a - b) - (b - c)) < 0.01
-    assert page.locator("#gradient-finds-cat svg.bars.weights .ghost.outline").count() == len(READ)
+    assert page.locator("#gradient-finds-cat svg.bars.weights .ghost").count() == len(READ)
+    assert page.locator("#gradient-finds-cat svg.bars.weights .ghost.outline").count() == 0
 
 
 def test_training_plays_by_the_clock(page):

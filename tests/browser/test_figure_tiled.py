@@ -62,7 +62,8 @@ DRAWN_JS = """() => {
     lHeight: (shown(kept) ? num(kept, 'height') : 0) + (shown(added) ? num(added, 'height') : 0),
     keptHeight: shown(kept) ? num(kept, 'height') : null,
     ghostHeight: shown(ghost) ? num(ghost, 'height') : null,
-    pending: visible('rect.pending').length,
+    pending: visible('text.bar-label.pending').length,
+    placeholders: visible('rect.pending, rect.tile').length,
     dashed: [...root.querySelectorAll('rect')].filter(
       (e) => shown(e) && getComputedStyle(e).strokeDasharray !== 'none').length,
   };
@@ -94,7 +95,8 @@ def test_tiles_land_on_the_full_pass_output_and_draw_m_and_l_to_scale(page, tile
         got = drawn(page)
         assert got["m"] == fixed(here.m)
         assert got["l"] == fixed(here.l, 3)
-        assert got["pending"] == len(HEAD.tokens) - here.keys  # an empty slot for each key to come
+        assert got["pending"] == len(HEAD.tokens) - here.keys  # a faint name for each key to come
+        assert got["placeholders"] == 0  # no card round a tile, no grey bar for a key to come
         assert got["dashed"] == 0  # dashed is the mask's: nothing here is masked
         scales["m"].append(got["mHeight"] / here.m)
         scales["l"].append(got["lHeight"] / here.l)
@@ -158,8 +160,8 @@ def test_each_bug_moves_the_landing_point(page, bug):
 
 
 def test_four_controls_back_and_next(page):
-    """At most four controls (issue 29): back, next, the tile size and the bug (a menu: its
-    button, its list folded under it); no <select>."""
+    """At most four controls (issue 29): back, next, the tile size and the bug (a segmented row,
+    every bug in sight); no <select>, no drop-down."""
     count = page.evaluate(
         """() => document.querySelectorAll(
             '#tiled-pass .controls :is(button, fieldset.choices):not(.menu-options)').length"""

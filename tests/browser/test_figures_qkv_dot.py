@@ -26,6 +26,8 @@ def test_f01_slider_installs_the_matrices_one_by_one(en_at_start):
     slider = "#install input[type=range]"
     # the line reads x and the arrow installed last, by its formula
     made = "#install .readout:has([data-readout=made]) dt"
+    assert state(page, "install") == {"installed": 1}  # at rest W_Q is in: x and q
+    press(page, slider, "Home")
     assert readouts(page, "install")["made"] == "not installed"
     for k, W in enumerate((HEAD.W_Q, HEAD.W_K, HEAD.W_V), start=1):
         press(page, slider, "ArrowRight")

@@ -248,7 +248,7 @@ function operations(picture, model, THOUSAND) {
     up: true,
   });
   const cross = projectionsDominateUntil(model);
-  on.dot({ cls: "crossing", r: 5, at: [cross, projectionMacs(cross, model)] });
+  on.dot({ cls: "crossing", r: 3.5, at: [cross, projectionMacs(cross, model)] });
   on.rule({
     x: cross,
     from: projectionMacs(cross, model),

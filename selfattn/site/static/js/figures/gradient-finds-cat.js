@@ -56,14 +56,14 @@ export default function (el, _head, _article, _training, task) {
     domain: [0, 1],
     name: "w",
     kind: "weights", // a weight is the share of a value taken: the value hue
-    outline: true, // the weight before training, an outline over the bar
+    // the weight before training: a pale bar beside each (an outline's top took the number)
     // the row and the loss side by side, each about as tall as wide: beside the plane at
     // 1280 px they share its height; on a phone they share a row under it, type at its size
     width: 215, // five numbers of four figures side by side on a phone
     height: 165,
     ticks: [0, 0.5, 1],
     title: t({ zh: "it 这一行的权重", en: "Row it's weights" }),
-    label: t({ zh: "it 这一行的权重，轮廓是训练前的", en: "Row it's weights, outlined before training" }),
+    label: t({ zh: "it 这一行的权重，淡色是训练前的", en: "Row it's weights, pale before training" }),
   });
 
   // the loss, one log axis for every run: the slow rate's plateau and the fast one's floor
@@ -181,11 +181,8 @@ export default function (el, _head, _article, _training, task) {
     const window = around(points, { pad: 0.3 });
     const widen = Math.max(0, window.y[1] - window.y[0] - (window.x[1] - window.x[0])) / 2;
     const plane = makePlane({
-      zoom: 1.25, // labels crowd at the world scale: drawn 1.25× it, and says so
       x: [window.x[0] - Math.floor(widen * 2) / 2, window.x[1] + Math.ceil(widen * 2) / 2],
-      // on a narrow page the plane is drawn small and the zoom badge meets the trained keys'
-      // names in its corner: half a unit of sky for it (a laptop has the room beside)
-      y: [window.y[0], window.y[1] + (matchMedia("(max-width: 1099px)").matches ? 0.5 : 0)],
+      y: window.y,
       unit: 90,
       label: t({
         zh: "it 的查询（橙）和六个键（蓝）在训练中转动；淡色是训练前",
@@ -217,11 +214,8 @@ export default function (el, _head, _article, _training, task) {
     go: (step) => fig.set({ step }),
     perSecond: PER_SECOND,
     jump: true,
-    parts: ["play", "next"], // back, and to the start: the loss curve's dot
-    words: {
-      play: { zh: "训练", en: "Train" },
-      next: { zh: "走一步 ▶", en: "Step ▶" },
-    },
+    parts: ["play"], // a step, back, and to the start: the loss curve's dot and its keys
+    words: { play: { zh: "训练", en: "Train" } },
   });
   const rateChoice = choices(controls, {
     legend: "η", // the learning rate, as the prose names it just before the figure

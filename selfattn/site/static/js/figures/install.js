@@ -44,7 +44,8 @@ export default function (el, head) {
   const out = readouts({ x: "x", made: formula(0) });
 
   const fig = figure(el, {
-    state: { installed: 0 },
+    // at rest W_Q is in: a first look at a matrix making an arrow
+    state: { installed: 1 },
     clamp: (s) => ({ installed: Math.round(clampNumber(s.installed, 0, 3, 0)) }),
     discrete: ["installed"],
     draw({ installed: n }) {

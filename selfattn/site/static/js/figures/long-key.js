@@ -49,8 +49,9 @@ export default function (el, head) {
   // the two angles the prose compares: and's key is further from the query than cat's, and
   // stays so however long it grows
   const degrees = (/** @type {number[]} */ k) => `${fixed(angleBetween(Q[it], k), 0)}°`;
-  // and's angle is named nearer the query: at its middle cat's key runs through the label
-  const angles = [arc(plane, { radius: 44, cls: "faint" }), arc(plane, { radius: 72, at: 0.3 })];
+  // and's angle is named nearer the query: at its middle cat's key runs through the label;
+  // both arcs clear of cat's key's name
+  const angles = [arc(plane, { radius: 38, cls: "faint" }), arc(plane, { radius: 58, at: 0.3 })];
   const bars = makeBars(picture, {
     labels: head.tokens,
     domain: [Math.min(0, ...row), Math.max(...row, row[and] * MOST) * 1.05],

@@ -48,8 +48,6 @@ export default function (el, head, article) {
   const reach = Math.max(Math.hypot(...Q[it]), Math.hypot(...K[cat])) + 0.6;
   const half = Math.ceil(reach * 2) / 2;
   const plane = makePlane({
-    // on a phone, where the plane stands alone over the chart, drawn 1.5× to fill the column
-    zoom: matchMedia("(max-width: 520px)").matches ? 1.5 : 1,
     x: [-half, half],
     y: [-half, half],
     unit: PLANE_WIDTH / (2 * half), // the width of a phone's column: labels at their own size
@@ -83,14 +81,7 @@ export default function (el, head, article) {
     }),
   });
 
-  const thetaSlider = slider(controls, {
-    label: t({ zh: "每位转 θ", en: "Turn θ" }),
-    min: 0,
-    max: THETA_MAX,
-    step: THETA_STEP,
-    name: "theta",
-    onInput: (theta) => fig.set({ theta }),
-  });
+  // the shift first: it is the question's gesture (both arrows turn on, the angle stays)
   const shiftSlider = slider(controls, {
     label: t({ zh: "一起后移", en: "Shift both by" }),
     min: 0,
@@ -98,6 +89,14 @@ export default function (el, head, article) {
     step: 1,
     name: "shift",
     onInput: (shift) => fig.set({ shift }),
+  });
+  const thetaSlider = slider(controls, {
+    label: t({ zh: "每位转 θ", en: "Turn θ" }),
+    min: 0,
+    max: THETA_MAX,
+    step: THETA_STEP,
+    name: "theta",
+    onInput: (theta) => fig.set({ theta }),
   });
   const out = readouts(
     {

@@ -11,12 +11,13 @@ import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { toggle } from "../kit/controls.js";
 import { svg } from "../kit/dom.js";
-import { cellWeight, fixed, scientific } from "../kit/format.js";
+import { cellWeight, fixed } from "../kit/format.js";
 import { weightMap } from "../kit/grid.js";
 import { setSvg } from "../kit/notation.js";
 import { stage } from "../kit/stage.js";
 
 const BUGS = ["multiply", "noPositions", "noSqrt", "longKey"];
+const UNCHANGED = { zh: "不变", en: "unchanged" };
 const START = { multiply: false, noPositions: true, noSqrt: false, longKey: false };
 
 /**
@@ -43,7 +44,9 @@ export function run(head, bugs, order, masked, stretch) {
   return { K, W, out: weightedSum(W, V) };
 }
 
-const exactly = (x, decimals) => (x === 0 ? "0" : x < 0.5 * 10 ** -decimals ? scientific(x) : fixed(x, decimals));
+// under 1e-9 a difference is float noise, never printed as 2.2 × 10⁻¹⁶: it is 0
+const NOISE = 1e-9;
+const exactly = (x, decimals) => (x < NOISE ? "0" : fixed(x, decimals));
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
 export default function (el, head, article) {
@@ -168,7 +171,7 @@ export default function (el, head, article) {
       const plain = run(head, bugs, reading, false, stretch).out;
       const shuffled = run(head, bugs, reversed, false, stretch).out;
       const change = Math.max(...shuffled.flatMap((o, p) => o.map((x, b) => Math.abs(x - plain[reversed[p]][b]))));
-      verdicts.push(verdictOf("positions", change > 1e-9, fixed(change)));
+      verdicts.push(verdictOf("positions", change > NOISE, change > NOISE ? fixed(change) : t(UNCHANGED)));
 
       const spread = spreads[bugs.noSqrt ? "none" : "sqrt"];
       verdicts.push(verdictOf("sqrt", spread > 0.5 && spread < 2, fixed(spread)));

@@ -1,8 +1,9 @@
 // F24: row it streamed over the keys in tiles, as a tiled kernel computes it. One strip over
 // the tiles draws what the kernel keeps after each one, a column per tile, the newest tile's
-// numbers on its marks: the running sum ℓ (a bar: what was kept of the old sum, rescaled, under
-// this tile's new terms, with an outline of ℓ before the rescale and the factor × over it), and
-// under it each tile's scores with the running max m as a staircase over them. On the plane the
+// numbers, named ("m 1.22"), on its marks: the running sum ℓ (a bar: what was kept of the old
+// sum, rescaled, under this tile's new terms, with an outline of ℓ before the rescale and the
+// factor × over it), and under it each tile's scores with the running max m as a staircase.
+// A tile is its keys' names underlined; keys to come are faint names. On the plane the
 // partial output (purple) walks across the values (green) and lands on the full pass's output;
 // three classic bugs (red) land it elsewhere, and the strip shows in red which of m or ℓ went
 // wrong.
@@ -10,7 +11,7 @@
 import { onlineSoftmax } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
-import { choices, menu } from "../kit/controls.js";
+import { choices } from "../kit/controls.js";
 import { svg } from "../kit/dom.js";
 import { fixed, vector } from "../kit/format.js";
 import { setSvg } from "../kit/notation.js";
@@ -22,14 +23,14 @@ import { point, valueArrows } from "../weighted-sum.js";
 const TILES = [1, 2, 3];
 const BUGS = ["none", "rescale", "divide", "reset"];
 
-// the strip and the tiles, in the SVG's own units: a column of row names, the start column,
-// then one column per tile; top to bottom ℓ's bars, then the scores with m over them.
-// The newest tile's numbers sit on its marks: ℓ (and the factor ×) over its bar, m over its step;
-// the output is the plane's (and the read-out's), not a third row of numbers.
-const W = 500,
+// the strip and the tiles, in the SVG's own units: the start column, then one column per tile;
+// top to bottom ℓ's bars, then the scores with m over them. The newest tile's numbers sit on its
+// marks, named: ℓ (and the factor ×) over its bar, m over its step; the output is the plane's
+// (and the read-out's), not a third row of numbers.
+const W = 460,
   H = 342,
-  SIDE = 8,
-  NAMES = 40, // the row names' column
+  SIDE = 4,
+  NAMES = 0, // no column of row names: each number carries its own
   START = 44, // the column of what the kernel holds before any key arrives
   GAP = 8; // between columns
 const X0 = SIDE + NAMES + START + GAP; // where the first tile starts
@@ -82,10 +83,6 @@ export default function (el, head) {
     setSvg(e, words);
     return e;
   };
-  // the rows' names, on the rows
-  text({ x: SIDE, y: (BAND.top + BAND.bottom) / 2 + 5, class: "row-name start" }, "ℓ");
-  // m's name rides its staircase, at the newest level
-  const mName = text({ x: SIDE, class: "row-name start" }, "m");
 
   // scales fitted to every state the controls reach
   const hi = Math.max(...s, ...every.map((x) => x.m).filter(Number.isFinite)),
@@ -104,24 +101,30 @@ export default function (el, head) {
   // the wash over the newest tile's column, from the strip down through its keys
   const newest = svg("rect", { class: "wash", y: 6, height: NAME_Y + 8, rx: 5 }, under);
   // one column per possible tile (n of them at one key a tile) and the start column
+  // a named number: "m 1.22", the number alone in a tspan
+  const named = (/** @type {string} */ name) => {
+    const e = text({ class: "cell" });
+    svg("tspan", { class: "name" }, e).textContent = `${name}\u00a0`; // a space SVG keeps
+    return svg("tspan", {}, e);
+  };
   const column = () => ({
-    m: text({ class: "cell" }),
+    m: named("m"),
     rescale: text({ class: "cell" }),
-    l: text({ class: "cell" }),
+    l: named("ℓ"),
     ghost: svg("rect", { class: "ghost", width: 32 }, marks), // wider than ℓ's bar: seen round it
     kept: svg("rect", { class: "kept", width: 24 }, marks),
     added: svg("rect", { class: "added", width: 24 }, marks),
-    box: svg("rect", { class: "tile", y: SCORES.top - 24, height: SCORES.bottom - SCORES.top + 30, rx: 5 }, under),
+    // a tile: its keys' names underlined together
+    box: svg("line", { class: "tile", y1: NAME_Y + 7, y2: NAME_Y + 7 }, under),
     step: svg("line", { class: "m-line" }, marks),
     rise: svg("line", { class: "m-rise" }, marks),
   });
   const columns = Array.from({ length: n + 1 }, column);
   text({ x: SIDE + NAMES + START / 2, y: NAME_Y, class: "bar-label" }, t({ zh: "开始", en: "start" }));
   const keys = tokens.map((token) => {
-    const slot = svg("rect", { class: "pending", width: 18, rx: 2, y: SCORES.top, height: zero - SCORES.top }, marks);
     const bar = svg("rect", { class: "bar", width: 18, "data-token": token }, marks);
     const name = text({ y: NAME_Y, class: "bar-label", "data-token": token }, token);
-    return { slot, bar, name };
+    return { bar, name };
   });
 
   // --- the plane: the values, and the output so far
@@ -170,15 +173,14 @@ export default function (el, head) {
       fig.set({ tile, step: Math.min(Math.ceil(n / tile), Math.ceil(seen / tile)) });
     },
   });
-  const bugChoice = menu(controls, {
-    fold: true,
-    label: t({ zh: "错误", en: "bug" }),
+  const bugChoice = choices(controls, {
+    legend: t({ zh: "错误", en: "bug" }),
     name: "bug",
     options: [
-      { value: "none", label: t({ zh: "没有 bug", en: "no bug" }) },
-      { value: "rescale", label: t({ zh: "不重新缩放", en: "no rescale" }) },
-      { value: "divide", label: t({ zh: "循环里就除", en: "early divide" }) },
-      { value: "reset", label: t({ zh: "没清零", en: "no reset" }) },
+      { value: "none", label: t({ zh: "无", en: "none" }) },
+      { value: "rescale", label: t({ zh: "不缩放", en: "no rescale" }) },
+      { value: "divide", label: t({ zh: "提前除", en: "early ÷" }) },
+      { value: "reset", label: t({ zh: "不清零", en: "no reset" }) },
     ],
     onInput: (bug) => fig.set({ bug }),
   });
@@ -190,9 +192,10 @@ export default function (el, head) {
   const show = (/** @type {Element} */ e, /** @type {boolean} */ on) => {
     /** @type {SVGElement} */ (e).style.display = on ? "" : "none";
   };
+  const host = (/** @type {Element} */ e) => /** @type {SVGElement} */ (e.tagName === "tspan" ? e.parentNode : e);
   const write = (/** @type {SVGElement} */ e, /** @type {string} */ words, /** @type {boolean} */ wrong) => {
     setSvg(e, words);
-    e.classList.toggle("wrong", wrong);
+    host(e).classList.toggle("wrong", wrong); // a named number's name goes red with it
   };
   const differs = (/** @type {number} */ a, /** @type {number} */ b) => !(Math.abs(a - b) <= 1e-12);
 
@@ -232,7 +235,7 @@ export default function (el, head) {
         // the marks of every tile so far stay; the numbers are the newest tile's only, in its
         // wash, so the strip reads as a drawing with one column read out, not a table
         for (const e of [c.ghost, c.kept, c.added, c.step, c.rise]) show(e, arrived);
-        for (const e of [c.m, c.rescale, c.l]) show(e, arrived && k === step);
+        for (const e of [c.m, c.rescale, c.l]) show(host(e), arrived && k === step);
         show(c.box, k > 0 && k <= last);
         for (const e of [c.m, c.rescale, c.l]) {
           if (k === step) e.setAttribute("data-drawn", e === c.m ? "m" : e === c.l ? "l" : "rescale");
@@ -240,10 +243,14 @@ export default function (el, head) {
         }
         const x = left(k),
           mid = x + span(k) / 2;
-        if (k > 0 && k <= last) set(c.box, { x: x - 2, width: span(k) + 4 });
+        if (k > 0 && k <= last) set(c.box, { x1: x + 2, x2: x + span(k) - 2 });
         if (!arrived) return;
         const good = right[k];
-        for (const e of [c.m, c.rescale, c.l]) set(e, { x: mid });
+        // the start column's numbers start at the page's edge: centred there they are cut
+        for (const e of [c.m, c.rescale, c.l]) {
+          set(host(e), { x: k === 0 ? x : mid });
+          host(e).style.textAnchor = k === 0 ? "start" : "";
+        }
         write(c.m, Number.isFinite(here.m) ? fixed(here.m) : "−∞", differs(here.m, good.m) && Number.isFinite(here.m));
         // the factor the old terms were rescaled by; the first tile had nothing to rescale
         const shrank = here.rescale !== null && before !== undefined && before.l > 0;
@@ -273,12 +280,11 @@ export default function (el, head) {
         if (ghost) set(c.ghost, { x: bx - 4, y: yl(before.l), height: BAND.bottom - yl(before.l) });
         // ℓ over the taller of its bar and its outline, the factor × over ℓ
         const over = Math.min(yl(here.l), ghost ? yl(before.l) : BAND.bottom) - 6;
-        set(c.l, { y: over });
+        set(host(c.l), { y: over });
         set(c.rescale, { y: over, dy: "-1.3em" });
         // m over the scores: a level across this column, a rise from the level before
         const finite = Number.isFinite(here.m);
-        set(c.m, { y: (finite ? ys(here.m) : zero) - 6 });
-        if (k === step) set(mName, { y: (finite ? ys(here.m) : zero) + 4 });
+        set(host(c.m), { y: (finite ? ys(here.m) : zero) - 6 });
         show(c.step, finite);
         if (finite) set(c.step, { x1: x, x2: x + span(k), y1: ys(here.m), y2: ys(here.m) });
         c.step.classList.toggle("wrong", differs(here.m, good.m));
@@ -297,12 +303,10 @@ export default function (el, head) {
         const k = Math.floor(j / tile) + 1; // its tile
         const x = left(k) + (j % tile) * slot + (slot - 18) / 2;
         const seen = k <= step;
-        set(key.slot, { x });
         set(key.bar, { x, y: Math.min(ys(s[j]), zero), height: Math.max(0.5, Math.abs(ys(s[j]) - zero)) });
         key.bar.classList.toggle("neg", s[j] < 0);
         set(key.name, { x: x + 9 });
         key.name.classList.toggle("pending", !seen);
-        show(key.slot, !seen);
         show(key.bar, seen);
       });
       show(newest, step > 0);

@@ -67,7 +67,7 @@ export default function (el, head, _article, _training, _task, heads) {
     step: 0.25,
   });
   const plane = makePlane({
-    zoom: 3.5, // the two parts span about a unit and a half: drawn 3.5× the world scale, and says so (the picture then spans the column)
+    zoom: 2, // the parts span a unit and a half (5× passes 640 px)
     ...reach,
     unit: PLANE_WIDTH / (reach.x[1] - reach.x[0]),
     label: t({

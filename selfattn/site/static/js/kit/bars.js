@@ -131,7 +131,8 @@ export function makeBars(
       g,
     );
     setSvg(tokenLabel, token);
-    return { g, wash, ghost, bar, masked, value, tokenLabel };
+    const sub = tokenLabel.querySelector(".sub") !== null;
+    return { g, wash, ghost, bar, masked, value, tokenLabel, sub };
   });
 
   return {
@@ -249,7 +250,8 @@ export function makeBars(
         );
         b.value.setAttribute("dy", under ? "0.8em" : "0");
         // the name hangs under zero from an upright bar, and stands over it on a hollow one
-        if (!knob) b.tokenLabel.setAttribute("dy", under ? "-0.7em" : "1.1em");
+        // (higher by a subscript's drop)
+        if (!knob) b.tokenLabel.setAttribute("dy", under ? (b.sub ? "-1.05em" : "-0.7em") : "1.1em");
         setSvg(b.value, text);
         b.value.classList.toggle("masked", off !== null && !leak[k]);
       });
