@@ -630,7 +630,7 @@ TURNED: tuple[Claim, ...] = (
     Claim(
         "turn.relative",
         "F28",
-        "turned, every score depends only on m − n: shifting every position leaves it exactly",
+        "turned, a score depends only on p − p′ (query's position − key's): shifting both keeps it",
         condition=relative_margin,
     ),
     Claim(

@@ -1,0 +1,27 @@
+"""Wording a learner tripped on (issue 45's second pass): letters the prose never defines,
+figure parts named by where they sit, which moves with the layout."""
+
+from __future__ import annotations
+
+import pytest
+
+from selfattn.site.build import CONTENT
+
+LANGS = ("en", "zh")
+
+
+def prose(lang: str) -> str:
+    return (CONTENT / f"{lang}.md").read_text("utf-8")
+
+
+def section(lang: str, anchor: str) -> str:
+    """One section, from its heading's {#anchor} to the next heading."""
+    return prose(lang).split("{#" + anchor + "}")[1].split("\n## ")[0]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_turn_names_positions_with_the_letter_it_defines(lang):
+    """m is F24's running max and n the context length: the turn's positions are p."""
+    turn = section(lang, "turn")
+    assert "m − n" not in turn
+    assert "p − p′" in turn
