@@ -25,3 +25,11 @@ def test_the_turn_names_positions_with_the_letter_it_defines(lang):
     turn = section(lang, "turn")
     assert "m − n" not in turn
     assert "p − p′" in turn
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_scores_sign_is_not_a_vote(lang):
+    """F11: a shift of the whole row changes nothing, so a negative score is not a vote
+    against a key, and one way round does not repel."""
+    for false in ("voting against", "repels", "反对票", "排斥"):
+        assert false not in prose(lang)
