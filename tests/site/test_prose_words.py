@@ -33,3 +33,10 @@ def test_a_scores_sign_is_not_a_vote(lang):
     against a key, and one way round does not repel."""
     for false in ("voting against", "repels", "反对票", "排斥"):
         assert false not in prose(lang)
+
+
+@pytest.mark.parametrize(("lang", "both"), [("en", "two passes"), ("zh", "两趟")])
+def test_the_crossover_counts_both_passes_over_the_square(lang, both):
+    """2·d_model is where 4·n·d² meets 2·n²·d: QKᵀ alone would cross at 4·d_model."""
+    sentence = next(s for s in section(lang, "matrix").split("\n") if "cost.crossover" in s)
+    assert both in sentence
