@@ -40,3 +40,14 @@ def test_the_crossover_counts_both_passes_over_the_square(lang, both):
     """2·d_model is where 4·n·d² meets 2·n²·d: QKᵀ alone would cross at 4·d_model."""
     sentence = next(s for s in section(lang, "matrix").split("\n") if "cost.crossover" in s)
     assert both in sentence
+
+
+@pytest.mark.parametrize(
+    ("lang", "too_much", "training"),
+    [("en", "any number in this article", "training runs"), ("zh", "任何结果", "训练实验")],
+)
+def test_the_pencil_promise_leaves_out_the_training_runs(lang, too_much, training):
+    """F19's aside (a Markov chain, Adam) and F27's seed count cannot be redone by hand."""
+    opening = prose(lang).split("{{params}}")[0]
+    assert too_much not in opening
+    assert training in opening
