@@ -3,6 +3,8 @@ figure parts named by where they sit, which moves with the layout."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from selfattn.site.build import CONTENT
@@ -51,3 +53,20 @@ def test_the_pencil_promise_leaves_out_the_training_runs(lang, too_much, trainin
     opening = prose(lang).split("{{params}}")[0]
     assert too_much not in opening
     assert training in opening
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_opening_does_not_answer_F03(lang):
+    """F03 asks which key wins row it: before it, nothing may say that it looks at cat."""
+    before = prose(lang).split("{{figure query-meets-keys}}")[0]
+    for hint in ("from *cat*", "look at cat", "从 cat", "去看 cat"):
+        assert hint not in before
+
+
+@pytest.mark.parametrize("figure_id", ["query-meets-keys", "gradient-finds-cat"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_option_gives_itself_away_by_its_length(figure_id, lang):
+    """The right option is neither the one with a reason attached nor the longest by far."""
+    spec = json.loads((CONTENT / "predictions.json").read_text("utf-8"))[figure_id][lang]
+    lengths = [len(option) for option in spec["options"]]
+    assert max(lengths) <= 1.25 * min(lengths), spec["options"]
