@@ -4,6 +4,7 @@ figure parts named by where they sit, which moves with the layout."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -70,3 +71,20 @@ def test_no_option_gives_itself_away_by_its_length(figure_id, lang):
     spec = json.loads((CONTENT / "predictions.json").read_text("utf-8"))[figure_id][lang]
     lengths = [len(option) for option in spec["options"]]
     assert max(lengths) <= 1.25 * min(lengths), spec["options"]
+
+
+# a figure's parts sit under one another on a phone and side by side on a laptop
+WHERE = {
+    "en": re.compile(
+        r"\b(?:under|above|below|beside)(?: it| the (?:plane|grid|figure|bars|switch|picture))"
+        r"|\b(?:question|switch|switches|chart|note) (?:under|above|below|beside)\b"
+    ),
+    "zh": re.compile(
+        r"(?:图|平面|网格|柱状图|开关|阶梯图（F11）)(?:下方|上方|下面|上面|旁边)|旁边的开关"
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_prose_names_figure_parts_rather_than_placing_them(lang):
+    assert WHERE[lang].findall(prose(lang)) == []
