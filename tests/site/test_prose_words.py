@@ -88,3 +88,19 @@ WHERE = {
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_prose_names_figure_parts_rather_than_placing_them(lang):
     assert WHERE[lang].findall(prose(lang)) == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "gram", "chain", "power"),
+    [
+        ("en", "Gram matrix (", "chain rule (", "to the power c"),
+        ("zh", "格拉姆矩阵（", "链式法则（", "c 次方"),
+    ],
+)
+def test_terms_are_said_in_a_phrase_where_they_first_appear(lang, gram, chain, power):
+    """Gram matrix and chain rule get a phrase, transformer is met in the opening, and c
+    stays F11's shift: F15's multiplier has a letter of its own."""
+    text = prose(lang)
+    assert gram in text and chain in text
+    assert "transformer" in text.split("\n## ")[0].lower()
+    assert power not in section(lang, "sqrtd")
