@@ -104,3 +104,9 @@ def test_terms_are_said_in_a_phrase_where_they_first_appear(lang, gram, chain, p
     assert gram in text and chain in text
     assert "transformer" in text.split("\n## ")[0].lower()
     assert power not in section(lang, "sqrtd")
+
+
+def test_the_chinese_reads_as_chinese():
+    """Calques and strained figures a reader of Chinese stumbled on."""
+    for stumble in ("刻度之间宽度差四倍", "词站在哪里", "调成一杯", "留出的文本"):
+        assert stumble not in prose("zh")
