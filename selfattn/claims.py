@@ -630,7 +630,7 @@ TURNED: tuple[Claim, ...] = (
     Claim(
         "turn.relative",
         "F28",
-        "turned, a score depends only on p − p′ (query's position − key's): shifting both keeps it",
+        "turned, a score depends only on i − j (query, key positions): shifting both keeps it",
         condition=relative_margin,
     ),
     Claim(

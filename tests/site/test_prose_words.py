@@ -24,10 +24,10 @@ def section(lang: str, anchor: str) -> str:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_turn_names_positions_with_the_letter_it_defines(lang):
-    """m is F24's running max and n the context length: the turn's positions are p."""
+    """m is F24's running max and n the context length: the turn uses F10's i and j."""
     turn = section(lang, "turn")
     assert "m − n" not in turn
-    assert "p − p′" in turn
+    assert "i − j" in turn
 
 
 @pytest.mark.parametrize("lang", LANGS)
