@@ -630,7 +630,7 @@ TURNED: tuple[Claim, ...] = (
     Claim(
         "turn.relative",
         "F28",
-        "turned, every score depends only on m − n: shifting every position leaves it exactly",
+        "turned, a score depends only on i − j (query, key positions): shifting both keeps it",
         condition=relative_margin,
     ),
     Claim(

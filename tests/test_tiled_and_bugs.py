@@ -97,3 +97,25 @@ def test_the_switches_name_every_bug():
     assert set(SWITCHES.values()) == set(SilentBugs.__dataclass_fields__)
     on = SilentBugs.from_switches(dict.fromkeys(SWITCHES, True))
     assert all(getattr(on, name) for name in SWITCHES.values())
+
+
+def _section(lang: str, anchor: str) -> str:
+    """One section of the prose, from its heading's {#anchor} to the next heading."""
+    from selfattn.site.build import CONTENT
+
+    text = (CONTENT / f"{lang}.md").read_text("utf-8")
+    return text.split("{#" + anchor + "}")[1].split("\n## ")[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_F26s_prose_states_its_own_numbers(lang):
+    """The figure is redrawn independently and may drop its notes: the prose says the
+    stretch, the stretched row ran and cat's share after the turn itself, from the claims."""
+    from selfattn.numbers import fixed
+    from selfattn.site.prose_numbers import prose_numbers
+
+    assert prose_numbers(HEAD)["bugs.longkey.stretch"] == fixed(STRETCH, 0)
+    bugs = _section(lang, "bugs")
+    for claim in ("bugs.longkey.stretch", "bugs.longkey.ran.and", "turn.it.cat"):
+        assert "{{claim " + claim + "}}" in bugs, claim
+    assert not any(word in bugs for word in ("note under", "下方说明", "下方的说明"))

@@ -15,6 +15,7 @@ from ..article import (
     LONG_CONTEXT,
     NAMED_RAW,
     ROPE_THETA,
+    STRETCH,
     THOUSAND_TOKENS,
 )
 from ..attention import spread, stacked_alone
@@ -130,12 +131,14 @@ def _turn(head: Head) -> dict[str, str]:
 
 
 def _long_key(head: Head) -> dict[str, str]:
-    """F26's stretched key of `and` (mask on, no positions, as the toy is): it tops only the
-    rows whose query is within 90° of it; row ran, 104° away, gives it its least."""
+    """F26's stretched key of `and` (mask on, no positions, as the toy is): how many times
+    longer the switch makes it, which the prose states since the figure may not; it tops only
+    the rows whose query is within 90° of it; row ran, 104° away, gives it its least."""
     weights = buggy_head(head, SilentBugs(long_key_takeover=True))["W"]
     run = head.run()
     ran, and_ = head.index("ran"), head.index("and")
     return {
+        "bugs.longkey.stretch": fixed(STRETCH, 0),
         "bugs.longkey.ran.and": fixed(float(weights[ran, and_])),
         "angle.ran.and": fixed(float(turn_degrees(run["Q"][ran], run["K"][and_])), 0),
     }
