@@ -407,3 +407,51 @@ def test_in_process_puts_back_the_umask_and_the_recursion_limit():
     finally:
         os.umask(mask)
         sys.setrecursionlimit(depth)
+
+
+# -- hostile pass 4: an orphan the checking process leaves when it exits ----------------
+
+ORPHAN_THEN_EXIT = """
+import os, time
+def attention(q, k, v):
+    pid = os.fork()
+    if pid == 0:  # detached from the check's session, then orphaned by the exit below
+        os.setsid()
+        with open({pids!r} + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename({pids!r} + ".tmp", {pids!r})
+        time.sleep(120)
+        os._exit(0)
+    while not os.path.exists({pids!r}):
+        time.sleep(0.01)
+    os._exit(0)
+"""
+
+
+@needs_proc
+def test_the_command_kills_a_setsid_child_orphaned_by_the_targets_exit(tmp_path):
+    pids = tmp_path / "pids"
+    path = target(tmp_path, ORPHAN_THEN_EXIT.format(pids=str(pids)))
+    result = command(path, tmp_path)
+    assert result.returncode == 2 and "before reporting" in result.stdout, result.stdout
+    assert gone_soon(int(pids.read_text())), "the orphan outlived the check (under PID 1)"
+
+
+@needs_proc
+def test_the_api_kills_a_setsid_child_orphaned_by_the_targets_exit(tmp_path):
+    pids = tmp_path / "pids"
+    namespace: dict[str, Any] = {"softmax_attention": softmax_attention}
+    exec(ORPHAN_THEN_EXIT.format(pids=str(pids)), namespace)
+    report = check(namespace["attention"])
+    assert report.verdict == "error" and "before reporting" in (report.error or "")
+    assert gone_soon(int(pids.read_text())), "the orphan outlived the check (under PID 1)"
+    assert not subreaper(), "the caller became a child subreaper silently"
+
+
+def subreaper() -> bool:
+    """Whether this process adopts its descendants' orphans (Linux's PR_GET_CHILD_SUBREAPER)."""
+    import ctypes
+
+    flag = ctypes.c_int(0)
+    ctypes.CDLL(None, use_errno=True).prctl(37, ctypes.byref(flag), 0, 0, 0)
+    return bool(flag.value)
