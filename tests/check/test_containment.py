@@ -455,3 +455,20 @@ def subreaper() -> bool:
     flag = ctypes.c_int(0)
     ctypes.CDLL(None, use_errno=True).prctl(37, ctypes.byref(flag), 0, 0, 0)
     return bool(flag.value)
+
+
+def test_a_call_cut_short_by_the_checks_time_limit_names_that_limit():
+    """Hostile pass 4: a slow (3 GB) target's last call was blamed on the per-call timeout."""
+    from selfattn.check.runner import Runner, Timeout
+
+    def slow(q: np.ndarray) -> np.ndarray:
+        time.sleep(1)
+        return q
+
+    runner = Runner(slow, timeout=10, budget=0.3)
+    with pytest.raises(Timeout, match=r"the check's time limit \(0\.3 s in all\) ran out") as e:
+        runner(np.zeros((2, 2)))
+    assert "each call may take 10 s" in str(e.value)
+    runner = Runner(slow, timeout=0.2, budget=30)
+    with pytest.raises(Timeout, match=r"did not return within 0\.2 s, the time each call"):
+        runner(np.zeros((2, 2)))
