@@ -3,9 +3,12 @@
 The text is encoded before anything is opened, written to a new file beside the target and
 renamed over it (a rename within a folder replaces in one step): an error, Ctrl-C or a full
 disk midway leaves the old file whole and removes the new one. A symlink is followed, so the
-file it points to is replaced and the link stays a link. A file whose folder cannot be
-written to (but which itself can be) is written in place, as `Path.write_text` would: no
-temporary file can go beside it. Only a process killed outright (SIGKILL, a power cut)
+file it points to is replaced and the link stays a link. What is no regular file (a device
+such as /dev/stdout, a FIFO) is written to, never replaced; a file that may not be written is
+refused, as writing it would be; a file whose folder cannot be written to (but which itself
+can be) is written in place, as `Path.write_text` would: no temporary file can go beside it.
+A file replaced keeps its permissions but is a new file: a hard link to the old one keeps
+the old text. Only a process killed outright (SIGKILL, a power cut)
 during the write leaves a hidden `.NAME.*.tmp` beside the file.
 """
 
@@ -25,6 +28,12 @@ def replace_file(path: str | Path, text: str) -> Path:
     real = Path(os.path.realpath(path))
     if real.is_dir():
         raise IsADirectoryError(f"{path} is a folder, not a file")
+    if real.exists() and not real.is_file():  # /dev/stdout, a FIFO: written to, not replaced
+        with open(real, "wb") as f:
+            f.write(data)
+        return path
+    if real.exists() and not os.access(real, os.W_OK):  # as writing it would
+        raise PermissionError(f"{path} may not be written")
     temporary = real.with_name(f".{real.name}.{secrets.token_hex(4)}.tmp")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
