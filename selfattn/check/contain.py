@@ -6,7 +6,9 @@ subreaper) and a worker below it that runs the target. The supervisor outlives t
 so a process the target starts, detaches (setsid) and orphans by exiting (`os._exit`) is
 still the supervisor's, and the supervisor kills every process below it when the worker ends,
 however it ends; the caller kills the supervisor and all below it when time runs out. The
-caller itself never becomes a subreaper. Elsewhere than Linux, the session's group is
+caller itself never becomes a subreaper. A target that kills the supervisor (its parent)
+first can still orphan a detached process to init: only a cgroup holds a target that fights
+back. Elsewhere than Linux, the session's group is
 killed, but a process that leaves the group and whose parent exits escapes. The
 target runs in an empty temporary working folder, and the report names what it wrote there;
 its TMPDIR (where torch puts its caches) is in the check's folder too, deleted with it.
@@ -251,6 +253,8 @@ def supervised(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
     forked process below, and once it ends kill everything left below this one, the orphans
     of a worker that exited included; then end as the worker ended."""
     adopt_orphans()
+    with contextlib.suppress(OSError):  # a core dump of either goes with the box, not here
+        os.chdir(b.work)
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the worker: it never returns
         child(b, run, name)
