@@ -130,7 +130,7 @@ def end_all(pid: int, itself: bool = True) -> None:
     if itself:
         with contextlib.suppress(OSError):
             os.kill(pid, kill)
-    if hasattr(os, "killpg"):
+    if hasattr(os, "killpg") and (itself or pid != os.getpid()):  # not the caller's own group
         with contextlib.suppress(OSError):
             os.killpg(pid, kill)
 
@@ -309,6 +309,10 @@ def _output_to(log: Path) -> None:
     os.dup2(out, 2)
     sys.stdin = open(0, closefd=False)  # noqa: SIM115 - for the child's whole life
     sys.stdout = sys.stderr = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    import faulthandler
+
+    if faulthandler.is_enabled():  # pytest's, say: a crash's traceback into the log, not its own
+        faulthandler.enable(sys.stderr)
 
 
 def fork_unsafe() -> str | None:

@@ -472,3 +472,12 @@ def test_a_call_cut_short_by_the_checks_time_limit_names_that_limit():
     runner = Runner(slow, timeout=0.2, budget=30)
     with pytest.raises(Timeout, match=r"did not return within 0\.2 s, the time each call"):
         runner(np.zeros((2, 2)))
+
+
+def test_a_target_that_crashes_the_interpreter_is_named_by_its_signal():
+    """Found in the hostile pass over the supervisor: it killed its own group, itself
+    included, so every crash read as SIGKILL."""
+    import ctypes
+
+    report = check(lambda q, k, v: ctypes.string_at(0))
+    assert "signal SIGSEGV" in (report.error or ""), report.error
