@@ -89,3 +89,9 @@ def test_what_is_no_regular_file_is_written_to_not_replaced(tmp_path: Path) -> N
     reader.join(5)
     assert stat.S_ISFIFO(fifo.lstat().st_mode), "the FIFO was replaced by a file"
     assert got == [b"through the pipe"]
+
+
+def test_a_name_at_the_length_limit_is_written(tmp_path: Path) -> None:
+    path = tmp_path / ("m" * 250 + ".html")  # 255 bytes: the temporary's name must be shorter
+    replace_file(path, "new")
+    assert path.read_text() == "new" and os.listdir(tmp_path) == [path.name]
