@@ -34,8 +34,9 @@ def replace_file(path: str | Path, text: str) -> Path:
         return path
     if real.exists() and not os.access(real, os.W_OK):  # as writing it would
         raise PermissionError(f"{path} may not be written")
-    # a name of its own, short enough beside a name already at the 255-byte limit
-    temporary = real.with_name(f".{real.name[:64]}.{secrets.token_hex(4)}.tmp")
+    # a name of its own, short enough (40 characters are at most 160 bytes) beside a name at
+    # the 255-byte limit
+    temporary = real.with_name(f".{real.name[:40]}.{secrets.token_hex(4)}.tmp")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
     except PermissionError:

@@ -95,3 +95,9 @@ def test_a_name_at_the_length_limit_is_written(tmp_path: Path) -> None:
     path = tmp_path / ("m" * 250 + ".html")  # 255 bytes: the temporary's name must be shorter
     replace_file(path, "new")
     assert path.read_text() == "new" and os.listdir(tmp_path) == [path.name]
+
+
+def test_a_name_of_wide_characters_at_the_limit_is_written(tmp_path: Path) -> None:
+    path = tmp_path / ("猫" * 83 + ".h")  # 251 bytes in UTF-8
+    replace_file(path, "new")
+    assert path.read_text() == "new"
