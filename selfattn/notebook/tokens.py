@@ -4,7 +4,7 @@ GPT-2's byte-level alphabet writes a space as "Ġ" and a newline as "Ċ"; Senten
 space as "▁" and a byte it has no piece for as "<0x0A>"; WordPiece starts a piece inside a word
 with "##". A label shows the text, trimmed, with whitespace that is all a token holds drawn as a
 visible mark (␣ ↵ ⇥), a control that reorders the text around it or draws nothing as its
-escape (\u202e, \u2028), a control byte as its picture (␀ ␡);
+escape (\u202e, \u2028), a control character too (\x00, \x7f);
 the raw token stays beside it for the hover. Pure Python: no tokenizer
 library is imported, a tokenizer passed in is used by what it can do (duck typing).
 
@@ -28,16 +28,13 @@ import numpy as np
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍", "\u00a0": "␣"}
 # the controls of bidirectional text: U+202E shows "abc" as "cba", and the labels after it too;
 # the line and paragraph separators, the byte-order mark and zero-width marks draw nothing;
-# C1 controls draw as a box. Written as escapes, as bytes that are no text are, so a label
-# reads as the token holds.
+# control characters draw as a box or nothing (their pictures, ␀ ␡, are a box too in common
+# fonts). Written as escapes, as Python writes them and as bytes that are no text are, so a
+# label reads as the token holds.
 ESCAPED = [0x061C, 0x200B, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F)]
-ESCAPED += [0x2060, *range(0x2066, 0x206A), 0xFEFF, *range(0x80, 0xA0)]
-# and the C0 controls and DEL (a box, or nothing) as their pictures: NUL ␀, DEL ␡
-SHOWN = str.maketrans(
-    {c: f"\\u{c:04x}" for c in ESCAPED}
-    | {c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\n\t\r"}
-    | {0x7F: "\u2421"}
-)
+ESCAPED += [0x2060, *range(0x2066, 0x206A), 0xFEFF]
+CONTROLS = [c for c in range(0x20) if chr(c) not in "\n\t\r"] + list(range(0x7F, 0xA0))
+SHOWN = str.maketrans({c: f"\\u{c:04x}" for c in ESCAPED} | {c: f"\\x{c:02x}" for c in CONTROLS})
 SENTENCEPIECE_SPACE = "▁"
 BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
@@ -94,7 +91,7 @@ def clean(text: str) -> str:
 
 def label(text: str) -> str:
     """A token's text as a label: trimmed, whitespace it holds alone drawn visibly, and
-    characters that draw nothing, a box or text reversed as escapes or pictures."""
+    characters that draw nothing, a box or text reversed as escapes."""
     text = clean(text)
     trimmed = text.strip(" ")
     if not trimmed.strip():
