@@ -1,10 +1,18 @@
-"""The `selfattn` command: a thin dispatcher that imports each command's module lazily."""
+"""The `selfattn` command: a thin dispatcher that imports each command's module lazily.
+
+Ctrl-C at any moment once this module is loaded ends the command with one line and status
+130, never a traceback: the imports too (argparse's included) are made inside `main`. One
+in the interpreter's own start-up, before this module runs, is Python's to report.
+"""
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (see above)
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def _claims(args: argparse.Namespace) -> int:
@@ -14,6 +22,8 @@ def _claims(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .fit import continue_from, fit, write_head
     from .head import load_head
 
@@ -64,6 +74,8 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _build_now(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from .signals import settled
     from .site.build import BuildError, OutputRefused, build
 
@@ -96,6 +108,9 @@ def _check(argv: list[str]) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
+    import argparse
+    from pathlib import Path
+
     top = argparse.ArgumentParser(
         prog="selfattn", description="Self-attention, explained and checked."
     )
@@ -139,11 +154,37 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["check"]:
-        return _check(argv[1:])
-    args = parser().parse_args(argv)
-    return args.run(args)
+    interrupted: list[int] = []
+    handlers: list[object] = []  # (signal, this handler, the one before) once set
+    try:
+        handlers += _noting_interrupts(interrupted)
+        argv = sys.argv[1:] if argv is None else argv
+        if argv[:1] == ["check"]:
+            return _check(argv[1:])
+        args = parser().parse_args(argv)
+        return args.run(args)
+    except BaseException as exc:  # Ctrl-C while a command's modules load, before it handles its own
+        if isinstance(exc, SystemExit) or not (interrupted or isinstance(exc, KeyboardInterrupt)):
+            raise
+        print("selfattn: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if handlers:
+            signal, ours, previous = handlers
+            if signal.getsignal(signal.SIGINT) is ours:  # type: ignore[attr-defined]
+                signal.signal(signal.SIGINT, previous)  # type: ignore[attr-defined]
+
+
+def _noting_interrupts(interrupted: list[int]) -> list[object]:
+    """Ctrl-C raises KeyboardInterrupt as before, and is noted in `interrupted`: a module
+    loading may turn it into another error (numpy's C extension, into an ImportError)."""
+    import signal
+
+    def interrupt(signum: int, frame: object) -> None:
+        interrupted.append(signum)
+        signal.default_int_handler(signum, frame)  # type: ignore[arg-type]
+
+    return [signal, interrupt, signal.signal(signal.SIGINT, interrupt)]
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ from .claims import (
     swing,
     swing_margin,
 )
+from .files import replace_file
 from .head import Head
 
 TOKENS = ("the", "cat", "ate", "and", "it", "ran")
@@ -280,4 +281,4 @@ def write_head(head: Head, path: str | Path) -> None:
     embeddings = ", ".join(f'"{t}": {json.dumps(v)}' for t, v in data["embeddings"].items())
     lines = [f'  "tokens": {json.dumps(data["tokens"])}', f'  "embeddings": {{{embeddings}}}']
     lines += [f'  "{name}": {json.dumps(data[name])}' for name in ("W_Q", "W_K", "W_V")]
-    Path(path).write_text("{\n" + ",\n".join(lines) + "\n}\n", "utf-8")
+    replace_file(path, "{\n" + ",\n".join(lines) + "\n}\n")  # whole, or the old one kept

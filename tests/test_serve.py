@@ -449,3 +449,22 @@ def test_a_broken_edit_keeps_the_last_good_build(tmp_path, monkeypatch, capsys):
         srv.server_close()
     assert response.status == 200 and b'data-claim="qk.it.cat.raw"' in body
     assert "no.such.claim" in capsys.readouterr().err
+
+
+def test_two_hundred_slow_clients_hold_a_reader_up_seconds_at_most(server):
+    """Hostile pass 4: 200 clients trickling their heads held a normal request for up to
+    28 s (64 threads, each held for the 10 s head deadline, and the rest queued)."""
+    stalled = []
+    try:
+        for _ in range(200):
+            s = socket.create_connection(("127.0.0.1", server.server_port))
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+            stalled.append(s)
+        time.sleep(1.2)  # older than ArticleServer.DROP_AFTER
+        start = time.monotonic()
+        response, _ = request(server, "GET", "/en/")
+        assert response.status == 200
+        assert time.monotonic() - start < 3.0
+    finally:
+        for s in stalled:
+            s.close()

@@ -166,7 +166,7 @@ def work(args: argparse.Namespace) -> None:
             except BaseException as exc:
                 return Report(args.target, error=f"internal error: {summarize(exc)}")
 
-    contain.child(box, run, args.target)
+    contain.supervised(box, run, args.target)
 
 
 def _absolute(target: str) -> str:

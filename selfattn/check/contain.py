@@ -1,8 +1,15 @@
 """Running a check where its target can change nothing of the caller's: a child process.
 
-The child leads a session of its own, so every process the target starts is in its group,
-and it adopts the orphans of the ones that detach (Linux's child subreaper), so they stay
-among its descendants; all of them are killed when the check ends, however it ends. The
+The child leads a session of its own, so every process the target starts is in its group.
+It splits in two: a supervisor that adopts the orphans of whatever detaches (Linux's child
+subreaper) and a worker below it that runs the target. The supervisor outlives the worker,
+so a process the target starts, detaches (setsid) and orphans by exiting (`os._exit`) is
+still the supervisor's, and the supervisor kills every process below it when the worker ends,
+however it ends; the caller kills the supervisor and all below it when time runs out. The
+caller itself never becomes a subreaper. A target that kills the supervisor (its parent)
+first can still orphan a detached process to init: only a cgroup holds a target that fights
+back. Elsewhere than Linux, the session's group is
+killed, but a process that leaves the group and whose parent exits escapes. The
 target runs in an empty temporary working folder, and the report names what it wrote there;
 its TMPDIR (where torch puts its caches) is in the check's folder too, deleted with it.
 The child's stdout and stderr go to a file, not a pipe: a target that prints megabytes
@@ -123,7 +130,7 @@ def end_all(pid: int, itself: bool = True) -> None:
     if itself:
         with contextlib.suppress(OSError):
             os.kill(pid, kill)
-    if hasattr(os, "killpg"):
+    if hasattr(os, "killpg") and (itself or pid != os.getpid()):  # not the caller's own group
         with contextlib.suppress(OSError):
             os.killpg(pid, kill)
 
@@ -221,7 +228,7 @@ def _how(code: int) -> str:
 
 
 def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
-    """The child's side, in a process that is already its own session's leader: adopt
+    """The worker, below the supervisor in a session of its own: adopt
     orphans, work in the box's empty folder, write the report, kill what the target left
     running, and exit at once (a call that timed out may still hold a thread)."""
     try:
@@ -241,6 +248,33 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
         os._exit(0)
 
 
+def supervised(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
+    """In a process that leads its own session: adopt orphans, run the worker (`child`) in a
+    forked process below, and once it ends kill everything left below this one, the orphans
+    of a worker that exited included; then end as the worker ended."""
+    adopt_orphans()
+    with contextlib.suppress(OSError):  # a core dump of either goes with the box, not here
+        os.chdir(b.work)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the worker: it never returns
+        child(b, run, name)
+    code = 1
+    try:
+        while True:
+            try:
+                code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+                break
+            except InterruptedError:
+                continue
+    finally:
+        end_all(os.getpid(), itself=False)
+        if code < 0:  # end by the same signal, so the caller reads what happened
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(-code, signal.SIG_DFL)
+                os.kill(os.getpid(), -code)
+        os._exit(code if code >= 0 else 128 - code)
+
+
 def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
     """`run()` in a forked child (see the module's docstring); killed after `limit` s."""
     started = time.monotonic()
@@ -254,7 +288,7 @@ def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
                 os.setsid()
                 _output_to(b.log)
             finally:
-                child(b, run, name)
+                supervised(b, run, name)
         code = None
         try:
             code = wait(pid, limit)
@@ -275,6 +309,10 @@ def _output_to(log: Path) -> None:
     os.dup2(out, 2)
     sys.stdin = open(0, closefd=False)  # noqa: SIM115 - for the child's whole life
     sys.stdout = sys.stderr = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    import faulthandler
+
+    if faulthandler.is_enabled():  # pytest's, say: a crash's traceback into the log, not its own
+        faulthandler.enable(sys.stderr)
 
 
 def fork_unsafe() -> str | None:

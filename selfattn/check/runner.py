@@ -101,15 +101,28 @@ class Runner:
             _worker.clear()  # the call still holds the thread: later calls need another
             given = [*args, *(a for a in kwargs.values() if hasattr(a, "shape"))]
             shapes = ", ".join(describe(a) for a in given)
-            raise Timeout(
-                f"the target did not return within {wait:.3g} s (called with {shapes})"
-            ) from None
+            raise Timeout(_overran(self, wait, shapes)) from None
         if not ok:
             raise CallFailed(summarize(value))
         assert isinstance(value, Returned)
         self.last_dtype = value.dtype
         self.last_pair = value.pair
         return value.value
+
+
+def _overran(runner: Runner, wait: float, shapes: str) -> str:
+    """Which limit a call that did not return ran into: its own timeout, or what was left of
+    the check's time in all (a slow target's last call is cut short by the latter)."""
+    if wait < runner.timeout:
+        return (
+            f"the check's time limit ({runner.budget:.3g} s in all) ran out during call "
+            f"{runner.calls}, {wait:.3g} s into it (each call may take {runner.timeout:.3g} s): "
+            f"the target is too slow to check in that time (called with {shapes})"
+        )
+    return (
+        f"the target did not return within {wait:.3g} s, the time each call may take "
+        f"(--timeout; called with {shapes})"
+    )
 
 
 def _within(context: Any, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

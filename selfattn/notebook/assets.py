@@ -12,6 +12,8 @@ from typing import Any
 from selfattn.site.bundle import BundleError, bundle
 from selfattn.site.script_json import script_json
 
+from .tokens import clean
+
 HERE = Path(__file__).parent
 STATIC = HERE.parent / "site" / "static"
 ENTRY = HERE / "js" / "entry.js"
@@ -112,11 +114,24 @@ def _text(value: Any) -> str:
     raise TypeError(f"{type(value).__name__} cannot go in a saved page")
 
 
+def _cleaned(value: Any) -> Any:
+    """`value` with every string in it one UTF-8 can write (tokens.clean): the title, names
+    and labels a user gave reach the page as they are shown, never as an encoding error."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {_cleaned(k): _cleaned(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cleaned(v) for v in value]
+    return value
+
+
 def page(state: dict[str, Any], slices: dict[str, dict[str, Any]] | None = None) -> str:
     """One HTML file holding the widget's code and data: it opens offline from file://,
     and its content security policy refuses any request to any origin."""
+    state, slices = _cleaned(state), _cleaned(slices or {})
     code = page_code(state.get("kind") or "qk")
-    data = script_json({"state": {**state, "css": css()}, "slices": slices or {}}, default=_text)
+    data = script_json({"state": {**state, "css": css()}, "slices": slices}, default=_text)
     return PAGE.format(
         title=html.escape(state.get("title") or "selfattn"),
         data=data,

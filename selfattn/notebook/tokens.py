@@ -3,7 +3,8 @@
 GPT-2's byte-level alphabet writes a space as "Ġ" and a newline as "Ċ"; SentencePiece writes a
 space as "▁" and a byte it has no piece for as "<0x0A>"; WordPiece starts a piece inside a word
 with "##". A label shows the text, trimmed, with whitespace that is all a token holds drawn as a
-visible mark (␣ ↵ ⇥), and a control that reorders the text around it as its escape (\u202e);
+visible mark (␣ ↵ ⇥), a control that reorders the text around it or draws nothing as its
+escape (\u202e, \u2028), a control character too (\x00, \x7f);
 the raw token stays beside it for the hover. Pure Python: no tokenizer
 library is imported, a tokenizer passed in is used by what it can do (duck typing).
 
@@ -25,12 +26,15 @@ import numpy as np
 
 # whitespace a label cannot show as itself
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍", "\u00a0": "␣"}
-# the controls of bidirectional text: U+202E shows "abc" as "cba", and the labels after it too.
-# Written as escapes, as bytes that are no text are, so a label reads as the token holds.
-BIDI = {
-    c: f"\\u{c:04x}"
-    for c in [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-}
+# the controls of bidirectional text: U+202E shows "abc" as "cba", and the labels after it too;
+# the line and paragraph separators, the byte-order mark and zero-width marks draw nothing;
+# control characters draw as a box or nothing (their pictures, ␀ ␡, are a box too in common
+# fonts). Written as escapes, as Python writes them and as bytes that are no text are, so a
+# label reads as the token holds.
+ESCAPED = [0x061C, 0x200B, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F)]
+ESCAPED += [0x2060, *range(0x2066, 0x206A), 0xFEFF]
+CONTROLS = [c for c in range(0x20) if chr(c) not in "\n\t\r"] + list(range(0x7F, 0xA0))
+SHOWN = str.maketrans({c: f"\\u{c:04x}" for c in ESCAPED} | {c: f"\\x{c:02x}" for c in CONTROLS})
 SENTENCEPIECE_SPACE = "▁"
 BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
@@ -79,15 +83,22 @@ def _text(token: str, kind: str) -> str:
     return token
 
 
+def clean(text: str) -> str:
+    """Text that UTF-8 can write: a lone surrogate (a string decoded with "surrogateescape",
+    a character cut in two) as its escape, \\udce9, as bytes that are no text are shown."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def label(text: str) -> str:
     """A token's text as a label: trimmed, whitespace it holds alone drawn visibly, and
-    bidirectional controls as escapes."""
+    characters that draw nothing, a box or text reversed as escapes."""
+    text = clean(text)
     trimmed = text.strip(" ")
     if not trimmed.strip():
         shown = "".join(VISIBLE.get(c, c) for c in text) if text else text
     else:
         shown = "".join(VISIBLE.get(c, c) if c in "\n\t\r" else c for c in trimmed)
-    return shown.translate(BIDI)
+    return shown.translate(SHOWN)
 
 
 def readable(tokens: Sequence[str]) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from selfattn.files import replace_file
 from selfattn.notebook import assets
 from selfattn.notebook.data import looks_causal
 from selfattn.notebook.inputs import Reading, named_layer, read_attention, token_strings
@@ -81,9 +82,8 @@ class Widget(anywidget.AnyWidget):
 
 
 def write(path: str | Path, text: str) -> Path:
-    path = Path(path)
-    path.write_text(text, encoding="utf-8")
-    return path
+    """The page, whole, at `path`: a failure leaves what was there before (files.py)."""
+    return replace_file(path, text)
 
 
 def keep(asked: Any, values: list[int], axis: str) -> list[int]:

@@ -5,7 +5,11 @@ The standard library's file handler, with one complete build of the site as its
 resolves outside the site (symlinks included), no folder listings, a strict
 Content-Security-Policy and `no-store` on every response, text gzipped for a client that
 asks, no hidden file (the build's marker), at most 64 threads, and a timeout so a client
-that never finishes cannot hold one. When a source changes, the site is rebuilt into a
+that never finishes cannot hold one. When all 64 are taken, a new connection takes the
+thread of the one that has waited longest for its request's head (over a second): clients
+that trickle their heads cannot keep a reader waiting behind them (200 of them, reconnecting,
+held a page for 20–27 s). Not a limit per address: on loopback the reader and any flood
+share one. When a source changes, the site is rebuilt into a
 fresh folder and swapped in whole; a build is deleted only once no request reads it, so no
 request ever sees half a site.
 """
@@ -204,11 +208,15 @@ class ArticleHandler(SimpleHTTPRequestHandler):
 
     def handle_one_request(self) -> None:
         assert isinstance(self.rfile, _HeadDeadline)
+        assert isinstance(self.server, ArticleServer)
         self.rfile.deadline = time.monotonic() + (self.timeout or 0)  # each request's head anew
+        self.server.waiting(self.connection)
         super().handle_one_request()
 
     def parse_request(self) -> bool:
         parsed = super().parse_request()  # the headers are read: the answer has its own time
+        assert isinstance(self.server, ArticleServer)
+        self.server.answering(self.connection)
         self.connection.settimeout(self.timeout)
         if not parsed:
             return False
@@ -262,6 +270,11 @@ class ArticleHandler(SimpleHTTPRequestHandler):
         self.send_error(HTTPStatus.NOT_FOUND)
         return None
 
+    def finish(self) -> None:
+        assert isinstance(self.server, ArticleServer)
+        self.server.answering(self.connection)
+        super().finish()
+
     def end_headers(self) -> None:
         assert isinstance(self.server, ArticleServer)
         self.send_header("Content-Security-Policy", self.server.site.policy)
@@ -305,16 +318,49 @@ class ArticleServer(ThreadingHTTPServer):
     # flood of threads. The next connection waits, accepted, for one to end (a client that
     # stalls is dropped after ArticleHandler.timeout), the rest in the queue above.
     HANDLERS = 64
+    # When every thread is taken, the connection that has waited longest for its request's
+    # head gives its thread up, if it has waited this long: a head on loopback comes in
+    # milliseconds, so a reader mid-request is never the one dropped, only a slow client (or
+    # an idle kept-alive connection, which a browser opens again).
+    DROP_AFTER = 1.0
     site: Site
 
     def __init__(self, *args, **kwargs) -> None:
         self.slots = threading.BoundedSemaphore(self.HANDLERS)
         self.closing = threading.Event()
+        self.heads: dict[socket.socket, float] = {}  # connections waiting for a head, since
+        self.heads_lock = threading.Lock()
         super().__init__(*args, **kwargs)
 
+    def waiting(self, connection: socket.socket) -> None:
+        """`connection` waits for a request's head from now."""
+        with self.heads_lock:
+            self.heads[connection] = time.monotonic()
+
+    def answering(self, connection: socket.socket) -> None:
+        """`connection` has its head (or is done): it is no longer one to drop."""
+        with self.heads_lock:
+            self.heads.pop(connection, None)
+
+    def drop_slowest_head(self) -> None:
+        """Hang up on the connection that has waited longest for its head, if long enough:
+        its read returns, its handler ends, and its thread is free."""
+        with self.heads_lock:
+            if not self.heads:
+                return
+            slowest = min(self.heads, key=self.heads.__getitem__)
+            if time.monotonic() - self.heads[slowest] < self.DROP_AFTER:
+                return
+            del self.heads[slowest]
+        with suppress(OSError):
+            slowest.shutdown(socket.SHUT_RDWR)
+
     def process_request(self, request, client_address) -> None:
-        while not self.slots.acquire(timeout=0.25):
-            if self.closing.is_set():  # waiting for a thread must not hold up shutdown()
+        taken = self.slots.acquire(blocking=False)
+        while not taken:
+            self.drop_slowest_head()  # at once: the connections queued behind this one wait
+            taken = self.slots.acquire(timeout=0.25)
+            if not taken and self.closing.is_set():  # waiting must not hold up shutdown()
                 self.shutdown_request(request)
                 return
         try:

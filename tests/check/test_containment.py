@@ -407,3 +407,77 @@ def test_in_process_puts_back_the_umask_and_the_recursion_limit():
     finally:
         os.umask(mask)
         sys.setrecursionlimit(depth)
+
+
+# -- hostile pass 4: an orphan the checking process leaves when it exits ----------------
+
+ORPHAN_THEN_EXIT = """
+import os, time
+def attention(q, k, v):
+    pid = os.fork()
+    if pid == 0:  # detached from the check's session, then orphaned by the exit below
+        os.setsid()
+        with open({pids!r} + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename({pids!r} + ".tmp", {pids!r})
+        time.sleep(120)
+        os._exit(0)
+    while not os.path.exists({pids!r}):
+        time.sleep(0.01)
+    os._exit(0)
+"""
+
+
+@needs_proc
+def test_the_command_kills_a_setsid_child_orphaned_by_the_targets_exit(tmp_path):
+    pids = tmp_path / "pids"
+    path = target(tmp_path, ORPHAN_THEN_EXIT.format(pids=str(pids)))
+    result = command(path, tmp_path)
+    assert result.returncode == 2 and "before reporting" in result.stdout, result.stdout
+    assert gone_soon(int(pids.read_text())), "the orphan outlived the check (under PID 1)"
+
+
+@needs_proc
+def test_the_api_kills_a_setsid_child_orphaned_by_the_targets_exit(tmp_path):
+    pids = tmp_path / "pids"
+    namespace: dict[str, Any] = {"softmax_attention": softmax_attention}
+    exec(ORPHAN_THEN_EXIT.format(pids=str(pids)), namespace)
+    report = check(namespace["attention"])
+    assert report.verdict == "error" and "before reporting" in (report.error or "")
+    assert gone_soon(int(pids.read_text())), "the orphan outlived the check (under PID 1)"
+    assert not subreaper(), "the caller became a child subreaper silently"
+
+
+def subreaper() -> bool:
+    """Whether this process adopts its descendants' orphans (Linux's PR_GET_CHILD_SUBREAPER)."""
+    import ctypes
+
+    flag = ctypes.c_int(0)
+    ctypes.CDLL(None, use_errno=True).prctl(37, ctypes.byref(flag), 0, 0, 0)
+    return bool(flag.value)
+
+
+def test_a_call_cut_short_by_the_checks_time_limit_names_that_limit():
+    """Hostile pass 4: a slow (3 GB) target's last call was blamed on the per-call timeout."""
+    from selfattn.check.runner import Runner, Timeout
+
+    def slow(q: np.ndarray) -> np.ndarray:
+        time.sleep(1)
+        return q
+
+    runner = Runner(slow, timeout=10, budget=0.3)
+    with pytest.raises(Timeout, match=r"the check's time limit \(0\.3 s in all\) ran out") as e:
+        runner(np.zeros((2, 2)))
+    assert "each call may take 10 s" in str(e.value)
+    runner = Runner(slow, timeout=0.2, budget=30)
+    with pytest.raises(Timeout, match=r"did not return within 0\.2 s, the time each call"):
+        runner(np.zeros((2, 2)))
+
+
+def test_a_target_that_crashes_the_interpreter_is_named_by_its_signal():
+    """Found in the hostile pass over the supervisor: it killed its own group, itself
+    included, so every crash read as SIGKILL."""
+    import ctypes
+
+    report = check(lambda q, k, v: ctypes.string_at(0))
+    assert "signal SIGSEGV" in (report.error or ""), report.error

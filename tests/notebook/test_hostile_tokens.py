@@ -4,9 +4,12 @@ and controls that reverse the text around them (issue 48)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
+import numpy as np
+import pytest
 from playwright.sync_api import Browser
 
 from selfattn.notebook import show_map
@@ -53,3 +56,58 @@ def test_a_bidirectional_control_is_shown_not_obeyed() -> None:
     assert not any(
         0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069 for s in shown for c in s
     )
+
+
+# -- hostile pass 4: text UTF-8 cannot write, and characters that draw nothing ----------
+
+LONE = "caf\udce9"  # a lone surrogate: bytes decoded with "surrogateescape", or a cut emoji
+LONE_SHOWN = "caf\\udce9"
+
+
+def test_a_title_utf8_cannot_write_is_saved_escaped_in_every_view(tmp_path: Path) -> None:
+    from selfattn.notebook import show_compare, show_tokens
+
+    w = causal_weights(3)
+    saved = {
+        "map": show_map(w, ["a", LONE, "c"], title=LONE),
+        "tokens": show_tokens(w, ["a", "b", "c"], title=LONE),
+        "compare": show_compare(w, w, ["a", LONE, "c"], names=(LONE, "B")),
+        "heads": show_map(np.stack([w, w]), ["a", "b", "c"], heads=[0, 1], title=LONE),
+    }
+    for kind, view in saved.items():
+        path = view.save_html(tmp_path / f"{kind}.html")
+        text = path.read_text("utf-8")  # raised UnicodeEncodeError before, and left it empty
+        assert "caf\\\\udce9" in data_of(path), kind  # shown as its escape, not as U+FFFD
+        if kind != "compare":
+            assert "<title>caf\\udce9</title>" in text, kind
+
+
+def test_a_save_that_fails_leaves_the_file_that_was_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = show_map(causal_weights(3), ["a", "b", "c"]).save_html(tmp_path / "map.html")
+    before = path.read_bytes()
+
+    def interrupted(*_: object) -> None:  # Ctrl-C as the new page is put in place
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        show_map(causal_weights(3), ["a", "b", "c"], title=LONE).save_html(path)
+    assert path.read_bytes() == before  # empty before: opened, then the title failed to encode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["map.html"]  # no temporary left
+
+
+def test_characters_that_draw_nothing_or_a_box_are_shown_visibly() -> None:
+    tokens = ["\u2028", "\u2029", "\ufeff", "\x00", "\x7f", "a\x01b", "\u0085", LONE]
+    shown = readable(tokens)
+    assert shown == [
+        "\\u2028",
+        "\\u2029",
+        "\\ufeff",
+        "\\x00",
+        "\\x7f",
+        "a\\x01b",
+        "\\x85",
+        LONE_SHOWN,
+    ]

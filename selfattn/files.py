@@ -1,0 +1,59 @@
+"""Writing a file a user named so that a failure leaves what was there before.
+
+The text is encoded before anything is opened, written to a new file beside the target and
+renamed over it (a rename within a folder replaces in one step): an error, Ctrl-C or a full
+disk midway leaves the old file whole and removes the new one. A symlink is followed, so the
+file it points to is replaced and the link stays a link. What is no regular file (a device
+such as /dev/stdout, a FIFO) is written to, never replaced; a file that may not be written is
+refused, as writing it would be; a file whose folder cannot be written to (but which itself
+can be) is written in place, as `Path.write_text` would: no temporary file can go beside it.
+A file replaced keeps its permissions but is a new file: a hard link to the old one keeps
+the old text. Only a process killed outright (SIGKILL, a power cut)
+during the write leaves a hidden `.NAME.*.tmp` beside the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from pathlib import Path
+
+
+def replace_file(path: str | Path, text: str) -> Path:
+    """Write `text` (UTF-8) to `path` whole or not at all; returns `path`."""
+    data = text.encode("utf-8")  # before any file is touched: an unwritable text fails here
+    path = Path(path)
+    real = Path(os.path.realpath(path))
+    if real.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a file")
+    if real.exists() and not real.is_file():  # /dev/stdout, a FIFO: written to, not replaced
+        with open(real, "wb") as f:
+            f.write(data)
+        return path
+    if real.exists() and not os.access(real, os.W_OK):  # as writing it would
+        raise PermissionError(f"{path} may not be written")
+    # a name of its own, short enough (40 characters are at most 160 bytes) beside a name at
+    # the 255-byte limit
+    temporary = real.with_name(f".{real.name[:40]}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
+    except PermissionError:
+        if not os.access(real, os.W_OK):
+            raise
+        real.write_bytes(data)  # a read-only folder: in place, as before
+        return path
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        with contextlib.suppress(FileNotFoundError):  # a file replaced keeps its permissions
+            os.chmod(temporary, stat.S_IMODE(real.stat().st_mode))
+        os.replace(temporary, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return path
