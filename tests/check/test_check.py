@@ -178,6 +178,10 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_scale_by_heads.py": ("attn", {"scale-wrong"}, 1),
     "torch_layer_wide_heads.py": ("attn", set(), 0),
     "torch_layer_wide_heads_scale_by_width.py": ("attn", {"scale-wrong"}, 1),
+    # a scale that is no known slip is the layer's own only when handed to its constructor: a
+    # twin built with the defaults holds the same scale in the first, not in the second
+    "torch_layer_scale_default_constant.py": ("attn", {"scale-wrong"}, 1),
+    "torch_layer_scale_passed_constant.py": ("attn", set(), 0),
     # a rotation under a name no table holds (lit-llama's `rope` cache): found as the argument
     # the layer cannot be called without, in the form the call takes
     "torch_layer_rope_cache.py": ("attn", set(), 0),
