@@ -186,6 +186,10 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # the layer cannot be called without, in the form the call takes
     "torch_layer_rope_cache.py": ("attn", set(), 0),
     "torch_layer_rope_cache_unscaled.py": ("attn", {"scale-missing"}, 1),
+    # other required arguments beside the rotation, found by what the layer runs with: an int
+    # bounding the positions (lit-llama's `max_seq_length`), the positions (`input_pos`)
+    "torch_layer_rope_max_seq_length.py": ("attn", set(), 0),
+    "torch_layer_input_pos_mask_turned.py": ("attn", {"causal-mask-wrong-triangle"}, 1),
     # JAX layers read from their jaxpr: Flax's MultiHeadDotProductAttention, a layer scaled by d
     "jax_linen_mha_layer.py": ("attn", set(), 0),
     "jax_layer_scale_by_d.py": ("attn", {"scale-by-d"}, 1),
