@@ -56,6 +56,7 @@ FRAMEWORKS = {
     "tinygrad_": None,  # None: asked when needed
     "keras_": HAS_KERAS and HAS_TORCH,
     "triton_": HAS_TRITON and HAS_TORCH,
+    "mlx_": importlib.util.find_spec("mlx") is not None and HAS_TORCH,  # pip install 'mlx[cpu]'
 }
 
 # file -> (NAME, error ids it must be named with, exit status). Warnings are checked apart.
@@ -231,6 +232,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),
+    # MLX layers as mlx-lm writes them, read by name and checked by effect (skipped without mlx)
+    "mlx_layer_llama.py": ("attn", set(), 0),
+    "mlx_layer_heads_split.py": ("attn", {"heads-split-wrong"}, 1),
     "tinygrad_correct.py": ("attention", set(), 0),
     "keras_layer_scale_missing.py": ("attn", {"scale-missing"}, 1),
     "keras_layer_builtin_mha.py": ("attn", set(), 0),
