@@ -30,6 +30,7 @@ from .interpret import interpret_line, interpreted, uses_triton
 from .jaxpr import Read, read_jax_layer
 from .kernel import Target
 from .layout import connect
+from .mlx_layer import MlxLayer, MlxText, is_mlx_layer, read_mlx_layer, rope_at_zero
 from .names import named
 from .projections import Projections, find_projections
 from .report import Check, Finding, Report
@@ -286,7 +287,7 @@ def _module_of(fn: Any) -> Any:
 def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | None:
     """A layer's projections, found by name and read from one run of it (names are hints: a
     layer whose names were never seen is read from what it runs), or None."""
-    if kind not in (None, "layer"):
+    if kind not in (None, "layer") or is_mlx_layer(fn):  # an MLX layer: read in _dispatch
         return None
     module = _module_of(fn)
     # a block's method other than its forward (CLIP's `attention(x)`, beside its MLP) is
@@ -319,6 +320,9 @@ def _kind(sig: Any, proj: Projections | None) -> str | None:
 
 def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projections | None) -> None:
     fn, runner, name = t.fn, t.runner, t.name
+    if is_mlx_layer(fn):
+        _check_mlx_layer(t, rep, imp)
+        return
     if proj is None and (found := _jax_layer(fn, runner, kind)) is not None:
         rules.run(jax_layer.start(found, t, rep, imp))
         return
@@ -357,6 +361,16 @@ def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projecti
             raise TargetError(f"{exc}; as a model: {exc2}") from None
         return
     rules.run(diagnose.start(kern, rep, imp))
+
+
+def _check_mlx_layer(t: Target, rep: Report, imp: str) -> None:
+    """An mlx.nn.Module of hidden states, read by name, its RoPE held at angle 0, checked by
+    effect as a JAX layer is."""
+    if (found := read_mlx_layer(t.fn)) is None:
+        raise TargetError(f"{t.name} holds no q, k, v projections under a known name")
+    with rope_at_zero(t.fn) as turned:
+        rep.notes += [f"its RoPE `{n}` held at angle 0 for the check" for n in turned]
+        rules.run(jax_layer.start(found, t, rep, imp, (MlxLayer, MlxText)))
 
 
 def _check_layer(t: Target, rep: Report, imp: str, proj: Projections | None) -> None:

@@ -27,7 +27,13 @@ Array = np.ndarray
 class JaxLayer(Layer):
     """A JAX layer called as layer(x), x a float32 jax array (batch, n, C)."""
 
-    kind = "jax layer"
+    kind = "jax layer"  # and an MLX layer's (mlx_layer.py): both checked by effect
+    framework = "jax"
+
+    def array(self, x: Array) -> Any:
+        import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
+
+        return jnp.asarray(x, jnp.float32)
 
     def x(self, n: int, seed: int, batch: int = 1) -> Array:
         """The input the reproductions make with numpy's generator and this seed."""
@@ -36,11 +42,10 @@ class JaxLayer(Layer):
         return made.astype(np.float64)
 
     def inputs(self, x: Array, dtype: Any) -> tuple[list[Any], dict[str, Any]]:
-        """x as a float32 jax array, as often as the layer takes it, and its flag."""
-        import jax.numpy as jnp  # pyright: ignore[reportMissingImports]
-
+        """x as a float32 array of the layer's framework, as often as the layer takes it, and
+        its flag."""
         flag = {self.flag: True} if self.flag else {}
-        return [jnp.asarray(x, jnp.float32)] * self.proj.inputs, {**self.args, **flag}
+        return [self.array(x)] * self.proj.inputs, {**self.args, **flag}
 
 
 class JaxText(LayerText):
@@ -61,12 +66,15 @@ class JaxText(LayerText):
         ]
 
 
-def start(found: Read, t: Target, rep: Report, imp: str) -> LayerRun:
-    """Call a JAX layer read from its jaxpr once, and say what the jaxpr showed; its causal
-    flag is the one named so, else a switch found by its effect."""
-    layer = JaxLayer(t.runner, found.proj, "float32")
+def start(
+    found: Read, t: Target, rep: Report, imp: str, made: tuple[type, type] = (JaxLayer, JaxText)
+) -> LayerRun:
+    """Call a JAX layer read from its jaxpr once (or, `made` (MlxLayer, MlxText), an MLX layer
+    read by name), and say what was read; its causal flag is the one named so, else a switch
+    found by its effect."""
+    layer = made[0](t.runner, found.proj, "float32")
     layer.args = dict(t.args)
-    layer.text = JaxText(layer, t.name, imp)
+    layer.text = made[1](layer, t.name, imp)
     proj, (n0, s0) = found.proj, SIZES[0]
     x0 = layer.x(n0, s0)
     try:
@@ -74,8 +82,9 @@ def start(found: Read, t: Target, rep: Report, imp: str) -> LayerRun:
     except CallFailed as exc:
         why = f"{t.name} could not be called with x of shape {x0.shape}: {exc}"
         raise TargetError(why) from None
-    rep.kind, rep.backend = "layer", "jax float32 x of shape (batch, n, C)"
-    rep.notes.append(f"{proj.names} (names are not read): {heads_text(proj)}")
+    rep.kind, rep.backend = "layer", f"{layer.framework} float32 x of shape (batch, n, C)"
+    read = f"projections `{proj.names}`" if layer.framework == "mlx" else None
+    rep.notes.append(f"{read or f'{proj.names} (names are not read)'}: {heads_text(proj)}")
     if found.scale is not None:
         rep.notes.append(
             f"the scores are q k^T times {found.scale:.4g}, read from the jaxpr "

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import repro
+from .companions import Companion
 from .facts import Facts
 from .frameworks import FRAMEWORKS, CallFailed, precision
 from .projections import Projections, Suspect, as_float64
@@ -91,6 +92,7 @@ class Layer:
         self.mask: CausalMask | None = None
         self.flag: str | None = None  # a causal flag passed as True
         self.rotary: Rotary | None = None  # the rotation the model would hand in, at angle 0
+        self.companions: tuple[Companion, ...] = ()  # its positions or their bound, required
         self.args: dict[str, Any] = {}  # the caller's own, for every call
         # the (n, seed) it is compared on: those of SIZES whose length it takes
         self.sizes: tuple[tuple[int, int], ...] = SIZES
@@ -151,6 +153,7 @@ class Layer:
         extra = {self.mask.param: self.mask.make(n, dtype)} if self.mask else {}
         extra |= {self.flag: True} if self.flag else {}
         extra |= self.rotary.args(n, dtype) if self.rotary else {}
+        extra |= {c.param: c.make(n) for c in self.companions}
         if proj.keywords:  # forward(*, query, key, value): labml.ai's
             return [], {**dict.fromkeys(proj.keywords, given), **self.args, **extra}
         return [given] * proj.inputs, {**self.args, **extra}

@@ -168,6 +168,16 @@ def candidates(causal: bool, proj: Projections) -> list[Suspect]:
         Variant("scale-wrong", f"scores scaled by {said}, not the head size", "alpha", p=w**-0.5)
         for w, said in slipped_widths(proj)
     ]
+    if proj.set_scale:
+        said = f"{proj.set_scale:.4g} (`{proj.scaled_by}`), as the constructor's defaults set it"
+        wrong.append(
+            Variant(
+                "scale-wrong",
+                f"scores scaled by {said}, not the head size",
+                "alpha",
+                p=proj.set_scale,
+            )
+        )
     by_width = [v for v in wrong if v.p == proj.width**-0.5]
     plain = [*by_width, *NONCAUSAL_BUGS, *(v for v in wrong if v not in by_width)]
     base = CAUSAL if causal else CORRECT

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .companions import ways_to_give
 from .findings import causal_bugs
 from .frameworks import CallFailed
 from .kernel import Target
@@ -32,7 +33,7 @@ from .reference import (
     local_window,
 )
 from .report import Report
-from .rotary import ON_EACH_CALL, Rotary, held_at, rotations
+from .rotary import ON_EACH_CALL, Rotary, held_at, rotations, still_open
 from .runner import TargetError
 
 Array = np.ndarray
@@ -61,7 +62,8 @@ def start(
     if turned:
         layer.proj = proj = replace(proj, time_first=False)
     try:
-        first = _first_call(layer, x0, rotations(sig.params, args, proj.head_size, proj.inputs))
+        rotaries = rotations(sig.params, args, proj.head_size, proj.inputs)
+        first = _first_call(layer, x0, rotaries, still_open(sig.params, args, proj.inputs))
     except CallFailed as exc:
         shape = f"(1, {n0}, {proj.width}) {layer.dtype_name}"
         raise TargetError(
@@ -264,6 +266,9 @@ def _how_it_rotates(layer: Layer, zeroed: list[str]) -> list[str]:
             f"({layer.rotary.said}), so the layer is checked as attention without positions "
             "(the rotation itself is the model's, not checked)"
         )
+    if layer.companions:
+        given = ", ".join(c.said for c in layer.companions)
+        said.append(f"its other required arguments are given as it runs with them: {given}")
     if ON_EACH_CALL in zeroed:
         said.append(
             "the layer rotates q and k with angles it works out on each call: its cos and sin"
@@ -310,18 +315,24 @@ def _lengths_taken(layer: Layer, rep: Report) -> tuple[tuple[int, int], ...]:
     return tuple(taken)
 
 
-def _first_call(layer: Layer, x: Array, rotaries: list[Rotary]) -> Array:
+def _first_call(layer: Layer, x: Array, rotaries: list[Rotary], open_: list[str]) -> Array:
     """The layer's output for x, with the first of the rotations it may take that it accepts
-    (kept for every later call), or alone when it takes none."""
-    for rotary in rotaries:
-        layer.rotary = rotary
-        try:
-            out = layer(x)
-            if not rotary.by_shape or not np.allclose(out, _scaled_by(layer, rotary, x)):
-                return out
-        except CallFailed:
-            pass
-        layer.rotary = None
+    (kept for every later call), or alone when it takes none; the required arguments `open_`
+    that are not the rotation's handed their positions or its bound (companions.py), in the
+    first form it runs with."""
+    for rotary in [*rotaries, None]:
+        rest = [p for p in open_ if rotary is None or p not in (rotary.param, rotary.sine)]
+        for companions in ways_to_give(rest) if rotary or rest else []:
+            layer.rotary, layer.companions = rotary, companions
+            try:
+                out = layer(x)
+                if not (rotary and rotary.by_shape) or not np.allclose(
+                    out, _scaled_by(layer, rotary, x)
+                ):
+                    return out
+            except CallFailed:
+                pass
+    layer.rotary, layer.companions = None, ()
     return layer(x)
 
 

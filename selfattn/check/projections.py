@@ -105,6 +105,9 @@ class Projections:
     # and an attribute of it holds that value (timm's old `qk_scale`): read from the run; 0: none
     scale: float = 0.0
     scaled_by: str = ""  # the attribute that holds it
+    # such a scale that a twin built with the constructor's defaults holds too: no choice but
+    # a slip, a candidate scale-wrong (defaults.py); 0: none
+    set_scale: float = 0.0
     # what the softmax normalised in the run, "keys" or "queries"; "none": no softmax ran;
     # "": not read
     axis: str = ""

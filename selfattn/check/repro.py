@@ -240,6 +240,7 @@ def layer_call(layer: Layer, name: str, x: str) -> str:
     given += "".join(f", {k}={v!r}" for k, v in args.items())
     given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
     given += layer.rotary.given if layer.rotary else ""
+    given += "".join(c.given for c in layer.companions)
     return f"{name}({given + (f', {layer.flag}=True' if layer.flag else '')})"
 
 

@@ -136,8 +136,13 @@ def rotations(
     called without arguments of other names (`rope`, `rope_cache`, `pos_emb`), each such
     argument in each form, and each two of them as cos and sin apart: the one the call takes
     is the one the layer reads its rotation from (layer_rules._first_call)."""
-    open_ = [n for n, required in list(params.items())[inputs:] if required and n not in given]
+    open_ = still_open(params, given, inputs)
     return [*_by_name(set(params), given, head_size), *_by_shape(open_, head_size)]
+
+
+def still_open(params: dict[str, bool], given: dict[str, Any], inputs: int = 1) -> list[str]:
+    """The arguments after x's that the layer requires and the caller has not given."""
+    return [n for n, required in list(params.items())[inputs:] if required and n not in given]
 
 
 def _by_shape(open_: list[str], head_size: int) -> list[Rotary]:

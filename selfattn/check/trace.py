@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .defaults import set_by_defaults
 from .frameworks import CallFailed
 from .names import named
 from .projections import Projections, held_norm, slipped_widths, split_maps
@@ -215,7 +216,8 @@ def _own_scale(module: Any, proj: Projections, seen: Seen) -> Projections:
     (1/sqrt(d) the right one; 1, 1/d, sqrt(d), d**-0.25 for q alone, the known slips) nor of
     the width C or the length n, nor 1/sqrt of any other width of the layer (`slipped_widths`:
     the heads, C / heads), and one of its attributes, under whatever name, holds it: a scale
-    chosen when it was built, not a slip."""
+    chosen when it was built, not a slip, unless a twin built with the constructor's defaults
+    holds it too (`set_by_defaults`): then it is kept as `set_scale`, a candidate scale-wrong."""
     scale, d = seen.scale, proj.head_size
     if scale is None or scale <= 0 or seen.cosine:
         return proj
@@ -225,7 +227,11 @@ def _own_scale(module: Any, proj: Projections, seen: Seen) -> Projections:
     if any(math.isclose(scale, s, rel_tol=1e-3) for s in slips):
         return proj
     holder = next((n for n, v in _numbers(module) if math.isclose(v, scale, rel_tol=1e-3)), None)
-    return proj if holder is None else replace(proj, scale=scale, scaled_by=holder)
+    if holder is None:
+        return proj
+    if set_by_defaults(module, holder, scale, proj.width):
+        return replace(proj, set_scale=scale, scaled_by=holder)
+    return replace(proj, scale=scale, scaled_by=holder)
 
 
 def _numbers(module: Any) -> list[tuple[str, float]]:

@@ -56,6 +56,7 @@ FRAMEWORKS = {
     "tinygrad_": None,  # None: asked when needed
     "keras_": HAS_KERAS and HAS_TORCH,
     "triton_": HAS_TRITON and HAS_TORCH,
+    "mlx_": importlib.util.find_spec("mlx") is not None and HAS_TORCH,  # pip install 'mlx[cpu]'
 }
 
 # file -> (NAME, error ids it must be named with, exit status). Warnings are checked apart.
@@ -178,10 +179,18 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_scale_by_heads.py": ("attn", {"scale-wrong"}, 1),
     "torch_layer_wide_heads.py": ("attn", set(), 0),
     "torch_layer_wide_heads_scale_by_width.py": ("attn", {"scale-wrong"}, 1),
+    # a scale that is no known slip is the layer's own only when handed to its constructor: a
+    # twin built with the defaults holds the same scale in the first, not in the second
+    "torch_layer_scale_default_constant.py": ("attn", {"scale-wrong"}, 1),
+    "torch_layer_scale_passed_constant.py": ("attn", set(), 0),
     # a rotation under a name no table holds (lit-llama's `rope` cache): found as the argument
     # the layer cannot be called without, in the form the call takes
     "torch_layer_rope_cache.py": ("attn", set(), 0),
     "torch_layer_rope_cache_unscaled.py": ("attn", {"scale-missing"}, 1),
+    # other required arguments beside the rotation, found by what the layer runs with: an int
+    # bounding the positions (lit-llama's `max_seq_length`), the positions (`input_pos`)
+    "torch_layer_rope_max_seq_length.py": ("attn", set(), 0),
+    "torch_layer_input_pos_mask_turned.py": ("attn", {"causal-mask-wrong-triangle"}, 1),
     # JAX layers read from their jaxpr: Flax's MultiHeadDotProductAttention, a layer scaled by d
     "jax_linen_mha_layer.py": ("attn", set(), 0),
     "jax_layer_scale_by_d.py": ("attn", {"scale-by-d"}, 1),
@@ -223,6 +232,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),
+    # MLX layers as mlx-lm writes them, read by name and checked by effect (skipped without mlx)
+    "mlx_layer_llama.py": ("attn", set(), 0),
+    "mlx_layer_heads_split.py": ("attn", {"heads-split-wrong"}, 1),
     "tinygrad_correct.py": ("attention", set(), 0),
     "keras_layer_scale_missing.py": ("attn", {"scale-missing"}, 1),
     "keras_layer_builtin_mha.py": ("attn", set(), 0),
