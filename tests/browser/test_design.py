@@ -96,6 +96,10 @@ def test_every_plane_draws_a_unit_at_one_size(wide_and_phone):
     assert off == {}, f"a unit is {world:.1f} px on the other planes"
     unsaid = [f for f, _, zoom, badge in scales if zoom != 1 and badge != f"× {zoom}"]
     assert unsaid == []
+    # a zoom is a map's scale step, the same few across the figures (they drew × 1.15, 1.25,
+    # 1.5, 2, 3, 3.5 and 5, and a reader saw no reason for any of them)
+    steps = {f"{f} ({LABELS[f]})": zoom for f, _, zoom, _ in scales if zoom not in (1, 2, 5)}
+    assert steps == {}
 
 
 # each plane's window shown and its data's range, in units, and its height on the page in px
