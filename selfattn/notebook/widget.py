@@ -10,7 +10,7 @@ from selfattn.files import replace_file
 from selfattn.notebook import assets
 from selfattn.notebook.data import looks_causal
 from selfattn.notebook.inputs import Reading, named_layer, read_attention, token_strings
-from selfattn.notebook.tokens import readable
+from selfattn.notebook.tokens import clean, readable
 
 try:
     import anywidget
@@ -33,6 +33,11 @@ class Widget(anywidget.AnyWidget):
     raw = traitlets.List(traitlets.Unicode()).tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
     row = traitlets.Int(0).tag(sync=True)
+
+    @traitlets.validate("title")
+    def _clean_title(self, proposal: Any) -> str:
+        """A title UTF-8 can write, as labels are (a notebook saves it with the output)."""
+        return clean(str(proposal["value"]))
 
     @traitlets.validate("row")
     def _clamp_row(self, proposal: Any) -> int:

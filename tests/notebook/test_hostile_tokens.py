@@ -111,3 +111,10 @@ def test_characters_that_draw_nothing_or_a_box_are_shown_visibly() -> None:
         "\\x85",
         LONE_SHOWN,
     ]
+
+
+def test_the_live_widgets_title_is_text_utf8_can_write() -> None:
+    m = show_map(causal_weights(3), ["a", "b", "c"], title=LONE)
+    assert m.title == LONE_SHOWN
+    m.title = "x\udcff"
+    assert m.title == "x\\udcff"
