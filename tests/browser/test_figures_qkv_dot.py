@@ -112,6 +112,15 @@ def test_f05_score_is_shadow_times_length_and_flips_sign_at_a_right_angle(en_at_
     assert got["score"] == "0.00" and got["angle"] == "90°"
 
 
+def test_f02_end_nudges_the_input_one_unit_up_and_home_brings_it_back(en_at_start):
+    page = en_at_start.page
+    start = x_of("it").tolist()
+    press(page, "#drag-input .handle", "End")
+    assert state(page, "drag-input")["x"] == pytest.approx([start[0], start[1] + 1])
+    press(page, "#drag-input .handle", "Home")
+    assert state(page, "drag-input")["x"] == pytest.approx(start)
+
+
 def test_f05_end_turns_the_query_round_and_home_brings_it_back(en_at_start):
     """One key press reaches the payoff: End turns the query round, the score's sign flips."""
     page = en_at_start.page

@@ -27,7 +27,7 @@ export default function (el, head) {
     height: 200,
     width: 420,
     ticks: [0.5, 1], // the 1 the kept weights refill, and a mark to read a bar against
-    edge: true, // one scale in every position: a bar's stretch is read against the same 1
+    edge: true, // one scale in every position: each stretch is read against the same 1
     kind: "weights",
     outline: true,
     reference: true, // room past the last key for the wall's knob

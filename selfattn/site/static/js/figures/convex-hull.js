@@ -35,7 +35,7 @@ export default function (el, head, article) {
   const { picture, controls, readouts } = stage(el);
 
   const reach = around(V, { pad: 0.25, step: 0.25, origin: 0.5 });
-  reach.x[1] += 1.5; // room past cat's corner for the polygons' names and spans, a phone's too
+  reach.x[1] += 1.5; // room past the corner of cat for the names of the polygons, on a phone too
   const plane = makePlane({
     zoom: 2, // the polygon spans two units: drawn 2× the world scale, and says so
     ...reach,
@@ -68,7 +68,7 @@ export default function (el, head, article) {
     // the controls and the caption fit one screen
     ...(matchMedia("(max-width: 1099px)").matches
       ? { height: 190, width: 300 } // drawn at its design size: the knob stays a fingertip
-      : { height: 340, width: 400 }), // wide enough for its title at the plane's height
+      : { height: 340, width: 400 }), // wide enough for its title at the height of the plane
     reference: true,
     knob: true, // cat's bar is dragged through zero: its name stays clear of the knob
     ticks: [0, 2, 4, 6, 8],
@@ -162,7 +162,7 @@ export default function (el, head, article) {
         label.style.display = shown ? "" : "none";
         if (!shown) return;
         setSvg(label, t({ zh: `第 ${k + 1} 层 ${deeper[k]}`, en: `layer ${k + 1}, ${deeper[k]}` }));
-        at(label, edge); // a line under the values' name, and the deepest one more
+        at(label, edge); // a line under the name of the values, and the deepest one more
         label.setAttribute("dy", `${k === 0 ? 1.25 : 2.5}em`);
       });
       untangle(plane);

@@ -40,7 +40,7 @@ export default function (el, head) {
   // the top weight against the width, one curve per divisor, each named at its end
   const frame = chart(picture, {
     height: 210,
-    margin: { left: 36, right: 50, top: 30, bottom: 36 }, // the curves' names past their ends
+    margin: { left: 36, right: 50, top: 30, bottom: 36 }, // the names of the curves past their ends
     cls: "tops",
     label: t({ zh: "三种除数下最大权重随宽度的变化", en: "The top weight against the width, for each divisor" }),
   });

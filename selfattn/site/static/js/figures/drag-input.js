@@ -51,6 +51,9 @@ export default function (el, head) {
     label: t({ zh: "输入向量", en: "Input vector" }),
     get: () => fig.state.x,
     onMove: (x) => fig.set({ x }),
+    home: start,
+    // the prose's nudge, one unit straight up: where the arcs show the turn
+    end: [start[0], start[1] + 1],
   });
   // the query and the value, the pair the prose compares (the key's arrow is drawn)
   const compared = MATRICES.filter(([name]) => name !== "k");

@@ -33,10 +33,13 @@ export default function (el, head) {
   const reach = Math.max(length, norm(start));
   const rim = ring(reach);
   const { picture, controls, readouts } = stage(el);
+  // as wide as a phone's column holds at × 2 (nine units): the reach's rim grazes the sides
+  const side = Math.floor(reach * 4) / 4;
   const plane = makePlane({
     ...around([...rim, key], { pad: 0.2, step: 0.25 }),
+    x: [-side, side],
     unit: 80,
-    zoom: 2, // the query's reach is under three units
+    zoom: 2, // the reach of the query is under three units
     label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }),
   });
   picture.append(plane.root);
@@ -82,7 +85,7 @@ export default function (el, head) {
     get: () => fig.state.q,
     onMove: (p) => fig.set({ q: p }),
     home: start,
-    end: start.map((c) => -c), // the start turned round: the score's sign flipped, its size kept
+    end: start.map((c) => -c), // the start turned round: the score flips sign, its size kept
   });
   const out = readouts(
     { score: t({ zh: "q·k_cat = 影子 × 键长", en: "q·k_cat = shadow × length" }) },

@@ -116,9 +116,12 @@ export default function (el, head) {
       steps.forEach(([from, to], k) => {
         const x = plane.sx((from[0] + to[0]) / 2),
           y = plane.sy((from[1] + to[1]) / 2);
+        // on alternate sides of the path, so two short steps in a row never name one spot
+        const side = k % 2 ? -1 : 1;
         named(names[order[k]], [x, y]);
-        names[order[k]].setAttribute("x", String(x + 8));
-        names[order[k]].setAttribute("y", String(y + 14));
+        names[order[k]].setAttribute("x", String(x + 8 * side));
+        names[order[k]].setAttribute("y", String(y + (side > 0 ? 14 : -6)));
+        names[order[k]].setAttribute("text-anchor", side > 0 ? "start" : "end");
       });
       untangle(plane, { apart: 1 }); // "it" and "out" meet near the output's tip
       bars.set(w, { order });
