@@ -124,6 +124,7 @@ export default function (el, head, article) {
     const word = t(pass ? VERDICT.pass : VERDICT.fail);
     if (verdict.textContent !== word) verdict.textContent = word;
     if (value.textContent !== number) value.textContent = number;
+    value.classList.toggle("word", !/\d/.test(number)); // "unchanged": a word's size
     g.classList.toggle("fails", !pass);
     return pass;
   };
