@@ -177,7 +177,7 @@ export default function (el, head) {
     options: [
       { value: "none", label: t({ zh: "无", en: "none" }) },
       { value: "rescale", label: t({ zh: "不缩放", en: "no rescale" }) },
-      { value: "divide", label: t({ zh: "提前除", en: "early ÷" }) },
+      { value: "divide", label: t({ zh: "循环里就除", en: "early divide" }) },
       { value: "reset", label: t({ zh: "不清零", en: "no reset" }) },
     ],
     onInput: (bug) => fig.set({ bug }),
