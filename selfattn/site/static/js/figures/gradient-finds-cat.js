@@ -214,7 +214,8 @@ export default function (el, _head, _article, _training, task) {
     go: (step) => fig.set({ step }),
     perSecond: PER_SECOND,
     jump: true,
-    parts: ["play"], // a step, back, and to the start: the loss curve's dot and its keys
+    // a step, back, and to the start: the loss curve's dot and its keys
+    parts: ["play"],
     words: { play: { zh: "训练", en: "Train" } },
   });
   const rateChoice = choices(controls, {

@@ -124,6 +124,8 @@ export default function (el, head, article) {
     const word = t(pass ? VERDICT.pass : VERDICT.fail);
     if (verdict.textContent !== word) verdict.textContent = word;
     if (value.textContent !== number) value.textContent = number;
+    // "unchanged" at a word's size
+    value.classList.toggle("word", !/\d/.test(number));
     g.classList.toggle("fails", !pass);
     return pass;
   };

@@ -23,17 +23,14 @@ import { point, valueArrows } from "../weighted-sum.js";
 const TILES = [1, 2, 3];
 const BUGS = ["none", "rescale", "divide", "reset"];
 
-// the strip and the tiles, in the SVG's own units: the start column, then one column per tile;
-// top to bottom ℓ's bars, then the scores with m over them. The newest tile's numbers sit on its
-// marks, named: ℓ (and the factor ×) over its bar, m over its step; the output is the plane's
-// (and the read-out's), not a third row of numbers.
+// the strip in the SVG's own units: the start column, then one column per tile; top to bottom
+// ℓ's bars, then the scores with m over them (the output is the plane's and the read-out's)
 const W = 460,
   H = 342,
   SIDE = 4,
-  NAMES = 0, // no column of row names: each number carries its own
   START = 44, // the column of what the kernel holds before any key arrives
   GAP = 8; // between columns
-const X0 = SIDE + NAMES + START + GAP; // where the first tile starts
+const X0 = SIDE + START + GAP; // where the first tile starts
 const BAND = { top: 60, bottom: 176 }; // ℓ as a bar, two lines of numbers over its top
 const SCORES = { top: 226, bottom: 310 }; // the keys' scores, m a staircase over them
 const NAME_Y = 330; // the keys' names
@@ -96,7 +93,7 @@ export default function (el, head) {
   let ell = most.none;
   const yl = (/** @type {number} */ l) => BAND.bottom - (l / ell) * (BAND.bottom - BAND.top);
   svg("line", { x1: X0 - GAP / 2, x2: W - SIDE, y1: zero, y2: zero, class: "baseline" }, marks);
-  svg("line", { x1: SIDE + NAMES, x2: W - SIDE, y1: BAND.bottom, y2: BAND.bottom, class: "baseline l-base" }, marks);
+  svg("line", { x1: SIDE, x2: W - SIDE, y1: BAND.bottom, y2: BAND.bottom, class: "baseline l-base" }, marks);
 
   // the wash over the newest tile's column, from the strip down through its keys
   const newest = svg("rect", { class: "wash", y: 6, height: NAME_Y + 8, rx: 5 }, under);
@@ -104,7 +101,8 @@ export default function (el, head) {
   // a named number: "m 1.22", the number alone in a tspan
   const named = (/** @type {string} */ name) => {
     const e = text({ class: "cell" });
-    svg("tspan", { class: "name" }, e).textContent = `${name}\u00a0`; // a space SVG keeps
+    // a space SVG keeps
+    svg("tspan", { class: "name" }, e).textContent = `${name}\u00a0`;
     return svg("tspan", {}, e);
   };
   const column = () => ({
@@ -120,7 +118,7 @@ export default function (el, head) {
     rise: svg("line", { class: "m-rise" }, marks),
   });
   const columns = Array.from({ length: n + 1 }, column);
-  text({ x: SIDE + NAMES + START / 2, y: NAME_Y, class: "bar-label" }, t({ zh: "开始", en: "start" }));
+  text({ x: SIDE + START / 2, y: NAME_Y, class: "bar-label" }, t({ zh: "开始", en: "start" }));
   const keys = tokens.map((token) => {
     const bar = svg("rect", { class: "bar", width: 18, "data-token": token }, marks);
     const name = text({ y: NAME_Y, class: "bar-label", "data-token": token }, token);
@@ -179,7 +177,7 @@ export default function (el, head) {
     options: [
       { value: "none", label: t({ zh: "无", en: "none" }) },
       { value: "rescale", label: t({ zh: "不缩放", en: "no rescale" }) },
-      { value: "divide", label: t({ zh: "提前除", en: "early ÷" }) },
+      { value: "divide", label: t({ zh: "循环里就除", en: "early divide" }) },
       { value: "reset", label: t({ zh: "不清零", en: "no reset" }) },
     ],
     onInput: (bug) => fig.set({ bug }),
@@ -195,7 +193,7 @@ export default function (el, head) {
   const host = (/** @type {Element} */ e) => /** @type {SVGElement} */ (e.tagName === "tspan" ? e.parentNode : e);
   const write = (/** @type {SVGElement} */ e, /** @type {string} */ words, /** @type {boolean} */ wrong) => {
     setSvg(e, words);
-    host(e).classList.toggle("wrong", wrong); // a named number's name goes red with it
+    host(e).classList.toggle("wrong", wrong);
   };
   const differs = (/** @type {number} */ a, /** @type {number} */ b) => !(Math.abs(a - b) <= 1e-12);
 
@@ -225,7 +223,7 @@ export default function (el, head) {
       const width = (W - SIDE - X0 - (last - 1) * GAP) / last; // one tile's column
       const slot = width / tile;
       // column 0 is the start; column k the k-th tile
-      const left = (/** @type {number} */ k) => (k === 0 ? SIDE + NAMES : X0 + (k - 1) * (width + GAP));
+      const left = (/** @type {number} */ k) => (k === 0 ? SIDE : X0 + (k - 1) * (width + GAP));
       const span = (/** @type {number} */ k) => (k === 0 ? START : width);
 
       columns.forEach((c, k) => {
@@ -246,7 +244,7 @@ export default function (el, head) {
         if (k > 0 && k <= last) set(c.box, { x1: x + 2, x2: x + span(k) - 2 });
         if (!arrived) return;
         const good = right[k];
-        // the start column's numbers start at the page's edge: centred there they are cut
+        // the start column's numbers start at the edge (centred they are cut)
         for (const e of [c.m, c.rescale, c.l]) {
           set(host(e), { x: k === 0 ? x : mid });
           host(e).style.textAnchor = k === 0 ? "start" : "";

@@ -67,7 +67,8 @@ export default function (el, head, _article, _training, _task, heads) {
     step: 0.25,
   });
   const plane = makePlane({
-    zoom: 2, // the parts span a unit and a half (5× passes 640 px)
+    // the parts span a unit and a half (5× passes 640 px)
+    zoom: 2,
     ...reach,
     unit: PLANE_WIDTH / (reach.x[1] - reach.x[0]),
     label: t({
