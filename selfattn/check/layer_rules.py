@@ -319,16 +319,15 @@ def _first_call(layer: Layer, x: Array, rotaries: list[Rotary], open_: list[str]
     """The layer's output for x, with the first of the rotations it may take that it accepts
     (kept for every later call), or alone when it takes none; the required arguments `open_`
     that are not the rotation's handed their positions or its bound (companions.py), in the
-    first form it runs with."""
-    for rotary in [*rotaries, None]:
-        rest = [p for p in open_ if rotary is None or p not in (rotary.param, rotary.sine)]
-        for companions in ways_to_give(rest) if rotary or rest else []:
+    first form it runs with. Only a rotation's companions: an argument of a layer without one
+    (packed documents' ids) may be anything, and made-up positions would be a false alarm."""
+    for rotary in rotaries:
+        rest = [p for p in open_ if p not in (rotary.param, rotary.sine)]
+        for companions in ways_to_give(rest):
             layer.rotary, layer.companions = rotary, companions
             try:
                 out = layer(x)
-                if not (rotary and rotary.by_shape) or not np.allclose(
-                    out, _scaled_by(layer, rotary, x)
-                ):
+                if not rotary.by_shape or not np.allclose(out, _scaled_by(layer, rotary, x)):
                     return out
             except CallFailed:
                 pass

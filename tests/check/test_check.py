@@ -247,6 +247,10 @@ ARGS: dict[str, dict[str, Any]] = {"torch_hf_eager_bf16.py": {"module": None}}
 CLI_ONLY = {
     "hostile_import_error.py",
     "hostile_exits.py",
+    # MLX imported here would make every later check() run in this process, not a fork
+    # (contain.fork_unsafe), and the containment tests fail: MLX layers go through the CLI
+    "mlx_layer_llama.py",
+    "mlx_layer_heads_split.py",
 }
 # The CLI's transport on a file of each kind: ok, buggy (one id and two), a target that
 # prints, raises, exits or calls sys.exit, one that does not import, and torch with --arg.
