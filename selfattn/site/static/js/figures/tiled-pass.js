@@ -101,9 +101,9 @@ export default function (el, head) {
   // a named number: "m 1.22", the number alone in a tspan
   const named = (/** @type {string} */ name) => {
     const e = text({ class: "cell" });
-    // a space SVG keeps
-    svg("tspan", { class: "name" }, e).textContent = `${name}\u00a0`;
-    return svg("tspan", {}, e);
+    svg("tspan", { class: "name" }, e).textContent = name;
+    // a space's width off its name (SVG would collapse a space; U+00A0 is not in the face)
+    return svg("tspan", { dx: 4 }, e);
   };
   const column = () => ({
     m: named("m"),
