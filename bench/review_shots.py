@@ -120,12 +120,16 @@ def shoot(url: str, out: Path, view: str, slugs: list[str]) -> list[str]:
                 skip.first.click()
                 page.wait_for_timeout(300)
             name = f"{fig.get_attribute('data-label') or slug}-{slug}-{view}"
+            # the pointer off the page: left where a button was, it hovered a token and
+            # dimmed the rest in the rest shots
+            page.mouse.move(0, 0)
             fig.screenshot(path=str(out / f"{name}-1.png"))
             for step in (2, 3):
                 try:
                     drive(page, slug, step)
                 except Exception as e:  # a figure with no such control: the shot shows rest
                     errors.append(f"{slug} step {step}: {type(e).__name__}")
+                page.mouse.move(0, 0)
                 page.wait_for_timeout(450)
                 fig.screenshot(path=str(out / f"{name}-{step}.png"))
             box = fig.bounding_box() or {"width": 0, "height": 0}

@@ -21,16 +21,20 @@ function shiftBy(shift, row) {
 export default function (el, head, article) {
   // the shifts offered: none, past exp's overflow (second, so the first step shows it and the
   // switch then cures it), a little, minus the row's largest score
-  const SHIFTS = ["0", String(article.hugeShift), "10", "max"];
+  const LITTLE = 10; // the shift that stays finite: every eˢ grows e¹⁰ times, no weight moves
+  const SHIFTS = ["0", String(article.hugeShift), String(LITTLE), "max"];
   const { tokens } = head,
     it = head.index("it");
   const { S } = head.run();
   const { picture, controls, readouts } = stage(el);
-  // one scale for every row, so rows can be compared by eye; e⁰ = 1 is a score of zero
+  // the scale fits the row shown, up to the largest eˢ a shift reaches (+10): a shift's bars keep
+  // their shape at their own scale (capped at the rows' tallest, +10 drew every bar at the
+  // top, 3 × 10⁴ and 7 × 10⁴ alike); an overflow's ∞ stands at the top; e⁰ = 1 is a score of 0
   const tallest = Math.ceil(Math.max(...S.flat().map(Math.exp)));
+  const reach = Math.ceil(Math.exp(Math.max(...S.flat()) + LITTLE));
   const exps = makeBars(picture, {
     labels: tokens,
-    domain: [0, tallest],
+    domain: [0, reach],
     ticks: [1, tallest],
     fit: true,
     height: 180, // as tall as the weights, so the two baselines are one line
@@ -107,7 +111,7 @@ export default function (el, head, article) {
       el.classList.toggle("overflow", overflow);
       setSvg(heading, titles[overflow ? 1 : 0]);
       exps.set(
-        e.map((x) => Math.min(x, tallest)),
+        e.map((x) => Math.min(x, reach)),
         { win, texts: e.map((x) => (!Number.isFinite(x) ? "∞" : x >= 1000 ? scientific(x, 1) : fixed(x))) },
       );
       weights.set(w, { win, staircase: !overflow, texts: overflow ? w.map(() => "∞/∞") : [] });
