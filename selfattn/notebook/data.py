@@ -194,9 +194,19 @@ def projection(*groups: np.ndarray) -> tuple[list[np.ndarray], float]:
     return [g @ basis for g in groups], kept
 
 
-def attention_weights(q: np.ndarray, k: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
-    """softmax(q kᵀ / √d) row by row, with keys a query may not see set to −∞ first."""
-    scores = q @ k.T / np.sqrt(q.shape[1])  # (n, n)
+def attention_weights(
+    q: np.ndarray,
+    k: np.ndarray,
+    allowed: np.ndarray | None,
+    scale: float | None = None,
+    softcap: float | None = None,
+) -> np.ndarray:
+    """softmax(q kᵀ · scale) row by row (scale 1/√d unless the layer says otherwise, as
+    Gemma 2's query_pre_attn_scalar does), scores capped to ±softcap by tanh where the layer
+    caps them, and keys a query may not see set to −∞ first."""
+    scores = q @ k.T * (scale if scale is not None else 1 / np.sqrt(q.shape[1]))  # (n, n)
+    if softcap:
+        scores = np.tanh(scores / softcap) * softcap
     if allowed is not None:
         scores = np.where(allowed, scores, -np.inf)
     top = scores.max(axis=1, keepdims=True)
