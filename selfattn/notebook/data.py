@@ -145,6 +145,19 @@ def part_of_rows(found: list[dict[str, Any]], weights: np.ndarray, tolerance: fl
             }
 
 
+def head_checks(
+    flat: np.ndarray, causal: bool, dtype: str, part: bool = False
+) -> list[list[dict[str, Any]]]:
+    """`checks` of every head of a `(heads, n, n)` stack, within the tolerance of the dtype
+    the weights came in; with `part`, of blocks cut from larger maps (`part_of_rows`)."""
+    tolerance = TOLERANCE.get(dtype, TOLERANCE["float64"])
+    found = [checks(w, causal, tolerance) for w in flat]
+    if part:  # a block of a larger map: its rows are parts of rows
+        for each, w in zip(found, flat, strict=True):
+            part_of_rows(each, w, tolerance)
+    return found
+
+
 def full_cell(weights: np.ndarray, exact_up_to: int = 24) -> float:
     """The weight whose square fills a cell: the largest, on a map small enough to read cell
     by cell; on a long one the 99.5th percentile, so one spike (the first token's 1.0) does

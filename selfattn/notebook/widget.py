@@ -129,6 +129,25 @@ class Stepped(Widget):
         value = int(proposal["value"])
         return min(self._ids, key=lambda i: (abs(i - value), i))
 
+    def _where(self, layer: int | None, head: int | None) -> tuple[int, int]:
+        """The head `layer=`, `head=` ask for (-1 the last, as Python counts), or one line
+        naming what there is: never a neighbour picked silently."""
+        ids, count = self._ids, self._heads
+        if layer is None:
+            layer = self.layer
+        elif -len(ids) <= layer < 0:
+            layer = ids[layer]
+        if head is None:
+            head = self.head
+        elif -count <= head < 0:
+            head += count
+        if layer not in ids or not 0 <= head < count:
+            among = f"{ids[0]}..{ids[-1]}" if ids == list(range(ids[0], ids[-1] + 1)) else ids
+            raise ValueError(
+                f"layer={layer}, head={head}: the weights hold layers {among}, heads 0..{count - 1}"
+            )
+        return layer, head
+
     @traitlets.validate("head")
     def _clamp_head(self, proposal: Any) -> int:
         return min(max(int(proposal["value"]), 0), self._heads - 1)
@@ -155,11 +174,16 @@ def prepared(
     axes: str | None = None,
     key_tokens: Any = None,
     layer: int | None = None,
+    picks: bool = False,
 ) -> tuple[Reading, list[str], bool, list[str]]:
     """What a map is made of: the weights as read, the raw tokens of its queries, whether it
     is causal, and the raw tokens of its keys when they are not the queries' (a rectangular
-    map: cross-attention, or one sentence of a pair attending to the other), else []."""
-    reading = named_layer(read_attention(weights, batch, axes), layer)
+    map: cross-attention, or one sentence of a pair attending to the other), else []. `layer`
+    numbers one layer's heads; with `picks` (a view that opens on `layer`) it is left to pick
+    one of the layers of weights that hold them."""
+    reading = read_attention(weights, batch, axes)
+    if not (picks and "l" in reading.axes):
+        reading = named_layer(reading, layer)
     stack = reading.stack
     nq, nk = stack.shape[-2:]
     raw = token_strings(tokens, ids, batch) or [str(i) for i in range(nq)]
