@@ -202,6 +202,9 @@ def test_several_heads_overlaid_in_one_lines_view(browser: Browser, tmp_path: Pa
         "2",
     ]
     assert readout(page, "lines").startswith("layer 0 · head 0, query 7 · w7:")
+    # the header names the heads overlaid, not a stepper's "layer 0 of 0–1 · head 0 of 0–2"
+    assert readout(page, "heads") == "overlaid: layer 0 · head 0, layer 1 · head 2"
+    assert page.locator('[data-readout="layer"]').count() == 0
     assert foreign == [] and errors == []
     page.close()
 
