@@ -48,9 +48,7 @@ export function renderLines({ model, el }) {
   const picked = /** @type {number[][]} */ (model.get("picked") ?? []).slice(0, DASHES.length);
   const names = headNames(model, model.get("shape"));
   // overlaid heads are named in the header: a stepper there would claim one head on screen
-  const showSteps = picked.length
-    ? () => {}
-    : makeSteppers(pickers, model, model.get("shape")).update;
+  const showSteps = picked.length ? () => {} : makeSteppers(pickers, model, model.get("shape")).update;
   if (picked.length)
     pickers.append(
       html("span", {
