@@ -99,6 +99,15 @@ class Compare(Stepped):
     def _on_screen(self) -> list[tuple[int, int]]:
         return [(self.layer, self.head)]
 
+    def _wrong(self, which: int, k: int) -> list[list[int]]:
+        """The cells of head `k` of A (0) or B (1) that break an invariant."""
+        return [cell for c in self._checks[which][k] if not c["ok"] for cell in c["cells"]]
+
+    def __repr__(self) -> str:
+        count = len({(b["layer"], b["head"]) for b in self.broken})
+        bad = f"; {count} {'head breaks' if count == 1 else 'heads break'} an invariant"
+        return f"{super().__repr__()[:-1]}{bad if count else ''}>"
+
     @property
     def failed(self) -> list[str]:
         """Every invariant any head of A or B breaks, one message each, the map named first:
@@ -148,7 +157,7 @@ class Compare(Stepped):
             else f"{len(self.tokens)} tokens"
         )
         return picture.figure(
-            stills.compare(a, b, self.causal),
+            stills.compare(a, b, self.causal, (self._wrong(0, k), self._wrong(1, k))),
             f"{self.names[0]}, {self.names[1]} and |{self.names[1]} − {self.names[0]}|{where}"
             f" for {size}; the largest difference is "
             f"{big['row']} · {self.tokens[big['row']]} → {big['column']} · {keys[big['column']]}, "

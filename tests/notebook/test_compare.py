@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import Browser, expect
 
-from selfattn.notebook import show_compare
+from selfattn.notebook import show_compare, stills
 from tests.notebook.test_standalone import causal_weights, open_file, readout
 
 
@@ -86,6 +86,9 @@ def test_both_maps_are_checked_and_a_leak_in_b_is_said_and_drawn(
         "B weights[1, 1]: causal: 1 weight above the diagonal: the future leaks",
     ]
     assert "B weights[1, 1] (rows sum to 1, causal)" in m._still()
+    assert repr(m).endswith("; 1 head breaks an invariant>")
+    still = stills.compare(a[1, 1], b[1, 1], True, ([], [[2, 5]]))  # B's leak red in the still
+    assert (still != stills.compare(a[1, 1], b[1, 1], True)).any()
     assert show_compare(a, a, causal=True).failed == []
     page, foreign, errors = open_file(browser, m.save_html(tmp_path / "leak.html"))
     assert page.locator('[data-readout="checks"] li').all_text_contents() == [
