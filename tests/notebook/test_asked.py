@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import traitlets
 
 from selfattn.notebook import show_heads, show_lines, show_map, show_tokens
 
@@ -54,6 +55,15 @@ def test_a_head_or_row_outside_the_map_is_one_line() -> None:
     with pytest.raises(ValueError, match=r"row=9: the map has query rows 0..5"):
         show_tokens(causal(), TOKENS, row=9)
     assert show_tokens(causal(), TOKENS, row=-1).row == 5
+    m = show_map(causal(), TOKENS)  # set from Python: the same, never the nearest one
+    for name, value in (("head", 3), ("layer", 2), ("row", 6)):
+        with pytest.raises(
+            traitlets.TraitError,
+            match=f"{name}={value}: the weights hold|{name}={value}: the map has",
+        ):
+            setattr(m, name, value)
+    m.layer, m.head, m.row = -1, -1, -1
+    assert (m.layer, m.head, m.row) == (1, 2, 5)
 
 
 def test_part_reaches_heads_lines_and_tokens() -> None:
