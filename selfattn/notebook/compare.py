@@ -10,13 +10,19 @@ import numpy as np
 import traitlets
 
 from selfattn.notebook import assets, picture, stills
-from selfattn.notebook.data import floats, full_cell
+from selfattn.notebook.data import floats, full_cell, head_checks
+from selfattn.notebook.inputs import Reading
+from selfattn.notebook.map import announce, failing, head_name
 from selfattn.notebook.tokens import readable
 from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
 
 
 class Compare(Stepped):
-    """Two maps of the same shape side by side, and their difference B − A, head by head."""
+    """Two maps of the same shape side by side, and their difference B − A, head by head.
+
+    Both are checked as `show_map` checks a map: `failed` lists what each head of either
+    breaks, the view opens on the first such head, and its wrong cells are drawn as the map
+    draws them."""
 
     names = traitlets.List(traitlets.Unicode()).tag(sync=True)
     shape = traitlets.List(traitlets.Int()).tag(sync=True)
@@ -31,21 +37,40 @@ class Compare(Stepped):
     # a rectangular map's keys (cross-attention, a sentence pair), as labels and as written
     key_tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
     key_raw = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    checks_a = traitlets.List().tag(sync=True)  # the head shown's checks, in A and in B
+    checks_b = traitlets.List().tag(sync=True)
+    broken = traitlets.List().tag(sync=True)  # every head that fails, "map" 0 for A, 1 for B
 
     def __init__(
         self,
-        a: np.ndarray,
-        b: np.ndarray,
+        read_a: Reading,
+        read_b: Reading,
         raw: list[str],
         causal: bool,
         names: list[str],
-        layers: list[int],
         keys: Sequence[str] = (),
+        part: bool = False,
     ) -> None:
-        self._ids = layers or [0]
+        a, b = read_a.stack, read_b.stack
+        self._read = read_a
+        self._ids = read_a.layers or [0]
         self._heads = a.shape[-3] if a.ndim >= 3 else 1
         self._a = a.reshape(-1, *a.shape[-2:])
         self._b = b.reshape(-1, *b.shape[-2:])
+        self._checks = [
+            head_checks(self._a, causal, read_a.dtype, part),
+            head_checks(self._b, causal, read_b.dtype, part),
+        ]
+        broken = sorted(
+            (
+                {**found, "map": k}
+                for k, each in enumerate(self._checks)
+                for found in failing(each, self._ids, self._heads)
+            ),
+            key=lambda f: (self._at(f["layer"], f["head"]), f["map"]),
+        )
+        self._asked = False
+        first = (broken[0]["layer"], broken[0]["head"]) if broken else (self._ids[0], 0)
         gap = np.abs(np.nan_to_num(self._b) - np.nan_to_num(self._a))
         named = labels(list(keys))
         super().__init__(
@@ -58,9 +83,46 @@ class Compare(Stepped):
             causal=causal,
             differ=[float(g.max(initial=0)) for g in gap],
             layer_ids=self._ids,
-            layer=self._ids[0],
-            **self._slice(self._ids[0], 0),
+            broken=broken,
+            **self._slice(*first),
         )
+        with self.hold_trait_notifications():
+            self.layer, self.head = first
+
+    def _name(self, layer: int, head: int) -> str:
+        return head_name(self._read, layer, head)
+
+    def _broken_name(self, b: dict[str, Any]) -> str:
+        where = self._name(b["layer"], b["head"])
+        return f"{self.names[b['map']]} {where} ({', '.join(b['invariants'])})"
+
+    def _on_screen(self) -> list[tuple[int, int]]:
+        return [(self.layer, self.head)]
+
+    def _wrong(self, which: int, k: int) -> list[list[int]]:
+        """The cells of head `k` of A (0) or B (1) that break an invariant."""
+        return [cell for c in self._checks[which][k] if not c["ok"] for cell in c["cells"]]
+
+    def __repr__(self) -> str:
+        count = len({(b["layer"], b["head"]) for b in self.broken})
+        bad = f"; {count} {'head breaks' if count == 1 else 'heads break'} an invariant"
+        return f"{super().__repr__()[:-1]}{bad if count else ''}>"
+
+    @property
+    def failed(self) -> list[str]:
+        """Every invariant any head of A or B breaks, one message each, the map named first:
+        [] when both keep them all.
+
+        >>> m.failed  # doctest: +SKIP
+        ['B weights[1, 2]: causal: 1 weight above the diagonal: the future leaks']
+        """
+        return [
+            f"{self.names[b['map']]} {self._name(b['layer'], b['head'])}: "
+            f"{c['invariant']}: {c['message']}"
+            for b in self.broken
+            for c in self._checks[b["map"]][self._at(b["layer"], b["head"])]
+            if not c["ok"]
+        ]
 
     def _slice(self, layer: int, head: int) -> dict[str, Any]:
         """What the picture needs of one head: both maps and B − A as float32, their scales."""
@@ -75,6 +137,8 @@ class Compare(Stepped):
             "scale": max(full_cell(a), full_cell(b)),
             "dscale": full_cell(d) if np.any(d) else 1.0,
             "largest": {"row": int(i), "column": int(j), "value": float(d[i, j])},
+            "checks_a": self._checks[0][k],
+            "checks_b": self._checks[1][k],
         }
 
     def _still(self) -> str:
@@ -84,6 +148,8 @@ class Compare(Stepped):
         at = {4: f"layer {self.layer}, head {self.head}", 3: f"head {self.head}"}
         where = f" at {at[len(self.shape)]}" if len(self.shape) in at else ""
         big = self.largest
+        failing = [self._broken_name(b) for b in self.broken[:8]]
+        said = f"Breaking an invariant: {'; '.join(failing)}. " if failing else ""
         keys = self.key_tokens or self.tokens  # a rectangular map's keys are not its queries
         size = (
             f"{len(self.tokens)} queries × {len(keys)} keys"
@@ -91,11 +157,11 @@ class Compare(Stepped):
             else f"{len(self.tokens)} tokens"
         )
         return picture.figure(
-            stills.compare(a, b, self.causal),
+            stills.compare(a, b, self.causal, (self._wrong(0, k), self._wrong(1, k))),
             f"{self.names[0]}, {self.names[1]} and |{self.names[1]} − {self.names[0]}|{where}"
             f" for {size}; the largest difference is "
-            f"{self.tokens[big['row']]} → {keys[big['column']]}, {big['value']:+.3f}. "
-            f"{picture.STILL}",
+            f"{big['row']} · {self.tokens[big['row']]} → {big['column']} · {keys[big['column']]}, "
+            f"{big['value']:+.3f}. {said}{picture.STILL}",
         )
 
     def save_html(
@@ -131,6 +197,7 @@ def show_compare(
     causal: bool | None = None,
     key_tokens: Any = None,
     layer: int | None = None,
+    part: bool = False,
 ) -> Compare:
     """Two maps side by side and their difference B − A (filled where B is larger, hollow
     where A is), for two models, two inputs of the same length, or before and after a
@@ -138,7 +205,10 @@ def show_compare(
     `tokens_b` (or a tokenizer with `ids_b`) labels B's input where it differs from A's.
     A rectangular map, `(…, queries, keys)` (cross-attention, one sentence of a pair over the
     other), has its keys labelled by `key_tokens`, as `show_map` does, and its queries by
-    `tokens`. `layer` numbers one layer's heads that carry no layer number, as in `show_map`.
+    `tokens`. `layer` numbers one layer's heads that carry no layer number, and `part=True`
+    checks blocks of a sentence pair, as in `show_map`. Both maps are checked as `show_map`
+    checks one: the view opens on the first head of either that breaks an invariant, one
+    printed line names them, `m.failed` says how, and their wrong cells are drawn red.
     """
     read_a, raw, causal_a, keys = prepared(a, tokens, ids, batch, causal, axes, key_tokens, layer)
     read_b, raw_b, causal_b, _ = prepared(
@@ -157,6 +227,6 @@ def show_compare(
     shown = readable(raw)
     both = [x if x == y else f"{x}/{y}" for x, y in zip(shown, readable(raw_b), strict=True)]
     merged = both if both != shown else raw
-    return Compare(
-        stack_a, stack_b, merged, causal_a and causal_b, list(names), read_a.layers, keys
-    )
+    m = Compare(read_a, read_b, merged, causal_a and causal_b, list(names), keys, part)
+    announce(m)
+    return m

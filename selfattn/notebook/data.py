@@ -145,6 +145,19 @@ def part_of_rows(found: list[dict[str, Any]], weights: np.ndarray, tolerance: fl
             }
 
 
+def head_checks(
+    flat: np.ndarray, causal: bool, dtype: str, part: bool = False
+) -> list[list[dict[str, Any]]]:
+    """`checks` of every head of a `(heads, n, n)` stack, within the tolerance of the dtype
+    the weights came in; with `part`, of blocks cut from larger maps (`part_of_rows`)."""
+    tolerance = TOLERANCE.get(dtype, TOLERANCE["float64"])
+    found = [checks(w, causal, tolerance) for w in flat]
+    if part:  # a block of a larger map: its rows are parts of rows
+        for each, w in zip(found, flat, strict=True):
+            part_of_rows(each, w, tolerance)
+    return found
+
+
 def full_cell(weights: np.ndarray, exact_up_to: int = 24) -> float:
     """The weight whose square fills a cell: the largest, on a map small enough to read cell
     by cell; on a long one the 99.5th percentile, so one spike (the first token's 1.0) does
@@ -194,9 +207,19 @@ def projection(*groups: np.ndarray) -> tuple[list[np.ndarray], float]:
     return [g @ basis for g in groups], kept
 
 
-def attention_weights(q: np.ndarray, k: np.ndarray, allowed: np.ndarray | None) -> np.ndarray:
-    """softmax(q kᵀ / √d) row by row, with keys a query may not see set to −∞ first."""
-    scores = q @ k.T / np.sqrt(q.shape[1])  # (n, n)
+def attention_weights(
+    q: np.ndarray,
+    k: np.ndarray,
+    allowed: np.ndarray | None,
+    scale: float | None = None,
+    softcap: float | None = None,
+) -> np.ndarray:
+    """softmax(q kᵀ · scale) row by row (scale 1/√d unless the layer says otherwise, as
+    Gemma 2's query_pre_attn_scalar does), scores capped to ±softcap by tanh where the layer
+    caps them, and keys a query may not see set to −∞ first."""
+    scores = q @ k.T * (scale if scale is not None else 1 / np.sqrt(q.shape[1]))  # (n, n)
+    if softcap:
+        scores = np.tanh(scores / softcap) * softcap
     if allowed is not None:
         scores = np.where(allowed, scores, -np.inf)
     top = scores.max(axis=1, keepdims=True)

@@ -35,8 +35,9 @@ class HeadsMap(AttentionMap):
         extra: dict[str, Any],
         side: int,
         keys: Sequence[str] = (),
+        part: bool = False,
     ) -> None:
-        super().__init__(reading, raw, causal, title, keys)
+        super().__init__(reading, raw, causal, title, keys, part)
         found = summarise(self._stack, extra)
         if by not in found:
             raise ValueError(f"by must be one of {sorted(found)}, not {by!r}")
@@ -96,6 +97,7 @@ def show_heads(
     side: int = 48,
     key_tokens: Any = None,
     layer: int | None = None,
+    part: bool = False,
 ) -> HeadsMap:
     """Every layer × head as a small map, sorted by a summary, over the full map of the head
     clicked. Takes what `show_map` takes. `by` is "entropy", "largest weight", "first
@@ -103,7 +105,8 @@ def show_heads(
     `summaries` adds the reader's own, each a function of one head. Summaries are means over
     query rows, computed here in numpy (`m.table` has them as `(layers, heads)` arrays);
     each small map is at most `side` blocks wide, a block drawn by its largest weight.
-    `layer` numbers one layer's heads that carry no layer number, as in `show_map`.
+    `layer` numbers one layer's heads that carry no layer number, and `part=True` checks a
+    block of a sentence pair (rows summing to at most 1), as in `show_map`.
     """
     extra = dict(summaries or {})
     chosen = by if isinstance(by, str) else getattr(by, "__name__", "yours")
@@ -112,6 +115,6 @@ def show_heads(
     reading, raw, causal, keys = prepared(
         weights, tokens, ids, batch, causal, axes, key_tokens, layer
     )
-    m = HeadsMap(reading, raw, causal, title or "", chosen, extra, side, keys)
+    m = HeadsMap(reading, raw, causal, title or "", chosen, extra, side, keys, part)
     announce(m)
     return m

@@ -72,17 +72,21 @@ class Reading:
     guessed: bool = False
     batch: int | None = None
     from_layers: bool = False  # a sequence of layers or a cache, not one array
+    shape: tuple[int, ...] = ()  # what was passed, as passed: (layers, batch, ...) for a tuple
+    named: bool = False  # one layer's heads numbered by layer=, their "l" axis added here
 
     @property
     def said(self) -> str:
         """The reading in words: "(batch, heads, queries, keys), sequence 0"."""
-        names = ", ".join(AXES[a] for a in self.axes)
+        given = self.axes[1:] if self.named else self.axes
+        names = ", ".join(AXES[a] for a in given)
         picked = f", sequence {self.batch}" if "b" in self.axes else ""
         guess = "; pass axes= if that is wrong" if self.guessed else ""
         # one layer's heads (TransformerLens's cache["pattern", 7]) carry no layer number
         alone = "h" in self.axes and "l" not in self.axes
         unnamed = "; one layer, its number unknown: pass layer=" if alone else ""
-        return f"read as ({names}){picked}{guess}{unnamed}"
+        layer = f", layer {self.layers[0]} as layer= names it" if self.named else ""
+        return f"read as ({names}){picked}{guess}{unnamed}{layer}"
 
 
 def _default_axes(shape: tuple[int, ...], batch: int | None) -> tuple[str, bool]:
@@ -145,7 +149,9 @@ def _from_array(weights: Any, batch: int | None, axes: str | None) -> Reading:
     stack = _by_axes(array, named, batch)
     count = stack.shape[0] if "l" in named else 0
     picked = None if "b" not in named else (batch or 0)
-    return Reading(stack, dtype_name(weights), named, list(range(count)), guessed, picked)
+    return Reading(
+        stack, dtype_name(weights), named, list(range(count)), guessed, picked, shape=array.shape
+    )
 
 
 def _from_layers(
@@ -172,7 +178,8 @@ def _from_layers(
             stack[at] = _by_axes(array, per_layer, batch)
     picked = None if "b" not in per_layer else (batch or 0)
     ids = numbers or list(range(len(arrays)))
-    return Reading(stack, dtype_name(layers[0]), "l" + per_layer, ids, False, picked, True)
+    shape = (len(arrays), *arrays[0].shape)
+    return Reading(stack, dtype_name(layers[0]), "l" + per_layer, ids, False, picked, True, shape)
 
 
 def _torch_stack(layers: list[Any], axes: str, batch: int | None) -> np.ndarray:
@@ -200,7 +207,7 @@ def named_layer(reading: Reading, layer: int | None) -> Reading:
             f"({reading.said})"
         )
     stack, axes = reading.stack[None], "l" + reading.axes
-    return replace(reading, stack=stack, axes=axes, layers=[layer], from_layers=True)
+    return replace(reading, stack=stack, axes=axes, layers=[layer], from_layers=True, named=True)
 
 
 def attention_stack(weights: Any, batch: int | None = None) -> tuple[np.ndarray, str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from selfattn.notebook.map import AttentionMap, show_map
+from selfattn.notebook.map import AttentionMap, made
 
 
 def show_lines(
@@ -22,31 +22,29 @@ def show_lines(
     head: int | None = None,
     key_tokens: Any = None,
     heads: Sequence[Any] | None = None,
+    part: bool = False,
 ) -> AttentionMap:
     """One head as lines, as BertViz's head view draws it: queries down the left, keys down
     the right, a line from the query in focus to every key, its width ∝ weight. Hover a
     query (or press ↑ ↓) to move; hover a key to see every query's weight on it. Takes what
     `show_map` takes and opens where it does (the first head that breaks an invariant) unless
-    `layer` and `head` say; the same checks run, and `m.layer`, `m.head`, `m.row` move it.
-    A rectangular map (cross-attention, a sentence pair) draws its keys, `key_tokens`, on the
-    right. `heads=[(layer, head), ...]` (up to four) overlays those heads' lines, each in its
-    own dash, as BertViz overlays heads in colour.
+    `layer` and `head` say (-1 the last, as Python counts; one layer's heads, which carry no
+    layer number, are numbered by `layer`); the same checks run, and `m.layer`, `m.head`,
+    `m.row` move it. A rectangular map (cross-attention, a sentence pair) draws its keys,
+    `key_tokens`, on the right; `part=True` checks a block of a pair as `show_map` does.
+    `heads=[(layer, head), ...]` (up to four) overlays those heads' lines, each in its own
+    dash, as BertViz overlays heads in colour.
     """
-    m = show_map(
+    given = {"ids": ids, "batch": batch, "axes": axes, "causal": causal, "title": title}
+    return made(
         weights,
         tokens,
-        ids=ids,
-        batch=batch,
-        axes=axes,
-        causal=causal,
-        title=title,
+        kind="lines",
+        picks=True,
+        layer=layer,
+        head=head,
         key_tokens=key_tokens,
         heads=heads,
+        part=part,
+        **given,
     )
-    with m.hold_sync():
-        m.kind = "lines"
-        if layer is not None:
-            m.layer = layer
-        if head is not None:
-            m.head = head
-    return m

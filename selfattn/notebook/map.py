@@ -11,7 +11,7 @@ import numpy as np
 import traitlets
 
 from selfattn.notebook import assets, picture, stills, store
-from selfattn.notebook.data import TOLERANCE, checks, floats, full_cell, part_of_rows
+from selfattn.notebook.data import floats, full_cell, head_checks
 from selfattn.notebook.inputs import Reading
 from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
 
@@ -43,6 +43,7 @@ class AttentionMap(Stepped):
         title: str,
         keys: Sequence[str] = (),
         part: bool = False,
+        at: tuple[int | None, int | None] = (None, None),
     ) -> None:
         stack = reading.stack
         self._ids = reading.layers or [0]
@@ -51,18 +52,14 @@ class AttentionMap(Stepped):
         self._ndim = stack.ndim
         self._read = reading
         self._dtype = reading.dtype
-        tolerance = TOLERANCE.get(reading.dtype, TOLERANCE["float64"])
-        self._checks = [checks(w, causal, tolerance) for w in self._stack]
-        if part:  # a block of a larger map: its rows are parts of rows
-            for found, w in zip(self._checks, self._stack, strict=True):
-                part_of_rows(found, w, tolerance)
-        broken = [
-            {"layer": self._ids[k // self._heads], "head": k % self._heads, "invariants": names}
-            for k, found in enumerate(self._checks)
-            if (names := [c["invariant"] for c in found if not c["ok"]])
-        ]
-        # the map opens on the first head that breaks an invariant, when one does
+        self._checks = head_checks(self._stack, causal, reading.dtype, part)
+        broken = failing(self._checks, self._ids, self._heads)
+        # the map opens where layer=, head= say, else on the first head that breaks an
+        # invariant, when one does
+        self._asked = at != (None, None)
         first = (broken[0]["layer"], broken[0]["head"]) if broken else (self._ids[0], 0)
+        if self._asked:
+            first = self._where(at[0] if at[0] is not None else first[0], at[1] or 0)
         named = labels(list(keys))
         super().__init__(
             kind="map",
@@ -104,17 +101,15 @@ class AttentionMap(Stepped):
         return {**self._marks(layer, head), "weights": weights}, error
 
     def _name(self, layer: int, head: int) -> str:
-        """A head as the reader indexes what they passed: weights[layer, head] for an array
-        (weights[0, 2] for a batch's sequence 0, head 2), "layer 7, head 2" for a model's
-        layers; layers by the numbers the input gave them, heads from 0."""
-        axes = self._read.axes
-        if axes.startswith("l") and axes[1:] in ("bhqk", "hqk") and self._read.from_layers:
-            return f"layer {layer}, head {head}"
-        at = {"l": str(layer), "b": str(self._read.batch), "h": str(head), "q": ":", "k": ":"}
-        index = [at[a] for a in axes]
-        while index and index[-1] == ":":
-            index.pop()
-        return f"weights[{', '.join(index)}]" if index else "weights"
+        return head_name(self._read, layer, head)
+
+    def _broken_name(self, b: dict[str, Any]) -> str:
+        """A head that breaks an invariant, and what it breaks, as the printed line lists it."""
+        return f"{self._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})"
+
+    def _on_screen(self) -> list[tuple[int, int]]:
+        """The heads drawn: the one stepped to (several, side by side or overlaid)."""
+        return [(self.layer, self.head)]
 
     @property
     def failed(self) -> list[str]:
@@ -137,9 +132,10 @@ class AttentionMap(Stepped):
         n = picture.counted(len(self.tokens), len(self.key_tokens or self.tokens))
         count = len(self.broken)
         bad = f"{count} {'head breaks' if count == 1 else 'heads break'} an invariant"
+        shape = tuple(self._read.shape or self.shape)  # as passed, every axis the reading names
+        showing = ", ".join(self._name(*h) for h in self._on_screen())
         return (
-            f"<{type(self).__name__}: {n}, shape {tuple(self.shape)} {self.reading}; "
-            f"{bad}; showing {self._name(self.layer, self.head)}>"
+            f"<{type(self).__name__}: {n}, shape {shape} {self.reading}; {bad}; showing {showing}>"
         )
 
     def _still(self) -> str:
@@ -234,19 +230,59 @@ class AttentionMap(Stepped):
         return write(path, assets.page(state, slices if len(slices) > 1 else {}))
 
 
-def announce(m: AttentionMap) -> None:
+def head_name(reading: Reading, layer: int, head: int) -> str:
+    """A head as the reader indexes what they passed: weights[layer, head] for an array
+    (weights[0, 2] for a batch's sequence 0, head 2), "layer 7, head 2" for a model's
+    layers; layers by the numbers the input gave them, heads from 0."""
+    axes = reading.axes
+    if axes.startswith("l") and axes[1:] in ("bhqk", "hqk") and reading.from_layers:
+        return f"layer {layer}, head {head}"
+    at = {"l": str(layer), "b": str(reading.batch), "h": str(head), "q": ":", "k": ":"}
+    index = [at[a] for a in axes]
+    while index and index[-1] == ":":
+        index.pop()
+    return f"weights[{', '.join(index)}]" if index else "weights"
+
+
+def failing(found: list[list[dict[str, Any]]], ids: list[int], heads: int) -> list[dict]:
+    """Each head whose `checks` fail, layer-major, with the invariants it breaks."""
+    return [
+        {"layer": ids[k // heads], "head": k % heads, "invariants": names}
+        for k, each in enumerate(found)
+        if (names := [c["invariant"] for c in each if not c["ok"]])
+    ]
+
+
+def announce(m: Any) -> None:
     """One printed line when any head breaks an invariant, so a failure away from the head
-    on screen cannot go unseen: which heads, what they break, where the map opened."""
+    on screen cannot go unseen: which heads, what they break, and what is on screen (where
+    the map opened, or the head layer=, head= asked for, and whether it fails)."""
     if not m.broken:
         return
     total = m._layers * m._heads
-    named = [f"{m._name(b['layer'], b['head'])} ({', '.join(b['invariants'])})" for b in m.broken]
+    count = len({(b["layer"], b["head"]) for b in m.broken})
+    named = [m._broken_name(b) for b in m.broken]
     listed = "; ".join(named[:4]) + (f"; and {len(named) - 4} more" if len(named) > 4 else "")
-    opened = f"The map opened on {m._name(m.layer, m.head)}; " if total > 1 else ""
+    shown = m._on_screen()
+    bad = {(b["layer"], b["head"]) for b in m.broken}
+    where = ", ".join(m._name(*h) for h in shown)
+    if not m._asked and len(shown) == 1:
+        opened = f"The map opened on {where}; "
+    else:
+        keeps = (
+            ""
+            if any(h in bad for h in shown)
+            else (
+                ", which keeps every invariant"
+                if len(shown) == 1
+                else ", which keep every invariant"
+            )
+        )
+        opened = f"On screen: {where}{keeps}; "
     print(
-        f"selfattn: {len(named)} of {total} {'heads' if total > 1 else 'head'} "
-        f"{'breaks' if len(named) == 1 else 'break'} "
-        f"an invariant: {listed}. {opened}m.failed says how."
+        f"selfattn: {count} of {total} {'heads' if total > 1 else 'head'} "
+        f"{'breaks' if count == 1 else 'break'} "
+        f"an invariant: {listed}. {opened if total > 1 else ''}m.failed says how."
     )
 
 
@@ -291,14 +327,44 @@ def show_map(
     carry no layer number (TransformerLens's `cache["pattern", 7]`): `layer=7` names it, and
     the heads are drawn as "layer 7, head 2"; without it, no layer is claimed.
     """
-    reading, raw, causal, keys = prepared(
-        weights, tokens, ids, batch, causal, axes, key_tokens, layer
+    given = {"ids": ids, "batch": batch, "axes": axes, "causal": causal, "title": title}
+    return made(
+        weights, tokens, key_tokens=key_tokens, heads=heads, part=part, layer=layer, **given
     )
+
+
+def made(
+    weights: Any,
+    tokens: Any,
+    *,
+    kind: str = "map",
+    head: int | None = None,
+    picks: bool = False,
+    ids: Any = None,
+    batch: int | None = None,
+    axes: str | None = None,
+    causal: bool | None = None,
+    title: str | None = None,
+    key_tokens: Any = None,
+    heads: Sequence[Any] | None = None,
+    part: bool = False,
+    layer: int | None = None,
+) -> AttentionMap:
+    """The map's widget drawn as `kind` ("map", "lines", "tokens"): what show_map,
+    show_lines and show_tokens share. With `picks`, `layer` and `head` open the view on that
+    head (`layer` still numbers one layer's heads that carry no layer number); the printed
+    line then says what is on screen."""
+    reading, raw, causal, keys = prepared(
+        weights, tokens, ids, batch, causal, axes, key_tokens, layer, picks
+    )
+    at = ((None if reading.named else layer), head) if picks else (None, None)
     if heads is not None:
         from selfattn.notebook.several import SideBySide
 
-        m = SideBySide(reading, raw, causal, title or "", keys, heads)
+        m = SideBySide(reading, raw, causal, title or "", keys, heads, part)
     else:
-        m = AttentionMap(reading, raw, causal, title or "", keys, part)
+        m = AttentionMap(reading, raw, causal, title or "", keys, part, at)
+    if kind != "map":
+        m.kind = kind
     announce(m)
     return m

@@ -40,13 +40,22 @@ class HeadView(Widget):
 
 
 def show(
-    q: Any, k: Any, v: Any, *, tokens: Any, mask: Any = None, title: str | None = None
+    q: Any,
+    k: Any,
+    v: Any,
+    *,
+    tokens: Any,
+    mask: Any = None,
+    title: str | None = None,
+    scale: float | None = None,
+    softcap: float | None = None,
 ) -> HeadView:
     """One head: the query/key plane (F03) and the weighted sum of the values (F20).
 
     `q` and `k` are `(n, d)`, `v` is `(n, d_v)`. `mask` is `"causal"` or an `(n, n)` boolean
     array, True where a query may see a key. Exact when d = 2; otherwise drawn on the two
-    principal directions, labelled with the share of variance kept.
+    principal directions, labelled with the share of variance kept. q·k is multiplied by
+    `scale` (1/√d by default) and, with `softcap`, capped to ±softcap by tanh, as Gemma 2 does.
     """
     Q, K, V = as_array(q), as_array(k), as_array(v)
     n = Q.shape[0]
@@ -63,7 +72,7 @@ def show(
         allowed: np.ndarray | None = np.tril(np.ones((n, n), dtype=bool))
     else:
         allowed = None if mask is None else np.asarray(as_array(mask), dtype=bool)
-    W = attention_weights(Q, K, allowed)
+    W = attention_weights(Q, K, allowed, scale, softcap)
     (q2, k2), qk_kept = projection(Q, K)
     (v2,), v_kept = projection(V)
     return HeadView(
@@ -148,6 +157,10 @@ def show_layer(
                 raise ValueError(
                     "no attention module with q, k, v projections was found: pass module="
                 )
+            if not 0 <= layer < len(layers):
+                raise ValueError(
+                    f"layer={layer}: the model has attention layers 0..{len(layers) - 1}"
+                )
             module = layers[layer]
         Q, K, V = capture(module, _runner(model, inputs), heads)
         causal = bool(getattr(module, "is_causal", False))
@@ -156,8 +169,56 @@ def show_layer(
     shared = kv_head(Q.shape[1], K.shape[1], head)
     q, k, v = Q[batch, head], K[batch, shared], V[batch, shared]
     raw = _tokens(model, inputs, tokens, batch)
-    if mask is None:
-        mask = "causal" if causal else None
+    allowed = _allowed(module, inputs, batch, len(q), "causal" if causal else None)
     return show(
-        q, k, v, tokens=raw or [str(i) for i in range(len(q))], mask=mask, title=title or ""
+        q,
+        k,
+        v,
+        tokens=raw or [str(i) for i in range(len(q))],
+        mask=allowed if mask is None else mask,
+        title=title or "",
+        **_scoring(module),
     )
+
+
+def _number(owner: Any, name: str) -> float | None:
+    """A positive number `owner` holds as `name`, else None (a Mock or a tensor is none)."""
+    value = getattr(owner, name, None)
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def _scoring(module: Any) -> dict[str, float | None]:
+    """How the layer scores q·k where it says so: its own `scaling` (Gemma 2 scales by
+    query_pre_attn_scalar, not by √d) and `attn_logit_softcapping`."""
+    return {
+        "scale": _number(module, "scaling"),
+        "softcap": _number(module, "attn_logit_softcapping"),
+    }
+
+
+def _allowed(module: Any, inputs: Any, batch: int, n: int, mask: str | None) -> Any:
+    """The keys each query may see, as the model masks them: causal when the layer is, within
+    its `sliding_window` when it has one, and never a padding key of `inputs`'
+    `attention_mask` (a padded batch: the model gives a padding key no weight). `mask` as it
+    was when nothing more is masked."""
+    window = _number(module, "sliding_window")
+    padding = (
+        inputs["attention_mask"] if hasattr(inputs, "keys") and "attention_mask" in inputs else None
+    )
+    if window is None and padding is None:
+        return mask
+    allowed = np.tril(np.ones((n, n), bool)) if mask == "causal" else np.ones((n, n), bool)
+    if window is not None:  # transformers' sliding_window_overlay: key > query − window
+        rows, cols = np.indices((n, n))
+        allowed &= cols > rows - window
+    if padding is not None:
+        kept = np.asarray(padding.detach().cpu() if hasattr(padding, "detach") else padding)
+        if kept.ndim == 2:
+            kept = kept[batch]
+        if kept.shape != (n,):
+            raise ValueError(
+                f"attention_mask is {tuple(np.shape(padding))}: only a (batch, n) mask of 1 "
+                "(a token) and 0 (padding) is followed; pass mask= (n, n) yourself"
+            )
+        allowed &= kept.astype(bool)[None, :]
+    return allowed

@@ -31,8 +31,10 @@ class SideBySide(AttentionMap):
         title: str,
         keys: Sequence[str],
         heads: Sequence[Any],
+        part: bool = False,
     ) -> None:
-        super().__init__(reading, raw, causal, title, keys)
+        super().__init__(reading, raw, causal, title, keys, part)
+        self._asked = True  # the heads on screen are the ones asked for
         chosen = [self._pair(h) for h in heads]
         shown = np.stack([np.nan_to_num(self._stack[self._at(la, h)]) for la, h in chosen])
         with self.hold_sync():
@@ -50,6 +52,10 @@ class SideBySide(AttentionMap):
                 f"0..{self._heads - 1}, or heads alone for one layer: not {asked!r}"
             )
         return int(layer), int(head)
+
+    def _on_screen(self) -> list[tuple[int, int]]:
+        """Every head drawn, side by side or overlaid: not the stepped head alone."""
+        return [(la, h) for la, h in self.picked]
 
     def _still(self) -> str:
         if self.kind != "several":  # show_lines(..., heads=[...]): the lines' own still

@@ -101,9 +101,13 @@ def side_by_side(pictures: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def compare(a: np.ndarray, b: np.ndarray, causal: bool) -> np.ndarray:
-    """A, B and |B − A| side by side, each a map drawn as the still map is."""
-    return side_by_side([draw(m, causal, [], side=240) for m in (a, b, np.abs(b - a))])
+def compare(
+    a: np.ndarray, b: np.ndarray, causal: bool, wrong: tuple[list, list] = ([], [])
+) -> np.ndarray:
+    """A, B and |B − A| side by side, each a map drawn as the still map is, A's and B's
+    `wrong` cells (what their checks list) red as the map draws them."""
+    shown = zip((a, b, np.abs(b - a)), (*wrong, []), strict=True)
+    return side_by_side([draw(m, causal, cells, side=240) for m, cells in shown])
 
 
 def plane(q2: np.ndarray, k2: np.ndarray, masked_keys: np.ndarray | None = None) -> np.ndarray:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from selfattn.notebook import picture
-from selfattn.notebook.map import AttentionMap, show_map
+from selfattn.notebook.map import AttentionMap, made
 from selfattn.notebook.stills import VALUE, canvas
 
 TOP = 5
@@ -53,16 +53,14 @@ def show_tokens(
     head: int | None = None,
     **given: Any,
 ) -> AttentionMap:
-    """The text, each token tinted by the weight the query in focus (`row`) gives it, and
-    its top keys listed with their weights, as CircuitsVis colours tokens. Hover a token to
-    ask it; ↑ ↓ step. Takes what `show_map` takes (`ids`, `batch`, `axes`, `causal`, `title`,
-    `key_tokens`); the same checks run, and `m.layer`, `m.head`, `m.row` move it."""
-    m = show_map(weights, tokens, **given)
-    with m.hold_sync():
-        m.kind = "tokens"
-        if layer is not None:
-            m.layer = layer
-        if head is not None:
-            m.head = head
-        m.row = row
+    """The text, each token tinted by the weight the query in focus (`row`, -1 the last)
+    gives it, and its top keys listed with their weights, as CircuitsVis colours tokens.
+    Hover a token to ask it; ↑ ↓ step. Takes what `show_map` takes (`ids`, `batch`, `axes`,
+    `causal`, `title`, `key_tokens`, `part`) and opens on `layer`, `head` as `show_lines`
+    does; the same checks run, and `m.layer`, `m.head`, `m.row` move it."""
+    m = made(weights, tokens, kind="tokens", picks=True, layer=layer, head=head, **given)
+    n = len(m.tokens)
+    if not -n <= row < n:
+        raise ValueError(f"row={row}: the map has query rows 0..{n - 1} (or -{n}..-1)")
+    m.row = row % n
     return m

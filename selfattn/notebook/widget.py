@@ -40,8 +40,15 @@ class Widget(anywidget.AnyWidget):
         return clean(str(proposal["value"]))
 
     @traitlets.validate("row")
-    def _clamp_row(self, proposal: Any) -> int:
-        return min(max(int(proposal["value"]), 0), max(len(self.tokens) - 1, 0))
+    def _check_row(self, proposal: Any) -> int:
+        """A query row of the map, -1 the last as Python counts; one outside is an error,
+        never the nearest row picked silently."""
+        value, n = int(proposal["value"]), len(self.tokens)
+        if not n:  # tokens not set yet, as the widget is made
+            return value
+        if not -n <= value < n:
+            raise traitlets.TraitError(f"row={value}: the map has query rows 0..{n - 1}")
+        return value % n
 
     def _state(self) -> dict[str, Any]:
         names = [
@@ -130,19 +137,52 @@ class Stepped(Widget):
         raise NotImplementedError
 
     @traitlets.validate("layer")
-    def _clamp_layer(self, proposal: Any) -> int:
-        value = int(proposal["value"])
-        return min(self._ids, key=lambda i: (abs(i - value), i))
+    def _check_layer(self, proposal: Any) -> int:
+        """One of the layers held (-1 the last), else an error naming them."""
+        value, ids = int(proposal["value"]), self._ids
+        if -len(ids) <= value < 0:
+            return ids[value]
+        if value not in ids:
+            raise traitlets.TraitError(f"layer={value}: the weights hold layers {_among(ids)}")
+        return value
+
+    def _where(self, layer: int | None, head: int | None) -> tuple[int, int]:
+        """The head `layer=`, `head=` ask for (-1 the last, as Python counts), or one line
+        naming what there is: never a neighbour picked silently."""
+        ids, count = self._ids, self._heads
+        if layer is None:
+            layer = self.layer
+        elif -len(ids) <= layer < 0:
+            layer = ids[layer]
+        if head is None:
+            head = self.head
+        elif -count <= head < 0:
+            head += count
+        if layer not in ids or not 0 <= head < count:
+            raise ValueError(
+                f"layer={layer}, head={head}: the weights hold layers {_among(ids)}, "
+                f"heads 0..{count - 1}"
+            )
+        return layer, head
 
     @traitlets.validate("head")
-    def _clamp_head(self, proposal: Any) -> int:
-        return min(max(int(proposal["value"]), 0), self._heads - 1)
+    def _check_head(self, proposal: Any) -> int:
+        """One of the heads held (-1 the last), else an error naming them."""
+        value, count = int(proposal["value"]), self._heads
+        if not -count <= value < count:
+            raise traitlets.TraitError(f"head={value}: the weights hold heads 0..{count - 1}")
+        return value % count
 
     @traitlets.observe("layer", "head")
     def _show_slice(self, _: Any) -> None:
         with self.hold_sync():
             for name, value in self._slice(self.layer, self.head).items():
                 setattr(self, name, value)
+
+
+def _among(ids: list[int]) -> str:
+    """Layer numbers as a range when they run on, else listed."""
+    return f"{ids[0]}..{ids[-1]}" if ids == list(range(ids[0], ids[-1] + 1)) else str(ids)
 
 
 def labels(raw: list[str]) -> dict[str, list[str]]:
@@ -160,11 +200,16 @@ def prepared(
     axes: str | None = None,
     key_tokens: Any = None,
     layer: int | None = None,
+    picks: bool = False,
 ) -> tuple[Reading, list[str], bool, list[str]]:
     """What a map is made of: the weights as read, the raw tokens of its queries, whether it
     is causal, and the raw tokens of its keys when they are not the queries' (a rectangular
-    map: cross-attention, or one sentence of a pair attending to the other), else []."""
-    reading = named_layer(read_attention(weights, batch, axes), layer)
+    map: cross-attention, or one sentence of a pair attending to the other), else []. `layer`
+    numbers one layer's heads; with `picks` (a view that opens on `layer`) it is left to pick
+    one of the layers of weights that hold them."""
+    reading = read_attention(weights, batch, axes)
+    if not (picks and "l" in reading.axes):
+        reading = named_layer(reading, layer)
     stack = reading.stack
     nq, nk = stack.shape[-2:]
     raw = token_strings(tokens, ids, batch) or [str(i) for i in range(nq)]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import traitlets
 
 from selfattn.notebook import show_map
 from selfattn.notebook.inputs import attention_stack, token_strings
@@ -105,8 +106,9 @@ def test_a_transformerlens_cache_keeps_its_layer_numbers() -> None:
     assert m.failed[0].startswith("layer 8, head 2: ")
     m.layer = 9
     assert np.allclose(np.frombuffer(m.weights, "<f4"), attentions[2][0, 2].ravel())
-    m.layer = 0  # not a layer of this cache: the nearest that is
-    assert m.layer == 7
+    with pytest.raises(traitlets.TraitError, match=r"layer=0: the weights hold layers 7\.\.9"):
+        m.layer = 0  # not a layer of this cache: said, never the nearest picked silently
+    assert m.layer == 9
     kept = m.save_html("/dev/null", layers=[9])
     assert kept == Path("/dev/null")
     with pytest.raises(ValueError, match=r"among 7\.\.9"):

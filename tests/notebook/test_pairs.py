@@ -75,16 +75,15 @@ def test_a_comparison_of_two_cross_attention_maps_labels_keys_by_the_key_sentenc
     assert m.tokens == QUERIES and m.key_tokens == KEYS and m.shape == [2, 7, 5]
     d = b[0] - a[0]
     i, j = np.unravel_index(np.abs(d).argmax(), d.shape)
-    assert f"for 7 queries × 5 keys; the largest difference is {QUERIES[i]} → {KEYS[j]}," in (
-        m._still()
-    )
+    largest = f"{i} · {QUERIES[i]} → {j} · {KEYS[j]}"  # with positions, as the map names a cell
+    assert f"for 7 queries × 5 keys; the largest difference is {largest}," in (m._still())
     assert show_compare(a, b, QUERIES).key_tokens == ["0", "1", "2", "3", "4"]  # keys unnamed
     with pytest.raises(ValueError, match="4 key_tokens for a map of 5 keys"):
         show_compare(a, b, QUERIES, key_tokens=KEYS[:4])
     page, foreign, errors = open_file(browser, m.save_html(tmp_path / "compare-pair.html"))
     assert "7 queries × 5 keys" in page.locator(".nb-title").inner_text()
     assert page.locator("canvas").first.get_attribute("aria-label") == "A: 7 queries by 5 keys"
-    assert readout(page, "largest").startswith(f"largest difference: {QUERIES[i]} → {KEYS[j]},")
+    assert readout(page, "largest").startswith(f"largest difference: {largest},")
     # the pointer over each key of the last query: the readout names that key, with its weights
     box = page.locator('[data-panel="b"] canvas').bounding_box()
     assert box
@@ -203,6 +202,9 @@ def test_several_heads_overlaid_in_one_lines_view(browser: Browser, tmp_path: Pa
         "2",
     ]
     assert readout(page, "lines").startswith("layer 0 · head 0, query 7 · w7:")
+    # the header names the heads overlaid, not a stepper's "layer 0 of 0–1 · head 0 of 0–2"
+    assert readout(page, "heads") == "overlaid: layer 0 · head 0, layer 1 · head 2"
+    assert page.locator('[data-readout="layer"]').count() == 0
     assert foreign == [] and errors == []
     page.close()
 

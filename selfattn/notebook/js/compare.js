@@ -37,20 +37,21 @@ export function renderCompare({ model, el }) {
   const room = Math.max(280, (root.clientWidth || 720) - 24);
   const across = (room - 2 * 16) / 3 - 78; // 78: the row labels and margin, at most
   const side = Math.max(160, Math.min(340, Math.max(240, Math.max(n, nk) * 6), across >= 240 ? across : room - 78));
+  const titles = [];
   const panels = [nameA, nameB, `${nameB} − ${nameA}`].map((name, k) => {
-    const holder = html(
-      "div",
-      { class: "panel", "data-panel": ["a", "b", "diff"][k] },
-      html("div", { class: "panel-name", text: name }),
-    );
+    const title = html("div", { class: "panel-name", text: name });
+    titles.push(title);
+    const holder = html("div", { class: "panel", "data-panel": ["a", "b", "diff"][k] }, title);
     row.append(holder);
     return makeCanvasGrid(holder, { rows: tokens, columns: keys, side, label: `${name}: ${n} queries by ${nk} keys` });
   });
   const out = html("p", { class: "figure-note", "data-readout": "largest" });
   const hover = html("p", { class: "figure-note", "data-readout": "hover" });
   const heads = html("div", { class: "heads" });
+  const failures = html("ul", { class: "checks", "data-readout": "checks" });
   root.append(
     row,
+    failures,
     out,
     hover,
     heads,
@@ -58,6 +59,7 @@ export function renderCompare({ model, el }) {
       { kind: "pos", text: `area ∝ weight; in ${nameB} − ${nameA}, filled where ${nameB} is larger` },
       { kind: "neg", text: `hollow where ${nameA} is larger` },
       ...(model.get("causal") ? [{ kind: /** @type {const} */ ("masked"), text: "masked by the causal mask" }] : []),
+      { kind: "leak", text: "breaks an invariant" },
     ]),
   );
 
@@ -66,16 +68,39 @@ export function renderCompare({ model, el }) {
     under = /** @type {[number, number]|null} */ (null);
   const maskedFrom = (i) => (model.get("causal") ? i + 1 : nk);
   const cell = ([i, j]) => `${elide(tokens[i], 10)} → ${elide(keys[j], 10)}`;
+  // a cell with its positions, as the map names one: "0 · the → 3 · the" (a word repeats)
+  const place = ([i, j]) => `${i} · ${elide(tokens[i], 10)} → ${j} · ${elide(keys[j], 10)}`;
 
   function paint() {
     values = ["weights_a", "weights_b", "diff"].map((name) => floats(model.get(name)));
     const c = colours(root);
+    // A's and B's wrong cells and rows as the map draws them: Python checked both
+    const found = [model.get("checks_a") ?? [], model.get("checks_b") ?? [], []];
     panels.forEach((grid, k) => {
-      grid.draw(values[k], { scale: k === 2 ? model.get("dscale") : model.get("scale"), maskedFrom, colours: c });
+      const failed = found[k].filter((check) => !check.ok);
+      grid.draw(values[k], {
+        scale: k === 2 ? model.get("dscale") : model.get("scale"),
+        maskedFrom,
+        colours: c,
+        wrong: failed.flatMap((check) => check.cells),
+        wrongRows: failed.filter((check) => !check.cells.length).flatMap((check) => check.rows),
+      });
+      titles[k].classList.toggle("failed", failed.length > 0);
     });
+    failures.replaceChildren(
+      ...[nameA, nameB].flatMap((name, k) =>
+        found[k]
+          .filter((check) => !check.ok)
+          .map((check) => {
+            const li = html("li", { class: "failed", "data-invariant": check.invariant });
+            li.append(html("span", { class: "mark", text: "✗" }), html("span", { text: `${name}: ${check.message}` }));
+            return li;
+          }),
+      ),
+    );
     const { row: i, column: j, value } = model.get("largest");
     out.textContent = value
-      ? `largest difference: ${cell([i, j])}, ${nameB} − ${nameA} = ${signed(value)}`
+      ? `largest difference: ${place([i, j])}, ${nameB} − ${nameA} = ${signed(value)}`
       : `${nameA} and ${nameB} are equal here`;
     showSteps();
     const differ = /** @type {number[]} */ (model.get("differ"));

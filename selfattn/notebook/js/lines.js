@@ -45,7 +45,18 @@ export function renderLines({ model, el }) {
       pickers,
     ),
   );
-  const { update: showSteps } = makeSteppers(pickers, model, model.get("shape"));
+  const picked = /** @type {number[][]} */ (model.get("picked") ?? []).slice(0, DASHES.length);
+  const names = headNames(model, model.get("shape"));
+  // overlaid heads are named in the header: a stepper there would claim one head on screen
+  const showSteps = picked.length ? () => {} : makeSteppers(pickers, model, model.get("shape")).update;
+  if (picked.length)
+    pickers.append(
+      html("span", {
+        class: "overlaid-heads",
+        "data-readout": "heads",
+        text: `overlaid: ${picked.map(([layer, head]) => names.name(layer, head)).join(", ")}`,
+      }),
+    );
   const picture = svg("svg", { class: "chart lines-view", role: "img", tabindex: 0 });
   const said = html("p", { class: "figure-note", "data-readout": "lines" });
   root.append(picture, said);
@@ -72,8 +83,6 @@ export function renderLines({ model, el }) {
   };
   let weights = floats(model.get("weights")),
     key = -1;
-  const picked = /** @type {number[][]} */ (model.get("picked") ?? []).slice(0, DASHES.length);
-  const names = headNames(model, model.get("shape"));
   /** every head drawn: the one on screen, or the ones overlaid, each with its weights */
   const drawn = () => {
     if (!picked.length) return [{ name: "", dash: "", w: weights }];
