@@ -587,3 +587,53 @@ def test_the_server_does_not_delete_a_folder_no_build_made(tmp_path):
     with pytest.raises(builder.BuildError, match="not empty"):
         Site(d, watch=False, content=SAMPLE)
     assert (d / "keep.txt").read_text() == "x"
+
+
+def test_the_home_folder_and_what_holds_it_are_refused_even_with_force(tmp_path, monkeypatch):
+    """Home three levels down (/data/home/alice): --force on /data/home deleted alice's files,
+    since only home itself was refused."""
+    home = tmp_path / "data" / "home" / "alice"
+    home.mkdir(parents=True)
+    (home / "thesis.txt").write_text("mine\n")
+    monkeypatch.setenv("HOME", str(home))
+    for out in (home, home.parent, home.parent.parent):
+        with pytest.raises(builder.OutputRefused, match="home folder"):
+            sample(out, force=True)
+    assert (home / "thesis.txt").read_text() == "mine\n"
+
+
+def test_a_folder_holding_a_mount_point_is_refused_even_with_force(tmp_path):
+    """--force deleted the files of a disk mounted inside OUT, through the old copy's rmtree."""
+    disk, out = tmp_path / "disk", tmp_path / "out" / "inner"
+    disk.mkdir()
+    out.mkdir(parents=True)
+    (disk / "precious.txt").write_text("mine\n")
+    mounted = subprocess.run(["mount", "--bind", str(disk), str(out)], capture_output=True)
+    if mounted.returncode:
+        pytest.skip("cannot bind-mount here (not root)")
+    try:
+        with pytest.raises(builder.OutputRefused, match="mount point"):
+            sample(out.parent, force=True)
+    finally:
+        subprocess.run(["umount", str(out)], check=False)
+    assert (disk / "precious.txt").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo", "huge"])
+def test_a_marker_that_is_no_file_of_a_builds_size_is_never_read(tmp_path, kind):
+    """A marker linked to /dev/zero ate memory, a FIFO hung the build, 300 MB took 22 s."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n")
+    marker = out / builder.MARKER
+    if kind == "link":
+        marker.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(marker)
+    else:
+        with marker.open("wb") as f:
+            f.write(builder.MARKER_TEXT.encode())
+            f.truncate(builder.MARKER_MOST + 1)
+    with pytest.raises(builder.OutputRefused, match="not one `selfattn build` wrote"):
+        sample(out)
+    assert (out / "notes.txt").read_text() == "mine\n"

@@ -164,15 +164,15 @@ HEADER = MARKER_TEXT.count("\n")  # the lines above the list
 EARLIER = "Written by `selfattn build`, which wrote the names below;"
 
 
+MARKER_MOST = 1 << 20  # bytes: a build's list is some 2 KB; a thousand times that is no build's
+
+
 def _marker(folder: Path) -> tuple[set[str], str]:
     """What `folder`'s marker says a build wrote there, and which marker it is: "ours", an
     "earlier" version's, "none", or "alien" (unreadable, or not in a build's words)."""
-    try:
-        lines = (folder / MARKER).read_bytes().decode("utf-8").splitlines()
-    except FileNotFoundError:
-        return set(), "none"
-    except (OSError, UnicodeDecodeError):  # a folder, unreadable, random bytes
-        return set(), "alien"
+    lines = _marker_lines(folder / MARKER)
+    if isinstance(lines, str):
+        return set(), lines
     if "\n".join(lines[:HEADER]) + "\n" == MARKER_TEXT:
         listed = set(lines[HEADER:])
         # a build writes plain relative paths: a line reaching out (absolute, "..") is no
@@ -184,6 +184,23 @@ def _marker(folder: Path) -> tuple[set[str], str]:
         names = {n for n in lines[2:] if n}
         return names | {n + "/" for n in names}, "earlier"
     return set(), "alien"
+
+
+def _marker_lines(path: Path) -> list[str] | str:
+    """The marker's lines, or "none" where there is none and "alien" where it cannot be a
+    build's: a build writes a regular file of a few KB, so a link (to /dev/zero), a FIFO or a
+    file far larger is never read whole (they ate gigabytes or hung the build)."""
+    if not path.exists() and not path.is_symlink():
+        return "none"
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > MARKER_MOST:
+        return "alien"
+    try:
+        with path.open("rb") as f:
+            return f.read(MARKER_MOST).decode("utf-8").splitlines()
+    except FileNotFoundError:
+        return "none"
+    except (OSError, UnicodeDecodeError):  # unreadable, random bytes
+        return "alien"
 
 
 def tree(folder: Path, inside: Callable[[str], bool] = lambda _: True) -> list[str]:
@@ -259,8 +276,9 @@ def _never_replaced(out: Path, real: Path, content: Path) -> None:
     here = Path.cwd().resolve()
     if real == here or real in here.parents:
         raise OutputRefused(f"{out} is the current folder or holds it")
-    if real == Path.home().resolve():
-        raise OutputRefused(f"{out} is the home folder")
+    home = Path.home().resolve()
+    if real == home or real in home.parents:  # /data/home/alice's /data/home too
+        raise OutputRefused(f"{out} is the home folder or holds it")
     if len(real.parts) <= 2 or os.path.ismount(real):  # /tmp, /usr; a disk of its own
         raise OutputRefused(f"{out} is a top-level folder or a mount point")
     for source in {SITE.parent.resolve(), content.resolve()}:
@@ -268,6 +286,25 @@ def _never_replaced(out: Path, real: Path, content: Path) -> None:
             raise OutputRefused(f"{out} holds the article's sources ({source})")
         if source in real.parents:
             raise OutputRefused(f"{out} is inside the article's sources ({source})")
+    # a disk mounted inside: deleting the old copy would go into it (--force deleted it all)
+    inside = next((m for m in _mount_points() if real in m.parents), None)
+    if inside is not None:
+        raise OutputRefused(f"{out} holds a mount point ({inside})")
+
+
+def _mount_points() -> list[Path]:
+    """Every mount point, from the kernel's table where there is one (a bind mount of the same
+    disk shares its device, so os.path.ismount cannot see it), else none known."""
+    try:
+        table = Path("/proc/self/mountinfo").read_text("utf-8", "replace")
+    except OSError:
+        return []
+    # the fifth field, its space, tab, newline and backslash written as octal escapes
+    fields = (line.split() for line in table.splitlines())
+    return [Path(_OCTAL.sub(lambda m: chr(int(m[1], 8)), f[4])) for f in fields if len(f) > 4]
+
+
+_OCTAL = re.compile(r"\\([0-7]{3})")
 
 
 def _no_link_out_of(folder: Path) -> None:
