@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playwright.sync_api import Page
+from playwright.sync_api import Locator, Page
 
 import selfattn.site
 
@@ -149,3 +149,20 @@ def click(page: Page, selector: str) -> None:
     """Click the one element `selector` names, then wait for the redraw."""
     page.locator(selector).click()
     next_frame(page)
+
+
+def settled_click(locator: Locator) -> None:
+    """Click `locator` once the page around it has stopped moving. Scrolled to from the top,
+    the sections near it are laid out for the first time (content-visibility: auto) and take
+    their real heights in the next frames; a press sent meanwhile can land on one element and
+    lift on another, which is no click (CI lost a guess that way on a loaded machine)."""
+    locator.scroll_into_view_if_needed()
+    page = locator.page
+    before = None
+    for _ in range(20):
+        next_frame(page)
+        box = locator.bounding_box()
+        if box is not None and box == before:
+            break
+        before = box
+    locator.click()

@@ -15,7 +15,7 @@ from selfattn.head import load_head
 from selfattn.numbers import fixed, grouped
 
 from .conftest import open_page
-from .drive import click, readouts, set_state, state
+from .drive import click, readouts, set_state, settled_click, state
 
 TASK = learn.pronoun_task()
 NOUN = learn.TEMPLATE.index("{noun}")
@@ -28,7 +28,7 @@ def page(browser, site_url):
     watched = open_page(browser, site_url + "en/")
     watched.page.locator("#gradient-finds-cat").scroll_into_view_if_needed()
     # the picture, the loss's dot with it, waits behind its question's veil until answered
-    watched.page.locator("#gradient-finds-cat .predict .skip").click()
+    settled_click(watched.page.locator("#gradient-finds-cat .predict .skip"))
     veiled = watched.page.locator("#gradient-finds-cat.veiled")
     assert veiled.count() == 0, "the skip revealed nothing"
     yield watched.page

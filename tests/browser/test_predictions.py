@@ -13,6 +13,7 @@ from selfattn.head import load_head
 from selfattn.site.prose_numbers import prose_numbers
 
 from .conftest import LANGUAGES, open_page, wait_for_figures
+from .drive import settled_click
 
 QUESTIONS = [
     "query-meets-keys",
@@ -136,7 +137,7 @@ def test_the_giveaways_are_there_once_answered(article, figure_id):
     the prose the question hid (a word list that matched nothing would pass for ever)."""
     page = article.page
     lang = "en" if page.url.endswith("/en/") else "zh"
-    page.locator(f"#{figure_id} .skip").click()
+    settled_click(page.locator(f"#{figure_id} .skip"))
     texts = page.evaluate(
         """(id) => [...document.querySelectorAll(`[data-answer-for="${id}"]`)]
             .map((e) => e.checkVisibility({ visibilityProperty: true }) ? e.textContent : "")
@@ -162,7 +163,7 @@ def hidden(page, figure_id: str) -> list[bool]:
 def test_the_picture_and_caption_wait_for_the_guess(article, figure_id):
     page = article.page
     assert all(hidden(page, figure_id)) and len(hidden(page, figure_id)) >= 2
-    page.locator(f"#{figure_id} .guess").first.click()
+    settled_click(page.locator(f"#{figure_id} .guess").first)
     assert not any(hidden(page, figure_id))
 
 
@@ -171,7 +172,7 @@ def test_a_wrong_guess_is_told_the_answer_and_why(en, figure_id):
     page = en.page
     spec = json.loads(page.text_content("#selfattn-data") or "{}")["predictions"][figure_id]
     wrong = next(i for i in range(len(spec["options"])) if i != spec["answer"])
-    page.locator(f"#{figure_id} .guess").nth(wrong).click()
+    settled_click(page.locator(f"#{figure_id} .guess").nth(wrong))
     feedback = page.inner_text(f"#{figure_id} .predict-feedback")
     answer = spec["options"][spec["answer"]]
     assert feedback == f"Not quite. The answer: “{answer}”. {spec['why']}"
@@ -208,7 +209,7 @@ def test_an_answered_question_stays_whole_in_the_column(browser, site_url, width
             (i for i in range(len(options)) if i != spec[figure_id]["answer"]),
             key=lambda i: len(options[i]),
         )
-        page.locator(f"#{figure_id} .guess").nth(wrong).click()
+        settled_click(page.locator(f"#{figure_id} .guess").nth(wrong))
         seen = page.evaluate(ANSWERED_JS, figure_id)
         assert seen["right"] <= seen["screen"], (figure_id, seen)
         assert not seen["cut"], figure_id
