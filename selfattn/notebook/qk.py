@@ -39,6 +39,15 @@ class HeadView(Widget):
         )
 
 
+def _finite(**arrays: np.ndarray) -> None:
+    """ValueError naming the first NaN or infinity and where: it has no place on the plane (it
+    went into the saved page's JSON as a bare NaN, and the page drew nothing)."""
+    for name, x in arrays.items():
+        if not np.isfinite(x).all():
+            at = tuple(int(i) for i in np.argwhere(~np.isfinite(x))[0])
+            raise ValueError(f"{name} holds {x[at]} at {at}: q, k and v must be finite numbers")
+
+
 def show(
     q: Any,
     k: Any,
@@ -63,6 +72,7 @@ def show(
         raise ValueError(
             f"q and k must be (n, d) alike and v (n, d_v): {Q.shape}, {K.shape}, {V.shape}"
         )
+    _finite(q=Q, k=K, v=V)
     raw = token_strings(tokens) or []
     if len(raw) != n:
         raise ValueError(f"{len(raw)} tokens for {n} queries")

@@ -298,3 +298,19 @@ def test_silent_bugs_head_matches_python(page):
             np.testing.assert_allclose(
                 js[name], expected, rtol=1e-12, atol=1e-14, err_msg=f"{name} {case}"
             )
+
+
+@pytest.mark.parametrize("reach", [1e4, 1e5])
+def test_a_huge_plane_draws_a_bounded_grid(page, reach):
+    """A notebook's q × 1e7 drew a grid line per unit, millions of them, and the page never
+    loaded; past 1e16 the step stopped advancing at all. At most 200 lines an axis, and an
+    axis still drawn."""
+    lines = run_js(
+        page,
+        "kit/plane.js",
+        "const p = m.makePlane({x: [-arg, arg], y: [-arg, arg], unit: 100 / arg, label: 'x'});"
+        "const count = (c) => p.root.querySelectorAll(c).length;"
+        "return [count('.gridline'), count('.axis')];",
+        reach,
+    )
+    assert lines[0] <= 2 * 201 and lines[1] == 2

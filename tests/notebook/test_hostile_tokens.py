@@ -118,3 +118,15 @@ def test_the_live_widgets_title_is_text_utf8_can_write() -> None:
     assert m.title == LONE_SHOWN
     m.title = "x\udcff"
     assert m.title == "x\\udcff"
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_head_with_a_value_that_is_no_number_is_refused_saying_where(bad):
+    """show(q, k, v) wrote a NaN or an infinity into the saved page as bare NaN, which JSON
+    cannot read: the page drew nothing. Refused, naming the array and the place."""
+    from selfattn.notebook import show
+
+    q = np.ones((3, 2))
+    q[1, 0] = bad
+    with pytest.raises(ValueError, match=r"q holds .* at \(1, 0\)"):
+        show(q, np.ones((3, 2)), np.ones((3, 2)), tokens=["a", "b", "c"])

@@ -8,6 +8,7 @@ import { setSvg } from "./notation.js";
 import { free, marksIn, place } from "./place.js";
 
 const TICK_GAP = 32; // px between tick numbers: "−100" at the tick size, and a gap
+const LINES_MOST = 200; // grid lines across a window at most: a huge one draws every few grids
 
 /**
  * A plane showing at least x in [x0, x1] and y in [y0, y1], `unit` user units per unit of
@@ -43,11 +44,16 @@ export function makePlane({ x: [x0, x1], y: [y0, y1], unit = 90, label, grid = 0
       bottom = sy(b0),
       left = sx(a0),
       right = sx(a1);
-    for (let gx = Math.ceil(a0 / grid - 1e-9) * grid; gx <= a1 + 1e-9; gx += grid) {
+    // a line every `grid` units, or every so many grids where the window is huge (a notebook's
+    // q × 1e7 drew millions of lines and never loaded; past 1e16 the step stopped advancing)
+    let step = grid;
+    while (Math.max(a1 - a0, b1 - b0) / step > LINES_MOST) step *= 2;
+    if (!Number.isFinite(step)) return;
+    for (let gx = Math.ceil(a0 / step - 1e-9) * step; gx <= a1 + 1e-9; gx += step) {
       const axis = Math.abs(gx) < 1e-9;
       svg("line", { x1: sx(gx), x2: sx(gx), y1: top, y2: bottom, class: axis ? "axis" : "gridline" }, layers.grid);
     }
-    for (let gy = Math.ceil(b0 / grid - 1e-9) * grid; gy <= b1 + 1e-9; gy += grid) {
+    for (let gy = Math.ceil(b0 / step - 1e-9) * step; gy <= b1 + 1e-9; gy += step) {
       const axis = Math.abs(gy) < 1e-9;
       svg("line", { x1: left, x2: right, y1: sy(gy), y2: sy(gy), class: axis ? "axis" : "gridline" }, layers.grid);
     }
