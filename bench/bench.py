@@ -79,6 +79,12 @@ def percentile(values: list[float], p: float) -> float:
 def drive(page, figure_id: str | None) -> None:
     """Work every control of a figure (or the blank page's slider) continuously."""
     scope = f"#{figure_id} " if figure_id else ""
+    if figure_id:
+        # Scrolled to and settled first: a far section lays itself out when it comes on
+        # screen (content-visibility), which is the scroll's cost, not the first input's.
+        page.locator(f"#{figure_id}").scroll_into_view_if_needed()
+        page.evaluate(NEXT_FRAME)
+        page.wait_for_timeout(500)
     sliders = page.locator(f"{scope}input[type=range]")
     for i in range(sliders.count()):
         sliders.nth(i).focus()

@@ -190,30 +190,32 @@ function parsePath(d) {
   return out;
 }
 
-/** Does segment `s`, thickened by its stroke and CLEAR, touch box `b`? (Liang–Barsky clip) */
+/**
+ * Does segment `s`, thickened by its stroke and CLEAR, touch box `b`? (Liang–Barsky clip,
+ * after a bounding-box test that rejects most segments at once.) It runs for every mark
+ * and every spot tried, hundreds of thousands of times a draw in a crowded plane, so it
+ * allocates nothing (issue 50: arrays here made most of a draw's time, and its collector's).
+ */
 function crosses(/** @type {Segment} */ s, /** @type {Box} */ b) {
   const pad = s.half + CLEAR;
-  const [l, r, t, u] = [b.x - pad, b.x + b.width + pad, b.y - pad, b.y + b.height + pad];
+  const l = b.x - pad,
+    r = b.x + b.width + pad,
+    t = b.y - pad,
+    u = b.y + b.height + pad;
+  if ((s.x1 < l && s.x2 < l) || (s.x1 > r && s.x2 > r) || (s.y1 < t && s.y2 < t) || (s.y1 > u && s.y2 > u))
+    return false;
   const dx = s.x2 - s.x1,
     dy = s.y2 - s.y1;
   let lo = 0,
     hi = 1;
-  for (const [p, q] of [
-    [-dx, s.x1 - l],
-    [dx, r - s.x1],
-    [-dy, s.y1 - t],
-    [dy, u - s.y1],
-  ]) {
-    if (p === 0) {
-      if (q < 0) return false;
-    } else {
-      const k = q / p;
-      if (p < 0) lo = Math.max(lo, k);
-      else hi = Math.min(hi, k);
-      if (lo > hi) return false;
-    }
-  }
-  return true;
+  const clip = (/** @type {number} */ p, /** @type {number} */ q) => {
+    if (p === 0) return q >= 0;
+    const k = q / p;
+    if (p < 0) lo = Math.max(lo, k);
+    else hi = Math.min(hi, k);
+    return lo <= hi;
+  };
+  return clip(-dx, s.x1 - l) && clip(dx, r - s.x1) && clip(-dy, s.y1 - t) && clip(dy, u - s.y1);
 }
 
 const meets = (/** @type {Box} */ a, /** @type {Box} */ b, apart = CLEAR) =>
@@ -224,26 +226,27 @@ const meets = (/** @type {Box} */ a, /** @type {Box} */ b, apart = CLEAR) =>
 
 /**
  * How many things box `b` touches: marks, boxes already taken (nearer than `apart`), and the
- * outside of `bounds`.
+ * outside of `bounds` (which counts 100). Counting stops at `enough`: a spot that touches
+ * that many cannot win, and how many more it touches changes nothing.
  * @param {Box} b @param {ReturnType<typeof marksIn>} marks @param {Box[]} taken @param {Box} bounds
- * @param {number} [apart]
+ * @param {number} [apart] @param {number} [enough]
  */
-function touches(b, { segments, discs }, taken, bounds, apart = CLEAR) {
+function touches(b, { segments, discs }, taken, bounds, apart = CLEAR, enough = Number.POSITIVE_INFINITY) {
   const out =
     b.x < bounds.x ||
     b.y < bounds.y ||
     b.x + b.width > bounds.x + bounds.width ||
     b.y + b.height > bounds.y + bounds.height;
-  return (
-    (out ? 100 : 0) + // never off the picture while any spot inside is left
-    taken.filter((o) => meets(b, o, apart)).length +
-    segments.filter((s) => crosses(s, b)).length +
-    discs.filter(({ x, y, r }) => {
-      const cx = Math.max(b.x, Math.min(x, b.x + b.width)),
-        cy = Math.max(b.y, Math.min(y, b.y + b.height));
-      return Math.hypot(cx - x, cy - y) < r + CLEAR;
-    }).length
-  );
+  let n = out ? 100 : 0; // never off the picture while any spot inside is left
+  for (const o of taken) if (n < enough && meets(b, o, apart)) n += 1;
+  for (const s of segments) if (n < enough && crosses(s, b)) n += 1;
+  for (const { x, y, r } of discs) {
+    if (n >= enough) break;
+    const cx = Math.max(b.x, Math.min(x, b.x + b.width)),
+      cy = Math.max(b.y, Math.min(y, b.y + b.height));
+    if (Math.hypot(cx - x, cy - y) < r + CLEAR) n += 1;
+  }
+  return n;
 }
 
 /**
@@ -282,21 +285,49 @@ function leaderOf(b, at, em, half) {
 
 /**
  * The spot for one label: its start if free, else, of the spots in reach, the one that
- * touches fewest things (marks, `taken` boxes, the `lines` of other leaders, and, through
- * its own leader, `taken` boxes), nearest the point it names (or, naming none, nearest its
- * start).
- * @param {{box: Box, at?: Point}} label @param {ReturnType<typeof marksIn>} marks
- * @param {Box[]} taken @param {Segment[]} lines @param {Box} bounds @param {number} em @param {number} half
+ * touches fewest things (marks, boxes already taken, the lines of other leaders, and,
+ * through its own leader, the boxes taken), nearest the point it names (or, naming none,
+ * nearest its start).
+ * @param {{box: Box, at?: Point}} label @param {ReturnType<typeof marksIn>} allMarks
+ * @param {Box[]} allTaken @param {Segment[]} allLines @param {Box} bounds @param {number} em @param {number} half
  * @param {number} [apart]
  */
-function spot({ box, at }, marks, taken, lines, bounds, em, half, apart = CLEAR) {
-  const cost = (/** @type {Box} */ b) => {
-    const line = leaderOf(b, at, em, half);
-    return (
-      touches(b, marks, taken, bounds, apart) +
-      lines.filter((s) => crosses(s, b)).length +
-      (line ? taken.filter((o) => crosses(line, o)).length : 0)
+function spot({ box, at }, allMarks, allTaken, allLines, bounds, em, half, apart = CLEAR) {
+  // every spot tried lies within the farthest ring of the start, and its leader between it
+  // and the point: what lies outside that reach can touch none of them, so it is set aside
+  // once rather than tested for every spot
+  const reach = RINGS[RINGS.length - 1];
+  const near = {
+    x: Math.min(box.x, at?.x ?? box.x) - reach,
+    y: Math.min(box.y, at?.y ?? box.y) - reach,
+    width: 0,
+    height: 0,
+  };
+  near.width = Math.max(box.x + box.width, at?.x ?? box.x) + reach - near.x;
+  near.height = Math.max(box.y + box.height, at?.y ?? box.y) + reach - near.y;
+  const within = (/** @type {Segment} */ s) => {
+    const pad = s.half + CLEAR;
+    return !(
+      Math.max(s.x1, s.x2) < near.x - pad ||
+      Math.min(s.x1, s.x2) > near.x + near.width + pad ||
+      Math.max(s.y1, s.y2) < near.y - pad ||
+      Math.min(s.y1, s.y2) > near.y + near.height + pad
     );
+  };
+  const marks = {
+    segments: allMarks.segments.filter(within),
+    discs: allMarks.discs.filter(({ x, y, r }) => meets(near, { x: x - r, y: y - r, width: 2 * r, height: 2 * r })),
+  };
+  const taken = allTaken.filter((o) => meets(near, o, Math.max(apart, half + CLEAR)));
+  const lines = allLines.filter(within);
+  // how many things a spot touches, counted only as far as can still matter: up to
+  // `enough` (see touches)
+  const cost = (/** @type {Box} */ b, enough = Number.POSITIVE_INFINITY) => {
+    let n = touches(b, marks, taken, bounds, apart, enough);
+    for (const s of lines) if (n < enough && crosses(s, b)) n += 1;
+    const line = n < enough ? leaderOf(b, at, em, half) : null;
+    for (const o of line ? taken : []) if (n < enough && crosses(line, o)) n += 1;
+    return n;
   };
   let best = box,
     fewest = cost(box),
@@ -306,10 +337,11 @@ function spot({ box, at }, marks, taken, lines, bounds, em, half, apart = CLEAR)
     for (let k = 0; d && k < TURNS; k += 1) {
       const turn = (2 * Math.PI * k) / TURNS;
       const b = { ...box, x: box.x + d * Math.cos(turn), y: box.y + d * Math.sin(turn) };
-      const touched = cost(b);
       // a quarter of the way moved counts too: of two spots as near the point, the one
       // nearer where its figure put it
       const away = at ? gapTo(b, at) + d / 4 : d;
+      // it wins by touching fewer, or as few and nearer: counting past that is wasted
+      const touched = cost(b, away < far ? fewest + 1 : fewest);
       if (touched < fewest || (touched === fewest && away < far)) [best, fewest, far] = [b, touched, away];
     }
     // naming no point, the first ring with a free spot is the nearest; naming one, a free

@@ -410,15 +410,28 @@ function labelBoxes(plane) {
     });
 }
 
+/** The marks drawn on a plane (arrows, drops, shadows, hulls, dots, knobs), without its axes. */
+const drawnMarks = (/** @type {ReturnType<typeof makePlane>} */ plane) => {
+  const { under, shapes, handles } = plane.layers;
+  return marksIn([under, shapes, handles]);
+};
+
 /**
- * The marks of a plane a label must keep off: arrows, drops, shadows, hulls, dots and
- * knobs, and (unless `axes` is false) the two axes; the labels' leaders only when asked
- * (a tick number keeps off them; a label's own placing draws them anew).
- * @param {ReturnType<typeof makePlane>} plane @param {{axes?: boolean, leaders?: boolean}} [o]
+ * The marks of a plane a label must keep off: `drawn` (see drawnMarks, read from the page
+ * once per draw and shared by the labels and the ticks), and (unless `axes` is false) the
+ * two axes; the labels' leaders only when asked (a tick number keeps off them; a label's
+ * own placing draws them anew).
+ * @param {ReturnType<typeof makePlane>} plane @param {ReturnType<typeof marksIn>} drawn
+ * @param {{axes?: boolean, leaders?: boolean}} [o]
  */
-function planeMarks(plane, { axes = true, leaders = false } = {}) {
-  const { under, shapes, handles, grid } = plane.layers;
-  const found = marksIn(leaders ? [under, shapes, handles, plane.layers.leaders] : [under, shapes, handles]);
+function planeMarks(plane, drawn, { axes = true, leaders = false } = {}) {
+  const { grid } = plane.layers;
+  const found = { segments: [...drawn.segments], discs: [...drawn.discs] };
+  if (leaders) {
+    const lines = marksIn([plane.layers.leaders]);
+    found.segments.push(...lines.segments);
+    found.discs.push(...lines.discs);
+  }
   for (const axis of axes ? grid.querySelectorAll(".axis") : []) {
     const at = (/** @type {string} */ name) => Number(axis.getAttribute(name));
     // its 1.2 px stroke is drawn in screen px (kit.css): half of it, and as much again for a
@@ -443,10 +456,11 @@ function planeMarks(plane, { axes = true, leaders = false } = {}) {
  * Hide the axis numbers that a mark (an arrow, its head, a drop), a label or one of `tips`
  * would sit on.
  * @param {ReturnType<typeof makePlane>} plane @param {number[][]} [tips]
+ * @param {ReturnType<typeof marksIn>} [drawn] the plane's marks, when the caller has them
  */
-export function clearTicks(plane, tips = []) {
+export function clearTicks(plane, tips = [], drawn = drawnMarks(plane)) {
   // a tick number stands beside its axis, not on it, and off the leaders
-  const marks = planeMarks(plane, { axes: false, leaders: true });
+  const marks = planeMarks(plane, drawn, { axes: false, leaders: true });
   const taken = labelBoxes(plane).map(({ x, y, width, height, label }) => ({
     x: x + Number(label.getAttribute("dx") ?? 0),
     y: y + Number(label.getAttribute("dy") ?? 0),
@@ -488,6 +502,7 @@ export function untangle(plane, { apart } = {}) {
     at,
   }));
   const em = typeSizes(plane.root).label * typeScale(plane.root);
-  place(labels, planeMarks(plane), bounds, { em, leaders: plane.layers.leaders, apart: apart && apart * em });
-  clearTicks(plane);
+  const drawn = drawnMarks(plane);
+  place(labels, planeMarks(plane, drawn), bounds, { em, leaders: plane.layers.leaders, apart: apart && apart * em });
+  clearTicks(plane, [], drawn);
 }
