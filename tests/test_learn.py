@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from selfattn import learn
+from selfattn.head import load_head
+from selfattn.site.prose_numbers import prose_numbers
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +116,33 @@ def test_seeds_that_find_the_noun_are_counted():
     task = learn.pronoun_task()
     assert count == sum(learn.train(task, s).on_noun() for s in range(1, learn.SEEDS + 1))
     assert 0 < count <= learn.SEEDS
+
+
+def test_the_first_step_is_a_cliff_because_ate_sits_on_cats_side(task):
+    """F27's prose: at step 0 nearly all the loss is the dog sentence's, whose guess is "ran"
+    because row it leans on ate and ate's value lies beyond cat's own along u."""
+    p = learn.forward_backward(task, *learn.start(learn.SEED))
+    V = task.X @ task.W_V
+    z = learn.GAIN * (np.einsum("sn,snd->sd", p.weights, V) - task.midpoint) @ task.direction
+    per_sentence = np.logaddexp(0.0, -np.where(task.labels == 1, z, -z))
+    assert per_sentence[1] > 0.99 * per_sentence.sum()
+    along = (V[0] - task.midpoint) @ task.direction
+    ate, cat = learn.TEMPLATE.index("ate"), learn.TEMPLATE.index("{noun}")
+    assert along[ate] > along[cat] > 0
+    printed = prose_numbers(load_head())
+    assert printed["learn.z.dog.start"] == f"{z[1]:.2f}"
+    assert printed["learn.ran.dog.start"] == f"{1 / (1 + np.exp(-z[1])):.2f}"
+    assert printed["learn.ate.along"] == f"{along[ate]:.2f}"
+
+
+def test_a_step_of_W_K_moves_every_key_along_the_query_s_line(task):
+    """F27's prose: Δk_i = −η Σ_j (x_i·x_j) ∂L/∂k_j, and every pull lies along q."""
+    run = learn.opening()
+    X = task.X.reshape(-1, 2)
+    for step in (0, 1, 100):
+        p = learn.forward_backward(task, run.W_Q[step], run.W_K[step])
+        moved = X @ run.W_K[step + 1] - X @ run.W_K[step]
+        rule = -learn.LEARNING_RATE * (X @ X.T) @ p.dK.reshape(-1, 2)
+        np.testing.assert_allclose(moved, rule, atol=1e-12)
+        q = task.X[0, task.it] @ run.W_Q[step]
+        np.testing.assert_allclose(moved[:, 0] * q[1] - moved[:, 1] * q[0], 0, atol=1e-12)

@@ -92,11 +92,27 @@ def _trained(head: Head) -> dict[str, str]:
         "learn.rate.fast": fixed(learn.RATES[-1], 1),
         "learn.q.end": vector(q),
     }
+    numbers |= _cliff(task, run)
     for j, token in enumerate(learn.TEMPLATE):
         name = token.format(noun="cat")
         numbers[f"learn.angle.{name}"] = fixed(float(turn_degrees(q, keys[j])), 1)
         numbers[f"learn.key.{name}"] = fixed(float(np.linalg.norm(keys[j])))
     return numbers
+
+
+def _cliff(task: learn.Task, run: learn.Training) -> dict[str, str]:
+    """Why F27's first step is a cliff: at step 0 the row of `it` leans on ate in both
+    sentences, and ate's value lies far on cat's side of the midpoint (along u), so the dog
+    sentence's guess is "ran", nearly sure: z there, P(ran) there, and ate's value along u."""
+    values = task.X[1] @ task.W_V  # the dog sentence: its weights at step 0 mix these
+    out = run.weights[0][1] @ values
+    z = learn.GAIN * float((out - task.midpoint) @ task.direction)
+    ate = float((values[learn.TEMPLATE.index("ate")] - task.midpoint) @ task.direction)
+    return {
+        "learn.z.dog.start": fixed(z),
+        "learn.ran.dog.start": fixed(1 / (1 + math.exp(-z))),
+        "learn.ate.along": fixed(ate),
+    }
 
 
 def _head_two() -> dict[str, str]:

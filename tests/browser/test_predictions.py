@@ -51,7 +51,7 @@ GIVEAWAYS: dict[str, dict[str, list[str]]] = {
     "two-heads": {
         "claims": ["heads.lost.h1"],
         "en": ["came through head 1", "head 1 gives"],
-        "zh": ["都是经头 1 来的", "头 1 给 cat"],
+        "zh": ["是经头 1 来的", "头 1 给 cat"],
     },
 }
 SCREENS = {"laptop": (1280, 900), "phone": (390, 844)}

@@ -110,3 +110,40 @@ def test_the_chinese_reads_as_chinese():
     """Calques and strained figures a reader of Chinese stumbled on."""
     for stumble in ("刻度之间宽度差四倍", "词站在哪里", "调成一杯", "留出的文本"):
         assert stumble not in prose("zh")
+
+
+@pytest.mark.parametrize(
+    ("lang", "false"),
+    [
+        (
+            "en",
+            (
+                "holds everywhere in attention",
+                "a little closer to *cat*",
+                "seed was not lucky",
+                "everything it had from *cat*",
+                "depends only on $i - j$",
+                "to a fixed length",
+            ),
+        ),
+        (
+            "zh",
+            (
+                "在注意力里处处成立",
+                "朝 cat 靠近了一点",
+                "不是碰巧挑中的",
+                "一切都是经头 1 来的",
+                "只取决于 $i - j$",
+                "缩放到固定长度",
+                "最后都成了平均分配",
+            ),
+        ),
+    ],
+)
+def test_the_overreaches_a_learner_found_stay_out(lang, false):
+    """The row check w > 0 fails on masked zeros; the output of it is farther from cat's value
+    than it's own value; seed 9 is among the weakest; head 2 gives cat 0.04 too; a turned
+    score depends on position only through i − j; QK-norm has a learned gain; ÷ d never
+    quite reaches the plain average."""
+    text = prose(lang)
+    assert [f for f in false if f in text] == []
