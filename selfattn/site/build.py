@@ -113,14 +113,16 @@ SHEETS = ("style.css", "css/*.css")  # the base, then each group of figures' own
 # copy. Strings come first in each pattern so that nothing inside one is touched.
 CSS_STRING = r"""("(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')"""
 CSS_COMMENT = re.compile(CSS_STRING + r"|/\*.*?\*/", re.S)
-CSS_SPACE = re.compile(CSS_STRING + r"|\s*([{};])\s*|\s+")
+# A space after a colon or a comma never parts two tokens (a selector's pseudo-class has
+# none after its colon; `calc` needs its spaces round + and -, which are kept).
+CSS_SPACE = re.compile(CSS_STRING + r"|\s*([{};])\s*|([:,])\s+|\s+")
 
 
 def compact_css(text: str) -> str:
-    """`text` without comments, its white space cut to one space, none around { } ;.
-    Strings keep every character, so `content: "a  b"` is left as it was."""
+    """`text` without comments, its white space cut to one space, none around { } ; and
+    none after : or ,. Strings keep every character, so `content: "a,  b"` is left as it was."""
     text = CSS_COMMENT.sub(lambda m: m[1] or " ", text)  # a comment parts tokens as a space does
-    return CSS_SPACE.sub(lambda m: m[1] or m[2] or " ", text).strip()
+    return CSS_SPACE.sub(lambda m: m[1] or m[2] or m[3] or " ", text).strip()
 
 
 def stylesheet() -> str:

@@ -143,3 +143,10 @@ def test_the_shipped_chunks_keep_no_comment_line(real_pages):
         text = (real_pages[0] / "static" / chunk).read_text("utf-8")
         left = [line for line in text.splitlines()[1:] if line.lstrip().startswith("//")]
         assert len(left) <= 2, left[:5]  # inside template literals only
+
+
+def test_the_inlined_stylesheet_drops_only_spaces_that_part_no_tokens():
+    """Comments and spaces round { } ; and after : , go; a descendant's space before a
+    pseudo-class, calc's spaces and a string's characters stay."""
+    text = 'a :hover, b:not(.x) { color: rgba(1, 2, 3, 0.5); width: calc(1px + 2px); content: "a,  b: c" } /* x */'
+    assert builder.compact_css(text) == 'a :hover,b:not(.x){color:rgba(1,2,3,0.5);width:calc(1px + 2px);content:"a,  b: c"}'
