@@ -34,7 +34,7 @@ def expected(theta: float, shift: int) -> dict[str, str]:
     R, W = turned(HEAD, theta, shift, mask="causal")
     return {
         "score": fixed(float(R[IT, CAT])),
-        "positions": f"m = {grouped(IT + shift)}, n = {grouped(CAT + shift)}",
+        "positions": f"i = {grouped(IT + shift)}, j = {grouped(CAT + shift)}",
         **{f"w.{token}": fixed(float(W[IT, j])) for j, token in enumerate(SEEN)},
     }
 

@@ -124,7 +124,7 @@ export default function (el, head, article) {
       shiftSlider.show(shift, grouped(shift));
       out.show({
         score: fixed(now.raw),
-        positions: `m = ${grouped(it + shift)}, n = ${grouped(cat + shift)}`,
+        positions: `i = ${grouped(it + shift)}, j = ${grouped(cat + shift)}`,
       });
     },
   });

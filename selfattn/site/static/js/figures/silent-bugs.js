@@ -73,7 +73,7 @@ export default function (el, head, article) {
   };
   // each check: the name its verdict is read by, and its assertion in one line of code
   const CHECKS = [
-    ["rows", "rows", "w > 0  and  w.sum(-1) == 1"],
+    ["rows", "rows", "w >= 0  and  w.sum(-1) == 1"],
     ["multiply", "mask", "(w[future] == 0).all()"],
     ["noPositions", "positions", "attn(x[perm]) != attn(x)[perm]"],
     ["noSqrt", "sqrt", `0.5 < score.std() < 2   # d = ${initWidth}`],
