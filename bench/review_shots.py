@@ -35,8 +35,9 @@ KEYS = {
     "drag-input": {2: ["ArrowUp"] * 6},
 }
 SWITCH_FIRST = {"multiply-leak"}
-# a choice to make at a step, by its value (F24's state 3 shows a bug, not a third tile size)
-CHOICES = {"tiled-pass": {3: "rescale"}}
+# a choice to make at a step, by its value (F24's state 3 shows a bug, not a third tile size;
+# F16's the cure, √d, at the width step 2 reached)
+CHOICES = {"tiled-pass": {3: "rescale"}, "divisor": {3: "sqrt"}}
 
 
 def drive(page: Page, slug: str, step: int) -> None:
