@@ -114,7 +114,6 @@ def test_F18_the_mask_edge_moves_the_query_and_the_row_renormalises(page):
         r = readouts(page, "asking-position")
         assert state(page, "asking-position") == {"position": position}
         assert page.get_attribute(slider, "aria-valuetext") == f"{position} · {TOKENS[position]}"
-        assert r["candidates"] == str(position + 1)
         for j, token in enumerate(TOKENS):
             w = CAUSAL["W"][position, j]
             expected = "0" if j > position else fixed(w)
@@ -125,11 +124,8 @@ def test_F18_the_mask_edge_moves_the_query_and_the_row_renormalises(page):
         )
         assert ghosts == [True] * N
         assert page.locator("#asking-position .bars .ghost.masked").count() == N - 1 - position
-        top = int(np.argmax(CAUSAL["W"][position]))
-        assert r["top"] == f"{TOKENS[top]} {fixed(CAUSAL['W'][position, top])}"
         if position == IT:
             assert r["bar.cat"] == claim("causal.it.cat") == "0.34"
-            assert r["top"] == "cat 0.34"
 
 
 # -- multiply-leak: + (−∞) ↔ × 0 -------------------------------------------------------------------
