@@ -558,7 +558,7 @@ def test_f14_spread_grows_as_root_width(en_at_start):
 
 
 def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float]:
-    """spread's dot read back through its axes' tick labels: (width on the log axis, spread)."""
+    """spread's dot read back through its axes' tick labels: (width, spread), both on log axes."""
     return tuple(
         page.evaluate(
             """(which) => {
@@ -568,15 +568,17 @@ def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float
                 const left = ticks.filter((t) => t.classList.contains('end'));
                 const bottom = ticks.filter((t) => !t.classList.contains('end'));
                 const at = (t, k) => Number(t.getAttribute(k));
-                const value = (t) => Number(t.textContent.replace(',', ''));
+                // a tick reads 256 or 1/16
+                const value = (t) => t.textContent.replace(',', '').split('/')
+                    .reduce((a, b) => Number(a) / Number(b));
                 const [b0, b1] = [bottom[0], bottom.at(-1)], [l0, l1] = [left[0], left.at(-1)];
                 const cx = at(dot, 'cx'), cy = at(dot, 'cy');
                 const logw = Math.log(value(b0)) + (cx - at(b0, 'x')) / (at(b1, 'x') - at(b0, 'x'))
                     * (Math.log(value(b1)) - Math.log(value(b0)));
                 // a tick stands on its value (its offset from the axis is in dx, dy)
-                const spread = value(l0) + (cy - at(l0, 'y')) / (at(l1, 'y') - at(l0, 'y'))
-                    * (value(l1) - value(l0));
-                return [Math.exp(logw), spread];
+                const logs = Math.log(value(l0)) + (cy - at(l0, 'y')) / (at(l1, 'y') - at(l0, 'y'))
+                    * (Math.log(value(l1)) - Math.log(value(l0)));
+                return [Math.exp(logw), Math.exp(logs)];
             }""",
             which,
         )
@@ -611,7 +613,9 @@ def test_f14_log_ticks_are_labelled_and_the_line_sits_at_one(en_at_start):
         t.text_content(): float(t.get_attribute("y"))  # on its value; set off by dx, dy
         for t in page.locator("#spread text.tick.end").all()
     }
-    assert line == pytest.approx(ticks["0"] + (ticks["4"] - ticks["0"]) / 4)
+    assert line == pytest.approx(ticks["1"])
+    # the spread's axis is log too: ÷ d's 1/√d mirrors √d about that line, not a baseline hugger
+    assert list(ticks) == ["1/16", "1/4", "1", "4", "16"]
 
 
 def test_f15_the_mix_collapses_with_width(en_at_start):
