@@ -3,7 +3,7 @@
 // back; it ends at the new vector of it, the output, in purple. The plane is the walk's own
 // window, zoomed until its steps read.
 
-import { dot, norm } from "../attention.js";
+import { norm } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
@@ -86,13 +86,8 @@ export default function (el, head) {
     name: "back",
     onPress: () => fig.set({ terms: fig.state.terms - 1 }),
   });
-  const readout = readouts(
-    {
-      sum: t({ zh: "目前的和", en: "sum so far" }),
-      along: t({ zh: "它朝前走了", en: "its step forward" }),
-    },
-    { key: "sum" },
-  );
+  // one read-out, the sum: each step's weight is its name, its heading the dashed line's
+  const readout = readouts({ sum: t({ zh: "目前的和", en: "sum so far" }) }, { key: "sum" });
   const fig = figure(el, {
     state: { terms: n }, // the whole walk first, then take terms back
     clamp: (s) => ({ terms: Math.round(clampNumber(s.terms, 0, n, 0)) }),
@@ -110,11 +105,7 @@ export default function (el, head) {
       untangle(plane);
       next.enable(terms < n);
       back.enable(terms > 0);
-      const j = terms - 1;
-      readout.show({
-        sum: vector(here),
-        along: terms ? fixed(dot([w[j] * V[j][0], w[j] * V[j][1]], forward)) : "—",
-      });
+      readout.show({ sum: vector(here) });
     },
   });
 }
