@@ -539,10 +539,7 @@ WIDTH_DOT = SPREAD_DOT  # F16's: the dot on the chosen divisor's curve
 def test_f14_spread_grows_as_root_width(en_at_start):
     page = en_at_start.page
     for width in walk_widths(page, "spread", SPREAD_DOT):
-        assert readouts(page, "spread") == {
-            "spread": fixed(math.sqrt(width)),
-            "over-d": fixed(1 / math.sqrt(width)),  # dividing by d: the spread falls as 1/√d
-        }
+        assert readouts(page, "spread") == {"spread": fixed(math.sqrt(width))}
         # the dot rides the curve: at (d, √d) on the chart's own axes
         x, y = dot_on_axes(page)
         assert x == pytest.approx(width, rel=1e-3)
@@ -551,7 +548,7 @@ def test_f14_spread_grows_as_root_width(en_at_start):
     press(page, f"#spread {SPREAD_DOT}", "ArrowLeft", times=2)
     got = readouts(page, "spread")
     assert got["spread"] == claim(page, "spread.d64") == "8.00"
-    assert got["over-d"] == fixed(1 / 8) == "0.12"  # ÷ d over-corrects: 1/√64, ties to even
+    assert dot_on_axes(page, ".dot.low")[1] == pytest.approx(1 / 8)  # ÷ d over-corrects: 1/√64
     assert page.locator(f"#spread {SPREAD_DOT}").get_attribute("aria-valuetext") == "64"
     # the dot on the curve is the one width control: no slider repeats it under the picture
     assert page.locator("#spread input").count() == 0

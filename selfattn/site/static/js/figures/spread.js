@@ -61,8 +61,8 @@ export default function (el, _head) {
   const guide = svg("path", { class: "guide" }, layers.marks);
   const low = on.dot({ cls: "dot low", r: 5 }),
     high = on.dot({ r: 6 });
-  // the two spreads the dots stand at, named as the curves' own formulas
-  const out = readouts({ spread: "√d", "over-d": "1/√d" }, { key: "spread" });
+  // the spread the dragged dot stands at; the ÷ d dot's mirrors it on the log axis
+  const out = readouts({ spread: "√d" }, { key: "spread" });
 
   const fig = figure(el, {
     state: { width: 1 },
@@ -75,7 +75,7 @@ export default function (el, _head) {
       high.set(d, spread);
       width.show(d);
       low.set(d, 1 / spread);
-      out.show({ spread: fixed(spread), "over-d": fixed(1 / spread) });
+      out.show({ spread: fixed(spread) });
     },
   });
 }
