@@ -10,7 +10,6 @@ import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { axis, chart, linear } from "../kit/chart.js";
 import { choices } from "../kit/controls.js";
-import { svg } from "../kit/dom.js";
 import { marks } from "../kit/marks.js";
 import { stage } from "../kit/stage.js";
 import { baseScores, clampWidth, LARGEST_LOG, mixBars, topWeight, widthAxis } from "../width.js";
@@ -68,10 +67,9 @@ export default function (el, head) {
         clear: 8,
       },
     );
-    // a press on a curve (a wide, unseen stroke) or its name picks its divisor; the chart's
-    // own press, under it, then brings the dot to that width
-    const hit = svg("path", { class: "curve-hit", d: path.getAttribute("d") ?? "" }, frame.layers.marks);
-    for (const target of [hit, label]) target?.addEventListener("pointerdown", () => fig.set({ divisor: by }));
+    // a press on a curve's name picks its divisor (as its chip does); the chart's own press,
+    // under it, then brings the dot to that width
+    label?.addEventListener("pointerdown", () => fig.set({ divisor: by }));
     return { by, marks: [path, label] };
   });
 
