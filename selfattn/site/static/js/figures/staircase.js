@@ -33,6 +33,11 @@ export default function (el, head, article) {
   // top, 3 × 10⁴ and 7 × 10⁴ alike); an overflow's ∞ stands at the top; e⁰ = 1 is a score of 0
   const tallest = Math.ceil(Math.max(...S.flat().map(Math.exp)));
   const reach = Math.ceil(Math.exp(Math.max(...S.flat()) + LITTLE));
+  // the weights chart's title, and what it says past overflow: ∞/∞ is no number in floating point
+  const titles = [
+    t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
+    t({ zh: "w = ∞/∞ = NaN：一个权重都没有", en: "w = ∞/∞ = NaN: no weights at all" }),
+  ];
   const exps = makeBars(picture, {
     labels: tokens,
     domain: [0, reach],
@@ -51,17 +56,13 @@ export default function (el, head, article) {
     height: 180,
     kind: "weights",
     name: "w",
-    title: t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
+    title: titles[0],
     label: t({ zh: "这一行的权重和累加的阶梯", en: "The row's weights and their running total" }),
     format: (w) => weight(w, 2),
   });
   // past overflow the weights chart's own title says what ∞/∞ is in floating point: no
   // note of its own inside the picture
   const heading = /** @type {SVGTextElement} */ (weights.root.querySelector(".chart-title"));
-  const titles = [
-    t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
-    t({ zh: "w = ∞/∞ = NaN：一个权重都没有", en: "w = ∞/∞ = NaN: no weights at all" }),
-  ];
   // one slim row: the row walked by a stepper, the shift as four chips
   const pick = stepper(controls, {
     label: t({ zh: "行", en: "Row" }),
