@@ -35,8 +35,9 @@ KEYS = {
     "drag-input": {2: ["ArrowUp"] * 6},
 }
 SWITCH_FIRST = {"multiply-leak"}
-# a choice to make at a step, by its value (F24's state 3 shows a bug, not a third tile size)
-CHOICES = {"tiled-pass": {3: "rescale"}}
+# a choice to make at a step, by its value (F24's state 3 shows a bug, not a third tile size;
+# F16's the cure, √d, at the width step 2 reached; F11's overflow, then its cure, c = −max s)
+CHOICES = {"tiled-pass": {3: "rescale"}, "divisor": {3: "sqrt"}, "staircase": {2: "1000", 3: "max"}}
 
 
 def drive(page: Page, slug: str, step: int) -> None:
@@ -56,7 +57,7 @@ def drive(page: Page, slug: str, step: int) -> None:
         switch.first.click(force=True)
         return
     if step in CHOICES.get(slug, {}):
-        fig.locator(f"input[type=radio][value={CHOICES[slug][step]}]").check(force=True)
+        fig.locator(f"input[type=radio][value='{CHOICES[slug][step]}']").check(force=True)
         return
     if step in KEYS.get(slug, {}):
         handle.first.focus()

@@ -15,7 +15,7 @@ HERE = Path(__file__).parent
 # every label a chart's marks place, with the mark it names: (figure, label selector, mark selector)
 NAMED = [
     ("spread", "text.curve-label >> nth=0", "path.curve:not(.over-d)"),
-    ("spread", "text.curve-label >> nth=1", "line.leader"),
+    ("spread", "text.curve-label >> nth=1", "path.curve.over-d"),
     ("spread", "text.reference-label", "line.reference"),
     ("multiply-leak", "text.curve-label.correct", "path.curve.correct"),
     ("multiply-leak", "text.curve-label.leak", "path.curve.leak"),

@@ -19,15 +19,15 @@ export default function (el, head) {
   const last = tokens.length - 1;
   const masked = head.run("causal").W,
     open = head.run().W;
-  const { picture, readouts } = stage(el);
+  const { picture } = stage(el);
   const bars = makeBars(picture, {
     labels: tokens,
-    domain: [0, 1],
+    // room over the 1 for the wall's knob, clear of the number over a bar that fills it
+    domain: [0, 1.22],
     name: "bar",
     height: 200,
     width: 420,
     ticks: [0.5, 1], // the 1 the kept weights refill, and a mark to read a bar against
-    edge: true, // one scale in every position: each stretch is read against the same 1
     kind: "weights",
     outline: true,
     reference: true, // room past the last key for the wall's knob
@@ -38,6 +38,9 @@ export default function (el, head) {
     }),
   });
   const { box } = bars.frame;
+  // one scale in every position: each stretch is read against the same 1, dotted
+  const one = bars.y(1);
+  svg("line", { x1: box.left, x2: box.right, y1: one, y2: one, class: "top-edge" }, bars.frame.layers.grid);
   // the wall after the asking key: what is past it the asking token cannot see
   const wallAt = (/** @type {number} */ p) => bars.x(p) + bars.slot / 2;
   const wall = svg("line", { y1: box.top - 6, y2: box.bottom, class: "wall" }, bars.frame.layers.marks);
@@ -56,13 +59,11 @@ export default function (el, head) {
     get: () => fig.state.position,
   });
   const names = [...bars.root.querySelectorAll(".bar-label")];
-  const out = readouts(
-    {
-      top: t({ zh: "最大的权重", en: "largest weight" }),
-      candidates: t({ zh: "可看的键", en: "keys it can see" }),
-    },
-    { key: "top" },
-  );
+  // no read-out under the figure: the largest weight is its bar's number and the keys it can
+  // see are the bars before the wall. A screen reader hears the first key's weight, the one
+  // every position keeps (1 alone, then giving way)
+  const first = /** @type {SVGTextElement} */ (bars.root.querySelector('[data-readout="bar.the"]'));
+  first.dataset.key = "";
 
   const fig = figure(el, {
     // it opens at ate, whose kept weights stretch furthest past their outlines (0.44 → 0.72):
@@ -85,10 +86,6 @@ export default function (el, head) {
       wall.setAttribute("x1", String(wallAt(p)));
       wall.setAttribute("x2", String(wallAt(p)));
       knob.place(p, `${p} · ${tokens[p]}`);
-      out.show({
-        top: `${tokens[best]} ${fixed(row[best])}`,
-        candidates: String(p + 1),
-      });
     },
   });
 }

@@ -27,9 +27,13 @@ function gradientCurve(parent) {
     side: "left",
     values: [0, 0.25],
     format: (v) => fixed(v, 2),
-    title: t({ zh: "梯度 w(1 − w)，w 为最大权重", en: "gradient w(1 − w), w the top weight" }),
     grid: false,
   });
+  // the axis's title carries the dot's value: how much gradient is left, which the curve's
+  // height alone cannot tell once it is a millionth (a read-out under the figure repeated it)
+  const heading = svg("text", { x: box.left, y: box.top - 6, class: "axis-title start" }, layers.grid);
+  heading.textContent = t({ zh: "最大权重 w 处的梯度 w(1 − w)：", en: "gradient w(1 − w) at the top weight w: " });
+  const value = svg("tspan", { class: "value", "data-readout": "gradient", "data-key": "" }, heading);
   const tops = Array.from({ length: 41 }, (_, i) => i / 40);
   svg(
     "path",
@@ -45,6 +49,7 @@ function gradientCurve(parent) {
   );
   const dot = svg("circle", { class: "dot", r: 5 }, layers.marks);
   return (/** @type {number} */ w, /** @type {number} */ g, /** @type {string} */ token) => {
+    value.textContent = weight(g, 3);
     dot.setAttribute("data-token", token); // the winner's bar and its point light together
     dot.setAttribute("cx", String(x(w)));
     dot.setAttribute("cy", String(y(g)));
@@ -53,15 +58,13 @@ function gradientCurve(parent) {
 
 export default function (el, head) {
   const base = baseScores(head);
-  const { picture, controls, readouts } = stage(el);
+  const { picture, controls } = stage(el);
   const bars = mixBars(picture, head, {
     title: t({ zh: "ate 这一行的权重，不除任何数", en: "Row ate's weights, divided by nothing" }),
     height: 180,
   });
   const gauge = gradientCurve(picture);
   const width = widthSlider(controls, (d) => fig.set({ width: d }));
-  // the top weight is its bar's label; what the bars cannot show is how little gradient is left
-  const out = readouts({ gradient: "w(1−w)" }, { key: "gradient" });
 
   const fig = figure(el, {
     state: { width: 2 }, // the toy's own width, where the question asks (0.572)
@@ -72,7 +75,6 @@ export default function (el, head) {
       width.show(d);
       bars.set(w, { win: best.index });
       gauge(best.top, best.gradient, head.tokens[best.index]);
-      out.show({ gradient: weight(best.gradient, 3) });
     },
   });
 }

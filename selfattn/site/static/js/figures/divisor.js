@@ -10,8 +10,6 @@ import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { axis, chart, linear } from "../kit/chart.js";
 import { choices } from "../kit/controls.js";
-import { svg } from "../kit/dom.js";
-import { weight } from "../kit/format.js";
 import { marks } from "../kit/marks.js";
 import { stage } from "../kit/stage.js";
 import { baseScores, clampWidth, LARGEST_LOG, mixBars, topWeight, widthAxis } from "../width.js";
@@ -25,7 +23,7 @@ const NAMES = { none: "1", sqrt: "√d", d: "d" };
 export default function (el, head) {
   const base = baseScores(head);
   const n = head.tokens.length;
-  const { picture, controls, readouts } = stage(el);
+  const { picture, controls } = stage(el);
   // on each bar, the outline of the share a plain average gives it: where d drifts to. A line
   // across the chart instead lifted every short bar's number over it, far from its bar
   const bars = mixBars(picture, head, {
@@ -69,10 +67,9 @@ export default function (el, head) {
         clear: 8,
       },
     );
-    // a press on a curve (a wide, unseen stroke) or its name picks its divisor; the chart's
-    // own press, under it, then brings the dot to that width
-    const hit = svg("path", { class: "curve-hit", d: path.getAttribute("d") ?? "" }, frame.layers.marks);
-    for (const target of [hit, label]) target?.addEventListener("pointerdown", () => fig.set({ divisor: by }));
+    // a press on a curve's name picks its divisor (as its chip does); the chart's own press,
+    // under it, then brings the dot to that width
+    label?.addEventListener("pointerdown", () => fig.set({ divisor: by }));
     return { by, marks: [path, label] };
   });
 
@@ -82,8 +79,10 @@ export default function (el, head) {
     options: DIVISORS.map((value) => ({ value, label: NAMES[value] })),
     onInput: (value) => fig.set({ divisor: /** @type {Divisor} */ (value) }),
   });
-  // the top weight is its bar's label
-  const out = readouts({ gradient: "w(1−w)" }, { key: "gradient" });
+  // no read-out under the figure: the top weight is ate's bar's number, the one a screen
+  // reader hears (a w(1 − w) there named nothing drawn; F15 draws it)
+  const ate = /** @type {SVGTextElement} */ (bars.root.querySelector('[data-readout="w.ate"]'));
+  ate.dataset.key = "";
 
   const fig = figure(el, {
     state: { width: 1, divisor: /** @type {Divisor} */ ("none") },
@@ -99,9 +98,6 @@ export default function (el, head) {
       width.show(d);
       divisor.show(by);
       bars.set(w, { win: best.index, ghost: even });
-      out.show({
-        gradient: weight(best.gradient, 3),
-      });
     },
   });
 }

@@ -18,6 +18,7 @@ const LOWEST = 0.5,
 // scale room over the top, so the number over a knob at 4 clears the title
 const ROOM = 0.7;
 const HEIGHT = 210; // both charts: side by side, one baseline
+const RAIL_CLEAR = 34; // over the knob: its number, lifted clear of it
 
 export default function (el, head) {
   const it = head.index("it"),
@@ -48,7 +49,13 @@ export default function (el, head) {
     title: t({ zh: "权重 w = softmax(s)；细框：拖动之前", en: "Weights w = softmax(s); outlines: before the drag" }),
     label: t({ zh: "it 这一行的权重", en: "The weights of row it" }),
   });
-  // cat's track: where its score can be dragged, a press anywhere on it lands there
+  // cat's track: where its score can be dragged, a press anywhere on it lands there. Unseen:
+  // what shows is a thin rail through the bar's middle (a boxed track read as a second bar)
+  const rail = svg(
+    "line",
+    { x1: scores.x(cat), x2: scores.x(cat), y1: scores.y(HIGHEST), y2: scores.y(LOWEST), class: "rail" },
+    scores.frame.layers.grid,
+  );
   const track = svg(
     "rect",
     {
@@ -84,6 +91,8 @@ export default function (el, head) {
       scores.set(values, { win: cat, lift: cat, dragged: cat });
       weights.set(w, { win: cat, ghost: before });
       knob.place(s, fixed(s));
+      // the rail runs from the top of the track down to just over the knob's number
+      rail.setAttribute("y2", String(Math.max(scores.y(HIGHEST), scores.y(s) - RAIL_CLEAR)));
       out.show({
         sum: fixed(
           w.reduce((a, b) => a + b, 0),

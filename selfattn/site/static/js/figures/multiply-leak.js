@@ -35,8 +35,8 @@ function lossChart(picture, training) {
     margin: { left: 30, right: 78, top: 24, bottom: 36 }, // room for "× 0 0.77" in bold past the curves
     cls: "losses",
     label: t({
-      zh: "两种掩码的训练损失：× 0 那条跌破文本本身的下限",
-      en: "Training loss with each mask: the × 0 run falls below the text's own floor",
+      zh: "两种掩码的训练损失：× 0 那条远远跌破新文本的下限",
+      en: "Training loss with each mask: the × 0 run falls far below the floor on fresh text",
     }),
   });
   const { box } = frame;
@@ -62,7 +62,9 @@ function lossChart(picture, training) {
     { class: "reference-label", x: box.right - 4, y: y(floor) + 20, "text-anchor": "end" },
     frame.layers.labels,
   );
-  name.textContent = t({ zh: `文本的下限 ${fixed(floor)}`, en: `the text's floor ${fixed(floor)}` });
+  // named as the floor of fresh text: on its own training text an honest model dips a little
+  // under it by memorising (1.67), so "the text's floor" read the honest curve as cheating too
+  name.textContent = t({ zh: `新文本的下限 ${fixed(floor)}`, en: `floor on fresh text ${fixed(floor)}` });
   /** @param {Run} run @param {string} cls @param {string} name */
   const curve = (run, cls, name) =>
     on.line(

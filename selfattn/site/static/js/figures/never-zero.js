@@ -16,8 +16,8 @@ const HIGHEST = 3;
 const SMALLEST = 1e-16; // the weight axis runs from 10⁻¹⁶ to 1
 const SCORE_Y = 44,
   WEIGHT_Y = 128, // the two number lines
-  BAR_Y = 224; // the same weight as a bar, on a linear axis from 0 to 1
-const HEIGHT = 260;
+  BAR_Y = 196; // the same weight as a bar, on a linear axis from 0 to 1: its hue says it
+const HEIGHT = 232;
 // wider on a laptop, so the three lines are not a tower there; a phone keeps the design size,
 // where the type (which keeps its size) clears the lines
 const WIDTH = matchMedia("(max-width: 1099px)").matches ? 360 : 480;
@@ -62,7 +62,6 @@ export default function (el, head, article) {
     zh: "← 0 在无穷远处",
     en: "← 0 lies infinitely far",
   });
-  title(frame, t({ zh: "同一个权重画成柱子，线性轴", en: "the same weight as a bar, on a linear axis" }), BAR_Y - 24);
   const onScores = marks(frame, x),
     onWeights = marks(frame, xw);
   for (const y of [SCORE_Y, WEIGHT_Y]) onScores.rule({ y, cls: "baseline" });
@@ -99,7 +98,9 @@ export default function (el, head, article) {
     get: () => fig.state.score,
     hit: track,
   });
-  const out = readouts({ "w.cat": "w_cat", score: "s_cat" }, { key: "w.cat" });
+  // the score is the knob's place on its line: the one read-out is the weight, whose digits
+  // the log axis only hints at
+  const out = readouts({ "w.cat": "w_cat" }, { key: "w.cat" });
 
   const fig = figure(el, {
     state: { score: row[cat] },
@@ -124,7 +125,7 @@ export default function (el, head, article) {
       marker.set(w[cat], WEIGHT_Y);
       bar.setAttribute("width", String(linearW(w[cat]) - linearW(0)));
       for (const [k, tick] of otherWeights.entries()) at(tick, xw(w[others[k]]));
-      out.show({ "w.cat": weight(w[cat]), score: fixed(s) });
+      out.show({ "w.cat": weight(w[cat]) });
     },
   });
 }

@@ -1,13 +1,14 @@
 // F11: pick a row; its scores go through exp, then each is divided by the row's total,
 // and a dashed staircase stacks the weights, landing exactly on 1. Shift every score of the
-// row by the same c and the weights stay put; make c huge and the naive exp overflows to ∞
-// (∞/∞ has no value), while subtracting the row's max first never does.
+// row by the same c and the weights stay put; make c huge and exp overflows to ∞ (∞/∞ has
+// no value), while c = −max s, subtracting the row's max, never does. That chip is the
+// stable recipe itself: a switch for it beside the chips was a third control saying it again.
 
 import { argmax, softmaxRow } from "../attention.js";
 import { figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
-import { choices, stepper, toggle, tokenIndex } from "../kit/controls.js";
+import { choices, stepper, tokenIndex } from "../kit/controls.js";
 import { fixed, grouped, scientific, weight } from "../kit/format.js";
 import { setSvg } from "../kit/notation.js";
 import { stage } from "../kit/stage.js";
@@ -19,10 +20,10 @@ function shiftBy(shift, row) {
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
 export default function (el, head, article) {
-  // the shifts offered: none, past exp's overflow (second, so the first step shows it and the
-  // switch then cures it), a little, minus the row's largest score
+  // the shifts offered, growing: none, a little, past exp's overflow, then the cure: minus the
+  // row's largest score, whose eˢ is then e⁰ = 1 and every other under it
   const LITTLE = 10; // the shift that stays finite: every eˢ grows e¹⁰ times, no weight moves
-  const SHIFTS = ["0", String(article.hugeShift), String(LITTLE), "max"];
+  const SHIFTS = ["0", String(LITTLE), String(article.hugeShift), "max"];
   const { tokens } = head,
     it = head.index("it");
   const { S } = head.run();
@@ -32,6 +33,11 @@ export default function (el, head, article) {
   // top, 3 × 10⁴ and 7 × 10⁴ alike); an overflow's ∞ stands at the top; e⁰ = 1 is a score of 0
   const tallest = Math.ceil(Math.max(...S.flat().map(Math.exp)));
   const reach = Math.ceil(Math.exp(Math.max(...S.flat()) + LITTLE));
+  // the weights chart's title, and what it says past overflow: ∞/∞ is no number in floating point
+  const titles = [
+    t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
+    t({ zh: "w = ∞/∞ = NaN：一个权重都没有", en: "w = ∞/∞ = NaN: no weights at all" }),
+  ];
   const exps = makeBars(picture, {
     labels: tokens,
     domain: [0, reach],
@@ -50,18 +56,14 @@ export default function (el, head, article) {
     height: 180,
     kind: "weights",
     name: "w",
-    title: t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
+    title: titles[0],
     label: t({ zh: "这一行的权重和累加的阶梯", en: "The row's weights and their running total" }),
     format: (w) => weight(w, 2),
   });
   // past overflow the weights chart's own title says what ∞/∞ is in floating point: no
   // note of its own inside the picture
   const heading = /** @type {SVGTextElement} */ (weights.root.querySelector(".chart-title"));
-  const titles = [
-    t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
-    t({ zh: "w = ∞/∞ = NaN：一个权重都没有", en: "w = ∞/∞ = NaN: no weights at all" }),
-  ];
-  // one slim row: the row walked by a stepper, the shift as four chips, the recipe a switch
+  // one slim row: the row walked by a stepper, the shift as four chips
   const pick = stepper(controls, {
     label: t({ zh: "行", en: "Row" }),
     items: [...tokens],
@@ -69,8 +71,7 @@ export default function (el, head, article) {
     onPick: (row) => fig.set({ row }),
   });
   const shifting = choices(controls, {
-    // the legend says "c =" once, so the four chips and the row's other two controls fit
-    // two lines on a phone
+    // the legend says "c =" once, so the four chips and the row's stepper fit a phone
     legend: t({ zh: "每个分数加 c =", en: "Add to every score c =" }),
     name: "F11-shift",
     options: SHIFTS.map((value) => ({
@@ -79,27 +80,20 @@ export default function (el, head, article) {
     })),
     onInput: (shift) => fig.set({ shift }),
   });
-  const stable = toggle(controls, {
-    label: t({ zh: "先减去最大值", en: "Subtract the max first" }),
-    name: "stable",
-    onChange: (on) => fig.set({ stable: on }),
-  });
   const out = readouts({ total: "Σw", "sum-exp": "Σeˢ" }, { key: "total" });
 
   const fig = figure(el, {
-    state: { row: it, shift: "0", stable: false },
+    state: { row: it, shift: "0" },
     // a row by index or by its token's name (#F11:row=it); past the end, the last row
     clamp: (s) => ({
       row: Number(s.row) >= tokens.length ? tokens.length - 1 : tokenIndex(tokens, s.row, it),
       shift: SHIFTS.includes(String(s.shift)) ? String(s.shift) : "0",
-      stable: s.stable === true,
     }),
-    discrete: ["row", "shift", "stable"],
-    draw({ row, shift, stable: on }) {
+    discrete: ["row", "shift"],
+    draw({ row, shift }) {
       const c = shiftBy(shift, S[row]);
       const scores = S[row].map((s) => s + c);
-      const top = Math.max(...scores);
-      const e = scores.map((s) => Math.exp(on ? s - top : s));
+      const e = scores.map(Math.exp);
       const sumExp = e.reduce((a, b) => a + b, 0);
       const overflow = !Number.isFinite(sumExp);
       // the weights as this recipe computes them; past overflow every one is ∞/∞, no number
@@ -107,7 +101,6 @@ export default function (el, head, article) {
       const win = overflow ? -1 : argmax(softmaxRow(S[row]));
       pick.show(row);
       shifting.show(shift);
-      stable.show(on);
       el.classList.toggle("overflow", overflow);
       setSvg(heading, titles[overflow ? 1 : 0]);
       exps.set(

@@ -3,7 +3,7 @@
 // back; it ends at the new vector of it, the output, in purple. The plane is the walk's own
 // window, zoomed until its steps read.
 
-import { dot, norm } from "../attention.js";
+import { norm } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { button } from "../kit/controls.js";
@@ -56,8 +56,26 @@ export default function (el, head) {
   const output = arrow(plane, { cls: "output thin" }); // under the terms, which it sums
   const path = tipToTail(plane, n);
   const end = point(plane, { label: "out" });
-  // the newest term named by its token, beside its middle
-  const term = svg("text", { class: "label value term-name" }, plane.layers.labels);
+  // every step named by its weight and its token (0.30·v_cat), beside its middle: under the
+  // output's line where the walk dips under it (out of the output arrow's way), over it where
+  // the walk hugs the line, which then alternates along it; the newest in bold
+  const names = steps.map(([from, to], j) => {
+    const name = svg("text", { class: "label value term-name", "data-token": tokens[j] }, plane.layers.labels);
+    setSvg(name, `${fixed(w[j])}·v_${tokens[j]}`);
+    const x = plane.sx((from[0] + to[0]) / 2),
+      y = plane.sy((from[1] + to[1]) / 2);
+    const mid = [(from[0] + to[0]) / 2, (from[1] + to[1]) / 2];
+    const under = mid[0] * forward[1] - mid[1] * forward[0]; // how far under the line, in units
+    // 1: under the line (screen down and right), −1: over it; by the origin always under, as
+    // over it a phone leaves no room between the y axis and the plane's edge
+    const side = under > 0.015 || norm(mid) < 0.1 ? 1 : -1;
+    const off = side > 0 ? 12 : -16; // over the line a little farther: the text stands on its baseline
+    name.setAttribute("x", String(x + off * forward[1]));
+    name.setAttribute("y", String(y + off * forward[0] + (side > 0 ? 10 : -4)));
+    name.setAttribute("text-anchor", side > 0 ? "start" : "end");
+    named(name, [x, y]);
+    return name;
+  });
   const next = button(controls, {
     label: t({ zh: "加一项", en: "Add a term" }),
     name: "next",
@@ -68,13 +86,8 @@ export default function (el, head) {
     name: "back",
     onPress: () => fig.set({ terms: fig.state.terms - 1 }),
   });
-  const readout = readouts(
-    {
-      sum: t({ zh: "目前的和", en: "sum so far" }),
-      along: t({ zh: "它朝前走了", en: "its step forward" }),
-    },
-    { key: "sum" },
-  );
+  // one read-out, the sum: each step's weight is its name, its heading the dashed line's
+  const readout = readouts({ sum: t({ zh: "目前的和", en: "sum so far" }) }, { key: "sum" });
   const fig = figure(el, {
     state: { terms: n }, // the whole walk first, then take terms back
     clamp: (s) => ({ terms: Math.round(clampNumber(s.terms, 0, n, 0)) }),
@@ -85,26 +98,14 @@ export default function (el, head) {
       output.set(o);
       output.g.classList.toggle("faint", terms < n);
       end.set(terms === n ? here : null);
-      term.style.display = terms ? "" : "none";
-      if (terms) {
-        const [from, to] = steps[terms - 1];
-        const x = plane.sx((from[0] + to[0]) / 2),
-          y = plane.sy((from[1] + to[1]) / 2);
-        setSvg(term, `w·v_${tokens[terms - 1]}`);
-        term.dataset.token = tokens[terms - 1];
-        named(term, [x, y]);
-        // under the walk, away from the dashed line over it (untangle moves it if it must)
-        term.setAttribute("x", String(x + 8));
-        term.setAttribute("y", String(y + 16));
-      }
+      names.forEach((name, j) => {
+        name.style.display = j < terms ? "" : "none";
+        name.classList.toggle("faint", j !== terms - 1);
+      });
       untangle(plane);
       next.enable(terms < n);
       back.enable(terms > 0);
-      const j = terms - 1;
-      readout.show({
-        sum: vector(here),
-        along: terms ? fixed(dot([w[j] * V[j][0], w[j] * V[j][1]], forward)) : "—",
-      });
+      readout.show({ sum: vector(here) });
     },
   });
 }

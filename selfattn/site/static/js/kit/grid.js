@@ -129,6 +129,7 @@ export function makeGrid(
     if (!at || printed || !last.values.length) return;
     const [i, j] = last.transposed ? [at.j, at.i] : [at.i, at.j];
     pointed.textContent = last.format(last.values[at.i][at.j]);
+    pointed.classList.toggle("greyed", at.g.classList.contains("masked")); // discarded: struck
     pointed.setAttribute("x", String(left + (j + 0.5) * cell));
     pointed.setAttribute("y", String(top + (i + 1) * cell - 6));
   });
