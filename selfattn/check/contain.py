@@ -309,6 +309,9 @@ def _abandon(b: Box, caller: int, signum: int) -> NoReturn:
     end_all(os.getpid(), itself=False)
     if os.getppid() != caller:
         shutil.rmtree(b.root, ignore_errors=True)
+    with contextlib.suppress(OSError, ValueError):  # so a living caller reads "SIGTERM"
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
     os._exit(128 + signum)
 
 
