@@ -30,6 +30,7 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -39,7 +40,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .report import Report
 
@@ -210,7 +211,7 @@ def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -
             seconds=seconds,
         )
     elif text:
-        report = Report.from_dict(json.loads(text))
+        report = Report.from_dict(visible(json.loads(text)))
         if code != 0:  # the worker reported, but what stood over it did not end as it does
             report.error = (
                 f"the process supervising the target ended with {_how(code)} while the "
@@ -219,7 +220,7 @@ def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -
                 + (f"; it said: {report.error}" if report.error else f" (verdict {report.verdict})")
             )
     else:
-        last = (tail(b.log).strip().splitlines() or [""])[-1][:200]
+        last = visible((tail(b.log).strip().splitlines() or [""])[-1][:200])
         report = Report(
             name,
             error=f"the checking process stopped with {_how(code)} before reporting ("
@@ -231,6 +232,24 @@ def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -
     if note := wrote(b.work):
         report.notes.append(note)
     return report
+
+
+# what a terminal acts on rather than shows: C0 and C1 controls (ESC, CSI: a target's
+# colours, cursor moves, a cleared screen or a rewritten title) and the bidi controls
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(said: Any) -> Any:
+    """`said` (a string, or lists and dicts of them, as JSON gives) with every control
+    character a terminal would act on written as an escape (ESC as `\\x1b`): what the
+    target printed or raised reaches the user's terminal only as text."""
+    if isinstance(said, str):
+        return _HIDDEN.sub(lambda m: ascii(m[0])[1:-1], said)
+    if isinstance(said, list):
+        return [visible(x) for x in said]
+    if isinstance(said, dict):
+        return {k: visible(v) for k, v in said.items()}
+    return said
 
 
 def _how(code: int) -> str:

@@ -184,3 +184,26 @@ def test_the_output_kept_is_its_start_and_its_end_with_what_was_left_out_counted
     assert f"[selfattn check: {left_out} bytes of output left out here]".encode() in kept
     assert kept.startswith(b"A" * 10_000) and kept.endswith(b"V" * 10_000)
     assert len(kept) < 2 * contain.KEPT + 100
+
+
+PRINTS_ESCAPES = """
+import os
+def attention(q, k, v):
+    if os.environ.get("SELFATTN_RAISE"):
+        raise ValueError("\\x1b]0;owned\\x07\\x1b[2J\\u202egnp.exe")
+    print("\\x1b[2J\\x1b[31mthe screen is cleared\\x9b", flush=True)
+    os._exit(3)
+"""
+
+
+@pytest.mark.parametrize("raises", [False, True])
+def test_control_characters_from_the_target_never_reach_the_terminal(tmp_path, raises, monkeypatch):
+    """Hostile pass 5 (Low): ANSI escapes a target printed or raised reached the user's terminal
+    through the report (a cleared screen, a retitled window)."""
+    if raises:
+        monkeypatch.setenv("SELFATTN_RAISE", "1")
+    result = _command(target(tmp_path, PRINTS_ESCAPES), tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    shown = result.stdout
+    assert not set(shown) & {"\x1b", "\x07", "\x9b", "\u202e"}, repr(shown)
+    assert ("\\x1b]0;owned" if raises else "\\x1b[2J\\x1b[31mthe screen is cleared") in shown
