@@ -36,6 +36,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -150,7 +151,10 @@ def wait(pid: int, limit: float) -> int | None:
         fd = os.pidfd_open(pid)  # readable when the child ends: no polling
     try:
         while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # reaped already: SIGCHLD ignored in a thread of the caller
+                done, status = (0, 0) if _running(pid) else (pid, 0)  # its report tells the rest
             left = deadline - time.monotonic()
             if done:
                 return os.waitstatus_to_exitcode(status)
@@ -163,6 +167,32 @@ def wait(pid: int, limit: float) -> int | None:
     finally:
         if fd is not None:
             os.close(fd)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass
+    return True
+
+
+@contextlib.contextmanager
+def children_waited_for() -> Iterator[None]:
+    """Within the block, the children this process forks can be waited for: a caller that
+    ignores SIGCHLD has them reaped by the kernel, and waiting fails with ECHILD. Its handler
+    is put back after (from the main thread only; elsewhere `wait` copes)."""
+    sigchld = getattr(signal, "SIGCHLD", None)
+    if sigchld is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(sigchld, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(sigchld, previous)
 
 
 def reap(pid: int) -> None:
@@ -289,6 +319,8 @@ def supervised(b: Box, run: Callable[[], Report], name: str, caller: int) -> NoR
     (SIGKILLed), the kernel sends SIGTERM here: everything below is killed and the box
     deleted, since no one else is left to do either."""
     signal.signal(signal.SIGTERM, lambda signum, _frame: _abandon(b, caller, signum))
+    if hasattr(signal, "SIGCHLD"):  # the worker is waited for, whatever the caller ignored
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     adopt_orphans(death=signal.SIGTERM)
     if os.getppid() != caller:  # the caller died before the line above: no signal will come
         _abandon(b, caller, signal.SIGTERM)
@@ -406,7 +438,7 @@ def _waitpid(pid: int) -> tuple[int, int]:
 def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
     """`run()` in a forked child (see the module's docstring); killed after `limit` s."""
     started = time.monotonic()
-    with box() as b:
+    with box() as b, children_waited_for():
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             with contextlib.suppress(Exception):
                 stream.flush()

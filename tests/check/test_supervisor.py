@@ -207,3 +207,27 @@ def test_control_characters_from_the_target_never_reach_the_terminal(tmp_path, r
     shown = result.stdout
     assert not set(shown) & {"\x1b", "\x07", "\x9b", "\u202e"}, repr(shown)
     assert ("\\x1b]0;owned" if raises else "\\x1b[2J\\x1b[31mthe screen is cleared") in shown
+
+
+@pytest.mark.parametrize("from_a_thread", [False, True])
+def test_a_caller_ignoring_sigchld_still_gets_its_report(from_a_thread):
+    """Hostile pass 5 (Low): check() with SIGCHLD set to SIG_IGN failed with ECHILD."""
+    import threading
+
+    from selfattn.check import check
+
+    from .test_containment import softmax_attention
+
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        reports = []
+        if from_a_thread:
+            thread = threading.Thread(target=lambda: reports.append(check(softmax_attention)))
+            thread.start()
+            thread.join(60)
+        else:
+            reports.append(check(softmax_attention))
+        assert signal.getsignal(signal.SIGCHLD) == signal.SIG_IGN  # as the caller had it
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert reports and reports[0].ok, reports and reports[0].to_text()
