@@ -214,18 +214,21 @@ class ArticleHandler(SimpleHTTPRequestHandler):
         super().handle_one_request()
 
     def parse_request(self) -> bool:
-        parsed = super().parse_request()  # the headers are read: the answer has its own time
+        # HTTP/0.9 (named, or a request line without a version): its answers carry no
+        # headers, so no policy; refused at once, before any header is waited for
+        line: bytes = getattr(self, "raw_requestline", b"")  # read by handle_one_request
+        words = line.split()
+        if len(words) == 2 or (len(words) == 3 and words[2].startswith(b"HTTP/0.")):
+            parsed, self.close_connection = False, True
+            self.requestline = str(line, "iso-8859-1").rstrip("\r\n")  # logged
+            self.request_version = "HTTP/1.0"
+            self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED)
+        else:
+            parsed = super().parse_request()  # the headers are read: the answer has its own time
         assert isinstance(self.server, ArticleServer)
         self.server.answering(self.connection)
         self.connection.settimeout(self.timeout)
         if not parsed:
-            return False
-        major, minor = self.request_version.removeprefix("HTTP/").split(".")  # checked above
-        # HTTP/0.9 (named, or a request line without a version): its answers carry no
-        # headers, so no policy; refused, in an answer that has them
-        if (int(major), int(minor)) < (1, 0):
-            self.request_version = "HTTP/1.0"
-            self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED)
             return False
         # the handler would answer 304 to it, and a 304 is a cache at work: there is none
         del self.headers["If-Modified-Since"]
@@ -236,6 +239,14 @@ class ArticleHandler(SimpleHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
         return False
+
+    def send_response_only(self, code, message=None) -> None:
+        # an error found before the request line's version is read (HTTP/2.0, a bad one, no
+        # headers in time) is answered as to HTTP/0.9, without headers and so without a
+        # policy: every answer has them
+        if self.request_version == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"
+        super().send_response_only(code, message)
 
     def send_head(self):
         path = self.translate_path(self.path)
