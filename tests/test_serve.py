@@ -489,3 +489,25 @@ def test_every_version_refused_is_refused_with_headers(server, line):
         (b"HTTP/1.0 505", b"HTTP/1.0 400", b"HTTP/1.1 505", b"HTTP/1.1 400")
     ), answer[:200]
     assert b"Content-Security-Policy" in answer.partition(b"\r\n\r\n")[0], answer[:400]
+
+
+@pytest.mark.parametrize(
+    ("host", "alone"),
+    [
+        ("0::1", True),
+        ("0:0:0:0:0:0:0:1", True),
+        ("127.0.0.2", True),
+        ("::ffff:127.0.0.1", True),
+        ("LOCALHOST", True),
+        ("::1", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("10.0.0.1", False),
+        ("example.com", False),
+    ],
+)
+def test_loopback_is_known_however_it_is_written(host, alone):
+    """Hostile pass 5 (Low): `--host 0::1` warned that other machines could reach the server."""
+    from selfattn.site.serve import loopback
+
+    assert loopback(host) is alone

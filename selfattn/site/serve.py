@@ -20,6 +20,7 @@ import errno
 import functools
 import gzip
 import io
+import ipaddress
 import os
 import shutil
 import socket
@@ -73,7 +74,6 @@ HEADERS = {
     # loopback bytes are free, and a rebuild must show on the next load: no cache, no 304s
     "Cache-Control": "no-store",
 }
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def _stamp(sources: tuple[Path, ...]) -> float:
@@ -433,6 +433,19 @@ def make_server(
     return server
 
 
+def loopback(host: str) -> bool:
+    """Whether `host` names this machine alone: "localhost", or an address in 127.0.0.0/8 or
+    ::1 written any way ("0::1", "127.1.2.3", "::ffff:127.0.0.1")."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return (mapped or address).is_loopback
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False) -> int:
     """Serve until interrupted; exit status 1 with one line if the port cannot be bound."""
     if not 0 <= port <= 65535:
@@ -452,7 +465,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False)
                 reason = f"cannot be used: {err.strerror or err}"
             print(f"selfattn serve: port {port} on {host} {reason}", file=sys.stderr)
             return 1
-        if host not in LOOPBACK:
+        if not loopback(host):
             print(
                 f"selfattn serve: warning: listening on {host}, so other machines can reach it",
                 file=sys.stderr,
