@@ -637,3 +637,34 @@ def test_a_marker_that_is_no_file_of_a_builds_size_is_never_read(tmp_path, kind)
     with pytest.raises(builder.OutputRefused, match="not one `selfattn build` wrote"):
         sample(out)
     assert (out / "notes.txt").read_text() == "mine\n"
+
+
+KILLED_BETWEEN_THE_RENAMES = """
+import os, signal, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from tests.test_build_safety import sample
+out, rename = Path({out!r}), Path.rename
+def renamed(self, target):
+    done = rename(self, target)
+    if self == out:  # the earlier build just moved aside, the new one not yet in place
+        os.kill(os.getpid(), signal.SIGKILL)
+    return done
+Path.rename = renamed
+sample(out)
+"""
+
+
+def test_a_build_killed_between_the_swaps_renames_is_put_right_by_the_next(tmp_path):
+    """Hostile pass 5 (Low): SIGKILL between the swap's two renames left `out` missing, its
+    earlier build moved aside for good."""
+    out = tmp_path / "site"
+    sample(out)
+    script = KILLED_BETWEEN_THE_RENAMES.format(tests=str(ROOT), out=str(out))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    killed = subprocess.run([sys.executable, "-c", script], env=env, timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    assert not out.exists() and [n for n in leftovers(tmp_path) if ".old-" in n]
+    sample(out)
+    assert tree(out) == listed(out)
+    assert [n for n in leftovers(tmp_path) if ".old-" in n] == []

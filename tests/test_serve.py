@@ -468,3 +468,46 @@ def test_two_hundred_slow_clients_hold_a_reader_up_seconds_at_most(server):
     finally:
         for s in stalled:
             s.close()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"GET / HTTP/0.9\r\n",
+        b"GET /\r\n",
+        b"GET / HTTP/2.0\r\n",
+        b"GET / HTTP/2.0\r\n\r\n",
+        b"GET / HTTP/1.1.1\r\n\r\n",
+        b"GET / HTTP/0.8\r\n\r\n",
+        b"GET / HTTP/3\r\n\r\n",
+    ],
+)
+def test_every_version_refused_is_refused_with_headers(server, line):
+    """Hostile pass 5 (Low): `GET / HTTP/0.9` and `HTTP/2.0` lines without headers."""
+    answer = raw(server, line)
+    assert answer.startswith(
+        (b"HTTP/1.0 505", b"HTTP/1.0 400", b"HTTP/1.1 505", b"HTTP/1.1 400")
+    ), answer[:200]
+    assert b"Content-Security-Policy" in answer.partition(b"\r\n\r\n")[0], answer[:400]
+
+
+@pytest.mark.parametrize(
+    ("host", "alone"),
+    [
+        ("0::1", True),
+        ("0:0:0:0:0:0:0:1", True),
+        ("127.0.0.2", True),
+        ("::ffff:127.0.0.1", True),
+        ("LOCALHOST", True),
+        ("::1", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("10.0.0.1", False),
+        ("example.com", False),
+    ],
+)
+def test_loopback_is_known_however_it_is_written(host, alone):
+    """Hostile pass 5 (Low): `--host 0::1` warned that other machines could reach the server."""
+    from selfattn.site.serve import loopback
+
+    assert loopback(host) is alone

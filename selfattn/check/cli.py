@@ -67,6 +67,7 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--budget", type=float, default=BUDGET, help=argparse.SUPPRESS)
     p.add_argument("--worker", help=argparse.SUPPRESS)  # internal: where the child writes
+    p.add_argument("--caller", type=int, default=0, help=argparse.SUPPRESS)  # internal: its pid
     return p
 
 
@@ -108,6 +109,7 @@ def run_child(args: argparse.Namespace) -> Report:
     with contain.box() as box:
         env["TMPDIR"] = str(box.tmp)  # what torch makes there as it is imported goes with it
         cmd = [sys.executable, "-m", "selfattn.check.cli", args.target, "--worker", str(box.root)]
+        cmd += ["--caller", str(os.getpid())]
         cmd += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
         cmd += ["--kind", args.kind] if args.kind else []
         cmd += ["--layout", args.layout] if args.layout else []
@@ -166,7 +168,7 @@ def work(args: argparse.Namespace) -> None:
             except BaseException as exc:
                 return Report(args.target, error=f"internal error: {summarize(exc)}")
 
-    contain.supervised(box, run, args.target)
+    contain.supervised(box, run, args.target, args.caller or os.getppid())
 
 
 def _absolute(target: str) -> str:

@@ -1,20 +1,24 @@
 """Running a check where its target can change nothing of the caller's: a child process.
 
-The child leads a session of its own, so every process the target starts is in its group.
-It splits in two: a supervisor that adopts the orphans of whatever detaches (Linux's child
+The child leads a session of its own, so every process the target starts is in its group. It
+splits in two: a supervisor that adopts the orphans of whatever detaches (Linux's child
 subreaper) and a worker below it that runs the target. The supervisor outlives the worker,
 so a process the target starts, detaches (setsid) and orphans by exiting (`os._exit`) is
-still the supervisor's, and the supervisor kills every process below it when the worker ends,
-however it ends; the caller kills the supervisor and all below it when time runs out. The
+still the supervisor's, and the supervisor kills every process below it when the worker
+ends, however it ends; the caller kills the supervisor and all below it when time runs out.
+A caller killed outright (SIGKILL) cannot: the kernel then sends the supervisor SIGTERM
+(PR_SET_PDEATHSIG), on which it kills all below it and deletes the check's folder. The
 caller itself never becomes a subreaper. A target that kills the supervisor (its parent)
 first can still orphan a detached process to init: only a cgroup holds a target that fights
-back. Elsewhere than Linux, the session's group is
-killed, but a process that leaves the group and whose parent exits escapes. The
-target runs in an empty temporary working folder, and the report names what it wrote there;
-its TMPDIR (where torch puts its caches) is in the check's folder too, deleted with it.
-The child's stdout and stderr go to a file, not a pipe: a target that prints megabytes
-costs the parent nothing, a grandchild holding the pipe open cannot keep the parent
-waiting, and only the file's last few KB are read. The report comes back in a file too.
+back; the report then says the supervisor was killed, never a clean verdict. Elsewhere than
+Linux, the session's group is killed, but a process that leaves the group and whose parent
+exits escapes. The target runs in an empty temporary working folder, and the report names
+what it wrote there; its TMPDIR (where torch puts its caches) is in the check's folder too,
+deleted with it. The child's stdout and stderr go to a file, not a pipe: a target that
+prints megabytes costs the parent nothing, a grandchild holding the pipe open cannot keep
+the parent waiting, and only the file's last few KB are read. The worker's own output goes
+through a pipe to the supervisor, which keeps only its start and its end in that file
+(`Output`). The report comes back in a file too.
 
 The `selfattn check` command starts a fresh interpreter (cli.py); `check()` forks, so that
 any callable, a lambda or a layer trained a minute ago, is checked as it stands.
@@ -26,20 +30,23 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import select
 import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .report import Report
 
-TAIL = 4096  # bytes of the child's output kept, for the line that says why it stopped
+TAIL = 4096  # bytes of the child's output read back, for the line that says why it stopped
+KEPT = 64 * 1024  # bytes of the target's output kept on disk from its start, and from its end
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36  # linux/prctl.h
 SHOWN = 8  # files named in the note; the rest are counted
 
@@ -82,13 +89,13 @@ def box() -> Iterator[Box]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def adopt_orphans() -> None:
-    """Make this process the parent of its descendants' orphans, and have it killed if its
-    parent dies (a caller killed outright cannot kill it). Linux; elsewhere nothing."""
+def adopt_orphans(death: int = signal.SIGKILL) -> None:
+    """Make this process the parent of its descendants' orphans, and have it sent `death` if
+    its parent dies (a caller killed outright cannot kill it). Linux; elsewhere nothing."""
     with contextlib.suppress(OSError, AttributeError):
         prctl = ctypes.CDLL(None, use_errno=True).prctl
         prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        prctl(PR_SET_PDEATHSIG, death, 0, 0, 0)
 
 
 def descendants(pid: int) -> list[int]:
@@ -144,7 +151,10 @@ def wait(pid: int, limit: float) -> int | None:
         fd = os.pidfd_open(pid)  # readable when the child ends: no polling
     try:
         while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # reaped already: SIGCHLD ignored in a thread of the caller
+                done, status = (0, 0) if _running(pid) else (pid, 0)  # its report tells the rest
             left = deadline - time.monotonic()
             if done:
                 return os.waitstatus_to_exitcode(status)
@@ -157,6 +167,32 @@ def wait(pid: int, limit: float) -> int | None:
     finally:
         if fd is not None:
             os.close(fd)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass
+    return True
+
+
+@contextlib.contextmanager
+def children_waited_for() -> Iterator[None]:
+    """Within the block, the children this process forks can be waited for: a caller that
+    ignores SIGCHLD has them reaped by the kernel, and waiting fails with ECHILD. Its handler
+    is put back after (from the main thread only; elsewhere `wait` copes)."""
+    sigchld = getattr(signal, "SIGCHLD", None)
+    if sigchld is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(sigchld, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(sigchld, previous)
 
 
 def reap(pid: int) -> None:
@@ -205,18 +241,45 @@ def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -
             seconds=seconds,
         )
     elif text:
-        report = Report.from_dict(json.loads(text))
+        report = Report.from_dict(visible(json.loads(text)))
+        if code != 0:  # the worker reported, but what stood over it did not end as it does
+            report.error = (
+                f"the process supervising the target ended with {_how(code)} while the "
+                "target ran (did the target kill it?), so what the target started may have "
+                "escaped it and the report it wrote is not trusted"
+                + (f"; it said: {report.error}" if report.error else f" (verdict {report.verdict})")
+            )
     else:
-        last = (tail(b.log).strip().splitlines() or [""])[-1][:200]
+        last = visible((tail(b.log).strip().splitlines() or [""])[-1][:200])
         report = Report(
             name,
-            error=f"the checking process stopped with {_how(code)} before reporting (did "
-            "the target exit or crash the interpreter?)" + (f": {last}" if last else ""),
+            error=f"the checking process stopped with {_how(code)} before reporting ("
+            + ("did the target kill it, " if code < 0 else "did the target ")
+            + "exit or crash the interpreter?)"
+            + (f": {last}" if last else ""),
             seconds=seconds,
         )
     if note := wrote(b.work):
         report.notes.append(note)
     return report
+
+
+# what a terminal acts on rather than shows: C0 and C1 controls (ESC, CSI: a target's
+# colours, cursor moves, a cleared screen or a rewritten title) and the bidi controls
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(said: Any) -> Any:
+    """`said` (a string, or lists and dicts of them, as JSON gives) with every control
+    character a terminal would act on written as an escape (ESC as `\\x1b`): what the
+    target printed or raised reaches the user's terminal only as text."""
+    if isinstance(said, str):
+        return _HIDDEN.sub(lambda m: ascii(m[0])[1:-1], said)
+    if isinstance(said, list):
+        return [visible(x) for x in said]
+    if isinstance(said, dict):
+        return {k: visible(v) for k, v in said.items()}
+    return said
 
 
 def _how(code: int) -> str:
@@ -248,26 +311,42 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
         os._exit(0)
 
 
-def supervised(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
+def supervised(b: Box, run: Callable[[], Report], name: str, caller: int) -> NoReturn:
     """In a process that leads its own session: adopt orphans, run the worker (`child`) in a
-    forked process below, and once it ends kill everything left below this one, the orphans
-    of a worker that exited included; then end as the worker ended."""
-    adopt_orphans()
+    forked process below, keep a bounded part of its output (`Output`), and once it ends kill
+    everything left below this one, the orphans of a worker that exited included; then end
+    as the worker ended. If `caller`, the process that waits for the report, dies first
+    (SIGKILLed), the kernel sends SIGTERM here: everything below is killed and the box
+    deleted, since no one else is left to do either."""
+    signal.signal(signal.SIGTERM, lambda signum, _frame: _abandon(b, caller, signum))
+    if hasattr(signal, "SIGCHLD"):  # the worker is waited for, whatever the caller ignored
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    adopt_orphans(death=signal.SIGTERM)
+    if os.getppid() != caller:  # the caller died before the line above: no signal will come
+        _abandon(b, caller, signal.SIGTERM)
     with contextlib.suppress(OSError):  # a core dump of either goes with the box, not here
         os.chdir(b.work)
+    for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
+        with contextlib.suppress(Exception):
+            stream.flush()
+    out = Output(os.dup(1))
+    read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the worker: it never returns
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the supervisor's handler
+        os.close(read)
+        os.dup2(write, 1)
+        os.dup2(write, 2)
+        os.close(write)
         child(b, run, name)
+    os.close(write)
     code = 1
     try:
-        while True:
-            try:
-                code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-                break
-            except InterruptedError:
-                continue
+        code = out.until_exit(read, pid)
     finally:
         end_all(os.getpid(), itself=False)
+        out.drain(read)
+        out.close()
         if code < 0:  # end by the same signal, so the caller reads what happened
             with contextlib.suppress(OSError, ValueError):
                 signal.signal(-code, signal.SIG_DFL)
@@ -275,20 +354,102 @@ def supervised(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
         os._exit(code if code >= 0 else 128 - code)
 
 
+def _abandon(b: Box, caller: int, signum: int) -> NoReturn:
+    """SIGTERM in the supervisor: kill everything below it, delete the box if the caller is
+    gone (it deletes it itself otherwise), and end as SIGTERM ends a process."""
+    end_all(os.getpid(), itself=False)
+    if os.getppid() != caller:
+        shutil.rmtree(b.root, ignore_errors=True)
+    with contextlib.suppress(OSError, ValueError):  # so a living caller reads "SIGTERM"
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    os._exit(128 + signum)
+
+
+class Output:
+    """The target's output, read from a pipe as fast as it comes and kept in part: its first
+    KEPT bytes written to the log as they come, its last KEPT bytes held here and written at
+    the end after a line counting what was left out between. A target printing in a loop
+    wrote 737 MB in 5 s into an uncapped log; reading never blocks it longer than a write
+    to a full pipe does."""
+
+    def __init__(self, log: int) -> None:
+        self.log = log
+        self.head = 0  # bytes written so far from the start
+        self.last = bytearray()  # the latest bytes past the head, at most KEPT
+        self.dropped = 0
+
+    def take(self, data: bytes) -> None:
+        if self.head < KEPT:
+            first = data[: KEPT - self.head]
+            self.head += len(first)
+            with contextlib.suppress(OSError):
+                os.write(self.log, first)
+            data = data[len(first) :]
+        self.last += data
+        if len(self.last) > KEPT:
+            self.dropped += len(self.last) - KEPT
+            del self.last[: len(self.last) - KEPT]
+
+    def until_exit(self, read: int, pid: int) -> int:
+        """Read the pipe until the worker `pid` ends; its exit code."""
+        ended = None
+        with contextlib.suppress(AttributeError, OSError):
+            ended = os.pidfd_open(pid)  # readable when the worker ends
+        try:
+            open_ = True
+            while True:
+                done, status = _waitpid(pid)
+                if done:
+                    return os.waitstatus_to_exitcode(status)
+                watched = [f for f in (read if open_ else None, ended) if f is not None]
+                ready = select.select(watched, [], [], 0.05 if ended is None else None)[0]
+                if read in ready:
+                    data = os.read(read, 1 << 16)
+                    open_ = bool(data)  # the worker closed its output: wait for it alone
+                    self.take(data)
+        finally:
+            if ended is not None:
+                os.close(ended)
+
+    def drain(self, read: int) -> None:
+        """Read what is left in the pipe once every writer is dead (none is waited for)."""
+        with contextlib.suppress(OSError):
+            while select.select([read], [], [], 0)[0] and (data := os.read(read, 1 << 16)):
+                self.take(data)
+        os.close(read)
+
+    def close(self) -> None:
+        if self.dropped:
+            note = f"\n[selfattn check: {self.dropped} bytes of output left out here]\n"
+            self.last[:0] = note.encode()
+        with contextlib.suppress(OSError):
+            os.write(self.log, bytes(self.last))
+            os.close(self.log)
+
+
+def _waitpid(pid: int) -> tuple[int, int]:
+    """os.waitpid(pid, WNOHANG), retried when interrupted."""
+    while True:
+        with contextlib.suppress(InterruptedError):
+            return os.waitpid(pid, os.WNOHANG)
+
+
 def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
     """`run()` in a forked child (see the module's docstring); killed after `limit` s."""
     started = time.monotonic()
-    with box() as b:
+    with box() as b, children_waited_for():
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             with contextlib.suppress(Exception):
                 stream.flush()
+        caller = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child: it never returns
             try:
                 os.setsid()
                 _output_to(b.log)
             finally:
-                supervised(b, run, name)
+                supervised(b, run, name, caller)
         code = None
         try:
             code = wait(pid, limit)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
+import glob
 import hashlib
 import html
 import json
@@ -325,6 +326,26 @@ def _beside(out: Path, what: str) -> Path:
     while (path := out.with_name(f".{out.name}.{what}-{secrets.token_hex(6)}")).exists():
         pass
     return path
+
+
+def _restore_aside(out: Path) -> None:
+    """Put back the earlier build a build killed outright (SIGKILL) between the swap's two
+    renames left moved aside (`.site.old-3f9a…`, `out` missing), so this build swaps as if
+    that one had never begun. Only where `out` is missing and exactly one folder has a name
+    `_beside` could have given it; several are left as they are."""
+    if out.exists() or out.is_symlink():
+        return
+    aside = [
+        p
+        for p in out.parent.glob(f".{glob.escape(out.name)}.old-*")
+        if _ASIDE.fullmatch(p.name[len(out.name) + 2 :]) and p.is_dir() and not p.is_symlink()
+    ]
+    if len(aside) == 1:
+        with contextlib.suppress(OSError):  # made meanwhile: the build goes on without it
+            aside[0].rename(out)
+
+
+_ASIDE = re.compile(r"old-[0-9a-f]{12}")
 
 
 def _swap(fresh: Path, out: Path, force: bool) -> list[str]:
@@ -672,6 +693,7 @@ def build(
     )
     env.filters["fixed"] = fixed
     env.globals["matrix_math"] = matrix_math
+    _restore_aside(Path(out).expanduser().resolve())
     out = replaceable(Path(out), content, force)
     _no_link_out_of(STATIC)
     # written beside `out` and swapped in whole: a build that fails, or is stopped, leaves

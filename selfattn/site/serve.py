@@ -20,6 +20,7 @@ import errno
 import functools
 import gzip
 import io
+import ipaddress
 import os
 import shutil
 import socket
@@ -73,7 +74,6 @@ HEADERS = {
     # loopback bytes are free, and a rebuild must show on the next load: no cache, no 304s
     "Cache-Control": "no-store",
 }
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def _stamp(sources: tuple[Path, ...]) -> float:
@@ -214,18 +214,21 @@ class ArticleHandler(SimpleHTTPRequestHandler):
         super().handle_one_request()
 
     def parse_request(self) -> bool:
-        parsed = super().parse_request()  # the headers are read: the answer has its own time
+        # HTTP/0.9 (named, or a request line without a version): its answers carry no
+        # headers, so no policy; refused at once, before any header is waited for
+        line: bytes = getattr(self, "raw_requestline", b"")  # read by handle_one_request
+        words = line.split()
+        if len(words) == 2 or (len(words) == 3 and words[2].startswith(b"HTTP/0.")):
+            parsed, self.close_connection = False, True
+            self.requestline = str(line, "iso-8859-1").rstrip("\r\n")  # logged
+            self.request_version = "HTTP/1.0"
+            self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED)
+        else:
+            parsed = super().parse_request()  # the headers are read: the answer has its own time
         assert isinstance(self.server, ArticleServer)
         self.server.answering(self.connection)
         self.connection.settimeout(self.timeout)
         if not parsed:
-            return False
-        major, minor = self.request_version.removeprefix("HTTP/").split(".")  # checked above
-        # HTTP/0.9 (named, or a request line without a version): its answers carry no
-        # headers, so no policy; refused, in an answer that has them
-        if (int(major), int(minor)) < (1, 0):
-            self.request_version = "HTTP/1.0"
-            self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED)
             return False
         # the handler would answer 304 to it, and a 304 is a cache at work: there is none
         del self.headers["If-Modified-Since"]
@@ -236,6 +239,14 @@ class ArticleHandler(SimpleHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
         return False
+
+    def send_response_only(self, code, message=None) -> None:
+        # an error found before the request line's version is read (HTTP/2.0, a bad one, no
+        # headers in time) is answered as to HTTP/0.9, without headers and so without a
+        # policy: every answer has them
+        if self.request_version == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"
+        super().send_response_only(code, message)
 
     def send_head(self):
         path = self.translate_path(self.path)
@@ -422,6 +433,19 @@ def make_server(
     return server
 
 
+def loopback(host: str) -> bool:
+    """Whether `host` names this machine alone: "localhost", or an address in 127.0.0.0/8 or
+    ::1 written any way ("0::1", "127.1.2.3", "::ffff:127.0.0.1")."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return (mapped or address).is_loopback
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False) -> int:
     """Serve until interrupted; exit status 1 with one line if the port cannot be bound."""
     if not 0 <= port <= 65535:
@@ -441,7 +465,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False)
                 reason = f"cannot be used: {err.strerror or err}"
             print(f"selfattn serve: port {port} on {host} {reason}", file=sys.stderr)
             return 1
-        if host not in LOOPBACK:
+        if not loopback(host):
             print(
                 f"selfattn serve: warning: listening on {host}, so other machines can reach it",
                 file=sys.stderr,
