@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..signals import ended_by_signals
+from ..signals import Stopped, ended_by_signals
 from . import BUDGET, SLACK, TIMEOUT, check, contain
 from .frameworks import LAYOUTS, summarize
 from .report import Report
@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # the child is gone already (run_child's finally)
         print("selfattn check: interrupted", file=sys.stderr)
         return 130
+    except Stopped as stop:  # SIGTERM or SIGHUP: as Ctrl-C, said, not a silent exit
+        print("selfattn check: stopped by a signal; the target and all it started are gone", file=sys.stderr)
+        return stop.code if isinstance(stop.code, int) else 143
     try:
         print(report.to_json() if args.json else report.to_text(), flush=True)
     except BrokenPipeError:  # `selfattn check ... | head`: the reader has what it wanted
