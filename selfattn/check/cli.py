@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         print("selfattn check: interrupted", file=sys.stderr)
         return 130
     except Stopped as stop:  # SIGTERM or SIGHUP: as Ctrl-C, said, not a silent exit
-        print("selfattn check: stopped by a signal; the target and all it started are gone", file=sys.stderr)
+        said = "selfattn check: stopped by a signal; the target and all it started are gone"
+        print(said, file=sys.stderr)
         return stop.code if isinstance(stop.code, int) else 143
     try:
         print(report.to_json() if args.json else report.to_text(), flush=True)
