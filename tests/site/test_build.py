@@ -149,7 +149,7 @@ def test_the_inlined_stylesheet_drops_only_spaces_that_part_no_tokens():
     """Comments and spaces round { } ; and after : , go; a descendant's space before a
     pseudo-class, calc's spaces and a string's characters stay."""
     text = (
-        'a :hover, b:not(.x) { color: rgba(1, 2, 3, 0.5); width: calc(1px + 2px); '
+        "a :hover, b:not(.x) { color: rgba(1, 2, 3, 0.5); width: calc(1px + 2px); "
         'content: "a,  b: c" } /* x */'
     )
     assert builder.compact_css(text) == (
