@@ -4,9 +4,9 @@
 import { angleBetween, times } from "../attention.js";
 import { clampPoint, figure } from "../figure.js";
 import { t } from "../i18n.js";
+import { svg } from "../kit/dom.js";
 import { fixed, vector } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { svg } from "../kit/dom.js";
 import { arc, around, arrow, makePlane, ring, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
