@@ -64,7 +64,7 @@ export default function (el, head) {
     { class: "negative-name", x: plane.sx(unitKey[0] * at) + 8, y: plane.sy(unitKey[1] * at) }, // off the key's line
     plane.layers.backdrop,
   );
-  negativeName.textContent = t({ zh: "这半边 q·k < 0", en: "q·k < 0 on this side" });
+  negativeName.textContent = "q·k < 0"; // on its side of the zero line
   svg(
     "line",
     {
