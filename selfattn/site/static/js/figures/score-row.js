@@ -43,16 +43,15 @@ export default function (el, head) {
   // the highest and the lowest raw score of all six rows, dashed across the chart: what a raw
   // score can reach; the row whose own bar is one hides that line (its bar says it)
   const { layers, box } = bars.frame;
-  const cells = R.flatMap((row, i) => row.map((v, j) => ({ v, i, j })));
-  const extremes = [cells.reduce((a, c) => (c.v > a.v ? c : a)), cells.reduce((a, c) => (c.v < a.v ? c : a))].map(
-    ({ v, i, j }, low) => {
-      const g = svg("g", { class: "extreme", "data-token": `${tokens[i]} ${tokens[j]}` }, layers.marks);
-      svg("line", { x1: box.left, x2: box.right, y1: bars.y(v), y2: bars.y(v) }, g);
-      const text = svg("text", { x: box.right, y: bars.y(v), dy: low ? "1.1em" : "-0.75em" }, g);
-      setSvg(text, `q_${tokens[i]}·k_${tokens[j]} ${fixed(v)}`);
-      return { g, i };
-    },
-  );
+  const extremes = [Math.max(...all), Math.min(...all)].map((v, low) => {
+    const at = all.indexOf(v),
+      i = Math.floor(at / tokens.length);
+    const g = svg("g", { class: "extreme" }, layers.marks);
+    svg("line", { x1: box.left, x2: box.right, y1: bars.y(v), y2: bars.y(v) }, g);
+    const text = svg("text", { x: box.right, y: bars.y(v), dy: low ? "1.1em" : "-0.75em" }, g);
+    setSvg(text, `q_${tokens[i]}·k_${tokens[at % tokens.length]} ${fixed(v)}`);
+    return { g, i };
+  });
 
   // the winner is the washed bar: its name is for a screen reader only (css: F06)
   const out = readouts({ top: t({ zh: "得分最高的键", en: "highest-scoring key" }) }, { key: "top" });
