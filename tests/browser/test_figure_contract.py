@@ -104,7 +104,7 @@ GARBAGE_CASES = [
     ("long-key", {"f": 3}, {"f": "abc"}, {"f": 1}),
     ("long-key", {"f": 1}, {"f": 1e9}, {"f": 5}),
     ("long-key", {"f": 1}, {"f": 4.44}, {"f": 4.4}),
-    ("fill-matrix", {"rows": 3}, {"rows": "x"}, {"rows": 0}),
+    ("fill-matrix", {"rows": 3}, {"rows": "x"}, {"rows": 1}),
     ("fill-matrix", {"rows": 0}, {"rows": 99}, {"rows": 6}),
     ("walk-rows", {"row": 2}, {"row": -3}, {"row": 0}),
     ("walk-rows", {"row": 2}, {"row": "it"}, {"row": IT}),

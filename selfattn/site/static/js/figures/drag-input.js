@@ -4,9 +4,10 @@
 import { angleBetween, times } from "../attention.js";
 import { clampPoint, figure } from "../figure.js";
 import { t } from "../i18n.js";
+import { svg } from "../kit/dom.js";
 import { fixed, vector } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { arc, around, arrow, makePlane, reachOutline, ring, untangle } from "../kit/plane.js";
+import { arc, around, arrow, makePlane, ring, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const MATRICES = [
@@ -34,9 +35,9 @@ export default function (el, head) {
     label: t({ zh: "输入和它的查询、键、值", en: "The input and its query, key and value" }),
   });
   picture.append(plane.root);
-  // where the input may be dragged, and where that takes its query
-  reachOutline(plane, rim, "input");
-  reachOutline(plane, rim.map(maps[0]), "query");
+  // the ground each arrow has swept since the start, filled in its hue: a wide fan for the
+  // query, a sliver for the value, seen before any degree is read
+  const swept = ["query", "value"].map((cls) => svg("polygon", { class: `swept ${cls}` }, plane.layers.under));
   const [q0, , v0] = maps.map((f) => f(start));
   const ghosts = [q0, v0].map((p, i) => ({ p, arrow: arrow(plane, { cls: `${["query", "value"][i]} faint` }) }));
   // each turn is an arc from where the arrow started, its degrees written beside it
@@ -55,7 +56,8 @@ export default function (el, head) {
     // the prose's nudge, one unit straight up: where the arcs show the turn
     end: [start[0], start[1] + 1],
   });
-  // the query and the value, the pair the prose compares (the key's arrow is drawn)
+  // the query and the value, the pair the prose compares (the key's arrow is drawn): for a
+  // screen reader (css: F02); the eye reads the arrows and the swept ground
   const compared = MATRICES.filter(([name]) => name !== "k");
   const out = readouts(Object.fromEntries(compared.map(([name, , W]) => [name, `${name} = x${W}`])));
   controls.remove(); // the handle on the plane is the control
@@ -77,6 +79,7 @@ export default function (el, head) {
         const degrees = angleBetween(from, to);
         // at the origin a vector has no direction, so no angle; under half a degree, no arc
         turns[i].set(degrees >= 0.5 ? from : null, to, Number.isFinite(degrees) ? `${fixed(degrees, 1)}°` : "—");
+        swept[i].setAttribute("points", [[0, 0], from, to].map(([a, b]) => `${plane.sx(a)},${plane.sy(b)}`).join(" "));
       });
       drag.place(x, `x ${fixed(x[0])}, y ${fixed(x[1])}`);
       untangle(plane);

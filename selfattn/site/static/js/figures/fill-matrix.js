@@ -28,8 +28,10 @@ export default function (el, head) {
   const out = readouts({ dots: t({ zh: "点积次数", en: "dot products" }) }, { key: "dots" });
 
   const fig = figure(el, {
-    state: { rows: 0 },
-    clamp: (s) => ({ rows: Math.round(clampNumber(s.rows, 0, n, 0)) }),
+    // at rest the first row is in, its numbers printed: the reader sees what a row is before
+    // pressing (an empty grid said nothing)
+    state: { rows: 1 },
+    clamp: (s) => ({ rows: Math.round(clampNumber(s.rows, 0, n, 1)) }),
     discrete: ["rows"],
     draw({ rows }) {
       // the row just filled prints its numbers; the rest are read by their squares

@@ -29,7 +29,8 @@ export default function (el, head) {
   });
   picture.append(plane.root);
   const input = arrow(plane, { cls: "input", label: "x" });
-  const arrows = ROLES.map(([name, cls]) => arrow(plane, { cls, label: name }));
+  // each arrow named by the matrix that made it: the picture is the read-out
+  const arrows = ROLES.map(([name, cls, W]) => arrow(plane, { cls, label: `${name} = x${W}` }));
   const installed = slider(controls, {
     label: t({ zh: "装上的矩阵", en: "Matrices installed" }),
     min: 0,
@@ -38,8 +39,8 @@ export default function (el, head) {
     name: "installed",
     onInput: (n) => fig.set({ installed: n }),
   });
-  // the input and the arrow installed last, each with its formula and coordinates: what the
-  // picture cannot say (the others were read as they were installed)
+  // the input and the arrow installed last, with coordinates: for a screen reader (css: F01);
+  // the eye reads the arrows and their names
   const formula = (i) => `${ROLES[i][0]} = x${ROLES[i][2]}`;
   const out = readouts({ x: "x", made: formula(0) });
 

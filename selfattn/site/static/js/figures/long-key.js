@@ -49,9 +49,9 @@ export default function (el, head) {
   // the two angles the prose compares: and's key is further from the query than cat's, and
   // stays so however long it grows
   const degrees = (/** @type {number[]} */ k) => `${fixed(angleBetween(Q[it], k), 0)}°`;
-  // and's angle is named nearer the query: at its middle cat's key runs through the label;
-  // both arcs clear of cat's key's name
-  const angles = [arc(plane, { radius: 38, cls: "faint" }), arc(plane, { radius: 58, at: 0.3 })];
+  // cat's angle inside cat's key, and's out past its tip (1.3 units): and's arc, crossing
+  // cat's key, would otherwise set its degrees beside cat's name
+  const angles = [arc(plane, { radius: 38, cls: "faint" }), arc(plane, { radius: 1.3 * plane.unit })];
   const bars = makeBars(picture, {
     labels: head.tokens,
     domain: [Math.min(0, ...row), Math.max(...row, row[and] * MOST) * 1.05],
@@ -81,7 +81,7 @@ export default function (el, head) {
   });
   plane.layers.handles.append(stretch.el);
   controls.remove(); // the key's tip on the plane is the control
-  // the two scores are the bars' own labels
+  // the two scores are the bars' own labels, the winner the washed bar: heard only (css: F07)
   const out = readouts({ winner: t({ zh: "得分最高", en: "highest score" }) }, { key: "winner" });
 
   const fig = figure(el, {

@@ -30,10 +30,8 @@ export default function (el, head) {
   const first = head.index("it");
   const { picture, controls, readouts } = stage(el);
 
-  // the keys' names stand past their tips, near the origin: room for them right of the axis
-  const names = K.map(([x, y]) => [x + 0.4 * Math.sign(x), y]);
   const plane = makePlane({
-    ...around([...Q, ...K, ...feet, ...names], { pad: 0.5, step: 0.25, origin: 0.5 }),
+    ...around([...Q, ...K, ...feet], { pad: 0.5, step: 0.25, origin: 0.5 }),
     unit: 100,
     // the world scale: at × 2 the six queries need a plane too tall to stand beside the chart
     label: t({
@@ -43,13 +41,15 @@ export default function (el, head) {
   });
   picture.append(plane.root);
   const drops = tokens.map(() => shadow(plane));
-  const keys = tokens.map((name) => arrow(plane, { cls: "key", label: name }));
+  // only a key longer than half a unit is named at its tip: the three short ones would pile
+  // their names on the origin; each is named under its rectangle, and lights with it
+  const keys = tokens.map((name, j) => arrow(plane, { cls: "key", ...(lengths[j] > 0.5 ? { label: name } : {}) }));
   const query = arrow(plane, { cls: "query" });
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
   const frame = chart(picture, {
-    // beside the plane about as tall for its width as it; on a phone wide and low
-    width: matchMedia("(max-width: 1099px)").matches ? 560 : 380,
+    // beside the plane about as tall for its width as it; stacked a little wider
+    width: matchMedia("(max-width: 1099px)").matches ? 420 : 380,
     height: 250,
     cls: "areas",
     margin: { top: 58, bottom: 8, left: 34, right: 8 }, // the title and a top number, at a phone's scale
@@ -108,6 +108,7 @@ export default function (el, head) {
     items: [...tokens],
     onPick: (token) => fig.set({ token }),
   });
+  // the winner is the washed rectangle: its name is for a screen reader only (css: F03)
   const out = readouts({ winner: t({ zh: "得分最高的键", en: "highest-scoring key" }) }, { key: "winner" });
 
   const fig = figure(el, {

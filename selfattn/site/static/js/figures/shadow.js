@@ -7,7 +7,7 @@ import { t } from "../i18n.js";
 import { svg } from "../kit/dom.js";
 import { fixed } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { arc, around, arrow, clearTicks, makePlane, reachOutline, ring, shadow, untangle } from "../kit/plane.js";
+import { arc, around, arrow, clearTicks, makePlane, ring, shadow, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -43,15 +43,20 @@ export default function (el, head) {
     label: t({ zh: "查询在键上的影子", en: "The query's shadow on the key" }),
   });
   picture.append(plane.root);
-  reachOutline(plane, rim, "query");
-  // the half of the reach past 90° from the key, where every score is negative: tinted and
-  // named, so the reader sees where to drag before finding it
-  const back = Math.atan2(-key[1], -key[0]);
-  const half = Array.from({ length: 25 }, (_, i) => back + ((i - 12) * Math.PI) / 24);
-  reachOutline(
-    plane,
-    half.map((a) => [reach * Math.cos(a), reach * Math.sin(a)]),
-    "negative-half",
+  // the line at 90° to the key, where every score is zero: past it, on the side its name
+  // stands, every score is negative, so the reader sees where to drag before finding it
+  const { x0, x1, y0, y1 } = plane.bounds;
+  const far = Math.hypot(x1 - x0, y1 - y0);
+  svg(
+    "line",
+    {
+      class: "zero-line",
+      x1: plane.sx(unitKey[1] * far),
+      y1: plane.sy(-unitKey[0] * far),
+      x2: plane.sx(-unitKey[1] * far),
+      y2: plane.sy(unitKey[0] * far),
+    },
+    plane.layers.under,
   );
   const at = -0.62 * reach;
   const negativeName = svg(
@@ -59,9 +64,7 @@ export default function (el, head) {
     { class: "negative-name", x: plane.sx(unitKey[0] * at) + 8, y: plane.sy(unitKey[1] * at) }, // off the key's line
     plane.layers.backdrop,
   );
-  negativeName.textContent = t({ zh: "这半边 q·k < 0", en: "q·k < 0 on this side" });
-  const { x0, x1, y0, y1 } = plane.bounds;
-  const far = Math.hypot(x1 - x0, y1 - y0);
+  negativeName.textContent = "q·k < 0"; // on its side of the zero line
   svg(
     "line",
     {

@@ -19,7 +19,8 @@ export default function (el, head) {
     onPress: () => fig.set({ transposed: !fig.state.transposed }),
   });
   const pair = (i, j) => (i === cat && j === ate) || (i === ate && j === cat);
-  // the two scores the prose compares are printed in their ringed cells; the line answers its question
+  // the two scores the prose compares are printed in their ringed cells; the line answers its
+  // question for a screen reader (css: F10): the traded pair shows the answer
   const out = readouts({ mirror: t({ zh: "沿对角线对称", en: "symmetric about the diagonal" }) }, { key: "mirror" });
   const symmetric = S.every((row, i) => row.every((s, j) => s === S[j][i]));
 

@@ -22,8 +22,10 @@ export default function (el, head) {
   });
   const out = readouts(
     {
+      // the ring shows the top: its key is for a screen reader (css: F09); the line the eye
+      // reads is how far the row's scores stand apart, the flat row the's the least
       top: t({ zh: "最高分在这个键下", en: "top score under key" }),
-      spread: t({ zh: "最高 − 最低", en: "max − min" }),
+      spread: t({ zh: "这一行的差距，最高 − 最低", en: "the row's spread, max − min" }),
     },
     { key: "top" },
   );
