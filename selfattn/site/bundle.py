@@ -74,11 +74,20 @@ def quiet(body: str) -> str:
 TRAILING_COMMENT = re.compile(r"\s+//[^\"'`]*$")
 
 
+# a type written for the checker inside the code, `/** @type {T} */ (x)`: for the checker
+# only (it reads the module files), and 0.7 KiB of a page's gzipped scripts
+TYPE_COMMENT = re.compile(r"/\*\*\s*@type\s.*?\*/ ?")
+
+
 def _code(line: str) -> str:
     """A line that starts outside a template literal, without its indentation and, when it
-    holds no backtick, without a comment after its code (comments were 4 % more)."""
+    holds no backtick or quote, without a comment after its code (comments were 4 % more)
+    or a type inside it."""
     line = line.lstrip()
-    return line if "`" in line else TRAILING_COMMENT.sub("", line)
+    if "`" in line:
+        return line
+    line = TRAILING_COMMENT.sub("", line)
+    return line if "'" in line or '"' in line else TYPE_COMMENT.sub("", line)
 
 
 def _comment(bare: str) -> str | None:

@@ -123,7 +123,10 @@ def test_the_page_reads_the_numbers_the_article_picks_from_python(real_pages):
     [
         ("// why\nconst a = 1;\n  /** doc\n   * more */\nf(a);", "const a = 1;\nf(a);"),
         ("const t = `\n// inside a template\n`;\n// gone", "const t = `\n// inside a template\n`;"),
-        ("f(/** @type {X} */ (a));\n// gone", "f(/** @type {X} */ (a));"),
+        ("f(/** @type {X} */ (a));\n// gone", "f((a));"),  # a type is for the checker
+        ("g((/** @type {{a: T}[]} */ e) => e);", "g((e) => e);"),
+        ('h("/** @type {X} */ (a)");', 'h("/** @type {X} */ (a)");'),  # a line with a string
+        ("k = `${/** @type {X} */ (a)}`;", "k = `${/** @type {X} */ (a)}`;"),
         ("/* a\n */ const b = 2;", "/* a\n */ const b = 2;"),  # code after a block: left whole
         ("if (a) {\n  f(`\n  x`);\n  // gone\n}", "if (a) {\nf(`\n  x`);\n}"),  # a literal's own
         ('a(); // gone\nb("x // kept"); // it\'s kept', 'a();\nb("x // kept"); // it\'s kept'),
