@@ -89,23 +89,8 @@ def show(
     raw = token_strings(tokens) or []
     if len(raw) != n:
         raise ValueError(f"{len(raw)} tokens for {n} queries")
-    keys = token_strings(key_tokens) if key_tokens is not None else None
-    if keys is None and m != n:
-        raise ValueError(
-            f"{m} keys for {n} queries: cross-attention needs key_tokens= (the keys' {m} tokens)"
-        )
-    if keys is not None and len(keys) != m:
-        raise ValueError(f"{len(keys)} key_tokens for {m} keys")
-    if isinstance(mask, str):
-        if mask != "causal":
-            raise ValueError(f"mask must be 'causal' or a boolean (n, m) array, not {mask!r}")
-        if keys is not None:
-            raise ValueError("mask='causal' is for self-attention: pass an (n, m) boolean mask")
-        allowed: np.ndarray | None = np.tril(np.ones((n, n), dtype=bool))
-    else:
-        allowed = None if mask is None else np.asarray(as_array(mask), dtype=bool)
-        if allowed is not None and allowed.shape != (n, m):
-            raise ValueError(f"mask is {allowed.shape}: a row a query, a column a key: ({n}, {m})")
+    keys = _key_names(key_tokens, n, m)
+    allowed = _mask(mask, n, m, keys is not None)
     W = attention_weights(Q, K, allowed, scale, softcap)
     (q2, k2), qk_kept = projection(Q, K)
     (v2,), v_kept = projection(V)
@@ -124,6 +109,33 @@ def show(
         qk_kept=qk_kept,
         v_kept=v_kept,
     )
+
+
+def _key_names(key_tokens: Any, n: int, m: int) -> list[str] | None:
+    """The m keys' tokens when they are another sequence's (cross-attention), else None."""
+    keys = token_strings(key_tokens) if key_tokens is not None else None
+    if keys is None and m != n:
+        raise ValueError(
+            f"{m} keys for {n} queries: cross-attention needs key_tokens= (the keys' {m} tokens)"
+        )
+    if keys is not None and len(keys) != m:
+        raise ValueError(f"{len(keys)} key_tokens for {m} keys")
+    return keys
+
+
+def _mask(mask: Any, n: int, m: int, cross: bool) -> np.ndarray | None:
+    """The keys each query may see, `(n, m)`, from "causal" (self-attention only) or an
+    array; None when every query sees every key."""
+    if isinstance(mask, str):
+        if mask != "causal":
+            raise ValueError(f"mask must be 'causal' or a boolean (n, m) array, not {mask!r}")
+        if cross:
+            raise ValueError("mask='causal' is for self-attention: pass an (n, m) boolean mask")
+        return np.tril(np.ones((n, n), dtype=bool))
+    allowed = None if mask is None else np.asarray(as_array(mask), dtype=bool)
+    if allowed is not None and allowed.shape != (n, m):
+        raise ValueError(f"mask is {allowed.shape}: a row a query, a column a key: ({n}, {m})")
+    return allowed
 
 
 def _runner(model: Any, inputs: Any) -> Callable[[], Any]:
@@ -151,8 +163,9 @@ def _tokens(
     if isinstance(inputs, str) and to_str is not None:
         return [str(t) for t in to_str(inputs)]
     given = inputs if any(hasattr(tokens, name) for name in TOKENIZER) else None
-    if given is not None and hasattr(inputs, "keys") and ids in inputs:
-        given = inputs[ids]
+    held: Any = inputs  # a tokenizer's output, or ids alone
+    if given is not None and hasattr(held, "keys") and ids in held:
+        given = held[ids]
     return token_strings(tokens, given, batch)
 
 
@@ -192,27 +205,10 @@ def show_layer(
     strings, `tokens` are the decoder's and `key_tokens` the encoder's. The title names the
     layer and the head, as the other views do.
     """
-    from selfattn.notebook.capture import attention_layers, capture, is_lens, kv_head, lens_qkv
+    from selfattn.notebook.capture import kv_head
 
     seen: dict[str, bool] = {}  # whether the layer ran as cross-attention (capture)
-    if module is None and is_lens(model):
-        Q, K, V = lens_qkv(model, inputs, layer)
-        causal = getattr(model.cfg, "attention_dir", "causal") == "causal"
-    else:
-        if module is None:
-            layers = attention_layers(model)
-            if not layers:
-                raise ValueError(
-                    "no attention module with q, k, v projections was found: pass module="
-                )
-            if not 0 <= layer < len(layers):
-                raise ValueError(
-                    f"layer={layer}: the model has attention layers 0..{len(layers) - 1}"
-                )
-            module = layers[layer]
-        Q, K, V = capture(module, _runner(model, inputs), heads, seen)
-        causal = bool(getattr(module, "is_causal", False))
-        layer = _index(model, module, layer)
+    Q, K, V, causal, module, layer = _layer_qkv(model, inputs, layer, module, heads, seen)
     if not 0 <= head < Q.shape[1]:
         raise ValueError(f"head={head}: the layer has q heads 0..{Q.shape[1] - 1}")
     shared = kv_head(Q.shape[1], K.shape[1], head)
@@ -220,10 +216,7 @@ def show_layer(
     crossed = bool(seen.get("cross")) or len(k) != len(q)
     decoder = crossed or bool(getattr(module, "is_decoder", False))
     raw = _tokens(model, inputs, tokens, batch, "decoder_input_ids" if decoder else "input_ids")
-    keys = None
-    if crossed:  # the encoder's tokens: key_tokens, or the tokenizer given reading input_ids
-        named = key_tokens if key_tokens is not None else tokens if _reads_ids(tokens) else None
-        keys = _tokens(model, inputs, named, batch) or [str(j) for j in range(len(k))]
+    keys = _encoder_tokens(model, inputs, tokens, key_tokens, batch, len(k)) if crossed else None
     padding = "attention_mask" if crossed or not decoder else "decoder_attention_mask"
     allowed = _allowed(
         module, inputs, batch, (len(q), len(k)), "causal" if causal else None, padding
@@ -240,6 +233,37 @@ def show_layer(
         title=f"{title}, {where}" if title else where,
         **_scoring(module),
     )
+
+
+def _layer_qkv(
+    model: Any, inputs: Any, layer: int, module: Any, heads: int | None, seen: dict
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, Any, int]:
+    """q, k, v of every head of the layer asked for, whether it is causal, its module and
+    its number among the model's attention layers."""
+    from selfattn.notebook.capture import attention_layers, capture, is_lens, lens_qkv
+
+    if module is None and is_lens(model):
+        Q, K, V = lens_qkv(model, inputs, layer)
+        return Q, K, V, getattr(model.cfg, "attention_dir", "causal") == "causal", None, layer
+    if module is None:
+        layers = attention_layers(model)
+        if not layers:
+            raise ValueError("no attention module with q, k, v projections was found: pass module=")
+        if not 0 <= layer < len(layers):
+            raise ValueError(f"layer={layer}: the model has attention layers 0..{len(layers) - 1}")
+        module = layers[layer]
+    Q, K, V = capture(module, _runner(model, inputs), heads, seen)
+    causal = bool(getattr(module, "is_causal", False))
+    return Q, K, V, causal, module, _index(model, module, layer)
+
+
+def _encoder_tokens(
+    model: Any, inputs: Any, tokens: Any, key_tokens: Any, batch: int, m: int
+) -> list[str]:
+    """Cross-attention's keys: `key_tokens`, or the tokenizer given reading `input_ids`,
+    else the keys' numbers."""
+    named = key_tokens if key_tokens is not None else tokens if _reads_ids(tokens) else None
+    return _tokens(model, inputs, named, batch) or [str(j) for j in range(m)]
 
 
 def _reads_ids(tokens: Any) -> bool:

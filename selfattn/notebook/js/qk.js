@@ -77,7 +77,10 @@ export function renderQK({ model, el }) {
   const head = html(
     "div",
     { class: "nb-head" },
-    html("div", { class: "nb-title", text: model.get("title") || (crossKeys.length ? `one head, ${n} queries × ${m} keys` : `one head, ${n} tokens`) }),
+    html("div", {
+      class: "nb-title",
+      text: model.get("title") || (crossKeys.length ? `one head, ${n} queries × ${m} keys` : `one head, ${n} tokens`),
+    }),
   );
   const body = html("div", { class: "stage wide" });
   const picture = html("div", { class: "picture" });
