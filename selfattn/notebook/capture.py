@@ -145,23 +145,29 @@ def _unseen_change(module: Any, rotated: bool) -> str | None:
     return None
 
 
-def capture(module: Any, run: Callable[[], Any], heads: int | None = None) -> list[np.ndarray]:
+def capture(
+    module: Any, run: Callable[[], Any], heads: int | None = None, seen: dict | None = None
+) -> list[np.ndarray]:
     """q, k, v of every head, each `(batch, heads, n, d_head)` float32, as `module` computed
     them while `run()` ran the model; under grouped-query attention k and v have fewer heads
     than q (`kv_head` says which one a q head reads). q and k are rotated as the layer rotates
-    them (`rotate`); a layer whose change to q and k cannot be followed raises ValueError."""
+    them (`rotate`); a layer whose change to q and k cannot be followed raises ValueError.
+    `seen["cross"]` says whether the layer ran as cross-attention (`cross`): k and v then
+    come from another sequence than q, even one as long."""
     import torch
 
     names = _projections(module)
     if names is None:
         raise ValueError(f"{type(module).__name__} has no q, k, v projections this can find")
     outputs: dict[str, Any] = {}
+    seen = {} if seen is None else seen
     hooks = []
     if names == ("in_proj_weight",):  # nn.MultiheadAttention: project its inputs ourselves
 
         def keep_inputs(_: Any, args: tuple, kwargs: dict) -> None:
             given = [*args, *(kwargs.get(k) for k in ("query", "key", "value"))]
             qkv = [x for x in given if x is not None][:3]
+            seen["cross"] = qkv[1] is not qkv[0]
             if not module.batch_first:
                 qkv = [x.transpose(0, 1) for x in qkv]
             weights = module.in_proj_weight.chunk(3)
@@ -173,6 +179,7 @@ def capture(module: Any, run: Callable[[], Any], heads: int | None = None) -> li
     else:
 
         def keep_rotation(_: Any, args: tuple, kwargs: dict) -> None:
+            seen["cross"] = cross(kwargs)
             given = kwargs.get("position_embeddings")
             if given is None and len(args) > 1 and isinstance(args[1], tuple):
                 given = args[1]  # Llama's forward(hidden_states, position_embeddings, ...)
@@ -205,6 +212,16 @@ def capture(module: Any, run: Callable[[], Any], heads: int | None = None) -> li
     if names == ("in_proj_weight",):
         return split
     return _as_multiplied(module, split, outputs.get("rotation"))
+
+
+# what a Hugging Face layer is handed when it attends to another sequence: BART, T5, Whisper
+# and Marian's `key_value_states`, BERT-style decoders' `encoder_hidden_states`
+CROSS = ("key_value_states", "encoder_hidden_states")
+
+
+def cross(kwargs: dict) -> bool:
+    """Whether a layer's forward was handed another sequence to attend to."""
+    return any(kwargs.get(name) is not None for name in CROSS)
 
 
 def _as_multiplied(module: Any, split: list[np.ndarray], rotation: Any) -> list[np.ndarray]:

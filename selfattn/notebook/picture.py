@@ -87,9 +87,17 @@ def draw(weights: np.ndarray, causal: bool, wrong: list[list[int]], side: int = 
 # where the live widget is on its way and hides it as it draws: js/common.js hideStill), so it
 # never flashes before the live view; an untrusted notebook, GitHub or nbviewer strip the
 # <style> and show it at once. Its class names the view, so each view hides its own.
+# Where JupyterLab has already given up on the widget, no live view is on its way, and the
+# still shows at once: a trusted notebook saved without widget state showed only "Error
+# displaying widget: model not found" for those 5 s, the test's 3 s after the kernel was idle
+# included. @jupyter-widgets/jupyterlab-manager's renderer (jupyterlab_widgets 3) puts its
+# class jupyter-widgets on the output itself only when it fails (the model not found, or its
+# view not made); a view it draws sits inside the output, and "Loading widget..." has no class.
+FAILED = ".jp-OutputArea-child:has(> .jp-OutputArea-output.jupyter-widgets)"
 WAIT = (
     "<style>@keyframes selfattn-wait {from {max-height: 0; overflow: hidden; margin: 0}}"
-    " .selfattn-still {animation: selfattn-wait 0s 5s backwards}</style>"
+    " .selfattn-still {animation: selfattn-wait 0s 5s backwards}"
+    f" {FAILED} + .jp-OutputArea-child .selfattn-still {{animation: none}}</style>"
 )
 
 

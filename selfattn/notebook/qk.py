@@ -19,6 +19,9 @@ class HeadView(Widget):
     """One head's queries, keys and values: the query/key plane and the weighted sum."""
 
     weights = traitlets.Bytes().tag(sync=True)
+    # cross-attention's keys, from another sequence than its queries (an encoder's tokens
+    # under a decoder's queries); [] when the keys are the queries' tokens
+    key_tokens = traitlets.List(traitlets.Unicode()).tag(sync=True)
     mask = traitlets.Unicode("").tag(sync=True)
     q2 = traitlets.List().tag(sync=True)
     k2 = traitlets.List().tag(sync=True)
@@ -34,9 +37,15 @@ class HeadView(Widget):
         kept = "exact" if self.d == 2 else f"the two principal directions, {self.qk_kept:.0%} kept"
         return picture.figure(
             stills.plane(q2.reshape(-1, 2), k2.reshape(-1, 2)),
-            f"{self.title or 'one head'}: {len(self.tokens)} queries (orange) and keys (blue) "
-            f"on the query/key plane ({kept}; d = {self.d}). {picture.STILL}",
+            f"{self.title or 'one head'}: {self._counted()} on the query/key plane "
+            f"({kept}; d = {self.d}). {picture.STILL}",
         )
+
+    def _counted(self) -> str:
+        n, m = len(self.tokens), len(self.key_tokens or self.tokens)
+        if not self.key_tokens:
+            return f"{n} queries (orange) and keys (blue)"
+        return f"{n} queries (orange) over {m} keys (blue) of another sequence"
 
 
 def _finite(**arrays: np.ndarray) -> None:
@@ -54,6 +63,7 @@ def show(
     v: Any,
     *,
     tokens: Any,
+    key_tokens: Any = None,
     mask: Any = None,
     title: str | None = None,
     scale: float | None = None,
@@ -61,33 +71,33 @@ def show(
 ) -> HeadView:
     """One head: the query/key plane (F03) and the weighted sum of the values (F20).
 
-    `q` and `k` are `(n, d)`, `v` is `(n, d_v)`. `mask` is `"causal"` or an `(n, n)` boolean
-    array, True where a query may see a key. Exact when d = 2; otherwise drawn on the two
-    principal directions, labelled with the share of variance kept. q·k is multiplied by
-    `scale` (1/√d by default) and, with `softcap`, capped to ±softcap by tanh, as Gemma 2 does.
+    `q` is `(n, d)`, `k` is `(m, d)` and `v` is `(m, d_v)`: m = n for self-attention; for
+    cross-attention (a decoder's queries over an encoder's keys) `key_tokens` names the m
+    keys, as `tokens` names the n queries. `mask` is `"causal"` (self-attention only) or an
+    `(n, m)` boolean array, True where a query may see a key. Exact when d = 2; otherwise
+    drawn on the two principal directions, labelled with the share of variance kept. q·k is
+    multiplied by `scale` (1/√d by default) and, with `softcap`, capped to ±softcap by tanh,
+    as Gemma 2 does.
     """
     Q, K, V = as_array(q), as_array(k), as_array(v)
-    n = Q.shape[0]
-    if Q.ndim != 2 or K.shape != Q.shape or V.ndim != 2 or V.shape[0] != n:
+    n, m = Q.shape[0], K.shape[0]
+    if Q.ndim != 2 or K.ndim != 2 or K.shape[1] != Q.shape[1] or V.ndim != 2 or V.shape[0] != m:
         raise ValueError(
-            f"q and k must be (n, d) alike and v (n, d_v): {Q.shape}, {K.shape}, {V.shape}"
+            f"q must be (n, d), k (m, d) alike in d and v (m, d_v): {Q.shape}, {K.shape}, {V.shape}"
         )
     _finite(q=Q, k=K, v=V)
     raw = token_strings(tokens) or []
     if len(raw) != n:
         raise ValueError(f"{len(raw)} tokens for {n} queries")
-    if isinstance(mask, str):
-        if mask != "causal":
-            raise ValueError(f"mask must be 'causal' or a boolean (n, n) array, not {mask!r}")
-        allowed: np.ndarray | None = np.tril(np.ones((n, n), dtype=bool))
-    else:
-        allowed = None if mask is None else np.asarray(as_array(mask), dtype=bool)
+    keys = _key_names(key_tokens, n, m)
+    allowed = _mask(mask, n, m, keys is not None)
     W = attention_weights(Q, K, allowed, scale, softcap)
     (q2, k2), qk_kept = projection(Q, K)
     (v2,), v_kept = projection(V)
     return HeadView(
         kind="qk",
         **labels(raw),
+        key_tokens=labels(keys)["tokens"] if keys is not None else [],
         title=title or "",
         weights=floats(W),
         mask="" if allowed is None else "".join("1" if a else "0" for a in allowed.ravel()),
@@ -101,6 +111,33 @@ def show(
     )
 
 
+def _key_names(key_tokens: Any, n: int, m: int) -> list[str] | None:
+    """The m keys' tokens when they are another sequence's (cross-attention), else None."""
+    keys = token_strings(key_tokens) if key_tokens is not None else None
+    if keys is None and m != n:
+        raise ValueError(
+            f"{m} keys for {n} queries: cross-attention needs key_tokens= (the keys' {m} tokens)"
+        )
+    if keys is not None and len(keys) != m:
+        raise ValueError(f"{len(keys)} key_tokens for {m} keys")
+    return keys
+
+
+def _mask(mask: Any, n: int, m: int, cross: bool) -> np.ndarray | None:
+    """The keys each query may see, `(n, m)`, from "causal" (self-attention only) or an
+    array; None when every query sees every key."""
+    if isinstance(mask, str):
+        if mask != "causal":
+            raise ValueError(f"mask must be 'causal' or a boolean (n, m) array, not {mask!r}")
+        if cross:
+            raise ValueError("mask='causal' is for self-attention: pass an (n, m) boolean mask")
+        return np.tril(np.ones((n, n), dtype=bool))
+    allowed = None if mask is None else np.asarray(as_array(mask), dtype=bool)
+    if allowed is not None and allowed.shape != (n, m):
+        raise ValueError(f"mask is {allowed.shape}: a row a query, a column a key: ({n}, {m})")
+    return allowed
+
+
 def _runner(model: Any, inputs: Any) -> Callable[[], Any]:
     """How to run the model on `inputs`: a tokenizer's output as `**inputs`, a function as
     it is, anything else as the model's one argument."""
@@ -111,9 +148,12 @@ def _runner(model: Any, inputs: Any) -> Callable[[], Any]:
     return lambda: model(inputs)
 
 
-def _tokens(model: Any, inputs: Any, tokens: Any, batch: int) -> list[str] | None:
-    """The layer's tokens: strings, a tokenizer reading the ids in `inputs`, or, for a
-    TransformerLens model given text, the model's own tokens of it."""
+def _tokens(
+    model: Any, inputs: Any, tokens: Any, batch: int, ids: str = "input_ids"
+) -> list[str] | None:
+    """The layer's tokens: strings, a tokenizer reading the ids in `inputs` (its `ids`, the
+    decoder's `decoder_input_ids` for a decoder's queries), or, for a TransformerLens model
+    given text, the model's own tokens of it."""
     from selfattn.notebook.capture import is_lens
     from selfattn.notebook.inputs import TOKENIZER
 
@@ -123,6 +163,9 @@ def _tokens(model: Any, inputs: Any, tokens: Any, batch: int) -> list[str] | Non
     if isinstance(inputs, str) and to_str is not None:
         return [str(t) for t in to_str(inputs)]
     given = inputs if any(hasattr(tokens, name) for name in TOKENIZER) else None
+    held: Any = inputs  # a tokenizer's output, or ids alone
+    if given is not None and hasattr(held, "keys") and ids in held:
+        given = held[ids]
     return token_strings(tokens, given, batch)
 
 
@@ -131,6 +174,7 @@ def show_layer(
     inputs: Any,
     tokens: Any = None,
     *,
+    key_tokens: Any = None,
     layer: int = 0,
     head: int = 0,
     batch: int = 0,
@@ -154,41 +198,87 @@ def show_layer(
     TransformerLens 4's TransformerBridge) is read from its own hooks,
     `blocks.{layer}.attn.hook_q`/`hook_k`/`hook_v` (`hook_rot_q`/`hook_rot_k` when rotary), on
     ids or text, its tokens by default.
-    """
-    from selfattn.notebook.capture import attention_layers, capture, is_lens, kv_head, lens_qkv
 
-    if module is None and is_lens(model):
-        Q, K, V = lens_qkv(model, inputs, layer)
-        causal = getattr(model.cfg, "attention_dir", "causal") == "causal"
-    else:
-        if module is None:
-            layers = attention_layers(model)
-            if not layers:
-                raise ValueError(
-                    "no attention module with q, k, v projections was found: pass module="
-                )
-            if not 0 <= layer < len(layers):
-                raise ValueError(
-                    f"layer={layer}: the model has attention layers 0..{len(layers) - 1}"
-                )
-            module = layers[layer]
-        Q, K, V = capture(module, _runner(model, inputs), heads)
-        causal = bool(getattr(module, "is_causal", False))
+    A cross-attention layer (an encoder–decoder's, as BART's `encoder_attn`) draws the
+    decoder's queries over the encoder's keys and values: with a tokenizer as `tokens` the
+    queries are read from `inputs["decoder_input_ids"]` and the keys from `input_ids`; with
+    strings, `tokens` are the decoder's and `key_tokens` the encoder's. The title names the
+    layer and the head, as the other views do.
+    """
+    from selfattn.notebook.capture import kv_head
+
+    seen: dict[str, bool] = {}  # whether the layer ran as cross-attention (capture)
+    Q, K, V, causal, module, layer = _layer_qkv(model, inputs, layer, module, heads, seen)
     if not 0 <= head < Q.shape[1]:
         raise ValueError(f"head={head}: the layer has q heads 0..{Q.shape[1] - 1}")
     shared = kv_head(Q.shape[1], K.shape[1], head)
     q, k, v = Q[batch, head], K[batch, shared], V[batch, shared]
-    raw = _tokens(model, inputs, tokens, batch)
-    allowed = _allowed(module, inputs, batch, len(q), "causal" if causal else None)
+    crossed = bool(seen.get("cross")) or len(k) != len(q)
+    decoder = crossed or bool(getattr(module, "is_decoder", False))
+    raw = _tokens(model, inputs, tokens, batch, "decoder_input_ids" if decoder else "input_ids")
+    keys = _encoder_tokens(model, inputs, tokens, key_tokens, batch, len(k)) if crossed else None
+    padding = "attention_mask" if crossed or not decoder else "decoder_attention_mask"
+    allowed = _allowed(
+        module, inputs, batch, (len(q), len(k)), "causal" if causal else None, padding
+    )
+    where = f"layer {layer} · head {head}" + (f" (k, v head {shared})" if shared != head else "")
+    where += ", cross-attention: decoder queries over encoder keys" if crossed else ""
     return show(
         q,
         k,
         v,
         tokens=raw or [str(i) for i in range(len(q))],
+        key_tokens=keys,
         mask=allowed if mask is None else mask,
-        title=title or "",
+        title=f"{title}, {where}" if title else where,
         **_scoring(module),
     )
+
+
+def _layer_qkv(
+    model: Any, inputs: Any, layer: int, module: Any, heads: int | None, seen: dict
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool, Any, int]:
+    """q, k, v of every head of the layer asked for, whether it is causal, its module and
+    its number among the model's attention layers."""
+    from selfattn.notebook.capture import attention_layers, capture, is_lens, lens_qkv
+
+    if module is None and is_lens(model):
+        Q, K, V = lens_qkv(model, inputs, layer)
+        return Q, K, V, getattr(model.cfg, "attention_dir", "causal") == "causal", None, layer
+    if module is None:
+        layers = attention_layers(model)
+        if not layers:
+            raise ValueError("no attention module with q, k, v projections was found: pass module=")
+        if not 0 <= layer < len(layers):
+            raise ValueError(f"layer={layer}: the model has attention layers 0..{len(layers) - 1}")
+        module = layers[layer]
+    Q, K, V = capture(module, _runner(model, inputs), heads, seen)
+    causal = bool(getattr(module, "is_causal", False))
+    return Q, K, V, causal, module, _index(model, module, layer)
+
+
+def _encoder_tokens(
+    model: Any, inputs: Any, tokens: Any, key_tokens: Any, batch: int, m: int
+) -> list[str]:
+    """Cross-attention's keys: `key_tokens`, or the tokenizer given reading `input_ids`,
+    else the keys' numbers."""
+    named = key_tokens if key_tokens is not None else tokens if _reads_ids(tokens) else None
+    return _tokens(model, inputs, named, batch) or [str(j) for j in range(m)]
+
+
+def _reads_ids(tokens: Any) -> bool:
+    from selfattn.notebook.inputs import TOKENIZER
+
+    return any(hasattr(tokens, name) for name in TOKENIZER)
+
+
+def _index(model: Any, module: Any, layer: int) -> int:
+    """The module's place among the model's attention layers, as `layer=` counts them
+    (`module=` given, it is found there), else `layer` as it was."""
+    from selfattn.notebook.capture import attention_layers
+
+    found = [i for i, m in enumerate(attention_layers(model)) if m is module]
+    return found[0] if found else layer
 
 
 def _number(owner: Any, name: str) -> float | None:
@@ -206,29 +296,36 @@ def _scoring(module: Any) -> dict[str, float | None]:
     }
 
 
-def _allowed(module: Any, inputs: Any, batch: int, n: int, mask: str | None) -> Any:
+def _allowed(
+    module: Any,
+    inputs: Any,
+    batch: int,
+    shape: tuple[int, int],
+    mask: str | None,
+    name: str = "attention_mask",
+) -> Any:
     """The keys each query may see, as the model masks them: causal when the layer is, within
-    its `sliding_window` when it has one, and never a padding key of `inputs`'
-    `attention_mask` (a padded batch: the model gives a padding key no weight). `mask` as it
-    was when nothing more is masked."""
+    its `sliding_window` when it has one, and never a padding key of `inputs`' `name` mask
+    (`attention_mask`, the encoder's, for its own layers and cross-attention's keys;
+    `decoder_attention_mask` for a decoder's own; a padded batch: the model gives a padding
+    key no weight). `mask` as it was when nothing more is masked."""
     window = _number(module, "sliding_window")
-    padding = (
-        inputs["attention_mask"] if hasattr(inputs, "keys") and "attention_mask" in inputs else None
-    )
+    padding = inputs[name] if hasattr(inputs, "keys") and name in inputs else None
     if window is None and padding is None:
         return mask
-    allowed = np.tril(np.ones((n, n), bool)) if mask == "causal" else np.ones((n, n), bool)
+    n, m = shape
+    allowed = np.tril(np.ones((n, m), bool)) if mask == "causal" else np.ones((n, m), bool)
     if window is not None:  # transformers' sliding_window_overlay: key > query − window
-        rows, cols = np.indices((n, n))
+        rows, cols = np.indices((n, m))
         allowed &= cols > rows - window
     if padding is not None:
         kept = np.asarray(padding.detach().cpu() if hasattr(padding, "detach") else padding)
         if kept.ndim == 2:
             kept = kept[batch]
-        if kept.shape != (n,):
+        if kept.shape != (m,):
             raise ValueError(
-                f"attention_mask is {tuple(np.shape(padding))}: only a (batch, n) mask of 1 "
-                "(a token) and 0 (padding) is followed; pass mask= (n, n) yourself"
+                f"{name} is {tuple(np.shape(padding))}: only a (batch, n) mask of 1 "
+                "(a token) and 0 (padding) is followed; pass mask= (n, m) yourself"
             )
         allowed &= kept.astype(bool)[None, :]
     return allowed

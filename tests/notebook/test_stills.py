@@ -158,3 +158,40 @@ def test_the_still_never_shows_where_the_widget_draws(browser: Browser, view: st
     rooms = {step: seen[step] for step in ("printed", "frames", "late", "drawn", "after")}
     assert rooms == dict.fromkeys(rooms, 0), (view, rooms)
     assert seen["unhidden"] > 20, view  # what the measure sees of a still no widget hides
+
+
+# the widget's output as JupyterLab's widget renderer leaves it: failed (a notebook saved
+# without widget state: the model is not found), or still loading its view
+FAILED = ("jp-OutputArea-output jupyter-widgets", "Error displaying widget: model not found")
+LOADING = ("jp-OutputArea-output", "Loading widget...")
+STILL_AFTER = """({ widget, still }) => {
+  const area = document.querySelector(".jp-OutputArea");
+  for (const [cls, html] of [widget, ["jp-OutputArea-output", still]]) {
+    const child = document.createElement("div");
+    child.className = "jp-OutputArea-child";
+    const out = document.createElement("div");
+    out.className = cls;
+    out.innerHTML = html;
+    child.append(out);
+    area.append(child);
+  }
+  return document.querySelector(".selfattn-still").getBoundingClientRect().height;
+}"""
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_the_still_shows_at_once_where_jupyterlab_cannot_draw_the_widget(
+    browser: Browser, view: str
+) -> None:
+    space: dict = {}
+    exec(SETUP, space)
+    still = eval(VIEWS[view], space)._still()
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    rooms = {}
+    for name, widget in (("failed", FAILED), ("loading", LOADING)):
+        page.set_content(LAB)
+        rooms[name] = page.evaluate(STILL_AFTER, {"widget": widget, "still": still})
+    page.close()
+    # no live view is on its way after a failure: the still, not 5 s of the error alone
+    assert rooms["failed"] > 20, (view, rooms)
+    assert rooms["loading"] == 0, (view, rooms)  # the live view may come: the still waits

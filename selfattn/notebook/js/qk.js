@@ -62,6 +62,10 @@ export function renderQK({ model, el }) {
   const started = performance.now();
   const tokens = /** @type {string[]} */ (model.get("tokens"));
   const n = tokens.length;
+  // cross-attention's keys are another sequence's tokens (an encoder's, under a decoder's queries)
+  const crossKeys = /** @type {string[]} */ (model.get("key_tokens") ?? []);
+  const keyTokens = crossKeys.length ? crossKeys : tokens;
+  const m = keyTokens.length;
   const Q = model.get("q2"),
     K = model.get("k2"),
     V = model.get("v2");
@@ -73,7 +77,10 @@ export function renderQK({ model, el }) {
   const head = html(
     "div",
     { class: "nb-head" },
-    html("div", { class: "nb-title", text: model.get("title") || `one head, ${n} tokens` }),
+    html("div", {
+      class: "nb-title",
+      text: model.get("title") || (crossKeys.length ? `one head, ${n} queries × ${m} keys` : `one head, ${n} tokens`),
+    }),
   );
   const body = html("div", { class: "stage wide" });
   const picture = html("div", { class: "picture" });
@@ -110,13 +117,13 @@ export function renderQK({ model, el }) {
   // right: values faint, the terms w·v tip to tail, the output in purple
   const right = planeFor([...V, [0, 0]], "The weighted sum of the values and the output");
   picture.append(right.root);
-  if (n <= ARROWS_UP_TO) for (const v of V) arrow(right, { cls: "value faint" }).set(v);
+  if (m <= ARROWS_UP_TO) for (const v of V) arrow(right, { cls: "value faint" }).set(v);
   else
     for (const v of V)
       svg("circle", { class: "value-dot", r: 2.5, cx: right.sx(v[0]), cy: right.sy(v[1]) }, right.layers.under);
   polygon(right, convexHull(V), "hull");
   const path = svg("polyline", { class: "sum-path" }, right.layers.shapes);
-  const terms = Array.from({ length: Math.min(n, LABELLED) }, () => arrow(right, { cls: "value term" }));
+  const terms = Array.from({ length: Math.min(m, LABELLED) }, () => arrow(right, { cls: "value term" }));
   const output = arrow(right, { cls: "output", label: "output" });
   const dot = point(right, { cls: "output", label: "" });
   exportMenu(head, () => left.root, "query-and-keys");
@@ -154,11 +161,11 @@ export function renderQK({ model, el }) {
 
   function draw() {
     const i = model.get("row");
-    const w = Array.from(W.subarray(i * n, i * n + n));
+    const w = Array.from(W.subarray(i * m, i * m + m));
     const order = w.map((_, j) => j).sort((a, b) => w[b] - w[a]);
     const scaleArea = 14 / Math.sqrt(Math.max(...w, 1e-9)); // the top key's dot has radius 14
     K.forEach((k, j) => {
-      const off = mask && mask[i * n + j] === "0";
+      const off = mask && mask[i * m + j] === "0";
       keyDots[j].setAttribute("cx", String(left.sx(k[0])));
       keyDots[j].setAttribute("cy", String(left.sy(k[1])));
       keyDots[j].setAttribute("r", String(off ? 3 : Math.max(1.5, Math.sqrt(w[j]) * scaleArea)));
@@ -168,7 +175,7 @@ export function renderQK({ model, el }) {
       keyLabels[j].setAttribute("x", String(left.sx(k[0]) + 10));
       keyLabels[j].setAttribute("y", String(left.sy(k[1]) - 8));
       keyLabels[j].setAttribute("text-anchor", "start");
-      keyLabels[j].textContent = named ? `${elide(tokens[j], 10)} ${fixed(w[j])}` : "";
+      keyLabels[j].textContent = named ? `${elide(keyTokens[j], 10)} ${fixed(w[j])}` : "";
       if (named && keyLabels[j].getBBox().x + keyLabels[j].getBBox().width > left.root.viewBox.baseVal.width) {
         keyLabels[j].setAttribute("x", String(left.sx(k[0]) - 10)); // past the right edge: read leftward
         keyLabels[j].setAttribute("text-anchor", "end");
@@ -193,7 +200,7 @@ export function renderQK({ model, el }) {
     path.setAttribute("points", points.map(([x, y]) => `${right.sx(x)},${right.sy(y)}`).join(" "));
     terms.forEach((term, k) => {
       const [from, to, j] = steps[k];
-      term.set(w[j] > 0 ? to : null, from, `${elide(tokens[j], 10)}`);
+      term.set(w[j] > 0 ? to : null, from, `${elide(keyTokens[j], 10)}`);
     });
     output.set(at);
     dot.set(at);
@@ -204,7 +211,8 @@ export function renderQK({ model, el }) {
     thin(right, named, [at, ...steps.map((step) => step[1])]);
     chips.forEach((c, j) => {
       c.classList.toggle("current", j === i);
-      c.classList.toggle("masked", Boolean(mask && mask[i * n + j] === "0"));
+      // a chip is a query; under self-attention also the key it masks
+      c.classList.toggle("masked", Boolean(!crossKeys.length && mask && mask[i * n + j] === "0"));
     });
     status.textContent = `query ${i}: ${elide(tokens[i], 16)} · output ${fixed(at[0])}, ${fixed(at[1])}`;
   }
