@@ -38,6 +38,9 @@ SWITCH_FIRST = {"multiply-leak"}
 # a choice to make at a step, by its value (F24's state 3 shows a bug, not a third tile size;
 # F16's the cure, √d, at the width step 2 reached; F11's overflow, then its cure, c = −max s)
 CHOICES = {"tiled-pass": {3: "rescale"}, "divisor": {3: "sqrt"}, "staircase": {2: "1000", 3: "max"}}
+# a mark to point at for a step, where the figure's one button has no third state (F10's
+# flip: step 3 points at the transposed cell ate→cat, whose number and tokens light up)
+POINT = {"transpose": {3: ".cell[data-row='ate'][data-column='cat']"}}
 
 
 def drive(page: Page, slug: str, step: int) -> None:
@@ -58,6 +61,9 @@ def drive(page: Page, slug: str, step: int) -> None:
         return
     if step in CHOICES.get(slug, {}):
         fig.locator(f"input[type=radio][value='{CHOICES[slug][step]}']").check(force=True)
+        return
+    if step in POINT.get(slug, {}):
+        fig.locator(POINT[slug][step]).first.hover(force=True)
         return
     if step in KEYS.get(slug, {}):
         handle.first.focus()
@@ -130,7 +136,8 @@ def shoot(url: str, out: Path, view: str, slugs: list[str]) -> list[str]:
                     drive(page, slug, step)
                 except Exception as e:  # a figure with no such control: the shot shows rest
                     errors.append(f"{slug} step {step}: {type(e).__name__}")
-                page.mouse.move(0, 0)
+                if step not in POINT.get(slug, {}):  # a pointing step keeps its pointer
+                    page.mouse.move(0, 0)
                 page.wait_for_timeout(450)
                 fig.screenshot(path=str(out / f"{name}-{step}.png"))
             box = fig.bounding_box() or {"width": 0, "height": 0}
