@@ -24,6 +24,8 @@ from pathlib import Path
 def replace_file(path: str | Path, text: str) -> Path:
     """Write `text` (UTF-8) to `path` whole or not at all; returns `path`."""
     data = text.encode("utf-8")  # before any file is touched: an unwritable text fails here
+    if str(path).endswith(("/", os.sep)):  # Path() would drop the slash and write a file
+        raise IsADirectoryError(f"{path} ends in a slash, so it names a folder: name a file")
     path = Path(path)
     real = Path(os.path.realpath(path))
     if real.is_dir():
@@ -52,6 +54,10 @@ def replace_file(path: str | Path, text: str) -> Path:
         with contextlib.suppress(FileNotFoundError):  # a file replaced keeps its permissions
             os.chmod(temporary, stat.S_IMODE(real.stat().st_mode))
         os.replace(temporary, real)
+    except OSError as exc:  # named by the user's path: the temporary name means nothing to them
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)

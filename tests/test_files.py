@@ -101,3 +101,23 @@ def test_a_name_of_wide_characters_at_the_limit_is_written(tmp_path: Path) -> No
     path = tmp_path / ("猫" * 83 + ".h")  # 251 bytes in UTF-8
     replace_file(path, "new")
     assert path.read_text() == "new"
+
+
+def test_a_path_ending_in_a_slash_names_a_folder_and_nothing_is_written(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError, match="ends in a slash"):
+        replace_file(f"{tmp_path / 'x.html'}/", "text")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_write_names_the_users_path_never_the_temporary_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_room(fd: int) -> None:
+        raise OSError(28, "No space left on device", "/somewhere/.x.html.1a2b3c4d.tmp")
+
+    monkeypatch.setattr(os, "fsync", no_room)
+    path = tmp_path / "x.html"
+    with pytest.raises(OSError) as raised:
+        replace_file(path, "text")
+    assert str(path) in str(raised.value) and ".tmp" not in str(raised.value)
+    assert list(tmp_path.iterdir()) == []

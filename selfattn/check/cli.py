@@ -32,6 +32,17 @@ from .runner import TargetError
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding selfattn/
 
 
+def seconds(text: str) -> float:
+    """A time limit from the command line: a positive number of seconds (-1, 0, nan refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:  # nan too
+        raise argparse.ArgumentTypeError(f"{text} seconds: a time limit must be more than 0")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="selfattn check",
@@ -63,7 +74,7 @@ def parser() -> argparse.ArgumentParser:
         "VALUE is a Python literal (none, true and false also work)",
     )
     p.add_argument(
-        "--timeout", type=float, default=TIMEOUT, help=f"seconds per call (default {TIMEOUT:g})"
+        "--timeout", type=seconds, default=TIMEOUT, help=f"seconds per call (default {TIMEOUT:g})"
     )
     p.add_argument("--budget", type=float, default=BUDGET, help=argparse.SUPPRESS)
     p.add_argument("--worker", help=argparse.SUPPRESS)  # internal: where the child writes

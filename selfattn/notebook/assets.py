@@ -12,7 +12,7 @@ from typing import Any
 from selfattn.site.bundle import BundleError, bundle
 from selfattn.site.script_json import script_json
 
-from .tokens import clean
+from .tokens import clean, visible
 
 HERE = Path(__file__).parent
 STATIC = HERE.parent / "site" / "static"
@@ -133,7 +133,8 @@ def page(state: dict[str, Any], slices: dict[str, dict[str, Any]] | None = None)
     code = page_code(state.get("kind") or "qk")
     data = script_json({"state": {**state, "css": css()}, "slices": slices}, default=_text)
     return PAGE.format(
-        title=html.escape(state.get("title") or "selfattn"),
+        # a control character or a bidi mark in a title is shown as its escape, as in a label
+        title=html.escape(visible(state.get("title") or "selfattn")),
         data=data,
         code=code,
     )

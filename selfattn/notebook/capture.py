@@ -14,6 +14,7 @@ torch is imported only when a model is run.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -64,14 +65,23 @@ def attention_layers(model: Any) -> list[Any]:
 def head_count(module: Any, heads: int | None = None) -> int:
     """How many heads the module splits into: `heads`, or an attribute the module names it by
     (`num_heads`, `n_head`, ..., or in its `config`)."""
-    if heads:
-        return heads
+    if heads is not None:
+        return whole_heads(heads)
     for owner in (module, getattr(module, "config", None)):
         for name in HEADS:
             value = getattr(owner, name, None)
             if isinstance(value, int) and value > 0:
                 return value
     raise ValueError(f"{type(module).__name__} does not say how many heads it has: pass heads=")
+
+
+def whole_heads(heads: Any) -> int:
+    """`heads=` as a user gives it: a whole number of heads, at least 1 (True, 2.7 refused)."""
+    if isinstance(heads, bool) or not isinstance(heads, numbers.Integral) or heads < 1:
+        raise ValueError(
+            f"heads= is how many heads the layer has, a whole number ≥ 1, not {heads!r}"
+        )
+    return int(heads)
 
 
 def _said(module: Any, names: tuple[str, ...]) -> int | None:
@@ -87,7 +97,8 @@ def _said(module: Any, names: tuple[str, ...]) -> int | None:
 def _widths(module: Any, total: int, heads: int | None) -> list[int]:
     """How a fused projection's output splits into q, k and v: in three equal parts, or, for
     grouped-query attention, q's heads then the fewer k and v heads the module names."""
-    kv, count = _said(module, KV_HEADS), heads or _said(module, HEADS)
+    kv = _said(module, KV_HEADS)
+    count = whole_heads(heads) if heads is not None else _said(module, HEADS)
     if kv and count and kv != count:
         d = (_said(module, HEAD_DIM) or 0) or total // (count + 2 * kv)
         return [count * d, kv * d, kv * d]

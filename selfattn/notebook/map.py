@@ -198,6 +198,10 @@ class AttentionMap(Stepped):
         head is gzipped and unpacked in the browser only when shown.
         """
         n = len(self.tokens)
+        if bits is not None and (
+            type(bits) is bool or not isinstance(bits, int) or bits not in (8, 16)
+        ):
+            raise ValueError(f"bits must be 8 or 16 (or left out), not {bits!r}")
         bits = bits or (16 if n <= 256 else 8)
         kept = {
             "layer": keep(layers, self._ids, "layer"),

@@ -89,6 +89,11 @@ def clean(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def visible(text: str) -> str:
+    """Text with every character that draws nothing, a box or text reversed as its escape."""
+    return clean(text).translate(SHOWN)
+
+
 def label(text: str) -> str:
     """A token's text as a label: trimmed, whitespace it holds alone drawn visibly, and
     characters that draw nothing, a box or text reversed as escapes."""

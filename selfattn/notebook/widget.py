@@ -3,6 +3,9 @@ save_html), stepping through a stack of heads, and the inputs made ready for a v
 
 from __future__ import annotations
 
+import numbers
+import operator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +105,11 @@ def keep(asked: Any, values: list[int], axis: str) -> list[int]:
     """The layers or heads save_html keeps: all of `values`, or the ones asked for."""
     if asked is None:
         return list(values)
-    chosen = sorted({int(i) for i in ([asked] if isinstance(asked, int) else asked)})
+    many = isinstance(asked, Iterable) and not isinstance(asked, str | bytes)
+    listed: list[Any] = list(asked) if many else [asked]
+    if any(isinstance(i, bool) or not isinstance(i, numbers.Integral) for i in listed):
+        raise ValueError(f"{axis}s to keep are whole numbers (indices), not {asked!r}")
+    chosen = sorted({operator.index(i) for i in listed})
     if not chosen or any(i not in values for i in chosen):
         among = (
             f"{values[0]}..{values[-1]}"

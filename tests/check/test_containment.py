@@ -483,3 +483,10 @@ def test_a_target_that_crashes_the_interpreter_is_named_by_its_signal():
 
     report = check(lambda q, k, v: ctypes.string_at(0))
     assert "signal SIGSEGV" in (report.error or ""), report.error
+
+
+@pytest.mark.parametrize("timeout", ["-1", "0", "nan", "soon"])
+def test_a_time_limit_that_is_no_positive_number_of_seconds_is_refused(tmp_path, timeout, capsys):
+    path = target(tmp_path, "def attention(q, k, v):\n    return v\n")
+    assert check_cli.main([f"{path}:attention", "--timeout", timeout]) == 2
+    assert "--timeout" in capsys.readouterr().err
