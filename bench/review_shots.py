@@ -35,8 +35,9 @@ KEYS = {
     "drag-input": {2: ["ArrowUp"] * 6},
 }
 SWITCH_FIRST = {"multiply-leak"}
-# a choice to make at a step, by its value (F24's state 3 shows a bug, not a third tile size)
-CHOICES = {"tiled-pass": {3: "rescale"}}
+# a choice to make at a step, by its value (F24 rests on the finished pass: states 2 and 3 switch
+# on two bugs, each landing the output elsewhere; a second tile size would only redraw the strip)
+CHOICES = {"tiled-pass": {2: "rescale", 3: "divide"}}
 
 
 def drive(page: Page, slug: str, step: int) -> None:

@@ -119,6 +119,11 @@ export default function (el, head) {
   });
   const columns = Array.from({ length: n + 1 }, column);
   text({ x: SIDE + START / 2, y: NAME_Y, class: "bar-label" }, t({ zh: "开始", en: "start" }));
+  // each row named on its baseline, in the start column (at step 0 its own numbers name them)
+  const rows = [
+    text({ x: SIDE, y: BAND.bottom - 6, class: "row-name" }, t({ zh: "和 ℓ", en: "sum ℓ" })),
+    text({ x: SIDE, y: zero - 6, class: "row-name" }, t({ zh: "分数", en: "q·k" })),
+  ];
   const keys = tokens.map((token) => {
     const bar = svg("rect", { class: "bar", width: 18, "data-token": token }, marks);
     const name = text({ y: NAME_Y, class: "bar-label", "data-token": token }, token);
@@ -198,9 +203,9 @@ export default function (el, head) {
   const differs = (/** @type {number} */ a, /** @type {number} */ b) => !(Math.abs(a - b) <= 1e-12);
 
   const fig = figure(el, {
-    // at rest two keys are in, one a tile: m has just jumped and ℓ's old term shrunk under its
-    // outline, so the first look shows the rescale, the one idea a tiled pass adds
-    state: { tile: 1, step: 2, bug: "none" },
+    // at rest the pass is finished, one key a tile: every column's m and ℓ drawn and the output
+    // landed on the full pass's; a bug switched here shows at once where it lands instead
+    state: { tile: 1, step: runs[1].none.length - 1, bug: "none" },
     clamp: (st) => {
       const tile = TILES.includes(Number(st.tile)) ? Number(st.tile) : 1;
       const last = runs[tile].none.length - 1;
@@ -307,6 +312,9 @@ export default function (el, head) {
         key.name.classList.toggle("pending", !seen);
         show(key.bar, seen);
       });
+      // "no reset" starts ℓ's row with a bar of its own: there the bar speaks instead of the name
+      show(rows[0], step > 0 && states[0].l === 0);
+      show(rows[1], step > 0);
       show(newest, step > 0);
       if (step > 0) set(newest, { x: left(step) - GAP / 2 + 1, width: span(step) + GAP - 2 });
 
