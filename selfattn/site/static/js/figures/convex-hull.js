@@ -165,7 +165,7 @@ export default function (el, head, article) {
         at(label, edge); // a line under the name of the values, and the deepest one more
         label.setAttribute("dy", `${k === 0 ? 1.25 : 2.5}em`);
       });
-      untangle(plane);
+      untangle(plane, { apart: 0.6 }); // out, it and cat meet at cat's tip: kept apart there
       const gap = Math.hypot(o[0] - V[cat][0], o[1] - V[cat][1]) / Math.hypot(...V[cat]);
       out.show({
         output: vector(o),
