@@ -13,7 +13,7 @@ import { makeBars } from "../kit/bars.js";
 import { toggle } from "../kit/controls.js";
 import { html } from "../kit/dom.js";
 import { vector } from "../kit/format.js";
-import { around, arrow, makePlane, untangle } from "../kit/plane.js";
+import { around, arrow, makePlane, named, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const PLANE_WIDTH = 360; // a phone's column: the plane's labels at their own size there
@@ -80,6 +80,8 @@ export default function (el, head, _article, _training, _task, heads) {
   const whole = arrow(plane, { cls: "output faint" });
   const pieces = [0, 1].map((h) => arrow(plane, { cls: "value part", label: t(NAMES[h]) }));
   const output = arrow(plane, { cls: "output", label: "o_it" });
+  // o_it is named at its shaft's middle: its tip is head 2's tip, where the two heads overlap
+  const outputName = /** @type {SVGTextElement} */ (plane.layers.labels.lastElementChild);
 
   const switches = [0, 1].map((h) =>
     toggle(controls, {
@@ -113,6 +115,11 @@ export default function (el, head, _article, _training, _task, heads) {
       }
       whole.set(h1 && h2 ? null : from);
       output.set(h1 || h2 ? now : null);
+      const [mx, my] = [plane.sx(now[0] / 2), plane.sy(now[1] / 2)];
+      named(outputName, [mx, my]);
+      outputName.setAttribute("x", String(mx - 6));
+      outputName.setAttribute("y", String(my - 6));
+      outputName.setAttribute("text-anchor", "end");
       bars.forEach((b, h) => {
         const row = both.weights[h][it].slice(0, it + 1);
         b.set(row, { win: argmax(row) });
