@@ -129,7 +129,7 @@ export default function (el, _head, article) {
         value: (n) => scoreBytes(n, model),
         label: t({ zh: "一个头", en: "one head" }),
         end: "right",
-        clear: 8,
+        clear: 20, // the dragged line: its name clear of the handle's ring at the longest context
       },
       {
         cls: "tokens",
