@@ -9,6 +9,7 @@ import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { slider } from "../kit/controls.js";
+import { dragWith } from "../kit/handles.js";
 import { fixed, grouped } from "../kit/format.js";
 import { arc, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
@@ -98,6 +99,22 @@ export default function (el, head, article) {
     name: "theta",
     onInput: (theta) => fig.set({ theta }),
   });
+  // the plane turns by hand too: a press or drag on it sets θ from the pointer's angle. The
+  // query of it (position m) turns by m·θ, so θ is the pointer's turn from the unturned query
+  // over m, on the branch nearest the θ shown, so a drag winds on smoothly past a full turn
+  dragWith(
+    plane.root,
+    /** @type {any} */ (thetaSlider.input),
+    (event) => {
+      const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(plane.root.getScreenCTM()?.inverse());
+      const turnBy = Math.atan2(plane.sy(0) - p.y, p.x - plane.sx(0)) - Math.atan2(Q[it][1], Q[it][0]);
+      const m = it + fig.state.shift,
+        period = (2 * Math.PI) / m;
+      const theta = turnBy / m + Math.round((fig.state.theta - turnBy / m) / period) * period;
+      fig.set({ theta });
+    },
+    { jump: true },
+  );
   const out = readouts(
     {
       score: t({ zh: "原始分数 q_it·k_cat", en: "raw score q_it·k_cat" }),
