@@ -55,7 +55,9 @@ export default function (el, head) {
     ...around([sumOf((c) => Math.min(c, 0)), sumOf((c) => Math.max(c, 0)), out[it]], {
       pad: 0.15,
       step: 0.25,
-      origin: 0.5,
+      // a quarter unit round the origin: at 5× that is 65 px, room enough that no axis stops
+      // just past it; half a unit left the plane's lower third empty
+      origin: 0.25,
     }),
     unit: 300,
     label: t({
