@@ -47,6 +47,9 @@ export default function (el, _head, _article, _training, task) {
   const keyInputs = [...catX, dogX[noun]];
   const seedNames = Array.from({ length: task.seeds }, (_, k) => grouped(k + 1));
   const { picture, controls, readouts } = stage(el);
+  // at the first steps the short keys meet round the origin: on a wide page their names keep
+  // half an em apart (a phone's plane has no room to spare: they would give up their places)
+  const wide = matchMedia("(min-width: 1100px)"); // its .matches follows a resize, with no layout read
   // the plane, then the row of it and the loss side by side (one part: kit/compose.js)
   const charts = html("div", { class: "charts" });
   picture.append(charts);
@@ -261,7 +264,7 @@ export default function (el, _head, _article, _training, task) {
         keys[j].set(k);
         pulls.keys[j].set(pullFrom(plane, k, kPulls[j]), k);
       });
-      untangle(plane); // it hides the ticks under every arrow, its head and its label too
+      untangle(plane, { apart: wide.matches ? 0.5 : undefined }); // it hides the ticks under every arrow, its head and its label too
       const row = run.weights[step][0];
       bars.set(row, { win: argmax(row), ghost: run.weights[0][0] });
       walked.path.setAttribute(
