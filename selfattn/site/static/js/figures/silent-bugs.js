@@ -76,13 +76,19 @@ export default function (el, head, article) {
     bottom = TOP + n * CELL;
   const box = map.root.viewBox.baseVal;
   map.root.setAttribute("viewBox", `0 0 ${box.width + 34} ${box.height}`);
-  const on = (/** @type {string} */ tag, /** @type {Record<string, string|number>} */ attrs) => svg(tag, attrs, map.root);
+  const on = (/** @type {keyof SVGElementTagNameMap} */ tag, /** @type {Record<string, string|number>} */ attrs) =>
+    svg(tag, attrs, map.root);
   const sumAt = right + 17;
   setSvg(on("text", { class: "grid-label", x: sumAt, y: TOP - 8 }), "Σ");
   const sums = tokens.map((_, i) => on("text", { class: "grid-label sum", x: sumAt, y: TOP + (i + 0.5) * CELL + 4 }));
   // the cells of j > i, a staircase from the top row's second cell to the fifth row's end
-  const stairs = [[left + CELL, TOP], [right, TOP], [right, TOP + (n - 1) * CELL]];
-  for (let k = n - 1; k >= 1; k -= 1) stairs.push([left + k * CELL, TOP + k * CELL], [left + k * CELL, TOP + (k - 1) * CELL]);
+  const stairs = [
+    [left + CELL, TOP],
+    [right, TOP],
+    [right, TOP + (n - 1) * CELL],
+  ];
+  for (let k = n - 1; k >= 1; k -= 1)
+    stairs.push([left + k * CELL, TOP + k * CELL], [left + k * CELL, TOP + (k - 1) * CELL]);
   const futureOutline = on("polygon", { class: "future", points: stairs.map((p) => p.join(",")).join(" ") });
   // a key as long as the limit's line fails its check
   const LIMIT = bottom + 8,
@@ -114,7 +120,10 @@ export default function (el, head, article) {
     viewBox: `0 0 ${WIDE} ${CHECKS.length * ROW + 4}`,
     class: "chart checks",
     role: "img",
-    "aria-label": t({ zh: "五个断言：结论、代码和它比较的数", en: "Five assertions: verdict, code and the number compared" }),
+    "aria-label": t({
+      zh: "五个断言：结论、代码和它比较的数",
+      en: "Five assertions: verdict, code and the number compared",
+    }),
   });
   picture.append(board);
   const rows = Object.fromEntries(

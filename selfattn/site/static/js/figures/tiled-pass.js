@@ -28,12 +28,18 @@ const BUGS = ["none", "rescale", "divide", "reset"];
 const W = 460,
   H = 342,
   SIDE = 4,
-  START = 44, // the column of what the kernel holds before any key arrives
-  GAP = 8; // between columns
-const X0 = SIDE + START + GAP; // where the first tile starts
-const BAND = { top: 60, bottom: 176 }; // ℓ as a bar, two lines of numbers over its top
-const SCORES = { top: 226, bottom: 310 }; // the keys' scores, m a staircase over them
-const NAME_Y = 330; // the keys' names
+  // the column of what the kernel holds before any key arrives
+  START = 44,
+  // between columns
+  GAP = 8;
+// where the first tile starts
+const X0 = SIDE + START + GAP;
+// ℓ as a bar, two lines of numbers over its top
+const BAND = { top: 60, bottom: 176 };
+// the keys' scores, m a staircase over them
+const SCORES = { top: 226, bottom: 310 };
+// the keys' names
+const NAME_Y = 330;
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head */
 export default function (el, head) {
@@ -66,8 +72,8 @@ export default function (el, head) {
     viewBox: `0 0 ${W} ${H}`,
     role: "img",
     "aria-label": t({
-      zh: "每一块之后核心保留的东西：运行和 ℓ 和缩放因子；下面是各块的分数，运行最大值 m 在其上",
-      en: "What the kernel keeps after each tile: the running sum ℓ and the rescale factor; under them, each tile's scores with the running max m over them",
+      zh: "每块之后核心保留的和 ℓ，和各块的分数与最大值 m",
+      en: "What the kernel keeps after each tile: the sum ℓ; each tile's scores and the max m",
     }),
   });
   picture.append(root);
@@ -109,7 +115,8 @@ export default function (el, head) {
     m: named("m"),
     rescale: text({ class: "cell" }),
     l: named("ℓ"),
-    ghost: svg("rect", { class: "ghost", width: 32 }, marks), // wider than ℓ's bar: seen round it
+    // wider than ℓ's bar: seen round it
+    ghost: svg("rect", { class: "ghost", width: 32 }, marks),
     kept: svg("rect", { class: "kept", width: 24 }, marks),
     added: svg("rect", { class: "added", width: 24 }, marks),
     // a tile: its keys' names underlined together
@@ -132,7 +139,8 @@ export default function (el, head) {
 
   // --- the plane: the values, and the output so far
   const plane = makePlane({
-    zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
+    // its data spans a few units: drawn 2× the world scale, and says so
+    zoom: 2,
     ...around([...V, ...every.map((x) => x.out).filter((p) => p !== null)], { pad: 0.35 }),
     unit: 150,
     label: t({
@@ -225,7 +233,8 @@ export default function (el, head) {
       bugChoice.show(bug);
       steps.show(step, last);
       el.classList.toggle("bug-on", bug !== "none");
-      const width = (W - SIDE - X0 - (last - 1) * GAP) / last; // one tile's column
+      // one tile's column
+      const width = (W - SIDE - X0 - (last - 1) * GAP) / last;
       const slot = width / tile;
       // column 0 is the start; column k the k-th tile
       const left = (/** @type {number} */ k) => (k === 0 ? SIDE : X0 + (k - 1) * (width + GAP));
@@ -303,7 +312,8 @@ export default function (el, head) {
       });
 
       keys.forEach((key, j) => {
-        const k = Math.floor(j / tile) + 1; // its tile
+        // its tile
+        const k = Math.floor(j / tile) + 1;
         const x = left(k) + (j % tile) * slot + (slot - 18) / 2;
         const seen = k <= step;
         set(key.bar, { x, y: Math.min(ys(s[j]), zero), height: Math.max(0.5, Math.abs(ys(s[j]) - zero)) });
