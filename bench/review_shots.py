@@ -35,9 +35,14 @@ KEYS = {
     "drag-input": {2: ["ArrowUp"] * 6},
 }
 SWITCH_FIRST = {"multiply-leak"}
-# a choice to make at a step, by its value (F24's state 3 shows a bug, not a third tile size;
-# F16's the cure, √d, at the width step 2 reached; F11's overflow, then its cure, c = −max s)
-CHOICES = {"tiled-pass": {3: "rescale"}, "divisor": {3: "sqrt"}, "staircase": {2: "1000", 3: "max"}}
+# a choice to make at a step, by its value (F24 rests on the finished pass: states 2 and 3 switch
+# on two bugs, each landing the output elsewhere; F16's the cure, √d, at the width step 2
+# reached; F11's overflow, then its cure, c = −max s)
+CHOICES = {
+    "tiled-pass": {2: "rescale", 3: "divide"},
+    "divisor": {3: "sqrt"},
+    "staircase": {2: "1000", 3: "max"},
+}
 # a mark to point at for a step, where the figure's one button has no third state (F10's
 # flip: step 3 points at the transposed cell ate→cat, whose number and tokens light up)
 POINT = {"transpose": {3: ".cell[data-row='ate'][data-column='cat']"}}

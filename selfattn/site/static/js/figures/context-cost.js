@@ -26,9 +26,12 @@ import { setSvg } from "../kit/notation.js";
 import { stage } from "../kit/stage.js";
 
 const SHORTEST = 4,
-  LONGEST = 17; // log₂ n: 16 … 131,072 tokens
-const BYTES = [2 ** 8, 2 ** 44]; // 256 bytes … 16 TiB: a little room above the top line
-const COUNTS = [1e1, 1e15]; // operations: room above the n² part's end for its label, and under the dot products for the crossover's
+  // log₂ n: 16 … 131,072 tokens
+  LONGEST = 17;
+// 256 bytes … 16 TiB: a little room above the top line
+const BYTES = [2 ** 8, 2 ** 44];
+// operations: room above the n² part's end for its label, and under the dot products for the crossover's
+const COUNTS = [1e1, 1e15];
 const SUPERSCRIPT = "⁰¹²³⁴⁵⁶⁷⁸⁹";
 // px right of both charts for the bytes chart's line names: its three lines rise in parallel
 // (two of them exactly so), too close for a name between them, so each is named past its end;
@@ -65,10 +68,12 @@ function contextChart(picture, { cls, label, title, range, values, format, lines
   const frame = chart(picture, {
     width: 420,
     height: 290,
-    margin: { top: 30, right: NAMES, bottom: 44, left: 50 }, // the axis title 2.5 em under the ticks
+    // the axis title 2.5 em under the ticks
+    margin: { top: 30, right: NAMES, bottom: 44, left: 50 },
     cls,
     label,
-    title, // what is counted up the side: the two charts differ in that only
+    // what is counted up the side: the two charts differ in that only
+    title,
   });
   const { box, layers } = frame;
   // the shortest length a knob's width in from the side axis, so the dot there stays off its numbers
@@ -129,7 +134,8 @@ export default function (el, _head, article) {
         value: (n) => scoreBytes(n, model),
         label: t({ zh: "一个头", en: "one head" }),
         end: "right",
-        clear: 8,
+        // the dragged line: its name clear of the handle's ring at the longest context
+        clear: 20,
       },
       {
         cls: "tokens",
@@ -210,8 +216,8 @@ function operations(picture, model, THOUSAND) {
   const { frame, x, y, on, marker } = contextChart(picture, {
     cls: "cost ops",
     label: t({
-      zh: "一层的乘加次数随上下文长度变化：投影与 n² 部分在 n = 2·d_model 处相交，两条轴都是对数刻度",
-      en: "Multiply-adds of one layer against context length: projections and the n² part cross at n = 2·d_model, both axes logarithmic",
+      zh: "一层的乘加次数随上下文长度变化，对数轴",
+      en: "One layer's multiply-adds against context length, log axes",
     }),
     title: t({ zh: "一层的乘加次数", en: "multiply-adds, one layer" }),
     range: COUNTS,
@@ -222,7 +228,8 @@ function operations(picture, model, THOUSAND) {
         cls: "n-squared",
         value: (n) => layerScoreMacs(n, model),
         label: t({ zh: "n² 部分 2·n²·d_{model}", en: "n² part 2·n²·d_{model}" }),
-        clear: 5, // the subscript hangs under the label, over the marker's dot at the line's end
+        // the subscript hangs under the label, over the marker's dot at the line's end
+        clear: 5,
       },
       projections,
       dots,

@@ -18,14 +18,19 @@ import { around, arrow, makePlane, named, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 import { convexHull, point, polygon, reshape, valueArrows } from "../weighted-sum.js";
 
-const LOW = 0.5, // no score needs to go under zero here: the names stand at the baseline, under the knob
-  HIGH = 9; // just past the prose's 8.00: no wall at the mark, and no empty chart over it
-const DETENT = 0.25; // a drag this close to the named score rests on it (2 px on the phone's track)
-const LAYERS = [1, 2, 3]; // by the third layer alone the six tokens are one point
+// no score needs to go under zero here: the names stand at the baseline, under the knob
+const LOW = 0.5,
+  // just past the prose's 8.00: no wall at the mark, and no empty chart over it
+  HIGH = 9;
+// a drag this close to the named score rests on it (2 px on the phone's track)
+const DETENT = 0.25;
+// by the third layer alone the six tokens are one point
+const LAYERS = [1, 2, 3];
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
 export default function (el, head, article) {
-  const NAMED = article.namedRaw; // the raw score the prose pushes cat to
+  // the raw score the prose pushes cat to
+  const NAMED = article.namedRaw;
   const { tokens } = head;
   const it = head.index("it"),
     cat = head.index("cat");
@@ -35,9 +40,11 @@ export default function (el, head, article) {
   const { picture, controls, readouts } = stage(el);
 
   const reach = around(V, { pad: 0.25, step: 0.25, origin: 0.5 });
-  reach.x[1] += 1.5; // room past the corner of cat for the names of the polygons, on a phone too
+  // room past the corner of cat for the names of the polygons, on a phone too
+  reach.x[1] += 1.5;
   const plane = makePlane({
-    zoom: 2, // the polygon spans two units: drawn 2× the world scale, and says so
+    // the polygon spans two units: drawn 2× the world scale, and says so
+    zoom: 2,
     ...reach,
     unit: 150,
     label: t({ zh: "值向量围成的多边形，和 it 的输出", en: "The polygon of the values, and the output of it" }),
@@ -62,15 +69,18 @@ export default function (el, head, article) {
 
   const bars = makeBars(picture, {
     labels: tokens,
-    domain: [0, HIGH + 0.9], // room over the top for its number
+    // room over the top for its number
+    domain: [0, HIGH + 0.9],
     name: "raw",
     // beside the plane (wide pages) as tall as it; under it on a phone, short enough that both,
     // the controls and the caption fit one screen
     ...(matchMedia("(max-width: 1099px)").matches
       ? { height: 190, width: 300 } // drawn at its design size: the knob stays a fingertip
-      : { height: 340, width: 400 }), // wide enough for its title at the height of the plane
+      : // wide enough for its title at the height of the plane
+        { height: 340, width: 400 }),
     reference: true,
-    knob: true, // cat's bar is dragged through zero: its name stays clear of the knob
+    // cat's bar is dragged through zero: its name stays clear of the knob
+    knob: true,
     ticks: [0, 2, 4, 6, 8],
     title: t({
       zh: "it 这一行的原始分 q·k（÷√2 后才进 softmax）",
@@ -89,7 +99,8 @@ export default function (el, head, article) {
       x: x - bars.slot * 0.4,
       width: bars.slot * 0.8,
       y: y(HIGH) - 8,
-      height: y(LOW) - y(HIGH) + 8, // ends at the baseline, clear of the names
+      // ends at the baseline, clear of the names
+      height: y(LOW) - y(HIGH) + 8,
       rx: 6,
       class: "track",
     },
@@ -162,10 +173,12 @@ export default function (el, head, article) {
         label.style.display = shown ? "" : "none";
         if (!shown) return;
         setSvg(label, t({ zh: `第 ${k + 1} 层 ${deeper[k]}`, en: `layer ${k + 1}, ${deeper[k]}` }));
-        at(label, edge); // a line under the name of the values, and the deepest one more
+        // a line under the name of the values, and the deepest one more
+        at(label, edge);
         label.setAttribute("dy", `${k === 0 ? 1.25 : 2.5}em`);
       });
-      untangle(plane);
+      // out, it and cat meet at cat's tip: kept apart there
+      untangle(plane, { apart: 0.6 });
       const gap = Math.hypot(o[0] - V[cat][0], o[1] - V[cat][1]) / Math.hypot(...V[cat]);
       out.show({
         output: vector(o),

@@ -26,11 +26,16 @@ import { player } from "../kit/player.js";
 import { stage } from "../kit/stage.js";
 import { forwardBackward, train } from "../learn.js";
 
-const PER_SECOND = 60; // steps: 200 in a little over three seconds, on any CPU
-const LOSS = [0.01, 3]; // nats: every run's loss, from seed to seed and rate to rate
-const READ = ["the", "cat", "ate", "and", "it"]; // the cat sentence, as the bars name it
-const PULL = 1; // the pulls at their true length, in the plane's own units
-const SHORTEST = 0.1; // units: a pull shorter than this is shorter than its arrowhead
+// steps: 200 in a little over three seconds, on any CPU
+const PER_SECOND = 60;
+// nats: every run's loss, from seed to seed and rate to rate
+const LOSS = [0.01, 3];
+// the cat sentence, as the bars name it
+const READ = ["the", "cat", "ate", "and", "it"];
+// the pulls at their true length, in the plane's own units
+const PULL = 1;
+// units: a pull shorter than this is shorter than its arrowhead
+const SHORTEST = 0.1;
 
 /**
  * @param {HTMLElement} el @param {import("../kit/head.js").Head} _head
@@ -47,6 +52,10 @@ export default function (el, _head, _article, _training, task) {
   const keyInputs = [...catX, dogX[noun]];
   const seedNames = Array.from({ length: task.seeds }, (_, k) => grouped(k + 1));
   const { picture, controls, readouts } = stage(el);
+  // at the first steps the short keys meet round the origin: on a wide page their names keep
+  // half an em apart (a phone's plane has no room to spare: they would give up their places)
+  // its .matches follows a resize, with no layout read
+  const wide = matchMedia("(min-width: 1100px)");
   // the plane, then the row of it and the loss side by side (one part: kit/compose.js)
   const charts = html("div", { class: "charts" });
   picture.append(charts);
@@ -55,11 +64,13 @@ export default function (el, _head, _article, _training, task) {
     labels: READ,
     domain: [0, 1],
     name: "w",
-    kind: "weights", // a weight is the share of a value taken: the value hue
+    // a weight is the share of a value taken: the value hue
+    kind: "weights",
     // the weight before training: a pale bar beside each (an outline's top took the number)
     // the row and the loss side by side, each about as tall as wide: beside the plane at
     // 1280 px they share its height; on a phone they share a row under it, type at its size
-    width: 215, // five numbers of four figures side by side on a phone
+    // five numbers of four figures side by side on a phone
+    width: 215,
     height: 165,
     ticks: [0, 0.5, 1],
     title: t({ zh: "it 这一行的权重", en: "Row it's weights" }),
@@ -100,7 +111,8 @@ export default function (el, _head, _article, _training, task) {
     page: 10,
     orientation: "horizontal",
     hit: scrub,
-    reach: 28, // the loss chart is drawn at 0.87 of its viewBox on a 360 px phone
+    // the loss chart is drawn at 0.87 of its viewBox on a 360 px phone
+    reach: 28,
     toPoint: (k) => [x(k), y(inLoss(run.loss[k]))],
     fromPoint: ([px]) => Math.round(x.invert(px)),
     onMove: (step) => {
@@ -146,7 +158,8 @@ export default function (el, _head, _article, _training, task) {
    */
   function tipOf(plane, from, pull) {
     const { x0, x1, y0, y1 } = plane.bounds;
-    const inset = 0.05; // the arrowhead stays on the paper
+    // the arrowhead stays on the paper
+    const inset = 0.05;
     let t = 1;
     [
       [pull[0], x0 + inset - from[0], x1 - inset - from[0]],
@@ -219,7 +232,8 @@ export default function (el, _head, _article, _training, task) {
     words: { play: { zh: "训练", en: "Train" } },
   });
   const rateChoice = choices(controls, {
-    legend: "η", // the learning rate, as the prose names it just before the figure
+    // the learning rate, as the prose names it just before the figure
+    legend: "η",
     name: "rate",
     options: rates.map((r) => ({ value: String(r), label: String(r) })),
     onInput: (v) => fig.set({ rate: Number(v) }),
@@ -261,7 +275,8 @@ export default function (el, _head, _article, _training, task) {
         keys[j].set(k);
         pulls.keys[j].set(pullFrom(plane, k, kPulls[j]), k);
       });
-      untangle(plane); // it hides the ticks under every arrow, its head and its label too
+      // it hides the ticks under every arrow, its head and its label too
+      untangle(plane, { apart: wide.matches ? 0.5 : undefined });
       const row = run.weights[step][0];
       bars.set(row, { win: argmax(row), ghost: run.weights[0][0] });
       walked.path.setAttribute(

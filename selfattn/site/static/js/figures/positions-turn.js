@@ -10,12 +10,15 @@ import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
 import { slider } from "../kit/controls.js";
 import { fixed, grouped } from "../kit/format.js";
+import { dragWith } from "../kit/handles.js";
 import { arc, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const PLANE_WIDTH = 340;
-const THETA_MAX = 3.14; // radians: half a turn a position, as far as a turn can tell apart
-const THETA_STEP = 0.01; // the slider's step; θ keeps two decimals
+// radians: half a turn a position, as far as a turn can tell apart
+const THETA_MAX = 3.14;
+// the slider's step; θ keeps two decimals
+const THETA_STEP = 0.01;
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head @param {import("../kit/head.js").Article} article */
 export default function (el, head, article) {
@@ -23,7 +26,8 @@ export default function (el, head, article) {
   const it = head.index("it"),
     cat = head.index("cat");
   const { Q, K } = head.run();
-  const seen = tokens.slice(0, it + 1); // what row it may read under the causal mask
+  // what row it may read under the causal mask
+  const seen = tokens.slice(0, it + 1);
   const lastShift = article.turnShift;
   const rootD = Math.sqrt(head.d);
 
@@ -40,7 +44,8 @@ export default function (el, head, article) {
     );
     return { q: q[it], k: k[cat], raw: R[it][cat], row: W[it].slice(0, it + 1) };
   }
-  const still = turned(0, 0).row; // no positions: the head as fitted
+  // no positions: the head as fitted
+  const still = turned(0, 0).row;
   let top = 0;
   for (let k = 0; k * THETA_STEP <= THETA_MAX + 1e-9; k += 1) top = Math.max(top, ...turned(k * THETA_STEP, 0).row);
   const { picture, controls, readouts } = stage(el);
@@ -50,10 +55,11 @@ export default function (el, head, article) {
   const plane = makePlane({
     x: [-half, half],
     y: [-half, half],
-    unit: PLANE_WIDTH / (2 * half), // the width of a phone's column: labels at their own size
+    // the width of a phone's column: labels at their own size
+    unit: PLANE_WIDTH / (2 * half),
     label: t({
       zh: "it 的查询和 cat 的键，按各自的位置转过 p·θ；淡色是不转时",
-      en: "The query of it and the key of cat, each turned by its position times θ; faint, unturned",
+      en: "The query of it and the key of cat, turned by p·θ; faint, unturned",
     }),
   });
   picture.append(plane.root);
@@ -63,12 +69,14 @@ export default function (el, head, article) {
   const key = arrow(plane, { cls: "key", label: "k_cat" });
   const query = arrow(plane, { cls: "query", label: "q_it" });
 
-  const ceiling = Math.ceil(top * 10) / 10; // the most any θ gives one key
+  // the most any θ gives one key
+  const ceiling = Math.ceil(top * 10) / 10;
   const bars = makeBars(picture, {
     labels: seen,
     domain: [0, ceiling],
     name: "w",
-    kind: "weights", // how much of each value row it takes: the value hue
+    // how much of each value row it takes: the value hue
+    kind: "weights",
     // beside the plane as tall for its width as it; on a phone short, to fit one screen
     height: matchMedia("(max-width: 1099px)").matches ? 170 : 280,
     width: 340,
@@ -76,8 +84,8 @@ export default function (el, head, article) {
     ticks: Array.from({ length: Math.floor(ceiling * 5 + 1e-9) + 1 }, (_, k) => k / 5),
     title: t({ zh: "it 这一行的权重（淡色：不转）", en: "Row it's weights (pale: no turn)" }),
     label: t({
-      zh: "带因果掩码时 it 这一行的权重，淡色柱是不加位置时的权重",
-      en: "Row it's weights under the causal mask, pale where they stand with no positions",
+      zh: "it 这一行的权重，淡色是不转时",
+      en: "Row it's weights, pale with no turn",
     }),
   });
 
@@ -98,6 +106,22 @@ export default function (el, head, article) {
     name: "theta",
     onInput: (theta) => fig.set({ theta }),
   });
+  // the plane turns by hand too: a press or drag on it sets θ from the pointer's angle. The
+  // query of it (position m) turns by m·θ, so θ is the pointer's turn from the unturned query
+  // over m, on the branch nearest the θ shown, so a drag winds on smoothly past a full turn
+  dragWith(
+    plane.root,
+    /** @type {any} */ (thetaSlider.input),
+    (event) => {
+      const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(plane.root.getScreenCTM()?.inverse());
+      const turnBy = Math.atan2(plane.sy(0) - p.y, p.x - plane.sx(0)) - Math.atan2(Q[it][1], Q[it][0]);
+      const m = it + fig.state.shift,
+        period = (2 * Math.PI) / m;
+      const theta = turnBy / m + Math.round((fig.state.theta - turnBy / m) / period) * period;
+      fig.set({ theta });
+    },
+    { jump: true },
+  );
   const out = readouts(
     {
       score: t({ zh: "原始分数 q_it·k_cat", en: "raw score q_it·k_cat" }),

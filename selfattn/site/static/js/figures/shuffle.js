@@ -51,11 +51,14 @@ export default function (el, head) {
   const sumOf = (/** @type {(c: number) => number} */ keep) =>
     [0, 1].map((a) => terms.reduce((s, term) => s + keep(term[a]), 0));
   const plane = makePlane({
-    zoom: 5, // the walk spans under a unit: drawn 5× the world scale, as F20 draws the same walk
+    // the walk spans under a unit: drawn 5× the world scale, as F20 draws the same walk
+    zoom: 5,
     ...around([sumOf((c) => Math.min(c, 0)), sumOf((c) => Math.max(c, 0)), out[it]], {
       pad: 0.15,
       step: 0.25,
-      origin: 0.5,
+      // a quarter unit round the origin: at 5× that is 65 px, room enough that no axis stops
+      // just past it; half a unit left the plane's lower third empty
+      origin: 0.25,
     }),
     unit: 300,
     label: t({
@@ -76,7 +79,8 @@ export default function (el, head) {
     labels: tokens,
     domain: [0, Math.max(...w) * 1.15],
     name: "bar",
-    kind: "weights", // how much of each value is taken: the value hue
+    // how much of each value is taken: the value hue
+    kind: "weights",
     // about as tall as the plane for its width, so the two share one height with no hole;
     // on a phone, stacked under the plane, flatter, so the plane stays the larger part
     width: 320,
@@ -123,7 +127,8 @@ export default function (el, head) {
         names[order[k]].setAttribute("y", String(y + (side > 0 ? 14 : -6)));
         names[order[k]].setAttribute("text-anchor", side > 0 ? "start" : "end");
       });
-      untangle(plane, { apart: 1 }); // "it" and "out" meet near the output's tip
+      // "it" and "out" meet near the output's tip
+      untangle(plane, { apart: 1 });
       bars.set(w, { order });
       const shift = Math.hypot(o[0] - original[0], o[1] - original[1]);
       // a shuffle only reorders a float sum: a shift of 10⁻¹⁶ is rounding, not a move, and prints 0

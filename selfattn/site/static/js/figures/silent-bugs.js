@@ -1,9 +1,10 @@
-// F26: four bugs that never raise, each on a switch, each beside the assertion that catches
-// it, run on the map as it stands. Our toy head has no positional encoding, so that switch
-// starts on; switching it off adds RoPE (q and k at position p turned by p rad), which the
-// head was never fitted with. The picture is the map and, drawn beside it (under it on a
-// phone), the five checks: each a row with its verdict and the bug's name, its assertion as one
-// line of code and the number it looks at; a failing row wears a red bar. No note, no card.
+// F26: four bugs that never raise, each on a switch, and the assertion that catches each. Our
+// toy head has no positional encoding, so that switch starts on; switching it off adds RoPE
+// (q and k at position p turned by p rad), which the head was never fitted with. The picture
+// is the map with the checks drawn where they look: each row's sum at its end, the future
+// triangle outlined (red where it leaks weight), each key's length under its column against
+// the limit (red past it); beside it (under it on a phone) each check's verdict, its one line
+// of code and, at the line's end, the number it compares.
 
 import { VERDICT } from "../assertion.js";
 import { applyMask, project, softmax, turn, weightedSum } from "../attention.js";
@@ -64,6 +65,39 @@ export default function (el, head, article) {
     tokens,
     t({ zh: "打开的 bug 下的注意力图", en: "The attention map with the chosen bugs" }),
   );
+  // the checks drawn on the map where they look: a column of row sums past the cells, the
+  // future's outline over them, and, where the reference square stood (figures.css hides
+  // it), a strip of key lengths under the columns. The grid's own geometry (kit/grid.js):
+  // 48-unit cells from 46 units down; the sums' column 34 wide
+  const CELL = 48,
+    TOP = 46;
+  const left = Number(map.root.querySelector(".row-outline")?.getAttribute("x"));
+  const right = left + n * CELL,
+    bottom = TOP + n * CELL;
+  const box = map.root.viewBox.baseVal;
+  map.root.setAttribute("viewBox", `0 0 ${box.width + 34} ${box.height}`);
+  const on = (/** @type {keyof SVGElementTagNameMap} */ tag, /** @type {Record<string, string|number>} */ attrs) =>
+    svg(tag, attrs, map.root);
+  const sumAt = right + 17;
+  setSvg(on("text", { class: "grid-label", x: sumAt, y: TOP - 8 }), "Σ");
+  const sums = tokens.map((_, i) => on("text", { class: "grid-label sum", x: sumAt, y: TOP + (i + 0.5) * CELL + 4 }));
+  // the cells of j > i, a staircase from the top row's second cell to the fifth row's end
+  const stairs = [
+    [left + CELL, TOP],
+    [right, TOP],
+    [right, TOP + (n - 1) * CELL],
+  ];
+  for (let k = n - 1; k >= 1; k -= 1)
+    stairs.push([left + k * CELL, TOP + k * CELL], [left + k * CELL, TOP + (k - 1) * CELL]);
+  const futureOutline = on("polygon", { class: "future", points: stairs.map((p) => p.join(",")).join(" ") });
+  // a key as long as the limit's line fails its check
+  const LIMIT = bottom + 8,
+    FOOT = box.height - 6;
+  setSvg(on("text", { class: "grid-label row", x: left - 6, y: FOOT }), "|k|");
+  on("line", { class: "key-limit", x1: left + 4, x2: right - 4, y1: LIMIT, y2: LIMIT });
+  const keyBars = tokens.map((token, j) =>
+    on("rect", { class: "key-length", x: left + (j + 0.5) * CELL - 6, width: 12, "data-token": token }),
+  );
   const labels = {
     rows: t({ zh: "每次都跑的行检查", en: "The row check everyone runs" }),
     multiply: t({ zh: "掩码用 × 0", en: "Mask by × 0" }),
@@ -73,22 +107,22 @@ export default function (el, head, article) {
   };
   // each check: the name its verdict is read by, and its assertion in one line of code
   const CHECKS = [
-    ["rows", "rows", "w >= 0  and  w.sum(-1) == 1"],
-    ["multiply", "mask", "(w[future] == 0).all()"],
+    ["rows", "rows", "w >= 0, |w.sum(-1) − 1| == 0"],
+    ["multiply", "mask", "w[future].sum() == 0"],
     ["noPositions", "positions", "attn(x[perm]) != attn(x)[perm]"],
-    ["noSqrt", "sqrt", `0.5 < score.std() < 2   # d = ${initWidth}`],
-    ["longKey", "keys", `|k|.max() < ${keyLimit} × |k|.quantile(0.5)`],
+    ["noSqrt", "sqrt", `0.5 < score.std() < 2  # d = ${initWidth}`],
+    ["longKey", "keys", `|k|.max() / median(|k|) < ${keyLimit}`],
   ];
   // the five checks, drawn: a row each, two lines, on the page's paper
   const ROW = 40,
-    WIDE = 362;
+    WIDE = 300;
   const board = svg("svg", {
     viewBox: `0 0 ${WIDE} ${CHECKS.length * ROW + 4}`,
     class: "chart checks",
     role: "img",
     "aria-label": t({
-      zh: "五个断言，每个 bug 一个，加上每次都跑的行检查：各自的代码、结论和它看的数",
-      en: "Five assertions, one per bug and the row check everyone runs: each one's code, verdict and the number it looks at",
+      zh: "五个断言：结论、代码和它比较的数",
+      en: "Five assertions: verdict, code and the number compared",
     }),
   });
   picture.append(board);
@@ -96,18 +130,15 @@ export default function (el, head, article) {
     CHECKS.map(([bug, name, code], r) => {
       const top = 2 + r * ROW;
       const g = svg("g", { class: "check" }, board);
-      svg("rect", { class: "check-bar", x: 0, y: top + 3, width: 3, height: ROW - 8, rx: 1.5 }, g);
       // the verdict first, beside the name it judges; names and code start one column on, in
       // em so the column keeps its width at any drawing scale
       const title = svg("text", { class: "check-name", x: "6.6em", y: top + 16 }, g);
       setSvg(title, labels[bug]);
       const verdict = svg("text", { class: "check-verdict", x: 10, y: top + 16, "data-readout": `check.${name}` }, g);
-      setSvg(svg("text", { class: "check-code", x: "6.86em", y: top + 33 }, g), code);
-      const value = svg(
-        "text",
-        { class: "check-value", x: WIDE - 4, y: top + 33, "data-readout": `check.${name}.value` },
-        g,
-      );
+      // the number compared ends the assertion's line, after an arrow: read with its code
+      const line = svg("text", { class: "check-code", x: 10, y: top + 33 }, g);
+      setSvg(svg("tspan", {}, line), `${code} → `);
+      const value = svg("tspan", { class: "check-value", "data-readout": `check.${name}.value` }, line);
       return [name, { g, verdict, value }];
     }),
   );
@@ -158,12 +189,15 @@ export default function (el, head, article) {
         positive = true,
         leaked = 0;
       W.forEach((row, i) => {
-        worst = Math.max(worst, Math.abs(row.reduce((a, b) => a + b, 0) - 1));
+        const sum = row.reduce((a, b) => a + b, 0);
+        worst = Math.max(worst, Math.abs(sum - 1));
+        sums[i].textContent = exactly(Math.abs(sum - 1), 2) === "0" ? "1" : fixed(sum, 2);
         row.forEach((w, j) => {
           if (future(i, j)) leaked += w;
           else if (!(w > 0)) positive = false;
         });
       });
+      futureOutline.classList.toggle("wrong", leaked > 0);
       const verdicts = [
         verdictOf("rows", positive && worst < 1e-9, exactly(worst, 3)),
         verdictOf("mask", leaked === 0, exactly(leaked, 3)),
@@ -182,6 +216,14 @@ export default function (el, head, article) {
       const sorted = [...lengths].sort((a, b) => a - b);
       const median = (sorted[(n - 1) >> 1] + sorted[n >> 1]) / 2;
       const ratio = Math.max(...lengths) / median;
+      // each key's length against the limit, keyLimit × the median: past it, clipped and red
+      lengths.forEach((l, j) => {
+        const over = l >= keyLimit * median;
+        const h = Math.min(1, l / (keyLimit * median)) * (FOOT - LIMIT);
+        keyBars[j].setAttribute("y", String(FOOT - h));
+        keyBars[j].setAttribute("height", String(h));
+        keyBars[j].classList.toggle("wrong", over);
+      });
       verdicts.push(verdictOf("keys", ratio < keyLimit, fixed(ratio)));
 
       out.show({ failing: `${verdicts.filter((ok) => !ok).length} / 5` });

@@ -28,12 +28,18 @@ const BUGS = ["none", "rescale", "divide", "reset"];
 const W = 460,
   H = 342,
   SIDE = 4,
-  START = 44, // the column of what the kernel holds before any key arrives
-  GAP = 8; // between columns
-const X0 = SIDE + START + GAP; // where the first tile starts
-const BAND = { top: 60, bottom: 176 }; // ℓ as a bar, two lines of numbers over its top
-const SCORES = { top: 226, bottom: 310 }; // the keys' scores, m a staircase over them
-const NAME_Y = 330; // the keys' names
+  // the column of what the kernel holds before any key arrives
+  START = 44,
+  // between columns
+  GAP = 8;
+// where the first tile starts
+const X0 = SIDE + START + GAP;
+// ℓ as a bar, two lines of numbers over its top
+const BAND = { top: 60, bottom: 176 };
+// the keys' scores, m a staircase over them
+const SCORES = { top: 226, bottom: 310 };
+// the keys' names
+const NAME_Y = 330;
 
 /** @param {HTMLElement} el @param {import("../kit/head.js").Head} head */
 export default function (el, head) {
@@ -66,8 +72,8 @@ export default function (el, head) {
     viewBox: `0 0 ${W} ${H}`,
     role: "img",
     "aria-label": t({
-      zh: "每一块之后核心保留的东西：运行和 ℓ 和缩放因子；下面是各块的分数，运行最大值 m 在其上",
-      en: "What the kernel keeps after each tile: the running sum ℓ and the rescale factor; under them, each tile's scores with the running max m over them",
+      zh: "每块之后核心保留的和 ℓ，和各块的分数与最大值 m",
+      en: "What the kernel keeps after each tile: the sum ℓ; each tile's scores and the max m",
     }),
   });
   picture.append(root);
@@ -109,7 +115,8 @@ export default function (el, head) {
     m: named("m"),
     rescale: text({ class: "cell" }),
     l: named("ℓ"),
-    ghost: svg("rect", { class: "ghost", width: 32 }, marks), // wider than ℓ's bar: seen round it
+    // wider than ℓ's bar: seen round it
+    ghost: svg("rect", { class: "ghost", width: 32 }, marks),
     kept: svg("rect", { class: "kept", width: 24 }, marks),
     added: svg("rect", { class: "added", width: 24 }, marks),
     // a tile: its keys' names underlined together
@@ -119,6 +126,11 @@ export default function (el, head) {
   });
   const columns = Array.from({ length: n + 1 }, column);
   text({ x: SIDE + START / 2, y: NAME_Y, class: "bar-label" }, t({ zh: "开始", en: "start" }));
+  // each row named on its baseline, in the start column (at step 0 its own numbers name them)
+  const rows = [
+    text({ x: SIDE, y: BAND.bottom - 6, class: "row-name" }, t({ zh: "和 ℓ", en: "sum ℓ" })),
+    text({ x: SIDE, y: zero - 6, class: "row-name" }, t({ zh: "分数", en: "q·k" })),
+  ];
   const keys = tokens.map((token) => {
     const bar = svg("rect", { class: "bar", width: 18, "data-token": token }, marks);
     const name = text({ y: NAME_Y, class: "bar-label", "data-token": token }, token);
@@ -127,7 +139,8 @@ export default function (el, head) {
 
   // --- the plane: the values, and the output so far
   const plane = makePlane({
-    zoom: 2, // its data spans a few units: drawn 2× the world scale, and says so
+    // its data spans a few units: drawn 2× the world scale, and says so
+    zoom: 2,
     ...around([...V, ...every.map((x) => x.out).filter((p) => p !== null)], { pad: 0.35 }),
     unit: 150,
     label: t({
@@ -198,9 +211,9 @@ export default function (el, head) {
   const differs = (/** @type {number} */ a, /** @type {number} */ b) => !(Math.abs(a - b) <= 1e-12);
 
   const fig = figure(el, {
-    // at rest two keys are in, one a tile: m has just jumped and ℓ's old term shrunk under its
-    // outline, so the first look shows the rescale, the one idea a tiled pass adds
-    state: { tile: 1, step: 2, bug: "none" },
+    // at rest the pass is finished, one key a tile: every column's m and ℓ drawn and the output
+    // landed on the full pass's; a bug switched here shows at once where it lands instead
+    state: { tile: 1, step: runs[1].none.length - 1, bug: "none" },
     clamp: (st) => {
       const tile = TILES.includes(Number(st.tile)) ? Number(st.tile) : 1;
       const last = runs[tile].none.length - 1;
@@ -220,7 +233,8 @@ export default function (el, head) {
       bugChoice.show(bug);
       steps.show(step, last);
       el.classList.toggle("bug-on", bug !== "none");
-      const width = (W - SIDE - X0 - (last - 1) * GAP) / last; // one tile's column
+      // one tile's column
+      const width = (W - SIDE - X0 - (last - 1) * GAP) / last;
       const slot = width / tile;
       // column 0 is the start; column k the k-th tile
       const left = (/** @type {number} */ k) => (k === 0 ? SIDE : X0 + (k - 1) * (width + GAP));
@@ -298,7 +312,8 @@ export default function (el, head) {
       });
 
       keys.forEach((key, j) => {
-        const k = Math.floor(j / tile) + 1; // its tile
+        // its tile
+        const k = Math.floor(j / tile) + 1;
         const x = left(k) + (j % tile) * slot + (slot - 18) / 2;
         const seen = k <= step;
         set(key.bar, { x, y: Math.min(ys(s[j]), zero), height: Math.max(0.5, Math.abs(ys(s[j]) - zero)) });
@@ -307,6 +322,9 @@ export default function (el, head) {
         key.name.classList.toggle("pending", !seen);
         show(key.bar, seen);
       });
+      // "no reset" starts ℓ's row with a bar of its own: there the bar speaks instead of the name
+      show(rows[0], step > 0 && states[0].l === 0);
+      show(rows[1], step > 0);
       show(newest, step > 0);
       if (step > 0) set(newest, { x: left(step) - GAP / 2 + 1, width: span(step) + GAP - 2 });
 

@@ -13,11 +13,13 @@ import { makeBars } from "../kit/bars.js";
 import { toggle } from "../kit/controls.js";
 import { html } from "../kit/dom.js";
 import { vector } from "../kit/format.js";
-import { around, arrow, makePlane, untangle } from "../kit/plane.js";
+import { around, arrow, makePlane, named, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
-const PLANE_WIDTH = 360; // a phone's column: the plane's labels at their own size there
-const BAR_WIDTH = 180; // two rows side by side in a phone's column
+// a phone's column: the plane's labels at their own size there
+const PLANE_WIDTH = 360;
+// two rows side by side in a phone's column
+const BAR_WIDTH = 180;
 const NAMES = [
   { zh: "头 1", en: "head 1" },
   { zh: "头 2", en: "head 2" },
@@ -30,7 +32,8 @@ const NAMES = [
  */
 export default function (el, head, _article, _training, _task, heads) {
   const it = head.index("it");
-  const read = head.tokens.slice(0, it + 1); // what row it may read under the causal mask
+  // what row it may read under the causal mask
+  const read = head.tokens.slice(0, it + 1);
   const both = join(head.X, heads);
   const parts = both.parts.map((p) => p[it]);
   const { picture, controls, readouts } = stage(el);
@@ -42,7 +45,8 @@ export default function (el, head, _article, _training, _task, heads) {
       labels: read,
       domain: [0, 1],
       name: `h${h + 1}`,
-      kind: "weights", // how much of each value the head takes: the value hue
+      // how much of each value the head takes: the value hue
+      kind: "weights",
       height: 150,
       width: BAR_WIDTH,
       title: t(
@@ -72,14 +76,16 @@ export default function (el, head, _article, _training, _task, heads) {
     ...reach,
     unit: PLANE_WIDTH / (reach.x[1] - reach.x[0]),
     label: t({
-      zh: "两个头的输出各经 W_O 的一半，首尾相接成 it 的输出；关掉的头那一段画成虚线",
-      en: "Each head's output through its half of W_O, tip to tail, making the output of it; a head switched off is dashed",
+      zh: "两个头的部分首尾相接成 it 的输出；关掉的头画成虚线",
+      en: "The two heads' parts tip to tail make the output of it; a head off is dashed",
     }),
   });
   picture.append(plane.root);
   const whole = arrow(plane, { cls: "output faint" });
   const pieces = [0, 1].map((h) => arrow(plane, { cls: "value part", label: t(NAMES[h]) }));
   const output = arrow(plane, { cls: "output", label: "o_it" });
+  // o_it is named at its shaft's middle: its tip is head 2's tip, where the two heads overlap
+  const outputName = /** @type {SVGTextElement} */ (plane.layers.labels.lastElementChild);
 
   const switches = [0, 1].map((h) =>
     toggle(controls, {
@@ -113,6 +119,11 @@ export default function (el, head, _article, _training, _task, heads) {
       }
       whole.set(h1 && h2 ? null : from);
       output.set(h1 || h2 ? now : null);
+      const [mx, my] = [plane.sx(now[0] / 2), plane.sy(now[1] / 2)];
+      named(outputName, [mx, my]);
+      outputName.setAttribute("x", String(mx - 6));
+      outputName.setAttribute("y", String(my - 6));
+      outputName.setAttribute("text-anchor", "end");
       bars.forEach((b, h) => {
         const row = both.weights[h][it].slice(0, it + 1);
         b.set(row, { win: argmax(row) });
