@@ -73,7 +73,9 @@ class Kernel:
     def source(self) -> list[str]:
         """The import lines every reproduction starts with."""
         own = dict.fromkeys(["import numpy as np", self.backend.framework.imports])
-        return [*own, self.imp]
+        # a stand-in for the object passed before q, k, v is written as what it answered
+        own |= dict.fromkeys(getattr(a, "import_line", "") for a in self.args.values())
+        return [*(line for line in own if line), self.imp]
 
     def __init__(
         self,
