@@ -178,6 +178,11 @@ def candidates(causal: bool, proj: Projections) -> list[Suspect]:
                 p=proj.set_scale,
             )
         )
+    if proj.scale_passed:  # the caller's scale ignored, the usual one used instead
+        said = f"1/sqrt({proj.head_size}), not the {proj.scale:.4g} passed as `{proj.scaled_by}`"
+        wrong.append(
+            Variant("scale-wrong", f"scores scaled by {said}", "alpha", p=proj.head_size**-0.5)
+        )
     by_width = [v for v in wrong if v.p == proj.width**-0.5]
     plain = [*by_width, *NONCAUSAL_BUGS, *(v for v in wrong if v not in by_width)]
     base = CAUSAL if causal else CORRECT

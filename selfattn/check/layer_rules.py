@@ -238,10 +238,11 @@ def _how_it_scores(proj: Projections) -> list[str]:
             f"(`{proj.capped_by}`): so is the reference"
         )
     if proj.scale:
+        how = "the scale the caller passed" if proj.scale_passed else "the scale it was built with"
+        how += "" if proj.scale_passed else ", read from the run"
         said.append(
             f"the scores are scaled by {proj.scale:.4g} (`{proj.scaled_by}`), not "
-            f"1/sqrt({proj.head_size}): the scale the layer was built with, read from the run; "
-            "so is the reference"
+            f"1/sqrt({proj.head_size}): {how}; so is the reference"
         )
     if proj.axis == "queries":
         said.append(

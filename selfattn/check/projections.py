@@ -104,7 +104,8 @@ class Projections:
     # the score scale the layer was built with, when not 1/sqrt(head size) nor a known bug's
     # and an attribute of it holds that value (timm's old `qk_scale`): read from the run; 0: none
     scale: float = 0.0
-    scaled_by: str = ""  # the attribute that holds it
+    scaled_by: str = ""  # the attribute that holds it, or the argument that passed it
+    scale_passed: bool = False  # passed by the caller (`--arg`), not held by the layer
     # such a scale that a twin built with the constructor's defaults holds too: no choice but
     # a slip, a candidate scale-wrong (defaults.py); 0: none
     set_scale: float = 0.0

@@ -183,6 +183,11 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # twin built with the defaults holds the same scale in the first, not in the second
     "torch_layer_scale_default_constant.py": ("attn", {"scale-wrong"}, 1),
     "torch_layer_scale_passed_constant.py": ("attn", set(), 0),
+    # a scale the constructor requires, or the caller passes (`--arg scale=0.3`), is the
+    # layer's own; a forward that ignores the passed one scales wrong
+    "torch_layer_scale_required.py": ("attn", set(), 0),
+    "torch_layer_scale_forward_arg.py": ("attn", set(), 0),
+    "buggy_layer_scale_arg_ignored.py": ("attn", {"scale-wrong"}, 1),
     # a rotation under a name no table holds (lit-llama's `rope` cache): found as the argument
     # the layer cannot be called without, in the form the call takes
     "torch_layer_rope_cache.py": ("attn", set(), 0),
@@ -242,7 +247,11 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_rotary_each_call.py": ("attn", {"scale-missing"}, 1),
 }
 # Extra arguments a case needs, as `check(args=...)` and as `--arg` for the CLI.
-ARGS: dict[str, dict[str, Any]] = {"torch_hf_eager_bf16.py": {"module": None}}
+ARGS: dict[str, dict[str, Any]] = {
+    "torch_hf_eager_bf16.py": {"module": None},
+    "torch_layer_scale_forward_arg.py": {"scale": 0.3},
+    "buggy_layer_scale_arg_ignored.py": {"scale": 0.3},
+}
 # Files the API cannot even be handed (they do not import) or that would end pytest itself.
 CLI_ONLY = {
     "hostile_import_error.py",
@@ -262,6 +271,7 @@ THROUGH_CLI = {
     "hostile_raises.py",
     "hostile_sys_exit.py",
     "torch_hf_eager_bf16.py",
+    "buggy_layer_scale_arg_ignored.py",
 } | CLI_ONLY
 WARNINGS = {"long-key-takeover", "batched-input-unsupported"}
 VERDICTS = {0: "ok", 1: "buggy", 2: "error"}
