@@ -189,8 +189,10 @@ def candidates(causal: bool, proj: Projections) -> list[Suspect]:
     # split across positions, joined across them, or both (FuxiCTR's view(B * heads, -1, d))
     ways = ((True, False), (False, True), (True, True))
     cut = [Suspect(base, c, m) for c, m in ways] if proj.heads > 1 else []
-    if not causal:
-        return [*(Suspect(v) for v in plain), *cut]
+    if not causal:  # a mask of its own after the softmax still lets the future in: no
+        # causal run shows, but the output is the past's share of each row
+        after = [v for v in causal_bugs(CORRECT) if v.id == "causal-mask-after-softmax"]
+        return [*(Suspect(v) for v in [*plain, *after]), *cut]
     return [*(Suspect(masked(v)) for v in plain), *(Suspect(v) for v in causal_bugs(CORRECT)), *cut]
 
 

@@ -143,7 +143,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_values_keys_query.py": ("attention", set(), 0),
     "torch_two_masks.py": ("attention", {"causal-mask-multiplied"}, 1),
     "torch_key_padding.py": ("attention", set(), 0),
-    "torch_renorm_mask.py": ("attention", {"nonfinite-extreme"}, 1),
+    # renormalised after the softmax: its own finding, the NaN rows its evidence
+    "torch_renorm_mask.py": ("attention", {"causal-mask-after-softmax"}, 1),
+    "buggy_renorm_after_softmax.py": ("attention", {"causal-mask-after-softmax"}, 1),
     "torch_split_kv_merge.py": ("attention", set(), 0),
     "torch_split_kv_unscaled.py": ("attention", {"split-combine-unscaled"}, 1),
     # float16 inside, float64 out, and a causal buffer with no flag (GPT-2 style)
@@ -171,6 +173,7 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_relative_bias.py": ("attn", set(), 0),
     # a mask argument left empty is handed a causal mask: here applied after the softmax
     "buggy_layer_mask_after_softmax.py": ("attn", {"causal-mask-after-softmax"}, 1),
+    "buggy_layer_own_mask_after_softmax.py": ("attn", {"causal-mask-after-softmax"}, 1),
     # read from the run: a scale of its own under a name never seen; a mask under another name
     "torch_layer_scale_chosen.py": ("attn", set(), 0),
     # built with defaults, a layer scales by 1/sqrt of the width q k^T contracts: the head
