@@ -162,8 +162,25 @@ def candidates(causal: bool, proj: Projections) -> list[Suspect]:
     """The known bugs, under the mask the layer is meant to have; and two that only a layer
     can have: scaled by another of its widths than the head size (slipped_widths: nanoGPT's
     lecture Head's `C**-0.5`), and heads split across positions."""
+    wrong = _wrong_scales(proj)
     # C's first: where C is the square of the head size, C**-0.5 is also 1 / d, and the width
     # is the likelier reading in a layer; the other widths after the known bugs
+    by_width = [v for v in wrong if v.p == proj.width**-0.5]
+    plain = [*by_width, *NONCAUSAL_BUGS, *(v for v in wrong if v not in by_width)]
+    base = CAUSAL if causal else CORRECT
+    # split across positions, joined across them, or both (FuxiCTR's view(B * heads, -1, d))
+    ways = ((True, False), (False, True), (True, True))
+    cut = [Suspect(base, c, m) for c, m in ways] if proj.heads > 1 else []
+    if not causal:  # a mask of its own after the softmax still lets the future in: no
+        # causal run shows, but the output is the past's share of each row
+        after = [v for v in causal_bugs(CORRECT) if v.id == "causal-mask-after-softmax"]
+        return [*(Suspect(v) for v in [*plain, *after]), *cut]
+    return [*(Suspect(masked(v)) for v in plain), *(Suspect(v) for v in causal_bugs(CORRECT)), *cut]
+
+
+def _wrong_scales(proj: Projections) -> list[Variant]:
+    """The wrong scales a layer may have: another of its widths', the one its constructor's
+    defaults set, 1/sqrt(head size) where the caller passed another."""
     wrong = [
         Variant("scale-wrong", f"scores scaled by {said}, not the head size", "alpha", p=w**-0.5)
         for w, said in slipped_widths(proj)
@@ -183,17 +200,7 @@ def candidates(causal: bool, proj: Projections) -> list[Suspect]:
         wrong.append(
             Variant("scale-wrong", f"scores scaled by {said}", "alpha", p=proj.head_size**-0.5)
         )
-    by_width = [v for v in wrong if v.p == proj.width**-0.5]
-    plain = [*by_width, *NONCAUSAL_BUGS, *(v for v in wrong if v not in by_width)]
-    base = CAUSAL if causal else CORRECT
-    # split across positions, joined across them, or both (FuxiCTR's view(B * heads, -1, d))
-    ways = ((True, False), (False, True), (True, True))
-    cut = [Suspect(base, c, m) for c, m in ways] if proj.heads > 1 else []
-    if not causal:  # a mask of its own after the softmax still lets the future in: no
-        # causal run shows, but the output is the past's share of each row
-        after = [v for v in causal_bugs(CORRECT) if v.id == "causal-mask-after-softmax"]
-        return [*(Suspect(v) for v in [*plain, *after]), *cut]
-    return [*(Suspect(masked(v)) for v in plain), *(Suspect(v) for v in causal_bugs(CORRECT)), *cut]
+    return wrong
 
 
 def mask_that_hides_the_future(
