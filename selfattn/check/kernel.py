@@ -249,9 +249,12 @@ class Kernel:
 
     @property
     def scale_passed(self) -> bool:
-        """Whether the check passes the scale: the kernel requires it and the caller did not."""
+        """Whether the check passes the scale: the kernel requires it, or would read it off the
+        stand-in for its module (Gemma 2's `module.head_dim ** -0.5`, where the stand-in's
+        guess is no head size), and the caller did not pass it."""
         sig = self.sig
-        return bool(sig.scale and sig.scale_required and sig.scale not in self.args)
+        stood_in = any(hasattr(a, "import_line") for a in self.args.values())
+        return bool(sig.scale and (sig.scale_required or stood_in) and sig.scale not in self.args)
 
     def _read_back(self, raw: Any, shape: tuple[int, ...]) -> None:
         """How a reproduction takes the (n, d) output from what the call returned."""

@@ -130,8 +130,9 @@ def read_wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projection
 def _readings(proj: Projections) -> list[Projections]:
     """Every way to read a fused map's columns (the parts in any order, per head or side by
     side), and, with grouped-query heads, which q heads share a k, v head."""
-    reads = [(o, h) for h in (False, True) for o in ORDERS] if proj.fused is not None else []
-    wired = [proj.rewired(order, per_head) for order, per_head in reads] or [proj]
+    ways = ((False, False), (True, False), (False, True))  # side by side, per head, innermost
+    reads = [(o, *w) for w in ways for o in ORDERS] if proj.fused is not None else []
+    wired = [proj.rewired(*read) for read in reads] or [proj]
     if 0 < proj.kv_heads < proj.heads:
         wired += [replace(w, tiled=True) for w in wired]
     return wired

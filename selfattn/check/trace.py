@@ -133,7 +133,7 @@ def _biases_run(proj: Projections, run: Projections | None) -> Projections:
         return proj
     if np.array_equal(named.b, ran.b):
         return proj
-    return replace(proj, fused=ran).rewired(proj.order, proj.per_head)
+    return replace(proj, fused=ran).rewired(proj.order, proj.per_head, proj.innermost)
 
 
 def read_layer(
