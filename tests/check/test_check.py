@@ -133,6 +133,8 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # as published code writes attention: layouts, modules, half precision, argument names
     "torch_whisper_fp16.py": ("attn.qkv_attention", set(), 0),
     "torch_hf_eager_bf16.py": ("eager_attention_forward", set(), 0),
+    # module-first: `module` before q, k, v gets a stand-in answering what the function reads
+    "buggy_hf_eager_module_axis.py": ("eager_attention_forward", {"softmax-wrong-axis"}, 1),
     "torch_nanogpt_head.py": ("head", set(), 0),
     "torch_nanogpt_head_scale_C.py": ("head", {"scale-wrong"}, 1),
     "torch_flash_ref_bnhd.py": ("attention_ref", set(), 0),

@@ -1,12 +1,7 @@
 """Buggy (torch): Hugging Face's module-first eager path with the softmax over the queries
 (dim=-2). The function reads `module.num_key_value_groups` and `module.training` without a None
 guard, so it is checked with a stand-in answering those reads.
-
-after: huggingface/transformers src/transformers/models/llama/modeling_llama.py
-commit: 5dd4a63548857797727ae73eeb6a6e886ea02a3e
-licence: Apache-2.0
-target: eager_attention_forward
-expected: buggy softmax-wrong-axis
+Planted, in the style of torch_hf_eager_module.py.
 """
 
 import torch
