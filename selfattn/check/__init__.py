@@ -178,7 +178,7 @@ def _check(t: Target, rep: Report, imp: str, kind: str | None) -> None:
     no_dropout = {} if t.sig.dropout is None else {t.sig.dropout: 0.0}
     t = replace(t, args={**no_dropout, **t.args})
     # read once: whether this is a layer, and then the layer's weights
-    proj = _projections(t.fn, kind, t.runner)
+    proj = _projections(t, kind)
     _dispatch(t, kind or _kind(t.sig, proj), rep, imp, proj)
 
 
@@ -284,9 +284,10 @@ def _module_of(fn: Any) -> Any:
     return fn if hasattr(fn, "named_modules") else getattr(fn, "__self__", None)
 
 
-def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | None:
+def _projections(t: Target, kind: str | None) -> Projections | None:
     """A layer's projections, found by name and read from one run of it (names are hints: a
     layer whose names were never seen is read from what it runs), or None."""
+    fn = t.fn
     if kind not in (None, "layer") or is_mlx_layer(fn):  # an MLX layer: read in _dispatch
         return None
     module = _module_of(fn)
@@ -294,7 +295,7 @@ def _projections(fn: Any, kind: str | None, runner: Runner) -> Projections | Non
     # read as the one attention layer the block holds
     part = fn is not module and getattr(fn, "__name__", "forward") != "forward"
     proj = find_projections(module, part)
-    return read_layer(fn, runner, proj) if fn is module else proj
+    return read_layer(fn, t.runner, proj, t.args) if fn is module else proj
 
 
 def _jax_layer(fn: Any, runner: Runner, kind: str | None) -> Read | None:

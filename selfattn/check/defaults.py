@@ -51,6 +51,8 @@ def _arguments(module: Any, scale: float, width: int) -> dict[str, Any] | None:
         at_scale = isinstance(held, float) and math.isclose(held, scale, rel_tol=1e-3)
         if held is not MISSING and not isinstance(held, PLAIN) and p.default is p.empty:
             return None
+        if at_scale and p.default is p.empty:  # a scale the constructor requires is chosen
+            return None
         if isinstance(held, PLAIN) and not (at_scale and p.default is not p.empty):
             given[p.name] = held
         elif p.default is p.empty:

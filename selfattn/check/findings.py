@@ -74,8 +74,9 @@ SPECS: tuple[Spec, ...] = (
         "changes, and the kept weights no longer sum to one.",
         "Mask the scores before softmax (fill the future with -inf), not the weights after it.",
         summary=(
-            "the mask is applied to the weights after softmax: rows no longer sum to one and "
-            "later keys still steer the denominator"
+            "the mask is applied to the weights after softmax: later keys still steer the "
+            "denominator, and rows no longer sum to one (or, renormalised, are 0/0 where the "
+            "largest score is in the future)"
         ),
         masks=(Masked("softmax(s) * keep: mask after softmax", "causal", "after"),),
     ),

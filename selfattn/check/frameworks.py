@@ -171,6 +171,7 @@ class Framework:
     draw: str = "np.random.default_rng({seed}).standard_normal(({shape})).astype(np.{dtype})"
     triangle: str = "np.tril(np.ones((n, n), dtype=bool))"
     lowest: str = "np.where({keep}, 0.0, np.finfo(np.{dtype}).min).astype(np.{dtype})"
+    ones: str = "{keep}.astype(np.{dtype})"  # 1.0 = may attend, 0.0 = hidden
 
     def mask(self, kind: str, keep: str) -> str:
         """Source text for the mask of convention `kind` from the keep expression `keep`."""
@@ -218,6 +219,7 @@ FRAMEWORKS: dict[str, Framework] = {
         draw="torch.randn({shape}, generator=torch.Generator().manual_seed({seed}), "
         "dtype=torch.{dtype})",
         triangle="torch.ones(n, n, dtype=torch.bool).tril()",
+        ones="{keep}.to(torch.{dtype})",
         lowest="torch.zeros({keep}.shape, dtype=torch.{dtype}).masked_fill(~{keep}, "
         "torch.finfo(torch.{dtype}).min)",
     ),

@@ -73,7 +73,9 @@ class Kernel:
     def source(self) -> list[str]:
         """The import lines every reproduction starts with."""
         own = dict.fromkeys(["import numpy as np", self.backend.framework.imports])
-        return [*own, self.imp]
+        # a stand-in for the object passed before q, k, v is written as what it answered
+        own |= dict.fromkeys(getattr(a, "import_line", "") for a in self.args.values())
+        return [*(line for line in own if line), self.imp]
 
     def __init__(
         self,
@@ -247,9 +249,12 @@ class Kernel:
 
     @property
     def scale_passed(self) -> bool:
-        """Whether the check passes the scale: the kernel requires it and the caller did not."""
+        """Whether the check passes the scale: the kernel requires it, or would read it off the
+        stand-in for its module (Gemma 2's `module.head_dim ** -0.5`, where the stand-in's
+        guess is no head size), and the caller did not pass it."""
         sig = self.sig
-        return bool(sig.scale and sig.scale_required and sig.scale not in self.args)
+        stood_in = any(hasattr(a, "import_line") for a in self.args.values())
+        return bool(sig.scale and (sig.scale_required or stood_in) and sig.scale not in self.args)
 
     def _read_back(self, raw: Any, shape: tuple[int, ...]) -> None:
         """How a reproduction takes the (n, d) output from what the call returned."""

@@ -44,8 +44,9 @@ BATCH = 2
 # How a causal mask may go into a layer's mask argument, as a (1, 1, n, n) or (n, n) tensor:
 # added to the scores (0 or the dtype's lowest value, as Hugging Face's models hand it to
 # eager attention), or boolean, True = may attend (F.scaled_dot_product_attention) or
-# True = hidden (nn.MultiheadAttention).
-MASK_FORMS = ("additive", "keep", "block")
+# True = hidden (nn.MultiheadAttention), or 1.0 = may attend and 0.0 = hidden, in the layer's
+# float dtype (Hugging Face's `attention_mask` of ones, Perceiver IO's `(1 - mask) * min`).
+MASK_FORMS = ("additive", "keep", "block", "ones")
 # the usual cause of a wrong triangle around nn.MultiheadAttention
 MHA_MASK = (
     "nn.MultiheadAttention reads a boolean attn_mask as True = may NOT attend, the opposite of "
@@ -79,6 +80,7 @@ class CausalMask:
             "additive": "added to the scores, 0 or the lowest value",
             "keep": "boolean, True = may attend",
             "block": "boolean, True = hidden",
+            "ones": "1.0 = may attend, 0.0 = hidden",
         }[self.form]
 
 

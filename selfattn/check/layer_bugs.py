@@ -130,8 +130,9 @@ def read_wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projection
 def _readings(proj: Projections) -> list[Projections]:
     """Every way to read a fused map's columns (the parts in any order, per head or side by
     side), and, with grouped-query heads, which q heads share a k, v head."""
-    reads = [(o, h) for h in (False, True) for o in ORDERS] if proj.fused is not None else []
-    wired = [proj.rewired(order, per_head) for order, per_head in reads] or [proj]
+    ways = ((False, False), (True, False), (False, True))  # side by side, per head, innermost
+    reads = [(o, *w) for w in ways for o in ORDERS] if proj.fused is not None else []
+    wired = [proj.rewired(*read) for read in reads] or [proj]
     if 0 < proj.kv_heads < proj.heads:
         wired += [replace(w, tiled=True) for w in wired]
     return wired
@@ -162,8 +163,25 @@ def candidates(causal: bool, proj: Projections) -> list[Suspect]:
     """The known bugs, under the mask the layer is meant to have; and two that only a layer
     can have: scaled by another of its widths than the head size (slipped_widths: nanoGPT's
     lecture Head's `C**-0.5`), and heads split across positions."""
+    wrong = _wrong_scales(proj)
     # C's first: where C is the square of the head size, C**-0.5 is also 1 / d, and the width
     # is the likelier reading in a layer; the other widths after the known bugs
+    by_width = [v for v in wrong if v.p == proj.width**-0.5]
+    plain = [*by_width, *NONCAUSAL_BUGS, *(v for v in wrong if v not in by_width)]
+    base = CAUSAL if causal else CORRECT
+    # split across positions, joined across them, or both (FuxiCTR's view(B * heads, -1, d))
+    ways = ((True, False), (False, True), (True, True))
+    cut = [Suspect(base, c, m) for c, m in ways] if proj.heads > 1 else []
+    if not causal:  # a mask of its own after the softmax still lets the future in: no
+        # causal run shows, but the output is the past's share of each row
+        after = [v for v in causal_bugs(CORRECT) if v.id == "causal-mask-after-softmax"]
+        return [*(Suspect(v) for v in [*plain, *after]), *cut]
+    return [*(Suspect(masked(v)) for v in plain), *(Suspect(v) for v in causal_bugs(CORRECT)), *cut]
+
+
+def _wrong_scales(proj: Projections) -> list[Variant]:
+    """The wrong scales a layer may have: another of its widths', the one its constructor's
+    defaults set, 1/sqrt(head size) where the caller passed another."""
     wrong = [
         Variant("scale-wrong", f"scores scaled by {said}, not the head size", "alpha", p=w**-0.5)
         for w, said in slipped_widths(proj)
@@ -178,15 +196,12 @@ def candidates(causal: bool, proj: Projections) -> list[Suspect]:
                 p=proj.set_scale,
             )
         )
-    by_width = [v for v in wrong if v.p == proj.width**-0.5]
-    plain = [*by_width, *NONCAUSAL_BUGS, *(v for v in wrong if v not in by_width)]
-    base = CAUSAL if causal else CORRECT
-    # split across positions, joined across them, or both (FuxiCTR's view(B * heads, -1, d))
-    ways = ((True, False), (False, True), (True, True))
-    cut = [Suspect(base, c, m) for c, m in ways] if proj.heads > 1 else []
-    if not causal:
-        return [*(Suspect(v) for v in plain), *cut]
-    return [*(Suspect(masked(v)) for v in plain), *(Suspect(v) for v in causal_bugs(CORRECT)), *cut]
+    if proj.scale_passed:  # the caller's scale ignored, the usual one used instead
+        said = f"1/sqrt({proj.head_size}), not the {proj.scale:.4g} passed as `{proj.scaled_by}`"
+        wrong.append(
+            Variant("scale-wrong", f"scores scaled by {said}", "alpha", p=proj.head_size**-0.5)
+        )
+    return wrong
 
 
 def mask_that_hides_the_future(

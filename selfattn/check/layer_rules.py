@@ -238,10 +238,11 @@ def _how_it_scores(proj: Projections) -> list[str]:
             f"(`{proj.capped_by}`): so is the reference"
         )
     if proj.scale:
+        how = "the scale the caller passed" if proj.scale_passed else "the scale it was built with"
+        how += "" if proj.scale_passed else ", read from the run"
         said.append(
             f"the scores are scaled by {proj.scale:.4g} (`{proj.scaled_by}`), not "
-            f"1/sqrt({proj.head_size}): the scale the layer was built with, read from the run; "
-            "so is the reference"
+            f"1/sqrt({proj.head_size}): {how}; so is the reference"
         )
     if proj.axis == "queries":
         said.append(
@@ -409,7 +410,11 @@ def mask_on(run: LayerRun) -> None:
     # left out, a mask of another meaning (a key mask) can fall into one by broadcasting
     leaky = ("causal-mask-after-softmax", "causal-mask-multiplied")
     bugs = [Suspect(v) for v in causal_bugs(CORRECT) if v.id in leaky]
-    hiding = mask_that_hides_the_future(layer, run.masks, x, tol)
+    # a form that is the causal attention first: a 0/1 mask read as additive hides the future
+    # too (Perceiver IO's `(1 - mask) * min` makes every kept score the lowest value)
+    hiding = mask_that(
+        layer, run.masks, x, lambda out: agrees(layer, x[0], out[0], Suspect(CAUSAL))
+    ) or mask_that_hides_the_future(layer, run.masks, x, tol)
     found = hiding or mask_that(
         layer, run.masks, x, lambda out: any(agrees(layer, x[0], out[0], b) for b in bugs)
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,17 +19,19 @@ from .kernel import Kernel, Target
 from .masks import probe_mask
 from .runner import TargetError
 from .signature import Signature
+from .standin import StandIn, retrying, stand_ins
 
 
 def connect(t: Target) -> Kernel:
     """Find a framework and layout the kernel accepts on (6, 6) inputs, or TargetError."""
+    t, standing = _standing_in(t)
     _needs_nothing_more(t.sig, t.name, t.args)
     failures: list[tuple[str, str]] = []
     q, k, v = np.random.default_rng(0).standard_normal((3, 6, 6))
 
     def ran(kern: Kernel) -> tuple[np.ndarray, ...] | str:
         try:
-            out = _first_call(kern, q, k, v)
+            out = retrying(lambda: _first_call(kern, q, k, v), standing)
         except CallFailed as exc:
             failures.append((f"{kern.backend.label} {to_layout(q, kern.layout).shape}", str(exc)))
             return str(exc)
@@ -42,6 +45,15 @@ def connect(t: Target) -> Kernel:
         if kern is not None:
             return kern
     raise TargetError(f"{t.name}(q, k, v) could not be called: {_failed(failures)}")
+
+
+def _standing_in(t: Target) -> tuple[Target, list[StandIn]]:
+    """The target with a stand-in for each object it takes before q, k and v and was not
+    given (Hugging Face's `eager_attention_forward(module, query, ...)`), and the stand-ins."""
+    missing = [p for p in t.sig.required if p not in t.args]
+    names = stand_ins(missing, list(t.sig.params), t.sig.qkv or ())
+    given = {n: StandIn() for n in names}
+    return replace(t, args={**t.args, **given}), list(given.values())
 
 
 def _needs_nothing_more(sig: Signature, name: str, args: dict[str, Any]) -> None:

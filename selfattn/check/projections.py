@@ -93,6 +93,7 @@ class Projections:
     fused: Affine | None = None
     order: str = "qkv"
     per_head: bool = False
+    innermost: bool = False  # the fused map's q, k, v columns in turn, (heads, head_dim, 3)
     # grouped-query attention: k and v have `kv_heads` heads, each serving a group of q heads
     # in turn (repeat_interleave); `tiled`, the q heads go round the kv heads (repeat)
     kv_heads: int = 0  # 0: as many as q
@@ -104,7 +105,8 @@ class Projections:
     # the score scale the layer was built with, when not 1/sqrt(head size) nor a known bug's
     # and an attribute of it holds that value (timm's old `qk_scale`): read from the run; 0: none
     scale: float = 0.0
-    scaled_by: str = ""  # the attribute that holds it
+    scaled_by: str = ""  # the attribute that holds it, or the argument that passed it
+    scale_passed: bool = False  # passed by the caller (`--arg`), not held by the layer
     # such a scale that a twin built with the constructor's defaults holds too: no choice but
     # a slip, a candidate scale-wrong (defaults.py); 0: none
     set_scale: float = 0.0
@@ -124,13 +126,21 @@ class Projections:
         }
         return next((k for k, on in held.items() if on), "")
 
-    def rewired(self, order: str, per_head: bool) -> Projections:
-        """The same layer with the fused map's columns read another way."""
+    def rewired(self, order: str, per_head: bool, innermost: bool = False) -> Projections:
+        """The same layer with the fused map's columns read another way: per head, or with
+        the three parts innermost (einops' "b n (h d qkv)")."""
         if self.fused is None:
             return self
-        parts = dict(zip(order, _split3(self.fused, self.heads if per_head else 1), strict=True))
+        groups = self.fused.w.shape[1] // 3 if innermost else self.heads if per_head else 1
+        parts = dict(zip(order, _split3(self.fused, groups), strict=True))
         return replace(
-            self, q=parts["q"], k=parts["k"], v=parts["v"], order=order, per_head=per_head
+            self,
+            q=parts["q"],
+            k=parts["k"],
+            v=parts["v"],
+            order=order,
+            per_head=per_head,
+            innermost=innermost,
         )
 
     @property
@@ -142,6 +152,8 @@ class Projections:
             said.append(f"`{name}`'s parts are used as {', '.join(self.order)}, not q, k, v")
         if self.per_head:
             said.append(f"`{name}` is read per head, as (heads, 3, head_dim)")
+        if self.innermost:
+            said.append(f"`{name}` holds q, k, v innermost, as (heads, head_dim, 3)")
         if self.tiled:
             said.append("the q heads take the k, v heads in turn (repeat, not repeat_interleave)")
         return "; ".join(said)

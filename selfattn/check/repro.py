@@ -221,6 +221,7 @@ def causal_def(framework: Framework, mask: CausalMask, dtype: str) -> list[str]:
         "additive": framework.lowest.format(keep="keep", dtype=dtype),
         "keep": "keep",
         "block": "~keep",
+        "ones": framework.ones.format(keep="keep", dtype=dtype),
     }[mask.form]
     return [
         f"def causal(n):  # the causal mask as `{mask.param}` takes it: {mask.said}",

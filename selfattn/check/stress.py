@@ -209,7 +209,13 @@ def _extreme(
     mode = " with the causal mask" if causal and not kern.always_causal else ""
     rep.check(name, "fail", f"NaN or inf with {label}{mode}")
     why = _renormalised(kern, q, k, out) if causal else ""
-    rep.titled("nonfinite-extreme", f": {label}{mode}{why}", repro.nonfinite(kern, make, causal))
+    # renormalised after the softmax, the mask's own finding: the NaN rows are its evidence
+    said = (
+        ("causal-mask-after-softmax", ", then renormalised: on")
+        if why
+        else ("nonfinite-extreme", ":")
+    )
+    rep.titled(said[0], f"{said[1]} {label}{mode}{why}", repro.nonfinite(kern, make, causal))
     return True
 
 

@@ -41,9 +41,12 @@ def widths(module: Any) -> list[int]:
     return sorted(set(sides), key=lambda c: -sides.count(c))
 
 
-def observe(module: Any, runner: Runner, width: int) -> Seen | None:
+def observe(
+    module: Any, runner: Runner, width: int, given: dict[str, Any] | None = None
+) -> Seen | None:
     """What the layer computes on a float32 x of shape (1, 5, width), given as few times as
-    it takes (once, or as (x, context) or (q, k, v)); None if it fails every way."""
+    it takes (once, or as (x, context) or (q, k, v)), with the caller's numbers `given` (its
+    `--arg scale=…`) as every later call has them; None if it fails every way."""
     import torch  # pyright: ignore[reportMissingImports]
 
     x = torch.randn(1, 5, width, generator=torch.Generator().manual_seed(0))
@@ -51,15 +54,15 @@ def observe(module: Any, runner: Runner, width: int) -> Seen | None:
     # channels first (a U-Net's attention over 1 x 1 convolutions, Apple's ANE layers), each
     # given as many times as the layer takes it
     layouts = [x, x[:, :, None], x.transpose(1, 2)[:, :, None].contiguous()]
-    for given, times in ((g, t) for g in layouts for t in ways(module)):
+    for shape, times in ((g, t) for g in layouts for t in ways(module)):
         try:
-            seen = runner.call_other(watch, module, given, times, n=x.shape[1])
+            seen = runner.call_other(watch, module, shape, times, given, n=x.shape[1])
         except CallFailed:
             continue
         if not isinstance(seen, Seen) or (seen.heads and not seen.maps_in):
             return None
-        seen.image = given.ndim == 4 and given.shape[-1] == width
-        seen.channels_first = given.ndim == 4 and not seen.image
+        seen.image = shape.ndim == 4 and shape.shape[-1] == width
+        seen.channels_first = shape.ndim == 4 and not seen.image
         return seen
     return None
 
@@ -130,33 +133,37 @@ def _biases_run(proj: Projections, run: Projections | None) -> Projections:
         return proj
     if np.array_equal(named.b, ran.b):
         return proj
-    return replace(proj, fused=ran).rewired(proj.order, proj.per_head)
+    return replace(proj, fused=ran).rewired(proj.order, proj.per_head, proj.innermost)
 
 
-def read_layer(module: Any, runner: Runner, proj: Projections | None) -> Projections | None:
+def read_layer(
+    module: Any, runner: Runner, proj: Projections | None, args: dict[str, Any]
+) -> Projections | None:
     """The projections of a torch layer, as found by name (`proj`) and as seen running: a layer
     whose maps are under names never seen is read from the run; the head count and the map
-    out are taken from the run when the names gave other ones."""
+    out are taken from the run when the names gave other ones. The caller's numbers among
+    `args` are passed to the run, and a scale among them is the layer's own."""
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(module, torch.nn.Module):
         return proj
+    given = {n: v for n, v in args.items() if number(v)}
     for width in [proj.width] if proj is not None else widths(module)[:3]:
-        seen = observe(module, runner, width)
+        seen = observe(module, runner, width, given)
         if seen is None or not (seen.handed or seen.heads):
             # it ran and no softmax did: Performer's random features, linear attention
             proj = proj if seen is None or proj is None else replace(proj, axis="none")
             continue
         if proj is not None:
-            return _as_run(module, proj, seen)
+            return _as_run(module, proj, seen, given)
         found = projections(seen)
         if found is None:
             return None
         norm = found.norm or held_norm(module, found.width)  # on x, or after the residual
-        return replace(_own_scale(module, found, seen), axis=seen.axis, norm=norm)
+        return replace(_own_scale(module, found, seen, given), axis=seen.axis, norm=norm)
     return proj
 
 
-def _as_run(module: Any, proj: Projections, seen: Seen) -> Projections:
+def _as_run(module: Any, proj: Projections, seen: Seen, given: dict[str, Any]) -> Projections:
     """The projections found by name, with what the run showed where it differs."""
     if seen.handed:  # nothing inside F.multi_head_attention_forward is seen: as nn's layer
         own = not proj.holder and getattr(module, "batch_first", False) is not True
@@ -170,7 +177,7 @@ def _as_run(module: Any, proj: Projections, seen: Seen) -> Projections:
     proj = replace(proj, cosine=seen.cosine, image=seen.image, channels_first=seen.channels_first)
     proj = replace(proj, norm=proj.norm or seen.norm)  # diffusers' `group_norm`, run on x
     proj = _biases_run(proj, projections(seen))
-    proj = replace(_own_scale(module, proj, seen), axis=seen.axis)
+    proj = replace(_own_scale(module, proj, seen, given), axis=seen.axis)
     if seen.inputs != proj.inputs:  # torchtune's (x, y=None); in_proj_weight, x once
         proj = replace(proj, inputs=seen.inputs)
     if proj.out is None and seen.map_out is not None and seen.map_out[1].w.shape[0] == inner:
@@ -211,13 +218,18 @@ def _open(module: Any) -> list[str]:
     ]
 
 
-def _own_scale(module: Any, proj: Projections, seen: Seen) -> Projections:
+def _own_scale(module: Any, proj: Projections, seen: Seen, given: dict[str, Any]) -> Projections:
     """The layer with the score scale it ran with, when that is no power of the head size d
     (1/sqrt(d) the right one; 1, 1/d, sqrt(d), d**-0.25 for q alone, the known slips) nor of
     the width C or the length n, nor 1/sqrt of any other width of the layer (`slipped_widths`:
     the heads, C / heads), and one of its attributes, under whatever name, holds it: a scale
     chosen when it was built, not a slip, unless a twin built with the constructor's defaults
-    holds it too (`set_by_defaults`): then it is kept as `set_scale`, a candidate scale-wrong."""
+    holds it too (`set_by_defaults`): then it is kept as `set_scale`, a candidate scale-wrong.
+    A scale the caller passed (`given`, `--arg scale=0.3`) is the layer's own, whatever it is:
+    the one it ran with, or under a scale's name, the one it must run with."""
+    passed = _passed_scale(proj, seen, given)
+    if passed is not None:
+        return passed
     scale, d = seen.scale, proj.head_size
     if scale is None or scale <= 0 or seen.cosine:
         return proj
@@ -232,6 +244,17 @@ def _own_scale(module: Any, proj: Projections, seen: Seen) -> Projections:
     if set_by_defaults(module, holder, scale, proj.width):
         return replace(proj, set_scale=scale, scaled_by=holder)
     return replace(proj, scale=scale, scaled_by=holder)
+
+
+def _passed_scale(proj: Projections, seen: Seen, given: dict[str, Any]) -> Projections | None:
+    """The layer with the scale the caller passed, under a scale's name or equal to the one
+    it ran with; None when none was passed."""
+    said = [n for n in named("scale") if n in given] + [
+        n for n, v in given.items() if seen.scale and math.isclose(v, seen.scale, rel_tol=1e-3)
+    ]
+    if not said or seen.cosine:
+        return None
+    return replace(proj, scale=given[said[0]], scaled_by=said[0], scale_passed=True)
 
 
 def _numbers(module: Any) -> list[tuple[str, float]]:

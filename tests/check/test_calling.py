@@ -71,8 +71,6 @@ def test_values_keys_query_bound_by_name() -> None:
 @needs_torch
 def test_extra_required_arguments() -> None:
     fn = load("torch_hf_eager_bf16.py", "eager_attention_forward")
-    missing = check(fn)
-    assert missing.verdict == "error" and "--arg module=" in (missing.error or "")
     report = check(fn, args={"module": None})
     assert report.ok, str(report)
     assert "`scaling` passed as 1/sqrt(d)" in notes(report)
@@ -82,6 +80,26 @@ def test_extra_required_arguments() -> None:
         f"{CORPUS / 'torch_hf_eager_bf16.py'}:eager_attention_forward", "--arg", "module=none"
     )
     assert report["verdict"] == "ok"
+
+
+@needs_torch
+def test_module_first_function_gets_a_stand_in() -> None:
+    # `module` comes before q, k, v: a stand-in answers what the function reads of it
+    report = check(load("torch_hf_eager_module.py", "eager_attention_forward"))
+    assert report.ok, str(report)
+    assert "module=SimpleNamespace(num_key_value_groups=1, training=False)" in notes(report)
+    assert (
+        "from types import SimpleNamespace"
+        in check(load("buggy_hf_eager_module_axis.py", "eager_attention_forward")).errors[0].repro
+    )
+
+
+def test_an_argument_after_q_k_v_is_not_made_up() -> None:
+    def attention(q, k, v, table):
+        return table[q]
+
+    missing = check(attention)
+    assert missing.verdict == "error" and "--arg table=" in (missing.error or "")
 
 
 def test_parse_args() -> None:

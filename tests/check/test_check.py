@@ -133,6 +133,8 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # as published code writes attention: layouts, modules, half precision, argument names
     "torch_whisper_fp16.py": ("attn.qkv_attention", set(), 0),
     "torch_hf_eager_bf16.py": ("eager_attention_forward", set(), 0),
+    # module-first: `module` before q, k, v gets a stand-in answering what the function reads
+    "buggy_hf_eager_module_axis.py": ("eager_attention_forward", {"softmax-wrong-axis"}, 1),
     "torch_nanogpt_head.py": ("head", set(), 0),
     "torch_nanogpt_head_scale_C.py": ("head", {"scale-wrong"}, 1),
     "torch_flash_ref_bnhd.py": ("attention_ref", set(), 0),
@@ -143,7 +145,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_values_keys_query.py": ("attention", set(), 0),
     "torch_two_masks.py": ("attention", {"causal-mask-multiplied"}, 1),
     "torch_key_padding.py": ("attention", set(), 0),
-    "torch_renorm_mask.py": ("attention", {"nonfinite-extreme"}, 1),
+    # renormalised after the softmax: its own finding, the NaN rows its evidence
+    "torch_renorm_mask.py": ("attention", {"causal-mask-after-softmax"}, 1),
+    "buggy_renorm_after_softmax.py": ("attention", {"causal-mask-after-softmax"}, 1),
     "torch_split_kv_merge.py": ("attention", set(), 0),
     "torch_split_kv_unscaled.py": ("attention", {"split-combine-unscaled"}, 1),
     # float16 inside, float64 out, and a causal buffer with no flag (GPT-2 style)
@@ -171,6 +175,7 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_relative_bias.py": ("attn", set(), 0),
     # a mask argument left empty is handed a causal mask: here applied after the softmax
     "buggy_layer_mask_after_softmax.py": ("attn", {"causal-mask-after-softmax"}, 1),
+    "buggy_layer_own_mask_after_softmax.py": ("attn", {"causal-mask-after-softmax"}, 1),
     # read from the run: a scale of its own under a name never seen; a mask under another name
     "torch_layer_scale_chosen.py": ("attn", set(), 0),
     # built with defaults, a layer scales by 1/sqrt of the width q k^T contracts: the head
@@ -183,6 +188,11 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # twin built with the defaults holds the same scale in the first, not in the second
     "torch_layer_scale_default_constant.py": ("attn", {"scale-wrong"}, 1),
     "torch_layer_scale_passed_constant.py": ("attn", set(), 0),
+    # a scale the constructor requires, or the caller passes (`--arg scale=0.3`), is the
+    # layer's own; a forward that ignores the passed one scales wrong
+    "torch_layer_scale_required.py": ("attn", set(), 0),
+    "torch_layer_scale_forward_arg.py": ("attn", set(), 0),
+    "buggy_layer_scale_arg_ignored.py": ("attn", {"scale-wrong"}, 1),
     # a rotation under a name no table holds (lit-llama's `rope` cache): found as the argument
     # the layer cannot be called without, in the form the call takes
     "torch_layer_rope_cache.py": ("attn", set(), 0),
@@ -242,7 +252,11 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "torch_layer_rotary_each_call.py": ("attn", {"scale-missing"}, 1),
 }
 # Extra arguments a case needs, as `check(args=...)` and as `--arg` for the CLI.
-ARGS: dict[str, dict[str, Any]] = {"torch_hf_eager_bf16.py": {"module": None}}
+ARGS: dict[str, dict[str, Any]] = {
+    "torch_hf_eager_bf16.py": {"module": None},
+    "torch_layer_scale_forward_arg.py": {"scale": 0.3},
+    "buggy_layer_scale_arg_ignored.py": {"scale": 0.3},
+}
 # Files the API cannot even be handed (they do not import) or that would end pytest itself.
 CLI_ONLY = {
     "hostile_import_error.py",
@@ -262,6 +276,7 @@ THROUGH_CLI = {
     "hostile_raises.py",
     "hostile_sys_exit.py",
     "torch_hf_eager_bf16.py",
+    "buggy_layer_scale_arg_ignored.py",
 } | CLI_ONLY
 WARNINGS = {"long-key-takeover", "batched-input-unsupported"}
 VERDICTS = {0: "ok", 1: "buggy", 2: "error"}
