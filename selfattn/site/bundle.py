@@ -86,8 +86,28 @@ def _code(line: str) -> str:
     line = line.lstrip()
     if "`" in line:
         return line
-    line = TRAILING_COMMENT.sub("", line)
+    line = _uncommented(TRAILING_COMMENT.sub("", line))
     return line if "'" in line or '"' in line else TYPE_COMMENT.sub("", line)
+
+
+def _uncommented(line: str) -> str:
+    """`line` without a comment after its code whose text holds a quote (an apostrophe:
+    "the figure's"), found by reading the line's strings: only where the code before it has
+    no other slash, so no regular expression's quote or slashes can be misread."""
+    quote = ""
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            i += 2 if c == "\\" else 1
+            quote = "" if c == quote else quote
+            continue
+        if c in "\"'":
+            quote = c
+        elif c == "/":
+            return line[:i].rstrip() if line.startswith("//", i) and i else line
+        i += 1
+    return line
 
 
 def _comment(bare: str) -> str | None:

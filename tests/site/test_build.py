@@ -129,7 +129,10 @@ def test_the_page_reads_the_numbers_the_article_picks_from_python(real_pages):
         ("k = `${/** @type {X} */ (a)}`;", "k = `${/** @type {X} */ (a)}`;"),
         ("/* a\n */ const b = 2;", "/* a\n */ const b = 2;"),  # code after a block: left whole
         ("if (a) {\n  f(`\n  x`);\n  // gone\n}", "if (a) {\nf(`\n  x`);\n}"),  # a literal's own
-        ('a(); // gone\nb("x // kept"); // it\'s kept', 'a();\nb("x // kept"); // it\'s kept'),
+        ('a(); // gone\nb("x // kept"); // it\'s gone too', 'a();\nb("x // kept");'),
+        ("c('it\\'s'); // the quote's", "c('it\\'s');"),  # an escaped quote inside
+        ("d(a / b); // a slash before: it's kept", "d(a / b); // a slash before: it's kept"),
+        ("e(/[\"']/g); // a pattern's quote", "e(/[\"']/g); // a pattern's quote"),
         (
             "t = `a`; // kept: a backtick\nu = `\n  v // text`;",
             "t = `a`; // kept: a backtick\nu = `\n  v // text`;",
