@@ -56,7 +56,7 @@ export default function (el, head, article) {
   valueArrows(plane, tokens, V);
   const dots = tokens.map(() => svg("circle", { r: 3, class: "layer-dot" }, plane.layers.under));
   const path = arrow(plane, { cls: "output thin" });
-  const output = point(plane, { label: "out" });
+  const output = point(plane, { label: "o_it" });
   // each polygon named with its span, the values under their lower edge, the layers a line under that
   const spreadLabel = (/** @type {string} */ cls) => svg("text", { class: `label spread ${cls}` }, plane.layers.labels);
   const valuesLabel = spreadLabel("value");

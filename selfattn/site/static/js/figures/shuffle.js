@@ -68,7 +68,7 @@ export default function (el, head) {
   });
   picture.append(plane.root);
   const path = tipToTail(plane, n);
-  const end = point(plane, { label: "out" });
+  const end = point(plane, { label: "o_it" });
   // each term named by its token beside its middle, so the route reads in the bars' order
   const names = tokens.map((token) => {
     const name = svg("text", { class: "label value term-name", "data-token": token }, plane.layers.labels);

@@ -154,8 +154,8 @@ export default function (el, head) {
   landing.setAttribute("cx", String(plane.sx(out[it][0])));
   landing.setAttribute("cy", String(plane.sy(out[it][1])));
   const trail = svg("polyline", { class: "trail" }, plane.layers.under);
-  const correct = arrow(plane, { cls: "output", label: "out" });
-  const wrong = arrow(plane, { cls: "wrong", label: "out" });
+  const correct = arrow(plane, { cls: "output", label: "o_it" });
+  const wrong = arrow(plane, { cls: "wrong", label: "o_it" });
   const tip = point(plane, { cls: "output", label: "" });
 
   // --- the controls: back, next, the tile size and the bug

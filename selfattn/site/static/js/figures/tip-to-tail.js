@@ -55,7 +55,7 @@ export default function (el, head) {
   );
   const output = arrow(plane, { cls: "output thin" }); // under the terms, which it sums
   const path = tipToTail(plane, n);
-  const end = point(plane, { label: "out" });
+  const end = point(plane, { label: "o_it" });
   // every step named by its weight and its token (0.30·v_cat), beside its middle: under the
   // output's line where the walk dips under it (out of the output arrow's way), over it where
   // the walk hugs the line, which then alternates along it; the newest in bold
