@@ -107,7 +107,7 @@ export default function (el, head, article) {
   };
   // each check: the name its verdict is read by, and its assertion in one line of code
   const CHECKS = [
-    ["rows", "rows", "w >= 0, |w.sum(-1) − 1| == 0"],
+    ["rows", "rows", "w >= 0, isclose(w.sum(-1), 1)"],
     ["multiply", "mask", "w[future].sum() == 0"],
     ["noPositions", "positions", "attn(x[perm]) != attn(x)[perm]"],
     ["noSqrt", "sqrt", `0.5 < score.std() < 2  # d = ${initWidth}`],
