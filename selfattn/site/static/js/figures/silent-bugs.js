@@ -89,7 +89,7 @@ export default function (el, head, article) {
   ];
   for (let k = n - 1; k >= 1; k -= 1)
     stairs.push([left + k * CELL, TOP + k * CELL], [left + k * CELL, TOP + (k - 1) * CELL]);
-  const futureOutline = on("polygon", { class: "future", points: stairs.map((p) => p.join(",")).join(" ") });
+  const futureOutline = on("polygon", { class: "future masked", points: stairs.map((p) => p.join(",")).join(" ") });
   // a key as long as the limit's line fails its check
   const LIMIT = bottom + 8,
     FOOT = box.height - 6;
