@@ -31,7 +31,7 @@ STARTED = "[...document.querySelectorAll('figure[data-module]')].every(f => f.fi
 # input turned, not stretched along itself), and the figures whose switch is their one control
 KEYS = {
     "never-zero": {2: ["ArrowLeft"] * 6, 3: ["Home"]},
-    "asking-position": {2: ["ArrowLeft"] * 6, 3: ["Home"]},
+    "asking-position": {2: ["ArrowLeft"], 3: ["Home"]},
     "drag-input": {2: ["ArrowUp"] * 6},
 }
 SWITCH_FIRST = {"multiply-leak"}
