@@ -157,36 +157,34 @@ def descendants(pid: int) -> list[int]:
 
 def end_all(pid: int, itself: bool = True) -> None:
     """Kill every process below `pid`, then `pid` if `itself`, then what is left of its
-    group. Freeze, then kill: every process found is stopped (SIGSTOP, it forks no more) and
-    the scan repeats until a round finds none new, so a process that forks and exits every
-    millisecond (its pid ever new) is caught; then all are killed. Also frozen and killed:
-    every process in a session or group that one of them led (a target that setsid's and
-    whose forks were orphaned elsewhere), never the caller's own session or group."""
+    group. Freeze, then kill: every process found is stopped (SIGSTOP: it forks no more),
+    its whole group at once (a signal to a group reaches a child forked meanwhile), and the
+    scan repeats until a round finds none new; then all are killed. A process that forks
+    and exits every millisecond, its pid ever new, outran a scan-and-kill loop (hostile
+    pass 6). The sessions and groups of the processes found are the target's too, and their
+    members killed wherever they went; never the caller's own session or group."""
     stop = getattr(signal, "SIGSTOP", None)
     kill = getattr(signal, "SIGKILL", signal.SIGTERM)
     if itself and stop is not None:
         with contextlib.suppress(OSError):
             os.kill(pid, stop)
     ours = {os.getsid(0), os.getpgid(0)} if hasattr(os, "getsid") else set()
-    leaders = {pid} if itself else set()  # sessions and groups found to be the target's
+    leaders = {pid} - ours if itself else set()  # sessions and groups the target made
     seen: set[int] = set()
-    for _ in range(1000):  # a round is a few ms; a hopper is caught in a few rounds
-        found = _theirs(pid, leaders - ours)
-        leaders |= {p.pid for p in found}
-        new = [p.pid for p in found if p.living and p.pid not in seen]
+    for _ in range(1000):  # a round is a few ms; a hopper's group is stopped in the first
+        found = _theirs(pid, leaders)
+        new = [p for p in found if p.living and p.pid not in seen]
         if not new:
             break
-        seen.update(new)
-        for child in new:
-            with contextlib.suppress(OSError):
-                os.kill(child, stop if stop is not None else kill)
+        fresh = {x for p in found for x in (p.session, p.group)} - ours - leaders
+        leaders |= fresh
+        _send(stop if stop is not None else kill, [p.pid for p in new], fresh)
+        seen.update(p.pid for p in new)
     for _ in range(100):  # all frozen: kill those still there (a zombie needs no second try)
-        left = [p.pid for p in _theirs(pid, leaders - ours) if p.living]
+        left = [p.pid for p in _theirs(pid, leaders) if p.living]
+        _send(kill, left, leaders)
         if not left:
             break
-        for child in left:
-            with contextlib.suppress(OSError):
-                os.kill(child, kill)
         time.sleep(0.001)
     if itself:
         with contextlib.suppress(OSError):
@@ -196,13 +194,24 @@ def end_all(pid: int, itself: bool = True) -> None:
             os.killpg(pid, kill)
 
 
+def _send(signum: int, pids: list[int], groups: set[int]) -> None:
+    """`signum` to each of `pids` and to each group of `groups` (ids that are no group fail)."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signum)
+    for group in groups if hasattr(os, "killpg") else ():
+        with contextlib.suppress(OSError):
+            os.killpg(group, signum)
+
+
 def _theirs(pid: int, leaders: set[int]) -> list[Proc]:
-    """The processes below `pid`, and those in a session or group one of `leaders` leads
-    (a pid in use as a session or group id is not given to another process meanwhile)."""
+    """The processes below `pid`, and those whose session or group is one of `leaders` (an
+    id in use as a session's or group's is not given to another process meanwhile)."""
     table = processes()
     found = {p.pid: p for p in below(pid, table)}
+    me = os.getpid()
     found.update(
-        {p.pid: p for p in table if (p.session in leaders or p.group in leaders) and p.pid != os.getpid()}
+        {p.pid: p for p in table if (p.session in leaders or p.group in leaders) and p.pid != me}
     )
     return list(found.values())
 
