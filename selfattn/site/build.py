@@ -30,6 +30,7 @@ from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
 
 from .. import article, heads, leak, learn
+from ..files import same_access
 from ..head import Head, load_head
 from ..numbers import fixed
 from ..signals import SWAPPED, deferred
@@ -355,6 +356,7 @@ def _swap(fresh: Path, out: Path, force: bool) -> list[str]:
     if not out.exists():
         fresh.rename(out)  # a folder made there meanwhile: fails unless empty, then replaced
         return []
+    same_access(out, fresh)  # the folder the user prepared keeps its mode, group and ACL
     old = _beside(out, "old")
     out.rename(old)
     try:
