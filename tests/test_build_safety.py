@@ -704,3 +704,50 @@ def test_a_prepared_folder_keeps_its_acl(tmp_path):
     acl = os.getxattr(out, "system.posix_acl_access")
     sample(out)
     assert os.getxattr(out, "system.posix_acl_access") == acl
+
+
+# -- hostile pass 6: what a build killed outright leaves beside OUT ---------------------------
+
+
+def test_a_killed_builds_folder_is_removed_by_the_next_but_no_other(tmp_path):
+    import fcntl
+
+    out = tmp_path / "site"
+    abandoned = tmp_path / ".site.building-0123456789ab"  # as a SIGKILLed build leaves it
+    (abandoned / "static").mkdir(parents=True)
+    (abandoned / ".selfattn-building").write_text("a build in progress (process 1)\n")
+    running = tmp_path / ".site.building-ba9876543210"  # a build still running holds it
+    running.mkdir()
+    (running / ".selfattn-building").write_text("a build in progress\n")
+    foreign = tmp_path / ".site.building-aaaaaaaaaaaa"  # named so, but by no build
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("keep")
+    fd = os.open(running, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        sample(out)
+    finally:
+        os.close(fd)
+    assert not abandoned.exists()
+    assert running.exists() and (foreign / "mine.txt").read_text() == "keep"
+    assert not (out / ".selfattn-building").exists()
+
+
+def test_a_build_killed_outright_leaves_a_folder_the_next_one_removes(tmp_path):
+    out = tmp_path / "site"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    script = (
+        "from pathlib import Path; from tests.test_build_safety import sample; "
+        f"sample(Path({str(out)!r}))"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env)
+    try:
+        until = time.monotonic() + 60
+        while not list(tmp_path.glob(".site.building-*/static")) and time.monotonic() < until:
+            time.sleep(0.005)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert list(tmp_path.glob(".site.building-*")), "the build ended before it was killed"
+    sample(out)
+    assert leftovers(tmp_path) == [], leftovers(tmp_path)
