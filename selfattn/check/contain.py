@@ -163,23 +163,11 @@ def end_all(pid: int, itself: bool = True) -> None:
     and exits every millisecond, its pid ever new, outran a scan-and-kill loop (hostile
     pass 6). The sessions and groups of the processes found are the target's too, and their
     members killed wherever they went; never the caller's own session or group."""
-    stop = getattr(signal, "SIGSTOP", None)
     kill = getattr(signal, "SIGKILL", signal.SIGTERM)
-    if itself and stop is not None:
+    if itself and hasattr(signal, "SIGSTOP"):
         with contextlib.suppress(OSError):
-            os.kill(pid, stop)
-    ours = {os.getsid(0), os.getpgid(0)} if hasattr(os, "getsid") else set()
-    leaders = {pid} - ours if itself else set()  # sessions and groups the target made
-    seen: set[int] = set()
-    for _ in range(1000):  # a round is a few ms; a hopper's group is stopped in the first
-        found = _theirs(pid, leaders)
-        new = [p for p in found if p.living and p.pid not in seen]
-        if not new:
-            break
-        fresh = {x for p in found for x in (p.session, p.group)} - ours - leaders
-        leaders |= fresh
-        _send(stop if stop is not None else kill, [p.pid for p in new], fresh)
-        seen.update(p.pid for p in new)
+            os.kill(pid, signal.SIGSTOP)
+    leaders = _freeze(pid, {pid} if itself else set())
     for _ in range(100):  # all frozen: kill those still there (a zombie needs no second try)
         left = [p.pid for p in _theirs(pid, leaders) if p.living]
         _send(kill, left, leaders)
@@ -192,6 +180,25 @@ def end_all(pid: int, itself: bool = True) -> None:
     if hasattr(os, "killpg") and (itself or pid != os.getpid()):  # not the caller's own group
         with contextlib.suppress(OSError):
             os.killpg(pid, kill)
+
+
+def _freeze(pid: int, leaders: set[int]) -> set[int]:
+    """Stop every process below `pid` or in a session or group of `leaders`, and the groups
+    and sessions they are in, until a round finds none new; the leaders found, all told."""
+    stop = getattr(signal, "SIGSTOP", getattr(signal, "SIGKILL", signal.SIGTERM))
+    ours = {os.getsid(0), os.getpgid(0)} if hasattr(os, "getsid") else set()
+    leaders = leaders - ours
+    seen: set[int] = set()
+    for _ in range(1000):  # a round is a few ms; a hopper's group is stopped in the first
+        found = _theirs(pid, leaders)
+        new = [p.pid for p in found if p.living and p.pid not in seen]
+        if not new:
+            break
+        fresh = {x for p in found for x in (p.session, p.group)} - ours - leaders
+        leaders |= fresh
+        _send(stop, new, fresh)
+        seen.update(new)
+    return leaders
 
 
 def _send(signum: int, pids: list[int], groups: set[int]) -> None:
