@@ -192,9 +192,10 @@ def _freeze(pid: int, leaders: set[int]) -> set[int]:
     for _ in range(1000):  # a round is a few ms; a hopper's group is stopped in the first
         found = _theirs(pid, leaders)
         new = [p.pid for p in found if p.living and p.pid not in seen]
-        if not new:
-            break
+        # a zombie's too: the hopper read as it exited, its child not yet read (pids wrap)
         fresh = {x for p in found for x in (p.session, p.group)} - ours - leaders
+        if not new and not fresh:
+            break
         leaders |= fresh
         _send(stop, new, fresh)
         seen.update(new)
