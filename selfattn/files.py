@@ -63,3 +63,26 @@ def replace_file(path: str | Path, text: str) -> Path:
             os.unlink(temporary)
         raise
     return path
+
+
+ACLS = ("system.posix_acl_access", "system.posix_acl_default")
+
+
+def same_access(model: Path, folder: Path) -> None:
+    """Give `folder` `model`'s access: its owner and group where permitted, its mode (the
+    setgid bit too) and its POSIX ACLs where the file system has them; what may not be copied
+    is skipped quietly. A folder swapped in for one the user prepared (chmod 2750, a group, an
+    ACL) would otherwise come with the defaults, and a private folder turn world-readable."""
+    st = model.stat()
+    for uid in (st.st_uid, -1):  # the owner only root may give; the group, any member
+        with contextlib.suppress(OSError, AttributeError):
+            os.chown(folder, uid, st.st_gid)
+            break
+    os.chmod(folder, stat.S_IMODE(st.st_mode))
+    for name in ACLS if hasattr(os, "getxattr") else ():
+        try:
+            acl = os.getxattr(model, name)
+        except OSError:
+            continue  # none, or no ACLs here
+        with contextlib.suppress(OSError):
+            os.setxattr(folder, name, acl)

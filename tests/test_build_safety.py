@@ -668,3 +668,86 @@ def test_a_build_killed_between_the_swaps_renames_is_put_right_by_the_next(tmp_p
     sample(out)
     assert tree(out) == listed(out)
     assert [n for n in leftovers(tmp_path) if ".old-" in n] == []
+
+
+# -- hostile pass 6: the folder a user prepared keeps its access ------------------------------
+
+
+def test_a_prepared_folder_keeps_its_mode_and_group(tmp_path):
+    out = tmp_path / "site"
+    out.mkdir()
+    os.chmod(out, 0o2750)  # private, setgid: new files take the folder's group
+    before = out.stat()
+    sample(out)
+    after = out.stat()
+    assert oct(after.st_mode & 0o7777) == oct(0o2750)  # 0o755 before: world-readable
+    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+
+
+def _acl(named_uid: int) -> bytes:
+    """A POSIX access ACL as the kernel stores it: owner rwx, a named user r-x, group r-x,
+    mask r-x, other none (linux/posix_acl_xattr.h)."""
+    import struct
+
+    entries = [(0x01, 7, 0xFFFFFFFF), (0x02, 5, named_uid), (0x04, 5, 0xFFFFFFFF)]
+    entries += [(0x10, 5, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)]
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+
+
+def test_a_prepared_folder_keeps_its_acl(tmp_path):
+    out = tmp_path / "site"
+    out.mkdir()
+    try:
+        os.setxattr(out, "system.posix_acl_access", _acl(os.getuid() + 4242))
+    except (OSError, AttributeError):
+        pytest.skip("no POSIX ACLs on this file system")
+    acl = os.getxattr(out, "system.posix_acl_access")
+    sample(out)
+    assert os.getxattr(out, "system.posix_acl_access") == acl
+
+
+# -- hostile pass 6: what a build killed outright leaves beside OUT ---------------------------
+
+
+def test_a_killed_builds_folder_is_removed_by_the_next_but_no_other(tmp_path):
+    import fcntl
+
+    out = tmp_path / "site"
+    abandoned = tmp_path / ".site.building-0123456789ab"  # as a SIGKILLed build leaves it
+    (abandoned / "static").mkdir(parents=True)
+    (abandoned / ".selfattn-building").write_text("a build in progress (process 1)\n")
+    running = tmp_path / ".site.building-ba9876543210"  # a build still running holds it
+    running.mkdir()
+    (running / ".selfattn-building").write_text("a build in progress\n")
+    foreign = tmp_path / ".site.building-aaaaaaaaaaaa"  # named so, but by no build
+    foreign.mkdir()
+    (foreign / "mine.txt").write_text("keep")
+    fd = os.open(running, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        sample(out)
+    finally:
+        os.close(fd)
+    assert not abandoned.exists()
+    assert running.exists() and (foreign / "mine.txt").read_text() == "keep"
+    assert not (out / ".selfattn-building").exists()
+
+
+def test_a_build_killed_outright_leaves_a_folder_the_next_one_removes(tmp_path):
+    out = tmp_path / "site"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    script = (
+        "from pathlib import Path; from tests.test_build_safety import sample; "
+        f"sample(Path({str(out)!r}))"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env)
+    try:
+        until = time.monotonic() + 60
+        while not list(tmp_path.glob(".site.building-*/static")) and time.monotonic() < until:
+            time.sleep(0.005)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert list(tmp_path.glob(".site.building-*")), "the build ended before it was killed"
+    sample(out)
+    assert leftovers(tmp_path) == [], leftovers(tmp_path)

@@ -3,6 +3,7 @@ and no failed request while the site is rebuilt under load."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import http.client
 import os
@@ -18,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from selfattn.site import serve as serve_module
 from selfattn.site.serve import Site, make_server
 from tests.harness import first_response_seconds
 
@@ -511,3 +513,32 @@ def test_loopback_is_known_however_it_is_written(host, alone):
     from selfattn.site.serve import loopback
 
     assert loopback(host) is alone
+
+
+def test_a_second_ctrl_c_during_the_cleanup_leaves_no_temporary_build(tmp_path, monkeypatch):
+    """Two Ctrl-C a millisecond apart: the second came while the temporary build was deleted,
+    and left /tmp/selfattn-* behind (hostile pass 6)."""
+    import signal
+    import tempfile
+
+    class Server:
+        server_port = 8000
+
+        def serve_forever(self) -> None:
+            signal.raise_signal(signal.SIGINT)  # the first Ctrl-C
+
+        def server_close(self) -> None:
+            pass
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(serve_module, "make_server", lambda host, port, folder: Server())
+    real = shutil.rmtree
+
+    def interrupted(path, *args, **kwargs):  # the second, as the deletion begins
+        signal.raise_signal(signal.SIGINT)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", interrupted)
+    with contextlib.suppress(KeyboardInterrupt):  # the code before let the second one out
+        assert serve_module.serve(port=8000) == 0
+    assert list(tmp_path.iterdir()) == []

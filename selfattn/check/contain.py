@@ -98,48 +98,130 @@ def adopt_orphans(death: int = signal.SIGKILL) -> None:
         prctl(PR_SET_PDEATHSIG, death, 0, 0, 0)
 
 
-def descendants(pid: int) -> list[int]:
-    """The living processes below `pid`, read from /proc (none where there is no /proc)."""
-    children: dict[int, list[int]] = {}
+@dataclass(frozen=True)
+class Proc:
+    """One process as /proc/PID/stat tells it."""
+
+    pid: int
+    ppid: int
+    group: int
+    session: int
+    living: bool  # a zombie whose threads are all gone is not: it waits only to be collected
+
+
+def processes() -> list[Proc]:
+    """Every process in /proc (none where there is no /proc)."""
+    found = []
     with contextlib.suppress(OSError):
         for entry in os.scandir("/proc"):
             if not entry.name.isdigit():
                 continue
             try:
                 with open(f"/proc/{entry.name}/stat", "rb") as f:
-                    state, ppid = f.read().rpartition(b")")[2].split()[:2]
+                    state, ppid, group, session = f.read().rpartition(b")")[2].split()[:4]
             except (OSError, ValueError):
                 continue  # gone meanwhile
-            if state != b"Z":  # a zombie is dead already
-                children.setdefault(int(ppid), []).append(int(entry.name))
+            pid = int(entry.name)
+            living = state != b"Z" or _threads(pid) > 1
+            found.append(Proc(pid, int(ppid), int(group), int(session), living))
+    return found
+
+
+def _threads(pid: int) -> int:
+    """How many threads `pid` has: a process whose main thread exited shows `Z` while its other
+    threads run on (hostile pass 6), and is as alive as any."""
+    with contextlib.suppress(OSError, ValueError), open(f"/proc/{pid}/status", "rb") as f:
+        for line in f:
+            if line.startswith(b"Threads:"):
+                return int(line.split()[1])
+    return 0
+
+
+def below(pid: int, table: list[Proc]) -> list[Proc]:
+    """The processes below `pid` in `table`, zombies walked through (their children too)."""
+    children: dict[int, list[Proc]] = {}
+    for p in table:
+        children.setdefault(p.ppid, []).append(p)
     found, todo = [], [pid]
     while todo:
         kids = children.get(todo.pop(), [])
         found += kids
-        todo += kids
+        todo += [k.pid for k in kids]
     return found
+
+
+def descendants(pid: int) -> list[int]:
+    """The living processes below `pid`, read from /proc (none where there is no /proc)."""
+    return [p.pid for p in below(pid, processes()) if p.living]
 
 
 def end_all(pid: int, itself: bool = True) -> None:
     """Kill every process below `pid`, then `pid` if `itself`, then what is left of its
-    group. `pid` is stopped first, so it starts no more while they are killed."""
+    group. Freeze, then kill: every process found is stopped (SIGSTOP: it forks no more),
+    its whole group at once (a signal to a group reaches a child forked meanwhile), and the
+    scan repeats until a round finds none new; then all are killed. A process that forks
+    and exits every millisecond, its pid ever new, outran a scan-and-kill loop (hostile
+    pass 6). The sessions and groups of the processes found are the target's too, and their
+    members killed wherever they went; never the caller's own session or group."""
+    kill = getattr(signal, "SIGKILL", signal.SIGTERM)
     if itself and hasattr(signal, "SIGSTOP"):
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGSTOP)
-    for _ in range(100):  # a process forking as it is killed: its children come next round
-        below = descendants(pid)
-        if not below:
+    leaders = _freeze(pid, {pid} if itself else set())
+    for _ in range(100):  # all frozen: kill those still there (a zombie needs no second try)
+        left = [p.pid for p in _theirs(pid, leaders) if p.living]
+        _send(kill, left, leaders)
+        if not left:
             break
-        for child in below:
-            with contextlib.suppress(OSError):
-                os.kill(child, signal.SIGKILL)
-    kill = getattr(signal, "SIGKILL", signal.SIGTERM)
+        time.sleep(0.001)
     if itself:
         with contextlib.suppress(OSError):
             os.kill(pid, kill)
     if hasattr(os, "killpg") and (itself or pid != os.getpid()):  # not the caller's own group
         with contextlib.suppress(OSError):
             os.killpg(pid, kill)
+
+
+def _freeze(pid: int, leaders: set[int]) -> set[int]:
+    """Stop every process below `pid` or in a session or group of `leaders`, and the groups
+    and sessions they are in, until a round finds none new; the leaders found, all told."""
+    stop = getattr(signal, "SIGSTOP", getattr(signal, "SIGKILL", signal.SIGTERM))
+    ours = {os.getsid(0), os.getpgid(0)} if hasattr(os, "getsid") else set()
+    leaders = leaders - ours
+    seen: set[int] = set()
+    for _ in range(1000):  # a round is a few ms; a hopper's group is stopped in the first
+        found = _theirs(pid, leaders)
+        new = [p.pid for p in found if p.living and p.pid not in seen]
+        # a zombie's too: the hopper read as it exited, its child not yet read (pids wrap)
+        fresh = {x for p in found for x in (p.session, p.group)} - ours - leaders
+        if not new and not fresh:
+            break
+        leaders |= fresh
+        _send(stop, new, fresh)
+        seen.update(new)
+    return leaders
+
+
+def _send(signum: int, pids: list[int], groups: set[int]) -> None:
+    """`signum` to each of `pids` and to each group of `groups` (ids that are no group fail)."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signum)
+    for group in groups if hasattr(os, "killpg") else ():
+        with contextlib.suppress(OSError):
+            os.killpg(group, signum)
+
+
+def _theirs(pid: int, leaders: set[int]) -> list[Proc]:
+    """The processes below `pid`, and those whose session or group is one of `leaders` (an
+    id in use as a session's or group's is not given to another process meanwhile)."""
+    table = processes()
+    found = {p.pid: p for p in below(pid, table)}
+    me = os.getpid()
+    found.update(
+        {p.pid: p for p in table if (p.session in leaders or p.group in leaders) and p.pid != me}
+    )
+    return list(found.values())
 
 
 def wait(pid: int, limit: float) -> int | None:

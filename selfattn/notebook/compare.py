@@ -13,7 +13,7 @@ from selfattn.notebook import assets, picture, stills
 from selfattn.notebook.data import floats, full_cell, head_checks
 from selfattn.notebook.inputs import Reading
 from selfattn.notebook.map import announce, failing, head_name
-from selfattn.notebook.tokens import readable
+from selfattn.notebook.tokens import readable, visible
 from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
 
 
@@ -40,6 +40,12 @@ class Compare(Stepped):
     checks_a = traitlets.List().tag(sync=True)  # the head shown's checks, in A and in B
     checks_b = traitlets.List().tag(sync=True)
     broken = traitlets.List().tag(sync=True)  # every head that fails, "map" 0 for A, 1 for B
+
+    @traitlets.validate("names")
+    def _clean_names(self, proposal: Any) -> list[str]:
+        """The maps' names shown as the title is (`Widget._clean_title`): escapes for what
+        would reverse the heading or draw a box."""
+        return [visible(str(name)) for name in proposal["value"]]
 
     def __init__(
         self,

@@ -13,7 +13,7 @@ from selfattn.files import replace_file
 from selfattn.notebook import assets
 from selfattn.notebook.data import looks_causal
 from selfattn.notebook.inputs import Reading, named_layer, read_attention, token_strings
-from selfattn.notebook.tokens import clean, readable
+from selfattn.notebook.tokens import readable, visible
 
 try:
     import anywidget
@@ -39,8 +39,9 @@ class Widget(anywidget.AnyWidget):
 
     @traitlets.validate("title")
     def _clean_title(self, proposal: Any) -> str:
-        """A title UTF-8 can write, as labels are (a notebook saves it with the output)."""
-        return clean(str(proposal["value"]))
+        """A title UTF-8 can write, with what would reverse it or draw a box shown as its
+        escape, as labels are: here, so the live view and the saved page both show it."""
+        return visible(str(proposal["value"]))
 
     @traitlets.validate("row")
     def _check_row(self, proposal: Any) -> int:

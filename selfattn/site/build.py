@@ -29,7 +29,13 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no flock, and abandoned folders are left
+    fcntl = None
+
 from .. import article, heads, leak, learn
+from ..files import same_access
 from ..head import Head, load_head
 from ..numbers import fixed
 from ..signals import SWAPPED, deferred
@@ -346,6 +352,52 @@ def _restore_aside(out: Path) -> None:
 
 
 _ASIDE = re.compile(r"old-[0-9a-f]{12}")
+_BUILDING = re.compile(r"building-[0-9a-f]{12}")
+# In a build's temporary folder until its marker is written: the folder is a build's.
+BUILDING = ".selfattn-building"
+
+
+def _hold(folder: Path) -> int | None:
+    """An open descriptor holding an flock on `folder` while this build lives (it moves
+    with the folder, and ends with the process however it ends): a folder beside `out` whose
+    lock can be taken is no running build's. None where there is no flock."""
+    if fcntl is None:
+        return None
+    fd = os.open(folder, os.O_RDONLY)
+    with contextlib.suppress(OSError):
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def _clear_abandoned(out: Path) -> None:
+    """Delete the `.out.building-3f9a…` folders builds killed outright (SIGKILL) left beside
+    `out`: only those a build made (BUILDING or its marker inside) that no running build holds
+    (its flock can be taken)."""
+    if fcntl is None:
+        return
+    for path in out.parent.glob(f".{glob.escape(out.name)}.building-*"):
+        if not _BUILDING.fullmatch(path.name[len(out.name) + 2 :]) or not _ours(path):
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # fails while a build holds it
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def _ours(folder: Path) -> bool:
+    """Whether `folder` is a build's temporary folder: a real folder holding BUILDING (a
+    regular file), or a marker a build wrote."""
+    if folder.is_symlink() or not folder.is_dir():
+        return False
+    mark = folder / BUILDING
+    return (mark.is_file() and not mark.is_symlink()) or _marker(folder)[1] == "ours"
 
 
 def _swap(fresh: Path, out: Path, force: bool) -> list[str]:
@@ -355,6 +407,7 @@ def _swap(fresh: Path, out: Path, force: bool) -> list[str]:
     if not out.exists():
         fresh.rename(out)  # a folder made there meanwhile: fails unless empty, then replaced
         return []
+    same_access(out, fresh)  # the folder the user prepared keeps its mode, group and ACL
     old = _beside(out, "old")
     out.rename(old)
     try:
@@ -699,11 +752,15 @@ def build(
     # written beside `out` and swapped in whole: a build that fails, or is stopped, leaves
     # what was there as it was, and nothing of its own. The steps that must not be cut in
     # half (making the folder, the swap, deleting a folder) hold a signal until they are done.
-    fresh, made, swapped = _beside(out, "building"), False, False
+    with deferred():
+        _clear_abandoned(out)
+    fresh, made, swapped, held = _beside(out, "building"), False, False, None
     try:
         with deferred():
             fresh.mkdir()  # not mkdtemp's: its mode 0700 would keep a web server out of the site
             made = True
+            held = _hold(fresh)
+            (fresh / BUILDING).write_text(f"a build in progress (process {os.getpid()})\n")
         built = _write(fresh, out, head, env, numbers, content)
         with deferred():
             built = dataclasses.replace(built, kept=tuple(_swap(fresh, out, force)))
@@ -715,6 +772,9 @@ def build(
             if made:
                 shutil.rmtree(fresh, ignore_errors=True)
         raise
+    finally:
+        if held is not None:
+            os.close(held)
     return built
 
 
@@ -771,6 +831,7 @@ def _write(
         raise BuildError(f"the languages open with different figures: {sorted(firsts)}")
     write_gallery(out, env, head, script, sheet)
     write_chunks(out / "static", list(firsts.pop()))
+    (out / BUILDING).unlink(missing_ok=True)  # the marker says it is a build's from here on
     (out / MARKER).write_text(MARKER_TEXT + "".join(p + "\n" for p in tree(out)), "utf-8")
     # hashed from the text the pages hold, not read again: an edit landing meanwhile would
     # give a policy that refuses this build's inline script until the next one

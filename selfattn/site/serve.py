@@ -23,6 +23,7 @@ import io
 import ipaddress
 import os
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -36,7 +37,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..signals import ended_by_signals
+from ..signals import ENDING, Stopped
 from .build import (
     CONTENT,
     SITE,
@@ -446,13 +447,41 @@ def loopback(host: str) -> bool:
     return (mapped or address).is_loopback
 
 
+@contextmanager
+def first_signal_ends() -> Iterator[None]:
+    """Within the block, the first SIGINT, SIGTERM or SIGHUP raises (KeyboardInterrupt, or
+    Stopped(128 + the signal)) and every one after it is ignored, so the cleanup it starts
+    (the temporary build's deletion) runs to its end: a second Ctrl-C a millisecond after
+    the first left /tmp/selfattn-* behind (hostile pass 6). The handlers are put back after.
+    From the main thread only, where handlers are set; elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    ending = [s for n in ENDING if (s := getattr(signal, n, None))]
+
+    def first(signum: int, _frame: object) -> None:
+        for s in ending:  # before raising: what comes next finds them ignored
+            signal.signal(s, signal.SIG_IGN)
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Stopped(128 + signum)
+
+    previous = {s: signal.signal(s, first) for s in ending}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            if handler is not None:  # None: set outside Python, and cannot be set again
+                signal.signal(s, handler)
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False) -> int:
     """Serve until interrupted; exit status 1 with one line if the port cannot be bound."""
     if not 0 <= port <= 65535:
         print(f"selfattn serve: {port} is not a port number (0–65535)", file=sys.stderr)
         return 1
     # SIGTERM and SIGHUP end it as Ctrl-C does, deleting the temporary build on the way out
-    with ended_by_signals(), tempfile.TemporaryDirectory(prefix="selfattn-") as tmp:
+    with first_signal_ends(), tempfile.TemporaryDirectory(prefix="selfattn-") as tmp:
         try:
             server = make_server(host, port, Path(tmp) / "site")
         except BuildError as err:

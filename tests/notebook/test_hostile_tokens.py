@@ -130,3 +130,21 @@ def test_a_head_with_a_value_that_is_no_number_is_refused_saying_where(bad):
     q[1, 0] = bad
     with pytest.raises(ValueError, match=r"q holds .* at \(1, 0\)"):
         show(q, np.ones((3, 2)), np.ones((3, 2)), tokens=["a", "b", "c"])
+
+
+# -- hostile pass 6: a title or a map's name that reverses the heading or draws a box ---------
+
+
+def test_a_title_and_names_with_bidi_or_control_characters_are_shown_as_escapes(
+    tmp_path: Path,
+) -> None:
+    from selfattn.notebook import show_compare
+
+    w = causal_weights(3)
+    m = show_map(w, ["a", "b", "c"], title="safe \u202etxt.exe\u202c\x00")
+    assert m.title == "safe \\u202etxt.exe\\u202c\\x00"  # the live widget's state
+    c = show_compare(w, w, ["a", "b", "c"], names=("A\u202eBC", "B\x00\u2028"))
+    assert c.names == ["A\\u202eBC", "B\\x00\\u2028"]
+    for view, name in ((m, "map"), (c, "compare")):
+        text = view.save_html(tmp_path / f"{name}.html").read_text("utf-8")
+        assert not re.search("[\u202a-\u202e\u2066-\u2069\x00]", text), name
