@@ -352,6 +352,8 @@ def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projecti
             kern, learned = found
             kern.shapes = learned.used
             rep.notes.append(learned.note(kern))
+            if (outside := learned.outside()) is not None:
+                rep.titled("reads-out-of-bounds", outside)
             rules.run(diagnose.start(kern, rep, imp))
             return
         if kind == "kernel":

@@ -6,6 +6,7 @@ shapes were used and which were refused, with why."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,9 +19,14 @@ from .kernel import Kernel, Target
 from .layout import mixing
 from .runner import TargetError
 
-# Powers of two, multiples of 16 (Triton's smallest tl.dot), n at most 64: the interpreter
+# Powers of two, multiples of 16 (Triton's smallest tl.dot), n at most 64 and then 128 (the
+# block of Triton's tutorial, for a kernel that runs at multiples of it only): the interpreter
 # runs every program instance in Python, so probes stay small.
-CANDIDATES = ((16, 16), (32, 16), (64, 16), (32, 32), (64, 32), (16, 64), (64, 64))
+CANDIDATES = ((16, 16), (32, 16), (64, 16), (32, 32), (64, 32), (16, 64), (64, 64), (128, 16))
+# the interpreter's memory guard (interpret._check) names the access and the tensor
+OUTSIDE = re.compile(
+    r"kernel (reads|writes) \d+ elements outside the tensors it was handed \(([^:]+)"
+)
 HALVES = ("float16", "bfloat16")  # tried after the target's own framework's widths
 MOST = 5  # shapes checked at most
 # (batch, n, d) too: a kernel fed a layout it does not expect reads past its inputs, which the
@@ -34,6 +40,22 @@ class Learned:
 
     used: list[tuple[int, int]] = field(default_factory=list)
     refused: list[tuple[tuple[int, int], str]] = field(default_factory=list)
+
+    def outside(self) -> str | None:
+        """The finding's message when some lengths the kernel refused are lengths at which it
+        reads or writes outside its tensors (no mask at a length its block does not divide):
+        a bug, not a refusal, since on a GPU nothing stops it. None when none were."""
+        faults = [(nd, m) for nd, why in self.refused if (m := OUTSIDE.search(why))]
+        if not faults or not self.used:
+            return None
+        lengths: dict[str, set[int]] = {}  # "reads past the end of Q" -> the lengths n
+        for (n, _), m in faults:
+            lengths.setdefault(f"{m[1]} {m[2]}", set()).add(n)
+        said = "; ".join(
+            f"{how} at n = {', '.join(map(str, sorted(ns)))}" for how, ns in lengths.items()
+        )
+        runs = ", ".join(f"{n}x{d}" for n, d in self.used)
+        return f": it {said}; it was checked at the shapes it runs at, n x d = {runs}"
 
     def note(self, kern: Kernel) -> str:
         said = ", ".join(f"{n}x{d}" for n, d in self.used)
