@@ -352,9 +352,9 @@ def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projecti
             kern, learned = found
             kern.shapes = learned.used
             rep.notes.append(learned.note(kern))
-            if (outside := learned.outside()) is not None:
-                rep.titled("reads-out-of-bounds", outside)
             rules.run(diagnose.start(kern, rep, imp))
+            if (outside := learned.outside(kern)) is not None:  # after: kern.imp is set
+                rep.titled("reads-out-of-bounds", *outside)
             return
         if kind == "kernel":
             raise

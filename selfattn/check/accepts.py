@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import repro
 from .context import SHAPES
 from .frameworks import LAYOUTS, Backend, CallFailed, available, backends_for
 from .interpret import uses_triton
@@ -41,21 +42,24 @@ class Learned:
     used: list[tuple[int, int]] = field(default_factory=list)
     refused: list[tuple[tuple[int, int], str]] = field(default_factory=list)
 
-    def outside(self) -> str | None:
-        """The finding's message when some lengths the kernel refused are lengths at which it
-        reads or writes outside its tensors (no mask at a length its block does not divide):
-        a bug, not a refusal, since on a GPU nothing stops it. None when none were."""
+    def outside(self, kern: Kernel) -> tuple[str, str] | None:
+        """The finding's message and reproduction when some lengths the kernel refused are
+        lengths at which it reads or writes outside its tensors (no mask at a length its block
+        does not divide): a bug, not a refusal, since on a GPU nothing stops it. None when
+        none were."""
         faults = [(nd, m) for nd, why in self.refused if (m := OUTSIDE.search(why))]
         if not faults or not self.used:
             return None
+        (n, d), first = faults[0]
         lengths: dict[str, set[int]] = {}  # "reads past the end of Q" -> the lengths n
-        for (n, _), m in faults:
-            lengths.setdefault(f"{m[1]} {m[2]}", set()).add(n)
+        for (length, _), m in faults:
+            lengths.setdefault(f"{m[1]} {m[2]}", set()).add(length)
         said = "; ".join(
             f"{how} at n = {', '.join(map(str, sorted(ns)))}" for how, ns in lengths.items()
         )
         runs = ", ".join(f"{n}x{d}" for n, d in self.used)
-        return f": it {said}; it was checked at the shapes it runs at, n x d = {runs}"
+        shown = repro.outside(kern, n, d, f"{first[1]} {first[2]}")
+        return f": it {said}; it was checked at the shapes it runs at, n x d = {runs}", shown
 
     def note(self, kern: Kernel) -> str:
         said = ", ".join(f"{n}x{d}" for n, d in self.used)
