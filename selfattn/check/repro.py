@@ -142,7 +142,8 @@ def outside(kern: Kernel, n: int, d: int, said: str) -> str:
             "from selfattn.check.interpret import guard_memory",
             "guard_memory()  # an access outside the tensors raises, as a GPU may not",
             *random_inputs(kern, 0, n, d),
-            f"out = {call_text(kern, False)}  # OutOfBounds: {said}",
+            f"out = {call_text(kern, False)}",
+            f"# InterpreterError: OutOfBounds, the kernel {said}",
         ]
     )
 
