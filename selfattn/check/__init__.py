@@ -347,12 +347,7 @@ def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projecti
     except TargetError as exc:
         if isinstance(exc, Timeout):
             raise
-        found = learn(t)
-        if found is not None:  # it refuses the usual probes but runs on some inputs
-            kern, learned = found
-            kern.shapes = learned.used
-            rep.notes.append(learned.note(kern))
-            rules.run(diagnose.start(kern, rep, imp))
+        if _check_accepted(t, rep, imp):
             return
         if kind == "kernel":
             raise
@@ -362,6 +357,21 @@ def _dispatch(t: Target, kind: str | None, rep: Report, imp: str, proj: Projecti
             raise TargetError(f"{exc}; as a model: {exc2}") from None
         return
     rules.run(diagnose.start(kern, rep, imp))
+
+
+def _check_accepted(t: Target, rep: Report, imp: str) -> bool:
+    """A kernel that refuses the usual probes, checked on the inputs it runs on (accepts.py);
+    whether there were any. Lengths at which it ran outside its tensors are a finding."""
+    found = learn(t)
+    if found is None:
+        return False
+    kern, learned = found
+    kern.shapes = learned.used
+    rep.notes.append(learned.note(kern))
+    rules.run(diagnose.start(kern, rep, imp))
+    if (outside := learned.outside(kern)) is not None:  # after: diagnose set kern.imp
+        rep.titled("reads-out-of-bounds", *outside)
+    return True
 
 
 def _check_mlx_layer(t: Target, rep: Report, imp: str) -> None:

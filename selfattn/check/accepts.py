@@ -6,11 +6,13 @@ shapes were used and which were refused, with why."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import repro
 from .context import SHAPES
 from .frameworks import LAYOUTS, Backend, CallFailed, available, backends_for
 from .interpret import uses_triton
@@ -18,9 +20,14 @@ from .kernel import Kernel, Target
 from .layout import mixing
 from .runner import TargetError
 
-# Powers of two, multiples of 16 (Triton's smallest tl.dot), n at most 64: the interpreter
+# Powers of two, multiples of 16 (Triton's smallest tl.dot), n at most 64 and then 128 (the
+# block of Triton's tutorial, for a kernel that runs at multiples of it only): the interpreter
 # runs every program instance in Python, so probes stay small.
-CANDIDATES = ((16, 16), (32, 16), (64, 16), (32, 32), (64, 32), (16, 64), (64, 64))
+CANDIDATES = ((16, 16), (32, 16), (64, 16), (32, 32), (64, 32), (16, 64), (64, 64), (128, 16))
+# the interpreter's memory guard (interpret._check) names the access and the tensor
+OUTSIDE = re.compile(
+    r"kernel (reads|writes) \d+ elements outside the tensors it was handed \(([^:]+)"
+)
 HALVES = ("float16", "bfloat16")  # tried after the target's own framework's widths
 MOST = 5  # shapes checked at most
 # (batch, n, d) too: a kernel fed a layout it does not expect reads past its inputs, which the
@@ -34,6 +41,25 @@ class Learned:
 
     used: list[tuple[int, int]] = field(default_factory=list)
     refused: list[tuple[tuple[int, int], str]] = field(default_factory=list)
+
+    def outside(self, kern: Kernel) -> tuple[str, str] | None:
+        """The finding's message and reproduction when some lengths the kernel refused are
+        lengths at which it reads or writes outside its tensors (no mask at a length its block
+        does not divide): a bug, not a refusal, since on a GPU nothing stops it. None when
+        none were."""
+        faults = [(nd, m) for nd, why in self.refused if (m := OUTSIDE.search(why))]
+        if not faults or not self.used:
+            return None
+        (n, d), first = faults[0]
+        lengths: dict[str, set[int]] = {}  # "reads past the end of Q" -> the lengths n
+        for (length, _), m in faults:
+            lengths.setdefault(f"{m[1]} {m[2]}", set()).add(length)
+        said = "; ".join(
+            f"{how} at n = {', '.join(map(str, sorted(ns)))}" for how, ns in lengths.items()
+        )
+        runs = ", ".join(f"{n}x{d}" for n, d in self.used)
+        shown = repro.outside(kern, n, d, f"{first[1]} {first[2]}")
+        return f": it {said}; it was checked at the shapes it runs at, n x d = {runs}", shown
 
     def note(self, kern: Kernel) -> str:
         said = ", ".join(f"{n}x{d}" for n, d in self.used)

@@ -202,7 +202,9 @@ def _interpret_triton(target: str) -> None:
         source = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return  # load() says what is wrong with the path
-    if "triton" not in source or "TRITON_INTERPRET" in os.environ:
+    # TRITON_INTERPRET=1 set already (as Triton's docs suggest) still needs the driver's
+    # stand-in: the interpreter replaces the kernels, not the launcher's questions to the driver
+    if "triton" not in source or os.environ.get("TRITON_INTERPRET", "1") != "1":
         return
     try:
         import torch  # pyright: ignore[reportMissingImports]

@@ -389,6 +389,23 @@ SPECS: tuple[Spec, ...] = (
         ),
     ),
     Spec(
+        "reads-out-of-bounds",
+        "the kernel reads or writes past its tensors at lengths its block does not divide",
+        "A load or store with no mask touches a whole block: at a length that is not a "
+        "multiple of the block the last one reaches past the end of q, k, v or the output. On "
+        "a GPU nothing stops it: it reads another tensor's memory into the scores, writes over "
+        "it, or faults (an illegal memory access), depending on what lies there.",
+        "Mask every load and store at the edge: `offs = start + tl.arange(0, BLOCK)`, "
+        "`tl.load(ptr + offs, mask=offs < n, other=0.0)` and `tl.store(..., mask=offs < n)`, "
+        "and fill the scores of keys past n with -inf before the softmax; or assert in the "
+        "launcher that n is a multiple of the block.",
+        summary=(
+            "a Triton kernel with no boundary mask reads (or writes) outside its tensors at "
+            "lengths that are not a multiple of its block; the report names the lengths and the "
+            "tensor, and the kernel is checked at the lengths it runs at"
+        ),
+    ),
+    Spec(
         "batched-input-unsupported",
         "the kernel works on one sequence at a time and fails on batched input",
         "Written for one (n, d) sequence, as in a textbook, it is right there, but a model that "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import os
 import sys
 from collections.abc import Iterator
@@ -188,7 +189,7 @@ def guard_memory() -> None:
 
     def init_args(self: Any, *args: Any, **kwargs: Any) -> Any:
         hst = init(self, *args, **kwargs)
-        _Launch.spans = _spans(hst)
+        _Launch.spans = _spans(_named(self.fn, hst))
         return hst
 
     executor._init_args_hst = init_args
@@ -208,27 +209,41 @@ def guard_memory() -> None:
 
 
 class _Launch:
-    spans: ClassVar[list[tuple[int, int]]] = []  # [start, end) of each tensor's storage
+    # [start, end) of each tensor's storage, and the kernel's name for it
+    spans: ClassVar[list[tuple[int, int, str]]] = []
 
 
-def _spans(args: Any) -> list[tuple[int, int]]:
+def _named(fn: Any, hst: Any) -> dict[str, Any]:
+    """A launch's host arguments by the kernel's parameter names (`Q`, `K`, `Out`), so that a
+    fault can say which tensor it ran past."""
+    args, kwargs = hst
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    names += [f"argument {i}" for i in range(len(names), len(args))]
+    return {**dict(zip(names, args, strict=False)), **kwargs}
+
+
+def _spans(args: dict[str, Any]) -> list[tuple[int, int, str]]:
     """The byte ranges of every tensor among a launch's arguments (in tuples, descriptors)."""
-    found: list[tuple[int, int]] = []
+    found: list[tuple[int, int, str]] = []
 
-    def walk(arg: Any) -> None:
+    def walk(arg: Any, name: str) -> None:
         if isinstance(arg, (list, tuple)):
             for a in arg:
-                walk(a)
+                walk(a, name)
         elif isinstance(arg, dict):
             for a in arg.values():
-                walk(a)
+                walk(a, name)
         elif hasattr(arg, "untyped_storage"):
-            storage = arg.untyped_storage()
-            found.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes()))
+            at = arg.untyped_storage().data_ptr()
+            found.append((at, at + arg.untyped_storage().nbytes(), name))
         elif hasattr(arg, "base") and hasattr(arg.base, "untyped_storage"):  # a descriptor
-            walk(arg.base)
+            walk(arg.base, name)
 
-    walk(args)
+    for name, arg in args.items():
+        walk(arg, name)
     return found
 
 
@@ -242,13 +257,26 @@ def _check(ptrs: Any, mask: Any, verb: str) -> None:
         return
     width = max(1, ptrs.get_element_ty().primitive_bitwidth // 8)
     inside = np.zeros(at.shape, dtype=bool)
-    for start, end in _Launch.spans:
+    for start, end, _ in _Launch.spans:
         inside |= (at >= start) & (at + width <= end)
     if not inside.all():
         raise OutOfBounds(
             f"the kernel {verb} {int((~inside).sum())} elements outside the tensors it was "
-            "handed (a block longer than the input, with no mask or boundary check)"
+            f"handed ({_past(at, inside)}: a block longer than the input, with no mask or "
+            "boundary check)"
         )
+
+
+def _past(at: Any, inside: Any) -> str:
+    """Which tensor an access ran out of: the one its elements inside belong to (a block of
+    K's rows, the last ones past its end), else the one just below its first address outside."""
+    first = int(at[~inside].min())
+    within = [int(a) for a in at[inside][:1]]
+    for start, end, name in _Launch.spans:
+        if within and start <= within[0] < end:
+            return f"past the end of {name}" if first >= end else f"before the start of {name}"
+    below = [(end, name) for start, end, name in _Launch.spans if end <= first]
+    return f"past the end of {max(below)[1]}" if below else "before the start of every tensor"
 
 
 def _modules(fn: Any) -> list[Any]:

@@ -133,6 +133,21 @@ def random_inputs(kern: Kernel, seed: int, *shape: int) -> list[str]:
     return [f"q, k, v = {kern.backend.from_numpy(draw)}"]
 
 
+def outside(kern: Kernel, n: int, d: int, said: str) -> str:
+    """A call at a length where the kernel reads or writes outside its tensors: under the
+    interpreter's memory guard it raises instead of reading whatever lies there."""
+    return "\n".join(
+        [
+            *kern.source(),
+            "from selfattn.check.interpret import guard_memory",
+            "guard_memory()  # an access outside the tensors raises, as a GPU may not",
+            *random_inputs(kern, 0, n, d),
+            f"out = {call_text(kern, False)}",
+            f"# InterpreterError: OutOfBounds, the kernel {said}",
+        ]
+    )
+
+
 def nonfinite(
     kern: Kernel,
     make: Callable[[int, int], tuple[Array, Array, Array]],

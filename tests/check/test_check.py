@@ -239,6 +239,10 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     "triton_fused_attention.py": ("attention", set(), 0),
     # asks Triton's driver at import and autotunes: a stand-in driver on a CPU
     "triton_launcher_asks_driver.py": ("attention", set(), 0),
+    # no boundary mask: at n not a multiple of its 128-row block it reads past q, k and v (it
+    # runs at n = 128 only, where it is checked); and the same kernel with `mask=offs < n`
+    "triton_unmasked_tail.py": ("attention", {"reads-out-of-bounds"}, 1),
+    "triton_masked_tail.py": ("attention", set(), 0),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),
@@ -416,6 +420,20 @@ def test_cli_json(file: str) -> None:
     report = json.loads(proc.stdout)  # stdout is the JSON alone, even if the target prints
     assert proc.returncode == status, proc.stdout
     assert_json_says(report, status, expected)
+
+
+@pytest.mark.skipif(not (HAS_TRITON and HAS_TORCH), reason="triton or torch is not installed")
+def test_triton_interpret_set_already_still_stands_in_for_the_driver(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """TRITON_INTERPRET=1 set before the check, as Triton's docs suggest: the launcher that asks
+    the driver at import and autotunes still gets the CPU stand-in (it failed with "0 active
+    drivers")."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    file = "triton_launcher_asks_driver.py"
+    proc = _cli(f"{CORPUS / file}:attention", "--json", "--timeout", str(timeout(file)))
+    assert proc.returncode == 0, proc.stdout
+    assert "stand-in" in " | ".join(json.loads(proc.stdout)["notes"])
 
 
 def test_correct_kernels_warn_only_about_long_keys() -> None:
