@@ -165,13 +165,21 @@ class AttentionMap(Stepped):
         )
 
     def _lines_still(self) -> str:
-        k = self._at(self.layer, self.head)
+        """The lines of the query row in focus; with heads overlaid (heads=[...]) the first
+        of them, every one named (the stepped head, 0, 0, was drawn and named instead)."""
+        heads = self._on_screen()
+        k = self._at(*heads[0])
         w, row = self._stack[k], self.row
         rgb, shown = stills.lines(w, row, self.causal)
         top = [j for j in np.argsort(-np.nan_to_num(w[row]))[:3] if w[row, j] > 0]
         keys = self.key_tokens or self.tokens
         heaviest = ", ".join(f"{keys[j]} {weight_text(w[row, j])}" for j in top)
-        where = f", {self._name(self.layer, self.head)}" if self._ndim > 2 else ""
+        where = f", {self._name(*heads[0])}" if self._ndim > 2 else ""
+        if len(heads) > 1:
+            where = (
+                f", {', '.join(self._name(*h) for h in heads)} overlaid "
+                f"(the still draws the first, {self._name(*heads[0])})"
+            )
         failing = [self._name(b["layer"], b["head"]) for b in self.broken]
         said = f"Breaking an invariant: {', '.join(failing)}. " if failing else ""
         return picture.figure(
@@ -373,6 +381,9 @@ def made(
     at = ((None if reading.named else layer), head) if picks else (None, None)
     if heads is not None:
         from selfattn.notebook.several import SideBySide
+
+        if kind == "lines" and len(heads) > 4:  # five dashes no longer tell apart
+            raise ValueError(f"show_lines overlays up to four heads, not {len(heads)}: {heads!r}")
 
         m = SideBySide(reading, raw, causal, title or "", keys, heads, part)
     else:
