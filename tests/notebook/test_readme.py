@@ -27,8 +27,9 @@ def test_the_install_lines_need_nothing_filled_in_and_bring_jupyterlab_and_cpu_t
 
 
 def test_the_install_lines_run_from_the_repository_as_pasted() -> None:
-    """"cd selfattn  # your clone" named no URL and no folder a newcomer has: the lines before
-    the first pip install, pasted in a shell anywhere inside the repository, land in its root."""
+    """The line `cd selfattn  # your clone` named no URL and no folder a newcomer has: the
+    lines before the first pip install, pasted in a shell anywhere inside the repository,
+    land in its root."""
     block = section().split("```sh\n", 1)[1].split("```", 1)[0]
     moves = [line.split("  #")[0] for line in block.splitlines() if line.startswith("cd ")]
     assert moves and "clone" not in " ".join(moves)
