@@ -320,6 +320,7 @@ def show_map(
     heads: Sequence[Any] | None = None,
     part: bool = False,
     layer: int | None = None,
+    head: int | None = None,
 ) -> AttentionMap:
     """An attention map widget, in the article's visual language, that checks its invariants.
 
@@ -346,11 +347,20 @@ def show_map(
     checked to sum to at most 1, not to 1. `heads=[(0, 3), (5, 1)]` (or `[3, 1]` for one layer)
     draws those heads side by side instead, the query row in focus shared. One layer's heads
     carry no layer number (TransformerLens's `cache["pattern", 7]`): `layer=7` names it, and
-    the heads are drawn as "layer 7, head 2"; without it, no layer is claimed.
+    the heads are drawn as "layer 7, head 2"; without it, no layer is claimed. Otherwise
+    `layer` and `head` open the map on that head (-1 the last), as for `show_lines`.
     """
     given = {"ids": ids, "batch": batch, "axes": axes, "causal": causal, "title": title}
     return made(
-        weights, tokens, key_tokens=key_tokens, heads=heads, part=part, layer=layer, **given
+        weights,
+        tokens,
+        key_tokens=key_tokens,
+        heads=heads,
+        part=part,
+        layer=layer,
+        head=head,
+        picks=True,
+        **given,
     )
 
 
