@@ -157,16 +157,13 @@ class Compare(Stepped):
         failing = [self._broken_name(b) for b in self.broken[:8]]
         said = f"Breaking an invariant: {'; '.join(failing)}. " if failing else ""
         keys = self.key_tokens or self.tokens  # a rectangular map's keys are not its queries
-        size = (
-            f"{len(self.tokens)} queries × {len(keys)} keys"
-            if self.key_tokens
-            else f"{len(self.tokens)} tokens"
-        )
+        size = picture.counted(len(self.tokens), len(keys))
+        a_name, b_name = self.names
         return picture.figure(
             stills.compare(a, b, self.causal, (self._wrong(0, k), self._wrong(1, k))),
-            f"{self.names[0]}, {self.names[1]} and |{self.names[1]} − {self.names[0]}|{where}"
-            f" for {size}; the largest difference is "
-            f"{big['row']} · {self.tokens[big['row']]} → {big['column']} · {keys[big['column']]}, "
+            f"{a_name}, {b_name} and |{b_name} − {a_name}|{where} for {size}; the largest "
+            f"|{b_name} − {a_name}| is at {big['row']} · {self.tokens[big['row']]} → "
+            f"{big['column']} · {keys[big['column']]}, where {b_name} − {a_name} = "
             f"{big['value']:+.3f}. {said}{picture.STILL}",
         )
 

@@ -226,3 +226,9 @@ def attention_weights(
     e = np.exp(scores - np.where(np.isfinite(top), top, 0))
     total = e.sum(axis=1, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def weight_text(x: float) -> str:
+    """A weight as the pages print it (common.js weightText): three decimals from 0.01, two
+    significant digits below, so a diffuse row's 0.00049 is not 0.000."""
+    return f"{x:.3f}" if x == 0 or not np.isfinite(x) or abs(x) >= 0.01 else f"{x:.2g}"

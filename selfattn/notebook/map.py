@@ -11,7 +11,7 @@ import numpy as np
 import traitlets
 
 from selfattn.notebook import assets, picture, stills, store
-from selfattn.notebook.data import floats, full_cell, head_checks
+from selfattn.notebook.data import floats, full_cell, head_checks, weight_text
 from selfattn.notebook.inputs import Reading
 from selfattn.notebook.widget import Stepped, keep, labels, prepared, write
 
@@ -89,16 +89,17 @@ class AttentionMap(Stepped):
 
     def _packed(
         self, layer: int, head: int, bits: int, squeeze: bool
-    ) -> tuple[dict[str, Any], float]:
-        """One head as a saved file holds it, and how far packing moved its weights."""
+    ) -> tuple[dict[str, Any], float, float]:
+        """One head as a saved file holds it, and how far packing moved its weights (at
+        most, and at most as a fraction of a row's largest weight)."""
         k = self._at(layer, head)
         found = self._checks[k]
         exact = np.ones(len(self.tokens), dtype=bool)
         # rows that sum to 1 are stored summing to exactly 1; a block's rows are left as they are
         sums = [c["rows"] for c in found if c["invariant"] == "rows sum to 1"]
         exact[sums[0] if sums else slice(None)] = False
-        weights, error = store.pack(self._stack[k], bits, exact, squeeze)
-        return {**self._marks(layer, head), "weights": weights}, error
+        weights, error, relative = store.pack(self._stack[k], bits, exact, squeeze)
+        return {**self._marks(layer, head), "weights": weights}, error, relative
 
     def _name(self, layer: int, head: int) -> str:
         return head_name(self._read, layer, head)
@@ -164,13 +165,21 @@ class AttentionMap(Stepped):
         )
 
     def _lines_still(self) -> str:
-        k = self._at(self.layer, self.head)
+        """The lines of the query row in focus; with heads overlaid (heads=[...]) the first
+        of them, every one named (the stepped head, 0, 0, was drawn and named instead)."""
+        heads = self._on_screen()
+        k = self._at(*heads[0])
         w, row = self._stack[k], self.row
         rgb, shown = stills.lines(w, row, self.causal)
         top = [j for j in np.argsort(-np.nan_to_num(w[row]))[:3] if w[row, j] > 0]
         keys = self.key_tokens or self.tokens
-        heaviest = ", ".join(f"{keys[j]} {w[row, j]:.3f}" for j in top)
-        where = f", {self._name(self.layer, self.head)}" if self._ndim > 2 else ""
+        heaviest = ", ".join(f"{keys[j]} {weight_text(w[row, j])}" for j in top)
+        where = f", {self._name(*heads[0])}" if self._ndim > 2 else ""
+        if len(heads) > 1:
+            where = (
+                f", {', '.join(self._name(*h) for h in heads)} overlaid "
+                f"(the still draws the first, {self._name(*heads[0])})"
+            )
         failing = [self._name(b["layer"], b["head"]) for b in self.broken]
         said = f"Breaking an invariant: {', '.join(failing)}. " if failing else ""
         return picture.figure(
@@ -210,13 +219,13 @@ class AttentionMap(Stepped):
         store.check_size(len(kept["layer"]) * len(kept["head"]), self._stack.shape[-2:], bits)
         layer = self.layer if self.layer in kept["layer"] else kept["layer"][0]
         head = self.head if self.head in kept["head"] else kept["head"][0]
-        slices, error = {}, 0.0
+        slices, error, relative = {}, 0.0, 0.0
         for la in kept["layer"]:
             for h in kept["head"]:
                 # the head the page opens on is drawn without waiting for gzip (store.pack)
                 squeeze = (la, h) != (layer, head)
-                slices[f"{la},{h}"], off = self._packed(la, h, bits, squeeze)
-                error = max(error, off)
+                slices[f"{la},{h}"], off, part = self._packed(la, h, bits, squeeze)
+                error, relative = max(error, off), max(relative, part)
         shown = slices[f"{layer},{head}"]
         if len(slices) > 1:  # the page unpacks the shown head from its slice: stored once
             shown = {**shown, "weights": ""}
@@ -226,12 +235,20 @@ class AttentionMap(Stepped):
             "layer": layer,
             "head": head,
             "kept": kept,
-            "stored": (
-                f"weights stored in {bits} bits, each at most {error:.2g} from the notebook's "
-                f"({self._dtype}); rows that sum to 1 still do, zeros stay zero"
-            ),
+            "stored": stored_note(bits, error, relative, self._dtype),
         }
         return write(path, assets.page(state, slices if len(slices) > 1 else {}))
+
+
+def stored_note(bits: int, error: float, relative: float, dtype: str) -> str:
+    """What a saved page says of its stored weights: how far one is at most from the
+    notebook's, as a fraction of its row's largest weight (a bound on the whole map's scale
+    said nothing of a diffuse row whose weights were all below it) and absolutely."""
+    return (
+        f"weights stored in {bits} bits relative to each row's largest, each within "
+        f"{relative:.2%} of its row's largest weight (at most {error:.2g} from the notebook's, "
+        f"{dtype}); rows that sum to 1 still do, zeros stay zero"
+    )
 
 
 def head_name(reading: Reading, layer: int, head: int) -> str:
@@ -303,6 +320,7 @@ def show_map(
     heads: Sequence[Any] | None = None,
     part: bool = False,
     layer: int | None = None,
+    head: int | None = None,
 ) -> AttentionMap:
     """An attention map widget, in the article's visual language, that checks its invariants.
 
@@ -329,11 +347,20 @@ def show_map(
     checked to sum to at most 1, not to 1. `heads=[(0, 3), (5, 1)]` (or `[3, 1]` for one layer)
     draws those heads side by side instead, the query row in focus shared. One layer's heads
     carry no layer number (TransformerLens's `cache["pattern", 7]`): `layer=7` names it, and
-    the heads are drawn as "layer 7, head 2"; without it, no layer is claimed.
+    the heads are drawn as "layer 7, head 2"; without it, no layer is claimed. Otherwise
+    `layer` and `head` open the map on that head (-1 the last), as for `show_lines`.
     """
     given = {"ids": ids, "batch": batch, "axes": axes, "causal": causal, "title": title}
     return made(
-        weights, tokens, key_tokens=key_tokens, heads=heads, part=part, layer=layer, **given
+        weights,
+        tokens,
+        key_tokens=key_tokens,
+        heads=heads,
+        part=part,
+        layer=layer,
+        head=head,
+        picks=True,
+        **given,
     )
 
 
@@ -364,6 +391,9 @@ def made(
     at = ((None if reading.named else layer), head) if picks else (None, None)
     if heads is not None:
         from selfattn.notebook.several import SideBySide
+
+        if kind == "lines" and len(heads) > 4:  # five dashes no longer tell apart
+            raise ValueError(f"show_lines overlays up to four heads, not {len(heads)}: {heads!r}")
 
         m = SideBySide(reading, raw, causal, title or "", keys, heads, part)
     else:

@@ -3,6 +3,7 @@ and the weighted sum of the values (F20)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -203,7 +204,8 @@ def show_layer(
     decoder's queries over the encoder's keys and values: with a tokenizer as `tokens` the
     queries are read from `inputs["decoder_input_ids"]` and the keys from `input_ids`; with
     strings, `tokens` are the decoder's and `key_tokens` the encoder's. The title names the
-    layer and the head, as the other views do.
+    layer as the model's path numbers it ("decoder layer 1", as `cross_attentions[1]` is
+    for show_map) and, where that differs, as `layer=` counts ("show_layer's layer=5").
     """
     from selfattn.notebook.capture import kv_head
 
@@ -221,7 +223,8 @@ def show_layer(
     allowed = _allowed(
         module, inputs, batch, (len(q), len(k)), "causal" if causal else None, padding
     )
-    where = f"layer {layer} · head {head}" + (f" (k, v head {shared})" if shared != head else "")
+    where = f"{_layer_name(model, module, layer)} · head {head}"
+    where += f" (k, v head {shared})" if shared != head else ""
     where += ", cross-attention: decoder queries over encoder keys" if crossed else ""
     return show(
         q,
@@ -270,6 +273,19 @@ def _reads_ids(tokens: Any) -> bool:
     from selfattn.notebook.inputs import TOKENIZER
 
     return any(hasattr(tokens, name) for name in TOKENIZER)
+
+
+def _layer_name(model: Any, module: Any, layer: int) -> str:
+    """The layer as the model's own path numbers it ("decoder layer 1", as
+    `output_attentions`' tuples count a decoder's layers, so show_map and this title agree)
+    and, where that differs, as `layer=` counts every attention module ("layer 5")."""
+    named = getattr(model, "named_modules", None)
+    path = next((n for n, m in named() if m is module), "") if module is not None and named else ""
+    found = re.search(r"\b(encoder|decoder)\.(?:layers|layer|block)\.(\d+)\b", path)
+    if not found:
+        return f"layer {layer}"
+    own = f"{found[1]} layer {found[2]}"
+    return own if int(found[2]) == layer else f"{own} (show_layer's layer={layer})"
 
 
 def _index(model: Any, module: Any, layer: int) -> int:

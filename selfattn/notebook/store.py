@@ -1,14 +1,15 @@
-"""How save_html stores a map: weights quantised to 8 or 16 bits, rows renormalised, gzipped.
+"""How save_html stores a map: weights quantised to 8 or 16 bits relative to each row's
+largest weight, with a float32 scale per row, rows renormalised, gzipped.
 
 A stored map keeps every invariant the full-precision map keeps: a row that sums to 1 is
-rescaled to sum to exactly 1 and its codes nudged so they add up to the full code (the page
-reads 1.000), a zero stays exactly zero (a masked cell stays masked), and no weight turns
-negative. A map that breaks non-negativity or finiteness, or holds a weight above 1, is
-stored as float32, so the file shows exactly what is wrong with it.
+rescaled to sum to 1 and stored as codes over their sum (the page reads 1.000), a zero stays
+exactly zero (a masked cell stays masked), no weight turns negative, and each row's largest
+weight is the one the page names. A map that breaks non-negativity or finiteness, or holds a
+weight above 1, is stored as float32, so the file shows exactly what is wrong with it.
 
->>> packed, error = pack(np.full((2, 2), 0.5), bits=8, rows_sum_to_one=np.ones(2, bool))
->>> packed["bits"], round(error, 4)
-(8, 0.002)
+>>> packed, error, relative = pack(np.full((2, 2), 0.5), bits=8, rows_sum_to_one=np.ones(2, bool))
+>>> packed["bits"], error, relative
+(8, 0.0, 0.0)
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ LEVEL = 1  # 15× faster than gzip's default 6 on 8-bit codes, for a file about 
 def _nudge(codes: np.ndarray, key: np.ndarray, allowed: np.ndarray, counts: np.ndarray) -> None:
     """Move by one code, toward `counts`' sign, the |counts[i]| cells of each row i that
     `allowed` lets move and whose `key` is largest, in place."""
+    # a row with fewer cells free to move than it is short moves those it has
+    counts = np.sign(counts) * np.minimum(np.abs(counts), allowed.sum(axis=1))
     most = int(np.abs(counts).max(initial=0))
     if not most:
         return
@@ -47,51 +50,80 @@ def _nudge(codes: np.ndarray, key: np.ndarray, allowed: np.ndarray, counts: np.n
     )
 
 
-def quantise(weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray) -> np.ndarray:
-    """Codes 0..2**bits − 1 for weights in [0, 1]; the rows marked `rows_sum_to_one` are
-    rescaled to sum to 1 first and their codes sum to exactly 2**bits − 1."""
+def quantise(
+    weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Codes 0..2**bits − 1 relative to each row's largest weight, and each row's float32
+    scale (a weight is code × scale). A row's largest weight has the full code and no other
+    cell of a smaller weight does (the page names the true largest); the rows marked
+    `rows_sum_to_one` are rescaled to sum to 1 first and stored summing to 1.
+
+    Codes on one scale for the whole map (code / full) drew a diffuse row of 1,024 tokens,
+    weights near 0.001, in three codes and named the wrong key largest: relative codes keep
+    every weight within about one code of its row's largest (1/255 in 8 bits)."""
     full = (1 << bits) - 1
     w = np.asarray(weights, dtype=np.float32)  # 24 bits of mantissa: room for 16-bit codes
     sums = w.sum(axis=1, dtype=np.float64)
     exact = rows_sum_to_one & (sums > 0)
-    x = w * np.where(exact, full / np.where(sums > 0, sums, 1), full).astype(np.float32)[:, None]
+    w = w * np.where(exact, 1 / np.where(sums > 0, sums, 1), 1).astype(np.float32)[:, None]
+    most = w.max(axis=1, initial=0)
+    x = w * (full / np.where(most > 0, most, 1)).astype(np.float32)[:, None]
     rounded = np.rint(x)
     codes = rounded.astype(np.int32)
-    residual = x - rounded  # in [−0.5, 0.5], float32: how far each code was rounded down
-    short = np.where(exact, full - codes.sum(axis=1, dtype=np.int64), 0)  # ≤ half the nonzero cells
-    # a row short of the full code gains one on the cells rounded down most, never on a
-    # zero; a row over it gives one back from the cells rounded up most, never below zero
-    _nudge(codes, residual, np.where(short[:, None] > 0, w > 0, codes > 0), short)
-    return codes.astype(np.uint8 if bits == 8 else np.uint16)
+    # a smaller weight that rounds up to the full code is kept one below it
+    codes[(codes == full) & (w < most[:, None])] = full - 1
+    residual = x - codes  # how far each code was rounded down, float32
+    # a row that sums to 1 is stored as codes / their sum: nudge that sum to full / largest,
+    # so the largest weight decodes to itself; never on a zero, never at or onto the full code
+    goal = np.rint(full / np.where(most > 0, most, 1)).astype(np.int64)
+    short = np.where(exact, goal - codes.sum(axis=1, dtype=np.int64), 0)
+    up = (w > 0) & (codes < full - 1)
+    down = (codes > 0) & (codes < full)
+    _nudge(codes, residual, np.where(short[:, None] > 0, up, down), short)
+    total = codes.sum(axis=1, dtype=np.int64)
+    scale = np.where(exact, 1 / np.where(total > 0, total, 1), most / full)
+    return codes.astype(np.uint8 if bits == 8 else np.uint16), scale.astype(np.float32)
 
 
 def pack(
     weights: np.ndarray, bits: int, rows_sum_to_one: np.ndarray, squeeze: bool = True
-) -> tuple[dict[str, Any], float]:
-    """One `(n, n)` map as the page reads it, `{"bits", "gzip"}` (base64 of gzipped
-    little-endian codes or float32) or, without `squeeze`, `{"bits", "codes"}` (base64 of
-    them as they are), and the largest distance of a stored weight from the given one.
+) -> tuple[dict[str, Any], float, float]:
+    """One `(n, nk)` map as the page reads it, `{"bits", "rows", "gzip"}` (base64 of gzipped
+    little-endian bytes) or, without `squeeze`, `{"bits", "rows", "codes"}` (base64 of them
+    as they are); the largest distance of a stored weight from the given one; and the
+    largest such distance as a fraction of its row's largest weight.
 
-    The head a page opens on is stored unsqueezed: the browser ungzips only through a
-    stream, a few tasks and 10-15 ms before the first drawing; base64 decodes at once."""
+    In 8 or 16 bits the bytes are each row's float32 scale, then the codes (a weight is
+    code × its row's scale, in float32, as common.js decodes it); in 32 bits the float32
+    weights. The head a page opens on is stored unsqueezed: the browser ungzips only
+    through a stream, a few tasks and 10-15 ms before the first drawing; base64 decodes
+    at once."""
     if bits not in BITS:
         raise ValueError(f"bits must be one of {BITS}, not {bits}")
     w = np.asarray(weights)
     if np.all(np.isfinite(w)) and w.min(initial=0) >= 0 and w.max(initial=0) <= 1:
-        codes = quantise(w, bits, rows_sum_to_one)
-        stored = codes / np.float32((1 << bits) - 1)
-        raw = codes.astype(codes.dtype.newbyteorder("<")).tobytes()
+        codes, scale = quantise(w, bits, rows_sum_to_one)
+        stored = decode(codes, scale)
+        raw = scale.astype("<f4").tobytes() + codes.astype(codes.dtype.newbyteorder("<")).tobytes()
     else:
         bits = 32
         stored = w.astype(np.float32)
         raw = stored.astype("<f4").tobytes()
     gap = stored - w.astype(np.float64)
     error = np.abs(gap if bits < 32 else np.nan_to_num(gap, nan=0.0, posinf=0.0, neginf=0.0))
+    most = np.abs(np.nan_to_num(w.astype(np.float64), posinf=0.0, neginf=0.0)).max(axis=1)
+    relative = (error.max(axis=1, initial=0) / np.where(most > 0, most, 1)).max(initial=0)
+    packed: dict[str, Any] = {"bits": bits, "rows": int(w.shape[0])}
     if squeeze:
-        packed = {"bits": bits, "gzip": _text(gzip.compress(raw, LEVEL, mtime=0))}
+        packed["gzip"] = _text(gzip.compress(raw, LEVEL, mtime=0))
     else:
-        packed = {"bits": bits, "codes": _text(raw)}
-    return packed, float(error.max(initial=0))
+        packed["codes"] = _text(raw)
+    return packed, float(error.max(initial=0)), float(relative)
+
+
+def decode(codes: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Weights from codes and row scales as the page computes them: each a float32 product."""
+    return codes.astype(np.float32) * scale.astype(np.float32)[:, None]
 
 
 def check_size(heads: int, shape: tuple[int, ...], bits: int) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from selfattn.files import replace_file
-from selfattn.notebook import assets
+from selfattn.notebook import assets, picture
 from selfattn.notebook.data import looks_causal
 from selfattn.notebook.inputs import Reading, named_layer, read_attention, token_strings
 from selfattn.notebook.tokens import readable, visible
@@ -69,7 +69,9 @@ class Widget(anywidget.AnyWidget):
         shape = getattr(self, "shape", None)
         held = f", shape {tuple(shape)}" if shape else ""
         title = f" {self.title!r}" if self.title else ""
-        return f"<{type(self).__name__}{title}: {len(self.tokens)} tokens{held}>"
+        keys = getattr(self, "key_tokens", None) or self.tokens  # a rectangular map's keys
+        n = picture.counted(len(self.tokens), len(keys))
+        return f"<{type(self).__name__}{title}: {n}{held}>"
 
     def _still(self) -> str:
         """The view as a still picture (HTML), each view's own."""

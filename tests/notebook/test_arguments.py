@@ -47,3 +47,11 @@ def test_a_titles_control_characters_show_as_escapes_in_the_saved_pages_title(
     )
     title = re.search(r"<title>(.*?)</title>", path.read_text("utf-8"), re.S)
     assert title and title.group(1) == "t\\x1b[31m\\u202ex"
+
+
+def test_show_map_opens_on_the_layer_and_head_asked_for_as_the_readme_says() -> None:
+    """show_map(head=0) raised TypeError, though the README says layer= and head= open a view."""
+    stack = np.full((3, 4, 5, 5), 1 / 5)
+    m = show_map(stack, list("abcde"), layer=2, head=3)
+    assert (m.layer, m.head) == (2, 3)
+    assert (show_map(stack, list("abcde"), head=-1).head, m.layer) == (3, 2)

@@ -58,7 +58,8 @@ def test_bart_cross_attention_draws_decoder_queries_over_encoder_keys(decoded: i
     assert widget.key_tokens == [f"w{i}" for i in range(3, 12)]  # the encoder's
     assert drawn(widget).shape == (decoded, 9)
     assert np.allclose(drawn(widget), own, atol=1e-5)
-    assert "layer 2 · head 1" in widget.title and "cross-attention" in widget.title
+    said = "decoder layer 0 (show_layer's layer=2) · head 1, cross-attention"
+    assert widget.title.startswith(said)
     assert f"{decoded} queries (orange) over 9 keys" in widget._still()
     decoder_self = show_layer(model, inputs, Words(), layer=1)  # queries and keys decoded
     assert decoder_self.tokens == widget.tokens and decoder_self.key_tokens == []
@@ -66,8 +67,41 @@ def test_bart_cross_attention_draws_decoder_queries_over_encoder_keys(decoded: i
     keys = [f"e{j}" for j in range(9)]
     given = show_layer(model, inputs, named, key_tokens=keys, layer=2, head=1, title="bart")
     assert given.tokens == named and given.key_tokens == keys
-    said = "bart, layer 2 · head 1, cross-attention: decoder queries over encoder keys"
+    said = (
+        "bart, decoder layer 0 (show_layer's layer=2) · head 1, cross-attention: decoder "
+        "queries over encoder keys"
+    )
     assert given.title == said
+
+
+def test_a_decoder_layer_is_named_as_the_model_counts_it_and_as_layer_counts_it() -> None:
+    """module=bart.decoder.layers[1].encoder_attn was titled "layer 5" where
+    show_map(o.cross_attentions) calls the same head layer 1."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.BartConfig(
+        vocab_size=50,
+        d_model=32,
+        encoder_layers=2,
+        decoder_layers=2,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=64,
+        attn_implementation="eager",
+    )
+    model = transformers.BartModel(config).eval()
+    inputs = {
+        "input_ids": torch.arange(3, 12)[None],
+        "decoder_input_ids": torch.arange(20, 27)[None],
+    }
+    module = model.decoder.layers[1].encoder_attn
+    widget = show_layer(model, inputs, Words(), module=module, head=0)
+    said = "decoder layer 1 (show_layer's layer=5) · head 0, cross-attention"
+    assert widget.title.startswith(said)
+    first = show_layer(model, inputs, Words(), layer=0, head=2)  # where both counts agree
+    assert first.title == "encoder layer 0 · head 2"
 
 
 def test_torch_decoder_layer_cross_attention_and_a_title_naming_layer_and_head() -> None:

@@ -24,7 +24,8 @@ def test_one_layers_heads_claim_no_layer_until_named() -> None:
     assert named.layer_ids == [7] and named.layer == 7
     assert "showing layer 7, head 0" in repr(named) and "pass layer=" not in named.reading
     assert "layer 7, head 0" in named._still()
-    with pytest.raises(ValueError, match=r"layer=7 names one layer's weights; these hold layers"):
+    # on weights that number their layers, layer= opens one (as for show_lines): 7 is not there
+    with pytest.raises(ValueError, match=r"layer=7, head=0: the weights hold layers 0\.\.1"):
         show_map(np.stack([pattern()[0]] * 2), list("abcd"), layer=7)
 
 

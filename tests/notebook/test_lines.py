@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 from playwright.sync_api import Browser, expect
 
 from selfattn.notebook import show_lines
@@ -61,3 +63,34 @@ def test_a_long_head_draws_the_tokens_around_the_query_and_says_what_is_outside(
     assert box and box["height"] <= 800, box
     assert foreign == [] and errors == []
     page.close()
+
+
+def picture_of(html: str) -> str:
+    found = re.search(r'src="data:image/png;base64,([^"]+)"', html)
+    assert found
+    return found.group(1)
+
+
+def test_overlaid_heads_leave_a_still_of_the_first_naming_them_all() -> None:
+    """The still of show_lines(..., heads=[(3, 5), (7, 1), (11, 0)]) drew and named layer 0,
+    head 0, a head not on screen."""
+    rng = np.random.default_rng(0)
+    stack = rng.random((12, 12, 8, 8)) * np.tril(np.ones((8, 8)))
+    stack /= stack.sum(axis=-1, keepdims=True)
+    tokens = [f"w{i}" for i in range(8)]
+    m = show_lines(stack, tokens, heads=[(3, 5), (7, 1), (11, 0)])
+    m.row = 6
+    html = m._still()
+    assert "weights[3, 5], weights[7, 1], weights[11, 0] overlaid" in html
+    assert "weights[0, 0]" not in html
+    first = show_lines(stack, tokens, layer=3, head=5)
+    first.row = 6
+    assert picture_of(html) == picture_of(first._still())
+
+
+def test_lines_overlay_up_to_four_heads_as_they_say() -> None:
+    stack = np.full((2, 4, 5, 5), 1 / 5)
+    pairs = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]
+    with pytest.raises(ValueError, match="up to four heads, not 5"):
+        show_lines(stack, list("abcde"), heads=pairs)
+    assert show_lines(stack, list("abcde"), heads=pairs[:4])._on_screen() == pairs[:4]

@@ -76,7 +76,11 @@ def test_a_comparison_of_two_cross_attention_maps_labels_keys_by_the_key_sentenc
     d = b[0] - a[0]
     i, j = np.unravel_index(np.abs(d).argmax(), d.shape)
     largest = f"{i} · {QUERIES[i]} → {j} · {KEYS[j]}"  # with positions, as the map names a cell
-    assert f"for 7 queries × 5 keys; the largest difference is {largest}," in (m._still())
+    # one quantity named once: the picture's |B − A| locates it, its signed value says which way
+    assert f"for 7 queries × 5 keys; the largest |B − A| is at {largest}, where B − A = " in (
+        m._still()
+    )
+    assert repr(m).startswith("<Compare: 7 queries × 5 keys, shape (2, 7, 5)")  # said 7 tokens
     assert show_compare(a, b, QUERIES).key_tokens == ["0", "1", "2", "3", "4"]  # keys unnamed
     with pytest.raises(ValueError, match="4 key_tokens for a map of 5 keys"):
         show_compare(a, b, QUERIES, key_tokens=KEYS[:4])

@@ -5,6 +5,7 @@ no placeholder to fill in, JupyterLab to run the widgets in, and torch's CPU whe
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 README = Path(__file__).parents[2] / "README.md"
@@ -23,3 +24,18 @@ def test_the_install_lines_need_nothing_filled_in_and_bring_jupyterlab_and_cpu_t
     assert any("jupyterlab" in line for line in lines)
     torch = [line for line in lines if re.search(r"\btorch\b", line)]
     assert torch and all("/whl/cpu" in line for line in torch)
+
+
+def test_the_install_lines_run_from_the_repository_as_pasted() -> None:
+    """The line `cd selfattn  # your clone` named no URL and no folder a newcomer has: the
+    lines before the first pip install, pasted in a shell anywhere inside the repository,
+    land in its root."""
+    block = section().split("```sh\n", 1)[1].split("```", 1)[0]
+    moves = [line.split("  #")[0] for line in block.splitlines() if line.startswith("cd ")]
+    assert moves and "clone" not in " ".join(moves)
+    here = README.parent / "tests" / "notebook"
+    landed = subprocess.run(
+        ["bash", "-c", " && ".join([*moves, "pwd"])], cwd=here, capture_output=True, text=True
+    )
+    assert landed.returncode == 0, landed.stderr
+    assert Path(landed.stdout.strip()).resolve() == README.parent.resolve()

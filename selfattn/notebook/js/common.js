@@ -5,6 +5,19 @@
 
 import { download, pngFromSvg, pngOf, standaloneSvg } from "../../site/static/js/export.js";
 import { html } from "../../site/static/js/kit/dom.js";
+import { fixed, scientific } from "../../site/static/js/kit/format.js";
+
+/**
+ * A weight with its significant digits: three decimals from 0.01, two significant digits
+ * below (0.0025, 0.00049), × 10⁻ⁿ below 10⁻⁴. A uniform row of 2,048 tokens printed its
+ * largest weight as 0.000; three decimals say nothing of a diffuse row.
+ * @param {number} x @returns {string}
+ */
+export function weightText(x) {
+  if (x === 0 || !Number.isFinite(x) || Math.abs(x) >= 0.01) return fixed(x, 3);
+  if (Math.abs(x) < 1e-4) return scientific(x, 2);
+  return fixed(x, 1 - Math.floor(Math.log10(Math.abs(x) * (1 + 1e-12))));
+}
 
 /**
  * A widget's bytes: a binary buffer as a notebook sends it (a DataView), or base64 as a saved
@@ -35,29 +48,35 @@ export function floats(weights) {
 }
 
 /**
- * Codes of 8 or 16 bits as weights again (code / (2^bits − 1)); 32 bits are float32 as stored.
- * @param {number} bits @param {ArrayBufferLike} buffer @returns {Float32Array}
+ * Codes of 8 or 16 bits as weights again: each row's float32 scale comes first, then the
+ * codes, and a weight is code × its row's scale (store.py: codes relative to the row's
+ * largest weight, so a diffuse row of small weights keeps its shape); 32 bits are float32 as stored.
+ * @param {number} bits @param {ArrayBufferLike} buffer @param {number} rows @returns {Float32Array}
  */
-function decoded(bits, buffer) {
+function decoded(bits, buffer, rows) {
   if (bits === 32) return new Float32Array(buffer);
-  const codes = bits === 8 ? new Uint8Array(buffer) : new Uint16Array(buffer);
-  const full = 2 ** bits - 1;
+  const scale = new Float32Array(buffer, 0, rows);
+  const codes = bits === 8 ? new Uint8Array(buffer, 4 * rows) : new Uint16Array(buffer, 4 * rows);
   const out = new Float32Array(codes.length);
-  for (let i = 0; i < codes.length; i += 1) out[i] = codes[i] / full;
+  const width = codes.length / rows;
+  for (let i = 0; i < rows; i += 1) {
+    const s = scale[i];
+    for (let j = i * width; j < (i + 1) * width; j += 1) out[j] = codes[j] * s;
+  }
   return out;
 }
 
 /**
- * A saved file's weights: `{bits, codes}` (base64, decoded at once: the head the page opens
- * on) or `{bits, gzip}` (unpacked with the browser's own gzip, a stream and a few tasks).
- * @param {{bits: number, gzip?: string, codes?: string}} packed @returns {Promise<Float32Array>|Float32Array}
+ * A saved file's weights: `{bits, rows, codes}` (base64, decoded at once: the head the page
+ * opens on) or `{bits, rows, gzip}` (unpacked with the browser's own gzip, a stream and a few tasks).
+ * @param {{bits: number, rows: number, gzip?: string, codes?: string}} packed @returns {Promise<Float32Array>|Float32Array}
  */
-function unpack({ bits, gzip, codes }) {
-  if (codes !== undefined) return decoded(bits, bytesOf(codes).buffer);
+function unpack({ bits, rows, gzip, codes }) {
+  if (codes !== undefined) return decoded(bits, bytesOf(codes).buffer, rows);
   const stream = new Blob([/** @type {BlobPart} */ (bytesOf(gzip ?? ""))])
     .stream()
     .pipeThrough(new DecompressionStream("gzip"));
-  return new Response(stream).arrayBuffer().then((buffer) => decoded(bits, buffer));
+  return new Response(stream).arrayBuffer().then((buffer) => decoded(bits, buffer, rows));
 }
 
 /** A slice with its packed weights unpacked. @param {Record<string, any>} slice */

@@ -6,7 +6,7 @@
 
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { elide, fixed } from "../../site/static/js/kit/format.js";
-import { floats, headNames, makeSteppers, shell, tokensOf } from "./common.js";
+import { floats, headNames, makeSteppers, shell, tokensOf, weightText } from "./common.js";
 
 // at most WINDOW tokens are drawn, ROW px apart, closer (DENSE) past 32 tokens: a long head
 // stays within a laptop's screen (48 tokens, 750 px), its words still 12.5 px
@@ -195,8 +195,8 @@ export function renderLines({ model, el }) {
     said.textContent =
       whose +
       (key < 0
-        ? `query ${row} · ${tokens[row]}: most weight on ${keyNames[pairs[top][1]]} (${fixed(w[top], 3)})${outside}`
-        : `key ${key} · ${keyNames[key]}: weighed most by ${tokens[pairs[top][0]]} (${fixed(w[top], 3)})`);
+        ? `query ${row} · ${tokens[row]}: most weight on ${keyNames[pairs[top][1]]} (${weightText(w[top])})${outside}`
+        : `key ${key} · ${keyNames[key]}: weighed most by ${tokens[pairs[top][0]]} (${weightText(w[top])})`);
     showSteps();
   }
 

@@ -8,7 +8,7 @@ import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { html, svg } from "../../site/static/js/kit/dom.js";
 import { cellWeight, elide, fixed } from "../../site/static/js/kit/format.js";
 import { gridLegend, gridWidth, makeGrid } from "../../site/static/js/kit/grid.js";
-import { colours, exportMenu, floats, headNames, makeSteppers, shell, tokensOf } from "./common.js";
+import { colours, exportMenu, floats, headNames, makeSteppers, shell, tokensOf, weightText } from "./common.js";
 
 const SVG_UP_TO = 24; // past this, per-cell elements cost seconds: the canvas takes over
 const NUMBERS_UP_TO = 12; // past this, a cell's number no longer fits under its square
@@ -156,7 +156,7 @@ export function renderMap({ model, el }) {
         label,
         cell,
         titles: { rows: "queries", columns: "keys" },
-        reference: { value: model.get("scale") / 4, text: `this square = ${fixed(model.get("scale") / 4, 3)}` },
+        reference: { value: model.get("scale") / 4, text: `this square = ${weightText(model.get("scale") / 4)}` },
       });
       // a Σ column beside the grid: each row's sum, red where it is not 1
       const { width, height } = grid.root.viewBox.baseVal; // read before the live rect grows
@@ -296,7 +296,7 @@ export function renderMap({ model, el }) {
       gridLegend([
         {
           kind: "pos",
-          text: `area ∝ weight; a full cell = ${fixed(model.get("scale"), 3)}${Math.max(n, nk) > SVG_UP_TO ? " or more" : ""}`,
+          text: `area ∝ weight; a full cell = ${weightText(model.get("scale"))}${Math.max(n, nk) > SVG_UP_TO ? " or more" : ""}`,
         },
         ...(model.get("causal") ? [{ kind: /** @type {const} */ ("masked"), text: "masked by the causal mask" }] : []),
         { kind: "leak", text: "breaks an invariant" },
@@ -350,7 +350,7 @@ export function renderMap({ model, el }) {
   }
 
   const cellText = ([i, j]) =>
-    `${labels[i]} → ${keyLabels[j]}: ${maskedAt(i, j) ? "masked" : fixed(weights[i * nk + j], 4)}`;
+    `${labels[i]} → ${keyLabels[j]}: ${maskedAt(i, j) ? "masked" : weightText(weights[i * nk + j])}`;
 
   let hoverFrame = 0;
   /** The cell under the pointer: its value beside the pointer, its ring on the map. */
@@ -528,7 +528,7 @@ export function renderMap({ model, el }) {
       );
     }
     out.row.textContent = `${row} · ${elide(tokens[row], 16)}`;
-    out.top.textContent = `${keyLabels[top]} ${fixed(w[top], 3)}`;
+    out.top.textContent = `${keyLabels[top]} ${weightText(w[top])}`;
     out.sum.textContent = fixed(
       w.reduce((a, b) => a + b, 0),
       3,

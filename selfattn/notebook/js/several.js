@@ -5,9 +5,9 @@
 
 import { makeCanvasGrid } from "../../site/static/js/kit/canvas-grid.js";
 import { html } from "../../site/static/js/kit/dom.js";
-import { elide, fixed } from "../../site/static/js/kit/format.js";
+import { elide } from "../../site/static/js/kit/format.js";
 import { gridLegend } from "../../site/static/js/kit/grid.js";
-import { colours, floats, headNames, sharedPointer, shell, tokensOf } from "./common.js";
+import { colours, floats, headNames, sharedPointer, shell, tokensOf, weightText } from "./common.js";
 
 const GAP = 16,
   LABELS = 78; // between two maps; a map's row labels and margin, at most
@@ -83,7 +83,7 @@ export function renderSeveral({ model, el }) {
     const said = under
       ? picked
           .map(
-            ([layer, head], k) => `${names.name(layer, head, true)} ${fixed(values[k][under[0] * nk + under[1]], 3)}`,
+            ([layer, head], k) => `${names.name(layer, head, true)} ${weightText(values[k][under[0] * nk + under[1]])}`,
           )
           .join(" · ")
       : "";

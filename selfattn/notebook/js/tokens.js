@@ -5,8 +5,7 @@
 // ↑ ↓ (← →) step through.
 
 import { html } from "../../site/static/js/kit/dom.js";
-import { fixed } from "../../site/static/js/kit/format.js";
-import { floats, makeSteppers, shell, tokensOf } from "./common.js";
+import { floats, makeSteppers, shell, tokensOf, weightText } from "./common.js";
 
 const TOP = 5; // keys listed under the text
 
@@ -47,11 +46,11 @@ export function renderTokens({ model, el }) {
       const share = Math.sqrt(Math.max(0, w[j]) / most);
       s.style.backgroundColor = `color-mix(in srgb, var(--value) ${Math.round(share * 55)}%, transparent)`;
       s.classList.toggle("current", nk === n && j === row);
-      s.title = `${keys[j]}: ${fixed(w[j], 4)}`;
+      s.title = `${keys[j]}: ${weightText(w[j])}`;
     });
-    said.textContent = `query ${row} · ${tokens[row]}: each token tinted by the weight it gets (strongest ${fixed(most, 3)})`;
+    said.textContent = `query ${row} · ${tokens[row]}: each token tinted by the weight it gets (strongest ${weightText(most)})`;
     const ranked = [...w.keys()].sort((a, b) => w[b] - w[a]).slice(0, Math.min(TOP, nk));
-    top.replaceChildren(...ranked.map((j) => html("li", { text: `${keys[j]} ${fixed(w[j], 3)}` })));
+    top.replaceChildren(...ranked.map((j) => html("li", { text: `${keys[j]} ${weightText(w[j])}` })));
     showSteps();
   }
 
