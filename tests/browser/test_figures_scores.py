@@ -502,6 +502,27 @@ def test_f13_at_minus_thirty_the_linear_bar_vanishes_while_the_log_axis_still_sh
     press(page, "#never-zero .handle", "End")
 
 
+def test_f13_zero_is_said_to_lie_infinitely_far_on_the_log_axis_not_the_linear_one(en_at_start):
+    """The note sits on the weight's log line (nearer it than the linear bar's axis, which does
+    start at 0), and off the dot and its link when the weight is pushed to its left end."""
+    page = en_at_start.page
+    where = """() => {
+        const svg = document.querySelector('#never-zero svg.floor');
+        const y = (e) => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; };
+        const note = svg.querySelector('.zero-note').getBoundingClientRect();
+        return {note: (note.top + note.bottom) / 2, left: note.left,
+                log: y(svg.querySelector('circle.weight-marker')),
+                bar: y(svg.querySelector('rect.weight-bar')),
+                dot: svg.querySelector('circle.weight-marker').getBoundingClientRect().right};
+    }"""
+    for key in ("End", "Home"):
+        press(page, "#never-zero .handle", key)
+        got = page.evaluate(where)
+        assert abs(got["note"] - got["log"]) < abs(got["note"] - got["bar"]) / 2, (key, got)
+    assert got["left"] > got["dot"]  # at −30 the note starts past the dot, still pointing left
+    press(page, "#never-zero .handle", "End")
+
+
 def test_f13_drag_along_the_score_axis(en_at_start):
     page = en_at_start.page
     centre(page, "#never-zero")
