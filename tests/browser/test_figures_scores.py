@@ -572,12 +572,13 @@ def test_f14_spread_grows_as_root_width(en_at_start):
     got = readouts(page, "spread")
     assert got["spread"] == claim(page, "spread.d64") == "8.00"
     assert dot_on_axes(page, ".dot.low")[1] == pytest.approx(1 / 8)  # ÷ d over-corrects: 1/√64
+    assert dot_on_axes(page, ".dot.held") == pytest.approx((64, 1))  # ÷ √d holds it at 1
     assert page.locator(f"#spread {SPREAD_DOT}").get_attribute("aria-valuetext") == "64"
     # the dot on the curve is the one width control: no slider repeats it under the picture
     assert page.locator("#spread input").count() == 0
 
 
-def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float]:
+def dot_on_axes(page: Page, which: str = ".dot:not(.low, .held)") -> tuple[float, float]:
     """spread's dot read back through its axes' tick labels: (width, spread), both on log axes."""
     return tuple(
         page.evaluate(
@@ -612,7 +613,7 @@ def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en_at_start):
         w, spread = dot_on_axes(page, ".dot.low")
         assert w == pytest.approx(width, rel=1e-6)
         assert spread == pytest.approx(1 / math.sqrt(width), abs=1e-6)
-        w, spread = dot_on_axes(page, ".dot:not(.low)")
+        w, spread = dot_on_axes(page)
         assert spread == pytest.approx(math.sqrt(width), abs=1e-6)
     # three curves: √d (no divisor), the line at 1 (÷ √d) and 1/√d (÷ d)
     assert page.locator("#spread path.curve").count() == 2
