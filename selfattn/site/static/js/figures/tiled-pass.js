@@ -3,7 +3,7 @@
 // numbers, named in words ("max m 1.22"), on its marks: the running sum ℓ (a bar: what was kept of the old
 // sum, rescaled, under this tile's new terms, with an outline of ℓ before the rescale and the
 // factor × over it), and under it each tile's scores with the running max m as a staircase.
-// A tile is its keys' names underlined, a rule between tiles; keys to come are faint names. On the plane the
+// A rule stands between tiles; keys to come are faint names. On the plane the
 // partial output (purple) walks across the values (green) and lands on the full pass's output;
 // three classic bugs (red) land it elsewhere, and the strip shows in red which of m or ℓ went
 // wrong.
@@ -122,9 +122,7 @@ export default function (el, head) {
     ghost: svg("rect", { class: "ghost", width: 32 }, marks),
     kept: svg("rect", { class: "kept", width: 24 }, marks),
     added: svg("rect", { class: "added", width: 24 }, marks),
-    // a tile: its keys' names underlined together
-    box: svg("line", { class: "tile", y1: NAME_Y + 7, y2: NAME_Y + 7 }, under),
-    // and a rule before it down through the scores and names (ground, as a gridline): the
+    // a rule before each tile down through the scores and names (ground, as a gridline): the
     // tiles read as groups
     edge: svg("line", { class: "gridline", y1: BAND.bottom + 14, y2: NAME_Y + 8 }, under),
     step: svg("line", { class: "m-line" }, marks),
@@ -254,7 +252,6 @@ export default function (el, head) {
         // wash, so the strip reads as a drawing with one column read out, not a table
         for (const e of [c.ghost, c.kept, c.added, c.step, c.rise]) show(e, arrived);
         for (const e of [c.m, c.rescale, c.l]) show(host(e), arrived && k === step);
-        show(c.box, k > 0 && k <= last);
         show(c.edge, k > 0 && k <= last);
         for (const e of [c.m, c.rescale, c.l]) {
           if (k === step) e.setAttribute("data-drawn", e === c.m ? "m" : e === c.l ? "l" : "rescale");
@@ -262,10 +259,7 @@ export default function (el, head) {
         }
         const x = left(k),
           mid = x + span(k) / 2;
-        if (k > 0 && k <= last) {
-          set(c.box, { x1: x + 2, x2: x + span(k) - 2 });
-          set(c.edge, { x1: x - GAP / 2, x2: x - GAP / 2 });
-        }
+        if (k > 0 && k <= last) set(c.edge, { x1: x - GAP / 2, x2: x - GAP / 2 });
         if (!arrived) return;
         const good = right[k];
         // the start column's numbers start at its edge, the last column's end at its edge
