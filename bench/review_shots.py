@@ -35,11 +35,12 @@ KEYS = {
     "drag-input": {2: ["ArrowUp"] * 6},
 }
 SWITCH_FIRST = {"multiply-leak"}
-# a choice to make at a step, by its value (F24 rests on the finished pass: states 2 and 3 switch
-# on two bugs, each landing the output elsewhere; F16's the cure, √d, at the width step 2
+# a choice to make at a step, by its value (F24 rests on the finished pass, two keys a tile:
+# states 2 and 3 switch on two bugs, each landing the output elsewhere (no rescale changes nothing
+# there: the max arrives in the first tile); F16's the cure, √d, at the width step 2
 # reached; F11's overflow, then its cure, c = −max s)
 CHOICES = {
-    "tiled-pass": {2: "rescale", 3: "divide"},
+    "tiled-pass": {2: "divide", 3: "reset"},
     "divisor": {3: "sqrt"},
     "staircase": {2: "1000", 3: "max"},
 }

@@ -202,7 +202,7 @@ GARBAGE_CASES = [
         "tiled-pass",
         {"tile": 2, "step": 1, "bug": "rescale"},
         {"tile": 7, "step": 99, "bug": "x"},
-        {"tile": 1, "step": 6, "bug": "none"},
+        {"tile": 2, "step": 3, "bug": "none"},
     ),
     (
         "tiled-pass",

@@ -79,6 +79,20 @@ def test_f03_it_prefers_cat(en_at_start):
     assert (got["score.cat"], got["score.it"], got["winner"]) == ("1.72", "1.14", "cat")
 
 
+@pytest.mark.parametrize("key", ["the", "and", "ran"])
+def test_f03_a_short_key_is_named_in_the_plane_and_lights_with_its_rectangle(en_at_start, key):
+    """The three short keys sit by the origin: each still carries its name, and pointing at its
+    rectangle lights its arrow and name in the plane."""
+    page = en_at_start.page
+    fig = "#query-meets-keys"
+    assert page.locator(f"{fig} .plane text.label.key[data-token={key}]").text_content() == key
+    page.locator(f"{fig} rect.area[data-token={key}]").hover()
+    lit = page.eval_on_selector_all(
+        f"{fig} .plane .lit", "es => es.map(e => e.getAttribute('data-token'))"
+    )
+    assert lit.count(key) == 2, lit  # the arrow and its name
+
+
 @pytest.mark.parametrize("mix", [0.0, 0.37, 1.0])
 def test_f04_mixing_merges_both_directions(en_at_start, mix):
     page = en_at_start.page

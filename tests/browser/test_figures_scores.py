@@ -502,6 +502,27 @@ def test_f13_at_minus_thirty_the_linear_bar_vanishes_while_the_log_axis_still_sh
     press(page, "#never-zero .handle", "End")
 
 
+def test_f13_zero_is_said_to_lie_infinitely_far_on_the_log_axis_not_the_linear_one(en_at_start):
+    """The note sits on the weight's log line (nearer it than the linear bar's axis, which does
+    start at 0), and off the dot and its link when the weight is pushed to its left end."""
+    page = en_at_start.page
+    where = """() => {
+        const svg = document.querySelector('#never-zero svg.floor');
+        const y = (e) => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; };
+        const note = svg.querySelector('.zero-note').getBoundingClientRect();
+        return {note: (note.top + note.bottom) / 2, left: note.left,
+                log: y(svg.querySelector('circle.weight-marker')),
+                bar: y(svg.querySelector('rect.weight-bar')),
+                dot: svg.querySelector('circle.weight-marker').getBoundingClientRect().right};
+    }"""
+    for key in ("End", "Home"):
+        press(page, "#never-zero .handle", key)
+        got = page.evaluate(where)
+        assert abs(got["note"] - got["log"]) < abs(got["note"] - got["bar"]) / 2, (key, got)
+    assert got["left"] > got["dot"]  # at −30 the note starts past the dot, still pointing left
+    press(page, "#never-zero .handle", "End")
+
+
 def test_f13_drag_along_the_score_axis(en_at_start):
     page = en_at_start.page
     centre(page, "#never-zero")
@@ -551,12 +572,13 @@ def test_f14_spread_grows_as_root_width(en_at_start):
     got = readouts(page, "spread")
     assert got["spread"] == claim(page, "spread.d64") == "8.00"
     assert dot_on_axes(page, ".dot.low")[1] == pytest.approx(1 / 8)  # ÷ d over-corrects: 1/√64
+    assert dot_on_axes(page, ".dot.held") == pytest.approx((64, 1))  # ÷ √d holds it at 1
     assert page.locator(f"#spread {SPREAD_DOT}").get_attribute("aria-valuetext") == "64"
     # the dot on the curve is the one width control: no slider repeats it under the picture
     assert page.locator("#spread input").count() == 0
 
 
-def dot_on_axes(page: Page, which: str = ".dot:not(.low)") -> tuple[float, float]:
+def dot_on_axes(page: Page, which: str = ".dot:not(.low, .held)") -> tuple[float, float]:
     """spread's dot read back through its axes' tick labels: (width, spread), both on log axes."""
     return tuple(
         page.evaluate(
@@ -591,7 +613,7 @@ def test_f14_dividing_by_d_draws_its_own_curve_at_one_over_root_d(en_at_start):
         w, spread = dot_on_axes(page, ".dot.low")
         assert w == pytest.approx(width, rel=1e-6)
         assert spread == pytest.approx(1 / math.sqrt(width), abs=1e-6)
-        w, spread = dot_on_axes(page, ".dot:not(.low)")
+        w, spread = dot_on_axes(page)
         assert spread == pytest.approx(math.sqrt(width), abs=1e-6)
     # three curves: √d (no divisor), the line at 1 (÷ √d) and 1/√d (÷ d)
     assert page.locator("#spread path.curve").count() == 2

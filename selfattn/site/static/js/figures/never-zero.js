@@ -18,6 +18,8 @@ const SCORE_Y = 44,
   WEIGHT_Y = 128, // the two number lines
   BAR_Y = 196; // the same weight as a bar, on a linear axis from 0 to 1: its hue says it
 const HEIGHT = 232;
+// the room "← 0 lies infinitely far" takes at the weight line's start, in the chart's units
+const NOTE = 150;
 // wider on a laptop, so the three lines are not a tower there; a phone keeps the design size,
 // where the type (which keeps its size) clears the lines
 const WIDTH = matchMedia("(max-width: 1099px)").matches ? 360 : 480;
@@ -57,8 +59,10 @@ export default function (el, head, article) {
     16,
   );
   const weightTitle = title(frame, t({ zh: "它的权重 w，对数轴", en: "its weight w, log axis" }), WEIGHT_Y - 26);
-  // where 0 would be: not on a log axis at all
-  svg("text", { class: "zero-note", x: box.left, y: WEIGHT_Y + 46 }, layers.labels).textContent = t({
+  // where 0 would be: not on the log axis at all, said on that axis (the bar's linear axis
+  // under it does start at 0)
+  const note = svg("text", { class: "zero-note", y: WEIGHT_Y - 10 }, layers.labels);
+  note.textContent = t({
     zh: "← 0 在无穷远处",
     en: "← 0 lies infinitely far",
   });
@@ -122,6 +126,9 @@ export default function (el, head, article) {
         const at = Number(tick.getAttribute("x"));
         tick.style.display = Math.abs(at - across(SCORE_Y + 18)) < 16 ? "none" : "";
       }
+      // at the line's start, or just past the link where the link runs through that start
+      const cross = Math.max(across(WEIGHT_Y - 20), xw(w[cat]));
+      note.setAttribute("x", String(cross < box.left + NOTE ? cross + 12 : box.left));
       marker.set(w[cat], WEIGHT_Y);
       bar.setAttribute("width", String(linearW(w[cat]) - linearW(0)));
       for (const [k, tick] of otherWeights.entries()) at(tick, xw(w[others[k]]));

@@ -41,9 +41,9 @@ export default function (el, head) {
   });
   picture.append(plane.root);
   const drops = tokens.map(() => shadow(plane));
-  // only a key longer than half a unit is named at its tip: the three short ones would pile
-  // their names on the origin; each is named under its rectangle, and lights with it
-  const keys = tokens.map((name, j) => arrow(plane, { cls: "key", ...(lengths[j] > 0.5 ? { label: name } : {}) }));
+  // every key named at its tip (the short ones' names set off on leaders by untangle), so
+  // each is found, and lights with its rectangle
+  const keys = tokens.map((name) => arrow(plane, { cls: "key", label: name }));
   const query = arrow(plane, { cls: "query" });
 
   // shadow × length, drawn: height is the shadow, width the key's length, area the score
@@ -93,12 +93,14 @@ export default function (el, head) {
       },
       layers.grid,
     );
-    const rect = svg("rect", { x: mid - w / 2, width: w, class: "area" }, layers.marks);
+    // each of the key's marks names it, so pointing at one lights its arrow in the plane
+    const token = { "data-token": name };
+    const rect = svg("rect", { x: mid - w / 2, width: w, class: "area", ...token }, layers.marks);
     // the width is the key: its length laid along the baseline in the key's colour
-    svg("line", { x1: mid - w / 2, x2: mid + w / 2, y1: zero, y2: zero, class: "key-width" }, layers.marks);
-    const value = svg("text", { x: mid, class: "bar-value", "data-readout": `score.${name}` }, layers.labels);
+    svg("line", { x1: mid - w / 2, x2: mid + w / 2, y1: zero, y2: zero, class: "key-width", ...token }, layers.marks);
+    const value = svg("text", { x: mid, class: "bar-value", "data-readout": `score.${name}`, ...token }, layers.labels);
     // the key's name sits on the baseline's far side from its rectangle (draw moves it)
-    const label = svg("text", { x: mid, class: "bar-label key-name" }, layers.labels);
+    const label = svg("text", { x: mid, class: "bar-label key-name", ...token }, layers.labels);
     setSvg(label, name);
     return { wash, rect, value, label };
   });

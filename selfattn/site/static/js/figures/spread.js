@@ -59,10 +59,12 @@ export default function (el, _head) {
     { cls: "curve over-d", label: t({ zh: "÷ d：1/√d", en: "÷ d: 1/√d" }), labelCls: "curve-label", end: "above" },
   );
   const guide = svg("path", { class: "guide" }, layers.marks);
+  // a dot on each of the three at the dragged width: ÷ √d's stays on its line at 1
   const low = on.dot({ cls: "dot low", r: 5 }),
+    held = on.dot({ cls: "dot held", r: 4 }),
     high = on.dot({ r: 6 });
   // the spread the dragged dot stands at; the ÷ d dot's mirrors it on the log axis
-  const out = readouts({ spread: "√d" }, { key: "spread" });
+  const out = readouts({ spread: t({ zh: "标准差", en: "spread" }) }, { key: "spread" });
 
   const fig = figure(el, {
     state: { width: 1 },
@@ -75,6 +77,7 @@ export default function (el, _head) {
       high.set(d, spread);
       width.show(d);
       low.set(d, 1 / spread);
+      held.set(d, 1);
       out.show({ spread: fixed(spread) });
     },
   });

@@ -1,9 +1,9 @@
 // F24: row it streamed over the keys in tiles, as a tiled kernel computes it. One strip over
 // the tiles draws what the kernel keeps after each one, a column per tile, the newest tile's
-// numbers, named ("m 1.22"), on its marks: the running sum ℓ (a bar: what was kept of the old
+// numbers, named in words ("max m 1.22"), on its marks: the running sum ℓ (a bar: what was kept of the old
 // sum, rescaled, under this tile's new terms, with an outline of ℓ before the rescale and the
 // factor × over it), and under it each tile's scores with the running max m as a staircase.
-// A tile is its keys' names underlined; keys to come are faint names. On the plane the
+// A rule stands between tiles; keys to come are faint names. On the plane the
 // partial output (purple) walks across the values (green) and lands on the full pass's output;
 // three classic bugs (red) land it elsewhere, and the strip shows in red which of m or ℓ went
 // wrong.
@@ -31,7 +31,9 @@ const W = 460,
   // the column of what the kernel holds before any key arrives
   START = 44,
   // between columns
-  GAP = 8;
+  GAP = 8,
+  // the strip's right margin: the last column's numbers end inside it on a phone
+  END = 14;
 // where the first tile starts
 const X0 = SIDE + START + GAP;
 // ℓ as a bar, two lines of numbers over its top
@@ -111,16 +113,18 @@ export default function (el, head) {
     // a space's width off its name (SVG would collapse a space; U+00A0 is not in the face)
     return svg("tspan", { dx: 4 }, e);
   };
+  // each named in words where its number is read (the strip's one read-out)
   const column = () => ({
-    m: named("m"),
-    rescale: text({ class: "cell" }),
-    l: named("ℓ"),
+    m: named(t({ zh: "最大 m", en: "max m" })),
+    rescale: named(t({ zh: "缩放", en: "rescale" })),
+    l: named(t({ zh: "和 ℓ", en: "sum ℓ" })),
     // wider than ℓ's bar: seen round it
     ghost: svg("rect", { class: "ghost", width: 32 }, marks),
     kept: svg("rect", { class: "kept", width: 24 }, marks),
     added: svg("rect", { class: "added", width: 24 }, marks),
-    // a tile: its keys' names underlined together
-    box: svg("line", { class: "tile", y1: NAME_Y + 7, y2: NAME_Y + 7 }, under),
+    // a rule before each tile down through the scores and names (ground, as a gridline): the
+    // tiles read as groups
+    edge: svg("line", { class: "gridline", y1: BAND.bottom + 14, y2: NAME_Y + 8 }, under),
     step: svg("line", { class: "m-line" }, marks),
     rise: svg("line", { class: "m-rise" }, marks),
   });
@@ -211,11 +215,11 @@ export default function (el, head) {
   const differs = (/** @type {number} */ a, /** @type {number} */ b) => !(Math.abs(a - b) <= 1e-12);
 
   const fig = figure(el, {
-    // at rest the pass is finished, one key a tile: every column's m and ℓ drawn and the output
-    // landed on the full pass's; a bug switched here shows at once where it lands instead
-    state: { tile: 1, step: runs[1].none.length - 1, bug: "none" },
+    // at rest the pass is finished, two keys a tile (three tiles: each a group of keys); a bug
+    // switched here shows at once where it lands instead
+    state: { tile: 2, step: runs[2].none.length - 1, bug: "none" },
     clamp: (st) => {
-      const tile = TILES.includes(Number(st.tile)) ? Number(st.tile) : 1;
+      const tile = TILES.includes(Number(st.tile)) ? Number(st.tile) : 2;
       const last = runs[tile].none.length - 1;
       return {
         tile,
@@ -234,7 +238,7 @@ export default function (el, head) {
       steps.show(step, last);
       el.classList.toggle("bug-on", bug !== "none");
       // one tile's column
-      const width = (W - SIDE - X0 - (last - 1) * GAP) / last;
+      const width = (W - END - X0 - (last - 1) * GAP) / last;
       const slot = width / tile;
       // column 0 is the start; column k the k-th tile
       const left = (/** @type {number} */ k) => (k === 0 ? SIDE : X0 + (k - 1) * (width + GAP));
@@ -248,25 +252,27 @@ export default function (el, head) {
         // wash, so the strip reads as a drawing with one column read out, not a table
         for (const e of [c.ghost, c.kept, c.added, c.step, c.rise]) show(e, arrived);
         for (const e of [c.m, c.rescale, c.l]) show(host(e), arrived && k === step);
-        show(c.box, k > 0 && k <= last);
+        show(c.edge, k > 0 && k <= last);
         for (const e of [c.m, c.rescale, c.l]) {
           if (k === step) e.setAttribute("data-drawn", e === c.m ? "m" : e === c.l ? "l" : "rescale");
           else e.removeAttribute("data-drawn");
         }
         const x = left(k),
           mid = x + span(k) / 2;
-        if (k > 0 && k <= last) set(c.box, { x1: x + 2, x2: x + span(k) - 2 });
+        if (k > 0 && k <= last) set(c.edge, { x1: x - GAP / 2, x2: x - GAP / 2 });
         if (!arrived) return;
         const good = right[k];
-        // the start column's numbers start at the edge (centred they are cut)
+        // the start column's numbers start at its edge, the last column's end at its edge
+        // (centred they are cut)
+        const end = k === last && k > 0;
         for (const e of [c.m, c.rescale, c.l]) {
-          set(host(e), { x: k === 0 ? x : mid });
-          host(e).style.textAnchor = k === 0 ? "start" : "";
+          set(host(e), { x: k === 0 ? x : end ? x + span(k) : mid });
+          host(e).style.textAnchor = k === 0 ? "start" : end ? "end" : "";
         }
         write(c.m, Number.isFinite(here.m) ? fixed(here.m) : "−∞", differs(here.m, good.m) && Number.isFinite(here.m));
         // the factor the old terms were rescaled by; the first tile had nothing to rescale
         const shrank = here.rescale !== null && before !== undefined && before.l > 0;
-        show(c.rescale, shrank && k === step);
+        show(host(c.rescale), shrank && k === step);
         if (shrank) {
           const missed = bug === "rescale" && /** @type {number} */ (here.rescale) < 1;
           write(
@@ -293,7 +299,7 @@ export default function (el, head) {
         // ℓ over the taller of its bar and its outline, the factor × over ℓ
         const over = Math.min(yl(here.l), ghost ? yl(before.l) : BAND.bottom) - 6;
         set(host(c.l), { y: over });
-        set(c.rescale, { y: over, dy: "-1.3em" });
+        set(host(c.rescale), { y: over, dy: "-1.3em" });
         // m over the scores: a level across this column, a rise from the level before
         const finite = Number.isFinite(here.m);
         set(host(c.m), { y: (finite ? ys(here.m) : zero) - 6 });
