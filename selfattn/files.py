@@ -57,6 +57,8 @@ def replace_file(path: str | Path, text: str) -> Path:
     except OSError as exc:  # named by the user's path: the temporary name means nothing to them
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if exc.errno is None:  # no errno to rebuild from (a message only): keep the message
+            raise
         raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     except BaseException:
         with contextlib.suppress(OSError):

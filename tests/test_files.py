@@ -121,3 +121,18 @@ def test_a_failed_write_names_the_users_path_never_the_temporary_one(
         replace_file(path, "text")
     assert str(path) in str(raised.value) and ".tmp" not in str(raised.value)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failure_with_no_errno_keeps_its_own_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An OSError raised with a message only has errno None: rebuilt from (errno, strerror)
+    it would print "None" and lose what went wrong."""
+
+    def quota(fd: int) -> None:
+        raise OSError("disk quota exceeded on the share")
+
+    monkeypatch.setattr(os, "fsync", quota)
+    with pytest.raises(OSError, match="disk quota exceeded on the share"):
+        replace_file(tmp_path / "x.html", "text")
+    assert list(tmp_path.iterdir()) == []

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib
 import json
 import os
 import re
@@ -520,6 +521,7 @@ def _waitpid(pid: int) -> tuple[int, int]:
 def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
     """`run()` in a forked child (see the module's docstring); killed after `limit` s."""
     started = time.monotonic()
+    _import_once_for_every_child()
     with box() as b, children_waited_for():
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             with contextlib.suppress(Exception):
@@ -540,6 +542,19 @@ def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
             if code is None:
                 reap(pid)
         return collect(b, name, code, limit, time.monotonic() - started)
+
+
+# what torch imports only on a first backward given a gradient (sympy, 0.6 s): imported in
+# a child, it is imported again by every check's child, and a 0.04 s layer check took 0.48 s
+LAZY_IMPORTS = {"torch": "torch.fx.experimental.symbolic_shapes"}
+
+
+def _import_once_for_every_child() -> None:
+    """Import here, once, what each forked child would otherwise import for itself."""
+    for framework, lazy in LAZY_IMPORTS.items():
+        if framework in sys.modules and lazy not in sys.modules:
+            with contextlib.suppress(Exception):  # only time is at stake
+                importlib.import_module(lazy)
 
 
 def _output_to(log: Path) -> None:

@@ -69,8 +69,9 @@ def quiet(body: str) -> str:
     return body if ticks % 2 or block else "\n".join(kept)
 
 
-# a comment after the code on a line outside any literal: white space, //, then no quote or
-# backtick (a string holding "//" closes on its own line, so its quote would follow)
+# a comment after code that holds a slash of its own (a division, a regular expression):
+# white space, //, then no quote or backtick (a string holding "//" closes on its own line,
+# so its quote would follow)
 TRAILING_COMMENT = re.compile(r"\s+//[^\"'`]*$")
 
 
@@ -86,14 +87,15 @@ def _code(line: str) -> str:
     line = line.lstrip()
     if "`" in line:
         return line
-    line = _uncommented(TRAILING_COMMENT.sub("", line))
+    line = _uncommented(line)
     return line if "'" in line or '"' in line else TYPE_COMMENT.sub("", line)
 
 
 def _uncommented(line: str) -> str:
-    """`line` without a comment after its code whose text holds a quote (an apostrophe:
-    "the figure's"), found by reading the line's strings: only where the code before it has
-    no other slash, so no regular expression's quote or slashes can be misread."""
+    """`line` without a comment after its code, found by reading the line's strings, so a
+    comment's apostrophe ("the figure's") or a string's "//" is never misread. Where the
+    code has a slash of its own first, a regular expression's quote could be misread: then
+    only a comment with no quote in it goes."""
     quote = ""
     i = 0
     while i < len(line):
@@ -105,7 +107,9 @@ def _uncommented(line: str) -> str:
         if c in "\"'":
             quote = c
         elif c == "/":
-            return line[:i].rstrip() if line.startswith("//", i) and i else line
+            if line.startswith("//", i) and i:
+                return line[:i].rstrip()
+            return TRAILING_COMMENT.sub("", line)
         i += 1
     return line
 
