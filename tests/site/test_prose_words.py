@@ -4,10 +4,12 @@ figure parts named by where they sit, which moves with the layout."""
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
 
+from selfattn import learn
 from selfattn.site.build import CONTENT
 
 LANGS = ("en", "zh")
@@ -147,3 +149,22 @@ def test_the_overreaches_a_learner_found_stay_out(lang, false):
     quite reaches the plain average."""
     text = prose(lang)
     assert [f for f in false if f in text] == []
+
+
+def test_it_is_never_possessive():
+    """'*it*'s query' reads as 'it is query' to a learner: the query of *it*, row *it*."""
+    assert "*it*'s" not in prose("en")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_generator_on_the_page_redraws_every_start(lang):
+    """F27's seeds: the mulberry32 the page prints, each draw u kept as 2u − 1 to two decimals
+    with halves up, gives learn.py's start for every seed the page counts."""
+    code = section(lang, "learn").split("```python\n")[1].split("```")[0]
+    for seed in range(1, learn.SEEDS + 1):
+        draws: list[float] = []
+        # the page's own lines, run as printed, keeping each draw
+        exec(code + "    draws.append(u)\n", {"seed": seed, "draws": draws})
+        entries = [math.floor((2 * u - 1) * 100 + 0.5) / 100 for u in draws]
+        W_Q, W_K = learn.start(seed)
+        assert entries == [*W_Q.ravel(), *W_K.ravel()], seed
