@@ -50,8 +50,8 @@ GIVEAWAYS: dict[str, dict[str, list[str]]] = {
     "positions-turn": {"claims": [], "en": ["does not move at all"], "zh": ["纹丝不动"]},
     "two-heads": {
         "claims": ["heads.lost.h1"],
-        "en": ["came through head 1", "head 1 gives"],
-        "zh": ["是经头 1 来的", "头 1 给 cat"],
+        "en": ["came through head 1", "head 1 gives", "first two rows act on head 1"],
+        "zh": ["是经头 1 来的", "头 1 给 cat", "两段之和"],
     },
 }
 SCREENS = {"laptop": (1280, 900), "phone": (390, 844)}
