@@ -21,7 +21,10 @@ through a pipe to the supervisor, which keeps only its start and its end in that
 (`Output`). The report comes back in a file too.
 
 The `selfattn check` command starts a fresh interpreter (cli.py); `check()` forks, so that
-any callable, a lambda or a layer trained a minute ago, is checked as it stands.
+any callable, a lambda or a layer trained a minute ago, is checked as it stands. A forked
+child has only the thread that forked: a lock another thread of the caller held at that
+moment (one writing to stderr) stays held there for ever, so the child writes through new
+streams, its logging handlers too (`_handlers_to_fresh_streams`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
+import io
 import json
 import os
 import re
@@ -566,11 +570,53 @@ def _output_to(log: Path) -> None:
     os.dup2(out, 1)
     os.dup2(out, 2)
     sys.stdin = open(0, closefd=False)  # noqa: SIM115 - for the child's whole life
-    sys.stdout = sys.stderr = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    caller = [sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__]
+    fresh = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = fresh
+    _handlers_to_fresh_streams(caller, fresh)
     import faulthandler
 
     if faulthandler.is_enabled():  # pytest's, say: a crash's traceback into the log, not its own
         faulthandler.enable(sys.stderr)
+
+
+# the caller's streams, held by the forked child until it exits: one freed there would be
+# flushed, and wait forever for a lock a thread of the caller held at the fork
+_ABANDONED: list[Any] = []
+
+
+def _handlers_to_fresh_streams(caller: list[Any], fresh: Any) -> None:
+    """In a forked child: every logging handler writes to a stream new in the child. A thread
+    of the caller that was writing to a stream when the caller forked (a `print` or a log
+    line to stderr) left that stream's lock held in the child by a thread that does not
+    exist there, and a target logging through the handler waited for it forever (issue 48,
+    hostile pass: "did not return within 3 s", 2 runs of 3). logging renews its handlers'
+    own locks after a fork, not those of the streams they hold (`_fresh`)."""
+    _ABANDONED.extend(caller)
+    logging = sys.modules.get("logging")
+    for ref in list(getattr(logging, "_handlerList", ())):
+        handler = ref()
+        stream = getattr(handler, "stream", None)
+        if stream is None or stream is fresh:  # logging's last resort: sys.stderr, now fresh
+            continue
+        with contextlib.suppress(OSError, ValueError, LookupError, AttributeError, TypeError):
+            handler.stream = _fresh(stream, fresh)  # pyright: ignore[reportOptionalMemberAccess]
+
+
+def _fresh(stream: Any, fresh: Any) -> Any:
+    """The stream a handler of `stream` writes to in the forked child: `fresh` for one of the
+    caller's standard streams, else a new buffer and text layer on the same file below
+    (an unbuffered file has no lock); AttributeError for a stream with none (a StringIO)."""
+    if any(stream is s for s in _ABANDONED):
+        return fresh
+    new = io.TextIOWrapper(
+        io.BufferedWriter(stream.buffer.raw),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=True,
+    )
+    _ABANDONED.extend([stream, new])  # neither freed: the new one would close the file
+    return new
 
 
 def fork_unsafe() -> str | None:
