@@ -71,7 +71,8 @@ def check(
 
     The target runs in a forked child process, so nothing it does reaches the caller: a
     global setting it changes, `os._exit`, a call that never returns (killed with the
-    child after `budget` + SLACK seconds), a process it starts (killed at the end). It runs
+    child after `budget` + SLACK seconds), a process it starts (killed at the end, and
+    counted in a note). It runs
     in an empty temporary folder, and the report names the files it wrote there. Changes
     it makes to itself (a cache it fills, weights it updates) stay in the child too.
     `in_process=True` runs it in this process instead, as `check` did before: the settings

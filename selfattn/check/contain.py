@@ -71,6 +71,12 @@ class Box:
         return self.root / "output.log"
 
     @property
+    def killed(self) -> Path:
+        """How many processes the target left running that the check killed, a line each
+        from the worker and the supervisor."""
+        return self.root / "killed"
+
+    @property
     def work(self) -> Path:
         return self.root / "work"
 
@@ -160,19 +166,20 @@ def descendants(pid: int) -> list[int]:
     return [p.pid for p in below(pid, processes()) if p.living]
 
 
-def end_all(pid: int, itself: bool = True) -> None:
+def end_all(pid: int, itself: bool = True) -> int:
     """Kill every process below `pid`, then `pid` if `itself`, then what is left of its
     group. Freeze, then kill: every process found is stopped (SIGSTOP: it forks no more),
     its whole group at once (a signal to a group reaches a child forked meanwhile), and the
     scan repeats until a round finds none new; then all are killed. A process that forks
     and exits every millisecond, its pid ever new, outran a scan-and-kill loop (hostile
     pass 6). The sessions and groups of the processes found are the target's too, and their
-    members killed wherever they went; never the caller's own session or group."""
+    members killed wherever they went; never the caller's own session or group. Returns how
+    many living processes it found, `pid` itself not counted."""
     kill = getattr(signal, "SIGKILL", signal.SIGTERM)
     if itself and hasattr(signal, "SIGSTOP"):
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGSTOP)
-    leaders = _freeze(pid, {pid} if itself else set())
+    leaders, found = _freeze(pid, {pid} if itself else set())
     for _ in range(100):  # all frozen: kill those still there (a zombie needs no second try)
         left = [p.pid for p in _theirs(pid, leaders) if p.living]
         _send(kill, left, leaders)
@@ -185,11 +192,13 @@ def end_all(pid: int, itself: bool = True) -> None:
     if hasattr(os, "killpg") and (itself or pid != os.getpid()):  # not the caller's own group
         with contextlib.suppress(OSError):
             os.killpg(pid, kill)
+    return len(found - {pid})
 
 
-def _freeze(pid: int, leaders: set[int]) -> set[int]:
+def _freeze(pid: int, leaders: set[int]) -> tuple[set[int], set[int]]:
     """Stop every process below `pid` or in a session or group of `leaders`, and the groups
-    and sessions they are in, until a round finds none new; the leaders found, all told."""
+    and sessions they are in, until a round finds none new; the leaders found, all told, and
+    the living processes stopped."""
     stop = getattr(signal, "SIGSTOP", getattr(signal, "SIGKILL", signal.SIGTERM))
     ours = {os.getsid(0), os.getpgid(0)} if hasattr(os, "getsid") else set()
     leaders = leaders - ours
@@ -204,7 +213,7 @@ def _freeze(pid: int, leaders: set[int]) -> set[int]:
         leaders |= fresh
         _send(stop, new, fresh)
         seen.update(new)
-    return leaders
+    return leaders, seen
 
 
 def _send(signum: int, pids: list[int], groups: set[int]) -> None:
@@ -315,6 +324,25 @@ def wrote(folder: Path) -> str | None:
     )
 
 
+def count_killed(b: Box, count: int) -> None:
+    """Add `count` processes killed at the end to the box's tally."""
+    if count:
+        with contextlib.suppress(OSError), open(b.killed, "a", encoding="utf-8") as f:
+            f.write(f"{count}\n")
+
+
+def killed(b: Box) -> str | None:
+    """The note saying how many processes the target left running, or None."""
+    try:
+        count = sum(int(n) for n in b.killed.read_text("utf-8").split())
+    except (OSError, ValueError):
+        return None
+    if not count:
+        return None
+    were = "process was" if count == 1 else "processes were"
+    return f"{count} {were} left running by the target and killed at the end of the check"
+
+
 def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -> Report:
     """The report the child wrote, or one saying why there is none (`code`, its exit code,
     None if it overran `limit`), with the files it wrote."""
@@ -346,8 +374,7 @@ def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -
             + (f": {last}" if last else ""),
             seconds=seconds,
         )
-    if note := wrote(b.work):
-        report.notes.append(note)
+    report.notes += [note for note in (killed(b), wrote(b.work)) if note]
     return report
 
 
@@ -394,7 +421,7 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
-        end_all(os.getpid(), itself=False)
+        count_killed(b, end_all(os.getpid(), itself=False))
         os._exit(0)
 
 
@@ -431,7 +458,7 @@ def supervised(b: Box, run: Callable[[], Report], name: str, caller: int) -> NoR
     try:
         code = out.until_exit(read, pid)
     finally:
-        end_all(os.getpid(), itself=False)
+        count_killed(b, end_all(os.getpid(), itself=False))
         out.drain(read)
         out.close()
         if code < 0:  # end by the same signal, so the caller reads what happened

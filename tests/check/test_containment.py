@@ -509,3 +509,33 @@ def test_what_torch_imports_on_a_first_backward_is_imported_once_in_the_caller()
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert out.stdout.strip().splitlines()[-1:] == ["True"], out.stderr[-2000:]
+
+
+LEAVES_TWO_RUNNING = """
+import os, subprocess, time
+started = []
+def attention(q, k, v):
+    if not started:
+        started.append(subprocess.Popen(["sleep", "120"], start_new_session=True))
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(120)
+            os._exit(0)
+        started.append(pid)
+    return softmax_attention(q, k, v)
+"""
+
+
+@needs_proc
+def test_the_report_counts_the_processes_left_running_and_killed(tmp_path):
+    """Low 10 (issue 48): the processes a target leaves running are killed, and said so, in
+    the command's text and in the Python API's report."""
+    said = "2 processes were left running by the target and killed at the end of the check"
+    result = command(target(tmp_path, LEAVES_TWO_RUNNING), tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert said in " ".join(result.stdout.split())
+    namespace: dict[str, Any] = {"softmax_attention": softmax_attention}
+    exec(LEAVES_TWO_RUNNING, namespace)
+    report = check(namespace["attention"], layout="nd")
+    assert report.ok and said in report.notes, report
+    assert not any("killed" in n for n in check(softmax_attention, layout="nd").notes)
