@@ -3,6 +3,7 @@ globally or exits with stays out of the caller, in the command and in the Python
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import signal
@@ -12,6 +13,7 @@ import tempfile
 import textwrap
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -288,6 +290,36 @@ def _cwd() -> tuple[Callable[[], None], Callable[[], Any]]:
     return lambda: os.chdir("/"), os.getcwd
 
 
+def _switch(
+    where: str, name: str, value: Any
+) -> Callable[[], tuple[Callable[[], None], Callable[[], Any]]]:
+    """A switch of torch.backends (`where`, dotted) the target sets to `value`."""
+
+    def make() -> tuple[Callable[[], None], Callable[[], Any]]:
+        torch = torch_or_skip()
+        owner = functools.reduce(getattr, where.split("."), torch.backends)
+        return lambda: setattr(owner, name, value), lambda: getattr(owner, name)
+
+    return make
+
+
+def _num_threads() -> tuple[Callable[[], None], Callable[[], Any]]:
+    torch = torch_or_skip()
+    return lambda: torch.set_num_threads(3), torch.get_num_threads
+
+
+def _switch_interval() -> tuple[Callable[[], None], Callable[[], Any]]:
+    return lambda: sys.setswitchinterval(0.02), sys.getswitchinterval
+
+
+def _recursion_limit() -> tuple[Callable[[], None], Callable[[], Any]]:
+    return lambda: sys.setrecursionlimit(sys.getrecursionlimit() + 77), sys.getrecursionlimit
+
+
+def _warnings_filters() -> tuple[Callable[[], None], Callable[[], Any]]:
+    return lambda: warnings.simplefilter("error", UserWarning), lambda: list(warnings.filters)
+
+
 GLOBALS = {
     "torch default dtype": _dtype,
     "torch deterministic mode": _deterministic,
@@ -296,6 +328,14 @@ GLOBALS = {
     "cudnn.benchmark": _cudnn_benchmark,
     "numpy's seed": _numpy_seed,
     "working directory": _cwd,
+    "mkldnn.enabled": _switch("mkldnn", "enabled", False),
+    "cuda.matmul.allow_tf32": _switch("cuda.matmul", "allow_tf32", True),
+    "cudnn.allow_tf32": _switch("cudnn", "allow_tf32", False),
+    "cudnn.enabled": _switch("cudnn", "enabled", False),
+    "torch thread count": _num_threads,
+    "switch interval": _switch_interval,
+    "recursion limit": _recursion_limit,
+    "warnings filters": _warnings_filters,
 }
 
 
