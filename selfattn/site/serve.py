@@ -46,6 +46,7 @@ from .build import (
     BuildError,
     build,
     replaceable,
+    short_name,
 )
 
 TYPES = {
@@ -115,7 +116,7 @@ class Site:
     def _rebuild(self) -> None:
         """Build into a fresh folder and swap it in once complete; keep the last good one."""
         self.built_at = _stamp(self.sources)  # before: an edit during the build shows next time
-        fresh = Path(tempfile.mkdtemp(prefix=f"{self.link.name}-", dir=self.link.parent))
+        fresh = Path(tempfile.mkdtemp(prefix=f"{short_name(self.link)}-", dir=self.link.parent))
         try:
             built = build(fresh, content=self.content)
         except Exception as err:  # a half-saved source must not take the server down
