@@ -58,9 +58,11 @@ SHOWN = 8  # files named in the note; the rest are counted
 
 @dataclass(frozen=True)
 class Box:
-    """The temporary folder of one check: the report, the child's output, its working folder."""
+    """The temporary folder of one check: the report, the child's output, its working folder;
+    and the most memory the target may take (bytes, None for no limit)."""
 
     root: Path
+    memory: int | None = None
 
     @property
     def report(self) -> Path:
@@ -88,11 +90,11 @@ class Box:
 
 
 @contextlib.contextmanager
-def box() -> Iterator[Box]:
+def box(memory: int | None = None) -> Iterator[Box]:
     """A fresh Box, deleted with everything in it afterwards."""
     root = Path(tempfile.mkdtemp(prefix="selfattn-check-"))
     try:
-        b = Box(root)
+        b = Box(root, memory)
         b.work.mkdir()
         b.tmp.mkdir()
         yield b
@@ -374,6 +376,7 @@ def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -
             + (f": {last}" if last else ""),
             seconds=seconds,
         )
+    out_of_memory(report, b, code)
     report.notes += [note for note in (killed(b), wrote(b.work)) if note]
     return report
 
@@ -410,6 +413,7 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
     running, and exit at once (a call that timed out may still hold a thread)."""
     try:
         adopt_orphans()
+        limit_memory(b.memory)
         os.chdir(b.work)
         os.environ["TMPDIR"] = tempfile.tempdir = str(b.tmp)  # the command set it already
         report = run()
@@ -423,6 +427,37 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
             sys.stderr.flush()
         count_killed(b, end_all(os.getpid(), itself=False))
         os._exit(0)
+
+
+def limit_memory(size: int | None) -> None:
+    """At most `size` bytes of address space for this process and what it starts (RLIMIT_AS),
+    where the system has the limit; None: none."""
+    if size is None:
+        return
+    import resource
+
+    with contextlib.suppress(ValueError, OSError):  # above a hard limit: that one holds
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+
+def out_of_memory(report: Report, b: Box, code: int | None) -> None:
+    """Say so in `report` where a target under a memory limit failed as one out of memory
+    does: MemoryError, std::bad_alloc, or killed by a signal (an abort, a fault)."""
+    said = report.error or ""
+    failed = "MemoryError" in said or "bad_alloc" in said or (code is not None and code < 0)
+    if b.memory is not None and report.error is not None and failed:
+        report.error = (
+            f"the target ran out of memory under the limit of {size_text(b.memory)} "
+            f"(--memory): {said}"
+        )
+
+
+def size_text(size: int) -> str:
+    """4294967296 -> "4G"."""
+    for unit, scale in (("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.3g}{unit}"
+    return f"{size} bytes"
 
 
 def supervised(b: Box, run: Callable[[], Report], name: str, caller: int) -> NoReturn:
@@ -549,11 +584,12 @@ def _waitpid(pid: int) -> tuple[int, int]:
             return os.waitpid(pid, os.WNOHANG)
 
 
-def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
-    """`run()` in a forked child (see the module's docstring); killed after `limit` s."""
+def forked(run: Callable[[], Report], name: str, limit: float, memory: int | None = None) -> Report:
+    """`run()` in a forked child (see the module's docstring); killed after `limit` s, and
+    given at most `memory` bytes (limit_memory)."""
     started = time.monotonic()
     _import_once_for_every_child()
-    with box() as b, children_waited_for():
+    with box(memory) as b, children_waited_for():
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             with contextlib.suppress(Exception):
                 stream.flush()

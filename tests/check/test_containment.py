@@ -3,6 +3,7 @@ globally or exits with stays out of the caller, in the command and in the Python
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
@@ -579,3 +580,37 @@ def test_the_report_counts_the_processes_left_running_and_killed(tmp_path):
     report = check(namespace["attention"], layout="nd")
     assert report.ok and said in report.notes, report
     assert not any("killed" in n for n in check(softmax_attention, layout="nd").notes)
+
+
+TAKES_3_GB = """
+def attention(q, k, v):
+    big = np.ones(3 << 27)  # 3 GB of float64
+    return softmax_attention(q, k, v) + big[0] * 0
+"""
+
+
+def address_space() -> int:
+    """This process's address space in bytes (VmSize), or 0 where /proc does not say."""
+    with contextlib.suppress(OSError, StopIteration):
+        status = Path("/proc/self/status").read_text().splitlines()
+        return int(next(x for x in status if x.startswith("VmSize:")).split()[1]) * 1024
+    return 0
+
+
+@needs_proc
+def test_a_target_past_the_memory_limit_is_said_to_be(tmp_path):
+    """Low 12 (issue 48): --memory limits the target's address space, and the report says
+    that the target ran out of it."""
+    path = target(tmp_path, TAKES_3_GB)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = [sys.executable, "-m", "selfattn.check.cli", f"{path}:attention", "--layout", "nd"]
+    result = subprocess.run(
+        [*args, "--memory", "1G"], capture_output=True, text=True, env=env, timeout=120
+    )
+    said = " ".join(result.stdout.split())
+    assert result.returncode == 2 and "ran out of memory under the limit of 1G" in said, said
+    namespace: dict[str, Any] = {"softmax_attention": softmax_attention, "np": np}
+    exec(TAKES_3_GB, namespace)
+    report = check(namespace["attention"], layout="nd", memory=address_space() + (1 << 30))
+    assert "ran out of memory under the limit" in (report.error or ""), report
+    assert check(softmax_attention, layout="nd", memory=address_space() + (1 << 30)).ok
