@@ -442,14 +442,16 @@ def limit_memory(size: int | None) -> None:
 
 def out_of_memory(report: Report, b: Box, code: int | None) -> None:
     """Say so in `report` where a target under a memory limit failed as one out of memory
-    does: MemoryError, std::bad_alloc, or killed by a signal (an abort, a fault)."""
+    does: MemoryError or std::bad_alloc; or ended by a signal (an abort, a fault), which
+    may be that too."""
     said = report.error or ""
-    failed = "MemoryError" in said or "bad_alloc" in said or (code is not None and code < 0)
-    if b.memory is not None and report.error is not None and failed:
-        report.error = (
-            f"the target ran out of memory under the limit of {size_text(b.memory)} "
-            f"(--memory): {said}"
-        )
+    if b.memory is None or report.error is None:
+        return
+    limit = f"the limit of {size_text(b.memory)} (--memory)"
+    if "MemoryError" in said or "bad_alloc" in said:
+        report.error = f"the target ran out of memory under {limit}: {said}"
+    elif code is not None and code < 0:
+        report.error = f"{said}; a target out of memory under {limit} can end so"
 
 
 def size_text(size: int) -> str:
