@@ -39,8 +39,12 @@ def replace_file(path: str | Path, text: str) -> Path:
     # a name of its own, short enough (40 characters are at most 160 bytes) beside a name at
     # the 255-byte limit
     temporary = real.with_name(f".{real.name[:40]}.{secrets.token_hex(4)}.tmp")
+    # made with the replaced file's mode from the start (the umask applies, and the chmod
+    # below widens what it took away): made 0644 then chmod'ed, a 0600 file's new text was
+    # readable by all for a moment
+    mode = stat.S_IMODE(real.stat().st_mode) & 0o777 if real.exists() else 0o666
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except PermissionError:
         if not os.access(real, os.W_OK):
             raise

@@ -61,7 +61,7 @@ def test_a_folder_no_build_made_is_refused_and_left_alone(tmp_path):
     before = kept(d)
     result = command("build", str(d))
     assert result.returncode == 2, result.stderr
-    assert "not empty" in result.stderr and "--force" in result.stderr
+    assert "holds .git" in result.stderr and "--force" in result.stderr  # a project's folder
     assert "Traceback" not in result.stderr
     assert kept(d) == before
     assert leftovers(tmp_path) == []
@@ -142,16 +142,23 @@ def test_an_earlier_build_is_replaced_whole_and_force_replaces_any_folder(tmp_pa
 
 
 def test_a_name_added_beside_an_earlier_build_is_never_deleted_without_force(tmp_path):
-    """A gh-pages folder: a build, then the user's .git and CNAME beside what it wrote."""
+    """A gh-pages folder: a build, then the user's CNAME and .git beside what it wrote."""
     out = tmp_path / "site"
     sample(out)
-    (out / ".git").mkdir()
-    (out / ".git" / "HEAD").write_text("ref: refs/heads/gh-pages\n")
     (out / "CNAME").write_text("attention.example\n")
+    (out / "extra").mkdir()
     before = kept(out)
-    with pytest.raises(builder.OutputRefused, match=r"\.git/, CNAME, which an earlier build"):
+    with pytest.raises(builder.OutputRefused, match=r"CNAME, extra/, which an earlier build"):
         sample(out)
     assert kept(out) == before
+    (out / ".git").mkdir()
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/gh-pages\n")
+    before = kept(out)
+    for force in (False, True):  # a repository: never replaced (hostile pass, low 8)
+        with pytest.raises(builder.OutputRefused, match=r"holds \.git"):
+            sample(out, force=force)
+        assert kept(out) == before
+    shutil.rmtree(out / ".git")
     sample(out, force=True)
     assert not (out / "CNAME").exists() and (out / builder.MARKER).is_file()
 
@@ -751,3 +758,42 @@ def test_a_build_killed_outright_leaves_a_folder_the_next_one_removes(tmp_path):
     assert list(tmp_path.glob(".site.building-*")), "the build ended before it was killed"
     sample(out)
     assert leftovers(tmp_path) == [], leftovers(tmp_path)
+
+
+@pytest.mark.parametrize("project", [".git", "pyproject.toml"])
+def test_a_projects_folder_is_refused_even_with_force_in_one_line(tmp_path, project):
+    """Hostile pass, low 8: `build --force OUT` deleted a project's .git, tests/ and docs/."""
+    d = tmp_path / "project"
+    (d / "tests").mkdir(parents=True)
+    (d / "tests" / "test_x.py").write_text("keep\n")
+    if project == ".git":
+        (d / ".git").mkdir()
+        (d / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    else:
+        (d / project).write_text("[project]\n")
+    before = kept(d)
+    result = command("build", "--force", str(d))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and f"holds {project}" in result.stderr
+    assert "even with --force" in result.stderr
+    assert kept(d) == before and leftovers(tmp_path) == []
+
+
+def test_an_out_name_of_240_characters_builds(tmp_path):
+    """Hostile pass, low 9: the temporary name beside it (`.NAME.building-…`) passed 255 bytes."""
+    out = tmp_path / ("a" * 240)
+    sample(out)
+    sample(out)  # and an earlier build there is replaced, through `.NAME.old-…`
+    assert (out / "index.html").is_file() and leftovers(tmp_path) == []
+
+
+def test_a_deleted_current_folder_is_named(tmp_path, monkeypatch):
+    """Hostile pass, low 9: "No such file or directory", for a folder the user could not see."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with pytest.raises(builder.OutputRefused, match="current folder no longer exists"):
+        sample(Path("site"))
+    sample(tmp_path / "site")  # a full path needs no current folder
+    assert (tmp_path / "site" / "index.html").is_file()

@@ -136,3 +136,28 @@ def test_a_failure_with_no_errno_keeps_its_own_message(
     with pytest.raises(OSError, match="disk quota exceeded on the share"):
         replace_file(tmp_path / "x.html", "text")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_private_files_new_text_is_never_readable_by_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hostile pass, low 13: the temporary file was made 0644 (the umask's), and chmod'ed to
+    the replaced file's 0600 only after the new text was in it."""
+    path = tmp_path / "private.html"
+    path.write_text("old")
+    path.chmod(0o600)
+    modes: list[int] = []
+    fsync = os.fsync
+
+    def spy(fd: int) -> None:  # the text is written, the chmod not yet made
+        modes.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    old = os.umask(0o022)
+    try:
+        replace_file(path, "secret")
+    finally:
+        os.umask(old)
+    assert modes == [0o600] and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert path.read_text() == "secret"

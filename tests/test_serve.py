@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import http.client
+import ipaddress
 import os
 import re
 import shutil
@@ -16,6 +17,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -213,6 +215,39 @@ def test_an_ipv6_host_is_served(tmp_path, host):
     thread.start()
     try:
         conn = http.client.HTTPConnection("::1", srv.server_port, timeout=10)
+        conn.request("GET", "/en/")
+        assert conn.getresponse().status == 200
+        conn.close()
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def link_local() -> str | None:
+    """A link-local IPv6 address of this machine with its zone (`fe80::1%eth0`), or None."""
+    try:
+        lines = Path("/proc/net/if_inet6").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        hexa, _, _, scope, _, name = line.split()
+        if scope == "20":  # link
+            return f"{ipaddress.ip_address(int(hexa, 16))}%{name}"
+    return None
+
+
+@pytest.mark.skipif(not ipv6_loopback(), reason="no IPv6 loopback here")
+@pytest.mark.parametrize("host", ["[::1]", "::1%lo", "link-local"])
+def test_an_ipv6_host_in_brackets_or_with_a_zone_is_served(tmp_path, host):
+    """Hostile pass, low 16: `--host '[::1]'` and `--host fe80::1%lo` were refused."""
+    if host == "link-local":
+        host = link_local() or pytest.skip("no link-local IPv6 address here")
+    srv = make_server(host, 0, tmp_path / "site", watch=False, content=SAMPLE)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        reach = host.strip("[]").replace("%lo", "")
+        conn = http.client.HTTPConnection(reach, srv.server_port, timeout=10)
         conn.request("GET", "/en/")
         assert conn.getresponse().status == 200
         conn.close()

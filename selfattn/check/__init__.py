@@ -57,6 +57,7 @@ def check(
     layout: str | None = None,
     args: dict[str, Any] | None = None,
     in_process: bool = False,
+    memory: int | None = None,
 ) -> Report:
     """Probe `fn` and return a Report; never raises because of what `fn` does.
 
@@ -68,10 +69,14 @@ def check(
     `layout` ("nd", "bnd", "bhnd" or "bnhd") forces how inputs are shaped instead of probing;
     `args` are extra keyword arguments for every call, e.g. {"scaling": 0.125, "module": None}.
     `name` and `import_line` only change how the report names the target.
+    `memory` (bytes) limits the address space of the child the target runs in (RLIMIT_AS:
+    what it maps, not only what it touches; torch alone maps some GB); a target that fails
+    for want of it is said to.
 
     The target runs in a forked child process, so nothing it does reaches the caller: a
     global setting it changes, `os._exit`, a call that never returns (killed with the
-    child after `budget` + SLACK seconds), a process it starts (killed at the end). It runs
+    child after `budget` + SLACK seconds), a process it starts (killed at the end, and
+    counted in a note). It runs
     in an empty temporary folder, and the report names the files it wrote there. Changes
     it makes to itself (a cache it fills, weights it updates) stay in the child too.
     `in_process=True` runs it in this process instead, as `check` did before: the settings
@@ -91,10 +96,12 @@ def check(
     why = None if in_process else contain.fork_unsafe()
     if not in_process and why is None:
         return contain.forked(
-            functools.partial(_in_child, here), _display(fn, name), budget + SLACK
+            functools.partial(_in_child, here), _display(fn, name), budget + SLACK, memory
         )
     with restore.as_found():
         rep = here()
+    if memory is not None:
+        rep.notes.append("the memory limit holds only in a child process: not applied here")
     if why is not None:
         rep.notes.append(
             f"checked in this process, not in a child ({why}): global settings are put back, "

@@ -1,10 +1,12 @@
-"""`selfattn check FILE.py:NAME [--json] [--layout L] [--arg NAME=VALUE]`: check in a child.
+"""`selfattn check FILE.py:NAME [--json] [--layout L] [--arg N=V] [--memory SIZE]`: in a child.
 
 The child, a fresh interpreter, imports FILE.py and runs `check`; it writes the report as
 JSON to a file, so what the target prints cannot mix with it. It is contained as contain.py
 says: a session of its own, every process the target starts killed at the end, an empty
 working folder, its output in a file. If the child hangs or dies, the parent kills it and
-reports exit status 2. Nothing here prints a traceback.
+reports exit status 2. `--memory` limits the address space of the process that runs the
+target (RLIMIT_AS), and the report says when the target ran out of it. Nothing here prints
+a traceback.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import contextlib
 import importlib.util
 import inspect
 import os
+import re
 import subprocess
 import sys
 import time
@@ -40,6 +43,23 @@ def seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not value > 0:  # nan too
         raise argparse.ArgumentTypeError(f"{text} seconds: a time limit must be more than 0")
+    return value
+
+
+UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+LEAST = 64 << 20  # bytes: Python with numpy starts in less, not in much less
+
+
+def size(text: str) -> int:
+    """A memory size from the command line: 4G, 512M, 1.5G (binary units), or bytes."""
+    found = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([KMGT]?)(?:i?B)?\s*", text, re.IGNORECASE)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is no size: write it as 4G, 512M or 2.5G")
+    value = int(float(found[1]) * UNITS[found[2].upper()])
+    if value < LEAST:
+        raise argparse.ArgumentTypeError(
+            f"{text} is too little memory to start Python: 64M at least"
+        )
     return value
 
 
@@ -75,6 +95,13 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--timeout", type=seconds, default=TIMEOUT, help=f"seconds per call (default {TIMEOUT:g})"
+    )
+    p.add_argument(
+        "--memory",
+        type=size,
+        metavar="SIZE",
+        help="the most memory the target may map, e.g. 4G (its address space, RLIMIT_AS: "
+        "torch alone maps some GB); default no limit",
     )
     p.add_argument("--budget", type=float, default=BUDGET, help=argparse.SUPPRESS)
     p.add_argument("--worker", help=argparse.SUPPRESS)  # internal: where the child writes
@@ -121,12 +148,13 @@ def run_child(args: argparse.Namespace) -> Report:
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
     limit = args.budget + SLACK
     started = time.monotonic()
-    with contain.box() as box:
+    with contain.box(args.memory) as box:
         env["TMPDIR"] = str(box.tmp)  # what torch makes there as it is imported goes with it
         cmd = [sys.executable, "-m", "selfattn.check.cli", args.target, "--worker", str(box.root)]
         cmd += ["--caller", str(os.getpid())]
         cmd += ["--timeout", str(args.timeout), "--budget", str(args.budget)]
         cmd += ["--kind", args.kind] if args.kind else []
+        cmd += ["--memory", str(args.memory)] if args.memory else []
         cmd += ["--layout", args.layout] if args.layout else []
         cmd += [f"--arg={a}" for a in args.arg]
         try:
@@ -159,7 +187,7 @@ def run_child(args: argparse.Namespace) -> Report:
 def work(args: argparse.Namespace) -> None:
     """The child: import the target, check it in an empty working folder, write the JSON
     report, kill what the target started, and exit at once."""
-    box = contain.Box(Path(args.worker))
+    box = contain.Box(Path(args.worker), args.memory)
     target = _absolute(args.target)  # the working folder changes before the import
 
     def run() -> Report:

@@ -21,7 +21,10 @@ through a pipe to the supervisor, which keeps only its start and its end in that
 (`Output`). The report comes back in a file too.
 
 The `selfattn check` command starts a fresh interpreter (cli.py); `check()` forks, so that
-any callable, a lambda or a layer trained a minute ago, is checked as it stands.
+any callable, a lambda or a layer trained a minute ago, is checked as it stands. A forked
+child has only the thread that forked: a lock another thread of the caller held at that
+moment (one writing to stderr) stays held there for ever, so the child writes through new
+streams, its logging handlers too (`_handlers_to_fresh_streams`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
+import io
 import json
 import os
 import re
@@ -54,9 +58,11 @@ SHOWN = 8  # files named in the note; the rest are counted
 
 @dataclass(frozen=True)
 class Box:
-    """The temporary folder of one check: the report, the child's output, its working folder."""
+    """The temporary folder of one check: the report, the child's output, its working folder;
+    and the most memory the target may take (bytes, None for no limit)."""
 
     root: Path
+    memory: int | None = None
 
     @property
     def report(self) -> Path:
@@ -65,6 +71,12 @@ class Box:
     @property
     def log(self) -> Path:
         return self.root / "output.log"
+
+    @property
+    def killed(self) -> Path:
+        """How many processes the target left running that the check killed, a line each
+        from the worker and the supervisor."""
+        return self.root / "killed"
 
     @property
     def work(self) -> Path:
@@ -78,11 +90,11 @@ class Box:
 
 
 @contextlib.contextmanager
-def box() -> Iterator[Box]:
+def box(memory: int | None = None) -> Iterator[Box]:
     """A fresh Box, deleted with everything in it afterwards."""
     root = Path(tempfile.mkdtemp(prefix="selfattn-check-"))
     try:
-        b = Box(root)
+        b = Box(root, memory)
         b.work.mkdir()
         b.tmp.mkdir()
         yield b
@@ -156,19 +168,20 @@ def descendants(pid: int) -> list[int]:
     return [p.pid for p in below(pid, processes()) if p.living]
 
 
-def end_all(pid: int, itself: bool = True) -> None:
+def end_all(pid: int, itself: bool = True) -> int:
     """Kill every process below `pid`, then `pid` if `itself`, then what is left of its
     group. Freeze, then kill: every process found is stopped (SIGSTOP: it forks no more),
     its whole group at once (a signal to a group reaches a child forked meanwhile), and the
     scan repeats until a round finds none new; then all are killed. A process that forks
     and exits every millisecond, its pid ever new, outran a scan-and-kill loop (hostile
     pass 6). The sessions and groups of the processes found are the target's too, and their
-    members killed wherever they went; never the caller's own session or group."""
+    members killed wherever they went; never the caller's own session or group. Returns how
+    many living processes it found, `pid` itself not counted."""
     kill = getattr(signal, "SIGKILL", signal.SIGTERM)
     if itself and hasattr(signal, "SIGSTOP"):
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGSTOP)
-    leaders = _freeze(pid, {pid} if itself else set())
+    leaders, found = _freeze(pid, {pid} if itself else set())
     for _ in range(100):  # all frozen: kill those still there (a zombie needs no second try)
         left = [p.pid for p in _theirs(pid, leaders) if p.living]
         _send(kill, left, leaders)
@@ -181,11 +194,13 @@ def end_all(pid: int, itself: bool = True) -> None:
     if hasattr(os, "killpg") and (itself or pid != os.getpid()):  # not the caller's own group
         with contextlib.suppress(OSError):
             os.killpg(pid, kill)
+    return len(found - {pid})
 
 
-def _freeze(pid: int, leaders: set[int]) -> set[int]:
+def _freeze(pid: int, leaders: set[int]) -> tuple[set[int], set[int]]:
     """Stop every process below `pid` or in a session or group of `leaders`, and the groups
-    and sessions they are in, until a round finds none new; the leaders found, all told."""
+    and sessions they are in, until a round finds none new; the leaders found, all told, and
+    the living processes stopped."""
     stop = getattr(signal, "SIGSTOP", getattr(signal, "SIGKILL", signal.SIGTERM))
     ours = {os.getsid(0), os.getpgid(0)} if hasattr(os, "getsid") else set()
     leaders = leaders - ours
@@ -200,7 +215,7 @@ def _freeze(pid: int, leaders: set[int]) -> set[int]:
         leaders |= fresh
         _send(stop, new, fresh)
         seen.update(new)
-    return leaders
+    return leaders, seen
 
 
 def _send(signum: int, pids: list[int], groups: set[int]) -> None:
@@ -311,6 +326,25 @@ def wrote(folder: Path) -> str | None:
     )
 
 
+def count_killed(b: Box, count: int) -> None:
+    """Add `count` processes killed at the end to the box's tally."""
+    if count:
+        with contextlib.suppress(OSError), open(b.killed, "a", encoding="utf-8") as f:
+            f.write(f"{count}\n")
+
+
+def killed(b: Box) -> str | None:
+    """The note saying how many processes the target left running, or None."""
+    try:
+        count = sum(int(n) for n in b.killed.read_text("utf-8").split())
+    except (OSError, ValueError):
+        return None
+    if not count:
+        return None
+    were = "process was" if count == 1 else "processes were"
+    return f"{count} {were} left running by the target and killed at the end of the check"
+
+
 def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -> Report:
     """The report the child wrote, or one saying why there is none (`code`, its exit code,
     None if it overran `limit`), with the files it wrote."""
@@ -342,8 +376,8 @@ def collect(b: Box, name: str, code: int | None, limit: float, seconds: float) -
             + (f": {last}" if last else ""),
             seconds=seconds,
         )
-    if note := wrote(b.work):
-        report.notes.append(note)
+    out_of_memory(report, b, code)
+    report.notes += [note for note in (killed(b), wrote(b.work)) if note]
     return report
 
 
@@ -379,6 +413,7 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
     running, and exit at once (a call that timed out may still hold a thread)."""
     try:
         adopt_orphans()
+        limit_memory(b.memory)
         os.chdir(b.work)
         os.environ["TMPDIR"] = tempfile.tempdir = str(b.tmp)  # the command set it already
         report = run()
@@ -390,8 +425,41 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
-        end_all(os.getpid(), itself=False)
+        count_killed(b, end_all(os.getpid(), itself=False))
         os._exit(0)
+
+
+def limit_memory(size: int | None) -> None:
+    """At most `size` bytes of address space for this process and what it starts (RLIMIT_AS),
+    where the system has the limit; None: none."""
+    if size is None:
+        return
+    import resource
+
+    with contextlib.suppress(ValueError, OSError):  # above a hard limit: that one holds
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+
+def out_of_memory(report: Report, b: Box, code: int | None) -> None:
+    """Say so in `report` where a target under a memory limit failed as one out of memory
+    does: MemoryError or std::bad_alloc; or ended by a signal (an abort, a fault), which
+    may be that too."""
+    said = report.error or ""
+    if b.memory is None or report.error is None:
+        return
+    limit = f"the limit of {size_text(b.memory)} (--memory)"
+    if "MemoryError" in said or "bad_alloc" in said:
+        report.error = f"the target ran out of memory under {limit}: {said}"
+    elif code is not None and code < 0:
+        report.error = f"{said}; a target out of memory under {limit} can end so"
+
+
+def size_text(size: int) -> str:
+    """4294967296 -> "4G"."""
+    for unit, scale in (("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.3g}{unit}"
+    return f"{size} bytes"
 
 
 def supervised(b: Box, run: Callable[[], Report], name: str, caller: int) -> NoReturn:
@@ -427,7 +495,7 @@ def supervised(b: Box, run: Callable[[], Report], name: str, caller: int) -> NoR
     try:
         code = out.until_exit(read, pid)
     finally:
-        end_all(os.getpid(), itself=False)
+        count_killed(b, end_all(os.getpid(), itself=False))
         out.drain(read)
         out.close()
         if code < 0:  # end by the same signal, so the caller reads what happened
@@ -518,11 +586,12 @@ def _waitpid(pid: int) -> tuple[int, int]:
             return os.waitpid(pid, os.WNOHANG)
 
 
-def forked(run: Callable[[], Report], name: str, limit: float) -> Report:
-    """`run()` in a forked child (see the module's docstring); killed after `limit` s."""
+def forked(run: Callable[[], Report], name: str, limit: float, memory: int | None = None) -> Report:
+    """`run()` in a forked child (see the module's docstring); killed after `limit` s, and
+    given at most `memory` bytes (limit_memory)."""
     started = time.monotonic()
     _import_once_for_every_child()
-    with box() as b, children_waited_for():
+    with box(memory) as b, children_waited_for():
         for stream in (sys.stdout, sys.stderr):  # nothing buffered is written twice
             with contextlib.suppress(Exception):
                 stream.flush()
@@ -566,11 +635,53 @@ def _output_to(log: Path) -> None:
     os.dup2(out, 1)
     os.dup2(out, 2)
     sys.stdin = open(0, closefd=False)  # noqa: SIM115 - for the child's whole life
-    sys.stdout = sys.stderr = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    caller = [sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__]
+    fresh = open(1, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    sys.stdout = sys.stderr = sys.__stdout__ = sys.__stderr__ = fresh
+    _handlers_to_fresh_streams(caller, fresh)
     import faulthandler
 
     if faulthandler.is_enabled():  # pytest's, say: a crash's traceback into the log, not its own
         faulthandler.enable(sys.stderr)
+
+
+# the caller's streams, held by the forked child until it exits: one freed there would be
+# flushed, and wait forever for a lock a thread of the caller held at the fork
+_ABANDONED: list[Any] = []
+
+
+def _handlers_to_fresh_streams(caller: list[Any], fresh: Any) -> None:
+    """In a forked child: every logging handler writes to a stream new in the child. A thread
+    of the caller that was writing to a stream when the caller forked (a `print` or a log
+    line to stderr) left that stream's lock held in the child by a thread that does not
+    exist there, and a target logging through the handler waited for it forever (issue 48,
+    hostile pass: "did not return within 3 s", 2 runs of 3). logging renews its handlers'
+    own locks after a fork, not those of the streams they hold (`_fresh`)."""
+    _ABANDONED.extend(caller)
+    logging = sys.modules.get("logging")
+    for ref in list(getattr(logging, "_handlerList", ())):
+        handler = ref()
+        stream = getattr(handler, "stream", None)
+        if stream is None or stream is fresh:  # logging's last resort: sys.stderr, now fresh
+            continue
+        with contextlib.suppress(OSError, ValueError, LookupError, AttributeError, TypeError):
+            handler.stream = _fresh(stream, fresh)  # pyright: ignore[reportOptionalMemberAccess]
+
+
+def _fresh(stream: Any, fresh: Any) -> Any:
+    """The stream a handler of `stream` writes to in the forked child: `fresh` for one of the
+    caller's standard streams, else a new buffer and text layer on the same file below
+    (an unbuffered file has no lock); AttributeError for a stream with none (a StringIO)."""
+    if any(stream is s for s in _ABANDONED):
+        return fresh
+    new = io.TextIOWrapper(
+        io.BufferedWriter(stream.buffer.raw),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=True,
+    )
+    _ABANDONED.extend([stream, new])  # neither freed: the new one would close the file
+    return new
 
 
 def fork_unsafe() -> str | None:

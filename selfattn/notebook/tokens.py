@@ -19,6 +19,7 @@ library is imported, a tokenizer passed in is used by what it can do (duck typin
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,15 +27,60 @@ import numpy as np
 
 # whitespace a label cannot show as itself
 VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍", "\u00a0": "␣"}
-# the controls of bidirectional text: U+202E shows "abc" as "cba", and the labels after it too;
-# the line and paragraph separators, the byte-order mark and zero-width marks draw nothing;
-# control characters draw as a box or nothing (their pictures, ␀ ␡, are a box too in common
-# fonts). Written as escapes, as Python writes them and as bytes that are no text are, so a
-# label reads as the token holds.
-ESCAPED = [0x061C, 0x200B, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F)]
-ESCAPED += [0x2060, *range(0x2066, 0x206A), 0xFEFF]
-CONTROLS = [c for c in range(0x20) if chr(c) not in "\n\t\r"] + list(range(0x7F, 0xA0))
-SHOWN = str.maketrans({c: f"\\u{c:04x}" for c in ESCAPED} | {c: f"\\x{c:02x}" for c in CONTROLS})
+# Written as escapes, as Python writes them and as bytes that are no text are, so a label
+# reads as the token holds, one table by Unicode category: the format characters (Cf: the
+# bidi controls, U+202E showing "abc" as "cba" and the labels after it too; zero-width
+# marks, the soft hyphen, the byte-order mark, the interlinear annotations, the tags), the
+# line and paragraph separators (Zl, Zp) and the control characters (Cc; their pictures,
+# ␀ ␡, draw as a box in common fonts), all of which draw nothing, a box or text reordered;
+# and FILLERS, letters or marks that draw nothing. The zero-width joiner inside an emoji
+# (👩‍🚀) joins it, as the emoji it stands beside are kept: it is escaped elsewhere.
+ESCAPED_CATEGORIES = {"Cf", "Zl", "Zp", "Cc"}
+FILLERS = {0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0}  # the grapheme joiner, the Hangul fillers
+JOINER = 0x200D
+KEPT = "\n\t\r"  # drawn visibly where a token is all whitespace (VISIBLE), else kept
+
+
+def _escape(c: int) -> str:
+    """Character `c` as a label shows it: itself, or its escape (\\x00, \\u202e, \\U000e0041)."""
+    category = unicodedata.category(chr(c))
+    if chr(c) in KEPT or c == JOINER or (c not in FILLERS and category not in ESCAPED_CATEGORIES):
+        return chr(c)
+    if category == "Cc":
+        return f"\\x{c:02x}"
+    return f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}"
+
+
+class _Shown(dict[int, str]):
+    """str.translate's table (`_escape`), filled as characters are met: the format
+    characters are spread over the whole code space, the tags up at U+E0000."""
+
+    def __missing__(self, c: int) -> str:
+        self[c] = shown = _escape(c)
+        return shown
+
+
+SHOWN = _Shown()
+_JOINERS = re.compile("\u200d")
+
+
+def _joiner(match: re.Match[str]) -> str:
+    """A joiner kept between an emoji (or its skin tone, or the emoji presentation selector)
+    and an emoji, the one an emoji sequence holds; else escaped."""
+    text, at = match.string, match.start()
+    before = text[at - 1] if at else ""
+    after = text[at + 1 : at + 2]
+    emoji = after and unicodedata.category(after) == "So"
+    if emoji and before and (before == "\ufe0f" or unicodedata.category(before) in ("So", "Sk")):
+        return match[0]
+    return "\\u200d"
+
+
+def _shown(text: str) -> str:
+    """`text` with every character that draws nothing, a box or text reordered escaped."""
+    return _JOINERS.sub(_joiner, text.translate(SHOWN))
+
+
 SENTENCEPIECE_SPACE = "▁"
 BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
@@ -91,7 +137,7 @@ def clean(text: str) -> str:
 
 def visible(text: str) -> str:
     """Text with every character that draws nothing, a box or text reversed as its escape."""
-    return clean(text).translate(SHOWN)
+    return _shown(clean(text))
 
 
 def label(text: str) -> str:
@@ -103,7 +149,7 @@ def label(text: str) -> str:
         shown = "".join(VISIBLE.get(c, c) for c in text) if text else text
     else:
         shown = "".join(VISIBLE.get(c, c) if c in "\n\t\r" else c for c in trimmed)
-    return shown.translate(SHOWN)
+    return _shown(shown)
 
 
 def readable(tokens: Sequence[str]) -> list[str]:

@@ -264,10 +264,30 @@ def _refuse_foreign(folder: Path, shown: Path) -> None:
     )
 
 
+def absolute(out: Path) -> Path:
+    """`out` absolute, links followed; OutputRefused for a relative one when the current
+    folder was deleted (the error said only "No such file or directory")."""
+    out = out.expanduser()
+    if not out.is_absolute() and _here() is None:
+        raise OutputRefused(
+            f"the current folder no longer exists, so {out} leads nowhere: cd into a folder "
+            "that exists, or name the output folder by its full path"
+        )
+    return out.resolve()
+
+
+def _here() -> Path | None:
+    """The current folder, or None if it was deleted."""
+    try:
+        return Path.cwd().resolve()
+    except FileNotFoundError:
+        return None
+
+
 def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path:
     """`out` as an absolute path, once it is known that a build may replace it; else
     OutputRefused saying why. A symlink is followed: the build goes where it points."""
-    real = out.expanduser().resolve()
+    real = absolute(out)
     _never_replaced(out, real, content)
     if real.exists() and not real.is_dir():
         raise OutputRefused(f"{out} exists and is not a folder")
@@ -282,8 +302,8 @@ def replaceable(out: Path, content: Path = CONTENT, force: bool = False) -> Path
 
 def _never_replaced(out: Path, real: Path, content: Path) -> None:
     """OutputRefused for a folder no build may replace, even with --force."""
-    here = Path.cwd().resolve()
-    if real == here or real in here.parents:
+    here = _here()
+    if here is not None and (real == here or real in here.parents):
         raise OutputRefused(f"{out} is the current folder or holds it")
     home = Path.home().resolve()
     if real == home or real in home.parents:  # /data/home/alice's /data/home too
@@ -299,6 +319,22 @@ def _never_replaced(out: Path, real: Path, content: Path) -> None:
     inside = next((m for m in _mount_points() if real in m.parents), None)
     if inside is not None:
         raise OutputRefused(f"{out} holds a mount point ({inside})")
+    _no_project(real, out)
+
+
+# what only a project's own folder holds: a repository, a package's description. No build
+# writes one, and --force deleted a project's .git, tests/ and docs/ (hostile pass, low 8)
+PROJECT = (".git", ".hg", ".svn", "pyproject.toml", "setup.py", "package.json")
+
+
+def _no_project(folder: Path, shown: Path) -> None:
+    """OutputRefused, even with --force, for a folder holding one of PROJECT."""
+    found = next((n for n in PROJECT if os.path.lexists(folder / n)), None)
+    if found is not None:
+        raise OutputRefused(
+            f"{shown} holds {found}, so it is a project's folder: a build never replaces one, "
+            "even with --force; name a folder of its own for the site"
+        )
 
 
 def _mount_points() -> list[Path]:
@@ -327,9 +363,18 @@ def _no_link_out_of(folder: Path) -> None:
                 raise BuildError(f"{path} is a symlink leading outside {folder}")
 
 
+SHORT = 200  # bytes of a name kept in a temporary name beside it: with `.building-…`, < 255
+
+
+def short_name(out: Path) -> str:
+    """`out`'s name, cut to at most SHORT bytes (whole characters), for the temporary names
+    beside it: a file name has at most 255 bytes, and a 240-character OUT failed on them."""
+    return out.name.encode()[:SHORT].decode("utf-8", "ignore")
+
+
 def _beside(out: Path, what: str) -> Path:
     """A name no file has yet in `out`'s folder, hidden: `.site.building-3f9a…`."""
-    while (path := out.with_name(f".{out.name}.{what}-{secrets.token_hex(6)}")).exists():
+    while (path := out.with_name(f".{short_name(out)}.{what}-{secrets.token_hex(6)}")).exists():
         pass
     return path
 
@@ -343,8 +388,10 @@ def _restore_aside(out: Path) -> None:
         return
     aside = [
         p
-        for p in out.parent.glob(f".{glob.escape(out.name)}.old-*")
-        if _ASIDE.fullmatch(p.name[len(out.name) + 2 :]) and p.is_dir() and not p.is_symlink()
+        for p in out.parent.glob(f".{glob.escape(short_name(out))}.old-*")
+        if _ASIDE.fullmatch(p.name[len(short_name(out)) + 2 :])
+        and p.is_dir()
+        and not p.is_symlink()
     ]
     if len(aside) == 1:
         with contextlib.suppress(OSError):  # made meanwhile: the build goes on without it
@@ -375,8 +422,9 @@ def _clear_abandoned(out: Path) -> None:
     (its flock can be taken)."""
     if fcntl is None:
         return
-    for path in out.parent.glob(f".{glob.escape(out.name)}.building-*"):
-        if not _BUILDING.fullmatch(path.name[len(out.name) + 2 :]) or not _ours(path):
+    base = short_name(out)
+    for path in out.parent.glob(f".{glob.escape(base)}.building-*"):
+        if not _BUILDING.fullmatch(path.name[len(base) + 2 :]) or not _ours(path):
             continue
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW)
@@ -411,6 +459,7 @@ def _swap(fresh: Path, out: Path, force: bool) -> list[str]:
     old = _beside(out, "old")
     out.rename(old)
     try:
+        _no_project(old, out)  # made one meanwhile
         if not force:
             _refuse_foreign(old, out)
         fresh.rename(out)
@@ -729,7 +778,8 @@ def build(
     looked at before the build and again at the swap; any other folder is refused
     (OutputRefused) unless `force`, and so, always, are the current folder, a folder
     holding the sources or the current folder, anything inside the package, the home folder,
-    a top-level folder (/tmp) and a mount point.
+    a top-level folder (/tmp), a mount point and a project's folder (PROJECT: .git,
+    pyproject.toml).
     A signal (Ctrl-C, or SIGTERM within signals.ended_by_signals) stops it leaving `out` as it
     was; one that comes during the swap is held until the swap is done, and the exception it
     raises then carries the note SWAPPED: `out` holds the new build.
@@ -746,7 +796,7 @@ def build(
     )
     env.filters["fixed"] = fixed
     env.globals["matrix_math"] = matrix_math
-    _restore_aside(Path(out).expanduser().resolve())
+    _restore_aside(absolute(Path(out)))
     out = replaceable(Path(out), content, force)
     _no_link_out_of(STATIC)
     # written beside `out` and swapped in whole: a build that fails, or is stopped, leaves

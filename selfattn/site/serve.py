@@ -46,6 +46,7 @@ from .build import (
     BuildError,
     build,
     replaceable,
+    short_name,
 )
 
 TYPES = {
@@ -115,7 +116,7 @@ class Site:
     def _rebuild(self) -> None:
         """Build into a fresh folder and swap it in once complete; keep the last good one."""
         self.built_at = _stamp(self.sources)  # before: an edit during the build shows next time
-        fresh = Path(tempfile.mkdtemp(prefix=f"{self.link.name}-", dir=self.link.parent))
+        fresh = Path(tempfile.mkdtemp(prefix=f"{short_name(self.link)}-", dir=self.link.parent))
         try:
             built = build(fresh, content=self.content)
         except Exception as err:  # a half-saved source must not take the server down
@@ -417,6 +418,24 @@ def _family(host: str, port: int) -> socket.AddressFamily:
     return socket.AF_INET if socket.AF_INET in families else families[0]
 
 
+def unbracketed(host: str) -> str:
+    """`host` without the brackets an IPv6 address wears in a URL (`[::1]`, as typed)."""
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
+
+
+def _address(host: str, port: int) -> tuple[socket.AddressFamily, tuple]:
+    """The family and the address to bind for `host`: an IPv6 address with a scope (a zone:
+    `fe80::1%eth0`, `fe80::1%2`) as the four parts IPv6 binds to, its interface's index
+    among them (given as two, it was bound with scope 0 and refused; `::1%lo` was not
+    resolved at all); any other as (host, port)."""
+    host = unbracketed(host)
+    address, zone, scope = host.partition("%")
+    if zone:
+        index = int(scope) if scope.isdigit() else socket.if_nametoindex(scope)
+        return socket.AF_INET6, (address, port, 0, index)
+    return _family(host, port), (host, port)
+
+
 def make_server(
     host: str, port: int, folder: Path, watch: bool = True, content: Path = CONTENT
 ) -> ArticleServer:
@@ -424,8 +443,9 @@ def make_server(
 
     The port is bound before the build, so a port in use fails at once.
     """
-    kind = ArticleServer6 if _family(host, port) == socket.AF_INET6 else ArticleServer
-    server = kind((host, port), ArticleHandler)
+    family, address = _address(host, port)
+    kind = ArticleServer6 if family == socket.AF_INET6 else ArticleServer
+    server = kind(address, ArticleHandler)
     try:
         server.site = Site(folder, watch, content)
     except BaseException:
@@ -480,6 +500,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False)
     if not 0 <= port <= 65535:
         print(f"selfattn serve: {port} is not a port number (0–65535)", file=sys.stderr)
         return 1
+    host = unbracketed(host)
     # SIGTERM and SIGHUP end it as Ctrl-C does, deleting the temporary build on the way out
     with first_signal_ends(), tempfile.TemporaryDirectory(prefix="selfattn-") as tmp:
         try:
@@ -500,7 +521,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, open_browser: bool = False)
                 file=sys.stderr,
             )
         shown = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
-        shown = f"[{shown}]" if ":" in shown else shown  # an IPv6 address in a URL
+        # an IPv6 address in a URL, its zone's % written %25 (RFC 6874)
+        shown = f"[{shown.replace('%', '%25')}]" if ":" in shown else shown
         url = f"http://{shown}:{server.server_port}/"
         print(f"serving the article on {url} (English: {url}en/); Ctrl-C stops", flush=True)
         if open_browser:

@@ -3,6 +3,8 @@ globally or exits with stays out of the caller, in the command and in the Python
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib.util
 import os
 import signal
@@ -12,6 +14,7 @@ import tempfile
 import textwrap
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -288,6 +291,36 @@ def _cwd() -> tuple[Callable[[], None], Callable[[], Any]]:
     return lambda: os.chdir("/"), os.getcwd
 
 
+def _switch(
+    where: str, name: str, value: Any
+) -> Callable[[], tuple[Callable[[], None], Callable[[], Any]]]:
+    """A switch of torch.backends (`where`, dotted) the target sets to `value`."""
+
+    def make() -> tuple[Callable[[], None], Callable[[], Any]]:
+        torch = torch_or_skip()
+        owner = functools.reduce(getattr, where.split("."), torch.backends)
+        return lambda: setattr(owner, name, value), lambda: getattr(owner, name)
+
+    return make
+
+
+def _num_threads() -> tuple[Callable[[], None], Callable[[], Any]]:
+    torch = torch_or_skip()
+    return lambda: torch.set_num_threads(3), torch.get_num_threads
+
+
+def _switch_interval() -> tuple[Callable[[], None], Callable[[], Any]]:
+    return lambda: sys.setswitchinterval(0.02), sys.getswitchinterval
+
+
+def _recursion_limit() -> tuple[Callable[[], None], Callable[[], Any]]:
+    return lambda: sys.setrecursionlimit(sys.getrecursionlimit() + 77), sys.getrecursionlimit
+
+
+def _warnings_filters() -> tuple[Callable[[], None], Callable[[], Any]]:
+    return lambda: warnings.simplefilter("error", UserWarning), lambda: list(warnings.filters)
+
+
 GLOBALS = {
     "torch default dtype": _dtype,
     "torch deterministic mode": _deterministic,
@@ -296,6 +329,14 @@ GLOBALS = {
     "cudnn.benchmark": _cudnn_benchmark,
     "numpy's seed": _numpy_seed,
     "working directory": _cwd,
+    "mkldnn.enabled": _switch("mkldnn", "enabled", False),
+    "cuda.matmul.allow_tf32": _switch("cuda.matmul", "allow_tf32", True),
+    "cudnn.allow_tf32": _switch("cudnn", "allow_tf32", False),
+    "cudnn.enabled": _switch("cudnn", "enabled", False),
+    "torch thread count": _num_threads,
+    "switch interval": _switch_interval,
+    "recursion limit": _recursion_limit,
+    "warnings filters": _warnings_filters,
 }
 
 
@@ -509,3 +550,67 @@ def test_what_torch_imports_on_a_first_backward_is_imported_once_in_the_caller()
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert out.stdout.strip().splitlines()[-1:] == ["True"], out.stderr[-2000:]
+
+
+LEAVES_TWO_RUNNING = """
+import os, subprocess, time
+started = []
+def attention(q, k, v):
+    if not started:
+        started.append(subprocess.Popen(["sleep", "120"], start_new_session=True))
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(120)
+            os._exit(0)
+        started.append(pid)
+    return softmax_attention(q, k, v)
+"""
+
+
+@needs_proc
+def test_the_report_counts_the_processes_left_running_and_killed(tmp_path):
+    """Low 10 (issue 48): the processes a target leaves running are killed, and said so, in
+    the command's text and in the Python API's report."""
+    said = "2 processes were left running by the target and killed at the end of the check"
+    result = command(target(tmp_path, LEAVES_TWO_RUNNING), tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert said in " ".join(result.stdout.split())
+    namespace: dict[str, Any] = {"softmax_attention": softmax_attention}
+    exec(LEAVES_TWO_RUNNING, namespace)
+    report = check(namespace["attention"], layout="nd")
+    assert report.ok and said in report.notes, report
+    assert not any("killed" in n for n in check(softmax_attention, layout="nd").notes)
+
+
+TAKES_3_GB = """
+def attention(q, k, v):
+    big = np.ones(3 << 27)  # 3 GB of float64
+    return softmax_attention(q, k, v) + big[0] * 0
+"""
+
+
+def address_space() -> int:
+    """This process's address space in bytes (VmSize), or 0 where /proc does not say."""
+    with contextlib.suppress(OSError, StopIteration):
+        status = Path("/proc/self/status").read_text().splitlines()
+        return int(next(x for x in status if x.startswith("VmSize:")).split()[1]) * 1024
+    return 0
+
+
+@needs_proc
+def test_a_target_past_the_memory_limit_is_said_to_be(tmp_path):
+    """Low 12 (issue 48): --memory limits the target's address space, and the report says
+    that the target ran out of it."""
+    path = target(tmp_path, TAKES_3_GB)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = [sys.executable, "-m", "selfattn.check.cli", f"{path}:attention", "--layout", "nd"]
+    result = subprocess.run(
+        [*args, "--memory", "1G"], capture_output=True, text=True, env=env, timeout=120
+    )
+    said = " ".join(result.stdout.split())
+    assert result.returncode == 2 and "ran out of memory under the limit of 1G" in said, said
+    namespace: dict[str, Any] = {"softmax_attention": softmax_attention, "np": np}
+    exec(TAKES_3_GB, namespace)
+    report = check(namespace["attention"], layout="nd", memory=address_space() + (1 << 30))
+    assert "ran out of memory under the limit" in (report.error or ""), report
+    assert check(softmax_attention, layout="nd", memory=address_space() + (1 << 30)).ok

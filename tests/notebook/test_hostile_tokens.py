@@ -148,3 +148,21 @@ def test_a_title_and_names_with_bidi_or_control_characters_are_shown_as_escapes(
     for view, name in ((m, "map"), (c, "compare")):
         text = view.save_html(tmp_path / f"{name}.html").read_text("utf-8")
         assert not re.search("[\u202a-\u202e\u2066-\u2069\x00]", text), name
+
+
+INVISIBLE = [0x00AD, 0x200D, 0x034F, 0x180E, 0xFFF9, 0xFFFA, 0xFFFB, 0xE0001, 0xE0041, 0xE007F]
+INVISIBLE += [0x115F, 0x1160, 0x3164, 0xFFA0]
+
+
+@pytest.mark.parametrize("code", INVISIBLE, ids=[f"U+{c:04X}" for c in INVISIBLE])
+def test_every_character_that_draws_nothing_is_shown_as_its_escape(code: int) -> None:
+    """Hostile pass, low 14: the soft hyphen, a joiner, the Mongolian vowel separator, the
+    interlinear annotations, the tags and the Hangul fillers passed through labels unseen."""
+    escape = f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    assert readable(["cat", f"a{chr(code)}b"]) == ["cat", f"a{escape}b"]
+
+
+def test_an_emojis_own_joiner_is_kept() -> None:
+    family = ["👩\u200d🚀", "👩🏽\u200d🚀", "🏳\ufe0f\u200d🌈"]  # as the emoji it joins are kept
+    assert readable(family) == family
+    assert readable(["\u200d", "a\u200d🚀"]) == ["\\u200d", "a\\u200d🚀"]
