@@ -187,3 +187,32 @@ def test_a_name_set_far_from_its_arrow_has_a_leader_from_its_box_to_the_tip(page
     before = page.evaluate(ON_LEADER)
     assert [hit for hit in page.evaluate(walk, "shadow") if "on line.leader.key" in hit]
     page.evaluate(PUT_BACK, before)
+
+
+# Every text on a figure's planes and matrices (the kit draws them) that a redraw of the
+# state it shows writes anew: an
+# attribute written with the value it had (Chromium lays a text out again on any write of its
+# x, y, dx or dy), or its children replaced by the same ones (issue 50).
+REWRITTEN = """(id) => new Promise((resolve) => {
+  const el = document.getElementById(id), hits = [];
+  const text = (n) => n && (n.closest?.('text') ?? n.parentElement?.closest('text'));
+  const observer = new MutationObserver((records) => {
+    for (const r of records) {
+      const t = text(r.target);
+      if (!t || !t.closest('svg.plane, svg.grid')) continue;
+      if (r.type === 'attributes' && r.oldValue === r.target.getAttribute(r.attributeName))
+        hits.push(`${t.textContent}: ${r.attributeName}=${r.oldValue}`);
+      if (r.type === 'childList') hits.push(`${t.textContent}: children`);
+    }
+  });
+  observer.observe(el.querySelector('.stage'), { subtree: true, childList: true, attributes: true,
+    attributeOldValue: true, attributeFilter: ['x', 'y', 'dx', 'dy', 'text-anchor'] });
+  el.figure.redraw();
+  setTimeout(() => { observer.disconnect(); resolve(hits); }, 0);
+})"""
+
+
+@pytest.mark.parametrize("figure", ["query-meets-keys", "walk-rows", "gradient-finds-cat", "attention-map"])
+def test_a_redraw_of_the_same_state_writes_no_text_anew(page, figure):
+    page.locator(f"#{figure}").scroll_into_view_if_needed()
+    assert page.evaluate(REWRITTEN, figure) == []
