@@ -105,11 +105,14 @@ def drive(page, figure_id: str | None) -> None:
         for step in range(40):
             page.mouse.move(x + 3 * (step % 10), y - 3 * (step % 7))
         page.mouse.up()
+    # Found once, as handles: a locator runs Playwright's selector engine over the whole
+    # article on the page's main thread before each click and each check (at 4x, tens of ms
+    # a time, landing between an input and its frame), which is the harness's cost, not the
+    # figure's.
     clickable = page.locator(
         f"{scope}.stage button, {scope}.stage input[type=radio], {scope}.stage input[type=checkbox]"
-    )
-    for i in range(clickable.count()):
-        control = clickable.nth(i)
+    ).element_handles()
+    for control in clickable:
         for _ in range(3):  # a step button turns itself off at the last step
             if not (control.is_visible() and control.is_enabled()):
                 break

@@ -187,3 +187,65 @@ def test_a_name_set_far_from_its_arrow_has_a_leader_from_its_box_to_the_tip(page
     before = page.evaluate(ON_LEADER)
     assert [hit for hit in page.evaluate(walk, "shadow") if "on line.leader.key" in hit]
     page.evaluate(PUT_BACK, before)
+
+
+# Every text on a figure's planes and matrices (the kit draws them) that a redraw of the
+# state it shows writes anew: an
+# attribute written with the value it had (Chromium lays a text out again on any write of its
+# x, y, dx or dy), or its children replaced by the same ones (issue 50).
+REWRITTEN = """(id) => new Promise((resolve) => {
+  const el = document.getElementById(id), hits = [];
+  const text = (n) => n && (n.closest?.('text') ?? n.parentElement?.closest('text'));
+  const observer = new MutationObserver((records) => {
+    for (const r of records) {
+      const t = text(r.target);
+      if (!t || !t.closest('svg.plane, svg.grid')) continue;
+      if (r.type === 'attributes' && r.oldValue === r.target.getAttribute(r.attributeName))
+        hits.push(`${t.textContent}: ${r.attributeName}=${r.oldValue}`);
+      if (r.type === 'childList') hits.push(`${t.textContent}: children`);
+    }
+  });
+  observer.observe(el.querySelector('.stage'), { subtree: true, childList: true, attributes: true,
+    attributeOldValue: true, attributeFilter: ['x', 'y', 'dx', 'dy', 'text-anchor'] });
+  el.figure.redraw();
+  setTimeout(() => { observer.disconnect(); resolve(hits); }, 0);
+})"""
+
+
+@pytest.mark.parametrize(
+    "figure", ["query-meets-keys", "walk-rows", "gradient-finds-cat", "attention-map"]
+)
+def test_a_redraw_of_the_same_state_writes_no_text_anew(page, figure):
+    page.locator(f"#{figure}").scroll_into_view_if_needed()
+    assert page.evaluate(REWRITTEN, figure) == []
+
+
+# A row walked to while the page's frames come 50 ms apart (a device too slow to ease: each
+# frame is stamped 50 ms after the one before, whatever the machine running the test): the
+# wash's y three frames after the input.
+STALLED_EASE = """() => new Promise((done) => {
+  const el = document.getElementById('walk-rows'), wash = () => el.querySelector('svg.grid .wash');
+  const raf = window.requestAnimationFrame, start = performance.now(), stamps = new Map();
+  const stamp = (real) => {
+    if (!stamps.has(real)) stamps.set(real, start + 50 * (stamps.size + 1));
+    return stamps.get(real);
+  };
+  window.requestAnimationFrame = (callback) => raf((real) => callback(stamp(real)));
+  el.figure.set({ row: (el.figure.state.row + 3) % 6 });
+  let n = 0;
+  const tick = () => {
+    n += 1;
+    if (n < 3) return requestAnimationFrame(tick);
+    window.requestAnimationFrame = raf;
+    done(wash().getAttribute('y'));
+  };
+  requestAnimationFrame(tick);
+})"""
+
+
+def test_an_ease_on_a_stalling_device_jumps_to_its_end(page):
+    page.locator("#walk-rows").scroll_into_view_if_needed()
+    page.wait_for_timeout(400)
+    seen = page.evaluate(STALLED_EASE)  # 150 ms after the input: mid-ease, had it eased
+    page.wait_for_timeout(600)
+    assert seen == page.locator("#walk-rows svg.grid .wash").get_attribute("y")

@@ -10,7 +10,7 @@
 // figure is about what was thrown away; weight that leaks onto a masked key is wrong (red).
 
 import { t } from "../i18n.js";
-import { html, svg } from "./dom.js";
+import { html, put, svg } from "./dom.js";
 import { fixed } from "./format.js";
 import { setSvg } from "./notation.js";
 
@@ -138,7 +138,7 @@ export function makeGrid(
 
   /** Put a cell's centre at (row, column). */
   const moveTo = (el, i, j) => {
-    el.setAttribute("transform", `translate(${left + (j + 0.5) * cell} ${top + (i + 0.5) * cell})`);
+    put(el, "transform", `translate(${left + (j + 0.5) * cell} ${top + (i + 0.5) * cell})`);
   };
 
   return {
@@ -188,13 +188,15 @@ export function makeGrid(
           // its square root, as the square's side, so 0.08 and 0.45 differ at a glance
           tint.style.display = kind === "weights" && side ? "" : "none";
           if (kind === "weights")
-            tint.setAttribute("fill-opacity", (0.05 + 0.6 * Math.sqrt(Math.min(1, Math.abs(v) / scale))).toFixed(3));
-          square.setAttribute("x", String(-side / 2));
-          square.setAttribute("y", String(-side / 2 - lift));
-          square.setAttribute("width", String(side));
-          square.setAttribute("height", String(side));
+            put(tint, "fill-opacity", (0.05 + 0.6 * Math.sqrt(Math.min(1, Math.abs(v) / scale))).toFixed(3));
+          // written only where they change (kit/dom.js put): a redraw of one row leaves the rest be
+          put(square, "x", -side / 2);
+          put(square, "y", -side / 2 - lift);
+          put(square, "width", side);
+          put(square, "height", side);
           const isWin = win !== null && win[0] === i && win[1] === j;
-          g.setAttribute(
+          put(
+            g,
             "class",
             `cell ${v >= 0 ? "pos" : "neg"}${m.leak ? " leak" : ""}${off ? " masked" : ""}${isWin ? " win" : ""}${shown(i, j) ? "" : " empty"}${showDiagonal && i === j ? " on-diagonal" : ""}${i === row ? " current" : ""}`,
           );
@@ -207,9 +209,9 @@ export function makeGrid(
             !shown(i, j) || !numbers(i, j) ? "" : (m.text ?? (inBox ? /** @type {string} */ (m.masked) : format(v)));
           setSvg(value, text);
           // a read-out for every number the cell shows, and none for a number it hides
-          if (name && text) value.setAttribute("data-readout", `${name}.${rows[i]}.${columns[j]}`);
+          if (name && text) put(value, "data-readout", `${name}.${rows[i]}.${columns[j]}`);
           else value.removeAttribute("data-readout");
-          value.setAttribute("y", String(inBox ? 1.5 - lift : cell / 2 - 6));
+          put(value, "y", inBox ? 1.5 - lift : cell / 2 - 6);
           value.classList.toggle("masked-fill", inBox);
           value.classList.toggle("greyed", Boolean(off && m.greyed));
           if (transposed) moveTo(g, j, i);
@@ -218,7 +220,7 @@ export function makeGrid(
       }
       for (const r of [band, outline]) {
         r.style.display = row >= 0 ? "" : "none";
-        r.setAttribute("y", String(top + Math.max(0, row) * cell));
+        put(r, "y", top + Math.max(0, row) * cell);
       }
       rowLabels.forEach((text, i) => {
         text.classList.toggle("current", i === row);
@@ -233,10 +235,10 @@ export function makeGrid(
       });
       rowLabels.forEach((text, i) => {
         setSvg(text, transposed ? columns[i] : rows[i]);
-        text.setAttribute("data-token", transposed ? columns[i] : rows[i]);
+        put(text, "data-token", transposed ? columns[i] : rows[i]);
       });
       columnLabels.forEach((text, j) => {
-        text.setAttribute("data-token", transposed ? rows[j] : columns[j]);
+        put(text, "data-token", transposed ? rows[j] : columns[j]);
         // the ringed cell's key is named in amber over its column
         text.classList.toggle("win", win !== null && win[1] === j);
       });

@@ -2,10 +2,15 @@
 // changes eases from where it was to where it is, so the eye can follow what moved.
 // Figures need no code of their own for it: the scaffold snapshots the picture's
 // geometry before such a draw and eases every changed number after it. Drags do not
-// ease, and with prefers-reduced-motion nothing does.
+// ease, and with prefers-reduced-motion nothing does; nor, after its first frames, on a device
+// too slow to ease at its frame rate: there the picture jumps to its end.
 
 const GEOMETRY = ["x", "y", "width", "height", "x1", "y1", "x2", "y2", "cx", "cy", "r", "points", "d", "transform"];
 const DURATION = 280;
+// ms between two frames of an ease past which the device is not easing but stalling (two
+// frames missed in a row): the ease ends at once, and the next input waits behind no frame
+// of it (issue 50: at 4x CPU an ease's frames are most of what a click costs)
+const STALLED = 42;
 const NUMBER = /-?\d*\.?\d+(?:e[-+]?\d+)?/gi;
 
 /** @type {WeakMap<Element, () => void>} the running ease of each figure, to finish it early */
@@ -68,7 +73,8 @@ export function ease(el, before) {
   }
   if (!moves.length) return;
   const start = performance.now();
-  let frame = 0;
+  let frame = 0,
+    last = Number.NaN; // the previous frame's time
   const paint = (/** @type {number} */ k) => {
     for (const { node, name, from, to, parts } of moves) {
       const values = from.map((f, i) => f + (to[i] - f) * k);
@@ -86,7 +92,8 @@ export function ease(el, before) {
   const step = (/** @type {number} */ now) => {
     // a frame may be stamped before the draw that started the ease: never ease backwards
     const t = Math.max(0, Math.min(1, (now - start) / DURATION));
-    if (t >= 1) return finish();
+    if (t >= 1 || now - last > STALLED) return finish();
+    last = now;
     paint(1 - (1 - t) ** 3); // ease-out
     frame = requestAnimationFrame(step);
   };

@@ -54,6 +54,18 @@ export function setSvg(el, text) {
     if (el.textContent !== text) el.textContent = text;
     return;
   }
+  // the same runs already there: no new nodes, which would lay the text out again (issue 50)
+  const nodes = el.childNodes;
+  if (
+    nodes.length === parts.length &&
+    parts.every(([part, kind], i) => {
+      const node = nodes[i];
+      return kind
+        ? node instanceof Element && node.getAttribute("class") === kind && node.textContent === part
+        : node.nodeType === Node.TEXT_NODE && node.textContent === part;
+    })
+  )
+    return;
   el.replaceChildren(
     ...parts.map(([part, kind]) => {
       if (!kind) return document.createTextNode(part);

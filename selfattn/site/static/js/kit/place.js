@@ -7,7 +7,7 @@
 // never forces a layout of the page.
 
 import { typeScale } from "./chart.js";
-import { svg } from "./dom.js";
+import { put, svg } from "./dom.js";
 
 /** @typedef {{x: number, y: number, width: number, height: number}} Box */
 /** @typedef {{x1: number, y1: number, x2: number, y2: number, half: number}} Segment */
@@ -378,7 +378,7 @@ export function place(named, marks, bounds, { em = Number.POSITIVE_INFINITY, lea
       leaderLines.set(el, line);
     }
     const roles = [...el.classList].filter((c) => c !== "label").join(" ");
-    line.setAttribute("class", `leader ${roles}`.trim());
+    put(line, "class", `leader ${roles}`.trim());
     return line;
   });
   const half = lines[0] ? halfStroke(lines[0]) : 0;
@@ -433,20 +433,26 @@ export function place(named, marks, bounds, { em = Number.POSITIVE_INFINITY, lea
     const other = arrange(order);
     if (score(other) < score(spots)) spots = other;
   }
-  for (const line of leaders?.querySelectorAll("line") ?? []) /** @type {SVGElement} */ (line).style.display = "none";
+  // each label's offset and leader written only where they change: a text's dx or dy
+  // written, even unchanged, lays it out again (kit/dom.js put)
+  /** @type {Set<Element>} */
+  const drawnLines = new Set();
   labels.forEach(({ el, box }, i) => {
     const { box: best, leader } = spots[i];
     const dx = best.x - box.x,
       dy = best.y - box.y;
-    if (dx) el.setAttribute("dx", dx.toFixed(1));
+    if (dx) put(el, "dx", dx.toFixed(1));
     else el.removeAttribute("dx");
-    if (dy) el.setAttribute("dy", dy.toFixed(1));
+    if (dy) put(el, "dy", dy.toFixed(1));
     else el.removeAttribute("dy");
     const line = lines[i];
     if (line && leader) {
-      for (const end of ["x1", "y1", "x2", "y2"]) line.setAttribute(end, leader[end].toFixed(1));
-      line.style.display = "";
+      for (const end of ["x1", "y1", "x2", "y2"]) put(line, end, leader[end].toFixed(1));
+      drawnLines.add(line);
     }
   });
+  for (const line of leaders?.querySelectorAll("line") ?? []) {
+    /** @type {SVGElement} */ (line).style.display = drawnLines.has(line) ? "" : "none";
+  }
   return spots.map((s) => s.box);
 }

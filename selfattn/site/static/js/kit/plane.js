@@ -2,7 +2,7 @@
 // and drag handles that follow a pointer or the arrow keys.
 
 import { offsetOf, TICK_BELOW, TICK_BESIDE, TICK_MIDDLE, typeScale } from "./chart.js";
-import { svg } from "./dom.js";
+import { put, svg } from "./dom.js";
 import { tokenOf } from "./link.js";
 import { setSvg } from "./notation.js";
 import { free, marksIn, place } from "./place.js";
@@ -224,14 +224,14 @@ export function arc(plane, { radius = 34, cls = "", name = "", at: along = 0.5 }
       const at = (t, r = radius) => [ox + r * Math.cos(t), oy - r * Math.sin(t)];
       const [x0, y0] = at(ta),
         [x1, y1] = at(ta + sweep);
-      path.setAttribute("d", `M ${x0} ${y0} A ${radius} ${radius} 0 0 ${sweep > 0 ? 0 : 1} ${x1} ${y1}`);
+      put(path, "d", `M ${x0} ${y0} A ${radius} ${radius} 0 0 ${sweep > 0 ? 0 : 1} ${x1} ${y1}`);
       // the label at `along` of the sweep: off its middle where another arrow runs through it
       const [lx, ly] = at(ta + sweep * along, radius + 16);
       named(text, at(ta + sweep * along));
-      text.setAttribute("x", String(lx));
-      text.setAttribute("y", String(ly + 4));
-      text.setAttribute("text-anchor", "middle");
-      text.textContent = label;
+      put(text, "x", lx);
+      put(text, "y", ly + 4);
+      put(text, "text-anchor", "middle");
+      if (text.textContent !== label) text.textContent = label;
     },
   };
 }
@@ -255,6 +255,7 @@ export function arrow(plane, { cls, label = "" }) {
   };
   setSvg(text, label);
   mark(label);
+  let shown = label;
   return {
     g,
     /** @param {number[]|null} to @param {number[]} [from] @param {string} [newLabel] */
@@ -262,9 +263,10 @@ export function arrow(plane, { cls, label = "" }) {
       const hidden = to === null || !Number.isFinite(to[0]) || !Number.isFinite(to[1]);
       g.style.display = text.style.display = hidden ? "none" : "";
       if (hidden) return;
-      if (newLabel !== undefined) {
+      if (newLabel !== undefined && newLabel !== shown) {
         setSvg(text, newLabel);
         mark(newLabel);
+        shown = newLabel;
       }
       const ax = plane.sx(from[0]),
         ay = plane.sy(from[1]);
@@ -275,21 +277,23 @@ export function arrow(plane, { cls, label = "" }) {
         uy = len ? (by - ay) / len : 0;
       // the head is 11 px on screen, as its shaft's stroke is (kit.css), at any scale
       const size = Math.min(11 * typeScale(plane.root), len * 0.5);
-      shaft.setAttribute("x1", String(ax));
-      shaft.setAttribute("y1", String(ay));
-      shaft.setAttribute("x2", String(bx - ux * size * 0.8));
-      shaft.setAttribute("y2", String(by - uy * size * 0.8));
+      // each written only when it changes: an arrow that stays put costs its draw nothing
+      put(shaft, "x1", ax);
+      put(shaft, "y1", ay);
+      put(shaft, "x2", bx - ux * size * 0.8);
+      put(shaft, "y2", by - uy * size * 0.8);
       const px = -uy * size * 0.45,
         py = ux * size * 0.45;
-      head.setAttribute(
+      put(
+        head,
         "points",
         `${bx},${by} ${bx - ux * size + px},${by - uy * size + py} ${bx - ux * size - px},${by - uy * size - py}`,
       );
       // the label sits just past the tip, pushed outward along the arrow
       named(text, [bx, by]);
-      text.setAttribute("x", String(bx + ux * 12));
-      text.setAttribute("y", String(by + uy * 12 + 4));
-      text.setAttribute("text-anchor", ux > 0.35 ? "start" : ux < -0.35 ? "end" : "middle");
+      put(text, "x", bx + ux * 12);
+      put(text, "y", by + uy * 12 + 4);
+      put(text, "text-anchor", ux > 0.35 ? "start" : ux < -0.35 ? "end" : "middle");
     },
   };
 }
