@@ -46,7 +46,12 @@ CHOICES = {
 }
 # a mark to point at for a step, where the figure's one button has no third state (F10's
 # flip: step 3 points at the transposed cell ate→cat, whose number and tokens light up)
-POINT = {"transpose": {3: ".cell[data-row='ate'][data-column='cat']"}}
+POINT = {
+    "transpose": {3: ".cell[data-row='ate'][data-column='cat']"},
+    # F19's one switch: step 2 turns × 0 on, step 3 points at ran's leaked bar, the rest dimmed
+    # (turning the switch back showed state 1 again)
+    "multiply-leak": {3: ".slot[data-token='ran']"},
+}
 
 
 def drive(page: Page, slug: str, step: int) -> None:
@@ -58,6 +63,9 @@ def drive(page: Page, slug: str, step: int) -> None:
     handle = fig.locator("[role=slider][tabindex='0']:not(input)")
     slider = fig.locator("input[type=range]")
     choice = fig.locator("input[type=radio]")
+    if step in POINT.get(slug, {}):
+        fig.locator(POINT[slug][step]).first.hover(force=True)
+        return
     if switch.count() and not (handle.count() or slider.count() or choice.count()):
         # switches alone (F29's heads): step 2 turns the last over, step 3 the first too
         (switch.last if step == 2 else switch.first).click(force=True)
@@ -67,9 +75,6 @@ def drive(page: Page, slug: str, step: int) -> None:
         return
     if step in CHOICES.get(slug, {}):
         fig.locator(f"input[type=radio][value='{CHOICES[slug][step]}']").check(force=True)
-        return
-    if step in POINT.get(slug, {}):
-        fig.locator(POINT[slug][step]).first.hover(force=True)
         return
     if step in KEYS.get(slug, {}):
         handle.first.focus()

@@ -2,7 +2,6 @@
 // asking position only, so the weights it keeps stretch to refill 1: each bar grows past the
 // outline of its height without the mask, and the keys past the wall are dashed outlines at 0.
 
-import { argmax } from "../attention.js";
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
 import { makeBars } from "../kit/bars.js";
@@ -38,9 +37,8 @@ export default function (el, head) {
     }),
   });
   const { box } = bars.frame;
-  // one scale in every position: each stretch is read against the same 1, dotted
-  const one = bars.y(1);
-  svg("line", { x1: box.left, x2: box.right, y1: one, y2: one, class: "top-edge" }, bars.frame.layers.grid);
+  // one scale in every position: each stretch is read against the 1 tick's gridline (a dotted
+  // line over it sat under the "1.00" of a bar that fills the row)
   // the wall after the asking key: what is past it the asking token cannot see
   const wallAt = (/** @type {number} */ p) => bars.x(p) + bars.slot / 2;
   const wall = svg("line", { y1: box.top - 6, y2: box.bottom, class: "wall" }, bars.frame.layers.marks);
@@ -72,10 +70,11 @@ export default function (el, head) {
     clamp: (s) => ({ position: Math.round(clampNumber(s.position, 0, last, 4)) }),
     discrete: ["position"],
     draw({ position: p }) {
-      const row = masked[p],
-        best = argmax(row);
+      const row = masked[p];
       bars.set(row, {
-        win: best,
+        // the focus wash on the asking token, with its name in the query hue: the wash on the
+        // largest weight left the two apart (at and the wash sat on cat, the orange on and)
+        win: p,
         masked: tokens.map((_, j) => (j > p ? "0" : null)),
         ghost: open[p],
       });

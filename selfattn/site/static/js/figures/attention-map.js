@@ -27,7 +27,8 @@ export default function (el, head) {
     name: "causal",
     onChange: (causal) => fig.set({ causal }),
   });
-  // w(it, cat) and w(it, ran) are printed in row it
+  // w(it, cat) and w(it, ran) are printed in row it; the count of masked cells is spoken only
+  // (figures.css): the dashed triangle shows it
   const out = readouts({ masked: t({ zh: "被遮住的格子", en: "masked cells" }) }, { key: "masked" });
 
   const fig = figure(el, {

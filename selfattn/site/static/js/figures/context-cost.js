@@ -1,8 +1,9 @@
 // F23: drag the context length along a log axis and watch the bill: one head's n×n scores,
 // every head's, and the tokens themselves, in fp16 bytes. The dot on one head's line is the
 // control (a press anywhere on either chart brings it to that length); nothing but labels
-// and one read-out line is written in the figure. The three series are ink, told
-// apart by dash and by a label on each line. Every number comes from cost.js, the mirror
+// and one read-out line is written in the figure. The series are ink and mean one thing
+// by their stroke in both charts: dashed grows as n² (scores, dot products), solid as n (tokens,
+// projections); thick is every head or the whole layer, thin one head or the tokens. Every number comes from cost.js, the mirror
 // of selfattn/cost.py (GPT-2 small).
 
 import {
@@ -249,9 +250,13 @@ function operations(picture, model, THOUSAND) {
       setSvg(svg("text", at, frame.layers.labels), text);
     });
   };
-  stack("projections", [t({ zh: "四个投影", en: "projections" }), "4·n·d_{model}²"], {
-    x: x(1024) - 6,
-    y: y(projections.value(1024)) - 12,
+  // over the projections' line near its start, where the n² part runs three decades under it
+  // (at the crossing the two lines meet, and the steeper one ran through the name); ² before
+  // the subscript, so it sits on the d and not loose past "model"
+  stack("projections", [t({ zh: "四个投影", en: "projections" }), "4·n·d²_{model}"], {
+    x: x(16) + 4,
+    y: y(projections.value(4096)) - 8,
+    anchor: "start",
     up: true,
   });
   const cross = projectionsDominateUntil(model);

@@ -92,6 +92,8 @@ export default function (el, head, _article, training) {
     height: 160,
     kind: "weights",
     format: exact,
+    // named as the row it is, as the loss beside it names its axis
+    title: t({ zh: "it 这一行的权重", en: "Row it's weights" }),
     label: t({
       zh: "it 这一行的权重；遮住的键是虚线框，漏过去的是红色",
       en: "Row it's weights; a masked key is a dashed box, weight leaking onto it red",

@@ -42,7 +42,8 @@ export default function (el, head) {
   const reading = tokens.map((_, j) => j);
   const { W, V, out } = head.run();
   const w = W[it];
-  const original = stepsInOrder(w, V, reading)[n - 1][1];
+  const first = stepsInOrder(w, V, reading);
+  const original = first[n - 1][1];
   const { picture, controls, readouts } = stage(el);
 
   // every route any order can take stays in the box between the sum of the terms' negative
@@ -67,6 +68,10 @@ export default function (el, head) {
     }),
   });
   picture.append(plane.root);
+  // the route in reading order, faint, under a shuffled one: two routes, one end
+  const before = svg("polyline", { class: "before" }, plane.layers.under);
+  const corners = [[0, 0], ...first.map((st) => st[1])];
+  before.setAttribute("points", corners.map(([a, b]) => `${plane.sx(a)},${plane.sy(b)}`).join(" "));
   const path = tipToTail(plane, n);
   const end = point(plane, { label: "o_it" });
   // each term named by its token beside its middle, so the route reads in the bars' order
@@ -116,6 +121,7 @@ export default function (el, head) {
       const steps = stepsInOrder(w, V, order);
       const o = steps[n - 1][1];
       path.set(steps);
+      before.style.display = order.every((k, i) => k === i) ? "none" : "";
       end.set(o);
       steps.forEach(([from, to], k) => {
         const x = plane.sx((from[0] + to[0]) / 2),

@@ -133,7 +133,7 @@ export default function (el, head) {
   // each row named on its baseline, in the start column (at step 0 its own numbers name them)
   const rows = [
     text({ x: SIDE, y: BAND.bottom - 6, class: "row-name" }, t({ zh: "和 ℓ", en: "sum ℓ" })),
-    text({ x: SIDE, y: zero - 6, class: "row-name" }, t({ zh: "分数", en: "q·k" })),
+    text({ x: SIDE, y: zero - 6, class: "row-name" }, t({ zh: "分数", en: "score" })),
   ];
   const keys = tokens.map((token) => {
     const bar = svg("rect", { class: "bar", width: 18, "data-token": token }, marks);

@@ -126,7 +126,8 @@ export default function (el, head, _article, _training, _task, heads) {
       outputName.setAttribute("text-anchor", "end");
       bars.forEach((b, h) => {
         const row = both.weights[h][it].slice(0, it + 1);
-        b.set(row, { win: argmax(row) });
+        // a head switched off keeps no wash: its faded bars on the amber turned khaki
+        b.set(row, { win: on[h] ? argmax(row) : -1 });
         b.root.classList.toggle("off", !on[h]);
         switches[h].show(on[h]);
       });
