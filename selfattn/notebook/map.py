@@ -200,7 +200,7 @@ class AttentionMap(Stepped):
         """Write the map as one standalone HTML file that opens offline from file:// and
         asks no other origin for anything; returns the path written.
 
-        `layers` and `heads` keep only those (indices, as for `m.layer` and `m.head`).
+        `layers` and `heads` keep only those (as `m.layer` and `m.head` read them, -1 the last).
         Weights are stored in `bits` (8 or 16; by default 16 up to 256 tokens, where a
         cell's number is printed, and 8 beyond), rows that sum to 1 still do, zeros stay
         zero, and the page says how far a stored weight is at most from yours; each other
