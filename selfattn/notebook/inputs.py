@@ -44,7 +44,7 @@ def _layers(weights: Any) -> tuple[list[Any], list[int] | None] | None:
     return None
 
 
-def _one(x: np.ndarray, batch: int | None, axis: int) -> np.ndarray:
+def one_sequence(x: np.ndarray, batch: int | None, axis: int) -> np.ndarray:
     """One sequence of a batch along `axis`: `batch`, or the only one there is."""
     size = x.shape[axis]
     if batch is None:
@@ -74,6 +74,7 @@ class Reading:
     from_layers: bool = False  # a sequence of layers or a cache, not one array
     shape: tuple[int, ...] = ()  # what was passed, as passed: (layers, batch, ...) for a tuple
     named: bool = False  # one layer's heads numbered by layer=, their "l" axis added here
+    padding: int = 0  # tokens attention_mask marked as padding, left out (padding.py)
 
     @property
     def said(self) -> str:
@@ -86,7 +87,9 @@ class Reading:
         alone = "h" in self.axes and "l" not in self.axes
         unnamed = "; one layer, its number unknown: pass layer=" if alone else ""
         layer = f", layer {self.layers[0]} as layer= names it" if self.named else ""
-        return f"read as ({names}){picked}{guess}{unnamed}{layer}"
+        pads = self.padding
+        left = f", {pads} padding token{'s' * (pads != 1)} left out (attention_mask)" * bool(pads)
+        return f"read as ({names}){picked}{guess}{unnamed}{layer}{left}"
 
 
 def _default_axes(shape: tuple[int, ...], batch: int | None) -> tuple[str, bool]:
@@ -119,7 +122,7 @@ def _by_axes(array: np.ndarray, axes: str, batch: int | None) -> np.ndarray:
     order = [a for a in "lbhqk" if a in axes]
     array = np.transpose(array, [axes.index(a) for a in order])
     if "b" in order:
-        array = _one(array, batch, axis=order.index("b"))
+        array = one_sequence(array, batch, axis=order.index("b"))
     elif batch is not None:
         raise ValueError(f"batch= needs a batch axis; weights are {array.shape}, axes {axes!r}")
     return array
@@ -242,5 +245,5 @@ def token_strings(tokens: Any, ids: Any = None, batch: int | None = None) -> lis
         ids = ids["input_ids"]
     array = np.asarray(ids.detach().cpu() if hasattr(ids, "detach") else ids)
     if array.ndim == 2:
-        array = _one(array, batch, axis=0)
+        array = one_sequence(array, batch, axis=0)
     return from_tokenizer(tokens, array)

@@ -12,6 +12,7 @@ from selfattn.notebook import assets, picture
 from selfattn.notebook.data import looks_causal
 from selfattn.notebook.indices import picked
 from selfattn.notebook.inputs import Reading, named_layer, read_attention, token_strings
+from selfattn.notebook.padding import unpadded
 from selfattn.notebook.tokens import readable, visible
 
 try:
@@ -184,12 +185,14 @@ def prepared(
     key_tokens: Any = None,
     layer: int | None = None,
     picks: bool = False,
+    attention_mask: Any = None,
 ) -> tuple[Reading, list[str], bool, list[str]]:
     """What a map is made of: the weights as read, the raw tokens of its queries, whether it
     is causal, and the raw tokens of its keys when they are not the queries' (a rectangular
     map: cross-attention, or one sentence of a pair attending to the other), else []. `layer`
     numbers one layer's heads; with `picks` (a view that opens on `layer`) it is left to pick
-    one of the layers of weights that hold them."""
+    one of the layers of weights that hold them. `attention_mask` leaves a padded batch's
+    padding out (padding.py)."""
     reading = read_attention(weights, batch, axes)
     if not (picks and "l" in reading.axes):
         reading = named_layer(reading, layer)
@@ -199,6 +202,9 @@ def prepared(
     if len(raw) != nq:
         raise ValueError(f"{len(raw)} tokens for a map of {nq} queries ({reading.said})")
     keys = _keys(key_tokens, batch, nq, nk, reading)
+    reading, raw, keys = unpadded(reading, raw, keys, attention_mask, batch)
+    stack = reading.stack
+    nq, nk = stack.shape[-2:]
     if causal and nq != nk:
         raise ValueError(
             f"causal=True needs a square map; this one is {nq} queries × {nk} keys "
