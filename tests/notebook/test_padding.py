@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from selfattn.notebook import show_heads, show_lines, show_map, show_tokens
+from selfattn.notebook import show_compare, show_heads, show_lines, show_map, show_tokens
 
 
 def padded_batch() -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
@@ -51,6 +51,8 @@ def test_a_tokenizer_output_and_every_map_view_take_it() -> None:
         assert len(m.tokens) == 4 and not m.failed, view.__name__
     heads = show_heads(w, tokens[1], attention_mask=mask, batch=1)
     assert heads.table["entropy"].shape == (1, 2) and np.isfinite(heads.table["entropy"]).all()
+    both = show_compare(w, w, tokens[1], attention_mask=mask, batch=1)
+    assert both.tokens == ["[CLS]", "it", "ran", "[SEP]"] and not both.failed
     one = show_map(w[1], tokens[1], attention_mask=mask[1])  # (heads, n, n) and an (n,) mask
     assert one.tokens == ["[CLS]", "it", "ran", "[SEP]"]
 
