@@ -162,6 +162,7 @@ class AttentionMap(Stepped):
             where=self._name(self.layer, self.head) if self._ndim > 2 else "",
             reading=self._read.said,
             elsewhere=f"Heads that break an invariant: {'; '.join(others)}. " if others else "",
+            axes=(list(self.tokens), list(self.key_tokens or self.tokens)),
         )
 
     def _lines_still(self) -> str:
