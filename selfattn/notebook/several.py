@@ -51,7 +51,8 @@ class SideBySide(AttentionMap):
             raise ValueError(
                 f"heads= holds (layer, head) pairs, or heads alone for one layer: not {asked!r}"
             )
-        layer, head = tuple(asked) if pair else (self._ids[0], asked)
+        given: Any = asked
+        layer, head = (given[0], given[1]) if pair else (self._ids[0], given)
         try:  # -1 the last, as in every view (indices.picked)
             return self._where(layer, head)
         except ValueError as error:
