@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from selfattn.notebook.inputs import Reading, one_sequence
+from selfattn.notebook.layered import Layered
 
 
 def mask_row(mask: Any, batch: int | None, n: int, reading: Reading) -> np.ndarray:
@@ -50,9 +51,18 @@ def unpadded(
     kept = mask_row(mask, batch, nk, reading)
     if kept.all():
         return reading, raw, keys
-    stack = reading.stack[..., kept]  # keys: one copy, of the tokens kept
-    if nq == nk:
-        stack = stack[..., kept, :]
+    square = nq == nk
+
+    def cut(w: np.ndarray) -> np.ndarray:  # keys, and queries on a square map
+        return w[..., kept][..., kept, :] if square else w[..., kept]
+
+    given = reading.stack
+    # a model's layers as they came (layered.py) are cut a layer at a time: never whole
+    if isinstance(given, Layered):
+        stack = cast(np.ndarray, Layered([cut(layer) for layer in given]))
+    else:
+        stack = cut(given)
+    if square:
         raw = [t for t, k in zip(raw, kept, strict=True) if k]
     keys = [t for t, k in zip(keys, kept, strict=True) if k] if keys else keys
     return replace(reading, stack=stack, padding=int((~kept).sum())), raw, keys

@@ -69,3 +69,24 @@ def test_a_wrong_mask_is_one_line() -> None:
         show_map(w, tokens[1], batch=1, attention_mask=np.where(mask, 1.0, 0.5))
     with pytest.raises(ValueError, match=r"a batch of 2 sequences: say which one"):
         show_map(w[1], tokens[1], attention_mask=mask)
+
+
+def test_a_tuple_of_layers_is_unpadded_a_layer_at_a_time() -> None:
+    import tracemalloc
+
+    n, rng = 128, np.random.default_rng(2)
+    mask = np.array([[1] * 64 + [0] * 64])
+    given = []
+    for _ in range(6):
+        w = rng.random((1, 4, n, n), dtype=np.float32) * mask[:, None, None, :]
+        given.append(w / w.sum(-1, keepdims=True))
+    size = 6 * 4 * n * n * 4
+    tracemalloc.start()
+    try:
+        m = show_map(tuple(given), attention_mask=mask)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert m.shape == [6, 4, 64, 64] and not m.failed
+    assert np.allclose(np.frombuffer(m.weights, "<f4"), given[0][0, 0, :64, :64].ravel())
+    assert peak < 0.9 * size, f"{peak / size:.2f} of the stack copied"  # a whole copy: > 1.25
