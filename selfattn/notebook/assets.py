@@ -117,8 +117,8 @@ def _text(value: Any) -> str:
 def _cleaned(value: Any) -> Any:
     """`value` with every string in it one UTF-8 can write (tokens.clean): the title, names
     and labels a user gave reach the page as they are shown, never as an encoding error."""
-    if isinstance(value, str):
-        return clean(value)
+    if isinstance(value, str):  # ASCII (a saved map's base64, 300 MB) holds no surrogate
+        return value if value.isascii() else clean(value)
     if isinstance(value, dict):
         return {_cleaned(k): _cleaned(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -201,6 +201,7 @@ def show_compare(
     key_tokens: Any = None,
     layer: int | None = None,
     part: bool = False,
+    attention_mask: Any = None,
 ) -> Compare:
     """Two maps side by side and their difference B − A (filled where B is larger, hollow
     where A is), for two models, two inputs of the same length, or before and after a
@@ -212,8 +213,12 @@ def show_compare(
     checks blocks of a sentence pair, as in `show_map`. Both maps are checked as `show_map`
     checks one: the view opens on the first head of either that breaks an invariant, one
     printed line names them, `m.failed` says how, and their wrong cells are drawn red.
+    `attention_mask` leaves a padded batch's padding out of both, as in `show_map`.
     """
-    read_a, raw, causal_a, keys = prepared(a, tokens, ids, batch, causal, axes, key_tokens, layer)
+    mask = attention_mask
+    read_a, raw, causal_a, keys = prepared(
+        a, tokens, ids, batch, causal, axes, key_tokens, layer, False, mask
+    )
     read_b, raw_b, causal_b, _ = prepared(
         b,
         tokens_b if tokens_b is not None else tokens,
@@ -223,6 +228,8 @@ def show_compare(
         axes,
         key_tokens,
         layer,
+        False,
+        mask,
     )
     stack_a, stack_b = read_a.stack, read_b.stack
     if stack_a.shape != stack_b.shape:

@@ -98,6 +98,7 @@ def show_heads(
     key_tokens: Any = None,
     layer: int | None = None,
     part: bool = False,
+    attention_mask: Any = None,
 ) -> HeadsMap:
     """Every layer × head as a small map, sorted by a summary, over the full map of the head
     clicked. Takes what `show_map` takes. `by` is "entropy", "largest weight", "first
@@ -106,14 +107,15 @@ def show_heads(
     query rows, computed here in numpy (`m.table` has them as `(layers, heads)` arrays);
     each small map is at most `side` blocks wide, a block drawn by its largest weight.
     `layer` numbers one layer's heads that carry no layer number, and `part=True` checks a
-    block of a sentence pair (rows summing to at most 1), as in `show_map`.
+    block of a sentence pair (rows summing to at most 1), and `attention_mask` leaves a
+    padded batch's padding out, as in `show_map`.
     """
     extra = dict(summaries or {})
     chosen = by if isinstance(by, str) else getattr(by, "__name__", "yours")
     if not isinstance(by, str):
         extra[chosen] = by
     reading, raw, causal, keys = prepared(
-        weights, tokens, ids, batch, causal, axes, key_tokens, layer
+        weights, tokens, ids, batch, causal, axes, key_tokens, layer, False, attention_mask
     )
     m = HeadsMap(reading, raw, causal, title or "", chosen, extra, side, keys, part)
     announce(m)

@@ -13,11 +13,12 @@ import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from selfattn.notebook.data import as_array, dtype_name
+from selfattn.notebook.layered import Layered
 from selfattn.notebook.tokens import from_tokenizer
 
 TOKENIZER = ("convert_ids_to_tokens", "to_str_tokens", "decode")  # what from_tokenizer uses
@@ -44,7 +45,7 @@ def _layers(weights: Any) -> tuple[list[Any], list[int] | None] | None:
     return None
 
 
-def _one(x: np.ndarray, batch: int | None, axis: int) -> np.ndarray:
+def one_sequence(x: np.ndarray, batch: int | None, axis: int) -> np.ndarray:
     """One sequence of a batch along `axis`: `batch`, or the only one there is."""
     size = x.shape[axis]
     if batch is None:
@@ -74,6 +75,7 @@ class Reading:
     from_layers: bool = False  # a sequence of layers or a cache, not one array
     shape: tuple[int, ...] = ()  # what was passed, as passed: (layers, batch, ...) for a tuple
     named: bool = False  # one layer's heads numbered by layer=, their "l" axis added here
+    padding: int = 0  # tokens attention_mask marked as padding, left out (padding.py)
 
     @property
     def said(self) -> str:
@@ -86,7 +88,9 @@ class Reading:
         alone = "h" in self.axes and "l" not in self.axes
         unnamed = "; one layer, its number unknown: pass layer=" if alone else ""
         layer = f", layer {self.layers[0]} as layer= names it" if self.named else ""
-        return f"read as ({names}){picked}{guess}{unnamed}{layer}"
+        pads = self.padding
+        left = f", {pads} padding token{'s' * (pads != 1)} left out (attention_mask)" * bool(pads)
+        return f"read as ({names}){picked}{guess}{unnamed}{layer}{left}"
 
 
 def _default_axes(shape: tuple[int, ...], batch: int | None) -> tuple[str, bool]:
@@ -119,7 +123,7 @@ def _by_axes(array: np.ndarray, axes: str, batch: int | None) -> np.ndarray:
     order = [a for a in "lbhqk" if a in axes]
     array = np.transpose(array, [axes.index(a) for a in order])
     if "b" in order:
-        array = _one(array, batch, axis=order.index("b"))
+        array = one_sequence(array, batch, axis=order.index("b"))
     elif batch is not None:
         raise ValueError(f"batch= needs a batch axis; weights are {array.shape}, axes {axes!r}")
     return array
@@ -168,31 +172,14 @@ def _from_layers(
     first = _by_axes(arrays[0], per_layer, batch)
     if first.ndim != 3:
         raise ValueError(f"each layer must hold heads of (n, n) maps; axes={per_layer!r}")
-    # one copy: np.take per layer then np.stack copied twice, most of show_map's time on
-    # Hugging Face's tuple (24 s at 1,024 tokens vs 4 s for one array)
-    if all(hasattr(layer, "detach") for layer in layers):
-        stack = _torch_stack(layers, per_layer, batch)
-    else:
-        stack = np.empty((len(arrays), *first.shape), first.dtype)
-        for at, array in enumerate(arrays):
-            stack[at] = _by_axes(array, per_layer, batch)
+    # no copy: each layer stays a view of the tensor it came in (layered.py); stacking them
+    # copied 600 MB at 144 heads of 1,024 tokens before anything was drawn
+    views = [first, *(_by_axes(array, per_layer, batch) for array in arrays[1:])]
+    stack = cast(np.ndarray, Layered(views))  # indexed a head at a time, as an array is
     picked = None if "b" not in per_layer else (batch or 0)
     ids = numbers or list(range(len(arrays)))
     shape = (len(arrays), *arrays[0].shape)
     return Reading(stack, dtype_name(layers[0]), "l" + per_layer, ids, False, picked, True, shape)
-
-
-def _torch_stack(layers: list[Any], axes: str, batch: int | None) -> np.ndarray:
-    """torch tensors of one shape, axes named by `axes` (already checked by `_by_axes`),
-    stacked by torch as `(layers, heads, n, n)`: torch.stack fills a fresh 600 MB (144 heads
-    of 1,024 tokens) two to four times faster than numpy writing into np.empty here."""
-    import torch
-
-    order = [a for a in "bhqk" if a in axes]
-    picked = [layer.detach().permute([axes.index(a) for a in order]) for layer in layers]
-    if "b" in order:
-        picked = [x.select(0, batch or 0) for x in picked]
-    return as_array(torch.stack(picked).cpu())
 
 
 def named_layer(reading: Reading, layer: int | None) -> Reading:
@@ -213,7 +200,7 @@ def named_layer(reading: Reading, layer: int | None) -> Reading:
 def attention_stack(weights: Any, batch: int | None = None) -> tuple[np.ndarray, str]:
     """`read_attention`'s stack and dtype alone."""
     found = read_attention(weights, batch)
-    return found.stack, found.dtype
+    return np.asarray(found.stack), found.dtype
 
 
 def token_strings(tokens: Any, ids: Any = None, batch: int | None = None) -> list[str] | None:
@@ -242,5 +229,5 @@ def token_strings(tokens: Any, ids: Any = None, batch: int | None = None) -> lis
         ids = ids["input_ids"]
     array = np.asarray(ids.detach().cpu() if hasattr(ids, "detach") else ids)
     if array.ndim == 2:
-        array = _one(array, batch, axis=0)
+        array = one_sequence(array, batch, axis=0)
     return from_tokenizer(tokens, array)

@@ -23,6 +23,7 @@ def show_lines(
     key_tokens: Any = None,
     heads: Sequence[Any] | None = None,
     part: bool = False,
+    attention_mask: Any = None,
 ) -> AttentionMap:
     """One head as lines, as BertViz's head view draws it: queries down the left, keys down
     the right, a line from the query in focus to every key, its width ∝ weight. Hover a
@@ -33,9 +34,11 @@ def show_lines(
     `m.row` move it. A rectangular map (cross-attention, a sentence pair) draws its keys,
     `key_tokens`, on the right; `part=True` checks a block of a pair as `show_map` does.
     `heads=[(layer, head), ...]` (up to four) overlays those heads' lines, each in its own
-    dash, as BertViz overlays heads in colour.
+    dash, as BertViz overlays heads in colour. `attention_mask` leaves padding out, as in
+    `show_map`.
     """
     given = {"ids": ids, "batch": batch, "axes": axes, "causal": causal, "title": title}
+    given["attention_mask"] = attention_mask
     return made(
         weights,
         tokens,

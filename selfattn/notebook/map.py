@@ -162,6 +162,7 @@ class AttentionMap(Stepped):
             where=self._name(self.layer, self.head) if self._ndim > 2 else "",
             reading=self._read.said,
             elsewhere=f"Heads that break an invariant: {'; '.join(others)}. " if others else "",
+            axes=(list(self.tokens), list(self.key_tokens or self.tokens)),
         )
 
     def _lines_still(self) -> str:
@@ -200,7 +201,7 @@ class AttentionMap(Stepped):
         """Write the map as one standalone HTML file that opens offline from file:// and
         asks no other origin for anything; returns the path written.
 
-        `layers` and `heads` keep only those (indices, as for `m.layer` and `m.head`).
+        `layers` and `heads` keep only those (as `m.layer` and `m.head` read them, -1 the last).
         Weights are stored in `bits` (8 or 16; by default 16 up to 256 tokens, where a
         cell's number is printed, and 8 beyond), rows that sum to 1 still do, zeros stay
         zero, and the page says how far a stored weight is at most from yours; each other
@@ -321,6 +322,7 @@ def show_map(
     part: bool = False,
     layer: int | None = None,
     head: int | None = None,
+    attention_mask: Any = None,
 ) -> AttentionMap:
     """An attention map widget, in the article's visual language, that checks its invariants.
 
@@ -349,8 +351,12 @@ def show_map(
     carry no layer number (TransformerLens's `cache["pattern", 7]`): `layer=7` names it, and
     the heads are drawn as "layer 7, head 2"; without it, no layer is claimed. Otherwise
     `layer` and `head` open the map on that head (-1 the last), as for `show_lines`.
+    `attention_mask` (a padded batch's, `(n,)` or `(batch, n)` of 0 and 1 as the tokenizer
+    returns it, or the tokenizer's output holding it) leaves the padding out: its queries and
+    keys are not drawn, checked or summarised, and the reading says how many were left out.
     """
     given = {"ids": ids, "batch": batch, "axes": axes, "causal": causal, "title": title}
+    given["attention_mask"] = attention_mask
     return made(
         weights,
         tokens,
@@ -380,13 +386,14 @@ def made(
     heads: Sequence[Any] | None = None,
     part: bool = False,
     layer: int | None = None,
+    attention_mask: Any = None,
 ) -> AttentionMap:
     """The map's widget drawn as `kind` ("map", "lines", "tokens"): what show_map,
     show_lines and show_tokens share. With `picks`, `layer` and `head` open the view on that
     head (`layer` still numbers one layer's heads that carry no layer number); the printed
     line then says what is on screen."""
     reading, raw, causal, keys = prepared(
-        weights, tokens, ids, batch, causal, axes, key_tokens, layer, picks
+        weights, tokens, ids, batch, causal, axes, key_tokens, layer, picks, attention_mask
     )
     at = ((None if reading.named else layer), head) if picks else (None, None)
     if heads is not None:

@@ -1,8 +1,8 @@
-"""A still picture of one map, as a PNG in HTML: what a notebook shows where the widget can't.
+"""A still picture of one map, as an image in HTML: what a notebook shows where the widget can't.
 
 The article's encodings, drawn from numpy alone: a square per cell with area ∝ weight (a
 shade per cell once cells are too small for squares), the masked triangle washed grey, and a
-cell that breaks an invariant red.
+cell that breaks an invariant red; the tokens label both axes (an SVG round the PNG).
 """
 
 from __future__ import annotations
@@ -101,15 +101,64 @@ WAIT = (
 )
 
 
-def figure(rgb: np.ndarray, caption: str) -> str:
-    """HTML holding a picture as a PNG and its caption, as a notebook output shows it."""
-    data = base64.b64encode(png(rgb)).decode("ascii")
+def figure(rgb: np.ndarray, caption: str, axes: tuple[list[str], list[str]] | None = None) -> str:
+    """HTML holding a picture and its caption, as a notebook output shows it: a PNG, or with
+    `axes` (the map's query and key labels) an SVG holding the PNG and the labels round it."""
     said = html.escape(caption)
+    if axes is None:
+        data = base64.b64encode(png(rgb)).decode("ascii")
+        source = f"data:image/png;base64,{data}"
+    else:
+        data = base64.b64encode(labelled(rgb, *axes).encode("utf-8")).decode("ascii")
+        source = f"data:image/svg+xml;base64,{data}"
     return (
         f'{WAIT}<figure class="selfattn-still" style="margin:0">'
-        f'<img src="data:image/png;base64,{data}" alt="{said}" '
+        f'<img src="{source}" alt="{said}" '
         f'style="max-width:100%;image-rendering:pixelated">'
         f"<figcaption>{said}</figcaption></figure>"
+    )
+
+
+def hexed(rgb: tuple[int, int, int]) -> str:
+    return "#" + "".join(f"{c:02x}" for c in rgb)
+
+
+LABEL_CHARS, PITCH, MARGIN = 10, 12, 78  # as js/map.js: labels elided past 10, 12 px apart
+
+
+def every(count: int, pixels: int) -> int:
+    """Label every k-th token so labels `pixels` high stand PITCH px apart at least."""
+    return max(1, -(-PITCH * count // max(pixels, 1)))
+
+
+def labelled(rgb: np.ndarray, rows: list[str], cols: list[str]) -> str:
+    """The map's pixels as an SVG with its query labels down the left and its key labels
+    along the top, stood on end, every k-th when too many to fit (as the live map thins
+    them): an `<img>` holds it, so the still reads alone where no script runs. Text in an
+    SVG image is drawn in the system's fonts; the pixels are a PNG inside it."""
+    h, w, _ = rgb.shape
+    data = base64.b64encode(png(rgb)).decode("ascii")
+
+    def short(t: str) -> str:
+        return html.escape(t if len(t) <= LABEL_CHARS else t[: LABEL_CHARS - 1] + "…")
+
+    font = f'font-family="sans-serif" font-size="11" fill="{hexed(INK)}"'
+    texts = [
+        f'<text x="{MARGIN - 4}" y="{MARGIN + (i + 0.5) * h / len(rows):.1f}" '
+        f'text-anchor="end" dominant-baseline="central">{short(rows[i])}</text>'
+        for i in range(0, len(rows), every(len(rows), h))
+    ]
+    texts += [
+        f'<text transform="translate({MARGIN + (j + 0.5) * w / len(cols):.1f} {MARGIN - 4}) '
+        f'rotate(-90)" dominant-baseline="central">{short(cols[j])}</text>'
+        for j in range(0, len(cols), every(len(cols), w))
+    ]
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w + MARGIN}" height="{h + MARGIN}" '
+        f'viewBox="0 0 {w + MARGIN} {h + MARGIN}"><rect width="100%" height="100%" '
+        f'fill="{hexed(PAPER)}"/><image x="{MARGIN}" y="{MARGIN}" width="{w}" height="{h}" '
+        f'style="image-rendering:pixelated" href="data:image/png;base64,{data}"/>'
+        f"<g {font}>{''.join(texts)}</g></svg>"
     )
 
 
@@ -128,9 +177,11 @@ def still(
     where: str,
     elsewhere: str = "",
     reading: str = "",
+    axes: tuple[list[str], list[str]] | None = None,
 ) -> str:
-    """HTML holding the map on screen as a PNG, with what it is and what it breaks, and
-    `elsewhere`, what the heads not shown break."""
+    """HTML holding the map on screen as a picture, with what it is and what it breaks, and
+    `elsewhere`, what the heads not shown break; with `axes`, its query and key labels
+    drawn round it."""
     wrong = [cell for c in found if not c["ok"] for cell in c["cells"]]
     name = title or f"attention map, {counted(*weights.shape[-2:])}"
     failed = [f"{c['invariant']}: {c['message']}" for c in found if not c["ok"]]
@@ -140,7 +191,7 @@ def still(
     block = -(-max(weights.shape[-2:]) // SIDE)
     pooled = f"Each pixel is the largest weight of {block} × {block} cells. " if block > 1 else ""
     caption = f"{name}{where}: {said}. {pooled}{elsewhere}{STILL}"
-    return figure(draw(weights, causal, wrong), caption)
+    return figure(draw(weights, causal, wrong), caption, axes)
 
 
 STILL = "A still picture; run the cell for the live view."

@@ -12,6 +12,7 @@ import traitlets
 
 from selfattn.notebook import picture, stills
 from selfattn.notebook.data import as_array, attention_weights, floats, projection
+from selfattn.notebook.indices import picked
 from selfattn.notebook.inputs import token_strings
 from selfattn.notebook.widget import Widget, labels
 
@@ -211,8 +212,7 @@ def show_layer(
 
     seen: dict[str, bool] = {}  # whether the layer ran as cross-attention (capture)
     Q, K, V, causal, module, layer = _layer_qkv(model, inputs, layer, module, heads, seen)
-    if not 0 <= head < Q.shape[1]:
-        raise ValueError(f"head={head}: the layer has q heads 0..{Q.shape[1] - 1}")
+    head = picked(head, list(range(Q.shape[1])), "head", "the layer has q")
     shared = kv_head(Q.shape[1], K.shape[1], head)
     q, k, v = Q[batch, head], K[batch, shared], V[batch, shared]
     crossed = bool(seen.get("cross")) or len(k) != len(q)
@@ -246,14 +246,16 @@ def _layer_qkv(
     from selfattn.notebook.capture import attention_layers, capture, is_lens, lens_qkv
 
     if module is None and is_lens(model):
+        count = getattr(getattr(model, "cfg", None), "n_layers", None)
+        if isinstance(count, int):  # -1 the last, as in every view
+            layer = picked(layer, list(range(count)), "layer", "the model has")
         Q, K, V = lens_qkv(model, inputs, layer)
         return Q, K, V, getattr(model.cfg, "attention_dir", "causal") == "causal", None, layer
     if module is None:
         layers = attention_layers(model)
         if not layers:
             raise ValueError("no attention module with q, k, v projections was found: pass module=")
-        if not 0 <= layer < len(layers):
-            raise ValueError(f"layer={layer}: the model has attention layers 0..{len(layers) - 1}")
+        layer = picked(layer, list(range(len(layers))), "layer", "the model has attention")
         module = layers[layer]
     Q, K, V = capture(module, _runner(model, inputs), heads, seen)
     causal = bool(getattr(module, "is_causal", False))

@@ -4,6 +4,7 @@ as the map's are, and the heads shown that break an invariant say so above their
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,13 +46,17 @@ class SideBySide(AttentionMap):
 
     def _pair(self, asked: Any) -> tuple[int, int]:
         """A head asked for as `head` (one layer) or `(layer, head)`, checked against the stack."""
-        layer, head = (self._ids[0], asked) if isinstance(asked, int) else tuple(asked)
-        if layer not in self._ids or not 0 <= head < self._heads:
+        pair = isinstance(asked, tuple | list) and len(asked) == 2
+        if not pair and not isinstance(asked, numbers.Integral):
             raise ValueError(
-                f"heads= holds (layer, head) pairs with layers among {self._ids} and heads "
-                f"0..{self._heads - 1}, or heads alone for one layer: not {asked!r}"
+                f"heads= holds (layer, head) pairs, or heads alone for one layer: not {asked!r}"
             )
-        return int(layer), int(head)
+        given: Any = asked
+        layer, head = (given[0], given[1]) if pair else (self._ids[0], given)
+        try:  # -1 the last, as in every view (indices.picked)
+            return self._where(layer, head)
+        except ValueError as error:
+            raise ValueError(f"heads= holds {asked!r}: {error}") from None
 
     def _on_screen(self) -> list[tuple[int, int]]:
         """Every head drawn, side by side or overlaid: not the stepped head alone."""

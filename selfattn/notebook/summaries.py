@@ -30,6 +30,14 @@ def finite(stack: np.ndarray) -> np.ndarray:
     return np.nan_to_num(stack, nan=0.0, posinf=0.0, neginf=0.0)
 
 
+def _head(w: np.ndarray, rows: np.ndarray) -> tuple[float, float, float, float]:
+    """One head's entropy, largest weight, first-token and previous-token weights, each a
+    mean over its query rows."""
+    previous = float(w[rows, rows - 1].mean()) if len(rows) else 0.0
+    entropy = float(_entropy(w[None])[0])
+    return entropy, float(w.max(axis=-1).mean()), float(w[:, 0].mean()), previous
+
+
 def _entropy(stack: np.ndarray) -> np.ndarray:
     """Mean row entropy of each head, in nats, one head at a time (w log w of the whole stack
     at once would be as large as the stack); a weight ≤ 0 adds nothing, as log is taken
@@ -47,15 +55,13 @@ def summaries(
     """Each summary of each head of a `(heads, n, n)` stack, plus the reader's own functions
     of one `(n, n)` head."""
     n = stack.shape[-1]
-    clean = finite(stack)
     rows = np.arange(1, min(stack.shape[-2], n + 1))  # a rectangular map: the rows that have one
+    # a head at a time: the stack may be a model's layers as they came (layered.py), and
+    # a whole-stack NaN copy or max would be as large as the stack
+    each = [_head(finite(w[None])[0], rows) for w in stack]
     out = {
-        "entropy": _entropy(clean),
-        "largest weight": clean.max(axis=-1).mean(axis=-1),
-        "first token": clean[:, :, 0].mean(axis=-1),
-        "previous token": (
-            clean[:, rows, rows - 1].mean(axis=-1) if len(rows) else np.zeros(len(stack))
-        ),
+        name: np.array([found[k] for found in each], dtype=np.float64)
+        for k, name in enumerate(("entropy", "largest weight", "first token", "previous token"))
     }
     for name, function in (extra or {}).items():
         out[name] = np.array([float(function(w)) for w in stack])

@@ -56,8 +56,8 @@ def show_tokens(
     """The text, each token tinted by the weight the query in focus (`row`, -1 the last)
     gives it, and its top keys listed with their weights, as CircuitsVis colours tokens.
     Hover a token to ask it; ↑ ↓ step. Takes what `show_map` takes (`ids`, `batch`, `axes`,
-    `causal`, `title`, `key_tokens`, `part`) and opens on `layer`, `head` as `show_lines`
-    does; the same checks run, and `m.layer`, `m.head`, `m.row` move it."""
+    `causal`, `title`, `key_tokens`, `part`, `attention_mask`) and opens on `layer`, `head`
+    as `show_lines` does; the same checks run, and `m.layer`, `m.head`, `m.row` move it."""
     m = made(weights, tokens, kind="tokens", picks=True, layer=layer, head=head, **given)
     n = len(m.tokens)
     if not -n <= row < n:

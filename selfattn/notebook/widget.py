@@ -3,8 +3,6 @@ save_html), stepping through a stack of heads, and the inputs made ready for a v
 
 from __future__ import annotations
 
-import numbers
-import operator
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -12,7 +10,9 @@ from typing import Any
 from selfattn.files import replace_file
 from selfattn.notebook import assets, picture
 from selfattn.notebook.data import looks_causal
+from selfattn.notebook.indices import picked
 from selfattn.notebook.inputs import Reading, named_layer, read_attention, token_strings
+from selfattn.notebook.padding import unpadded
 from selfattn.notebook.tokens import readable, visible
 
 try:
@@ -105,22 +105,15 @@ def write(path: str | Path, text: str) -> Path:
 
 
 def keep(asked: Any, values: list[int], axis: str) -> list[int]:
-    """The layers or heads save_html keeps: all of `values`, or the ones asked for."""
+    """The layers or heads save_html keeps: all of `values`, or the ones asked for, each
+    read by `picked` (-1 the last), as every view reads layer= and head=."""
     if asked is None:
         return list(values)
     many = isinstance(asked, Iterable) and not isinstance(asked, str | bytes)
     listed: list[Any] = list(asked) if many else [asked]
-    if any(isinstance(i, bool) or not isinstance(i, numbers.Integral) for i in listed):
-        raise ValueError(f"{axis}s to keep are whole numbers (indices), not {asked!r}")
-    chosen = sorted({operator.index(i) for i in listed})
-    if not chosen or any(i not in values for i in chosen):
-        among = (
-            f"{values[0]}..{values[-1]}"
-            if values == list(range(values[0], values[-1] + 1))
-            else values
-        )
-        raise ValueError(f"{axis}s to keep must be among {among}, not {asked!r}")
-    return chosen
+    if not listed:
+        raise ValueError(f"{axis}s to keep: none asked for ({asked!r}); leave it out for all")
+    return sorted({picked(i, values, axis) for i in listed})
 
 
 class Stepped(Widget):
@@ -149,50 +142,31 @@ class Stepped(Widget):
     @traitlets.validate("layer")
     def _check_layer(self, proposal: Any) -> int:
         """One of the layers held (-1 the last), else an error naming them."""
-        value, ids = int(proposal["value"]), self._ids
-        if -len(ids) <= value < 0:
-            return ids[value]
-        if value not in ids:
-            raise traitlets.TraitError(f"layer={value}: the weights hold layers {_among(ids)}")
-        return value
+        try:
+            return picked(proposal["value"], self._ids, "layer")
+        except ValueError as error:
+            raise traitlets.TraitError(str(error)) from None
 
     def _where(self, layer: int | None, head: int | None) -> tuple[int, int]:
         """The head `layer=`, `head=` ask for (-1 the last, as Python counts), or one line
         naming what there is: never a neighbour picked silently."""
-        ids, count = self._ids, self._heads
-        if layer is None:
-            layer = self.layer
-        elif -len(ids) <= layer < 0:
-            layer = ids[layer]
-        if head is None:
-            head = self.head
-        elif -count <= head < 0:
-            head += count
-        if layer not in ids or not 0 <= head < count:
-            raise ValueError(
-                f"layer={layer}, head={head}: the weights hold layers {_among(ids)}, "
-                f"heads 0..{count - 1}"
-            )
+        layer = self.layer if layer is None else picked(layer, self._ids, "layer")
+        head = self.head if head is None else picked(head, list(range(self._heads)), "head")
         return layer, head
 
     @traitlets.validate("head")
     def _check_head(self, proposal: Any) -> int:
         """One of the heads held (-1 the last), else an error naming them."""
-        value, count = int(proposal["value"]), self._heads
-        if not -count <= value < count:
-            raise traitlets.TraitError(f"head={value}: the weights hold heads 0..{count - 1}")
-        return value % count
+        try:
+            return picked(proposal["value"], list(range(self._heads)), "head")
+        except ValueError as error:
+            raise traitlets.TraitError(str(error)) from None
 
     @traitlets.observe("layer", "head")
     def _show_slice(self, _: Any) -> None:
         with self.hold_sync():
             for name, value in self._slice(self.layer, self.head).items():
                 setattr(self, name, value)
-
-
-def _among(ids: list[int]) -> str:
-    """Layer numbers as a range when they run on, else listed."""
-    return f"{ids[0]}..{ids[-1]}" if ids == list(range(ids[0], ids[-1] + 1)) else str(ids)
 
 
 def labels(raw: list[str]) -> dict[str, list[str]]:
@@ -211,12 +185,14 @@ def prepared(
     key_tokens: Any = None,
     layer: int | None = None,
     picks: bool = False,
+    attention_mask: Any = None,
 ) -> tuple[Reading, list[str], bool, list[str]]:
     """What a map is made of: the weights as read, the raw tokens of its queries, whether it
     is causal, and the raw tokens of its keys when they are not the queries' (a rectangular
     map: cross-attention, or one sentence of a pair attending to the other), else []. `layer`
     numbers one layer's heads; with `picks` (a view that opens on `layer`) it is left to pick
-    one of the layers of weights that hold them."""
+    one of the layers of weights that hold them. `attention_mask` leaves a padded batch's
+    padding out (padding.py)."""
     reading = read_attention(weights, batch, axes)
     if not (picks and "l" in reading.axes):
         reading = named_layer(reading, layer)
@@ -226,6 +202,9 @@ def prepared(
     if len(raw) != nq:
         raise ValueError(f"{len(raw)} tokens for a map of {nq} queries ({reading.said})")
     keys = _keys(key_tokens, batch, nq, nk, reading)
+    reading, raw, keys = unpadded(reading, raw, keys, attention_mask, batch)
+    stack = reading.stack
+    nq, nk = stack.shape[-2:]
     if causal and nq != nk:
         raise ValueError(
             f"causal=True needs a square map; this one is {nq} queries × {nk} keys "

@@ -16,9 +16,15 @@ from typing import Any
 ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 # characters outside strings are JSON's own punctuation, never these: replacing them in the
 # whole text changes only what strings hold, and only how they are written
-TABLE = str.maketrans(ESCAPES)
 
 
 def script_json(value: Any, **dumps: Any) -> str:
     """`json.dumps(value, **dumps)` safe between `<script type="application/json">` tags."""
-    return json.dumps(value, **dumps).translate(TABLE)
+    text = json.dumps(value, **dumps)
+    # one str.replace a character, not str.translate: translate leaves its fast ASCII path at
+    # the first character it maps to several (a "<" in the page's CSS) and then writes every
+    # other character one by one, 4.6 s of a 16-bit saved map's 18 MB; replace skips at
+    # memchr speed to the few it finds
+    for found, written in ESCAPES.items():
+        text = text.replace(found, written)
+    return text

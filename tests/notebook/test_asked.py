@@ -47,10 +47,10 @@ def test_layer_numbers_one_layers_heads_in_lines_and_tokens() -> None:
 
 def test_a_head_or_row_outside_the_map_is_one_line() -> None:
     with pytest.raises(
-        ValueError, match=r"layer=0, head=5: the weights hold layers 0..1, heads 0..2"
+        ValueError, match=r"head=5: the weights hold heads 0..2 \(or -3..-1 from the last\)"
     ):
         show_lines(causal(), TOKENS, layer=0, head=5)
-    with pytest.raises(ValueError, match=r"layer=4, head=0"):
+    with pytest.raises(ValueError, match=r"layer=4: the weights hold layers 0..1"):
         show_tokens(causal(), TOKENS, layer=4, head=0)
     with pytest.raises(ValueError, match=r"row=9: the map has query rows 0..5"):
         show_tokens(causal(), TOKENS, row=9)

@@ -206,5 +206,5 @@ def test_a_transformerlens_bridge_is_read_from_its_own_hooks_and_tokens() -> Non
     text = show_layer(model, "the cat ate it", layer=0, head=1)
     assert text.tokens == ["the", "cat", "ate", "it"]
     assert show_layer(model, ids, model, layer=0).tokens == widget.tokens  # as a tokenizer
-    with pytest.raises(ValueError, match=r"no blocks\.5\.attn\.hook_q"):
+    with pytest.raises(ValueError, match=r"layer=5: the model has layers 0\.\.1 \(or -2\.\.-1"):
         show_layer(model, ids, layer=5)

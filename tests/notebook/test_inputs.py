@@ -111,7 +111,7 @@ def test_a_transformerlens_cache_keeps_its_layer_numbers() -> None:
     assert m.layer == 9
     kept = m.save_html("/dev/null", layers=[9])
     assert kept == Path("/dev/null")
-    with pytest.raises(ValueError, match=r"among 7\.\.9"):
+    with pytest.raises(ValueError, match=r"layer=0: the weights hold layers 7\.\.9"):
         m.save_html("/dev/null", layers=[0])
 
 

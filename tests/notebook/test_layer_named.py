@@ -25,7 +25,7 @@ def test_one_layers_heads_claim_no_layer_until_named() -> None:
     assert "showing layer 7, head 0" in repr(named) and "pass layer=" not in named.reading
     assert "layer 7, head 0" in named._still()
     # on weights that number their layers, layer= opens one (as for show_lines): 7 is not there
-    with pytest.raises(ValueError, match=r"layer=7, head=0: the weights hold layers 0\.\.1"):
+    with pytest.raises(ValueError, match=r"layer=7: the weights hold layers 0\.\.1"):
         show_map(np.stack([pattern()[0]] * 2), list("abcd"), layer=7)
 
 

@@ -175,7 +175,7 @@ def test_a_saved_file_keeps_the_heads_asked_for_and_says_how_it_stored_them(
     assert readout(page, "sum") == "1.000"  # renormalised: the row still sums to 1
     assert foreign == [] and errors == []
     page.close()
-    with pytest.raises(ValueError, match=r"among 0\.\.3"):
+    with pytest.raises(ValueError, match=r"layer=4: the weights hold layers 0\.\.3"):
         widget.save_html(tmp_path / "none.html", layers=[4])
 
 

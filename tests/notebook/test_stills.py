@@ -50,6 +50,8 @@ VIEWS = {
 
 def png_size(html: str) -> tuple[int, int]:
     data = base64.b64decode(re.search(r"base64,([^\"]+)", html)[1])  # type: ignore[index]
+    if data.startswith(b"<svg"):  # the map's still: its PNG inside an SVG with its labels
+        data = base64.b64decode(re.search(rb"base64,([^\"]+)", data)[1])  # type: ignore[index]
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
