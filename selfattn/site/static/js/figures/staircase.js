@@ -35,8 +35,8 @@ export default function (el, head, article) {
   const reach = Math.ceil(Math.exp(Math.max(...S.flat()) + LITTLE));
   // the weights chart's title, and what it says past overflow: ∞/∞ is no number in floating point
   const titles = [
-    t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
-    t({ zh: "w = ∞/∞ = NaN：一个权重都没有", en: "w = ∞/∞ = NaN: no weights at all" }),
+    "w = eˢ / Σeˢ",
+    "w = ∞/∞ = NaN",
   ];
   const exps = makeBars(picture, {
     labels: tokens,
@@ -45,7 +45,7 @@ export default function (el, head, article) {
     fit: true,
     height: 180, // as tall as the weights, so the two baselines are one line
     name: "e",
-    title: t({ zh: "eˢ：指数之后，全为正", en: "eˢ: after the exponential, all positive" }),
+    title: "eˢ",
     label: t({ zh: "这一行分数的指数", en: "The exponentials of the row's scores" }),
   });
   const weights = makeBars(picture, {
@@ -80,6 +80,7 @@ export default function (el, head, article) {
     })),
     onInput: (shift) => fig.set({ shift }),
   });
+  // the sums for a screen reader (css: F11): the staircase's last step on the top edge shows Σw = 1
   const out = readouts({ total: "Σw", "sum-exp": "Σeˢ" }, { key: "total" });
 
   const fig = figure(el, {
