@@ -47,24 +47,20 @@ function gradientCurve(parent) {
     },
     layers.marks,
   );
-  // the dot is the winner's weight: dropped to its w on the axis and named by its token, so
-  // it reads as the tall bar's top carried over
-  const drop = svg("line", { class: "drop", y2: box.bottom }, layers.marks);
+  // the dot is the winner's weight, named by its token and lit with its bar: the tall bar's
+  // top carried over
   const dot = svg("circle", { class: "dot", r: 5 }, layers.marks);
   const name = svg("text", { class: "dot-name", dy: "1.4em" }, layers.labels);
   return (/** @type {number} */ w, /** @type {number} */ g, /** @type {string} */ token) => {
     value.textContent = weight(g, 3);
-    for (const mark of [dot, drop, name]) mark.setAttribute("data-token", token); // lit with the bar
+    // under the curve, on the side it climbs from: there the name keeps off it
+    const up = w >= 0.5;
+    dot.dataset.token = name.dataset.token = name.textContent = token;
     dot.setAttribute("cx", String(x(w)));
     dot.setAttribute("cy", String(y(g)));
-    for (const end of ["x1", "x2"]) drop.setAttribute(end, String(x(w)));
-    drop.setAttribute("y1", String(y(g)));
-    // under the curve, on the side the curve climbs from: there the name keeps off it
-    const up = w >= 0.5;
     name.setAttribute("x", String(x(w) + (up ? -7 : 7)));
-    name.style.textAnchor = up ? "end" : "start";
     name.setAttribute("y", String(y(g)));
-    name.textContent = token;
+    name.style.textAnchor = up ? "end" : "start";
   };
 }
 

@@ -43,7 +43,6 @@ export default function (el, head) {
   // query, a sliver for the value, seen before any degree is read
   const swept = ["query", "value"].map((cls) => svg("polygon", { class: `swept ${cls}` }, plane.layers.under));
   const [q0, , v0] = maps.map((f) => f(start));
-  const ghosts = [q0, v0].map((p, i) => ({ p, arrow: arrow(plane, { cls: `${["query", "value"][i]} faint` }) }));
   // each turn is an arc from where the arrow started, its degrees written beside it
   // (each about half its arrow's length at rest, so the arc and its degrees read at a glance,
   // out where the degrees clear the axes, the key and the input's reach)
@@ -71,7 +70,6 @@ export default function (el, head) {
     clamp: (s) => ({ x: clampPoint(s.x, reach, start) }),
     draw({ x }) {
       const now = maps.map((f) => f(x));
-      for (const ghost of ghosts) ghost.arrow.set(ghost.p);
       input.set(x);
       now.forEach((p, i) => {
         arrows[i].set(p);
