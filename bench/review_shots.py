@@ -43,6 +43,7 @@ CHOICES = {
     "tiled-pass": {2: "divide", 3: "reset"},
     "divisor": {3: "sqrt"},
     "staircase": {2: "1000", 3: "max"},
+    "install": {2: "2", 3: "3"},  # F01 rests on W_Q in: then W_K, then all three
 }
 # a mark to point at for a step, where the figure's one button has no third state (F10's
 # flip: step 3 points at the transposed cell ate→cat, whose number and tokens light up)

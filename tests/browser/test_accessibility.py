@@ -64,7 +64,7 @@ def test_every_figure_is_usable_by_keyboard_alone(en):
                          thumb: a.type === 'range' && [...document.styleSheets].some((sheet) =>
                              [...sheet.cssRules].some((r) => r.selectorText?.includes(
                                  'input:focus-visible::-webkit-slider-thumb')
-                                 && r.style.boxShadow.includes('var(--focus)'))),
+                                 && r.style.boxShadow.includes('var(--ink)'))),
                          ring: getComputedStyle(a.querySelector?.('.knob') ?? a).stroke }; }"""
         )
         if info["figure"] and not info["tool"]:

@@ -21,21 +21,23 @@ def x_of(token: str) -> np.ndarray:
     return HEAD.X[HEAD.index(token)]
 
 
-def test_f01_slider_installs_the_matrices_one_by_one(en_at_start):
+def test_f01_steps_install_the_matrices_one_by_one(en_at_start):
     page = en_at_start.page
-    slider = "#install input[type=range]"
+    step = "#install input[type=radio][value='{}']"
     # the line reads x and the arrow installed last, by its formula
     made = "#install .readout:has([data-readout=made]) dt"
     assert state(page, "install") == {"installed": 1}  # at rest W_Q is in: x and q
-    press(page, slider, "Home")
+    page.locator(step.format(0)).check(force=True)
     assert readouts(page, "install")["made"] == "not installed"
     for k, W in enumerate((HEAD.W_Q, HEAD.W_K, HEAD.W_V), start=1):
-        press(page, slider, "ArrowRight")
+        page.locator(step.format(k)).check(force=True)
         got = readouts(page, "install")
         assert got["x"] == vector(x_of("it"))
         assert got["made"] == vector(x_of("it") @ W)
         assert page.locator(made).text_content() == f"{'qkv'[k - 1]} = xW{'QKV'[k - 1]}"
-    press(page, slider, "Home")
+    # no slider: a step of three is a row of named steps
+    assert page.locator("#install input[type=range]").count() == 0
+    page.locator(step.format(0)).check(force=True)
     assert state(page, "install") == {"installed": 0}
 
 

@@ -32,7 +32,7 @@ function gradientCurve(parent) {
   // the axis's title carries the dot's value: how much gradient is left, which the curve's
   // height alone cannot tell once it is a millionth (a read-out under the figure repeated it)
   const heading = svg("text", { x: box.left, y: box.top - 6, class: "axis-title start" }, layers.grid);
-  heading.textContent = t({ zh: "最大权重 w 处的梯度 w(1 − w)：", en: "gradient w(1 − w) at the top weight w: " });
+  heading.textContent = t({ zh: "梯度 w(1 − w)：", en: "gradient w(1 − w): " });
   const value = svg("tspan", { class: "value", "data-readout": "gradient", "data-key": "" }, heading);
   const tops = Array.from({ length: 41 }, (_, i) => i / 40);
   svg(
@@ -47,12 +47,20 @@ function gradientCurve(parent) {
     },
     layers.marks,
   );
+  // the dot is the winner's weight, named by its token and lit with its bar: the tall bar's
+  // top carried over
   const dot = svg("circle", { class: "dot", r: 5 }, layers.marks);
+  const name = svg("text", { class: "dot-name", dy: "1.4em" }, layers.labels);
   return (/** @type {number} */ w, /** @type {number} */ g, /** @type {string} */ token) => {
     value.textContent = weight(g, 3);
-    dot.setAttribute("data-token", token); // the winner's bar and its point light together
+    // under the curve, on the side it climbs from: there the name keeps off it
+    const up = w >= 0.5;
+    dot.dataset.token = name.dataset.token = name.textContent = token;
     dot.setAttribute("cx", String(x(w)));
     dot.setAttribute("cy", String(y(g)));
+    name.setAttribute("x", String(x(w) + (up ? -7 : 7)));
+    name.setAttribute("y", String(y(g)));
+    name.style.textAnchor = up ? "end" : "start";
   };
 }
 

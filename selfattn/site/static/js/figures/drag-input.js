@@ -7,7 +7,7 @@ import { t } from "../i18n.js";
 import { svg } from "../kit/dom.js";
 import { fixed, vector } from "../kit/format.js";
 import { handle } from "../kit/handles.js";
-import { arc, around, arrow, makePlane, ring, untangle } from "../kit/plane.js";
+import { arc, around, arrow, makePlane, reachOutline, ring, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
 
 const MATRICES = [
@@ -35,11 +35,14 @@ export default function (el, head) {
     label: t({ zh: "输入和它的查询、键、值", en: "The input and its query, key and value" }),
   });
   picture.append(plane.root);
+  // where the input may go and where that sends q and v: a wide oval for the query, a small
+  // one for the value, the whole plane's worth of reach seen before anything is dragged
+  reachOutline(plane, rim, "input");
+  for (const i of [0, 2]) reachOutline(plane, rim.map(maps[i]), MATRICES[i][1]);
   // the ground each arrow has swept since the start, filled in its hue: a wide fan for the
   // query, a sliver for the value, seen before any degree is read
   const swept = ["query", "value"].map((cls) => svg("polygon", { class: `swept ${cls}` }, plane.layers.under));
   const [q0, , v0] = maps.map((f) => f(start));
-  const ghosts = [q0, v0].map((p, i) => ({ p, arrow: arrow(plane, { cls: `${["query", "value"][i]} faint` }) }));
   // each turn is an arc from where the arrow started, its degrees written beside it
   // (each about half its arrow's length at rest, so the arc and its degrees read at a glance,
   // out where the degrees clear the axes, the key and the input's reach)
@@ -67,7 +70,6 @@ export default function (el, head) {
     clamp: (s) => ({ x: clampPoint(s.x, reach, start) }),
     draw({ x }) {
       const now = maps.map((f) => f(x));
-      for (const ghost of ghosts) ghost.arrow.set(ghost.p);
       input.set(x);
       now.forEach((p, i) => {
         arrows[i].set(p);

@@ -1,8 +1,8 @@
-// F01: a slider installs W_Q, W_K, W_V one by one on the input of it; each adds an arrow.
+// F01: a row of steps installs W_Q, W_K, W_V one by one on the input of it; each adds an arrow.
 
 import { clampNumber, figure } from "../figure.js";
 import { t } from "../i18n.js";
-import { slider } from "../kit/controls.js";
+import { choices } from "../kit/controls.js";
 import { vector } from "../kit/format.js";
 import { around, arrow, clearTicks, makePlane, untangle } from "../kit/plane.js";
 import { stage } from "../kit/stage.js";
@@ -31,13 +31,15 @@ export default function (el, head) {
   const input = arrow(plane, { cls: "input", label: "x" });
   // each arrow named by the matrix that made it: the picture is the read-out
   const arrows = ROLES.map(([name, cls, W]) => arrow(plane, { cls, label: `${name} = x${W}` }));
-  const installed = slider(controls, {
-    label: t({ zh: "装上的矩阵", en: "Matrices installed" }),
-    min: 0,
-    max: 3,
-    step: 1,
+  // a step of three, named by the matrix each adds (a slider's thumb hid what its stops were)
+  const installed = choices(controls, {
+    legend: t({ zh: "装上", en: "Installed" }),
     name: "installed",
-    onInput: (n) => fig.set({ installed: n }),
+    options: ["0", "1", "2", "3"].map((value, n) => ({
+      value,
+      label: n ? `${n > 1 ? "+ " : ""}${ROLES[n - 1][2]}` : t({ zh: "无", en: "none" }),
+    })),
+    onInput: (n) => fig.set({ installed: Number(n) }),
   });
   // the input and the arrow installed last, with coordinates: for a screen reader (css: F01);
   // the eye reads the arrows and their names
@@ -50,7 +52,7 @@ export default function (el, head) {
     clamp: (s) => ({ installed: Math.round(clampNumber(s.installed, 0, 3, 0)) }),
     discrete: ["installed"],
     draw({ installed: n }) {
-      installed.show(n, t({ zh: `${n} / 3`, en: `${n} of 3` }));
+      installed.show(String(n));
       input.set(x);
       made.forEach((p, i) => {
         arrows[i].set(i < n ? p : null);

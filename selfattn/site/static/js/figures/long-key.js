@@ -58,7 +58,7 @@ export default function (el, head) {
     height: 190,
     name: "score",
     reference: true, // cat's score across the row: the height and's bar must pass
-    title: t({ zh: "it 那一行的原始分 q·k", en: "Raw scores q·k in the row of it" }),
+    title: t({ zh: "原始分 q·k，it 那一行", en: "Raw scores q·k, row it" }),
     label: t({ zh: "it 那一行的原始分数", en: "Raw scores of row it" }),
   });
   // the stretch is dragged on the plane: and's key tip slides along its own line (a press

@@ -16,8 +16,8 @@ const HIGHEST = 3;
 const SMALLEST = 1e-16; // the weight axis runs from 10⁻¹⁶ to 1
 const SCORE_Y = 44,
   WEIGHT_Y = 128, // the two number lines
-  BAR_Y = 196; // the same weight as a bar, on a linear axis from 0 to 1: its hue says it
-const HEIGHT = 232;
+  BAR_Y = 212; // the same weight as a bar, on a linear axis from 0 to 1: its hue says it
+const HEIGHT = 248;
 // the room "← 0 lies infinitely far" takes at the weight line's start, in the chart's units
 const NOTE = 150;
 // wider on a laptop, so the three lines are not a tower there; a phone keeps the design size,
@@ -59,6 +59,11 @@ export default function (el, head, article) {
     16,
   );
   const weightTitle = title(frame, t({ zh: "它的权重 w，对数轴", en: "its weight w, log axis" }), WEIGHT_Y - 26);
+  // the bar's axis named as the other one, at its right end (the bar grows from the left): its
+  // 0 is a tick, not the log line's 0 that never comes
+  const linearTitle = title(frame, t({ zh: "同一个 w，线性轴", en: "the same w, linear axis" }), BAR_Y - 22);
+  linearTitle.setAttribute("x", String(box.right));
+  linearTitle.style.textAnchor = "end";
   // where 0 would be: not on the log axis at all, said on that axis (the bar's linear axis
   // under it does start at 0)
   const note = svg("text", { class: "zero-note", y: WEIGHT_Y - 10 }, layers.labels);

@@ -27,7 +27,8 @@ export default function (el, head) {
   const bars = makeBars(picture, {
     labels: [...tokens],
     domain,
-    height: 220,
+    // taller on a phone, where the dashed lowest line ran right under the key names
+    height: matchMedia("(max-width: 1099px)").matches ? 300 : 220,
     name: "score",
     ticks: ticks(domain[0], domain[1], 4),
     title: " ", // written per row: the query the stepper walks

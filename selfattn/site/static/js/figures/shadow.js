@@ -58,13 +58,15 @@ export default function (el, head) {
     },
     plane.layers.under,
   );
-  const at = -0.62 * reach;
-  const negativeName = svg(
-    "text",
-    { class: "negative-name", x: plane.sx(unitKey[0] * at) + 8, y: plane.sy(unitKey[1] * at) }, // off the key's line
-    plane.layers.backdrop,
-  );
-  negativeName.textContent = "q·k < 0"; // on its side of the zero line
+  // the line named on itself, at whichever end of it the query is not near: crossing it is
+  // where the score's sign flips (a "q·k < 0" set in the half floated by the key's line)
+  // over the line at its upper end, under it at its lower one: the text runs where the line is not
+  const ends = [
+    [x1 - 0.15, -6],
+    [x0 + 0.15, 16],
+  ].map(([x, dy]) => [plane.sx(x), plane.sy((-unitKey[0] * x) / unitKey[1]) + dy]);
+  const negativeName = svg("text", { class: "negative-name" }, plane.layers.backdrop);
+  negativeName.textContent = "q·k = 0";
   svg(
     "line",
     {
@@ -115,8 +117,10 @@ export default function (el, head) {
     clamp: (s) => ({ q: clampPoint(s.q, reach, start) }),
     draw({ q: qv }) {
       const along = drop.set(qv, key);
-      // the half's name says where to go; once the query is nearly there, the band says it
-      negativeName.style.display = along < 0.4 ? "none" : "";
+      const end = qv[0] * unitKey[1] - qv[1] * unitKey[0] > 0 ? 1 : 0;
+      negativeName.setAttribute("x", String(ends[end][0]));
+      negativeName.setAttribute("y", String(ends[end][1]));
+      negativeName.style.textAnchor = end ? "start" : "end";
       k.set(key);
       q.set(qv);
       const degrees = angleBetween(qv, key);

@@ -60,7 +60,7 @@ export default function (el, _head) {
   );
   const guide = svg("path", { class: "guide" }, layers.marks);
   // a dot on each of the three at the dragged width: ÷ √d's stays on its line at 1
-  const low = on.dot({ cls: "dot low", r: 5 }),
+  const low = on.dot({ cls: "dot low", r: 4 }), // the two divided dots alike: neither is held
     held = on.dot({ cls: "dot held", r: 4 }),
     high = on.dot({ r: 6 });
   // the spread the dragged dot stands at; the ÷ d dot's mirrors it on the log axis

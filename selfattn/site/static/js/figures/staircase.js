@@ -33,11 +33,6 @@ export default function (el, head, article) {
   // top, 3 × 10⁴ and 7 × 10⁴ alike); an overflow's ∞ stands at the top; e⁰ = 1 is a score of 0
   const tallest = Math.ceil(Math.max(...S.flat().map(Math.exp)));
   const reach = Math.ceil(Math.exp(Math.max(...S.flat()) + LITTLE));
-  // the weights chart's title, and what it says past overflow: ∞/∞ is no number in floating point
-  const titles = [
-    t({ zh: "w = eˢ / Σeˢ，阶梯逐个累加", en: "w = eˢ / Σeˢ, stacked by the staircase" }),
-    t({ zh: "w = ∞/∞ = NaN：一个权重都没有", en: "w = ∞/∞ = NaN: no weights at all" }),
-  ];
   const exps = makeBars(picture, {
     labels: tokens,
     domain: [0, reach],
@@ -45,7 +40,7 @@ export default function (el, head, article) {
     fit: true,
     height: 180, // as tall as the weights, so the two baselines are one line
     name: "e",
-    title: t({ zh: "eˢ：指数之后，全为正", en: "eˢ: after the exponential, all positive" }),
+    title: "eˢ",
     label: t({ zh: "这一行分数的指数", en: "The exponentials of the row's scores" }),
   });
   const weights = makeBars(picture, {
@@ -56,7 +51,7 @@ export default function (el, head, article) {
     height: 180,
     kind: "weights",
     name: "w",
-    title: titles[0],
+    title: "w = eˢ / Σeˢ",
     label: t({ zh: "这一行的权重和累加的阶梯", en: "The row's weights and their running total" }),
     format: (w) => weight(w, 2),
   });
@@ -80,6 +75,7 @@ export default function (el, head, article) {
     })),
     onInput: (shift) => fig.set({ shift }),
   });
+  // the sums for a screen reader (css: F11): the staircase's last step on the top edge shows Σw = 1
   const out = readouts({ total: "Σw", "sum-exp": "Σeˢ" }, { key: "total" });
 
   const fig = figure(el, {
@@ -102,7 +98,8 @@ export default function (el, head, article) {
       pick.show(row);
       shifting.show(shift);
       el.classList.toggle("overflow", overflow);
-      setSvg(heading, titles[overflow ? 1 : 0]);
+      // past overflow the title says what ∞/∞ is in floating point: no number
+      setSvg(heading, overflow ? "w = ∞/∞ = NaN" : "w = eˢ / Σeˢ");
       exps.set(
         e.map((x) => Math.min(x, reach)),
         { win, texts: e.map((x) => (!Number.isFinite(x) ? "∞" : x >= 1000 ? scientific(x, 1) : fixed(x))) },

@@ -35,6 +35,8 @@ export default function (el, head) {
         cell.classList.toggle("pair", pair(head.index(cell.dataset.row), head.index(cell.dataset.column)));
       }
       flip.el.setAttribute("aria-pressed", String(transposed));
+      // the names trade hues with the flip: the rows turn from queries (orange) to keys (blue)
+      el.classList.toggle("flipped", transposed);
       out.show({ mirror: symmetric ? t({ zh: "是", en: "yes" }) : t({ zh: "否：S ≠ Sᵀ", en: "no: S ≠ Sᵀ" }) });
     },
   });

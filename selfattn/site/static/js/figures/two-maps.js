@@ -67,6 +67,8 @@ export default function (el, head) {
     width: 340,
     height: matchMedia("(max-width: 1099px)").matches ? 210 : 280,
     domain: [Math.min(0, ...extremes), Math.max(0, ...extremes)],
+    // a scale on the left, so the room over the bars at rest reads as where they will climb
+    ticks: [0, 1],
     title: t({ zh: "原始分 q·k", en: "raw score q·k" }),
     label: t({ zh: "两个方向的原始分", en: "The raw score in each direction" }),
   });
