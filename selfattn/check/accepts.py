@@ -7,7 +7,7 @@ shapes were used and which were refused, with why."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,7 +15,7 @@ import numpy as np
 from . import repro
 from .context import SHAPES
 from .frameworks import LAYOUTS, Backend, CallFailed, available, backends_for
-from .interpret import uses_triton
+from .interpret import blocks_launched, uses_triton
 from .kernel import Kernel, Target
 from .layout import mixing
 from .runner import TargetError
@@ -30,6 +30,10 @@ OUTSIDE = re.compile(
 )
 HALVES = ("float16", "bfloat16")  # tried after the target's own framework's widths
 MOST = 5  # shapes checked at most
+# a kernel that runs past its tensors at every candidate is tried at its block, read from the
+# launch (BLOCK_M = BLOCK_N = 256), up to this length: the interpreter runs each program in
+# Python, and a whole check at n = 256 takes about 12 s (triton_unmasked_block256.py)
+LONGEST = 512
 # (batch, n, d) too: a kernel fed a layout it does not expect reads past its inputs, which the
 # interpreter's memory guard (interpret.guard_memory) turns into a refusal, not a crash
 TRITON_LAYOUTS = ("bhnd", "bnhd", "bnd")
@@ -124,11 +128,27 @@ def _first_run(kern: Kernel) -> tuple[np.ndarray, ...] | str:
     """q, k, v and the output of the first candidate shape the kernel runs on, or why the
     last one failed."""
     ran: tuple[np.ndarray, ...] | str = "no shape tried"
+    blocks_launched(forget=True)
     for n, d in CANDIDATES:
         ran = _run(kern, n, d)
         if not isinstance(ran, str):
-            break
+            return ran
+    for n, d in _at_block(ran):
+        ran = _run(kern, n, d)
+        if not isinstance(ran, str):
+            return ran
     return ran
+
+
+def _at_block(why: str) -> list[tuple[int, int]]:
+    """Where a kernel that ran outside its tensors at every candidate length (`why`) runs: at
+    the longest block it was launched with, if longer than every candidate (the lengths it
+    accepts are that block's multiples, this the smallest), at each head size tried."""
+    tried = max(n for n, _ in CANDIDATES)
+    longer = [b for b in blocks_launched() if tried < b <= LONGEST]
+    if not OUTSIDE.search(why) or not longer:
+        return []
+    return [(max(longer), d) for d in dict.fromkeys(d for _, d in CANDIDATES)]
 
 
 def _run(kern: Kernel, n: int, d: int) -> tuple[np.ndarray, ...] | str:
@@ -142,7 +162,14 @@ def _run(kern: Kernel, n: int, d: int) -> tuple[np.ndarray, ...] | str:
 
 def _shapes(kern: Kernel) -> Learned:
     learned = Learned()
-    for n, d in dict.fromkeys((*SHAPES, *CANDIDATES)):
+    _try(kern, learned, dict.fromkeys((*SHAPES, *CANDIDATES)))
+    if not learned.used and learned.refused:  # past its tensors at each: at its block
+        _try(kern, learned, _at_block(learned.refused[-1][1]))
+    return learned
+
+
+def _try(kern: Kernel, learned: Learned, shapes: Iterable[tuple[int, int]]) -> None:
+    for n, d in shapes:
         if len(learned.used) >= MOST:
             break
         why = _run(kern, n, d)
@@ -150,4 +177,3 @@ def _shapes(kern: Kernel) -> Learned:
             learned.used.append((n, d))
         else:
             learned.refused.append(((n, d), why))
-    return learned

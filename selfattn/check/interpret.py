@@ -189,7 +189,9 @@ def guard_memory() -> None:
 
     def init_args(self: Any, *args: Any, **kwargs: Any) -> Any:
         hst = init(self, *args, **kwargs)
-        _Launch.spans = _spans(_named(self.fn, hst))
+        named = _named(self.fn, hst)
+        _Launch.spans = _spans(named)
+        _Launch.blocks |= _blocks(self.fn, named)
         return hst
 
     executor._init_args_hst = init_args
@@ -211,6 +213,31 @@ def guard_memory() -> None:
 class _Launch:
     # [start, end) of each tensor's storage, and the kernel's name for it
     spans: ClassVar[list[tuple[int, int, str]]] = []
+    # the powers of two the launches passed as constexprs (BLOCK_M = 256, HEAD_DIM = 64): a
+    # kernel with no boundary mask runs only at lengths its blocks divide
+    blocks: ClassVar[set[int]] = set()
+
+
+def blocks_launched(forget: bool = False) -> set[int]:
+    """The constexpr powers of two launched with since the last `forget`."""
+    seen = set(_Launch.blocks)
+    if forget:
+        _Launch.blocks = set()
+    return seen
+
+
+def _blocks(fn: Any, args: dict[str, Any]) -> set[int]:
+    """The powers of two from 16 up among a launch's `tl.constexpr` arguments."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return set()
+    return {
+        v
+        for name, v in args.items()
+        if name in params and "constexpr" in str(params[name].annotation)
+        if type(v) is int and v >= 16 and v & (v - 1) == 0
+    }
 
 
 def _named(fn: Any, hst: Any) -> dict[str, Any]:

@@ -61,14 +61,22 @@ class CausalMask:
     param: str
     form: str
     square: bool = False  # (n, n), as nn.MultiheadAttention takes it, not (1, 1, n, n)
+    # a key-padding mask instead, the last third of the keys padded (reference.KEEP's
+    # "padded"), of this shape, a key of KEY_SHAPES; "": the causal mask
+    keys: str = ""
 
     @property
     def shape(self) -> str:
-        return "(n, n)" if self.square else "(1, 1, n, n)"
+        return self.keys or ("(n, n)" if self.square else "(1, 1, n, n)")
+
+    @property
+    def fn(self) -> str:
+        """The reproductions' function that makes it."""
+        return "padded" if self.keys else "causal"
 
     def make(self, n: int, dtype: Any) -> Any:
-        """The mask for n positions: the reproductions' `causal(n)`, run."""
-        return defined(self.text(str(dtype)), "causal")(n)
+        """The mask for n positions: the reproductions' `causal(n)` (or `padded(n)`), run."""
+        return defined(self.text(str(dtype)), self.fn)(n)
 
     def text(self, dtype: str) -> list[str]:
         """The reproductions' `causal(n)`, making the same mask (`dtype` torch's: torch.float32)."""

@@ -24,6 +24,14 @@ from .report import Report
 Array = np.ndarray
 
 
+def tails_of(proj: Projections) -> list[tuple[bool, bool]]:
+    """What may follow the heads other than the map out (q_residual, out_residual): q added
+    back, the map out as a feed-forward step, both (the Set Transformer's MAB)."""
+    ways = [(True, False), (False, True), (True, True)]
+    square = proj.out is not None and proj.out.w.shape[0] == proj.out.w.shape[1]
+    return ways if square else ways[:1]
+
+
 def judge(layer: Layer, rep: Report, causal: bool, leak: Leak | None, label: str) -> bool:
     """Compare with the reference; name the bug when it does not match; then, for a causal
     layer, whether the future reaches the past. Whether the layer was right throughout."""
@@ -120,10 +128,14 @@ def read_wiring(layer: Layer, want: Suspect, x: Array, out: Array) -> Projection
         for w in _readings(proj)
         for norm, res, after in wires
     ]
-    right = next((w for w in ways if agrees(layer, x, out, want, w)), None)
+    # the Set Transformer's tail (Q + A V, then O + ReLU(out(O))) only after the usual ones:
+    # most layers are right at the first reading, and this keeps them as fast
+    tails = [replace(w, q_residual=q, out_residual=o) for w in ways for q, o in tails_of(proj)]
+    right = next((w for w in [*ways, *tails] if agrees(layer, x, out, want, w)), None)
     if right is not None:
         return right
     plain = [replace(proj, norm=n, residual=r, post_norm=a) for n, r, a in wires]
+    plain += [replace(w, q_residual=q, out_residual=o) for w in plain for q, o in tails_of(proj)]
     return min(plain, key=lambda w: _error(w, want, x, out))
 
 

@@ -200,6 +200,10 @@ def wiring(run: LayerRun) -> None:
         rep.notes.append("the layer adds x to its output (a residual): checked as x + attention")
     if proj.relu:
         rep.notes.append("the layer's output is never negative: checked as ReLU(attention)")
+    if proj.q_residual:
+        rep.notes.append("each head adds its q to its output (Q + A V): checked so")
+    if proj.out_residual:
+        rep.notes.append("the map out is a feed-forward step, O + ReLU(W O + b): checked so")
 
 
 def reference(run: LayerRun) -> None:

@@ -17,6 +17,7 @@ from .frameworks import (
 )
 from .kernel import Kernel, Target
 from .masks import probe_mask
+from .names import named
 from .runner import TargetError
 from .signature import Signature
 from .standin import StandIn, retrying, stand_ins
@@ -53,7 +54,11 @@ def _standing_in(t: Target) -> tuple[Target, list[StandIn]]:
     missing = [p for p in t.sig.required if p not in t.args]
     names = stand_ins(missing, list(t.sig.params), t.sig.qkv or ())
     given = {n: StandIn() for n in names}
-    return replace(t, args={**t.args, **given}), list(given.values())
+    # a head count the caller must give (MPT's `n_heads`, with q of (batch, n, heads * d)):
+    # one head, q, k, v (batch, n, d), the head their last axis, as every probe is
+    heads = {p: 1 for p in missing if p.lower() in (*named("heads"), *named("k, v heads"))}
+    layout = t.layout or ("bnd" if heads else None)
+    return replace(t, args={**t.args, **heads, **given}, layout=layout), list(given.values())
 
 
 def _needs_nothing_more(sig: Signature, name: str, args: dict[str, Any]) -> None:

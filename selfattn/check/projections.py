@@ -88,6 +88,10 @@ class Projections:
     residual: bool = False  # the layer returns x + attention, as a block's first half does
     post_norm: bool = False  # and `norm` applied to that, not to x (the 2017 Transformer's)
     relu: bool = False  # and then through a ReLU (FuxiCTR's AutoInt layer)
+    # the Set Transformer's MAB: each head's q added to its output (O = Q + A V, a residual
+    # from the q map, not from x), and the map out as a feed-forward step, O + ReLU(out(O))
+    q_residual: bool = False
+    out_residual: bool = False
     # the one map q, k and v come from, and how its columns are read: which third is which
     # ("qkv" in order), or per head, (heads, 3, head_dim), as GPT-NeoX and BLOOM store them
     fused: Affine | None = None
@@ -195,13 +199,25 @@ class Projections:
         joined = np.stack(heads).reshape(x.shape[0], -1) if mixed else np.concatenate(heads, -1)
         joined = joined[: len(given)]
         with np.errstate(all="ignore"):
-            joined = self.out(joined, dtype) if self.out is not None else joined
+            joined = self._out(joined, dtype)
             if self.residual and joined.shape != given.shape:
                 return None  # no residual from C to another width
             joined = joined + given.astype(dtype) if self.residual else joined
             joined = self.norm(joined, dtype) if self.post_norm and self.norm else joined
             joined = np.maximum(joined, 0) if self.relu else joined
         return np.asarray(joined, dtype=np.float64)
+
+    @property
+    def through_relu(self) -> bool:
+        """The output has been through a ReLU somewhere: its derivative has kinks."""
+        return self.relu or self.out_residual
+
+    def _out(self, joined: Array, dtype: type) -> Array:
+        """The map out on the joined heads, as a feed-forward step where the layer has one."""
+        if self.out is None:
+            return joined
+        mapped = self.out(joined, dtype)
+        return joined + np.maximum(mapped, 0) if self.out_residual else mapped
 
     def _as_held(self, variant: Variant) -> Variant:
         """`variant` with the layer's own soft cap and window, unless it has its own, and its
@@ -226,7 +242,9 @@ class Projections:
             out = each.run(q[h], k[j], v[j], dtype)
             if out is None:
                 return None
-            heads.append(out)
+            if self.q_residual and out.shape != q[h].shape:
+                return None
+            heads.append(out + q[h] if self.q_residual else out)
         return heads
 
     def _qk_norm(self, t: Array, norm: Norm | None, dtype: type) -> Array:

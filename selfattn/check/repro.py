@@ -228,10 +228,22 @@ def drawn(
     return f"{var} = {framework.draw.format(shape=size, seed=seed, dtype=dtype)}"
 
 
+# How a key-padding mask may go in: (batch, n) as key_padding_mask and attention_mask take
+# it, over the scores' last axis, or over their second (Apple's ANE layers, scores laid out
+# (batch, keys, 1, queries)); the index that makes each of a vector of n
+KEY_SHAPES = {
+    "(1, n)": "[None]",
+    "(1, 1, 1, n)": "[None, None, None]",
+    "(1, n, 1, 1)": "[None, :, None, None]",
+}
+
+
 def causal_def(framework: Framework, mask: CausalMask, dtype: str) -> list[str]:
     """`def causal(n)`, making the causal mask as the layer's mask argument takes it, in `dtype`
     (a bare name); what CausalMask.make runs, so the mask checked is the mask printed."""
     keep = framework.triangle + ("" if mask.square else "[None, None]")
+    if mask.keys:  # the last third of the keys padded, as reference.KEEP["padded"]
+        keep = "(torch.arange(n) < n - max(1, n // 3))" + KEY_SHAPES[mask.keys]
     made = {
         "additive": framework.lowest.format(keep="keep", dtype=dtype),
         "keep": "keep",
@@ -239,7 +251,7 @@ def causal_def(framework: Framework, mask: CausalMask, dtype: str) -> list[str]:
         "ones": framework.ones.format(keep="keep", dtype=dtype),
     }[mask.form]
     return [
-        f"def causal(n):  # the causal mask as `{mask.param}` takes it: {mask.said}",
+        f"def {mask.fn}(n):  # the {mask.fn} mask as `{mask.param}` takes it: {mask.said}",
         f"    keep = {keep}",
         f"    return {made}",
         "",
@@ -254,7 +266,7 @@ def layer_call(layer: Layer, name: str, x: str) -> str:
     # a required mask argument handed None is handed the causal mask instead, once found
     args = {k: v for k, v in layer.args.items() if not layer.mask or k != layer.mask.param}
     given += "".join(f", {k}={v!r}" for k, v in args.items())
-    given += f", {layer.mask.param}=causal(x.shape[1])" if layer.mask else ""
+    given += f", {layer.mask.param}={layer.mask.fn}(x.shape[1])" if layer.mask else ""
     given += layer.rotary.given if layer.rotary else ""
     given += "".join(c.given for c in layer.companions)
     return f"{name}({given + (f', {layer.flag}=True' if layer.flag else '')})"

@@ -15,7 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from . import diagnose, gradients, jax_layer, layer_rules, model, stress, weight_grads
+from . import (
+    diagnose,
+    gradients,
+    jax_layer,
+    layer_padding,
+    layer_rules,
+    model,
+    stress,
+    weight_grads,
+)
 from .facts import Fact, Facts, Need
 from .report import Report
 
@@ -104,6 +113,7 @@ RULES: tuple[Rule, ...] = (
         layer_rules.mask_on,
         (*STEADY, Need(Fact.RIGHT), Need(Fact.MASK_OFF)),
     ),
+    Rule("layer-padding", LAYER, layer_padding.padding, (*STEADY, Need(Fact.RIGHT))),
     Rule("layer-batched", LAYERS, layer_rules.batched, STEADY),
     Rule("finite-output", MODEL, model.finite_output),
     Rule("word-order", MODEL, model.word_order, (Need(Fact.FINITE),)),

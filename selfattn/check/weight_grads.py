@@ -64,8 +64,8 @@ def rule(run: LayerRun) -> None:
     `backward-no-gradient`, another gap `backward-wrong-output`."""
     module, layer, rep, label = run.module, run.layer, run.rep, run.facts["label"]
     name = f"gradients of the layer's weights match the float64 forward's ({label})"
-    if keras_backend(module) or layer.proj.relu:
-        rep.check(name, "skip", RELU_SKIP if layer.proj.relu else KERAS_SKIP)
+    if keras_backend(module) or layer.proj.through_relu:
+        rep.check(name, "skip", RELU_SKIP if layer.proj.through_relu else KERAS_SKIP)
         return
     probes = [p for p in PROBES if p in layer.sizes]
     measured = _measured(module, layer, probes)

@@ -243,6 +243,9 @@ CASES: dict[str, tuple[str, set[str], int]] = {
     # runs at n = 128 only, where it is checked); and the same kernel with `mask=offs < n`
     "triton_unmasked_tail.py": ("attention", {"reads-out-of-bounds"}, 1),
     "triton_masked_tail.py": ("attention", set(), 0),
+    # the same with 256-wide blocks: it runs at no length tried up to 128, only at its block's
+    # multiples, read from the launch's constexprs (issue 47, eighth round)
+    "triton_unmasked_block256.py": ("attention", {"reads-out-of-bounds"}, 1),
     # JAX cases (jax_*.py) run once, in test_real_code.py: XLA compiles each new input shape,
     # so a JAX check takes seconds, and twice over here would dominate the suite.
     "mlxlike_correct.py": ("attention", set(), 0),

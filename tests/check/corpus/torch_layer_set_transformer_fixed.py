@@ -1,13 +1,12 @@
-"""Known miss, kept so that a change shows (issue 47, seventh round): the Set Transformer's MAB
-scaled by the head size, correct, still reads as wrong-output: its output is Q_ + A V_ (the q
-map's output added, not x) and then O + relu(fc_o(O)), a shape of output the layer reference
-does not model.
+"""Correct (torch): the Set Transformer's MAB scaled by the head size. Its output is Q_ + A V_
+(the q map's output added, not x) and then O + relu(fc_o(O)), a feed-forward map out: read
+from the run as the layer's tail (a known miss, wrong-output, until issue 47's eighth round).
 
 after: juho-lee/set_transformer modules.py
 commit: 6fdae7fb8d085d502326ecb8deea8f1c38eb9cdf
 licence: MIT
 target: attn
-expected: buggy wrong-output
+expected: ok
 """
 
 import math

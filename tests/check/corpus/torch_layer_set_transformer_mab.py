@@ -1,14 +1,13 @@
 """Buggy (torch), shipped: the Set Transformer's SAB -> MAB (maps `fc_q`, `fc_k`, `fc_v`; heads cut
 by `torch.cat(X.split(dim_split, 2), 0)` into the batch; output Q_ + A V_, then O + relu(fc_o(O)))
-scales by sqrt(dim_V), the width, not the head size (juho-lee/set_transformer#18, open). Known
-miss: the residual on the q map and the ReLU map out are not modelled, so the fixed twin reads
-wrong-output too (torch_layer_set_transformer_fixed.py); here the verdict is right, the id not.
+scales by sqrt(dim_V), the width, not the head size (juho-lee/set_transformer#18, open). The
+q residual and the feed-forward map out are read as the layer's tail, and the scale is named.
 
 after: juho-lee/set_transformer modules.py
 commit: 6fdae7fb8d085d502326ecb8deea8f1c38eb9cdf
 licence: MIT
 target: attn
-expected: buggy wrong-output
+expected: buggy scale-wrong
 """
 
 import math
