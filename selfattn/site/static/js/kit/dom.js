@@ -29,7 +29,7 @@ export function html(tag, attrs = {}, ...children) {
 
 /**
  * Set an attribute only when its value changes. Chromium lays an SVG text out again on any
- * write of its x, y, dx or dy, even of the value it has (about 20 µs a text at 1× CPU):
+ * write of its x, y, dx or dy, even of the value it has (about 20 microseconds a text at 1× CPU):
  * a redraw that writes every label where it already stands pays that for all of them
  * (issue 50). @param {Element} el @param {string} name @param {string|number} value
  */
