@@ -797,3 +797,28 @@ def test_a_deleted_current_folder_is_named(tmp_path, monkeypatch):
         sample(Path("site"))
     sample(tmp_path / "site")  # a full path needs no current folder
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+@pytest.mark.parametrize("where", [".git", ".git/refs", "bare", "venv"])
+def test_a_repositorys_store_or_a_venv_is_refused_even_with_force(tmp_path, where):
+    """Hostile pass 7, high: `build .git --force` deleted a repository's whole history (the
+    guard looked for .git inside OUT, not at OUT being it); a bare repository or a venv alike."""
+    project = tmp_path / "project"
+    store = project / ".git"
+    (store / "refs").mkdir(parents=True)
+    (store / "objects").mkdir()
+    (store / "HEAD").write_text("ref: refs/heads/main\n")
+    bare = tmp_path / "bare.git"
+    bare.mkdir()
+    (bare / "objects").mkdir()
+    (bare / "HEAD").write_text("ref: refs/heads/main\n")
+    venv = tmp_path / "venv"
+    venv.mkdir()
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    out = {".git": store, ".git/refs": store / "refs", "bare": bare, "venv": venv}[where]
+    (out / "keep").write_text("keep\n")
+    before = kept(tmp_path)
+    result = command("build", "--force", str(out))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "even with --force" in result.stderr
+    assert kept(tmp_path) == before

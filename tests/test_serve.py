@@ -196,6 +196,12 @@ def test_http_0_9_gets_no_answer_without_headers(server):
     assert refused.startswith(b"HTTP/1.0 505") and b"Content-Security-Policy" in refused
     bare = raw(server, b"GET /\r\n\r\n")  # no version: HTTP/0.9 too
     assert bare.startswith(b"HTTP/1.0 505") and b"Content-Security-Policy" in bare
+    # and whole: the body its Content-Length promises (the handler crashed before it,
+    # printing a traceback for every such request: hostile pass 7)
+    for answer in (refused, bare):
+        head, _, body = answer.partition(b"\r\n\r\n")
+        length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+        assert len(body) == length > 0, answer
 
 
 def ipv6_loopback() -> bool:

@@ -45,7 +45,8 @@ def _entropy(stack: np.ndarray) -> np.ndarray:
     out = np.empty(len(stack))
     for k, w in enumerate(stack):
         logs = np.log(w, out=np.zeros_like(w), where=w > 0)
-        out[k] = float(-(w * logs).sum(axis=-1).mean()) + 0.0  # + 0.0: no −0.0
+        with np.errstate(over="ignore", invalid="ignore"):  # a 3e38 weight: a failing head
+            out[k] = float(-(w * logs).sum(axis=-1).mean()) + 0.0  # + 0.0: no −0.0
     return out
 
 

@@ -324,11 +324,20 @@ def _never_replaced(out: Path, real: Path, content: Path) -> None:
 
 # what only a project's own folder holds: a repository, a package's description. No build
 # writes one, and --force deleted a project's .git, tests/ and docs/ (hostile pass, low 8)
-PROJECT = (".git", ".hg", ".svn", "pyproject.toml", "setup.py", "package.json")
+PROJECT = (".git", ".hg", ".svn", "pyproject.toml", "setup.py", "package.json", "pyvenv.cfg")
+# a repository's own store: `build .git --force` deleted a project's history (hostile pass 7)
+STORES = (".git", ".hg", ".svn")
 
 
 def _no_project(folder: Path, shown: Path) -> None:
-    """OutputRefused, even with --force, for a folder holding one of PROJECT."""
+    """OutputRefused, even with --force, for a folder holding one of PROJECT (a venv's
+    pyvenv.cfg too), a repository's store or a folder inside one, or a bare repository."""
+    store = next((p for p in (folder, *folder.parents) if p.name in STORES), None)
+    if store is not None or ((folder / "HEAD").is_file() and (folder / "objects").is_dir()):
+        raise OutputRefused(
+            f"{shown} is a repository's own store{f' ({store})' if store else ''}: a build "
+            "never replaces it, even with --force; name a folder of its own for the site"
+        )
     found = next((n for n in PROJECT if os.path.lexists(folder / n)), None)
     if found is not None:
         raise OutputRefused(

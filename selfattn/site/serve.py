@@ -224,6 +224,7 @@ class ArticleHandler(SimpleHTTPRequestHandler):
             parsed, self.close_connection = False, True
             self.requestline = str(line, "iso-8859-1").rstrip("\r\n")  # logged
             self.request_version = "HTTP/1.0"
+            self.command = ""  # read by send_error, and set only by the parse skipped here
             self.send_error(HTTPStatus.HTTP_VERSION_NOT_SUPPORTED)
         else:
             parsed = super().parse_request()  # the headers are read: the answer has its own time

@@ -10,7 +10,7 @@ from selfattn.claims import mixed_key_score, turn_degrees
 from selfattn.head import load_head
 from selfattn.numbers import fixed, vector
 
-from .drive import click, drag, press, readouts, set_state, state
+from .drive import click, drag, next_frame, press, readouts, set_state, state
 
 HEAD = load_head()
 TOKENS = HEAD.tokens
@@ -28,9 +28,11 @@ def test_f01_steps_install_the_matrices_one_by_one(en_at_start):
     made = "#install .readout:has([data-readout=made]) dt"
     assert state(page, "install") == {"installed": 1}  # at rest W_Q is in: x and q
     page.locator(step.format(0)).check(force=True)
+    next_frame(page)  # the figure draws in the next frame
     assert readouts(page, "install")["made"] == "not installed"
     for k, W in enumerate((HEAD.W_Q, HEAD.W_K, HEAD.W_V), start=1):
         page.locator(step.format(k)).check(force=True)
+        next_frame(page)  # the figure draws in the next frame
         got = readouts(page, "install")
         assert got["x"] == vector(x_of("it"))
         assert got["made"] == vector(x_of("it") @ W)
@@ -38,6 +40,7 @@ def test_f01_steps_install_the_matrices_one_by_one(en_at_start):
     # no slider: a step of three is a row of named steps
     assert page.locator("#install input[type=range]").count() == 0
     page.locator(step.format(0)).check(force=True)
+    next_frame(page)  # the figure draws in the next frame
     assert state(page, "install") == {"installed": 0}
 
 

@@ -20,9 +20,11 @@ SAYS = {
     ),
 }
 KIND = {"en": {"raw": "R", "scaled": "S"}, "zh": {"原始": "R", "缩放后": "S"}}
-# query-meets-keys, two-maps, score-row, the switch to scaled, walk-rows, transpose: ten such
-# sentences today
-AT_LEAST = 8
+# query-meets-keys, two-maps, score-row, the switch to scaled, walk-rows, transpose: seven
+# such sentences in English today (F03's "the query scores cat's key" names no asker)
+AT_LEAST = 7
+# "the query of it scores…": the possessive "it's" read as "it is" to learners, so it is gone
+OF = re.compile(r"the query of (\w+) scores")
 
 
 def test_every_stated_score_is_the_kind_it_names(article):
@@ -31,6 +33,7 @@ def test_every_stated_score_is_the_kind_it_names(article):
     prose = page.evaluate("[...document.querySelectorAll('article p')].map(p => p.textContent)")
     stated, wrong = 0, []
     for paragraph in prose:
+        paragraph = OF.sub(r"\1's query scores", paragraph)
         for asker, key, words, number in SAYS[lang].findall(paragraph):
             stated += 1
             kinds = [name for word, name in KIND[lang].items() if word in words]

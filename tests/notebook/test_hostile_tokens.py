@@ -166,3 +166,19 @@ def test_an_emojis_own_joiner_is_kept() -> None:
     family = ["👩\u200d🚀", "👩🏽\u200d🚀", "🏳\ufe0f\u200d🌈"]  # as the emoji it joins are kept
     assert readable(family) == family
     assert readable(["\u200d", "a\u200d🚀"]) == ["\\u200d", "a\\u200d🚀"]
+
+
+def test_a_weight_that_overflows_a_summary_still_gives_a_page_json_parse_reads(tmp_path):
+    """Hostile pass 7: a 3e38 weight made show_heads' entropy -inf, written `-Infinity`, which
+    is no JSON: `JSON.parse` threw and the saved page opened blank."""
+    from selfattn.notebook import show_heads
+
+    weights = np.array([[[[3e38, 0], [0.5, 0.5]]]], np.float32)
+    page = show_heads(weights, ["a", "b"]).save_html(tmp_path / "heads.html").read_text()
+    data = re.search(r'id="selfattn-data">(.*?)</script>', page, re.S)
+    assert data is not None
+
+    def no_constant(name: str) -> None:
+        raise AssertionError(f"{name} in the page's JSON")
+
+    json.loads(data.group(1), parse_constant=no_constant)
