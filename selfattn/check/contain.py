@@ -419,6 +419,7 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
         report = run()
     except BaseException as exc:  # the parent must get a report
         report = Report(name, error=f"internal error: {type(exc).__name__}: {exc}"[:500])
+    calls_out_of_memory(report, b)
     try:
         b.report.write_text(report.to_json(), "utf-8")
     finally:
@@ -427,6 +428,18 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
             sys.stderr.flush()
         count_killed(b, end_all(os.getpid(), itself=False))
         os._exit(0)
+
+
+def calls_out_of_memory(report: Report, b: Box) -> None:
+    """A note in `report` when calls ran out of memory under the limit and the check went on
+    without them: its verdict was given on what ran (a float64 probe failing, float32 tried)."""
+    from .runner import Worker
+
+    if b.memory is not None and Worker.out_of_memory and report.error is None:
+        report.notes.append(
+            f"{Worker.out_of_memory} call(s) of the target ran out of memory under the limit of "
+            f"{size_text(b.memory)} (--memory); the check went on without them"
+        )
 
 
 def limit_memory(size: int | None) -> None:

@@ -41,6 +41,10 @@ class Worker:
     The output is read into numpy on that thread too (MLX arrays can only be read there).
     """
 
+    # calls that raised MemoryError, in this process: under a memory limit the check goes on
+    # without them (float32 where float64 failed) and must say so (hostile pass 7)
+    out_of_memory = 0
+
     def __init__(self) -> None:
         self.jobs: queue.Queue[Job] = queue.Queue()
         threading.Thread(target=self._serve, name="selfattn-check", daemon=True).start()
@@ -53,6 +57,7 @@ class Worker:
                 try:
                     reply.put((True, materialize(fn(*args, **kwargs))))
                 except BaseException as exc:  # a target may even call sys.exit()
+                    Worker.out_of_memory += isinstance(exc, MemoryError)
                     reply.put((False, exc))
 
 

@@ -614,3 +614,22 @@ def test_a_target_past_the_memory_limit_is_said_to_be(tmp_path):
     report = check(namespace["attention"], layout="nd", memory=address_space() + (1 << 30))
     assert "ran out of memory under the limit" in (report.error or ""), report
     assert check(softmax_attention, layout="nd", memory=address_space() + (1 << 30)).ok
+
+
+FLOAT64_TAKES_3_GB = """
+def attention(q, k, v):
+    if np.asarray(q).dtype == np.float64:  # a float64 workspace: 3 GB
+        np.ones(3 << 27)
+    return softmax_attention(q, k, v)
+"""
+
+
+def test_calls_out_of_memory_under_the_limit_are_named_though_the_check_goes_on():
+    """Hostile pass 7: float64 calls failing with MemoryError under --memory made the check go
+    on in float32 and say "ok" with no word of memory."""
+    namespace: dict[str, Any] = {"softmax_attention": softmax_attention, "np": np}
+    exec(FLOAT64_TAKES_3_GB, namespace)
+    report = check(namespace["attention"], layout="nd", memory=address_space() + (1 << 30))
+    said = " ".join(report.notes)
+    assert "ran out of memory under the limit" in said or "out of memory" in (report.error or "")
+    assert "ran out of memory" not in " ".join(check(softmax_attention, layout="nd").notes)
