@@ -15,6 +15,7 @@ during the write leaves a hidden `.NAME.*.tmp` beside the file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -50,6 +51,8 @@ def replace_file(path: str | Path, text: str) -> Path:
             raise
         real.write_bytes(data)  # a read-only folder: in place, as before
         return path
+    except FileNotFoundError:  # no such folder: named by the user's path, not the temporary one
+        raise FileNotFoundError(errno.ENOENT, "No such folder", str(path)) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -161,3 +161,11 @@ def test_a_private_files_new_text_is_never_readable_by_others(
         os.umask(old)
     assert modes == [0o600] and stat.S_IMODE(path.stat().st_mode) == 0o600
     assert path.read_text() == "secret"
+
+
+def test_a_missing_folder_is_named_by_the_users_path(tmp_path: Path) -> None:
+    """Hostile pass 7: save_html("nodir/x.html") named `.x.html.c2acddc2.tmp`."""
+    path = tmp_path / "nodir" / "x.html"
+    with pytest.raises(FileNotFoundError) as raised:
+        replace_file(path, "text")
+    assert str(path) in str(raised.value) and ".tmp" not in str(raised.value)

@@ -97,7 +97,8 @@ def checks(
             "invariant": "rows sum to 1",
             "ok": not len(off),
             "message": (
-                f"{_count(len(off), 'row')} not summing to 1 (row {worst}: {sums[worst]:.4f})"
+                f"{_count(len(off), 'row')} not summing to 1 "
+                f"(row {worst}: {_row_sum(weights, worst)})"
                 if len(off)
                 else f"every row sums to 1 (within {tolerance:g})"
             ),
@@ -232,3 +233,11 @@ def weight_text(x: float) -> str:
     """A weight as the pages print it (common.js weightText): three decimals from 0.01, two
     significant digits below, so a diffuse row's 0.00049 is not 0.000."""
     return f"{x:.3f}" if x == 0 or not np.isfinite(x) or abs(x) >= 0.01 else f"{x:.2g}"
+
+
+def _row_sum(weights: np.ndarray, row: int) -> str:
+    """Row `row`'s sum as printed: NaN or ±inf where the row holds one (its cleaned sum, the
+    NaN read as 0, printed 0.0000 for a row that sums to nothing at all: hostile pass 7)."""
+    with np.errstate(all="ignore"):
+        total = float(weights[row].sum())
+    return f"{total:.4f}" if np.isfinite(total) else str(total)

@@ -182,3 +182,9 @@ def test_a_weight_that_overflows_a_summary_still_gives_a_page_json_parse_reads(t
         raise AssertionError(f"{name} in the page's JSON")
 
     json.loads(data.group(1), parse_constant=no_constant)
+
+
+def test_a_row_holding_nan_is_said_to_sum_to_nan_not_zero():
+    """Hostile pass 7: `m.failed` printed a NaN row's sum as `row 0: 0.0000` (its cleaned sum)."""
+    failed = show_map(np.array([[np.nan, 0], [0.5, 0.5]]), ["a", "b"]).failed
+    assert any("row 0: nan" in f for f in failed) and not any("0.0000" in f for f in failed)
