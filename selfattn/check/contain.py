@@ -414,6 +414,9 @@ def child(b: Box, run: Callable[[], Report], name: str) -> NoReturn:
     try:
         adopt_orphans()
         limit_memory(b.memory)
+        from .runner import Worker
+
+        Worker.out_of_memory = 0  # a count the fork copied from the caller is not this check's
         os.chdir(b.work)
         os.environ["TMPDIR"] = tempfile.tempdir = str(b.tmp)  # the command set it already
         report = run()

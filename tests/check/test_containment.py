@@ -633,3 +633,16 @@ def test_calls_out_of_memory_under_the_limit_are_named_though_the_check_goes_on(
     said = " ".join(report.notes)
     assert "ran out of memory under the limit" in said or "out of memory" in (report.error or "")
     assert "ran out of memory" not in " ".join(check(softmax_attention, layout="nd").notes)
+
+
+def test_a_count_of_memory_errors_the_caller_holds_is_not_the_checks():
+    """The fork copies the caller's count of calls out of memory: it is no call of this check."""
+    from selfattn.check.runner import Worker
+
+    held = Worker.out_of_memory
+    Worker.out_of_memory = 5
+    try:
+        report = check(softmax_attention, layout="nd", memory=address_space() + (1 << 30))
+    finally:
+        Worker.out_of_memory = held
+    assert report.ok and not any("out of memory" in n for n in report.notes), report.notes
